@@ -1,0 +1,112 @@
+#include "oboro/math/crt.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace oboro::math {
+
+namespace {
+using u128 = unsigned __int128;
+
+// acc[0..len) *= m (acc must have a spare top word)
+void mul_word(uint64_t* acc, size_t len, uint64_t m) {
+    uint64_t carry = 0;
+    for (size_t w = 0; w < len; ++w) {
+        const u128 p = (u128)acc[w] * m + carry;
+        acc[w] = uint64_t(p);
+        carry = uint64_t(p >> 64);
+    }
+}
+
+// a >= b ?
+bool geq(const uint64_t* a, const uint64_t* b, size_t len) {
+    for (size_t w = len; w-- > 0;) {
+        if (a[w] != b[w]) return a[w] > b[w];
+    }
+    return true;
+}
+
+// a = b - a (b >= a), in place
+void subtract_from(uint64_t* a, const uint64_t* b, size_t len) {
+    uint64_t borrow = 0;
+    for (size_t w = 0; w < len; ++w) {
+        const u128 d = (u128)b[w] - a[w] - borrow;
+        a[w] = uint64_t(d);
+        borrow = uint64_t(d >> 64) ? 1 : 0;
+    }
+}
+
+long double words_to_long_double(const uint64_t* a, size_t len) {
+    long double v = 0;
+    for (size_t w = len; w-- > 0;) v = v * 18446744073709551616.0L + (long double)a[w];
+    return v;
+}
+}  // namespace
+
+CrtReconstructor::CrtReconstructor(const RnsBase& base) : base_(base) {
+    const size_t k = base.size();
+    words_ = k + 1;
+    q_words_.assign(words_, 0);
+    q_words_[0] = 1;
+    for (size_t i = 0; i < k; ++i) mul_word(q_words_.data(), words_, base[i]);
+    half_q_words_ = q_words_;
+    for (size_t w = 0; w < words_; ++w) {  // shift right by one bit
+        half_q_words_[w] = (q_words_[w] >> 1) | (w + 1 < words_ ? (q_words_[w + 1] << 63) : 0);
+    }
+    qhat_words_.assign(k * words_, 0);
+    for (size_t i = 0; i < k; ++i) {
+        uint64_t* qh = qhat_words_.data() + i * words_;
+        qh[0] = 1;
+        for (size_t j = 0; j < k; ++j)
+            if (j != i) mul_word(qh, words_, base[j]);
+    }
+}
+
+void CrtReconstructor::reconstruct(const uint64_t* residues, size_t stride, uint64_t* acc, bool& negative) const {
+    const size_t k = base_.size();
+    std::fill(acc, acc + words_ + 1, 0);
+    // acc = sum_i [x_i * (Q/q_i)^{-1}]_{q_i} * (Q/q_i)  <  k * Q
+    for (size_t i = 0; i < k; ++i) {
+        const uint64_t y = mul_shoup(residues[i * stride], base_.punctured_inv(i), base_.punctured_inv_shoup(i), base_[i]);
+        const uint64_t* qh = qhat_words_.data() + i * words_;
+        uint64_t carry = 0;
+        for (size_t w = 0; w < words_; ++w) {
+            const u128 p = (u128)qh[w] * y + acc[w] + carry;
+            acc[w] = uint64_t(p);
+            carry = uint64_t(p >> 64);
+        }
+        acc[words_] += carry;
+    }
+    while (acc[words_] != 0 || geq(acc, q_words_.data(), words_)) {
+        // subtract Q (including the spare top word)
+        uint64_t borrow = 0;
+        for (size_t w = 0; w < words_; ++w) {
+            const u128 d = (u128)acc[w] - q_words_[w] - borrow;
+            acc[w] = uint64_t(d);
+            borrow = uint64_t(d >> 64) ? 1 : 0;
+        }
+        acc[words_] -= borrow;
+    }
+    negative = !geq(half_q_words_.data(), acc, words_);  // acc > Q/2
+    if (negative) subtract_from(acc, q_words_.data(), words_);
+}
+
+long double CrtReconstructor::to_long_double(const uint64_t* residues) const {
+    std::vector<uint64_t> acc(words_ + 1);
+    bool negative = false;
+    reconstruct(residues, 1, acc.data(), negative);
+    const long double mag = words_to_long_double(acc.data(), words_);
+    return negative ? -mag : mag;
+}
+
+void CrtReconstructor::to_double(const uint64_t* limbs, size_t stride, size_t n, double multiplier, double* out) const {
+    std::vector<uint64_t> acc(words_ + 1);
+    for (size_t c = 0; c < n; ++c) {
+        bool negative = false;
+        reconstruct(limbs + c, stride, acc.data(), negative);
+        const long double mag = words_to_long_double(acc.data(), words_);
+        out[c] = double((negative ? -mag : mag) * (long double)multiplier);
+    }
+}
+
+}  // namespace oboro::math

@@ -1,0 +1,101 @@
+#include "oboro/math/ntt.hpp"
+
+#include "oboro/math/modarith.hpp"
+#include "oboro/math/primes.hpp"
+#include "oboro/util/error.hpp"
+
+namespace oboro::math {
+
+NttTables::NttTables(uint64_t modulus, uint32_t degree) : q(modulus), n(degree) {
+    if (degree < 2 || (degree & (degree - 1)) != 0)
+        raise<ParameterError>("NTT: degree ", degree, " is not a power of two >= 2");
+    if (modulus >> max_modulus_bits<uint64_t>)
+        raise<ParameterError>("NTT: modulus ", modulus, " exceeds ", max_modulus_bits<uint64_t>, " bits");
+    while ((1u << log_n) < n) ++log_n;
+    psi = primitive_root_2n(q, n);
+    const uint64_t psi_inv = inv_mod<uint64_t>(psi, q);
+    psi_rev.resize(n); psi_rev_shoup.resize(n); psi_inv_rev.resize(n); psi_inv_rev_shoup.resize(n);
+    const Barrett<uint64_t> br(q);
+    uint64_t pw = 1, pw_inv = 1;
+    for (uint32_t i = 0; i < n; ++i) {
+        const uint32_t r = bit_reverse(i, log_n);
+        psi_rev[r] = pw;
+        psi_inv_rev[r] = pw_inv;
+        pw = br.mul(pw, psi);
+        pw_inv = br.mul(pw_inv, psi_inv);
+    }
+    for (uint32_t i = 0; i < n; ++i) {
+        psi_rev_shoup[i] = shoup_precompute(psi_rev[i], q);
+        psi_inv_rev_shoup[i] = shoup_precompute(psi_inv_rev[i], q);
+    }
+    n_inv = inv_mod<uint64_t>(n % q, q);
+    n_inv_shoup = shoup_precompute(n_inv, q);
+    last_inv = br.mul(n_inv, psi_inv_rev[1]);
+    last_inv_shoup = shoup_precompute(last_inv, q);
+}
+
+void ntt_forward_lazy(uint64_t* a, const NttTables& tb) {
+    const uint64_t q = tb.q, two_q = 2 * q;
+    const uint32_t n = tb.n;
+    const uint64_t* w = tb.psi_rev.data();
+    const uint64_t* ws = tb.psi_rev_shoup.data();
+    uint32_t t = n;
+    for (uint32_t m = 1; m < n; m <<= 1) {
+        t >>= 1;
+        for (uint32_t i = 0; i < m; ++i) {
+            const uint64_t s = w[m + i], s_shoup = ws[m + i];
+            uint64_t* x = a + 2 * i * t;
+            uint64_t* y = x + t;
+            for (uint32_t j = 0; j < t; ++j) {
+                uint64_t u = x[j];
+                u = u >= two_q ? u - two_q : u;                       // [0, 2q)
+                const uint64_t v = mul_shoup_lazy(y[j], s, s_shoup, q);  // [0, 2q)
+                x[j] = u + v;                                          // [0, 4q)
+                y[j] = u - v + two_q;                                  // (0, 4q)
+            }
+        }
+    }
+}
+
+void ntt_forward(uint64_t* a, const NttTables& tb) {
+    ntt_forward_lazy(a, tb);
+    const uint64_t q = tb.q, two_q = 2 * q;
+    for (uint32_t j = 0; j < tb.n; ++j) {
+        uint64_t v = a[j];
+        v = v >= two_q ? v - two_q : v;
+        a[j] = v >= q ? v - q : v;
+    }
+}
+
+void ntt_inverse(uint64_t* a, const NttTables& tb) {
+    const uint64_t q = tb.q, two_q = 2 * q;
+    const uint32_t n = tb.n;
+    const uint64_t* w = tb.psi_inv_rev.data();
+    const uint64_t* ws = tb.psi_inv_rev_shoup.data();
+    uint32_t t = 1;
+    for (uint32_t m = n; m > 2; m >>= 1) {
+        const uint32_t h = m >> 1;
+        for (uint32_t i = 0; i < h; ++i) {
+            const uint64_t s = w[h + i], s_shoup = ws[h + i];
+            uint64_t* x = a + 2 * i * t;
+            uint64_t* y = x + t;
+            for (uint32_t j = 0; j < t; ++j) {
+                const uint64_t u = x[j], v = y[j];                    // [0, 2q)
+                const uint64_t sum = u + v;
+                x[j] = sum >= two_q ? sum - two_q : sum;               // [0, 2q)
+                y[j] = mul_shoup_lazy(u - v + two_q, s, s_shoup, q);   // [0, 2q)
+            }
+        }
+        t <<= 1;
+    }
+    // Last stage (m = 2) with n^{-1} folded in, output reduced to [0, q).
+    uint64_t* x = a;
+    uint64_t* y = a + t;
+    for (uint32_t j = 0; j < t; ++j) {
+        const uint64_t u = x[j], v = y[j];
+        x[j] = reduce_once(mul_shoup_lazy(u + v, tb.n_inv, tb.n_inv_shoup, q), q);
+        y[j] = reduce_once(mul_shoup_lazy(u - v + two_q, tb.last_inv, tb.last_inv_shoup, q), q);
+    }
+}
+
+}  // namespace oboro::math

@@ -1,0 +1,93 @@
+#include "oboro/math/primes.hpp"
+
+#include <algorithm>
+
+#include "oboro/math/modarith.hpp"
+#include "oboro/util/error.hpp"
+
+namespace oboro::math {
+
+namespace {
+uint64_t mulmod_u128(uint64_t a, uint64_t b, uint64_t m) {
+    return uint64_t((unsigned __int128)a * b % m);
+}
+uint64_t powmod_u128(uint64_t b, uint64_t e, uint64_t m) {
+    uint64_t r = 1 % m;
+    b %= m;
+    while (e) {
+        if (e & 1) r = mulmod_u128(r, b, m);
+        b = mulmod_u128(b, b, m);
+        e >>= 1;
+    }
+    return r;
+}
+}  // namespace
+
+bool is_prime(uint64_t n) {
+    if (n < 2) return false;
+    for (uint64_t p : {2ull, 3ull, 5ull, 7ull, 11ull, 13ull, 17ull, 19ull, 23ull, 29ull, 31ull, 37ull}) {
+        if (n % p == 0) return n == p;
+    }
+    uint64_t d = n - 1;
+    int s = 0;
+    while ((d & 1) == 0) { d >>= 1; ++s; }
+    // These 12 bases are a deterministic witness set for all n < 3.3e24.
+    for (uint64_t a : {2ull, 3ull, 5ull, 7ull, 11ull, 13ull, 17ull, 19ull, 23ull, 29ull, 31ull, 37ull}) {
+        uint64_t x = powmod_u128(a, d, n);
+        if (x == 1 || x == n - 1) continue;
+        bool composite = true;
+        for (int r = 1; r < s; ++r) {
+            x = mulmod_u128(x, x, n);
+            if (x == n - 1) { composite = false; break; }
+        }
+        if (composite) return false;
+    }
+    return true;
+}
+
+std::vector<uint64_t> generate_ntt_primes(int bits, uint64_t n, int count,
+                                          const std::vector<uint64_t>& exclude) {
+    if (bits < 2 || bits > max_modulus_bits<uint64_t>)
+        raise<ParameterError>("prime generation: a ", bits, "-bit prime is not supported (allowed: 2..",
+                              max_modulus_bits<uint64_t>, " bits)");
+    const uint64_t step = 2 * n;
+    const uint64_t upper = uint64_t(1) << bits;  // exclusive
+    const uint64_t lower = uint64_t(1) << (bits - 1);
+    std::vector<uint64_t> out;
+    // Largest candidate below 2^bits with q = 1 mod 2n.
+    uint64_t q = ((upper - 1) / step) * step + 1;
+    if (q >= upper) q -= step;
+    while (int(out.size()) < count && q > lower) {
+        if (is_prime(q) && std::find(exclude.begin(), exclude.end(), q) == exclude.end()) out.push_back(q);
+        if (q < step) break;
+        q -= step;
+    }
+    if (int(out.size()) < count)
+        raise<ParameterError>("prime generation: only ", out.size(), " distinct ", bits,
+                              "-bit primes q = 1 mod ", step, " exist, ", count, " requested");
+    return out;
+}
+
+uint64_t primitive_root_2n(uint64_t q, uint64_t n) {
+    // g^((q-1)/2n) is a 2n-th root of unity; it is primitive iff its n-th power is -1.
+    const uint64_t order = 2 * n;
+    if ((q - 1) % order != 0) raise<ParameterError>("modulus ", q, " is not 1 mod ", order);
+    uint64_t best = 0;
+    for (uint64_t g = 2; g < q; ++g) {
+        uint64_t root = powmod_u128(g, (q - 1) / order, q);
+        if (powmod_u128(root, n, q) == q - 1) {
+            // Take the smallest among the primitive roots root^(odd) for reproducible tables.
+            best = root;
+            uint64_t sq = mulmod_u128(root, root, q);
+            uint64_t cur = root;
+            for (uint64_t k = 1; k < order; k += 2) {
+                if (cur < best) best = cur;
+                cur = mulmod_u128(cur, sq, q);
+            }
+            return best;
+        }
+    }
+    raise<ParameterError>("no primitive 2n-th root of unity mod ", q);
+}
+
+}  // namespace oboro::math

@@ -1,0 +1,21 @@
+// NTT-friendly primes: q prime with q = 1 mod 2N, so that Z_q has a primitive 2N-th root of unity
+// and the negacyclic NTT of length N exists.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace oboro::math {
+
+// Deterministic Miller-Rabin for 64-bit integers.
+bool is_prime(uint64_t n);
+
+// `count` distinct primes q < 2^bits with q = 1 mod 2n, largest first, none of them in `exclude`.
+// Throws ParameterError when not enough primes of that size exist.
+std::vector<uint64_t> generate_ntt_primes(int bits, uint64_t n, int count,
+                                          const std::vector<uint64_t>& exclude = {});
+
+// Returns the smallest primitive 2n-th root of unity mod q (q prime, q = 1 mod 2n).
+uint64_t primitive_root_2n(uint64_t q, uint64_t n);
+
+}  // namespace oboro::math

@@ -1,0 +1,51 @@
+// Cryptographic randomness.
+//
+// Seeds come from the operating system's CSPRNG (getrandom(2)); they are expanded with the
+// ChaCha20 stream cipher (RFC 8439) used as a deterministic random bit generator. The same
+// generator expands stored 32-byte seeds, so the uniformly random half of a key or of a
+// symmetric ciphertext can be kept as its seed. rand(), mt19937 and friends are never used.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <cstddef>
+
+namespace oboro::math {
+
+using Seed = std::array<uint8_t, 32>;
+
+// 32 bytes from the OS CSPRNG. Throws oboro::Error if the OS cannot provide them.
+Seed os_random_seed();
+
+// Fills buf with bytes from the OS CSPRNG.
+void os_random_bytes(uint8_t* buf, size_t len);
+
+// The ChaCha20 block function: 64 bytes of keystream for (key, counter, nonce). Exposed for tests
+// against the RFC 8439 vectors.
+void chacha20_block(const uint32_t key[8], uint32_t counter, const uint32_t nonce[3], uint8_t out[64]);
+
+class Prng {
+public:
+    // A generator seeded from the OS.
+    Prng();
+    // A deterministic generator expanding `seed` (stream `stream_id` of that seed).
+    explicit Prng(const Seed& seed, uint64_t stream_id = 0);
+
+    void fill(uint8_t* buf, size_t len);
+    uint64_t next_u64();
+    uint32_t next_u32();
+    // Uniform in [0, bound) by rejection sampling (no modulo bias).
+    uint64_t uniform(uint64_t bound);
+    // Uniform double in [0, 1) with 53 random bits.
+    double uniform_double();
+
+private:
+    void refill();
+    uint32_t key_[8];
+    uint32_t nonce_[3];
+    uint32_t counter_ = 0;
+    uint8_t block_[64];
+    size_t pos_ = 64;
+};
+
+}  // namespace oboro::math

@@ -1,0 +1,71 @@
+#include "oboro/math/rns.hpp"
+
+#include "oboro/util/error.hpp"
+
+namespace oboro::math {
+
+RnsBase::RnsBase(std::vector<uint64_t> moduli) : values_(std::move(moduli)) {
+    const size_t k = values_.size();
+    for (uint64_t q : values_) {
+        if (q < 2 || (q >> max_modulus_bits<uint64_t>))
+            raise<ParameterError>("RNS base: modulus ", q, " out of range");
+        moduli_.emplace_back(q);
+    }
+    qhat_inv_.resize(k);
+    qhat_inv_shoup_.resize(k);
+    for (size_t i = 0; i < k; ++i) {
+        const Barrett<uint64_t>& br = moduli_[i].barrett;
+        uint64_t prod = 1;
+        for (size_t j = 0; j < k; ++j) {
+            if (j == i) continue;
+            const uint64_t r = br.reduce_word(values_[j]);
+            if (r == 0) raise<ParameterError>("RNS base: moduli ", values_[i], " and ", values_[j], " are not coprime");
+            prod = br.mul(prod, r);
+        }
+        qhat_inv_[i] = inv_mod<uint64_t>(prod, values_[i]);
+        qhat_inv_shoup_[i] = shoup_precompute(qhat_inv_[i], values_[i]);
+    }
+}
+
+BaseConverter::BaseConverter(const RnsBase& from, const RnsBase& to) : from_(from), to_(to) {
+    const size_t k = from.size(), m = to.size();
+    qhat_mod_t_.resize(k * m);
+    for (size_t j = 0; j < m; ++j) {
+        const Barrett<uint64_t>& br = to.modulus(j).barrett;
+        for (size_t i = 0; i < k; ++i) {
+            uint64_t prod = 1;
+            for (size_t l = 0; l < k; ++l)
+                if (l != i) prod = br.mul(prod, br.reduce_word(from[l]));
+            qhat_mod_t_[j * k + i] = prod;
+        }
+    }
+}
+
+void BaseConverter::convert(const uint64_t* in, size_t in_stride, uint64_t* out, size_t out_stride,
+                            size_t n, uint64_t* scratch) const {
+    const size_t k = from_.size(), m = to_.size();
+    // y_i = [x_i * (Q/q_i)^{-1}]_{q_i}
+    for (size_t i = 0; i < k; ++i) {
+        const uint64_t q = from_[i], w = from_.punctured_inv(i), ws = from_.punctured_inv_shoup(i);
+        const uint64_t* x = in + i * in_stride;
+        uint64_t* y = scratch + i * n;
+        for (size_t c = 0; c < n; ++c) y[c] = mul_shoup(x[c], w, ws, q);
+    }
+    // out_j = sum_i y_i * (Q/q_i mod t_j) mod t_j, accumulated in 128 bits with one reduction.
+    // Each product is < 2^124, so up to 16 terms fit before an intermediate reduction is needed.
+    for (size_t j = 0; j < m; ++j) {
+        const Barrett<uint64_t>& br = to_.modulus(j).barrett;
+        const uint64_t* row = qhat_mod_t_.data() + j * k;
+        uint64_t* o = out + j * out_stride;
+        for (size_t c = 0; c < n; ++c) {
+            unsigned __int128 acc = 0;
+            for (size_t i = 0; i < k; ++i) {
+                acc += (unsigned __int128)scratch[i * n + c] * row[i];
+                if ((i & 15) == 15) acc = br.reduce(acc);
+            }
+            o[c] = br.reduce(acc);
+        }
+    }
+}
+
+}  // namespace oboro::math

@@ -1,0 +1,65 @@
+// RNS bases and fast base conversion.
+//
+// A value x mod Q = q_0 * ... * q_{k-1} is held as its residues x_i = x mod q_i. Fast base
+// conversion (Bajard et al.; used by hybrid key switching and rescaling) computes
+//     Conv_{Q->T}(x)_j = sum_i [x_i * (Q/q_i)^{-1}]_{q_i} * (Q/q_i)  mod t_j,
+// which equals x + e*Q mod t_j for some integer 0 <= e < k. Callers that need the exact value
+// either tolerate e*Q (it is removed or made small later) or correct it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "oboro/math/modarith.hpp"
+
+namespace oboro::math {
+
+struct Modulus {
+    uint64_t value = 0;
+    Barrett<uint64_t> barrett;
+    Modulus() = default;
+    explicit Modulus(uint64_t q) : value(q), barrett(q) {}
+};
+
+class RnsBase {
+public:
+    RnsBase() = default;
+    explicit RnsBase(std::vector<uint64_t> moduli);
+
+    size_t size() const { return moduli_.size(); }
+    uint64_t operator[](size_t i) const { return moduli_[i].value; }
+    const Modulus& modulus(size_t i) const { return moduli_[i]; }
+    const std::vector<uint64_t>& values() const { return values_; }
+
+    // (Q/q_i)^{-1} mod q_i and its Shoup companion
+    uint64_t punctured_inv(size_t i) const { return qhat_inv_[i]; }
+    uint64_t punctured_inv_shoup(size_t i) const { return qhat_inv_shoup_[i]; }
+
+private:
+    std::vector<Modulus> moduli_;
+    std::vector<uint64_t> values_;
+    std::vector<uint64_t> qhat_inv_, qhat_inv_shoup_;
+};
+
+// Converts polynomials in coefficient form from base `from` to base `to`.
+class BaseConverter {
+public:
+    BaseConverter() = default;
+    BaseConverter(const RnsBase& from, const RnsBase& to);
+
+    const RnsBase& from() const { return from_; }
+    const RnsBase& to() const { return to_; }
+
+    // in: from.size() limbs of n words (limb i at in + i*in_stride), canonical residues.
+    // out: to.size() limbs of n words (limb j at out + j*out_stride), canonical residues.
+    // scratch: from.size()*n words.
+    void convert(const uint64_t* in, size_t in_stride, uint64_t* out, size_t out_stride, size_t n,
+                 uint64_t* scratch) const;
+
+private:
+    RnsBase from_, to_;
+    std::vector<uint64_t> qhat_mod_t_;  // [j * from.size() + i] = (Q/q_i) mod t_j
+};
+
+}  // namespace oboro::math
