@@ -1,0 +1,95 @@
+// The CUDA element-wise kernels on a real GPU, compared bit for bit with the CPU grid emulation of
+// the same per-thread code and with plain CPU loops. Skips itself (ctest shows "Not Run
+// (Skipped)") when built without a linkable CUDA runtime or when no GPU is present.
+#include <cstdint>
+#include <cstdio>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "oboro/backend/cuda/elementwise_kernels.hpp"
+#include "oboro/backend/cuda/grid_emulator.hpp"
+#include "oboro/math/modarith.hpp"
+#include "oboro/math/primes.hpp"
+#include "oboro/math/random.hpp"
+
+#if defined(OBORO_WITH_CUDA_RUNTIME)
+#include "oboro/backend/cuda/elementwise.hpp"
+#endif
+
+namespace {
+
+namespace kernels = oboro::cuda::kernels;
+namespace math = oboro::math;
+
+class CudaDevice : public ::testing::Test {
+protected:
+    void SetUp() override {
+#if !defined(OBORO_WITH_CUDA_RUNTIME)
+        GTEST_SKIP() << "SKIPPED: no CUDA GPU found (built without the CUDA runtime: OBORO_CUDA=OFF, "
+                        "no nvcc, or no linkable cudart)";
+#else
+        if (oboro::cuda::device_count() == 0)
+            GTEST_SKIP() << "SKIPPED: no CUDA GPU found (" << oboro::cuda::device_summary() << ")";
+        std::printf("CUDA: %s\n", oboro::cuda::device_summary().c_str());
+#endif
+    }
+};
+
+template <typename W> std::vector<W> moduli() {
+    std::vector<W> q;
+    const std::vector<int> sizes = sizeof(W) == 8 ? std::vector<int>{62, 60, 50, 36} : std::vector<int>{30, 28, 20};
+    for (int bits : sizes) q.push_back(W(math::generate_ntt_primes(bits, 1 << 12, 1, {})[0]));
+    return q;
+}
+
+template <typename W> std::vector<W> random_rows(math::Prng& prng, const std::vector<W>& q, uint32_t rows, uint32_t n) {
+    std::vector<W> v(size_t(rows) * n);
+    for (uint32_t r = 0; r < rows; ++r)
+        for (uint32_t i = 0; i < n; ++i) {
+            const W m = q[r % q.size()];
+            v[size_t(r) * n + i] = i < 2 ? W(i) : i < 4 ? m - 1 : W(prng.uniform(m));
+        }
+    return v;
+}
+
+template <typename W> void check_mul_add() {
+#if defined(OBORO_WITH_CUDA_RUNTIME)
+    const auto q = moduli<W>();
+    const uint32_t limbs = uint32_t(q.size()), n = 1 << 12, rows = 3 * limbs;
+    math::Seed seed{};
+    seed[0] = 42;
+    math::Prng prng(seed);
+    const auto a = random_rows(prng, q, rows, n), b = random_rows(prng, q, rows, n), c = random_rows(prng, q, rows, n);
+
+    std::vector<W> gpu(a.size());
+    oboro::cuda::mul_add_mod_host(gpu.data(), a.data(), b.data(), c.data(), q.data(), limbs, rows, n);
+
+    std::vector<math::Barrett<W>> br;
+    for (W m : q) br.emplace_back(m);
+    std::vector<W> emu(a.size());
+    kernels::MulAddModArgs<W> args;
+    args.out = emu.data(); args.a = a.data(); args.b = b.data(); args.c = c.data();
+    args.moduli = br.data(); args.n = n; args.rows = rows; args.limbs = limbs;
+    oboro::cuda::emulate_grid(kernels::elementwise_shape(n, rows),
+                              [&](const oboro::cuda::ThreadIndex& t) { kernels::mul_add_mod_thread(t, args); });
+    for (size_t k = 0; k < a.size(); ++k) {
+        const W m = q[(k / n) % limbs];
+        ASSERT_EQ(gpu[k], emu[k]) << "index " << k;
+        ASSERT_EQ(gpu[k], W((math::mul_wide(a[k], b[k]) + c[k]) % m)) << "index " << k;
+    }
+
+    std::vector<W> s(limbs);
+    for (uint32_t l = 0; l < limbs; ++l) s[l] = W(prng.uniform(q[l]));
+    oboro::cuda::scalar_mul_add_mod_host(gpu.data(), a.data(), c.data(), s.data(), q.data(), limbs, rows, n);
+    for (size_t k = 0; k < a.size(); ++k) {
+        const uint32_t l = uint32_t((k / n) % limbs);
+        ASSERT_EQ(gpu[k], W((math::mul_wide(a[k], s[l]) + c[k]) % q[l])) << "index " << k;
+    }
+#endif
+}
+
+TEST_F(CudaDevice, MulAddModWord64) { check_mul_add<uint64_t>(); }
+TEST_F(CudaDevice, MulAddModWord32) { check_mul_add<uint32_t>(); }
+
+}  // namespace

@@ -1,0 +1,192 @@
+// The CUDA element-wise kernels' per-thread code, run on the CPU through the grid emulator and
+// compared bit for bit with plain CPU loops. Needs no GPU and no nvcc: always built.
+#include <cstdint>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "oboro/backend/cuda/elementwise_kernels.hpp"
+#include "oboro/backend/cuda/grid_emulator.hpp"
+#include "oboro/math/modarith.hpp"
+#include "oboro/math/primes.hpp"
+#include "oboro/math/random.hpp"
+
+namespace {
+
+using oboro::cuda::Dim3;
+using oboro::cuda::emulate_grid;
+using oboro::cuda::LaunchShape;
+using oboro::cuda::ThreadIndex;
+namespace kernels = oboro::cuda::kernels;
+namespace math = oboro::math;
+
+// Moduli for a word type: NTT primes of several sizes, including the largest the word allows
+// (just below 2^62 for uint64_t, 2^30 for uint32_t).
+template <typename W> std::vector<W> test_moduli() {
+    std::vector<int> sizes;
+    if constexpr (sizeof(W) == 8) sizes = {math::max_modulus_bits<W>, 60, 50, 40, 31};
+    else sizes = {math::max_modulus_bits<W>, 28, 20, 17};
+    std::vector<W> out;
+    for (int bits : sizes)
+        for (uint64_t q : math::generate_ntt_primes(bits, 1024, 1, {})) out.push_back(W(q));
+    return out;
+}
+
+// rows x n values, row r uniform in [0, q_{r % limbs}), with the edge values 0, 1, q-1 first.
+template <typename W>
+std::vector<W> random_rows(math::Prng& prng, const std::vector<W>& q, uint32_t rows, uint32_t n) {
+    std::vector<W> v(size_t(rows) * n);
+    for (uint32_t r = 0; r < rows; ++r) {
+        const W m = q[r % q.size()];
+        for (uint32_t i = 0; i < n; ++i) {
+            W x = W(prng.uniform(m));
+            if (i == 0) x = 0;
+            if (i == 1) x = 1;
+            if (i == 2 || i == 3) x = m - 1;
+            v[size_t(r) * n + i] = x;
+        }
+    }
+    return v;
+}
+
+math::Seed test_seed(uint8_t tag) {
+    math::Seed s{};
+    s[0] = tag;
+    return s;
+}
+
+template <typename W> class CudaEmulated : public ::testing::Test {};
+using WordTypes = ::testing::Types<uint32_t, uint64_t>;
+TYPED_TEST_SUITE(CudaEmulated, WordTypes);
+
+TYPED_TEST(CudaEmulated, LargestModulusIsJustBelowTheWordLimit) {
+    using W = TypeParam;
+    const W q = test_moduli<W>().front();
+    EXPECT_LT(q, W(1) << math::max_modulus_bits<W>);
+    EXPECT_GT(q, (W(1) << math::max_modulus_bits<W>) - (W(1) << (math::max_modulus_bits<W> - 8)));
+}
+
+TYPED_TEST(CudaEmulated, ShapeCoversAllCoefficientsAndRows) {
+    for (uint32_t n : {1u, 255u, 256u, 257u, 4096u, 65536u})
+        for (uint32_t rows : {1u, 7u, 65535u, 70000u}) {
+            const LaunchShape s = kernels::elementwise_shape(n, rows);
+            EXPECT_GE(uint64_t(s.grid.x) * s.block.x, n);
+            EXPECT_LT(uint64_t(s.grid.x - 1) * s.block.x, n);  // no block entirely out of range
+            EXPECT_LE(s.grid.y, oboro::cuda::max_grid_yz);
+            EXPECT_EQ(s.grid.y, rows < oboro::cuda::max_grid_yz ? rows : oboro::cuda::max_grid_yz);
+        }
+}
+
+// Runs mul_add_mod through the emulator with `shape` and checks it against two CPU loops.
+template <typename W>
+void check_mul_add(const std::vector<W>& q, uint32_t rows, uint32_t n, const LaunchShape& shape, uint8_t seed) {
+    math::Prng prng(test_seed(seed));
+    const uint32_t limbs = uint32_t(q.size());
+    const auto a = random_rows(prng, q, rows, n);
+    const auto b = random_rows(prng, q, rows, n);
+    const auto c = random_rows(prng, q, rows, n);
+    std::vector<math::Barrett<W>> br;
+    for (W m : q) br.emplace_back(m);
+
+    std::vector<W> out(a.size(), W(0xdead));
+    kernels::MulAddModArgs<W> args;
+    args.out = out.data();
+    args.a = a.data();
+    args.b = b.data();
+    args.c = c.data();
+    args.moduli = br.data();
+    args.n = n;
+    args.rows = rows;
+    args.limbs = limbs;
+    emulate_grid(shape, [&](const ThreadIndex& t) { kernels::mul_add_mod_thread(t, args); });
+
+    for (uint32_t r = 0; r < rows; ++r) {
+        const W m = q[r % limbs];
+        const math::Barrett<W> ref(m);
+        for (uint32_t i = 0; i < n; ++i) {
+            const size_t k = size_t(r) * n + i;
+            // straightforward loop with the same modarith functions ...
+            const W expect = math::add_mod(ref.mul(a[k], b[k]), c[k], m);
+            // ... and with plain double-word arithmetic
+            const W naive = W((math::mul_wide(a[k], b[k]) + c[k]) % m);
+            ASSERT_EQ(expect, naive) << "row " << r << " col " << i << " q " << m;
+            ASSERT_EQ(out[k], expect) << "row " << r << " col " << i << " q " << m;
+        }
+    }
+}
+
+TYPED_TEST(CudaEmulated, MulAddModMatchesCpu) {
+    using W = TypeParam;
+    const auto q = test_moduli<W>();
+    for (uint32_t n : {1000u, 4096u}) {
+        const uint32_t rows = 2 * uint32_t(q.size());  // a batch of two polynomials
+        check_mul_add<W>(q, rows, n, kernels::elementwise_shape(n, rows), 1);
+    }
+}
+
+TYPED_TEST(CudaEmulated, MulAddModRowStrideLoop) {
+    using W = TypeParam;
+    const auto q = test_moduli<W>();
+    const uint32_t n = 300, rows = 3 * uint32_t(q.size()) + 1;
+    LaunchShape s = kernels::elementwise_shape(n, rows);
+    s.grid.y = 2;  // fewer blocks along y than rows: the grid-stride loop must cover the rest
+    check_mul_add<W>(q, rows, n, s, 2);
+}
+
+TYPED_TEST(CudaEmulated, ScalarMulAddModShoupMatchesCpu) {
+    using W = TypeParam;
+    const auto q = test_moduli<W>();
+    const uint32_t limbs = uint32_t(q.size()), n = 777, rows = 3 * limbs;
+    math::Prng prng(test_seed(3));
+    const auto a = random_rows(prng, q, rows, n);
+    const auto c = random_rows(prng, q, rows, n);
+    std::vector<W> s(limbs), s_shoup(limbs);
+    for (uint32_t l = 0; l < limbs; ++l) {
+        s[l] = l == 0 ? q[l] - 1 : W(prng.uniform(q[l]));
+        s_shoup[l] = math::shoup_precompute(s[l], q[l]);
+    }
+    std::vector<W> out(a.size());
+    kernels::ScalarMulAddModArgs<W> args;
+    args.out = out.data();
+    args.a = a.data();
+    args.c = c.data();
+    args.scalar = s.data();
+    args.scalar_shoup = s_shoup.data();
+    args.moduli = q.data();
+    args.n = n;
+    args.rows = rows;
+    args.limbs = limbs;
+    emulate_grid(kernels::elementwise_shape(n, rows),
+                 [&](const ThreadIndex& t) { kernels::scalar_mul_add_mod_thread(t, args); });
+    for (uint32_t r = 0; r < rows; ++r) {
+        const uint32_t l = r % limbs;
+        const math::Barrett<W> ref(q[l]);
+        for (uint32_t i = 0; i < n; ++i) {
+            const size_t k = size_t(r) * n + i;
+            const W expect = math::add_mod(ref.mul(a[k], s[l]), c[k], q[l]);
+            ASSERT_EQ(out[k], expect) << "row " << r << " col " << i << " q " << q[l];
+        }
+    }
+}
+
+TEST(CudaEmulator, VisitsEveryThreadOnce2D) {
+    const LaunchShape s{Dim3{3, 2, 1}, Dim3{4, 5, 1}};
+    std::vector<int> hits(3 * 4 * 2 * 5, 0);
+    emulate_grid(s, [&](const ThreadIndex& t) {
+        EXPECT_EQ(t.grid_dim.x, 3u);
+        EXPECT_EQ(t.block_dim.y, 5u);
+        const uint64_t x = t.global_x(), y = t.global_y();
+        ASSERT_LT(x, 12u);
+        ASSERT_LT(y, 10u);
+        ++hits[y * 12 + x];
+    });
+    for (int h : hits) EXPECT_EQ(h, 1);
+}
+
+TEST(CudaEmulator, OneDimensionalForm) {
+    std::vector<int> hits(5 * 32, 0);
+    emulate_grid(5, 32, [&](const ThreadIndex& t) { ++hits[t.global_x()]; });
+    for (int h : hits) EXPECT_EQ(h, 1);
+}
+
+}  // namespace
