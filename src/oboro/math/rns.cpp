@@ -1,5 +1,7 @@
 #include "oboro/math/rns.hpp"
 
+#include <cmath>
+
 #include "oboro/util/error.hpp"
 
 namespace oboro::math {
@@ -38,11 +40,22 @@ BaseConverter::BaseConverter(const RnsBase& from, const RnsBase& to) : from_(fro
                 if (l != i) prod = br.mul(prod, br.reduce_word(from[l]));
             qhat_mod_t_[j * k + i] = prod;
         }
+        uint64_t q_mod = 1;
+        for (size_t l = 0; l < k; ++l) q_mod = br.mul(q_mod, br.reduce_word(from[l]));
+        q_mod_t_.push_back(q_mod);
     }
+    for (size_t i = 0; i < k; ++i) inv_from_.push_back(1.0 / double(from[i]));
 }
 
 void BaseConverter::convert(const uint64_t* in, size_t in_stride, uint64_t* out, size_t out_stride,
                             size_t n, uint64_t* scratch) const {
+    std::vector<uint64_t*> outs(to_.size());
+    for (size_t j = 0; j < outs.size(); ++j) outs[j] = out + j * out_stride;
+    convert(in, in_stride, outs.data(), n, scratch);
+}
+
+void BaseConverter::convert(const uint64_t* in, size_t in_stride, uint64_t* const* outs, size_t n,
+                            uint64_t* scratch) const {
     const size_t k = from_.size(), m = to_.size();
     // y_i = [x_i * (Q/q_i)^{-1}]_{q_i}
     for (size_t i = 0; i < k; ++i) {
@@ -56,7 +69,7 @@ void BaseConverter::convert(const uint64_t* in, size_t in_stride, uint64_t* out,
     for (size_t j = 0; j < m; ++j) {
         const Barrett<uint64_t>& br = to_.modulus(j).barrett;
         const uint64_t* row = qhat_mod_t_.data() + j * k;
-        uint64_t* o = out + j * out_stride;
+        uint64_t* o = outs[j];
         for (size_t c = 0; c < n; ++c) {
             unsigned __int128 acc = 0;
             for (size_t i = 0; i < k; ++i) {
@@ -64,6 +77,41 @@ void BaseConverter::convert(const uint64_t* in, size_t in_stride, uint64_t* out,
                 if ((i & 15) == 15) acc = br.reduce(acc);
             }
             o[c] = br.reduce(acc);
+        }
+    }
+}
+
+void BaseConverter::convert_centered(const uint64_t* in, size_t in_stride, uint64_t* out, size_t out_stride,
+                                     size_t n, uint64_t* scratch) const {
+    const size_t k = from_.size(), m = to_.size();
+    for (size_t i = 0; i < k; ++i) {
+        const uint64_t q = from_[i], w = from_.punctured_inv(i), ws = from_.punctured_inv_shoup(i);
+        const uint64_t* x = in + i * in_stride;
+        uint64_t* y = scratch + i * n;
+        for (size_t c = 0; c < n; ++c) y[c] = mul_shoup(x[c], w, ws, q);
+    }
+    // v_c = round(sum_i y_i / q_i): the number of Q's to subtract to land in [-Q/2, Q/2).
+    std::vector<uint64_t> v(n);
+    for (size_t c = 0; c < n; ++c) {
+        double sum = 0;
+        for (size_t i = 0; i < k; ++i) sum += double(scratch[i * n + c]) * inv_from_[i];
+        v[c] = uint64_t(std::llround(sum));
+    }
+    for (size_t j = 0; j < m; ++j) {
+        const Barrett<uint64_t>& br = to_.modulus(j).barrett;
+        const uint64_t t = to_[j];
+        const uint64_t* row = qhat_mod_t_.data() + j * k;
+        const uint64_t q_mod = q_mod_t_[j];
+        uint64_t* o = out + j * out_stride;
+        for (size_t c = 0; c < n; ++c) {
+            unsigned __int128 acc = 0;
+            for (size_t i = 0; i < k; ++i) {
+                acc += (unsigned __int128)scratch[i * n + c] * row[i];
+                if ((i & 15) == 15) acc = br.reduce(acc);
+            }
+            // v <= k, so v * (Q mod t) < 2^68 and subtracting via + (t - ...) stays exact.
+            const uint64_t sub = br.reduce((unsigned __int128)v[c] * q_mod);
+            o[c] = sub_mod(br.reduce(acc), sub, t);
         }
     }
 }

@@ -56,10 +56,22 @@ public:
     // scratch: from.size()*n words.
     void convert(const uint64_t* in, size_t in_stride, uint64_t* out, size_t out_stride, size_t n,
                  uint64_t* scratch) const;
+    // Same, with output limb j written to outs[j] (targets need not be contiguous).
+    void convert(const uint64_t* in, size_t in_stride, uint64_t* const* outs, size_t n, uint64_t* scratch) const;
+
+    // Exact conversion of the centred representative x' of x mod Q (|x'| <= Q/2): the overflow
+    // count e of the fast conversion is estimated in double precision as round(sum_i y_i / q_i)
+    // and subtracted. Used by ModDown, where the fast conversion's +e*Q (e ~ k/2 on average)
+    // would add a bias to every coefficient, which the canonical embedding turns into a large
+    // slot error. Output layout as in convert().
+    void convert_centered(const uint64_t* in, size_t in_stride, uint64_t* out, size_t out_stride, size_t n,
+                          uint64_t* scratch) const;
 
 private:
     RnsBase from_, to_;
     std::vector<uint64_t> qhat_mod_t_;  // [j * from.size() + i] = (Q/q_i) mod t_j
+    std::vector<uint64_t> q_mod_t_;     // Q mod t_j
+    std::vector<double> inv_from_;      // 1 / q_i
 };
 
 }  // namespace oboro::math

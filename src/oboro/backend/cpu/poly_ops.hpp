@@ -1,0 +1,49 @@
+// CPU kernels over RNS polynomials stored limb-major: limb i of a polynomial is the n words at
+// data + i*n, reduced modulo mods[i]. Every kernel works on `limbs` limbs at once and spreads
+// them over the thread pool; all inputs and outputs are canonical residues in [0, q) unless a
+// kernel says otherwise. Output may alias an input.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "oboro/math/ntt.hpp"
+#include "oboro/math/rns.hpp"
+
+namespace oboro::backend::cpu {
+
+using math::Modulus;
+using math::NttTables;
+
+void add(uint64_t* dst, const uint64_t* a, const uint64_t* b, const Modulus* mods, size_t limbs, size_t n);
+void sub(uint64_t* dst, const uint64_t* a, const uint64_t* b, const Modulus* mods, size_t limbs, size_t n);
+void negate(uint64_t* dst, const uint64_t* a, const Modulus* mods, size_t limbs, size_t n);
+// dst = a * b
+void mul(uint64_t* dst, const uint64_t* a, const uint64_t* b, const Modulus* mods, size_t limbs, size_t n);
+// dst += a * b
+void mul_add(uint64_t* dst, const uint64_t* a, const uint64_t* b, const Modulus* mods, size_t limbs, size_t n);
+// dst = a * s[i] on limb i (s[i] canonical mod q_i)
+void mul_scalar(uint64_t* dst, const uint64_t* a, const uint64_t* s, const Modulus* mods, size_t limbs, size_t n);
+// dst = a + s[i] on limb i
+void add_scalar(uint64_t* dst, const uint64_t* a, const uint64_t* s, const Modulus* mods, size_t limbs, size_t n);
+// dst = (a - b) * s[i] on limb i
+void sub_mul_scalar(uint64_t* dst, const uint64_t* a, const uint64_t* b, const uint64_t* s, const Modulus* mods,
+                    size_t limbs, size_t n);
+
+// Tensor product of two degree-1 ciphertexts in NTT form (Karatsuba: 3 multiplications):
+// d0 = a0*b0, d1 = a0*b1 + a1*b0, d2 = a1*b1. Each operand is `limbs` limbs.
+void tensor(uint64_t* d0, uint64_t* d1, uint64_t* d2, const uint64_t* a0, const uint64_t* a1, const uint64_t* b0,
+            const uint64_t* b1, const Modulus* mods, size_t limbs, size_t n);
+
+// In-place NTTs of `limbs` limbs; tables[i] belongs to limb i.
+void ntt_forward(uint64_t* data, const NttTables* tables, size_t limbs);
+void ntt_inverse(uint64_t* data, const NttTables* tables, size_t limbs);
+
+// dst[i][k] = src[i][perm[k]] for every limb: an automorphism X -> X^g in NTT form.
+// dst must not alias src.
+void permute(uint64_t* dst, const uint64_t* src, const uint32_t* perm, size_t limbs, size_t n);
+
+// Every limb of dst gets src (a limb of coefficients < 2^62, reduced mod each dst modulus).
+void broadcast_reduce(uint64_t* dst, const uint64_t* src, const Modulus* mods, size_t limbs, size_t n);
+
+}  // namespace oboro::backend::cpu

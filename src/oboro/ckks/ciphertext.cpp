@@ -1,0 +1,22 @@
+#include "oboro/ckks/ciphertext.hpp"
+
+#include <cstring>
+
+#include "oboro/util/error.hpp"
+
+namespace oboro::ckks {
+
+void PolyArray::reshape_polys(size_t polys, int level) {
+    if (level > level_ || level < 0 || polys > polys_)
+        raise<ValueError>("reshape: cannot grow a ciphertext from ", polys_, " polynomials at level ", level_, " to ",
+                          polys, " at level ", level);
+    const size_t old_limbs = limbs(), new_limbs = size_t(level + 1);
+    // Compact polynomial j from offset j*old_limbs*n to j*new_limbs*n; j = 0 never moves and
+    // each later destination lies below its source, so moving in order is safe.
+    for (size_t j = 1; j < polys; ++j)
+        std::memmove(data_.data() + j * new_limbs * n_, data_.data() + j * old_limbs * n_, new_limbs * n_ * sizeof(uint64_t));
+    polys_ = polys;
+    level_ = level;
+}
+
+}  // namespace oboro::ckks

@@ -1,0 +1,72 @@
+// Plaintexts and ciphertexts. Both keep their polynomials in NTT (evaluation) form, limb-major:
+// polynomial j, limb i is the n words at data() + (j * limbs() + i) * n. A ciphertext at level l
+// has l + 1 limbs per polynomial; `scale` is the exact scale of the encoded message (after a
+// rescale it is divided by the prime that was dropped, not rounded to a nominal power of two).
+#pragma once
+
+#include <cstdint>
+
+#include "oboro/ckks/context.hpp"
+#include "oboro/util/buffer.hpp"
+
+namespace oboro::ckks {
+
+class PolyArray {
+public:
+    PolyArray() = default;
+    PolyArray(const Context& ctx, size_t polys, int level, double scale, size_t slots)
+        : data_(polys * size_t(level + 1) * ctx.n()), n_(ctx.n()), polys_(polys), level_(level), scale_(scale),
+          slots_(slots), context_id_(ctx.id()) {}
+
+    size_t n() const { return n_; }
+    size_t limbs() const { return size_t(level_ + 1); }
+    int level() const { return level_; }
+    double scale() const { return scale_; }
+    size_t slots() const { return slots_; }
+    uint64_t context_id() const { return context_id_; }
+    bool empty() const { return data_.empty(); }
+
+    void set_scale(double s) { scale_ = s; }
+    void set_slots(size_t s) { slots_ = s; }
+
+    uint64_t* poly(size_t j) { return data_.data() + j * limbs() * n_; }
+    const uint64_t* poly(size_t j) const { return data_.data() + j * limbs() * n_; }
+    uint64_t* data() { return data_.data(); }
+    const uint64_t* data() const { return data_.data(); }
+    size_t word_count() const { return data_.size(); }
+
+protected:
+    size_t polys() const { return polys_; }
+    void reshape_polys(size_t polys, int level);  // keeps the leading limbs of each polynomial
+
+    AlignedBuffer<uint64_t> data_;
+    size_t n_ = 0;
+    size_t polys_ = 0;
+    int level_ = 0;
+    double scale_ = 1;
+    size_t slots_ = 0;
+    uint64_t context_id_ = 0;
+};
+
+class Plaintext : public PolyArray {
+public:
+    Plaintext() = default;
+    Plaintext(const Context& ctx, int level, double scale, size_t slots) : PolyArray(ctx, 1, level, scale, slots) {}
+    // Drops limbs above `level` in place.
+    void drop_to_level(int level) { reshape_polys(1, level); }
+};
+
+class Ciphertext : public PolyArray {
+public:
+    Ciphertext() = default;
+    Ciphertext(const Context& ctx, size_t size, int level, double scale, size_t slots)
+        : PolyArray(ctx, size, level, scale, slots) {}
+    // Number of polynomials: 2 for a normal ciphertext, 3 after a multiplication before
+    // relinearization.
+    size_t size() const { return polys(); }
+    // Drops limbs above `level` and/or the polynomials past `size`, in place, without copying
+    // the limbs that stay (memmove within the buffer).
+    void reshape(size_t size, int level) { reshape_polys(size, level); }
+};
+
+}  // namespace oboro::ckks

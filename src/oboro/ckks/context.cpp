@@ -1,0 +1,125 @@
+#include "oboro/ckks/context.hpp"
+
+#include <cmath>
+
+#include "oboro/math/modarith.hpp"
+#include "oboro/math/primes.hpp"
+#include "oboro/util/error.hpp"
+
+namespace oboro::ckks {
+
+using namespace oboro::math;
+
+namespace {
+// Primes for a list of bit sizes: for each size, the largest unused primes = 1 mod 2N below 2^bits.
+std::vector<uint64_t> primes_for(const std::vector<int>& bits, uint64_t n, std::vector<uint64_t>& used) {
+    std::vector<uint64_t> out;
+    for (int b : bits) {
+        const uint64_t q = generate_ntt_primes(b, n, 1, used)[0];
+        used.push_back(q);
+        out.push_back(q);
+    }
+    return out;
+}
+
+uint64_t fnv1a(uint64_t h, uint64_t v) {
+    for (int i = 0; i < 8; ++i) {
+        h ^= (v >> (8 * i)) & 0xff;
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+}  // namespace
+
+Context::Context(const Parameters& params) : params_(params) {
+    params_.validate();
+    n_ = size_t(params_.n());
+    dnum_ = params_.effective_dnum();
+    alpha_ = size_t(ckks::digit_size(params_.q_bits.size(), dnum_));
+    std::vector<uint64_t> used;
+    q_ = primes_for(params_.q_bits, n_, used);
+    p_ = primes_for(params_.p_bits, n_, used);
+    scale_ = params_.scale > 0 ? params_.scale : std::ldexp(1.0, params_.q_bits.size() > 1 ? params_.q_bits[1] : params_.q_bits[0]);
+
+    for (uint64_t m : q_) mods_.emplace_back(m);
+    for (uint64_t m : p_) mods_.emplace_back(m);
+    ntt_.reserve(mods_.size());
+    for (const auto& m : mods_) ntt_.emplace_back(m.value, uint32_t(n_));
+
+    id_ = 0xcbf29ce484222325ull;
+    id_ = fnv1a(id_, n_);
+    id_ = fnv1a(id_, uint64_t(dnum_));
+    for (uint64_t m : q_) id_ = fnv1a(id_, m);
+    id_ = fnv1a(id_, 0xffff);
+    for (uint64_t m : p_) id_ = fnv1a(id_, m);
+
+    const RnsBase p_base(p_);
+    levels_.resize(q_.size());
+    for (size_t l = 0; l < q_.size(); ++l) {
+        LevelConstants& lc = levels_[l];
+        const uint64_t ql = q_[l];
+        for (size_t i = 0; i < l; ++i) {
+            const Barrett<uint64_t> br(q_[i]);
+            lc.inv_last.push_back(inv_mod<uint64_t>(br.reduce_word(ql), q_[i]));
+            lc.half_last_mod.push_back(br.reduce_word(ql >> 1));
+        }
+        const size_t nq = l + 1;
+        for (size_t begin = 0; begin < nq; begin += alpha_) {
+            DigitConversion d;
+            d.begin = begin;
+            d.end = std::min(nq, begin + alpha_);
+            std::vector<uint64_t> digit(q_.begin() + long(d.begin), q_.begin() + long(d.end));
+            std::vector<uint64_t> others;
+            for (size_t i = 0; i < nq; ++i)
+                if (i < d.begin || i >= d.end) others.push_back(q_[i]);
+            others.insert(others.end(), p_.begin(), p_.end());
+            d.to_others = BaseConverter(RnsBase(digit), RnsBase(others));
+            lc.digits.push_back(std::move(d));
+        }
+        const std::vector<uint64_t> q_level(q_.begin(), q_.begin() + long(nq));
+        const RnsBase q_base(q_level);
+        lc.p_to_q = BaseConverter(p_base, q_base);
+        for (size_t i = 0; i < nq; ++i) {
+            const Barrett<uint64_t> br(q_[i]);
+            uint64_t prod = 1;
+            for (uint64_t pj : p_) prod = br.mul(prod, br.reduce_word(pj));
+            lc.p_inv.push_back(inv_mod<uint64_t>(prod, q_[i]));
+        }
+        lc.crt = std::make_unique<CrtReconstructor>(q_base);
+    }
+}
+
+double Context::log2_q(int level) const {
+    double bits = 0;
+    for (int i = 0; i <= level; ++i) bits += std::log2(double(q_[size_t(i)]));
+    return bits;
+}
+
+uint64_t Context::galois_element(int64_t steps) const {
+    const uint64_t slots = n_ / 2, two_n = 2 * n_;
+    int64_t s = steps % int64_t(slots);
+    if (s < 0) s += int64_t(slots);
+    // 5 generates the rotation subgroup of (Z/2N)^*, of order N/2.
+    uint64_t g = 1;
+    for (int64_t i = 0; i < s; ++i) g = (g * 5) % two_n;
+    return g;
+}
+
+const std::vector<uint32_t>& Context::automorphism_permutation(uint64_t galois) const {
+    std::lock_guard<std::mutex> lock(perm_mutex_);
+    auto it = perms_.find(galois);
+    if (it != perms_.end()) return *it->second;
+    // NTT slot i holds a(psi^(2*bitrev(i)+1)); (a o X^g)(psi^e) = a(psi^(g*e)), so slot i of the
+    // result is the input slot whose exponent is g*(2*bitrev(i)+1) mod 2N.
+    const int log_n = params_.log_n;
+    const uint64_t two_n = 2 * n_;
+    auto perm = std::make_unique<std::vector<uint32_t>>(n_);
+    for (uint32_t i = 0; i < n_; ++i) {
+        const uint64_t e = 2 * uint64_t(bit_reverse(i, log_n)) + 1;
+        const uint64_t ge = (galois * e) % two_n;
+        (*perm)[i] = bit_reverse(uint32_t((ge - 1) / 2), log_n);
+    }
+    return *perms_.emplace(galois, std::move(perm)).first->second;
+}
+
+}  // namespace oboro::ckks

@@ -1,0 +1,179 @@
+#include "oboro/ckks/encoder.hpp"
+
+#include <cmath>
+
+#include "oboro/backend/cpu/poly_ops.hpp"
+#include "oboro/math/ntt.hpp"
+#include "oboro/util/error.hpp"
+
+namespace oboro::ckks {
+
+namespace cpu = backend::cpu;
+using cplx = std::complex<double>;
+
+namespace {
+void bit_reverse_permute(std::vector<cplx>& v) {
+    const size_t n = v.size();
+    for (size_t i = 1, j = 0; i < n; ++i) {
+        size_t bit = n >> 1;
+        for (; j & bit; bit >>= 1) j ^= bit;
+        j ^= bit;
+        if (i < j) std::swap(v[i], v[j]);
+    }
+}
+}  // namespace
+
+Encoder::Encoder(ContextPtr ctx) : ctx_(std::move(ctx)) {
+    const size_t n = ctx_->n(), m = 2 * n;
+    roots_.resize(m + 1);
+    for (size_t k = 0; k <= m; ++k) {
+        const double angle = 2 * M_PI * double(k) / double(m);
+        roots_[k] = cplx(std::cos(angle), std::sin(angle));
+    }
+    rot_group_.resize(n / 2);
+    uint64_t g = 1;
+    for (size_t j = 0; j < n / 2; ++j) {
+        rot_group_[j] = g;
+        g = (g * 5) % m;
+    }
+}
+
+// Evaluates the "twisted" polynomial at the slot roots: a radix-2 FFT whose twiddles follow the
+// rotation group 5^j instead of consecutive powers.
+void Encoder::embed(std::vector<cplx>& v) const {
+    const size_t size = v.size(), m = 2 * ctx_->n();
+    bit_reverse_permute(v);
+    for (size_t len = 2; len <= size; len <<= 1) {
+        const size_t half = len >> 1, lenq = len << 2, gap = m / lenq;
+        for (size_t i = 0; i < size; i += len) {
+            for (size_t j = 0; j < half; ++j) {
+                const cplx u = v[i + j];
+                const cplx w = v[i + j + half] * roots_[(rot_group_[j] % lenq) * gap];
+                v[i + j] = u + w;
+                v[i + j + half] = u - w;
+            }
+        }
+    }
+}
+
+void Encoder::embed_inverse(std::vector<cplx>& v) const {
+    const size_t size = v.size(), m = 2 * ctx_->n();
+    for (size_t len = size; len >= 2; len >>= 1) {
+        const size_t half = len >> 1, lenq = len << 2, gap = m / lenq;
+        for (size_t i = 0; i < size; i += len) {
+            for (size_t j = 0; j < half; ++j) {
+                const cplx u = v[i + j] + v[i + j + half];
+                const cplx w = (v[i + j] - v[i + j + half]) * roots_[(lenq - rot_group_[j] % lenq) * gap];
+                v[i + j] = u;
+                v[i + j + half] = w;
+            }
+        }
+    }
+    bit_reverse_permute(v);
+    const double inv = 1.0 / double(size);
+    for (auto& x : v) x *= inv;
+}
+
+void Encoder::check_slots(const char* op, size_t slots, size_t count) const {
+    if (!is_power_of_two(slots) || slots > ctx_->max_slots())
+        raise<ValueError>(op, ": slots = ", slots, " must be a power of two <= N/2 = ", ctx_->max_slots());
+    if (count > slots)
+        raise<ValueError>(op, ": ", count, " values do not fit into ", slots, " slots");
+}
+
+void Encoder::coefficients_to_plaintext(const std::vector<cplx>& w, size_t slots, double scale, Plaintext& pt) const {
+    const Context& ctx = *ctx_;
+    const size_t n = ctx.n(), half_n = n / 2, gap = half_n / slots, limbs = pt.limbs();
+    const double log2_q = ctx.log2_q(pt.level());
+    // Integer coefficients: real parts at X^(i*gap), imaginary parts at X^(N/2 + i*gap).
+    std::vector<double> coeff(n, 0.0);
+    for (size_t i = 0; i < slots; ++i) {
+        coeff[i * gap] = std::round(w[i].real() * scale);
+        coeff[half_n + i * gap] = std::round(w[i].imag() * scale);
+    }
+    for (size_t k = 0; k < n; ++k) {
+        if (!std::isfinite(coeff[k]))
+            raise<ValueError>("encode: a value is not finite (NaN or infinity) after scaling by 2^", std::log2(scale));
+        if (coeff[k] != 0 && std::log2(std::fabs(coeff[k])) >= log2_q - 1)
+            raise<ValueError>("encode: a value times the scale 2^", std::log2(scale), " reaches 2^",
+                              std::log2(std::fabs(coeff[k])), ", beyond the modulus 2^", log2_q, " at level ",
+                              pt.level(), "; use smaller values or a smaller scale");
+    }
+    for (size_t i = 0; i < limbs; ++i) {
+        const uint64_t q = ctx.q()[i];
+        const double qd = double(q);
+        uint64_t* out = pt.poly(0) + i * n;
+        for (size_t k = 0; k < n; ++k) {
+            const double c = coeff[k];
+            if (std::fabs(c) < 0x1p62) {
+                const int64_t v = int64_t(c);
+                out[k] = v >= 0 ? uint64_t(v) % q : (q - uint64_t(-v) % q) % q;
+            } else {
+                // Exact: fmod of an integral double by q is exact in IEEE arithmetic.
+                double r = std::fmod(c, qd);
+                if (r < 0) r += qd;
+                out[k] = uint64_t(r) % q;
+            }
+        }
+    }
+    cpu::ntt_forward(pt.poly(0), ctx.ntt_tables(), limbs);
+}
+
+Plaintext Encoder::encode(const std::vector<cplx>& values, int level, double scale, size_t slots) const {
+    const Context& ctx = *ctx_;
+    if (level < 0) level = ctx.max_level();
+    if (level > ctx.max_level()) raise<LevelMismatch>("encode: level ", level, " above the top level ", ctx.max_level());
+    if (scale == 0) scale = ctx.default_scale();
+    if (!(scale >= 1) || !std::isfinite(scale)) raise<ValueError>("encode: scale ", scale, " must be finite and >= 1");
+    if (slots == 0) slots = ctx.max_slots();
+    check_slots("encode", slots, values.size());
+    std::vector<cplx> w(slots, cplx(0, 0));
+    std::copy(values.begin(), values.end(), w.begin());
+    embed_inverse(w);
+    Plaintext pt(ctx, level, scale, slots);
+    coefficients_to_plaintext(w, slots, scale, pt);
+    return pt;
+}
+
+Plaintext Encoder::encode(const std::vector<double>& values, int level, double scale, size_t slots) const {
+    return encode(std::vector<cplx>(values.begin(), values.end()), level, scale, slots);
+}
+
+Plaintext Encoder::encode_constant(cplx value, int level, double scale, size_t slots) const {
+    if (slots == 0) slots = ctx_->max_slots();
+    return encode(std::vector<cplx>(slots, value), level, scale, slots);
+}
+
+std::vector<cplx> Encoder::decode_poly(uint64_t* poly, int level, double scale, size_t slots) const {
+    const Context& ctx = *ctx_;
+    const size_t n = ctx.n(), half_n = n / 2, gap = half_n / slots, limbs = size_t(level + 1);
+    cpu::ntt_inverse(poly, ctx.ntt_tables(), limbs);
+    // Only the coefficients of the subring are needed: real parts and imaginary parts.
+    std::vector<uint64_t> picked(limbs * 2 * slots);
+    for (size_t i = 0; i < limbs; ++i)
+        for (size_t s = 0; s < slots; ++s) {
+            picked[i * 2 * slots + s] = poly[i * n + s * gap];
+            picked[i * 2 * slots + slots + s] = poly[i * n + half_n + s * gap];
+        }
+    std::vector<double> real(2 * slots);
+    ctx.level(level).crt->to_double(picked.data(), 2 * slots, 2 * slots, 1.0 / scale, real.data());
+    std::vector<cplx> v(slots);
+    for (size_t s = 0; s < slots; ++s) v[s] = cplx(real[s], real[slots + s]);
+    embed(v);
+    return v;
+}
+
+std::vector<cplx> Encoder::decode(const Plaintext& pt) const {
+    if (pt.context_id() != ctx_->id()) raise<ContextMismatch>("decode: the plaintext belongs to another parameter set");
+    Plaintext copy = pt;
+    return decode_poly(copy.poly(0), copy.level(), copy.scale(), copy.slots());
+}
+
+std::vector<double> Encoder::decode_real(const Plaintext& pt) const {
+    const auto v = decode(pt);
+    std::vector<double> out(v.size());
+    for (size_t i = 0; i < v.size(); ++i) out[i] = v[i].real();
+    return out;
+}
+
+}  // namespace oboro::ckks

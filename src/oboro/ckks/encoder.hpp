@@ -1,0 +1,56 @@
+// The CKKS encoder: complex (or real) vectors <-> plaintext polynomials, through the canonical
+// embedding. Slot j of a full plaintext is the polynomial evaluated at zeta^(5^j), zeta =
+// exp(i*pi/N), so that the automorphism X -> X^(5^k) rotates the slots by k.
+//
+// A vector of `slots` values (a power of two <= N/2) is encoded in the subring Z[X^(N/(2*slots))];
+// viewed with N/2 slots it is the same vector repeated N/(2*slots) times, which is how CKKS packs
+// fewer slots, and why rotations of a sparse plaintext wrap around at `slots`.
+#pragma once
+
+#include <complex>
+#include <vector>
+
+#include "oboro/ckks/ciphertext.hpp"
+
+namespace oboro::ckks {
+
+class Encoder {
+public:
+    explicit Encoder(ContextPtr ctx);
+
+    const ContextPtr& context() const { return ctx_; }
+
+    // values.size() <= slots; missing values are zero. slots = 0 means N/2.
+    // level = -1 means the top level; scale = 0 means the context's default scale.
+    Plaintext encode(const std::vector<std::complex<double>>& values, int level = -1, double scale = 0,
+                     size_t slots = 0) const;
+    Plaintext encode(const std::vector<double>& values, int level = -1, double scale = 0, size_t slots = 0) const;
+    // A constant in every slot.
+    Plaintext encode_constant(std::complex<double> value, int level = -1, double scale = 0, size_t slots = 0) const;
+
+    std::vector<std::complex<double>> decode(const Plaintext& pt) const;
+    std::vector<double> decode_real(const Plaintext& pt) const;
+
+    // Exposed for the decryptor: decode the polynomial `poly` (NTT form, level+1 limbs; it is
+    // overwritten) with the given scale and slot count.
+    std::vector<std::complex<double>> decode_poly(uint64_t* poly, int level, double scale, size_t slots) const;
+
+    // The embedding itself on a vector of length `slots` (in place); exposed for tests.
+    void embed(std::vector<std::complex<double>>& v) const;          // coefficients -> slots
+    void embed_inverse(std::vector<std::complex<double>>& v) const;  // slots -> coefficients
+
+private:
+    void check_slots(const char* op, size_t slots, size_t count) const;
+    // Writes round(coefficient * scale) of the real polynomial into every limb.
+    void coefficients_to_plaintext(const std::vector<std::complex<double>>& w, size_t slots, double scale,
+                                   Plaintext& pt) const;
+
+    ContextPtr ctx_;
+    std::vector<std::complex<double>> roots_;  // exp(2*pi*i*k/(2N)), k = 0..2N
+    std::vector<uint64_t> rot_group_;          // 5^j mod 2N, j < N/2
+};
+
+
+inline bool is_power_of_two(size_t x) { return x && (x & (x - 1)) == 0; }
+
+}  // namespace oboro::ckks

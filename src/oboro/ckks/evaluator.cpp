@@ -1,0 +1,382 @@
+#include "oboro/ckks/evaluator.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <sstream>
+
+#include "oboro/backend/cpu/poly_ops.hpp"
+#include "oboro/ckks/keyswitch.hpp"
+#include "oboro/math/modarith.hpp"
+#include "oboro/util/error.hpp"
+#include "oboro/util/parallel.hpp"
+
+namespace oboro::ckks {
+
+namespace cpu = backend::cpu;
+
+namespace {
+// Two scales are "the same" when they agree to 40 bits: adding messages whose scales differ
+// more than that would silently distort the result beyond CKKS precision.
+bool same_scale(double a, double b) { return std::fabs(a - b) <= 0x1p-40 * std::max(std::fabs(a), std::fabs(b)); }
+}  // namespace
+
+std::string describe(const PolyArray& x) {
+    std::ostringstream os;
+    os.setf(std::ios::fixed);
+    os.precision(2);
+    os << "level " << x.level() << ", scale 2^" << std::log2(x.scale());
+    return os.str();
+}
+
+Evaluator::Evaluator(ContextPtr ctx) : ctx_(std::move(ctx)) {}
+
+void Evaluator::check_context(const char* op, const PolyArray& x, const char* name) const {
+    if (x.empty()) raise<ValueError>(op, ": operand '", name, "' is empty");
+    if (x.context_id() != ctx_->id())
+        raise<ContextMismatch>(op, ": operand '", name, "' (", describe(x), ") belongs to another parameter set");
+}
+
+void Evaluator::check_same_level_scale(const char* op, const PolyArray& a, const PolyArray& b) const {
+    check_context(op, a, "a");
+    check_context(op, b, "b");
+    if (a.level() != b.level())
+        raise<LevelMismatch>(op, ": operand 'a' is at ", describe(a), " but operand 'b' is at ", describe(b),
+                             "; bring both to the same level first (drop_to_level or rescale)");
+    if (!same_scale(a.scale(), b.scale()))
+        raise<ScaleMismatch>(op, ": operand 'a' has ", describe(a), " but operand 'b' has ", describe(b),
+                             "; the scales must match");
+}
+
+void Evaluator::check_size2(const char* op, const Ciphertext& a, const char* name) const {
+    if (a.size() != 2)
+        raise<ValueError>(op, ": operand '", name, "' (", describe(a), ") has ", a.size(),
+                          " polynomials; relinearize it first");
+}
+
+std::vector<uint64_t> Evaluator::scaled_constant(const char* op, double c, double scale, int level) const {
+    const double v = std::round(c * scale);
+    if (!std::isfinite(v)) raise<ValueError>(op, ": the constant ", c, " is not finite");
+    if (v != 0 && std::log2(std::fabs(v)) >= ctx_->log2_q(level) - 1)
+        raise<ValueError>(op, ": the constant ", c, " at scale 2^", std::log2(scale), " does not fit the modulus 2^",
+                          ctx_->log2_q(level), " at level ", level);
+    std::vector<uint64_t> out(size_t(level + 1));
+    for (size_t i = 0; i < out.size(); ++i) {
+        const double q = double(ctx_->q()[i]);
+        double r = std::fmod(v, q);  // exact for integral doubles
+        if (r < 0) r += q;
+        out[i] = uint64_t(r) % ctx_->q()[i];
+    }
+    return out;
+}
+
+// ---- addition and subtraction ----------------------------------------------------------------
+
+void Evaluator::add_inplace(Ciphertext& a, const Ciphertext& b) const {
+    check_same_level_scale("add", a, b);
+    if (a.size() < b.size()) {
+        a = add(a, b);
+        return;
+    }
+    for (size_t j = 0; j < b.size(); ++j)
+        cpu::add(a.poly(j), a.poly(j), b.poly(j), ctx_->moduli(), a.limbs(), ctx_->n());
+}
+
+Ciphertext Evaluator::add(const Ciphertext& a, const Ciphertext& b) const {
+    check_same_level_scale("add", a, b);
+    const Ciphertext& big = a.size() >= b.size() ? a : b;
+    const Ciphertext& small = a.size() >= b.size() ? b : a;
+    Ciphertext out(*ctx_, big.size(), a.level(), a.scale(), std::max(a.slots(), b.slots()));
+    for (size_t j = 0; j < big.size(); ++j) {
+        if (j < small.size())
+            cpu::add(out.poly(j), big.poly(j), small.poly(j), ctx_->moduli(), a.limbs(), ctx_->n());
+        else
+            std::memcpy(out.poly(j), big.poly(j), a.limbs() * ctx_->n() * sizeof(uint64_t));
+    }
+    return out;
+}
+
+void Evaluator::sub_inplace(Ciphertext& a, const Ciphertext& b) const {
+    check_same_level_scale("sub", a, b);
+    if (a.size() < b.size()) {
+        a = sub(a, b);
+        return;
+    }
+    for (size_t j = 0; j < b.size(); ++j)
+        cpu::sub(a.poly(j), a.poly(j), b.poly(j), ctx_->moduli(), a.limbs(), ctx_->n());
+}
+
+Ciphertext Evaluator::sub(const Ciphertext& a, const Ciphertext& b) const {
+    check_same_level_scale("sub", a, b);
+    const size_t size = std::max(a.size(), b.size()), limbs = a.limbs(), n = ctx_->n();
+    Ciphertext out(*ctx_, size, a.level(), a.scale(), std::max(a.slots(), b.slots()));
+    for (size_t j = 0; j < size; ++j) {
+        if (j < a.size() && j < b.size()) cpu::sub(out.poly(j), a.poly(j), b.poly(j), ctx_->moduli(), limbs, n);
+        else if (j < a.size()) std::memcpy(out.poly(j), a.poly(j), limbs * n * sizeof(uint64_t));
+        else cpu::negate(out.poly(j), b.poly(j), ctx_->moduli(), limbs, n);
+    }
+    return out;
+}
+
+void Evaluator::add_inplace(Ciphertext& a, const Plaintext& b) const {
+    check_same_level_scale("add", a, b);
+    cpu::add(a.poly(0), a.poly(0), b.poly(0), ctx_->moduli(), a.limbs(), ctx_->n());
+}
+
+Ciphertext Evaluator::add(const Ciphertext& a, const Plaintext& b) const {
+    Ciphertext out = a;
+    add_inplace(out, b);
+    return out;
+}
+
+void Evaluator::sub_inplace(Ciphertext& a, const Plaintext& b) const {
+    check_same_level_scale("sub", a, b);
+    cpu::sub(a.poly(0), a.poly(0), b.poly(0), ctx_->moduli(), a.limbs(), ctx_->n());
+}
+
+Ciphertext Evaluator::sub(const Ciphertext& a, const Plaintext& b) const {
+    Ciphertext out = a;
+    sub_inplace(out, b);
+    return out;
+}
+
+void Evaluator::add_inplace(Ciphertext& a, double c) const {
+    check_context("add", a, "a");
+    // A constant polynomial is the same value in every NTT slot.
+    const auto s = scaled_constant("add", c, a.scale(), a.level());
+    cpu::add_scalar(a.poly(0), a.poly(0), s.data(), ctx_->moduli(), a.limbs(), ctx_->n());
+}
+
+Ciphertext Evaluator::add(const Ciphertext& a, double c) const {
+    Ciphertext out = a;
+    add_inplace(out, c);
+    return out;
+}
+
+void Evaluator::sub_inplace(Ciphertext& a, double c) const { add_inplace(a, -c); }
+
+Ciphertext Evaluator::sub(const Ciphertext& a, double c) const { return add(a, -c); }
+
+void Evaluator::negate_inplace(Ciphertext& a) const {
+    check_context("negate", a, "a");
+    for (size_t j = 0; j < a.size(); ++j) cpu::negate(a.poly(j), a.poly(j), ctx_->moduli(), a.limbs(), ctx_->n());
+}
+
+Ciphertext Evaluator::negate(const Ciphertext& a) const {
+    Ciphertext out = a;
+    negate_inplace(out);
+    return out;
+}
+
+// ---- multiplication ----------------------------------------------------------------------------
+
+namespace {
+void check_product_scale(const Context& ctx, const char* op, const PolyArray& a, double scale_b) {
+    const double log2_scale = std::log2(a.scale()) + std::log2(scale_b);
+    if (log2_scale >= ctx.log2_q(a.level()) - 1)
+        raise<ScaleMismatch>(op, ": the product of the scales, 2^", log2_scale, ", exceeds the modulus 2^",
+                             ctx.log2_q(a.level()), " at level ", a.level(),
+                             "; rescale first or use smaller scales");
+}
+}  // namespace
+
+Ciphertext Evaluator::multiply(const Ciphertext& a, const Ciphertext& b) const {
+    check_context("multiply", a, "a");
+    check_context("multiply", b, "b");
+    if (a.level() != b.level())
+        raise<LevelMismatch>("multiply: operand 'a' is at ", describe(a), " but operand 'b' is at ", describe(b),
+                             "; bring both to the same level first");
+    check_size2("multiply", a, "a");
+    check_size2("multiply", b, "b");
+    check_product_scale(*ctx_, "multiply", a, b.scale());
+    Ciphertext out(*ctx_, 3, a.level(), a.scale() * b.scale(), std::max(a.slots(), b.slots()));
+    cpu::tensor(out.poly(0), out.poly(1), out.poly(2), a.poly(0), a.poly(1), b.poly(0), b.poly(1), ctx_->moduli(),
+                a.limbs(), ctx_->n());
+    return out;
+}
+
+void Evaluator::multiply_inplace(Ciphertext& a, const Ciphertext& b) const { a = multiply(a, b); }
+
+Ciphertext Evaluator::square(const Ciphertext& a) const { return multiply(a, a); }
+
+void Evaluator::multiply_inplace(Ciphertext& a, const Plaintext& b) const {
+    check_context("multiply", a, "a");
+    check_context("multiply", b, "b");
+    if (a.level() != b.level())
+        raise<LevelMismatch>("multiply: ciphertext 'a' is at ", describe(a), " but plaintext 'b' is at ", describe(b),
+                             "; encode the plaintext at the ciphertext's level");
+    check_product_scale(*ctx_, "multiply", a, b.scale());
+    for (size_t j = 0; j < a.size(); ++j) cpu::mul(a.poly(j), a.poly(j), b.poly(0), ctx_->moduli(), a.limbs(), ctx_->n());
+    a.set_scale(a.scale() * b.scale());
+}
+
+Ciphertext Evaluator::multiply(const Ciphertext& a, const Plaintext& b) const {
+    Ciphertext out = a;
+    multiply_inplace(out, b);
+    return out;
+}
+
+void Evaluator::multiply_inplace(Ciphertext& a, double c) const {
+    check_context("multiply", a, "a");
+    const double const_scale = double(ctx_->q()[size_t(a.level())]);
+    check_product_scale(*ctx_, "multiply", a, const_scale);
+    const auto s = scaled_constant("multiply", c, const_scale, a.level());
+    for (size_t j = 0; j < a.size(); ++j) cpu::mul_scalar(a.poly(j), a.poly(j), s.data(), ctx_->moduli(), a.limbs(), ctx_->n());
+    a.set_scale(a.scale() * const_scale);
+}
+
+Ciphertext Evaluator::multiply(const Ciphertext& a, double c) const {
+    Ciphertext out = a;
+    multiply_inplace(out, c);
+    return out;
+}
+
+void Evaluator::multiply_integer_inplace(Ciphertext& a, int64_t c) const {
+    check_context("multiply_integer", a, "a");
+    std::vector<uint64_t> s(a.limbs());
+    for (size_t i = 0; i < s.size(); ++i) {
+        const uint64_t q = ctx_->q()[i];
+        const uint64_t mag = c >= 0 ? uint64_t(c) % q : uint64_t(-(c + 1)) % q + 1;  // |c| mod q without overflow
+        s[i] = c >= 0 ? mag : (q - mag % q) % q;
+    }
+    for (size_t j = 0; j < a.size(); ++j) cpu::mul_scalar(a.poly(j), a.poly(j), s.data(), ctx_->moduli(), a.limbs(), ctx_->n());
+}
+
+Ciphertext Evaluator::multiply_integer(const Ciphertext& a, int64_t c) const {
+    Ciphertext out = a;
+    multiply_integer_inplace(out, c);
+    return out;
+}
+
+// ---- relinearization, rescaling, levels --------------------------------------------------------
+
+void Evaluator::relinearize_inplace(Ciphertext& a, const RelinKey& rk) const {
+    check_context("relinearize", a, "a");
+    if (rk.empty()) raise<MissingKey>("relinearize: no relinearization key was given (generate one with relin_key())");
+    if (rk.context_id != ctx_->id()) raise<ContextMismatch>("relinearize: the relinearization key belongs to another parameter set");
+    if (a.size() == 2) return;
+    if (a.size() != 3) raise<ValueError>("relinearize: a ciphertext of size ", a.size(), " is not supported");
+    const size_t n = ctx_->n(), limbs = a.limbs();
+    AlignedBuffer<uint64_t> ks(2 * limbs * n);
+    key_switch(*ctx_, a.level(), a.poly(2), rk, ks.data(), ks.data() + limbs * n);
+    cpu::add(a.poly(0), a.poly(0), ks.data(), ctx_->moduli(), limbs, n);
+    cpu::add(a.poly(1), a.poly(1), ks.data() + limbs * n, ctx_->moduli(), limbs, n);
+    a.reshape(2, a.level());
+}
+
+Ciphertext Evaluator::relinearize(const Ciphertext& a, const RelinKey& rk) const {
+    Ciphertext out = a;
+    relinearize_inplace(out, rk);
+    return out;
+}
+
+void Evaluator::rescale_inplace(Ciphertext& a) const {
+    check_context("rescale", a, "a");
+    const int l = a.level();
+    if (l == 0)
+        raise<LevelMismatch>("rescale: the ciphertext (", describe(a), ") is at level 0; no prime is left to divide by");
+    const Context& ctx = *ctx_;
+    const size_t n = ctx.n();
+    const LevelConstants& lc = ctx.level(l);
+    const uint64_t ql = ctx.q()[size_t(l)], half = ql >> 1;
+    AlignedBuffer<uint64_t> last(n);
+    for (size_t j = 0; j < a.size(); ++j) {
+        uint64_t* poly = a.poly(j);
+        // The last limb in coefficient form, shifted by q_l/2 so that the division rounds.
+        std::memcpy(last.data(), poly + size_t(l) * n, n * sizeof(uint64_t));
+        math::ntt_inverse(last.data(), ctx.ntt_tables()[l]);
+        for (size_t k = 0; k < n; ++k) last[k] = math::add_mod(last[k], half, ql);
+        parallel_for(size_t(l), [&](size_t i) {
+            const math::Modulus& m = ctx.moduli()[i];
+            AlignedBuffer<uint64_t> t(n);
+            for (size_t k = 0; k < n; ++k)
+                t[k] = math::sub_mod(m.barrett.reduce_word(last[k]), lc.half_last_mod[i], m.value);
+            math::ntt_forward(t.data(), ctx.ntt_tables()[i]);
+            const uint64_t w = lc.inv_last[i], ws = math::shoup_precompute(w, m.value);
+            uint64_t* x = poly + i * n;
+            for (size_t k = 0; k < n; ++k) x[k] = math::mul_shoup(x[k] - t[k] + m.value, w, ws, m.value);
+        });
+    }
+    a.reshape(a.size(), l - 1);
+    a.set_scale(a.scale() / double(ql));
+}
+
+Ciphertext Evaluator::rescale(const Ciphertext& a) const {
+    Ciphertext out = a;
+    rescale_inplace(out);
+    return out;
+}
+
+Ciphertext Evaluator::multiply_relin_rescale(const Ciphertext& a, const Ciphertext& b, const RelinKey& rk) const {
+    Ciphertext out = multiply(a, b);
+    relinearize_inplace(out, rk);
+    rescale_inplace(out);
+    return out;
+}
+
+void Evaluator::drop_to_level_inplace(Ciphertext& a, int level) const {
+    check_context("drop_to_level", a, "a");
+    if (level < 0 || level > a.level())
+        raise<LevelMismatch>("drop_to_level: cannot go from ", describe(a), " to level ", level,
+                             " (only down, to 0.. ", a.level(), ")");
+    a.reshape(a.size(), level);
+}
+
+Ciphertext Evaluator::drop_to_level(const Ciphertext& a, int level) const {
+    Ciphertext out = a;
+    drop_to_level_inplace(out, level);
+    return out;
+}
+
+// ---- rotations and conjugation -----------------------------------------------------------------
+
+const KeySwitchKey& Evaluator::galois_key(const char* op, const GaloisKeys& keys, uint64_t galois, int64_t steps) const {
+    if (keys.context_id != 0 && keys.context_id != ctx_->id())
+        raise<ContextMismatch>(op, ": the Galois keys belong to another parameter set");
+    auto it = keys.keys.find(galois);
+    if (it == keys.keys.end()) {
+        if (galois == ctx_->conjugation_element())
+            raise<MissingKey>(op, ": no conjugation key; generate Galois keys with conjugation = true");
+        raise<MissingKey>(op, ": no Galois key for a rotation by ", steps, " (Galois element ", galois,
+                          "); generate it with galois_keys({", steps, "})");
+    }
+    return it->second;
+}
+
+Ciphertext Evaluator::apply_galois(const Ciphertext& a, uint64_t galois, const GaloisKeys& keys, const char* op) const {
+    check_context(op, a, "a");
+    check_size2(op, a, "a");
+    const KeySwitchKey& key = galois_key(op, keys, galois, 0);
+    const Context& ctx = *ctx_;
+    const size_t n = ctx.n(), limbs = a.limbs();
+    const uint32_t* perm = ctx.automorphism_permutation(galois).data();
+    Ciphertext out(ctx, 2, a.level(), a.scale(), a.slots());
+    // out = (sigma(c0) + ks0, ks1) where (ks0, ks1) switches sigma(c1) from sigma(s) to s.
+    AlignedBuffer<uint64_t> c1(limbs * n), ks0(limbs * n);
+    cpu::permute(c1.data(), a.poly(1), perm, limbs, n);
+    key_switch(ctx, a.level(), c1.data(), key, ks0.data(), out.poly(1));
+    cpu::permute(out.poly(0), a.poly(0), perm, limbs, n);
+    cpu::add(out.poly(0), out.poly(0), ks0.data(), ctx.moduli(), limbs, n);
+    return out;
+}
+
+Ciphertext Evaluator::rotate(const Ciphertext& a, int64_t steps, const GaloisKeys& keys) const {
+    check_context("rotate", a, "a");
+    const int64_t slots = int64_t(a.slots());
+    if (steps <= -slots || steps >= slots)
+        raise<ValueError>("rotate: step ", steps, " is out of range for a ciphertext with ", slots,
+                          " slots (allowed: ", -(slots - 1), " .. ", slots - 1, ")");
+    if (steps == 0) return a;
+    const uint64_t g = ctx_->galois_element(steps);
+    galois_key("rotate", keys, g, steps);  // the clear error message, with the step
+    return apply_galois(a, g, keys, "rotate");
+}
+
+void Evaluator::rotate_inplace(Ciphertext& a, int64_t steps, const GaloisKeys& keys) const { a = rotate(a, steps, keys); }
+
+Ciphertext Evaluator::conjugate(const Ciphertext& a, const GaloisKeys& keys) const {
+    return apply_galois(a, ctx_->conjugation_element(), keys, "conjugate");
+}
+
+void Evaluator::conjugate_inplace(Ciphertext& a, const GaloisKeys& keys) const { a = conjugate(a, keys); }
+
+}  // namespace oboro::ckks

@@ -1,0 +1,93 @@
+// Homomorphic operations. Every operation has an allocating form that returns a new ciphertext
+// (`add(a, b)`) and an in-place form that overwrites its first operand (`add_inplace(a, b)`).
+// Operands are checked before anything is written: a mismatch of context, level or scale, a
+// missing key or an impossible request throws a typed error (see util/error.hpp) naming the
+// operation and the operands' levels and scales.
+//
+// The evaluator never relinearizes or rescales on its own; that is the caller's choice (the
+// Python layer automates it).
+#pragma once
+
+#include <complex>
+#include <cstdint>
+
+#include "oboro/ckks/ciphertext.hpp"
+#include "oboro/ckks/encoder.hpp"
+#include "oboro/ckks/keys.hpp"
+
+namespace oboro::ckks {
+
+class Evaluator {
+public:
+    explicit Evaluator(ContextPtr ctx);
+
+    const ContextPtr& context() const { return ctx_; }
+
+    // ---- addition and subtraction ----
+    Ciphertext add(const Ciphertext& a, const Ciphertext& b) const;
+    void add_inplace(Ciphertext& a, const Ciphertext& b) const;
+    Ciphertext add(const Ciphertext& a, const Plaintext& b) const;
+    void add_inplace(Ciphertext& a, const Plaintext& b) const;
+    Ciphertext add(const Ciphertext& a, double c) const;      // c added to every slot
+    void add_inplace(Ciphertext& a, double c) const;
+    Ciphertext sub(const Ciphertext& a, const Ciphertext& b) const;
+    void sub_inplace(Ciphertext& a, const Ciphertext& b) const;
+    Ciphertext sub(const Ciphertext& a, const Plaintext& b) const;
+    void sub_inplace(Ciphertext& a, const Plaintext& b) const;
+    Ciphertext sub(const Ciphertext& a, double c) const;
+    void sub_inplace(Ciphertext& a, double c) const;
+    Ciphertext negate(const Ciphertext& a) const;
+    void negate_inplace(Ciphertext& a) const;
+
+    // ---- multiplication ----
+    // Ciphertext x ciphertext: a size-3 result at scale a.scale * b.scale (relinearize next).
+    Ciphertext multiply(const Ciphertext& a, const Ciphertext& b) const;
+    void multiply_inplace(Ciphertext& a, const Ciphertext& b) const;
+    Ciphertext square(const Ciphertext& a) const;
+    // Ciphertext x plaintext: scale a.scale * b.scale.
+    Ciphertext multiply(const Ciphertext& a, const Plaintext& b) const;
+    void multiply_inplace(Ciphertext& a, const Plaintext& b) const;
+    // Ciphertext x real constant, encoded at scale q_level so that a following rescale returns
+    // the ciphertext to (almost exactly) its current scale.
+    Ciphertext multiply(const Ciphertext& a, double c) const;
+    void multiply_inplace(Ciphertext& a, double c) const;
+    // Ciphertext x integer: exact, consumes no level, keeps the scale.
+    Ciphertext multiply_integer(const Ciphertext& a, int64_t c) const;
+    void multiply_integer_inplace(Ciphertext& a, int64_t c) const;
+
+    // ---- relinearization, rescaling, levels ----
+    Ciphertext relinearize(const Ciphertext& a, const RelinKey& rk) const;
+    void relinearize_inplace(Ciphertext& a, const RelinKey& rk) const;
+    // Divides by the last prime q_l (with rounding) and drops it: level l -> l-1, scale / q_l.
+    Ciphertext rescale(const Ciphertext& a) const;
+    void rescale_inplace(Ciphertext& a) const;
+    // multiply + relinearize + rescale in one call.
+    Ciphertext multiply_relin_rescale(const Ciphertext& a, const Ciphertext& b, const RelinKey& rk) const;
+    // Drops limbs down to `level` without changing the message or the scale.
+    Ciphertext drop_to_level(const Ciphertext& a, int level) const;
+    void drop_to_level_inplace(Ciphertext& a, int level) const;
+
+    // ---- rotations and conjugation ----
+    // Left rotation by `steps` slots (negative: right), -slots < steps < slots.
+    Ciphertext rotate(const Ciphertext& a, int64_t steps, const GaloisKeys& keys) const;
+    void rotate_inplace(Ciphertext& a, int64_t steps, const GaloisKeys& keys) const;
+    Ciphertext conjugate(const Ciphertext& a, const GaloisKeys& keys) const;
+    void conjugate_inplace(Ciphertext& a, const GaloisKeys& keys) const;
+    // The automorphism X -> X^galois followed by key switching.
+    Ciphertext apply_galois(const Ciphertext& a, uint64_t galois, const GaloisKeys& keys, const char* op) const;
+
+private:
+    void check_context(const char* op, const PolyArray& x, const char* name) const;
+    void check_same_level_scale(const char* op, const PolyArray& a, const PolyArray& b) const;
+    void check_size2(const char* op, const Ciphertext& a, const char* name) const;
+    const KeySwitchKey& galois_key(const char* op, const GaloisKeys& keys, uint64_t galois, int64_t steps) const;
+    // round(c * scale) mod q_i for every limb of a level
+    std::vector<uint64_t> scaled_constant(const char* op, double c, double scale, int level) const;
+
+    ContextPtr ctx_;
+};
+
+// "level 3, scale 2^40.00": how operands are named in error messages.
+std::string describe(const PolyArray& x);
+
+}  // namespace oboro::ckks

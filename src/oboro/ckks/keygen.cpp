@@ -1,0 +1,111 @@
+#include "oboro/ckks/keygen.hpp"
+
+#include "oboro/backend/cpu/poly_ops.hpp"
+#include "oboro/ckks/sampling.hpp"
+#include "oboro/math/modarith.hpp"
+#include "oboro/util/error.hpp"
+
+namespace oboro::ckks {
+
+namespace cpu = backend::cpu;
+
+namespace {
+size_t qp_limbs(const Context& ctx) { return ctx.q_count() + ctx.p_count(); }
+
+// out = -a*s + e over Q*P (NTT form); a is written to `a`.
+void rlwe_sample(const Context& ctx, math::Prng& prng, const uint64_t* s, uint64_t* b, uint64_t* a) {
+    const size_t n = ctx.n(), limbs = qp_limbs(ctx);
+    sample_uniform(prng, a, ctx.moduli(), limbs, n);
+    small_to_ntt(sample_gaussian(prng, n), b, ctx.moduli(), ctx.ntt_tables(), limbs);
+    AlignedBuffer<uint64_t> as(limbs * n);
+    cpu::mul(as.data(), a, s, ctx.moduli(), limbs, n);
+    cpu::sub(b, b, as.data(), ctx.moduli(), limbs, n);
+}
+}  // namespace
+
+KeyGenerator::KeyGenerator(ContextPtr ctx) : ctx_(std::move(ctx)) {
+    const Parameters& p = ctx_->params();
+    sk_.coeffs = p.secret == SecretDistribution::sparse_ternary ? sample_sparse_ternary(prng_, ctx_->n(), p.hamming_weight)
+                                                                 : sample_ternary(prng_, ctx_->n());
+    sk_.ntt = AlignedBuffer<uint64_t>(qp_limbs(*ctx_) * ctx_->n());
+    small_to_ntt(sk_.coeffs, sk_.ntt.data(), ctx_->moduli(), ctx_->ntt_tables(), qp_limbs(*ctx_));
+    sk_.context_id = ctx_->id();
+}
+
+KeyGenerator::KeyGenerator(ContextPtr ctx, SecretKey sk) : ctx_(std::move(ctx)), sk_(std::move(sk)) {
+    if (sk_.context_id != ctx_->id())
+        raise<ContextMismatch>("KeyGenerator: the secret key belongs to another parameter set");
+}
+
+PublicKey KeyGenerator::public_key() {
+    const size_t n = ctx_->n(), limbs = qp_limbs(*ctx_);
+    PublicKey pk;
+    pk.data = AlignedBuffer<uint64_t>(2 * limbs * n);
+    rlwe_sample(*ctx_, prng_, sk_.ntt.data(), pk.data.data(), pk.data.data() + limbs * n);
+    pk.context_id = ctx_->id();
+    return pk;
+}
+
+KeySwitchKey KeyGenerator::switching_key(const uint64_t* s_from) {
+    const Context& ctx = *ctx_;
+    const size_t n = ctx.n(), limbs = qp_limbs(ctx), alpha = ctx.digit_size();
+    KeySwitchKey key;
+    key.digits = ctx.num_digits();
+    key.qp_limbs = limbs;
+    key.n = n;
+    key.context_id = ctx.id();
+    key.data = AlignedBuffer<uint64_t>(2 * key.digits * limbs * n);
+    for (size_t j = 0; j < key.digits; ++j) {
+        rlwe_sample(ctx, prng_, sk_.ntt.data(), key.b(j), key.a(j));
+        // + P * s_from on the primes of digit j (P = 0 mod every special prime).
+        for (size_t i = j * alpha; i < std::min(ctx.q_count(), (j + 1) * alpha); ++i) {
+            const math::Modulus& m = ctx.moduli()[i];
+            uint64_t p_mod = 1;
+            for (uint64_t pk : ctx.p()) p_mod = m.barrett.mul(p_mod, m.barrett.reduce_word(pk));
+            const uint64_t p_shoup = math::shoup_precompute(p_mod, m.value);
+            uint64_t* bi = key.b(j) + i * n;
+            const uint64_t* si = s_from + i * n;
+            for (size_t k = 0; k < n; ++k)
+                bi[k] = math::add_mod(bi[k], math::mul_shoup(si[k], p_mod, p_shoup, m.value), m.value);
+        }
+    }
+    return key;
+}
+
+RelinKey KeyGenerator::relin_key() {
+    const size_t n = ctx_->n(), limbs = qp_limbs(*ctx_);
+    AlignedBuffer<uint64_t> s2(limbs * n);
+    cpu::mul(s2.data(), sk_.ntt.data(), sk_.ntt.data(), ctx_->moduli(), limbs, n);
+    return switching_key(s2.data());
+}
+
+KeySwitchKey KeyGenerator::galois_key(uint64_t galois) {
+    const size_t n = ctx_->n(), limbs = qp_limbs(*ctx_);
+    if ((galois & 1) == 0 || galois >= 2 * n)
+        raise<ValueError>("galois_key: ", galois, " is not a Galois element (odd, below 2N = ", 2 * n, ")");
+    // A ciphertext rotated by X -> X^g decrypts under s(X^g); switch from that key back to s.
+    AlignedBuffer<uint64_t> s_g(limbs * n);
+    cpu::permute(s_g.data(), sk_.ntt.data(), ctx_->automorphism_permutation(galois).data(), limbs, n);
+    return switching_key(s_g.data());
+}
+
+void KeyGenerator::add_galois_keys(GaloisKeys& keys, const std::vector<int64_t>& steps, bool conjugation) {
+    if (keys.context_id == 0) keys.context_id = ctx_->id();
+    if (keys.context_id != ctx_->id()) raise<ContextMismatch>("add_galois_keys: the key set belongs to another parameter set");
+    std::vector<uint64_t> elements;
+    for (int64_t s : steps) {
+        const uint64_t g = ctx_->galois_element(s);
+        if (g != 1) elements.push_back(g);
+    }
+    if (conjugation) elements.push_back(ctx_->conjugation_element());
+    for (uint64_t g : elements)
+        if (!keys.has(g)) keys.keys.emplace(g, galois_key(g));
+}
+
+GaloisKeys KeyGenerator::galois_keys(const std::vector<int64_t>& steps, bool conjugation) {
+    GaloisKeys keys;
+    add_galois_keys(keys, steps, conjugation);
+    return keys;
+}
+
+}  // namespace oboro::ckks

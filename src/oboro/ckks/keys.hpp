@@ -1,0 +1,53 @@
+// Key material. Every polynomial is in NTT form over the full basis Q*P (all ciphertext primes,
+// then the special primes), limb-major.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "oboro/ckks/context.hpp"
+#include "oboro/util/buffer.hpp"
+
+namespace oboro::ckks {
+
+struct SecretKey {
+    std::vector<int8_t> coeffs;        // the ternary secret s
+    AlignedBuffer<uint64_t> ntt;       // s over Q*P in NTT form
+    uint64_t context_id = 0;
+};
+
+// (b, a) = (-a*s + e, a) over Q*P.
+struct PublicKey {
+    AlignedBuffer<uint64_t> data;      // b then a, each (q_count + p_count) limbs
+    uint64_t context_id = 0;
+    const uint64_t* b() const { return data.data(); }
+    const uint64_t* a(size_t qp_limbs, size_t n) const { return data.data() + qp_limbs * n; }
+};
+
+// A hybrid key-switching key from s' to s: for each digit j, (b_j, a_j) over Q*P with
+// b_j = -a_j*s + e_j + P*s' on the primes of digit j (and -a_j*s + e_j elsewhere).
+struct KeySwitchKey {
+    AlignedBuffer<uint64_t> data;      // [digit][b, a][limb][n]
+    size_t digits = 0;
+    size_t qp_limbs = 0;
+    size_t n = 0;
+    uint64_t context_id = 0;
+
+    const uint64_t* b(size_t digit) const { return data.data() + (2 * digit) * qp_limbs * n; }
+    const uint64_t* a(size_t digit) const { return data.data() + (2 * digit + 1) * qp_limbs * n; }
+    uint64_t* b(size_t digit) { return data.data() + (2 * digit) * qp_limbs * n; }
+    uint64_t* a(size_t digit) { return data.data() + (2 * digit + 1) * qp_limbs * n; }
+    bool empty() const { return data.empty(); }
+};
+
+using RelinKey = KeySwitchKey;
+
+// Galois keys, by Galois element (5^k mod 2N for a rotation by k, 2N-1 for conjugation).
+struct GaloisKeys {
+    std::map<uint64_t, KeySwitchKey> keys;
+    uint64_t context_id = 0;
+    bool has(uint64_t galois) const { return keys.count(galois) != 0; }
+};
+
+}  // namespace oboro::ckks

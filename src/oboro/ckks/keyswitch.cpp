@@ -1,0 +1,90 @@
+#include "oboro/ckks/keyswitch.hpp"
+
+#include <cstring>
+#include <vector>
+
+#include "oboro/backend/cpu/poly_ops.hpp"
+#include "oboro/math/modarith.hpp"
+#include "oboro/util/buffer.hpp"
+#include "oboro/util/parallel.hpp"
+
+namespace oboro::ckks {
+
+namespace cpu = backend::cpu;
+
+void mod_up(const Context& ctx, int level, const uint64_t* c, uint64_t* digits_out) {
+    const size_t n = ctx.n(), nq = size_t(level + 1), ne = ext_limbs(ctx, level);
+    const auto& digits = ctx.level(level).digits;
+
+    // Coefficient form of every limb, shared by all digits.
+    AlignedBuffer<uint64_t> coeff(nq * n);
+    std::memcpy(coeff.data(), c, nq * n * sizeof(uint64_t));
+    cpu::ntt_inverse(coeff.data(), ctx.ntt_tables(), nq);
+
+    parallel_for(digits.size(), [&](size_t j) {
+        const DigitConversion& d = digits[j];
+        uint64_t* ext = digits_out + j * ne * n;
+        // The digit's own limbs are c itself (already in NTT form).
+        std::memcpy(ext + d.begin * n, c + d.begin * n, (d.end - d.begin) * n * sizeof(uint64_t));
+        // Every other limb: fast base conversion from the digit, then NTT.
+        std::vector<uint64_t*> targets;
+        std::vector<const math::NttTables*> tables;
+        for (size_t i = 0; i < ne; ++i) {
+            if (i >= d.begin && i < d.end) continue;
+            targets.push_back(ext + i * n);
+            tables.push_back(i < nq ? &ctx.ntt_tables()[i] : &ctx.p_ntt_tables()[i - nq]);
+        }
+        AlignedBuffer<uint64_t> scratch((d.end - d.begin) * n);
+        d.to_others.convert(coeff.data() + d.begin * n, n, targets.data(), n, scratch.data());
+        for (size_t t = 0; t < targets.size(); ++t) math::ntt_forward(targets[t], *tables[t]);
+    });
+}
+
+void key_inner_product(const Context& ctx, int level, const uint64_t* digits, const KeySwitchKey& key,
+                       uint64_t* acc0, uint64_t* acc1) {
+    const size_t n = ctx.n(), nq = size_t(level + 1), ne = ext_limbs(ctx, level);
+    const size_t beta = digits_at(ctx, level);
+    parallel_for(ne, [&](size_t i) {
+        // limb i of the extended basis is limb `ki` of the key (which spans all of Q*P)
+        const size_t ki = i < nq ? i : ctx.q_count() + (i - nq);
+        const math::Modulus& m = i < nq ? ctx.moduli()[i] : ctx.p_moduli()[i - nq];
+        uint64_t* o0 = acc0 + i * n;
+        uint64_t* o1 = acc1 + i * n;
+        // Fused multiply-add with a single reduction: beta products of < 2^122 each fit in 128
+        // bits for beta <= 64 (the chain has at most 64 primes).
+        for (size_t k = 0; k < n; ++k) {
+            unsigned __int128 s0 = 0, s1 = 0;
+            for (size_t j = 0; j < beta; ++j) {
+                const uint64_t x = digits[(j * ne + i) * n + k];
+                s0 += (unsigned __int128)x * key.b(j)[ki * n + k];
+                s1 += (unsigned __int128)x * key.a(j)[ki * n + k];
+            }
+            o0[k] = m.barrett.reduce(s0);
+            o1[k] = m.barrett.reduce(s1);
+        }
+    });
+}
+
+void mod_down(const Context& ctx, int level, uint64_t* ext, uint64_t* out) {
+    const size_t n = ctx.n(), nq = size_t(level + 1), k = ctx.p_count();
+    const LevelConstants& lc = ctx.level(level);
+    uint64_t* special = ext + nq * n;
+    cpu::ntt_inverse(special, ctx.p_ntt_tables(), k);
+    AlignedBuffer<uint64_t> conv(nq * n), scratch(k * n);
+    lc.p_to_q.convert_centered(special, n, conv.data(), n, n, scratch.data());
+    cpu::ntt_forward(conv.data(), ctx.ntt_tables(), nq);
+    cpu::sub_mul_scalar(out, ext, conv.data(), lc.p_inv.data(), ctx.moduli(), nq, n);
+}
+
+void key_switch(const Context& ctx, int level, const uint64_t* c, const KeySwitchKey& key, uint64_t* out0,
+                uint64_t* out1) {
+    const size_t n = ctx.n(), ne = ext_limbs(ctx, level);
+    AlignedBuffer<uint64_t> digits(digits_at(ctx, level) * ne * n);
+    mod_up(ctx, level, c, digits.data());
+    AlignedBuffer<uint64_t> acc(2 * ne * n);
+    key_inner_product(ctx, level, digits.data(), key, acc.data(), acc.data() + ne * n);
+    mod_down(ctx, level, acc.data(), out0);
+    mod_down(ctx, level, acc.data() + ne * n, out1);
+}
+
+}  // namespace oboro::ckks

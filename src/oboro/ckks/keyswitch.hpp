@@ -1,0 +1,38 @@
+// Hybrid key switching (Han-Ki; Bossuat et al.), in three steps that later optimisations
+// (hoisting, batching, GPU) reuse separately:
+//   mod_up:         split c (NTT form over Q_l) into its digits and extend each digit to Q_l*P
+//   inner_product:  (acc0, acc1) = sum_j digit_j * (b_j, a_j), one reduction per coefficient
+//   mod_down:       divide by P with rounding, back to Q_l
+// Extended polynomials ("ext") have l+1 ciphertext limbs followed by the special-prime limbs.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "oboro/ckks/context.hpp"
+#include "oboro/ckks/keys.hpp"
+
+namespace oboro::ckks {
+
+inline size_t ext_limbs(const Context& ctx, int level) { return size_t(level + 1) + ctx.p_count(); }
+inline size_t digits_at(const Context& ctx, int level) {
+    return ctx.level(level).digits.size();
+}
+
+// c: level+1 limbs in NTT form. digits_out: digits_at(level) extended polynomials, NTT form.
+void mod_up(const Context& ctx, int level, const uint64_t* c, uint64_t* digits_out);
+
+// acc0/acc1: ext_limbs(level) limbs each, NTT form.
+void key_inner_product(const Context& ctx, int level, const uint64_t* digits, const KeySwitchKey& key,
+                       uint64_t* acc0, uint64_t* acc1);
+
+// ext: ext_limbs(level) limbs in NTT form (its special limbs are used as scratch).
+// out: level+1 limbs, NTT form, equal to round(ext / P) (exactly: the special part is taken as
+// its centred representative). `out` may alias the front of `ext`.
+void mod_down(const Context& ctx, int level, uint64_t* ext, uint64_t* out);
+
+// The whole key switch: (out0, out1) with out0 + out1*s ~ c*s' where key switches s' -> s.
+void key_switch(const Context& ctx, int level, const uint64_t* c, const KeySwitchKey& key, uint64_t* out0,
+                uint64_t* out1);
+
+}  // namespace oboro::ckks

@@ -1,0 +1,147 @@
+#include "oboro/ckks/parameters.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <sstream>
+
+#include "oboro/math/modarith.hpp"
+#include "oboro/util/error.hpp"
+
+namespace oboro::ckks {
+
+int max_log_qp(int log_n, SecurityLevel level) {
+    // HE standard (Albrecht et al. 2018, Table 1, ternary secret, classical). The 128-bit entries
+    // for 2^16 and 2^17 follow the same estimator and are the ones used by OpenFHE and Lattigo.
+    switch (level) {
+        case SecurityLevel::k128:
+            switch (log_n) {
+                case 10: return 27; case 11: return 54; case 12: return 109; case 13: return 218;
+                case 14: return 438; case 15: return 881; case 16: return 1747; case 17: return 3523;
+                default: return 0;
+            }
+        case SecurityLevel::k192:
+            switch (log_n) {
+                case 10: return 19; case 11: return 37; case 12: return 75; case 13: return 152;
+                case 14: return 305; case 15: return 611; default: return 0;
+            }
+        case SecurityLevel::k256:
+            switch (log_n) {
+                case 10: return 14; case 11: return 29; case 12: return 58; case 13: return 118;
+                case 14: return 237; case 15: return 476; default: return 0;
+            }
+        case SecurityLevel::none: return 0;
+    }
+    return 0;
+}
+
+const char* to_string(SecurityLevel level) {
+    switch (level) {
+        case SecurityLevel::k128: return "128-bit";
+        case SecurityLevel::k192: return "192-bit";
+        case SecurityLevel::k256: return "256-bit";
+        case SecurityLevel::none: return "none (INSECURE, explicitly requested)";
+    }
+    return "?";
+}
+
+int digit_size(size_t q_count, int dnum) { return int((q_count + size_t(dnum) - 1) / size_t(dnum)); }
+
+int max_digit_bits(const std::vector<int>& q_bits, int dnum) {
+    const int alpha = digit_size(q_bits.size(), dnum);
+    int widest = 0;
+    for (size_t lo = 0; lo < q_bits.size(); lo += size_t(alpha)) {
+        int bits = 0;
+        for (size_t i = lo; i < std::min(q_bits.size(), lo + size_t(alpha)); ++i) bits += q_bits[i];
+        widest = std::max(widest, bits);
+    }
+    return widest;
+}
+
+int Parameters::effective_dnum() const {
+    if (dnum > 0) return dnum;
+    // The fewest digits (cheapest key switching) whose every digit fits under P.
+    const int p_total = std::accumulate(p_bits.begin(), p_bits.end(), 0);
+    for (int d = 1; d <= int(q_bits.size()); ++d)
+        if (max_digit_bits(q_bits, d) <= p_total) return d;
+    raise<ParameterError>("parameters: even one prime per digit exceeds the ", p_total,
+                          " bits of the special primes; use larger or more special primes");
+}
+
+int Parameters::log_qp() const {
+    return std::accumulate(q_bits.begin(), q_bits.end(), 0) + std::accumulate(p_bits.begin(), p_bits.end(), 0);
+}
+
+void Parameters::validate() const {
+    constexpr int max_bits = math::max_modulus_bits<uint64_t>;
+    if (log_n < 1 || log_n > 17)
+        raise<ParameterError>("parameters: N = 2^", log_n, " is out of range (N must be a power of two, 2^1 .. 2^17)");
+    if (q_bits.empty()) raise<ParameterError>("parameters: the modulus chain q_bits is empty");
+    if (p_bits.empty())
+        raise<ParameterError>("parameters: at least one special prime (p_bits) is needed for key switching");
+    for (int b : q_bits)
+        if (b < 20 || b > max_bits)
+            raise<ParameterError>("parameters: a ", b, "-bit ciphertext prime is not allowed (each prime must have 20..",
+                                  max_bits, " bits)");
+    for (int b : p_bits)
+        if (b < 20 || b > max_bits)
+            raise<ParameterError>("parameters: a ", b, "-bit special prime is not allowed (each prime must have 20..",
+                                  max_bits, " bits)");
+    if (q_bits.size() > 64) raise<ParameterError>("parameters: the chain has ", q_bits.size(), " primes (at most 64)");
+    if (dnum < 0 || dnum > int(q_bits.size()))
+        raise<ParameterError>("parameters: dnum = ", dnum, " must be in 1..", q_bits.size(), " (or 0 for automatic)");
+    if (dnum == 0) (void)effective_dnum();  // throws if no digit split fits under P
+    if (dnum > 0) {
+        const int p_total = std::accumulate(p_bits.begin(), p_bits.end(), 0);
+        const int widest = max_digit_bits(q_bits, dnum);
+        if (widest > p_total)
+            raise<ParameterError>("parameters: with dnum = ", dnum, " a key-switching digit has ", widest,
+                                  " bits but the special primes only ", p_total,
+                                  " bits; key switching would add large noise. Use a larger dnum or more special primes");
+    }
+    if (secret == SecretDistribution::sparse_ternary && (hamming_weight <= 0 || uint64_t(hamming_weight) > n()))
+        raise<ParameterError>("parameters: sparse ternary secret needs 0 < hamming_weight <= N, got ", hamming_weight);
+    if (scale < 0) raise<ParameterError>("parameters: scale must be positive");
+    if (security != SecurityLevel::none) {
+        const int limit = max_log_qp(log_n, security);
+        if (limit == 0)
+            raise<ParameterError>("parameters: the HE standard gives no ", to_string(security), " bound for N = 2^",
+                                  log_n, "; use a larger N or set security to none explicitly");
+        if (log_qp() > limit)
+            raise<ParameterError>("parameters: log2(QP) = ", log_qp(), " bits exceeds the ", to_string(security),
+                                  " security limit of ", limit, " bits for N = 2^", log_n,
+                                  " (HE standard); use fewer or smaller primes, a larger N, or set security to "
+                                  "none explicitly");
+    }
+}
+
+Parameters Parameters::preset(const std::string& name) {
+    Parameters p;
+    if (name == "S1") {  // paper 000: N=8192, {60,40,60}, scale 2^40
+        p.log_n = 13; p.q_bits = {60, 40}; p.p_bits = {60};
+    } else if (name == "S2") {  // paper 003: N=16384, {60,40,40,40,60}, scale 2^40
+        p.log_n = 14; p.q_bits = {60, 40, 40, 40}; p.p_bits = {60};
+    } else if (name == "S3") {  // paper 004: logN=15, scale 2^40, 9 levels, 10 special primes
+        p.log_n = 15; p.q_bits = std::vector<int>(10, 40); p.q_bits[0] = 60; p.p_bits = std::vector<int>(10, 40);
+    } else if (name == "S4") {  // paper 002 (deep): N=65536, {60, 20 x 40}, 6 x 60-bit special primes, dnum 3
+        p.log_n = 16; p.q_bits = std::vector<int>(21, 40); p.q_bits[0] = 60; p.p_bits = std::vector<int>(6, 60);
+        p.dnum = 3;
+    } else {
+        raise<ParameterError>("parameters: unknown preset '", name, "' (known: S1, S2, S3, S4)");
+    }
+    p.scale = 0x1p40;
+    return p;
+}
+
+std::vector<std::string> Parameters::preset_names() { return {"S1", "S2", "S3", "S4"}; }
+
+std::string Parameters::describe() const {
+    std::ostringstream os;
+    os << "N=2^" << log_n << " slots=" << slots() << " levels=" << max_level() << " q_bits={";
+    for (size_t i = 0; i < q_bits.size(); ++i) os << (i ? "," : "") << q_bits[i];
+    os << "} p_bits={";
+    for (size_t i = 0; i < p_bits.size(); ++i) os << (i ? "," : "") << p_bits[i];
+    os << "} dnum=" << effective_dnum() << " log2(QP)=" << log_qp() << " security=" << to_string(security);
+    return os.str();
+}
+
+}  // namespace oboro::ckks

@@ -1,0 +1,51 @@
+// CKKS parameters: ring degree, modulus chain, special primes, gadget digits, scale, secret
+// distribution, and the security level they are checked against.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace oboro::ckks {
+
+enum class SecurityLevel { k128, k192, k256, none };
+enum class SecretDistribution { ternary, sparse_ternary };
+
+struct Parameters {
+    int log_n = 0;                       // ring degree N = 2^log_n; slots = N/2
+    std::vector<int> q_bits;             // ciphertext primes, q_0 first (the last one is dropped first)
+    std::vector<int> p_bits;             // special primes for hybrid key switching
+    int dnum = 0;                        // gadget digits; 0 = as many as the special primes allow
+    double scale = 0;                    // default encoding scale; 0 = 2^(bits of q_1) (or q_0 if single)
+    SecretDistribution secret = SecretDistribution::ternary;
+    int hamming_weight = 0;              // for sparse_ternary: number of non-zero coefficients
+    SecurityLevel security = SecurityLevel::k128;
+
+    uint64_t n() const { return uint64_t(1) << log_n; }
+    size_t slots() const { return size_t(1) << (log_n - 1); }
+    int max_level() const { return int(q_bits.size()) - 1; }
+    int log_qp() const;                 // total bits of Q*P as requested (sum of prime sizes)
+    int effective_dnum() const;         // dnum, or the automatic choice when dnum == 0
+
+    // Throws ParameterError with a message that says what is wrong and what the limit is.
+    void validate() const;
+
+    // The reference sets of the papers (see docs/parameters.md): "S1", "S2", "S3", "S4".
+    static Parameters preset(const std::string& name);
+    static std::vector<std::string> preset_names();
+
+    std::string describe() const;
+};
+
+// Maximum log2(Q*P) for 128/192/256-bit security with a ternary secret, from the
+// HomomorphicEncryption.org standard (classical attacks). Returns 0 where the table has no entry.
+int max_log_qp(int log_n, SecurityLevel level);
+
+const char* to_string(SecurityLevel level);
+
+// Primes per key-switching digit: ceil(q_count / dnum); digits are consecutive runs of primes.
+int digit_size(size_t q_count, int dnum);
+// Bits of the widest digit when q_bits is split into dnum digits.
+int max_digit_bits(const std::vector<int>& q_bits, int dnum);
+
+}  // namespace oboro::ckks

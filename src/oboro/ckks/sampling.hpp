@@ -1,0 +1,32 @@
+// Samplers for secrets, errors and uniform masks, and their conversion to RNS/NTT form.
+// All randomness comes from math::Prng (ChaCha20 seeded from the OS CSPRNG).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "oboro/math/ntt.hpp"
+#include "oboro/math/random.hpp"
+#include "oboro/math/rns.hpp"
+
+namespace oboro::ckks {
+
+inline constexpr double kErrorSigma = 3.19;  // HE standard error width
+
+// Uniform ternary: each coefficient -1, 0, 1 with probability 1/3.
+std::vector<int8_t> sample_ternary(math::Prng& prng, size_t n);
+// Exactly h non-zero coefficients (+-1 each with probability 1/2) at uniformly random positions.
+std::vector<int8_t> sample_sparse_ternary(math::Prng& prng, size_t n, int h);
+// Rounded Gaussian of standard deviation sigma, tails cut at 6 sigma.
+std::vector<int64_t> sample_gaussian(math::Prng& prng, size_t n, double sigma = kErrorSigma);
+
+// Writes a polynomial with small signed coefficients into `limbs` limbs and transforms it to
+// NTT form. mods/tables may be a sub-range of the context's (e.g. only the P primes).
+template <typename T>
+void small_to_ntt(const std::vector<T>& coeffs, uint64_t* out, const math::Modulus* mods,
+                  const math::NttTables* tables, size_t limbs);
+
+// Uniform polynomial mod each modulus, directly in NTT form (the NTT is a bijection).
+void sample_uniform(math::Prng& prng, uint64_t* out, const math::Modulus* mods, size_t limbs, size_t n);
+
+}  // namespace oboro::ckks

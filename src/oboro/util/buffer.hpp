@@ -1,0 +1,51 @@
+// A 64-byte aligned, uninitialised array of words: the storage of every polynomial. Unlike
+// std::vector it does not zero what it allocates (the kernels overwrite it anyway), and its
+// alignment lets SIMD kernels use aligned loads.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <utility>
+
+namespace oboro {
+
+template <typename T> class AlignedBuffer {
+public:
+    static constexpr size_t alignment = 64;
+
+    AlignedBuffer() = default;
+    explicit AlignedBuffer(size_t count) : size_(count) {
+        if (count == 0) return;
+        const size_t bytes = ((count * sizeof(T) + alignment - 1) / alignment) * alignment;
+        data_ = static_cast<T*>(std::aligned_alloc(alignment, bytes));
+        if (!data_) throw std::bad_alloc();
+    }
+    AlignedBuffer(const AlignedBuffer& other) : AlignedBuffer(other.size_) {
+        if (size_) std::memcpy(data_, other.data_, size_ * sizeof(T));
+    }
+    AlignedBuffer(AlignedBuffer&& other) noexcept
+        : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+    AlignedBuffer& operator=(AlignedBuffer other) noexcept {
+        std::swap(data_, other.data_);
+        std::swap(size_, other.size_);
+        return *this;
+    }
+    ~AlignedBuffer() { std::free(data_); }
+
+    T* data() { return data_; }
+    const T* data() const { return data_; }
+    size_t size() const { return size_; }
+    bool empty() const { return size_ == 0; }
+    T& operator[](size_t i) { return data_[i]; }
+    const T& operator[](size_t i) const { return data_[i]; }
+    void zero() { if (size_) std::memset(data_, 0, size_ * sizeof(T)); }
+
+private:
+    T* data_ = nullptr;
+    size_t size_ = 0;
+};
+
+}  // namespace oboro

@@ -1,0 +1,86 @@
+// Shared fixtures for the CKKS tests: a context with all keys for a parameter set, random
+// inputs, and precision in bits (-log2 of the maximum absolute error against a double reference).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <complex>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "oboro/ckks/encoder.hpp"
+#include "oboro/ckks/encryptor.hpp"
+#include "oboro/ckks/evaluator.hpp"
+#include "oboro/ckks/keygen.hpp"
+
+namespace oboro::test {
+
+using cplx = std::complex<double>;
+using namespace oboro::ckks;
+
+struct Keys {
+    ContextPtr ctx;
+    std::unique_ptr<KeyGenerator> keygen;
+    PublicKey pk;
+    RelinKey rk;
+    GaloisKeys gk;
+    std::unique_ptr<Encoder> encoder;
+    std::unique_ptr<Encryptor> pk_encryptor, sk_encryptor;
+    std::unique_ptr<Decryptor> decryptor;
+    std::unique_ptr<Evaluator> eval;
+
+    // Context + keys (cached per preset: S4 key generation takes seconds).
+    static Keys& get(const std::string& preset) {
+        static std::map<std::string, std::unique_ptr<Keys>> cache;
+        auto& slot = cache[preset];
+        if (!slot) slot = std::make_unique<Keys>(Parameters::preset(preset));
+        return *slot;
+    }
+
+    explicit Keys(const Parameters& params) {
+        ctx = Context::create(params);
+        keygen = std::make_unique<KeyGenerator>(ctx);
+        pk = keygen->public_key();
+        rk = keygen->relin_key();
+        const int64_t slots = int64_t(ctx->max_slots());
+        gk = keygen->galois_keys({1, -1, 5, slots - 1, slots / 2}, /*conjugation=*/true);
+        encoder = std::make_unique<Encoder>(ctx);
+        pk_encryptor = std::make_unique<Encryptor>(ctx, pk);
+        sk_encryptor = std::make_unique<Encryptor>(ctx, keygen->secret_key());
+        decryptor = std::make_unique<Decryptor>(ctx, keygen->secret_key());
+        eval = std::make_unique<Evaluator>(ctx);
+    }
+
+    Ciphertext encrypt(const std::vector<cplx>& v, int level = -1, bool with_public_key = true, size_t slots = 0) {
+        Plaintext pt = encoder->encode(v, level, 0, slots);
+        return with_public_key ? pk_encryptor->encrypt(pt) : sk_encryptor->encrypt(pt);
+    }
+    std::vector<cplx> decrypt(const Ciphertext& ct) { return decryptor->decrypt_decode(ct, *encoder); }
+};
+
+inline std::vector<cplx> random_complex(size_t n, double bound, uint64_t seed) {
+    std::mt19937_64 gen(seed);  // test inputs only, never keys
+    std::uniform_real_distribution<double> d(-bound, bound);
+    std::vector<cplx> v(n);
+    for (auto& x : v) x = cplx(d(gen), d(gen));
+    return v;
+}
+
+inline std::vector<cplx> random_real(size_t n, double bound, uint64_t seed) {
+    auto v = random_complex(n, bound, seed);
+    for (auto& x : v) x = cplx(x.real(), 0);
+    return v;
+}
+
+// -log2(max |got - want|); compares the first want.size() entries. Exact equality gives 60.
+inline double precision_bits(const std::vector<cplx>& got, const std::vector<cplx>& want) {
+    double err = 0;
+    for (size_t i = 0; i < want.size(); ++i) err = std::max(err, std::abs(got[i] - want[i]));
+    return err == 0 ? 60.0 : -std::log2(err);
+}
+
+}  // namespace oboro::test

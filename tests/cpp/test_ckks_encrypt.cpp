@@ -1,0 +1,30 @@
+// Encoding, encryption and decryption precision against a double-precision reference.
+#include "ckks_test_util.hpp"
+
+using namespace oboro::test;
+
+class PresetTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(PresetTest, EncodeDecodeIsExactToRounding) {
+    Keys& k = Keys::get(GetParam());
+    const auto v = random_complex(k.ctx->max_slots(), 1.0, 1);
+    const auto back = k.encoder->decode(k.encoder->encode(v));
+    EXPECT_GE(precision_bits(back, v), 30.0);
+}
+
+TEST_P(PresetTest, PublicKeyEncryptDecrypt) {
+    Keys& k = Keys::get(GetParam());
+    const auto v = random_complex(k.ctx->max_slots(), 1.0, 2);
+    const double bits = precision_bits(k.decrypt(k.encrypt(v)), v);
+    // Rounding of c1/P times s limits public-key encryption to ~24.4 bits at N = 2^16 (see
+    // docs/precision.md); smaller rings keep more.
+    EXPECT_GE(bits, k.ctx->log_n() >= 16 ? 24.0 : 25.0) << GetParam();
+}
+
+TEST_P(PresetTest, SecretKeyEncryptDecrypt) {
+    Keys& k = Keys::get(GetParam());
+    const auto v = random_complex(k.ctx->max_slots(), 1.0, 3);
+    EXPECT_GE(precision_bits(k.decrypt(k.encrypt(v, -1, false)), v), 25.0) << GetParam();
+}
+
+INSTANTIATE_TEST_SUITE_P(Presets, PresetTest, ::testing::Values("S1", "S2", "S4"));
