@@ -1,0 +1,76 @@
+// oboro._core: the native part of the Python package.
+//
+// For now it proves that the C++ core builds and links: version, build information and an NTT
+// self-test. The CKKS API is added here (more files in python/src/ are picked up by CMake).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+
+#include "oboro/math/ntt.hpp"
+#include "oboro/math/primes.hpp"
+#include "oboro/math/random.hpp"
+
+#if defined(OBORO_WITH_CUDA_RUNTIME)
+#include "oboro/backend/cuda/elementwise.hpp"
+#endif
+
+namespace nb = nanobind;
+
+namespace {
+
+nb::dict build_info() {
+    nb::dict d;
+    d["version"] = OBORO_VERSION;
+    d["compiler"] = OBORO_COMPILER;
+    d["build_type"] = OBORO_BUILD_TYPE;
+    d["word_size"] = 64;
+    d["cuda"] = bool(OBORO_CUDA_COMPILED);
+    d["cuda_architectures"] = std::string(OBORO_CUDA_ARCHS);
+#if defined(OBORO_WITH_CUDA_RUNTIME)
+    d["cuda_runtime"] = true;
+    d["cuda_devices"] = oboro::cuda::device_count();
+#else
+    d["cuda_runtime"] = false;
+    d["cuda_devices"] = 0;
+#endif
+    return d;
+}
+
+// Forward then inverse negacyclic NTT of pseudo-random data modulo a `bits`-bit NTT prime, for
+// n = 2^log_n. True when the round trip gives the input back (and the forward transform moved it).
+bool selftest_ntt(int log_n, int bits) {
+    if (log_n < 1 || log_n > 17) throw nb::value_error("log_n must be in 1..17");
+    if (bits < 20 || bits > 62) throw nb::value_error("bits must be in 20..62");
+    const uint32_t n = uint32_t(1) << log_n;
+    const uint64_t q = oboro::math::generate_ntt_primes(bits, n, 1)[0];
+    const oboro::math::NttTables tables(q, n);
+
+    oboro::math::Seed seed{};
+    seed[0] = uint8_t(log_n);
+    seed[1] = uint8_t(bits);
+    oboro::math::Prng prng(seed);
+    std::vector<uint64_t> a(n);
+    for (auto& x : a) x = prng.uniform(q);
+    std::vector<uint64_t> b = a;
+    oboro::math::ntt_forward(b.data(), tables);
+    const bool moved = n == 1 || b != a;
+    for (uint64_t x : b)
+        if (x >= q) return false;
+    oboro::math::ntt_inverse(b.data(), tables);
+    return moved && b == a;
+}
+
+}  // namespace
+
+NB_MODULE(_core, m) {
+    m.doc() = "oboro native core (C++20 CKKS library)";
+    m.attr("__version__") = OBORO_VERSION;
+    m.def("build_info", &build_info,
+          "Build information: version, compiler, build type, word size, CUDA (compiled, runtime, "
+          "architectures, visible devices).");
+    m.def("_selftest_ntt", &selftest_ntt, nb::arg("log_n"), nb::arg("bits"),
+          "NTT round trip for n = 2^log_n modulo a bits-bit NTT prime; True on success.");
+}

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Installs what oboro needs on a fresh Debian 12 machine, idempotently:
+#   1. Debian packages (only those missing): cmake ninja-build g++ libgtest-dev python3-venv
+#      (+ python3 / python3-dev when the Python or its headers are missing)
+#   2. a virtualenv at .venv with numpy, pytest, scikit-build-core, nanobind, matplotlib
+#      (--cuda: also the CUDA 13 compiler/runtime wheels nvidia-cuda-nvcc, -runtime, -cccl)
+#   3. the oboro package itself, editable (pip install --no-build-isolation -e .): Python files are
+#      used from python/oboro directly; the C++ module is rebuilt incrementally in
+#      build/python/<tag> each time this script runs, so re-run it after changing C++ code.
+#
+# Usage: scripts/setup.sh [--cuda]
+# Environment: OBORO_PYTHON (interpreter for the venv, default python3),
+#              CMAKE_BUILD_PARALLEL_LEVEL (default: number of cores).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+WITH_CUDA=0
+for arg in "$@"; do
+  case "$arg" in
+    --cuda) WITH_CUDA=1 ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    *) echo "setup.sh: unknown argument '$arg' (try --help)" >&2; exit 2 ;;
+  esac
+done
+
+section() { printf '\n==== setup: %s ====\n' "$*"; }
+PYTHON="${OBORO_PYTHON:-python3}"
+VENV="$ROOT/.venv"
+VPY="$VENV/bin/python"
+T0=$SECONDS
+
+# ---- 1. Debian packages ------------------------------------------------------------------------
+section "system packages"
+if command -v dpkg >/dev/null 2>&1; then
+  missing=()
+  for pkg in cmake ninja-build g++ libgtest-dev python3-venv; do
+    dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
+  done
+  if ! command -v "$PYTHON" >/dev/null 2>&1; then
+    missing+=(python3 python3-dev)
+  elif ! "$PYTHON" -c 'import os, sys, sysconfig; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' 2>/dev/null; then
+    dpkg -s python3-dev >/dev/null 2>&1 || missing+=(python3-dev)  # headers for the extension module
+  fi
+  if ((${#missing[@]})); then
+    SUDO=""
+    if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+    echo "installing: ${missing[*]}"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  else
+    echo "all present"
+  fi
+else
+  echo "no dpkg (not Debian?): make sure cmake >= 3.22, ninja, a C++20 compiler, GoogleTest and Python >= 3.10 are installed"
+fi
+
+# ---- 2. virtualenv and Python packages -------------------------------------------------------------
+section "virtualenv .venv"
+if [ -x "$VPY" ] && ! "$VPY" -c 'import sys' >/dev/null 2>&1; then
+  echo ".venv is broken (its Python moved?): recreating it"
+  rm -rf "$VENV"
+fi
+if [ ! -x "$VPY" ]; then
+  "$PYTHON" -m venv "$VENV"
+  echo "created $VENV ($("$VPY" --version))"
+else
+  echo "using $VENV ($("$VPY" --version))"
+fi
+
+PIP=("$VPY" -m pip --disable-pip-version-check)
+packages=("numpy>=1.24" "pytest>=7" "scikit-build-core>=0.10" "nanobind>=2.0,<4" "matplotlib>=3.7")
+if ((WITH_CUDA)); then
+  # CUDA 13 wheels: nvcc, cudart and headers under site-packages/nvidia/cu13/{bin,include,lib}.
+  # (Not the *-cu12 wheels: they ship no nvcc binary.)
+  packages+=("nvidia-cuda-nvcc>=13,<14" "nvidia-cuda-runtime>=13,<14" "nvidia-cuda-cccl>=13,<14")
+fi
+"${PIP[@]}" install -q "${packages[@]}"
+echo "python packages: ok (${packages[*]})"
+
+# ---- 3. the oboro package (editable) ------------------------------------------------------------
+section "oboro Python package (pip install -e .)"
+# A build directory configured from another checkout (copied or moved tree) cannot be reused.
+for cache in build/python/*/CMakeCache.txt; do
+  [ -f "$cache" ] || continue
+  home="$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$cache")"
+  if [ "$home" != "$ROOT" ]; then
+    echo "removing $(dirname "$cache") (configured for $home)"
+    rm -rf "$(dirname "$cache")"
+  fi
+done
+export CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc 2>/dev/null || echo 2)}"
+"${PIP[@]}" install -q --no-build-isolation -e .
+"$VPY" -c 'import oboro; print("oboro", oboro.__version__, "installed:", oboro.build_info())'
+
+echo "setup done in $((SECONDS - T0)) s"
