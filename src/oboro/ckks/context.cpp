@@ -1,5 +1,6 @@
 #include "oboro/ckks/context.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "oboro/math/modarith.hpp"
@@ -11,8 +12,24 @@ namespace oboro::ckks {
 using namespace oboro::math;
 
 namespace {
-// Primes for a list of bit sizes: for each size, the largest unused primes = 1 mod 2N below 2^bits.
-std::vector<uint64_t> primes_for(const std::vector<int>& bits, uint64_t n, std::vector<uint64_t>& used) {
+// Ciphertext primes: for each bit size, primes alternately just below and above 2^bits, so that
+// the scale stays near 2^bits after many rescalings.
+std::vector<uint64_t> chain_primes(const std::vector<int>& bits, uint64_t n, std::vector<uint64_t>& used) {
+    std::map<int, std::vector<uint64_t>> by_size;
+    for (int b : bits) {
+        if (by_size.count(b)) continue;
+        const int count = int(std::count(bits.begin(), bits.end(), b));
+        by_size[b] = generate_ntt_primes_near(b, n, count, used);
+        used.insert(used.end(), by_size[b].begin(), by_size[b].end());
+    }
+    std::map<int, size_t> taken;
+    std::vector<uint64_t> out;
+    for (int b : bits) out.push_back(by_size[b][taken[b]++]);
+    return out;
+}
+
+// Special primes: the largest unused primes below 2^bits.
+std::vector<uint64_t> special_primes(const std::vector<int>& bits, uint64_t n, std::vector<uint64_t>& used) {
     std::vector<uint64_t> out;
     for (int b : bits) {
         const uint64_t q = generate_ntt_primes(b, n, 1, used)[0];
@@ -37,8 +54,8 @@ Context::Context(const Parameters& params) : params_(params) {
     dnum_ = params_.effective_dnum();
     alpha_ = size_t(ckks::digit_size(params_.q_bits.size(), dnum_));
     std::vector<uint64_t> used;
-    q_ = primes_for(params_.q_bits, n_, used);
-    p_ = primes_for(params_.p_bits, n_, used);
+    q_ = chain_primes(params_.q_bits, n_, used);
+    p_ = special_primes(params_.p_bits, n_, used);
     scale_ = params_.scale > 0 ? params_.scale : std::ldexp(1.0, params_.q_bits.size() > 1 ? params_.q_bits[1] : params_.q_bits[0]);
 
     for (uint64_t m : q_) mods_.emplace_back(m);

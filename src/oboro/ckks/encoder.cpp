@@ -100,21 +100,9 @@ void Encoder::coefficients_to_plaintext(const std::vector<cplx>& w, size_t slots
                               pt.level(), "; use smaller values or a smaller scale");
     }
     for (size_t i = 0; i < limbs; ++i) {
-        const uint64_t q = ctx.q()[i];
-        const double qd = double(q);
+        const math::Modulus& m = ctx.moduli()[i];
         uint64_t* out = pt.poly(0) + i * n;
-        for (size_t k = 0; k < n; ++k) {
-            const double c = coeff[k];
-            if (std::fabs(c) < 0x1p62) {
-                const int64_t v = int64_t(c);
-                out[k] = v >= 0 ? uint64_t(v) % q : (q - uint64_t(-v) % q) % q;
-            } else {
-                // Exact: fmod of an integral double by q is exact in IEEE arithmetic.
-                double r = std::fmod(c, qd);
-                if (r < 0) r += qd;
-                out[k] = uint64_t(r) % q;
-            }
-        }
+        for (size_t k = 0; k < n; ++k) out[k] = math::reduce_integral_double(coeff[k], m);
     }
     cpu::ntt_forward(pt.poly(0), ctx.ntt_tables(), limbs);
 }

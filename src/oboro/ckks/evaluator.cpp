@@ -60,12 +60,7 @@ std::vector<uint64_t> Evaluator::scaled_constant(const char* op, double c, doubl
         raise<ValueError>(op, ": the constant ", c, " at scale 2^", std::log2(scale), " does not fit the modulus 2^",
                           ctx_->log2_q(level), " at level ", level);
     std::vector<uint64_t> out(size_t(level + 1));
-    for (size_t i = 0; i < out.size(); ++i) {
-        const double q = double(ctx_->q()[i]);
-        double r = std::fmod(v, q);  // exact for integral doubles
-        if (r < 0) r += q;
-        out[i] = uint64_t(r) % ctx_->q()[i];
-    }
+    for (size_t i = 0; i < out.size(); ++i) out[i] = math::reduce_integral_double(v, ctx_->moduli()[i]);
     return out;
 }
 

@@ -26,7 +26,7 @@ void mod_up(const Context& ctx, int level, const uint64_t* c, uint64_t* digits_o
         uint64_t* ext = digits_out + j * ne * n;
         // The digit's own limbs are c itself (already in NTT form).
         std::memcpy(ext + d.begin * n, c + d.begin * n, (d.end - d.begin) * n * sizeof(uint64_t));
-        // Every other limb: fast base conversion from the digit, then NTT.
+        // Every other limb: base conversion of the digit's centred value, then NTT.
         std::vector<uint64_t*> targets;
         std::vector<const math::NttTables*> tables;
         for (size_t i = 0; i < ne; ++i) {
@@ -35,7 +35,7 @@ void mod_up(const Context& ctx, int level, const uint64_t* c, uint64_t* digits_o
             tables.push_back(i < nq ? &ctx.ntt_tables()[i] : &ctx.p_ntt_tables()[i - nq]);
         }
         AlignedBuffer<uint64_t> scratch((d.end - d.begin) * n);
-        d.to_others.convert(coeff.data() + d.begin * n, n, targets.data(), n, scratch.data());
+        d.to_others.convert_centered(coeff.data() + d.begin * n, n, targets.data(), n, scratch.data());
         for (size_t t = 0; t < targets.size(); ++t) math::ntt_forward(targets[t], *tables[t]);
     });
 }

@@ -68,6 +68,49 @@ std::vector<uint64_t> generate_ntt_primes(int bits, uint64_t n, int count,
     return out;
 }
 
+std::vector<uint64_t> generate_ntt_primes_near(int bits, uint64_t n, int count,
+                                               const std::vector<uint64_t>& exclude) {
+    if (bits < 2 || bits > max_modulus_bits<uint64_t>)
+        raise<ParameterError>("prime generation: a ", bits, "-bit prime is not supported (allowed: 2..",
+                              max_modulus_bits<uint64_t>, " bits)");
+    const uint64_t step = 2 * n;
+    const uint64_t center = uint64_t(1) << bits;
+    // Primes above 2^bits are allowed as long as they keep the word's headroom (< 2^62).
+    const uint64_t ceiling = uint64_t(1) << max_modulus_bits<uint64_t>;
+    const uint64_t floor = uint64_t(1) << (bits - 1);
+    uint64_t below = center + 1 - step;  // candidates = 1 mod 2n on each side of 2^bits
+    uint64_t above = center + 1;
+    bool below_open = below > floor && below < center, above_open = above < ceiling;
+    auto usable = [&](uint64_t q) { return is_prime(q) && std::find(exclude.begin(), exclude.end(), q) == exclude.end(); };
+    auto next_below = [&]() -> uint64_t {
+        while (below_open) {
+            const uint64_t q = below;
+            if (below <= floor + step) below_open = false; else below -= step;
+            if (usable(q)) return q;
+        }
+        return 0;
+    };
+    auto next_above = [&]() -> uint64_t {
+        while (above_open) {
+            const uint64_t q = above;
+            if (above + step >= ceiling) above_open = false; else above += step;
+            if (usable(q)) return q;
+        }
+        return 0;
+    };
+    std::vector<uint64_t> out;
+    for (int i = 0; int(out.size()) < count; ++i) {
+        uint64_t q = (i % 2 == 0) ? next_below() : next_above();
+        if (q == 0) q = (i % 2 == 0) ? next_above() : next_below();
+        if (q == 0) break;
+        out.push_back(q);
+    }
+    if (int(out.size()) < count)
+        raise<ParameterError>("prime generation: only ", out.size(), " distinct primes q = 1 mod ", step, " near 2^",
+                              bits, " exist, ", count, " requested");
+    return out;
+}
+
 uint64_t primitive_root_2n(uint64_t q, uint64_t n) {
     // g^((q-1)/2n) is a 2n-th root of unity; it is primitive iff its n-th power is -1.
     const uint64_t order = 2 * n;

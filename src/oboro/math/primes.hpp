@@ -15,6 +15,12 @@ bool is_prime(uint64_t n);
 std::vector<uint64_t> generate_ntt_primes(int bits, uint64_t n, int count,
                                           const std::vector<uint64_t>& exclude = {});
 
+// `count` distinct primes q = 1 mod 2n as close as possible to 2^bits, alternately just below and
+// just above it (below first), none in `exclude`. A chain of such primes keeps the CKKS scale
+// close to 2^bits through many rescalings: the drifts of neighbouring primes cancel.
+std::vector<uint64_t> generate_ntt_primes_near(int bits, uint64_t n, int count,
+                                               const std::vector<uint64_t>& exclude = {});
+
 // Returns the smallest primitive 2n-th root of unity mod q (q prime, q = 1 mod 2n).
 uint64_t primitive_root_2n(uint64_t q, uint64_t n);
 

@@ -6,6 +6,20 @@
 
 namespace oboro::math {
 
+uint64_t reduce_integral_double(double v, const Modulus& m) {
+    const double mag = std::fabs(v);
+    uint64_t r;
+    if (mag < 0x1p63) {
+        r = m.barrett.reduce_word(uint64_t(mag));
+    } else {
+        int exp = 0;
+        const double frac = std::frexp(mag, &exp);  // mag = frac * 2^exp, frac in [0.5, 1)
+        const uint64_t mantissa = uint64_t(std::ldexp(frac, 53));
+        r = m.barrett.mul(m.barrett.reduce_word(mantissa), pow_mod<uint64_t>(2, uint64_t(exp - 53), m.value));
+    }
+    return v < 0 ? neg_mod(r, m.value) : r;
+}
+
 RnsBase::RnsBase(std::vector<uint64_t> moduli) : values_(std::move(moduli)) {
     const size_t k = values_.size();
     for (uint64_t q : values_) {
@@ -47,15 +61,32 @@ BaseConverter::BaseConverter(const RnsBase& from, const RnsBase& to) : from_(fro
     for (size_t i = 0; i < k; ++i) inv_from_.push_back(1.0 / double(from[i]));
 }
 
-void BaseConverter::convert(const uint64_t* in, size_t in_stride, uint64_t* out, size_t out_stride,
-                            size_t n, uint64_t* scratch) const {
+void BaseConverter::convert(const uint64_t* in, size_t in_stride, uint64_t* out, size_t out_stride, size_t n,
+                            uint64_t* scratch) const {
     std::vector<uint64_t*> outs(to_.size());
     for (size_t j = 0; j < outs.size(); ++j) outs[j] = out + j * out_stride;
-    convert(in, in_stride, outs.data(), n, scratch);
+    convert_impl(in, in_stride, outs.data(), n, scratch, false);
 }
 
 void BaseConverter::convert(const uint64_t* in, size_t in_stride, uint64_t* const* outs, size_t n,
                             uint64_t* scratch) const {
+    convert_impl(in, in_stride, outs, n, scratch, false);
+}
+
+void BaseConverter::convert_centered(const uint64_t* in, size_t in_stride, uint64_t* out, size_t out_stride,
+                                     size_t n, uint64_t* scratch) const {
+    std::vector<uint64_t*> outs(to_.size());
+    for (size_t j = 0; j < outs.size(); ++j) outs[j] = out + j * out_stride;
+    convert_impl(in, in_stride, outs.data(), n, scratch, true);
+}
+
+void BaseConverter::convert_centered(const uint64_t* in, size_t in_stride, uint64_t* const* outs, size_t n,
+                                     uint64_t* scratch) const {
+    convert_impl(in, in_stride, outs, n, scratch, true);
+}
+
+void BaseConverter::convert_impl(const uint64_t* in, size_t in_stride, uint64_t* const* outs, size_t n,
+                                 uint64_t* scratch, bool centered) const {
     const size_t k = from_.size(), m = to_.size();
     // y_i = [x_i * (Q/q_i)^{-1}]_{q_i}
     for (size_t i = 0; i < k; ++i) {
@@ -64,10 +95,22 @@ void BaseConverter::convert(const uint64_t* in, size_t in_stride, uint64_t* cons
         uint64_t* y = scratch + i * n;
         for (size_t c = 0; c < n; ++c) y[c] = mul_shoup(x[c], w, ws, q);
     }
-    // out_j = sum_i y_i * (Q/q_i mod t_j) mod t_j, accumulated in 128 bits with one reduction.
-    // Each product is < 2^124, so up to 16 terms fit before an intermediate reduction is needed.
+    // Centred: v_c = round(sum_i y_i / q_i) is the number of Q's to subtract to land in
+    // [-Q/2, Q/2); estimated in double precision (an error only matters at exact ties).
+    std::vector<uint64_t> v;
+    if (centered) {
+        v.resize(n);
+        for (size_t c = 0; c < n; ++c) {
+            double sum = 0;
+            for (size_t i = 0; i < k; ++i) sum += double(scratch[i * n + c]) * inv_from_[i];
+            v[c] = uint64_t(std::llround(sum));
+        }
+    }
+    // out_j = sum_i y_i * (Q/q_i mod t_j) [- v * (Q mod t_j)] mod t_j, accumulated in 128 bits
+    // with one reduction. Each product is < 2^124, so 16 terms fit before a partial reduction.
     for (size_t j = 0; j < m; ++j) {
         const Barrett<uint64_t>& br = to_.modulus(j).barrett;
+        const uint64_t t = to_[j];
         const uint64_t* row = qhat_mod_t_.data() + j * k;
         uint64_t* o = outs[j];
         for (size_t c = 0; c < n; ++c) {
@@ -78,40 +121,9 @@ void BaseConverter::convert(const uint64_t* in, size_t in_stride, uint64_t* cons
             }
             o[c] = br.reduce(acc);
         }
-    }
-}
-
-void BaseConverter::convert_centered(const uint64_t* in, size_t in_stride, uint64_t* out, size_t out_stride,
-                                     size_t n, uint64_t* scratch) const {
-    const size_t k = from_.size(), m = to_.size();
-    for (size_t i = 0; i < k; ++i) {
-        const uint64_t q = from_[i], w = from_.punctured_inv(i), ws = from_.punctured_inv_shoup(i);
-        const uint64_t* x = in + i * in_stride;
-        uint64_t* y = scratch + i * n;
-        for (size_t c = 0; c < n; ++c) y[c] = mul_shoup(x[c], w, ws, q);
-    }
-    // v_c = round(sum_i y_i / q_i): the number of Q's to subtract to land in [-Q/2, Q/2).
-    std::vector<uint64_t> v(n);
-    for (size_t c = 0; c < n; ++c) {
-        double sum = 0;
-        for (size_t i = 0; i < k; ++i) sum += double(scratch[i * n + c]) * inv_from_[i];
-        v[c] = uint64_t(std::llround(sum));
-    }
-    for (size_t j = 0; j < m; ++j) {
-        const Barrett<uint64_t>& br = to_.modulus(j).barrett;
-        const uint64_t t = to_[j];
-        const uint64_t* row = qhat_mod_t_.data() + j * k;
-        const uint64_t q_mod = q_mod_t_[j];
-        uint64_t* o = out + j * out_stride;
-        for (size_t c = 0; c < n; ++c) {
-            unsigned __int128 acc = 0;
-            for (size_t i = 0; i < k; ++i) {
-                acc += (unsigned __int128)scratch[i * n + c] * row[i];
-                if ((i & 15) == 15) acc = br.reduce(acc);
-            }
-            // v <= k, so v * (Q mod t) < 2^68 and subtracting via + (t - ...) stays exact.
-            const uint64_t sub = br.reduce((unsigned __int128)v[c] * q_mod);
-            o[c] = sub_mod(br.reduce(acc), sub, t);
+        if (centered) {
+            const uint64_t q_mod = q_mod_t_[j];
+            for (size_t c = 0; c < n; ++c) o[c] = sub_mod(o[c], br.reduce((unsigned __int128)v[c] * q_mod), t);
         }
     }
 }

@@ -22,6 +22,9 @@ struct Modulus {
     explicit Modulus(uint64_t q) : value(q), barrett(q) {}
 };
 
+// v mod q for an integral double v of any magnitude (exact: v = mantissa * 2^shift).
+uint64_t reduce_integral_double(double v, const Modulus& m);
+
 class RnsBase {
 public:
     RnsBase() = default;
@@ -60,14 +63,20 @@ public:
     void convert(const uint64_t* in, size_t in_stride, uint64_t* const* outs, size_t n, uint64_t* scratch) const;
 
     // Exact conversion of the centred representative x' of x mod Q (|x'| <= Q/2): the overflow
-    // count e of the fast conversion is estimated in double precision as round(sum_i y_i / q_i)
-    // and subtracted. Used by ModDown, where the fast conversion's +e*Q (e ~ k/2 on average)
-    // would add a bias to every coefficient, which the canonical embedding turns into a large
-    // slot error. Output layout as in convert().
+    // count of the fast conversion is estimated in double precision as round(sum_i y_i / q_i)
+    // and subtracted. Key switching uses it for ModUp and ModDown: a non-centred value (in
+    // [0, Q), or with +e*Q) has a mean of about Q/2 in every coefficient, and a constant offset
+    // in every coefficient becomes a large error in a few slots of the canonical embedding.
+    // Output layout as in convert().
     void convert_centered(const uint64_t* in, size_t in_stride, uint64_t* out, size_t out_stride, size_t n,
+                          uint64_t* scratch) const;
+    void convert_centered(const uint64_t* in, size_t in_stride, uint64_t* const* outs, size_t n,
                           uint64_t* scratch) const;
 
 private:
+    void convert_impl(const uint64_t* in, size_t in_stride, uint64_t* const* outs, size_t n, uint64_t* scratch,
+                      bool centered) const;
+
     RnsBase from_, to_;
     std::vector<uint64_t> qhat_mod_t_;  // [j * from.size() + i] = (Q/q_i) mod t_j
     std::vector<uint64_t> q_mod_t_;     // Q mod t_j

@@ -1,0 +1,182 @@
+// Every evaluator operation against a double-precision reference, with explicit precision bounds
+// in bits, on the presets S1, S2 and S4 (paper parameter sets) and at edge cases.
+#include "ckks_test_util.hpp"
+
+using namespace oboro::test;
+
+namespace {
+std::vector<cplx> rotate_ref(const std::vector<cplx>& v, int64_t k) {
+    const int64_t n = int64_t(v.size());
+    std::vector<cplx> out(v.size());
+    for (int64_t i = 0; i < n; ++i) out[size_t(i)] = v[size_t(((i + k) % n + n) % n)];
+    return out;
+}
+}  // namespace
+
+class OpsTest : public ::testing::TestWithParam<std::string> {
+protected:
+    Keys& k() { return Keys::get(GetParam()); }
+    size_t slots() { return k().ctx->max_slots(); }
+};
+
+TEST_P(OpsTest, AddSubNegate) {
+    const auto a = random_complex(slots(), 1.0, 10), b = random_complex(slots(), 1.0, 11);
+    auto ca = k().encrypt(a), cb = k().encrypt(b);
+    std::vector<cplx> sum(a.size()), diff(a.size()), neg(a.size());
+    for (size_t i = 0; i < a.size(); ++i) { sum[i] = a[i] + b[i]; diff[i] = a[i] - b[i]; neg[i] = -a[i]; }
+    EXPECT_GE(precision_bits(k().decrypt(k().eval->add(ca, cb)), sum), 22.0);
+    EXPECT_GE(precision_bits(k().decrypt(k().eval->sub(ca, cb)), diff), 22.0);
+    EXPECT_GE(precision_bits(k().decrypt(k().eval->negate(ca)), neg), 23.0);
+    auto c = ca;
+    k().eval->add_inplace(c, cb);
+    k().eval->sub_inplace(c, cb);
+    EXPECT_GE(precision_bits(k().decrypt(c), a), 22.0);
+}
+
+TEST_P(OpsTest, PlaintextAndScalarOperands) {
+    const auto a = random_complex(slots(), 1.0, 12), b = random_complex(slots(), 1.0, 13);
+    auto ca = k().encrypt(a);
+    const Plaintext pb = k().encoder->encode(b);
+    std::vector<cplx> sum(a.size()), diff(a.size()), plus3(a.size()), minus(a.size());
+    for (size_t i = 0; i < a.size(); ++i) {
+        sum[i] = a[i] + b[i]; diff[i] = a[i] - b[i]; plus3[i] = a[i] + 3.25; minus[i] = a[i] - 0.5;
+    }
+    EXPECT_GE(precision_bits(k().decrypt(k().eval->add(ca, pb)), sum), 23.0);
+    EXPECT_GE(precision_bits(k().decrypt(k().eval->sub(ca, pb)), diff), 23.0);
+    EXPECT_GE(precision_bits(k().decrypt(k().eval->add(ca, 3.25)), plus3), 23.0);
+    EXPECT_GE(precision_bits(k().decrypt(k().eval->sub(ca, 0.5)), minus), 23.0);
+}
+
+TEST_P(OpsTest, MultiplyRelinearizeRescale) {
+    const auto a = random_complex(slots(), 1.0, 14), b = random_complex(slots(), 1.0, 15);
+    auto ca = k().encrypt(a), cb = k().encrypt(b);
+    std::vector<cplx> prod(a.size());
+    for (size_t i = 0; i < a.size(); ++i) prod[i] = a[i] * b[i];
+    const Ciphertext c3 = k().eval->multiply(ca, cb);
+    EXPECT_EQ(c3.size(), 3u);
+    // Decryption of the size-3 product (with s^2) already matches.
+    EXPECT_GE(precision_bits(k().decrypt(c3), prod), 20.0);
+    const Ciphertext c2 = k().eval->relinearize(c3, k().rk);
+    EXPECT_EQ(c2.size(), 2u);
+    const Ciphertext c = k().eval->rescale(c2);
+    EXPECT_EQ(c.level(), ca.level() - 1);
+    // exact scale tracking: Delta^2 / q_l, not a nominal 2^40
+    EXPECT_DOUBLE_EQ(c.scale(), ca.scale() * cb.scale() / double(k().ctx->q()[size_t(ca.level())]));
+    EXPECT_GE(precision_bits(k().decrypt(c), prod), 20.0) << GetParam();
+    const Ciphertext fused = k().eval->multiply_relin_rescale(ca, cb, k().rk);
+    EXPECT_GE(precision_bits(k().decrypt(fused), prod), 20.0);
+}
+
+TEST_P(OpsTest, MultiplyByPlaintextScalarAndInteger) {
+    const auto a = random_complex(slots(), 1.0, 16), b = random_complex(slots(), 1.0, 17);
+    auto ca = k().encrypt(a);
+    std::vector<cplx> pb_ref(a.size()), sc_ref(a.size()), int_ref(a.size());
+    for (size_t i = 0; i < a.size(); ++i) { pb_ref[i] = a[i] * b[i]; sc_ref[i] = a[i] * -1.75; int_ref[i] = a[i] * -7.0; }
+    const Plaintext pb = k().encoder->encode(b);
+    EXPECT_GE(precision_bits(k().decrypt(k().eval->rescale(k().eval->multiply(ca, pb))), pb_ref), 20.0);
+    const Ciphertext cs = k().eval->multiply(ca, -1.75);
+    const Ciphertext csr = k().eval->rescale(cs);
+    EXPECT_NEAR(csr.scale() / ca.scale(), 1.0, 1e-12);  // constant encoded at q_l: the scale comes back
+    EXPECT_GE(precision_bits(k().decrypt(csr), sc_ref), 20.0);
+    const Ciphertext ci = k().eval->multiply_integer(ca, -7);
+    EXPECT_EQ(ci.level(), ca.level());
+    EXPECT_EQ(ci.scale(), ca.scale());
+    EXPECT_GE(precision_bits(k().decrypt(ci), int_ref), 20.0);
+}
+
+TEST_P(OpsTest, RotationsAndConjugation) {
+    const auto a = random_complex(slots(), 1.0, 18);
+    auto ca = k().encrypt(a);
+    const int64_t n = int64_t(slots());
+    for (int64_t step : {int64_t(1), int64_t(-1), int64_t(5), n - 1, n / 2, int64_t(0)}) {
+        const auto got = k().decrypt(k().eval->rotate(ca, step, k().gk));
+        EXPECT_GE(precision_bits(got, rotate_ref(a, step)), 22.0) << "step " << step;
+    }
+    std::vector<cplx> conj(a.size());
+    for (size_t i = 0; i < a.size(); ++i) conj[i] = std::conj(a[i]);
+    EXPECT_GE(precision_bits(k().decrypt(k().eval->conjugate(ca, k().gk)), conj), 22.0);
+}
+
+TEST_P(OpsTest, DepthUntilLevelZero) {
+    // Multiply by fresh operands (encrypted at the current level) down to level 0, then check
+    // ops at level 0 (the last limb). Squaring would double the relative error per level, so
+    // the chain uses products with new values in [-1, 1], whose errors only add up.
+    auto v = random_real(slots(), 1.0, 19);
+    Ciphertext c = k().encrypt(v);
+    std::vector<cplx> ref = v;
+    uint64_t seed = 100;
+    while (c.level() > 0) {
+        const auto b = random_real(slots(), 1.0, seed++);
+        c = k().eval->multiply_relin_rescale(c, k().encrypt(b, c.level()), k().rk);
+        for (size_t i = 0; i < ref.size(); ++i) ref[i] *= b[i];
+    }
+    EXPECT_EQ(c.level(), 0);
+    // Every level's scale stays near 2^40 (primes alternate around 2^40).
+    EXPECT_NEAR(std::log2(c.scale()), 40.0, 0.1);
+    EXPECT_GE(precision_bits(k().decrypt(c), ref), 18.0) << GetParam();
+    const auto r = k().decrypt(k().eval->rotate(k().eval->add(c, c), 1, k().gk));
+    std::vector<cplx> ref2(ref.size());
+    for (size_t i = 0; i < ref.size(); ++i) ref2[i] = 2.0 * ref[(i + 1) % ref.size()];
+    EXPECT_GE(precision_bits(r, ref2), 17.0);
+}
+
+TEST_P(OpsTest, DropToLevel) {
+    const auto a = random_complex(slots(), 1.0, 20);
+    auto ca = k().encrypt(a);
+    const Ciphertext d = k().eval->drop_to_level(ca, 0);
+    EXPECT_EQ(d.level(), 0);
+    EXPECT_EQ(d.scale(), ca.scale());
+    EXPECT_GE(precision_bits(k().decrypt(d), a), 22.0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Presets, OpsTest, ::testing::Values("S1", "S2", "S4"));
+
+// ---- edge cases on S1 ------------------------------------------------------------------------
+
+TEST(OpsEdge, ZeroVectorStaysZero) {
+    Keys& k = Keys::get("S1");
+    const std::vector<cplx> zero(k.ctx->max_slots(), cplx(0, 0));
+    auto c = k.encrypt(zero);
+    const auto prod = k.decrypt(k.eval->multiply_relin_rescale(c, c, k.rk));
+    EXPECT_GE(precision_bits(prod, zero), 25.0);
+}
+
+TEST(OpsEdge, LargeValues) {
+    // |x| up to 2^15 at scale 2^40 uses 55 of the 100 bits of Q: precision is relative.
+    Keys& k = Keys::get("S1");
+    const auto v = random_real(k.ctx->max_slots(), 32768.0, 21);
+    EXPECT_GE(precision_bits(k.decrypt(k.encrypt(v)), v), 25.0 - 15.0 + 5.0);
+}
+
+TEST(OpsEdge, SparseSlotsWrapAround) {
+    // 8 values in 8 slots: rotation wraps at 8, not at N/2.
+    Keys& k = Keys::get("S1");
+    const auto v = random_complex(8, 1.0, 22);
+    auto c = k.encrypt(v, -1, true, 8);
+    EXPECT_EQ(c.slots(), 8u);
+    EXPECT_GE(precision_bits(k.decrypt(c), v), 25.0);
+    EXPECT_GE(precision_bits(k.decrypt(k.eval->rotate(c, 1, k.gk)), rotate_ref(v, 1)), 22.0);
+    EXPECT_GE(precision_bits(k.decrypt(k.eval->rotate(c, -1, k.gk)), rotate_ref(v, -1)), 22.0);
+}
+
+TEST(OpsEdge, FewerValuesThanSlotsArePaddedWithZeros) {
+    Keys& k = Keys::get("S1");
+    const std::vector<cplx> v = {cplx(0.5, 0), cplx(-1.25, 0)};
+    const auto got = k.decrypt(k.encrypt(v));
+    std::vector<cplx> want(k.ctx->max_slots(), cplx(0, 0));
+    want[0] = v[0];
+    want[1] = v[1];
+    EXPECT_GE(precision_bits(got, want), 25.0);
+}
+
+TEST(OpsEdge, SizeThreeAddAndSubKeepTheThirdPolynomial) {
+    Keys& k = Keys::get("S1");
+    const auto a = random_real(k.ctx->max_slots(), 1.0, 23), b = random_real(k.ctx->max_slots(), 1.0, 24);
+    auto ca = k.encrypt(a), cb = k.encrypt(b);
+    const Ciphertext p = k.eval->multiply(ca, cb);
+    const Ciphertext q = k.eval->multiply(cb, cb);
+    std::vector<cplx> ref(a.size());
+    for (size_t i = 0; i < a.size(); ++i) ref[i] = a[i] * b[i] - b[i] * b[i];
+    const Ciphertext d = k.eval->rescale(k.eval->relinearize(k.eval->sub(p, q), k.rk));
+    EXPECT_GE(precision_bits(k.decrypt(d), ref), 19.0);
+}
