@@ -17,7 +17,7 @@
 #   OBORO_CUDA_LINKABLE   ON when a CUDA runtime library (cudart) can be linked, so that CUDA code
 #                         can be linked into executables and run on a GPU; OFF means the CUDA
 #                         sources are only compile-checked (an OBJECT library).
-#   OBORO_CUDA_RUNTIME    the cudart used: "static", a full path to a shared libcudart, or "none"
+#   OBORO_CUDA_RUNTIME    the cudart linked: "static" or "none"
 
 set(OBORO_CUDA "AUTO" CACHE STRING "Build the CUDA backend: AUTO (when nvcc is found), ON or OFF")
 set_property(CACHE OBORO_CUDA PROPERTY STRINGS AUTO ON OFF)
@@ -92,24 +92,14 @@ if(NOT _oboro_cuda_mode STREQUAL "OFF")
         set(CMAKE_CUDA20_COMPILE_FEATURES cuda_std_20)
       endif()
 
-      # Can CUDA code be linked? CMake links the static cudart by default; a wheel or toolkit
-      # without it may still have a shared libcudart.so[.N], which we then link by full path.
+      # Can CUDA code be linked? CMake links the static cudart by default (nvidia-cuda-runtime and
+      # every CUDA toolkit ship it). Without it, the CUDA sources are only compile-checked.
       find_library(OBORO_CUDART_STATIC NAMES cudart_static
                    HINTS ${CMAKE_CUDA_IMPLICIT_LINK_DIRECTORIES} "${OboroNvcc_ROOT}/lib" "${OboroNvcc_ROOT}/lib64"
                    NO_DEFAULT_PATH)
       if(OBORO_CUDART_STATIC)
         set(OBORO_CUDA_LINKABLE ON)
         set(OBORO_CUDA_RUNTIME "static")
-      else()
-        file(GLOB _oboro_cudart_shared
-             "${OboroNvcc_ROOT}/lib/libcudart.so" "${OboroNvcc_ROOT}/lib/libcudart.so.*"
-             "${OboroNvcc_ROOT}/lib64/libcudart.so" "${OboroNvcc_ROOT}/lib64/libcudart.so.*")
-        if(_oboro_cudart_shared)
-          list(SORT _oboro_cudart_shared)
-          list(GET _oboro_cudart_shared 0 _oboro_cudart_first)
-          set(OBORO_CUDA_LINKABLE ON)
-          set(OBORO_CUDA_RUNTIME "${_oboro_cudart_first}")
-        endif()
       endif()
 
       message(STATUS "oboro: CUDA backend ON: nvcc ${OboroNvcc_VERSION} at ${OboroNvcc_EXECUTABLE} "
@@ -131,16 +121,6 @@ function(oboro_cuda_target_setup target)
     CUDA_STANDARD_REQUIRED ON
     CUDA_EXTENSIONS OFF
     POSITION_INDEPENDENT_CODE ON)
-endfunction()
-
-# Gives a target the CUDA runtime chosen above (static cudart: CMake's default; a shared one: by
-# full path, with CMake's own cudart switched off for that target).
-function(oboro_cuda_link_runtime target)
-  if(OBORO_CUDA_RUNTIME STREQUAL "static" OR OBORO_CUDA_RUNTIME STREQUAL "none")
-    return()
-  endif()
-  set_target_properties(${target} PROPERTIES CUDA_RUNTIME_LIBRARY None)
-  target_link_libraries(${target} PUBLIC "${OBORO_CUDA_RUNTIME}" ${CMAKE_DL_LIBS})
 endfunction()
 
 # Called from the top level after tests/cpp: links the GPU test executable with the CUDA backend
