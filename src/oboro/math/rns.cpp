@@ -88,6 +88,21 @@ void BaseConverter::convert_centered(const uint64_t* in, size_t in_stride, uint6
 void BaseConverter::convert_impl(const uint64_t* in, size_t in_stride, uint64_t* const* outs, size_t n,
                                  uint64_t* scratch, bool centered) const {
     const size_t k = from_.size(), m = to_.size();
+    if (k == 1) {
+        // One source prime (single-prime digits, one special prime): the value is x itself, or
+        // x - q for the centred representative when x > q/2.
+        const uint64_t q = from_[0], half = q >> 1;
+        for (size_t j = 0; j < m; ++j) {
+            const Barrett<uint64_t>& br = to_.modulus(j).barrett;
+            const uint64_t t = to_[j], q_mod_t = br.reduce_word(q);
+            uint64_t* o = outs[j];
+            for (size_t c = 0; c < n; ++c) {
+                const uint64_t x = in[c], r = br.reduce_word(x);
+                o[c] = (centered && x > half) ? sub_mod(r, q_mod_t, t) : r;
+            }
+        }
+        return;
+    }
     // y_i = [x_i * (Q/q_i)^{-1}]_{q_i}
     for (size_t i = 0; i < k; ++i) {
         const uint64_t q = from_[i], w = from_.punctured_inv(i), ws = from_.punctured_inv_shoup(i);
@@ -97,21 +112,23 @@ void BaseConverter::convert_impl(const uint64_t* in, size_t in_stride, uint64_t*
     }
     // Centred: v_c = round(sum_i y_i / q_i) is the number of Q's to subtract to land in
     // [-Q/2, Q/2); estimated in double precision (an error only matters at exact ties).
-    std::vector<uint64_t> v;
+    std::vector<uint8_t> v;
     if (centered) {
         v.resize(n);
         for (size_t c = 0; c < n; ++c) {
-            double sum = 0;
+            double sum = 0.5;
             for (size_t i = 0; i < k; ++i) sum += double(scratch[i * n + c]) * inv_from_[i];
-            v[c] = uint64_t(std::llround(sum));
+            v[c] = uint8_t(sum);  // sum in [0.5, k + 0.5), k <= 64
         }
     }
-    // out_j = sum_i y_i * (Q/q_i mod t_j) [- v * (Q mod t_j)] mod t_j, accumulated in 128 bits
+    // out_j = sum_i y_i * (Q/q_i mod t_j) [- v * Q mod t_j] mod t_j, accumulated in 128 bits
     // with one reduction. Each product is < 2^124, so 16 terms fit before a partial reduction.
+    std::vector<uint64_t> v_times_q(k + 1);
     for (size_t j = 0; j < m; ++j) {
         const Barrett<uint64_t>& br = to_.modulus(j).barrett;
         const uint64_t t = to_[j];
         const uint64_t* row = qhat_mod_t_.data() + j * k;
+        for (size_t e = 0; e <= k; ++e) v_times_q[e] = br.mul(br.reduce_word(e), q_mod_t_[j]);
         uint64_t* o = outs[j];
         for (size_t c = 0; c < n; ++c) {
             unsigned __int128 acc = 0;
@@ -119,11 +136,8 @@ void BaseConverter::convert_impl(const uint64_t* in, size_t in_stride, uint64_t*
                 acc += (unsigned __int128)scratch[i * n + c] * row[i];
                 if ((i & 15) == 15) acc = br.reduce(acc);
             }
-            o[c] = br.reduce(acc);
-        }
-        if (centered) {
-            const uint64_t q_mod = q_mod_t_[j];
-            for (size_t c = 0; c < n; ++c) o[c] = sub_mod(o[c], br.reduce((unsigned __int128)v[c] * q_mod), t);
+            const uint64_t r = br.reduce(acc);
+            o[c] = centered ? sub_mod(r, v_times_q[v[c]], t) : r;
         }
     }
 }

@@ -1,0 +1,96 @@
+// Shared helpers of the benchmark programs: median timing over repeated runs, a description of
+// the machine, and a tiny JSON writer. Benchmarks print medians; they never assert timings.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace oboro::bench {
+
+struct Timing {
+    double median_us = 0, min_us = 0;
+    int runs = 0;
+};
+
+// Runs f once to warm up, then repeatedly until `min_runs` runs and `min_seconds` have passed
+// (at most `max_runs`); returns the median and the minimum in microseconds.
+inline Timing measure(const std::function<void()>& f, int min_runs = 5, double min_seconds = 0.3,
+                      int max_runs = 1000) {
+    using clock = std::chrono::steady_clock;
+    f();
+    std::vector<double> us;
+    const auto start = clock::now();
+    while (int(us.size()) < max_runs) {
+        const auto t0 = clock::now();
+        f();
+        const auto t1 = clock::now();
+        us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+        const double elapsed = std::chrono::duration<double>(t1 - start).count();
+        if (int(us.size()) >= min_runs && elapsed >= min_seconds) break;
+    }
+    std::sort(us.begin(), us.end());
+    Timing t;
+    t.runs = int(us.size());
+    t.median_us = us.size() % 2 ? us[us.size() / 2] : 0.5 * (us[us.size() / 2 - 1] + us[us.size() / 2]);
+    t.min_us = us.front();
+    return t;
+}
+
+inline std::string cpu_model() {
+    std::ifstream in("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.rfind("model name", 0) == 0) {
+            const auto pos = line.find(':');
+            if (pos != std::string::npos) return line.substr(pos + 2);
+        }
+    }
+    return "unknown CPU";
+}
+
+inline std::string cpu_flags_summary() {
+    std::ifstream in("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.rfind("flags", 0) == 0) {
+            std::string out;
+            for (const char* f : {"avx2", "avx512f", "avx512ifma", "bmi2", "adx"})
+                if (line.find(std::string(" ") + f) != std::string::npos) out += std::string(out.empty() ? "" : " ") + f;
+            return out;
+        }
+    }
+    return "";
+}
+
+inline std::string utc_now() {
+    const std::time_t t = std::time(nullptr);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+    return buf;
+}
+
+inline std::string json_escape(const std::string& s) {
+    std::string o;
+    for (char c : s) {
+        if (c == '"' || c == '\\') o += '\\';
+        o += c;
+    }
+    return o;
+}
+
+inline std::string machine_json() {
+    std::ostringstream os;
+    os << "{\"cpu\": \"" << json_escape(cpu_model()) << "\", \"hardware_threads\": " << std::thread::hardware_concurrency()
+       << ", \"simd\": \"" << cpu_flags_summary() << "\", \"date_utc\": \"" << utc_now() << "\"}";
+    return os.str();
+}
+
+}  // namespace oboro::bench
