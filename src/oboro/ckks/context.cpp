@@ -70,6 +70,12 @@ Context::Context(const Parameters& params) : params_(params) {
     id_ = fnv1a(id_, 0xffff);
     for (uint64_t m : p_) id_ = fnv1a(id_, m);
 
+    for (uint64_t qi : q_) {
+        const Barrett<uint64_t> br(qi);
+        uint64_t prod = 1;
+        for (uint64_t pj : p_) prod = br.mul(prod, br.reduce_word(pj));
+        p_mod_q_.push_back(prod);
+    }
     const RnsBase p_base(p_);
     levels_.resize(q_.size());
     for (size_t l = 0; l < q_.size(); ++l) {
@@ -96,11 +102,15 @@ Context::Context(const Parameters& params) : params_(params) {
         const std::vector<uint64_t> q_level(q_.begin(), q_.begin() + long(nq));
         const RnsBase q_base(q_level);
         lc.p_to_q = BaseConverter(p_base, q_base);
-        for (size_t i = 0; i < nq; ++i) {
-            const Barrett<uint64_t> br(q_[i]);
-            uint64_t prod = 1;
-            for (uint64_t pj : p_) prod = br.mul(prod, br.reduce_word(pj));
-            lc.p_inv.push_back(inv_mod<uint64_t>(prod, q_[i]));
+        for (size_t i = 0; i < nq; ++i) lc.p_inv.push_back(inv_mod<uint64_t>(p_mod_q_[i], q_[i]));
+        if (l >= 1) {
+            std::vector<uint64_t> qlp = {q_[l]};
+            qlp.insert(qlp.end(), p_.begin(), p_.end());
+            lc.qlp_to_q = BaseConverter(RnsBase(qlp), RnsBase(std::vector<uint64_t>(q_.begin(), q_.begin() + long(l))));
+            for (size_t i = 0; i < l; ++i) {
+                const Barrett<uint64_t> br(q_[i]);
+                lc.qlp_inv.push_back(inv_mod<uint64_t>(br.mul(p_mod_q_[i], br.reduce_word(q_[l])), q_[i]));
+            }
         }
         lc.crt = std::make_unique<CrtReconstructor>(q_base);
     }

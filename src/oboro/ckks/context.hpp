@@ -31,6 +31,9 @@ struct LevelConstants {
     std::vector<DigitConversion> digits;
     math::BaseConverter p_to_q;         // ModDown: P -> Q_level
     std::vector<uint64_t> p_inv;        // P^{-1} mod q_i, i <= l
+    // ModDown fused with the rescale (level >= 1): divide by q_l * P at once.
+    math::BaseConverter qlp_to_q;       // {q_l} u P -> Q_{level-1}
+    std::vector<uint64_t> qlp_inv;      // (q_l * P)^{-1} mod q_i, i < l
     std::unique_ptr<math::CrtReconstructor> crt;  // Q_level, for decoding
 };
 
@@ -64,6 +67,8 @@ public:
     const math::NttTables* p_ntt_tables() const { return ntt_.data() + q_.size(); }
 
     const LevelConstants& level(int l) const { return levels_[size_t(l)]; }
+    // P mod q_i for every ciphertext prime
+    const std::vector<uint64_t>& p_mod_q() const { return p_mod_q_; }
 
     // log2 of Q_level = q_0 * ... * q_level
     double log2_q(int level) const;
@@ -86,6 +91,7 @@ private:
     std::vector<math::Modulus> mods_;
     std::vector<math::NttTables> ntt_;
     std::vector<LevelConstants> levels_;
+    std::vector<uint64_t> p_mod_q_;
     mutable std::mutex perm_mutex_;
     mutable std::map<uint64_t, std::unique_ptr<std::vector<uint32_t>>> perms_;
 };

@@ -302,9 +302,32 @@ Ciphertext Evaluator::rescale(const Ciphertext& a) const {
 }
 
 Ciphertext Evaluator::multiply_relin_rescale(const Ciphertext& a, const Ciphertext& b, const RelinKey& rk) const {
-    Ciphertext out = multiply(a, b);
-    relinearize_inplace(out, rk);
-    rescale_inplace(out);
+    if (rk.empty()) raise<MissingKey>("multiply_relin_rescale: no relinearization key was given");
+    if (rk.context_id != ctx_->id())
+        raise<ContextMismatch>("multiply_relin_rescale: the relinearization key belongs to another parameter set");
+    if (a.level() == 0)
+        raise<LevelMismatch>("multiply_relin_rescale: operand 'a' (", describe(a),
+                             ") is at level 0; no prime is left to rescale by");
+    const Ciphertext prod = multiply(a, b);  // checks context, level, size and scale
+    // Fused: (P*d_t + ks_t) / (P * q_l) for t = 0, 1, i.e. ModDown and rescale in one division.
+    const Context& ctx = *ctx_;
+    const int l = prod.level();
+    const size_t n = ctx.n(), nq = prod.limbs(), ne = ext_limbs(ctx, l);
+    AlignedBuffer<uint64_t> digits(digits_at(ctx, l) * ne * n), acc(2 * ne * n);
+    mod_up(ctx, l, prod.poly(2), digits.data());
+    key_inner_product(ctx, l, digits.data(), rk, acc.data(), acc.data() + ne * n);
+    Ciphertext out(ctx, 2, l - 1, prod.scale() / double(ctx.q()[size_t(l)]), prod.slots());
+    for (size_t t = 0; t < 2; ++t) {
+        uint64_t* ext = acc.data() + t * ne * n;
+        for (size_t i = 0; i < nq; ++i) {
+            const math::Modulus& m = ctx.moduli()[i];
+            const uint64_t w = ctx.p_mod_q()[i], ws = math::shoup_precompute(w, m.value);
+            const uint64_t* d = prod.poly(t) + i * n;
+            uint64_t* x = ext + i * n;
+            for (size_t k = 0; k < n; ++k) x[k] = math::add_mod(x[k], math::mul_shoup(d[k], w, ws, m.value), m.value);
+        }
+        mod_down_rescale(ctx, l, ext, out.poly(t));
+    }
     return out;
 }
 

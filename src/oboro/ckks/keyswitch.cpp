@@ -65,15 +65,32 @@ void key_inner_product(const Context& ctx, int level, const uint64_t* digits, co
     });
 }
 
-void mod_down(const Context& ctx, int level, uint64_t* ext, uint64_t* out) {
+namespace {
+// Divides ext (NTT form over Q_level * P) by the product D of its last `dropped` limbs
+// (the special primes, and q_level too when rescaling) with rounding: the dropped limbs, in
+// coefficient form, are converted (centred) to the kept primes and subtracted, then the
+// difference is multiplied by D^{-1}.
+void divide_and_drop(const Context& ctx, int level, uint64_t* ext, uint64_t* out, bool rescale) {
     const size_t n = ctx.n(), nq = size_t(level + 1), k = ctx.p_count();
     const LevelConstants& lc = ctx.level(level);
-    uint64_t* special = ext + nq * n;
-    cpu::ntt_inverse(special, ctx.p_ntt_tables(), k);
-    AlignedBuffer<uint64_t> conv(nq * n), scratch(k * n);
-    lc.p_to_q.convert_centered(special, n, conv.data(), n, n, scratch.data());
-    cpu::ntt_forward(conv.data(), ctx.ntt_tables(), nq);
-    cpu::sub_mul_scalar(out, ext, conv.data(), lc.p_inv.data(), ctx.moduli(), nq, n);
+    const size_t kept = rescale ? nq - 1 : nq;
+    uint64_t* dropped = ext + kept * n;
+    if (rescale) math::ntt_inverse(dropped, ctx.ntt_tables()[level]);
+    cpu::ntt_inverse(ext + nq * n, ctx.p_ntt_tables(), k);
+    AlignedBuffer<uint64_t> conv(kept * n), scratch((k + 1) * n);
+    const math::BaseConverter& converter = rescale ? lc.qlp_to_q : lc.p_to_q;
+    converter.convert_centered(dropped, n, conv.data(), n, n, scratch.data());
+    cpu::ntt_forward(conv.data(), ctx.ntt_tables(), kept);
+    cpu::sub_mul_scalar(out, ext, conv.data(), rescale ? lc.qlp_inv.data() : lc.p_inv.data(), ctx.moduli(), kept, n);
+}
+}  // namespace
+
+void mod_down(const Context& ctx, int level, uint64_t* ext, uint64_t* out) {
+    divide_and_drop(ctx, level, ext, out, false);
+}
+
+void mod_down_rescale(const Context& ctx, int level, uint64_t* ext, uint64_t* out) {
+    divide_and_drop(ctx, level, ext, out, true);
 }
 
 void key_switch(const Context& ctx, int level, const uint64_t* c, const KeySwitchKey& key, uint64_t* out0,

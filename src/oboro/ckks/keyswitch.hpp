@@ -31,6 +31,10 @@ void key_inner_product(const Context& ctx, int level, const uint64_t* digits, co
 // its centred representative). `out` may alias the front of `ext`.
 void mod_down(const Context& ctx, int level, uint64_t* ext, uint64_t* out);
 
+// ModDown fused with rescaling (level >= 1): out = round(ext / (q_level * P)) over Q_{level-1}.
+// Used by multiply-relinearize-rescale: it saves the separate rescale's transforms.
+void mod_down_rescale(const Context& ctx, int level, uint64_t* ext, uint64_t* out);
+
 // The whole key switch: (out0, out1) with out0 + out1*s ~ c*s' where key switches s' -> s.
 void key_switch(const Context& ctx, int level, const uint64_t* c, const KeySwitchKey& key, uint64_t* out0,
                 uint64_t* out1);
