@@ -180,3 +180,22 @@ TEST(OpsEdge, SizeThreeAddAndSubKeepTheThirdPolynomial) {
     const Ciphertext d = k.eval->rescale(k.eval->relinearize(k.eval->sub(p, q), k.rk));
     EXPECT_GE(precision_bits(k.decrypt(d), ref), 19.0);
 }
+
+TEST(OpsEdge, RescaleToMatchesAProductForAddition) {
+    // x*y + x: x is brought to the product's level and exact scale, then added.
+    Keys& k = Keys::get("S2");
+    const auto x = random_complex(k.ctx->max_slots(), 1.0, 25), y = random_complex(k.ctx->max_slots(), 1.0, 26);
+    auto cx = k.encrypt(x), cy = k.encrypt(y);
+    Ciphertext r = k.eval->multiply_relin_rescale(cx, cy, k.rk);
+    const Ciphertext aligned = k.eval->rescale_to(cx, r.level(), r.scale());
+    EXPECT_EQ(aligned.level(), r.level());
+    EXPECT_NEAR(aligned.scale() / r.scale(), 1.0, 0x1p-40);
+    k.eval->add_inplace(r, aligned);
+    std::vector<cplx> ref(x.size());
+    for (size_t i = 0; i < x.size(); ++i) ref[i] = x[i] * y[i] + x[i];
+    EXPECT_GE(precision_bits(k.decrypt(r), ref), 20.0);
+    // two levels down in one call
+    const Ciphertext two = k.eval->rescale_to(cx, cx.level() - 2, cx.scale());
+    EXPECT_EQ(two.level(), cx.level() - 2);
+    EXPECT_GE(precision_bits(k.decrypt(two), x), 22.0);
+}

@@ -331,6 +331,29 @@ Ciphertext Evaluator::multiply_relin_rescale(const Ciphertext& a, const Cipherte
     return out;
 }
 
+void Evaluator::rescale_to_inplace(Ciphertext& a, int level, double scale) const {
+    check_context("rescale_to", a, "a");
+    if (level < 0 || level >= a.level())
+        raise<LevelMismatch>("rescale_to: the target level ", level, " must be below the operand's (", describe(a), ")");
+    const double ql = double(ctx_->q()[size_t(a.level())]);
+    const double factor = std::round(scale * ql / a.scale());
+    if (!(factor >= 1) || !std::isfinite(factor))
+        raise<ScaleMismatch>("rescale_to: cannot reach scale 2^", std::log2(scale), " from ", describe(a),
+                             " with one rescale by 2^", std::log2(ql));
+    check_product_scale(*ctx_, "rescale_to", a, factor);
+    const auto s = scaled_constant("rescale_to", 1.0, factor, a.level());
+    for (size_t j = 0; j < a.size(); ++j) cpu::mul_scalar(a.poly(j), a.poly(j), s.data(), ctx_->moduli(), a.limbs(), ctx_->n());
+    a.set_scale(a.scale() * factor);
+    rescale_inplace(a);
+    a.reshape(a.size(), level);
+}
+
+Ciphertext Evaluator::rescale_to(const Ciphertext& a, int level, double scale) const {
+    Ciphertext out = a;
+    rescale_to_inplace(out, level, scale);
+    return out;
+}
+
 void Evaluator::drop_to_level_inplace(Ciphertext& a, int level) const {
     check_context("drop_to_level", a, "a");
     if (level < 0 || level > a.level())

@@ -63,6 +63,12 @@ public:
     void rescale_inplace(Ciphertext& a) const;
     // multiply + relinearize + rescale in one call.
     Ciphertext multiply_relin_rescale(const Ciphertext& a, const Ciphertext& b, const RelinKey& rk) const;
+    // Brings `a` to a lower `level` at (almost exactly) the given `scale`, e.g. the level and scale
+    // of a product, so that the two can be added: multiplies by the integer round(scale * q_l /
+    // a.scale), rescales by q_l (the result's scale is then within 2^-40 of `scale`) and drops
+    // any further limbs. Consumes one prime, exactly like the product it is matched to.
+    Ciphertext rescale_to(const Ciphertext& a, int level, double scale) const;
+    void rescale_to_inplace(Ciphertext& a, int level, double scale) const;
     // Drops limbs down to `level` without changing the message or the scale.
     Ciphertext drop_to_level(const Ciphertext& a, int level) const;
     void drop_to_level_inplace(Ciphertext& a, int level) const;
