@@ -16,6 +16,7 @@
 #include "oboro/ckks/encryptor.hpp"
 #include "oboro/ckks/evaluator.hpp"
 #include "oboro/ckks/keygen.hpp"
+#include "oboro/util/error.hpp"
 
 namespace oboro::test {
 

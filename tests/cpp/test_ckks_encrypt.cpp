@@ -29,3 +29,19 @@ TEST_P(PresetTest, SecretKeyEncryptDecrypt) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Presets, PresetTest, ::testing::Values("S1", "S2", "S4"));
+
+TEST(Decryption, NoiseFloodingAddsTheRequestedNoise) {
+    Keys& k = Keys::get("S1");
+    const auto v = random_complex(k.ctx->max_slots(), 1.0, 4);
+    const Ciphertext ct = k.encrypt(v, -1, false);
+    Decryptor flooded(k.ctx, k.keygen->secret_key());
+    flooded.set_noise_flooding(20);
+    const double plain = precision_bits(k.decrypt(ct), v);
+    const double noisy = precision_bits(flooded.decrypt_decode(ct, *k.encoder), v);
+    // Coefficient noise 2^20 -> slot noise ~ 2^20 * sqrt(N/2) * 4 ~ 2^28.5, at scale 2^40: ~11.5 bits.
+    EXPECT_LT(noisy, plain - 10);
+    EXPECT_GT(noisy, 9.0);
+    EXPECT_LT(noisy, 14.0);
+    EXPECT_THROW(flooded.set_noise_flooding(-1), oboro::ValueError);
+    EXPECT_THROW(flooded.set_noise_flooding(51), oboro::ValueError);
+}

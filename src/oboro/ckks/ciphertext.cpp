@@ -6,6 +6,12 @@
 
 namespace oboro::ckks {
 
+int PolyArray::checked_level(const Context& ctx, int level) {
+    if (level < 0 || level > ctx.max_level())
+        raise<LevelMismatch>("ciphertext: level ", level, " is outside 0..", ctx.max_level());
+    return level;
+}
+
 void PolyArray::reshape_polys(size_t polys, int level) {
     if (level > level_ || level < 0 || polys > polys_)
         raise<ValueError>("reshape: cannot grow a ciphertext from ", polys_, " polynomials at level ", level_, " to ",

@@ -15,8 +15,8 @@ class PolyArray {
 public:
     PolyArray() = default;
     PolyArray(const Context& ctx, size_t polys, int level, double scale, size_t slots)
-        : data_(polys * size_t(level + 1) * ctx.n()), n_(ctx.n()), polys_(polys), level_(level), scale_(scale),
-          slots_(slots), context_id_(ctx.id()) {}
+        : data_(polys * size_t(checked_level(ctx, level) + 1) * ctx.n()), n_(ctx.n()), polys_(polys), level_(level),
+          scale_(scale), slots_(slots), context_id_(ctx.id()) {}
 
     size_t n() const { return n_; }
     size_t limbs() const { return size_t(level_ + 1); }
@@ -36,6 +36,7 @@ public:
     size_t word_count() const { return data_.size(); }
 
 protected:
+    static int checked_level(const Context& ctx, int level);  // throws LevelMismatch outside 0..max_level
     size_t polys() const { return polys_; }
     void reshape_polys(size_t polys, int level);  // keeps the leading limbs of each polynomial
 

@@ -28,7 +28,7 @@ std::vector<uint64_t> chain_primes(const std::vector<int>& bits, uint64_t n, std
     return out;
 }
 
-// Special primes: the largest unused primes below 2^bits.
+// Special primes (and the fallback chain): the largest unused primes below 2^bits.
 std::vector<uint64_t> special_primes(const std::vector<int>& bits, uint64_t n, std::vector<uint64_t>& used) {
     std::vector<uint64_t> out;
     for (int b : bits) {
@@ -56,6 +56,13 @@ Context::Context(const Parameters& params) : params_(params) {
     std::vector<uint64_t> used;
     q_ = chain_primes(params_.q_bits, n_, used);
     p_ = special_primes(params_.p_bits, n_, used);
+    // Primes just above 2^bits can push the real log2(QP) a hair over a set that sits exactly at
+    // the security bound; then every prime is taken below 2^bits instead (real <= nominal).
+    if (params_.security != SecurityLevel::none && actual_log_qp() > double(max_log_qp(params_.log_n, params_.security))) {
+        used.clear();
+        q_ = special_primes(params_.q_bits, n_, used);
+        p_ = special_primes(params_.p_bits, n_, used);
+    }
     scale_ = params_.scale > 0 ? params_.scale : std::ldexp(1.0, params_.q_bits.size() > 1 ? params_.q_bits[1] : params_.q_bits[0]);
 
     for (uint64_t m : q_) mods_.emplace_back(m);
@@ -114,6 +121,13 @@ Context::Context(const Parameters& params) : params_(params) {
         }
         lc.crt = std::make_unique<CrtReconstructor>(q_base);
     }
+}
+
+double Context::actual_log_qp() const {
+    double bits = 0;
+    for (uint64_t m : q_) bits += std::log2(double(m));
+    for (uint64_t m : p_) bits += std::log2(double(m));
+    return bits;
 }
 
 double Context::log2_q(int level) const {

@@ -72,6 +72,8 @@ public:
 
     // log2 of Q_level = q_0 * ... * q_level
     double log2_q(int level) const;
+    // log2 of Q*P for the primes actually chosen (the security check uses it too)
+    double actual_log_qp() const;
 
     // Galois element of a rotation to the left by `steps` slots (negative: to the right), and of
     // complex conjugation.

@@ -109,8 +109,9 @@ void Encoder::coefficients_to_plaintext(const std::vector<cplx>& w, size_t slots
 
 Plaintext Encoder::encode(const std::vector<cplx>& values, int level, double scale, size_t slots) const {
     const Context& ctx = *ctx_;
-    if (level < 0) level = ctx.max_level();
-    if (level > ctx.max_level()) raise<LevelMismatch>("encode: level ", level, " above the top level ", ctx.max_level());
+    if (level == -1) level = ctx.max_level();
+    if (level < 0 || level > ctx.max_level())
+        raise<LevelMismatch>("encode: level ", level, " is outside 0..", ctx.max_level(), " (-1 means the top level)");
     if (scale == 0) scale = ctx.default_scale();
     if (!(scale >= 1) || !std::isfinite(scale)) raise<ValueError>("encode: scale ", scale, " must be finite and >= 1");
     if (slots == 0) slots = ctx.max_slots();

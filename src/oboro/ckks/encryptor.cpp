@@ -1,8 +1,10 @@
 #include "oboro/ckks/encryptor.hpp"
 
+#include <cmath>
 #include <cstring>
 
 #include "oboro/backend/cpu/poly_ops.hpp"
+#include "oboro/ckks/evaluator.hpp"
 #include "oboro/ckks/keyswitch.hpp"
 #include "oboro/ckks/sampling.hpp"
 #include "oboro/util/error.hpp"
@@ -73,9 +75,16 @@ Decryptor::Decryptor(ContextPtr ctx, SecretKey sk) : ctx_(std::move(ctx)), sk_(s
     if (sk_.context_id != ctx_->id()) raise<ContextMismatch>("Decryptor: the secret key belongs to another parameter set");
 }
 
+void Decryptor::set_noise_flooding(double flooding_bits) {
+    if (!(flooding_bits >= 0 && flooding_bits <= 50))
+        raise<ValueError>("set_noise_flooding: ", flooding_bits, " bits is outside 0..50");
+    flooding_bits_ = flooding_bits;
+}
+
 void Decryptor::decrypt_into(const Ciphertext& ct, uint64_t* out) const {
     const Context& ctx = *ctx_;
-    if (ct.context_id() != ctx.id()) raise<ContextMismatch>("decrypt: the ciphertext belongs to another parameter set");
+    if (ct.context_id() != ctx.id())
+        raise<ContextMismatch>("decrypt: the ciphertext (", describe(ct), ") belongs to another parameter set");
     if (ct.size() < 2 || ct.size() > 3) raise<ValueError>("decrypt: a ciphertext of size ", ct.size(), " is not supported");
     const size_t n = ctx.n(), nq = ct.limbs();
     // Horner: ((c2*s) + c1)*s + c0
@@ -83,6 +92,11 @@ void Decryptor::decrypt_into(const Ciphertext& ct, uint64_t* out) const {
     for (size_t j = ct.size() - 1; j-- > 0;) {
         cpu::mul(out, out, sk_.ntt.data(), ctx.moduli(), nq, n);
         cpu::add(out, out, ct.poly(j), ctx.moduli(), nq, n);
+    }
+    if (flooding_bits_ > 0) {
+        AlignedBuffer<uint64_t> noise(nq * n);
+        small_to_ntt(sample_gaussian(prng_, n, std::exp2(flooding_bits_)), noise.data(), ctx.moduli(), ctx.ntt_tables(), nq);
+        cpu::add(out, out, noise.data(), ctx.moduli(), nq, n);
     }
 }
 

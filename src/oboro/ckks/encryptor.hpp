@@ -36,9 +36,19 @@ private:
     math::Prng prng_;
 };
 
+// Decryption. CKKS decryptions leak information about the secret key when they are shown to
+// someone else (IND-CPA-D, Li-Micciancio 2021): the decrypted value carries the ciphertext's
+// noise. When results leave the secret-key holder, turn on noise flooding: a fresh Gaussian of
+// standard deviation 2^flooding_bits (in units of the scaled integer coefficients) is added to
+// every coefficient before decoding; it costs about flooding_bits - log2(noise) bits of
+// precision. See docs/security.md for how to choose it.
 class Decryptor {
 public:
     Decryptor(ContextPtr ctx, SecretKey sk);
+
+    // 0 (the default) turns flooding off. Values up to 50 bits are accepted.
+    void set_noise_flooding(double flooding_bits);
+    double noise_flooding() const { return flooding_bits_; }
 
     // m = c0 + c1*s (+ c2*s^2 for a size-3 ciphertext), at the ciphertext's level and scale.
     Plaintext decrypt(const Ciphertext& ct) const;
@@ -49,6 +59,8 @@ private:
     void decrypt_into(const Ciphertext& ct, uint64_t* out) const;
     ContextPtr ctx_;
     SecretKey sk_;
+    double flooding_bits_ = 0;
+    mutable math::Prng prng_;
 };
 
 }  // namespace oboro::ckks

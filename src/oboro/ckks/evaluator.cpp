@@ -23,7 +23,7 @@ bool same_scale(double a, double b) { return std::fabs(a - b) <= 0x1p-40 * std::
 std::string describe(const PolyArray& x) {
     std::ostringstream os;
     os.setf(std::ios::fixed);
-    os.precision(2);
+    os.precision(10);  // enough to tell 2^40 from 2^80/q for a q near 2^40
     os << "level " << x.level() << ", scale 2^" << std::log2(x.scale());
     return os.str();
 }
@@ -45,6 +45,15 @@ void Evaluator::check_same_level_scale(const char* op, const PolyArray& a, const
     if (!same_scale(a.scale(), b.scale()))
         raise<ScaleMismatch>(op, ": operand 'a' has ", describe(a), " but operand 'b' has ", describe(b),
                              "; the scales must match");
+}
+
+void Evaluator::check_relin_key(const char* op, const RelinKey& rk, const Ciphertext& a) const {
+    if (rk.empty())
+        raise<MissingKey>(op, ": no relinearization key was given for operand 'a' (", describe(a),
+                          "); generate one with relin_key()");
+    if (rk.context_id != ctx_->id())
+        raise<ContextMismatch>(op, ": the relinearization key belongs to another parameter set (operand 'a' at ",
+                               describe(a), ")");
 }
 
 void Evaluator::check_size2(const char* op, const Ciphertext& a, const char* name) const {
@@ -134,12 +143,16 @@ Ciphertext Evaluator::sub(const Ciphertext& a, const Plaintext& b) const {
     return out;
 }
 
-void Evaluator::add_inplace(Ciphertext& a, double c) const {
-    check_context("add", a, "a");
+void Evaluator::add_constant(const char* op, Ciphertext& a, double c, bool subtract) const {
+    check_context(op, a, "a");
     // A constant polynomial is the same value in every NTT slot.
-    const auto s = scaled_constant("add", c, a.scale(), a.level());
+    auto s = scaled_constant(op, c, a.scale(), a.level());
+    if (subtract)
+        for (size_t i = 0; i < s.size(); ++i) s[i] = math::neg_mod(s[i], ctx_->q()[i]);
     cpu::add_scalar(a.poly(0), a.poly(0), s.data(), ctx_->moduli(), a.limbs(), ctx_->n());
 }
+
+void Evaluator::add_inplace(Ciphertext& a, double c) const { add_constant("add", a, c, false); }
 
 Ciphertext Evaluator::add(const Ciphertext& a, double c) const {
     Ciphertext out = a;
@@ -147,9 +160,13 @@ Ciphertext Evaluator::add(const Ciphertext& a, double c) const {
     return out;
 }
 
-void Evaluator::sub_inplace(Ciphertext& a, double c) const { add_inplace(a, -c); }
+void Evaluator::sub_inplace(Ciphertext& a, double c) const { add_constant("sub", a, c, true); }
 
-Ciphertext Evaluator::sub(const Ciphertext& a, double c) const { return add(a, -c); }
+Ciphertext Evaluator::sub(const Ciphertext& a, double c) const {
+    Ciphertext out = a;
+    sub_inplace(out, c);
+    return out;
+}
 
 void Evaluator::negate_inplace(Ciphertext& a) const {
     check_context("negate", a, "a");
@@ -246,8 +263,7 @@ Ciphertext Evaluator::multiply_integer(const Ciphertext& a, int64_t c) const {
 
 void Evaluator::relinearize_inplace(Ciphertext& a, const RelinKey& rk) const {
     check_context("relinearize", a, "a");
-    if (rk.empty()) raise<MissingKey>("relinearize: no relinearization key was given (generate one with relin_key())");
-    if (rk.context_id != ctx_->id()) raise<ContextMismatch>("relinearize: the relinearization key belongs to another parameter set");
+    check_relin_key("relinearize", rk, a);
     if (a.size() == 2) return;
     if (a.size() != 3) raise<ValueError>("relinearize: a ciphertext of size ", a.size(), " is not supported");
     const size_t n = ctx_->n(), limbs = a.limbs();
@@ -302,9 +318,8 @@ Ciphertext Evaluator::rescale(const Ciphertext& a) const {
 }
 
 Ciphertext Evaluator::multiply_relin_rescale(const Ciphertext& a, const Ciphertext& b, const RelinKey& rk) const {
-    if (rk.empty()) raise<MissingKey>("multiply_relin_rescale: no relinearization key was given");
-    if (rk.context_id != ctx_->id())
-        raise<ContextMismatch>("multiply_relin_rescale: the relinearization key belongs to another parameter set");
+    check_context("multiply_relin_rescale", a, "a");
+    check_relin_key("multiply_relin_rescale", rk, a);
     if (a.level() == 0)
         raise<LevelMismatch>("multiply_relin_rescale: operand 'a' (", describe(a),
                              ") is at level 0; no prime is left to rescale by");
@@ -370,15 +385,17 @@ Ciphertext Evaluator::drop_to_level(const Ciphertext& a, int level) const {
 
 // ---- rotations and conjugation -----------------------------------------------------------------
 
-const KeySwitchKey& Evaluator::galois_key(const char* op, const GaloisKeys& keys, uint64_t galois, int64_t steps) const {
+const KeySwitchKey& Evaluator::galois_key(const char* op, const GaloisKeys& keys, uint64_t galois, int64_t steps,
+                                          const Ciphertext& a) const {
     if (keys.context_id != 0 && keys.context_id != ctx_->id())
-        raise<ContextMismatch>(op, ": the Galois keys belong to another parameter set");
+        raise<ContextMismatch>(op, ": the Galois keys belong to another parameter set (operand 'a' at ", describe(a), ")");
     auto it = keys.keys.find(galois);
     if (it == keys.keys.end()) {
         if (galois == ctx_->conjugation_element())
-            raise<MissingKey>(op, ": no conjugation key; generate Galois keys with conjugation = true");
+            raise<MissingKey>(op, ": no conjugation key for operand 'a' (", describe(a),
+                              "); generate Galois keys with conjugation = true");
         raise<MissingKey>(op, ": no Galois key for a rotation by ", steps, " (Galois element ", galois,
-                          "); generate it with galois_keys({", steps, "})");
+                          ") of operand 'a' (", describe(a), "); generate it with galois_keys({", steps, "})");
     }
     return it->second;
 }
@@ -386,7 +403,7 @@ const KeySwitchKey& Evaluator::galois_key(const char* op, const GaloisKeys& keys
 Ciphertext Evaluator::apply_galois(const Ciphertext& a, uint64_t galois, const GaloisKeys& keys, const char* op) const {
     check_context(op, a, "a");
     check_size2(op, a, "a");
-    const KeySwitchKey& key = galois_key(op, keys, galois, 0);
+    const KeySwitchKey& key = galois_key(op, keys, galois, 0, a);
     const Context& ctx = *ctx_;
     const size_t n = ctx.n(), limbs = a.limbs();
     const uint32_t* perm = ctx.automorphism_permutation(galois).data();
@@ -408,7 +425,7 @@ Ciphertext Evaluator::rotate(const Ciphertext& a, int64_t steps, const GaloisKey
                           " slots (allowed: ", -(slots - 1), " .. ", slots - 1, ")");
     if (steps == 0) return a;
     const uint64_t g = ctx_->galois_element(steps);
-    galois_key("rotate", keys, g, steps);  // the clear error message, with the step
+    galois_key("rotate", keys, g, steps, a);  // the clear error message, with the step
     return apply_galois(a, g, keys, "rotate");
 }
 

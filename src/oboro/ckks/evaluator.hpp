@@ -86,14 +86,17 @@ private:
     void check_context(const char* op, const PolyArray& x, const char* name) const;
     void check_same_level_scale(const char* op, const PolyArray& a, const PolyArray& b) const;
     void check_size2(const char* op, const Ciphertext& a, const char* name) const;
-    const KeySwitchKey& galois_key(const char* op, const GaloisKeys& keys, uint64_t galois, int64_t steps) const;
+    void check_relin_key(const char* op, const RelinKey& rk, const Ciphertext& a) const;
+    const KeySwitchKey& galois_key(const char* op, const GaloisKeys& keys, uint64_t galois, int64_t steps,
+                                   const Ciphertext& a) const;
+    void add_constant(const char* op, Ciphertext& a, double c, bool subtract) const;
     // round(c * scale) mod q_i for every limb of a level
     std::vector<uint64_t> scaled_constant(const char* op, double c, double scale, int level) const;
 
     ContextPtr ctx_;
 };
 
-// "level 3, scale 2^40.00": how operands are named in error messages.
+// "level 3, scale 2^40.0000000000": how operands are named in error messages.
 std::string describe(const PolyArray& x);
 
 }  // namespace oboro::ckks

@@ -1,6 +1,7 @@
 #include "oboro/ckks/parameters.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <sstream>
 
@@ -100,7 +101,8 @@ void Parameters::validate() const {
     }
     if (secret == SecretDistribution::sparse_ternary && (hamming_weight <= 0 || uint64_t(hamming_weight) > n()))
         raise<ParameterError>("parameters: sparse ternary secret needs 0 < hamming_weight <= N, got ", hamming_weight);
-    if (scale < 0) raise<ParameterError>("parameters: scale must be positive");
+    if (scale != 0 && !(std::isfinite(scale) && scale >= 1))
+        raise<ParameterError>("parameters: scale ", scale, " must be a finite number >= 1 (or 0 for the default)");
     if (security != SecurityLevel::none) {
         const int limit = max_log_qp(log_n, security);
         if (limit == 0)

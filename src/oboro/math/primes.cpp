@@ -75,8 +75,9 @@ std::vector<uint64_t> generate_ntt_primes_near(int bits, uint64_t n, int count,
                               max_modulus_bits<uint64_t>, " bits)");
     const uint64_t step = 2 * n;
     const uint64_t center = uint64_t(1) << bits;
-    // Primes above 2^bits are allowed as long as they keep the word's headroom (< 2^62).
-    const uint64_t ceiling = uint64_t(1) << max_modulus_bits<uint64_t>;
+    // Primes above 2^bits stay within 2^bits * (1 + 2^-10), so that a "b-bit" prime is never
+    // more than 0.0015 bits wider than asked (and below the word's headroom, 2^62).
+    const uint64_t ceiling = std::min(uint64_t(1) << max_modulus_bits<uint64_t>, center + (center >> 10));
     const uint64_t floor = uint64_t(1) << (bits - 1);
     uint64_t below = center + 1 - step;  // candidates = 1 mod 2n on each side of 2^bits
     uint64_t above = center + 1;

@@ -16,7 +16,8 @@ std::vector<uint64_t> generate_ntt_primes(int bits, uint64_t n, int count,
                                           const std::vector<uint64_t>& exclude = {});
 
 // `count` distinct primes q = 1 mod 2n as close as possible to 2^bits, alternately just below and
-// just above it (below first), none in `exclude`. A chain of such primes keeps the CKKS scale
+// just above it (below first), none in `exclude`. Primes above 2^bits stay below
+// 2^bits * (1 + 2^-10); when those run out the rest come from below, down to 2^(bits-1). A chain of such primes keeps the CKKS scale
 // close to 2^bits through many rescalings: the drifts of neighbouring primes cancel.
 std::vector<uint64_t> generate_ntt_primes_near(int bits, uint64_t n, int count,
                                                const std::vector<uint64_t>& exclude = {});
