@@ -1,5 +1,53 @@
-"""oboro: CKKS homomorphic encryption (C++20 core, CPU and CUDA backends)."""
+"""oboro: CKKS homomorphic encryption (C++20 core, CPU and CUDA backends).
 
-from ._core import __version__, build_info
+Quick start::
 
-__all__ = ["__version__", "build_info"]
+    import numpy as np, oboro
+    ctx = oboro.Context.from_preset("S2")         # also S1, S3, S4, or oboro.Context(log_n=..., ...)
+    ctx.keygen(rotations=[1, -1, 4])              # keys live in the context
+    ct = ctx.encrypt(np.array([0.5, -1.25]))      # -> oboro.Ciphertext
+    y = (ct * ct + 2.0 * ct).rotate(4)            # automatic relinearize / rescale / alignment
+    x = ctx.decrypt(y)                            # -> numpy.ndarray of the original shape
+
+See help(oboro.Context) and help(oboro.Ciphertext). Errors are oboro.Error and its subclasses
+(ParameterError, ValueError, LevelMismatch, ScaleMismatch, ContextMismatch, MissingKey,
+SerializationError), with the messages of the C++ core.
+"""
+
+from ._core import (
+    Ciphertext,
+    Context,
+    ContextMismatch,
+    Error,
+    LevelMismatch,
+    MissingKey,
+    ParameterError,
+    ScaleMismatch,
+    SerializationError,
+    ValueError,
+    __version__,
+    build_info,
+    num_threads,
+    preset_info,
+    presets,
+    set_num_threads,
+)
+
+__all__ = [
+    "Ciphertext",
+    "Context",
+    "ContextMismatch",
+    "Error",
+    "LevelMismatch",
+    "MissingKey",
+    "ParameterError",
+    "ScaleMismatch",
+    "SerializationError",
+    "ValueError",
+    "__version__",
+    "build_info",
+    "num_threads",
+    "preset_info",
+    "presets",
+    "set_num_threads",
+]

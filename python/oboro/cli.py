@@ -38,6 +38,54 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return 0 if rc is None else int(rc)
 
 
+def _cmd_params(args: argparse.Namespace) -> int:
+    from . import ParameterError, preset_info, presets
+
+    names = args.presets or presets()
+    try:
+        infos = [preset_info(name) for name in names]
+    except ParameterError as e:
+        print(f"oboro params: {e}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(infos, indent=2))
+        return 0
+    header = ("preset", "N", "slots", "levels", "log2(QP)", "dnum", "scale", "security", "limit log2(QP)")
+    rows = []
+    for p in infos:
+        sec = p["security"]
+        limit = p["max_log_qp"].get(sec) if sec is not None else None
+        rows.append(
+            (
+                p["name"],
+                f"2^{p['log_n']}",
+                str(p["slots"]),
+                str(p["levels"]),
+                str(p["log_qp"]),
+                str(p["dnum"]),
+                f"2^{p['scale_bits']:g}",
+                "none (INSECURE)" if sec is None else f"{sec}-bit",
+                "-" if limit is None else f"<= {limit}",
+            )
+        )
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    for r in [header, *rows]:
+        print("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+    if args.verbose:
+        for p in infos:
+            limits = ", ".join(f"{b}-bit <= {m}" for b, m in p["max_log_qp"].items() if m is not None)
+            print(
+                f"\n{p['name']}: ciphertext primes {p['moduli_bits']} bits, special primes {p['special_bits']} bits; "
+                f"HE-standard limits of log2(QP) at N = 2^{p['log_n']}: {limits}"
+            )
+    return 0
+
+
+def _demo_argv(argv: list[str]) -> list[str]:
+    """Everything after the `demo` subcommand, unchanged."""
+    return argv[argv.index("demo") + 1 :]
+
+
 def build_parser() -> argparse.ArgumentParser:
     from . import __version__
 
@@ -54,6 +102,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("demo_args", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     p.set_defaults(func=_cmd_demo)
 
+    p = sub.add_parser("params", help="print the parameter presets (slots, levels, log2(QP), dnum, security)")
+    p.add_argument("presets", nargs="*", metavar="PRESET", help="preset names (default: all)")
+    p.add_argument("--json", action="store_true", help="print as JSON")
+    p.add_argument("-v", "--verbose", action="store_true", help="also list the prime sizes")
+    p.set_defaults(func=_cmd_params)
+
     # ---- more subcommands (e.g. `oboro bench ...`) are registered here ----
 
     return parser
@@ -61,7 +115,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    # Options after `demo` (e.g. `oboro demo --preset S3`) belong to the demo's own parser: argparse
+    # leaves them unrecognized here, and they are passed on in order.
+    args, extra = parser.parse_known_args(argv)
+    if getattr(args, "command", None) == "demo":
+        args.demo_args = _demo_argv(sys.argv[1:] if argv is None else list(argv))
+    elif extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
     if not getattr(args, "func", None):
         parser.print_help()
         return 2

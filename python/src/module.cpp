@@ -1,7 +1,8 @@
 // oboro._core: the native part of the Python package.
 //
-// For now it proves that the C++ core builds and links: version, build information and an NTT
-// self-test. The CKKS API is added here (more files in python/src/ are picked up by CMake).
+// Version, build information and an NTT self-test (this file); the exceptions (errors.cpp) and
+// the CKKS API, oboro.Context and oboro.Ciphertext (ckks.cpp). More files in python/src/ are
+// picked up by CMake.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -9,6 +10,7 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
 
+#include "bindings.hpp"
 #include "oboro/math/ntt.hpp"
 #include "oboro/math/primes.hpp"
 #include "oboro/math/random.hpp"
@@ -73,4 +75,6 @@ NB_MODULE(_core, m) {
           "architectures, visible devices).");
     m.def("_selftest_ntt", &selftest_ntt, nb::arg("log_n"), nb::arg("bits"),
           "NTT round trip for n = 2^log_n modulo a bits-bit NTT prime; True on success.");
+    oboro::py::register_errors(m);
+    oboro::py::register_ckks(m);
 }
