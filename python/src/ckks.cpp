@@ -184,13 +184,19 @@ struct HostArray {
     bool is_complex = false;
 };
 
+std::string py_str(nb::handle h) {
+    nb::object s = nb::steal(PyObject_Str(h.ptr()));
+    if (!s) throw nb::python_error();
+    return nb::cast<std::string>(s);
+}
+
 // dtype kind of a NumPy array: 'c' complex, 'f' float, 'i'/'u'/'b' integer/bool; else a TypeError.
 bool complex_kind(nb::handle arr, const char* op) {
     const std::string kind = nb::cast<std::string>(arr.attr("dtype").attr("kind"));
     if (kind == "c") return true;
     if (kind == "f" || kind == "i" || kind == "u" || kind == "b") return false;
     throw nb::type_error((std::string(op) + ": expected real or complex numbers, got an array of dtype " +
-                          nb::cast<std::string>(nb::str(arr.attr("dtype"))))
+                          py_str(arr.attr("dtype")))
                              .c_str());
 }
 
@@ -594,9 +600,15 @@ void rotate(const State& s, Ciphertext& a, int64_t k) {
 // Python-facing helpers
 // ------------------------------------------------------------------------------------------------
 
-PyCiphertext like(const PyCiphertext& self, Ciphertext ct, bool is_complex) {
-    return PyCiphertext{self.st, std::move(ct), self.shape, is_complex};
+// Contexts of the same parameters share the core's context id, so the core cannot tell their keys
+// apart; the public key identifies the key set here (a context and its public() copy share it).
+void check_same_keys(const State& a, const State& b, const char* op) {
+    if (a.pk != b.pk)
+        raise<ContextMismatch>(op, ": the operands were encrypted under different keys (by different contexts); "
+                               "a ciphertext can only be combined with ciphertexts of the context that encrypted it "
+                               "or of that context's public() copy");
 }
+
 
 // Applies a binary operator in place on `target` (a copy of self for a + b, self for a += b).
 // Returns false when the operand type is not supported (the caller returns NotImplemented).
@@ -615,6 +627,7 @@ bool apply(PyCiphertext& target, const PyCiphertext& self, nb::handle other, Bin
             if (o.ct->shape != self.shape)
                 raise<oboro::ValueError>(name, ": the ciphertexts have different shapes ", shape_str(self.shape),
                                          " and ", shape_str(o.ct->shape));
+            check_same_keys(s, *o.ct->st, name);
             is_complex = is_complex || o.ct->is_complex;
             const Ciphertext& b = o.ct->ct;
             nb::gil_scoped_release release;
@@ -790,6 +803,9 @@ nb::object decrypt(const State& s, const PyCiphertext& c) {
     if (!s.decryptor)
         raise<MissingKey>("decrypt: this context has no secret key (it was made by public(), or keygen() was not "
                           "called); only the context that holds the secret key can decrypt");
+    if (c.st->ctx->id() == s.ctx->id() && c.st->pk != s.pk)
+        raise<ContextMismatch>("decrypt: the ciphertext was encrypted under other keys (by another context with the "
+                               "same parameters); it can only be decrypted by the context that holds its secret key");
     std::vector<cplx> v;
     {
         nb::gil_scoped_release release;

@@ -1,0 +1,372 @@
+"""oboro native core (C++20 CKKS library)"""
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy
+import numpy.typing
+
+import builtins
+
+
+class Error(Exception):
+    """Base class of every error raised by oboro."""
+
+class ParameterError(Error, builtins.ValueError):
+    """Invalid, malformed or insecure parameters."""
+
+class ValueError(Error, builtins.ValueError):
+    """An argument that is out of range or of the wrong size."""
+
+class LevelMismatch(Error, builtins.ValueError):
+    """Operands at different levels, or an operation impossible at the operand's level."""
+
+class ScaleMismatch(Error, builtins.ValueError):
+    """Operands whose scales differ, or a scale that cannot be reached."""
+
+class ContextMismatch(Error, builtins.ValueError):
+    """Objects that belong to different parameter sets or keys."""
+
+class MissingKey(Error):
+    """A key the operation needs is not there."""
+
+class SerializationError(Error):
+    """Bad, truncated or hostile serialized data."""
+
+
+def build_info() -> dict:
+    """
+    Build information: version, compiler, build type, word size, CUDA (compiled, runtime, architectures, visible devices).
+    """
+
+def presets() -> list[str]:
+    """The names of the parameter presets: ['S1', 'S2', 'S3', 'S4']."""
+
+def preset_info(name: str) -> dict[str, Any]:
+    """
+    The parameters of a preset without building its context: name, log_n, n, slots, levels, moduli_bits, special_bits, dnum, log_qp, scale_bits, security, and max_log_qp (the HE-standard limit of log2(QP) for 128/192/256-bit security at this N; None where the standard has no entry). Unknown names raise ParameterError.
+    """
+
+def set_num_threads(n: int) -> None:
+    """
+    Sets the number of worker threads of the C++ core (default: the hardware concurrency, or the environment variable OBORO_NUM_THREADS).
+    """
+
+def num_threads() -> int:
+    """The number of worker threads of the C++ core."""
+
+class Context:
+    """
+    A CKKS context: the parameters, the keys, and the mode of evaluation.
+
+    Create one from a preset or from explicit parameters, generate keys, then encrypt, compute with
+    the ciphertexts' operators, and decrypt::
+
+        ctx = oboro.Context.from_preset("S2")         # or "S1", "S3", "S4"
+        ctx.keygen(rotations=[1, -1, 4])              # keys live in the context
+        ct = ctx.encrypt(np.array([0.5, -1.25]))      # -> oboro.Ciphertext
+        y = (ct * ct + 2.0 * ct).rotate(4)            # automatic relinearize / rescale / alignment
+        x = ctx.decrypt(y)                            # -> numpy.ndarray of the original shape
+
+    Explicit parameters: Context(log_n, moduli_bits, special_bits, scale_bits=40, dnum=None,
+    security=128, hamming_weight=None, auto=True). moduli_bits are the bit sizes of the ciphertext
+    primes q_0 (first, usually 60) .. q_L (one level per prime after the first); special_bits those of
+    the special primes P of hybrid key switching; dnum the number of key-switching digits (None:
+    the fewest that the special primes allow); security 128, 192 or 256 checks log2(QP) against the
+    HomomorphicEncryption.org standard (ParameterError if it is exceeded), None disables the check
+    (INSECURE); hamming_weight selects a sparse ternary secret with that many non-zero coefficients.
+
+    Modes. In automatic mode (auto=True, the default) the ciphertext operators relinearize and
+    rescale after multiplications and align levels and scales before additions. Every level l has a
+    standard scale D_l (scale_at_level) with D_{l-1} = D_l^2 / q_l, anchored at level 0 on
+    2^scale_bits; fresh ciphertexts are at the standard scale of their level and every automatic
+    operation lands on the standard scale of its output level, so operands at the same level always
+    match. An operand at a higher level is brought down to the other's level and exact scale in one
+    step (multiply by an integer and rescale: no level beyond the drop). In manual mode (auto=False,
+    or ctx.auto = False at any time; it applies to all ciphertexts of the context) each operator is one
+    core operation: multiplications leave a size-3, unrescaled ciphertext, and mismatched levels or
+    scales raise LevelMismatch / ScaleMismatch; use relinearize(), rescale(), drop_to_level().
+
+    A context made by public() holds no secret key: it encrypts with the public key and evaluates,
+    but decrypt() raises MissingKey.
+    """
+
+    def __init__(self, log_n: int, moduli_bits: Sequence[int], special_bits: Sequence[int], scale_bits: float = 40, dnum: int | None = None, security: int | None = 128, hamming_weight: int | None = None, auto: bool = True) -> None:
+        """
+        A context for explicit parameters: ring degree N = 2^log_n, ciphertext primes of moduli_bits bits (q_0 first), special primes of special_bits bits, default scale 2^scale_bits, dnum key-switching digits (None: automatic), security 128/192/256 (None: no check, INSECURE), optional sparse secret (hamming_weight), automatic or manual mode. Raises ParameterError for invalid or insecure parameters.
+        """
+
+    @staticmethod
+    def from_preset(name: str, auto: bool = True) -> Context:
+        """
+        The context of a parameter preset: 'S1' (N=2^13, 1 level), 'S2' (N=2^14, 3 levels), 'S3' (N=2^15, 9 levels), 'S4' (N=2^16, 20 levels); see oboro.preset_info(). Unknown names raise ParameterError.
+        """
+
+    @property
+    def slots(self) -> int:
+        """Maximum number of values per ciphertext: N/2."""
+
+    @property
+    def max_level(self) -> int:
+        """
+        Level of fresh ciphertexts: the number of rescales (multiplications) available.
+        """
+
+    @property
+    def log_n(self) -> int:
+        """log2 of the ring degree N."""
+
+    @property
+    def n(self) -> int:
+        """The ring degree N."""
+
+    @property
+    def scale(self) -> float:
+        """
+        Scale of fresh ciphertexts at the top level: the standard scale of that level (see scale_at_level), within a fraction of a bit of 2^scale_bits.
+        """
+
+    def scale_at_level(self, level: int) -> float:
+        """
+        The standard scale D_level of a level: fresh ciphertexts at that level are encrypted at it, and every automatic operation lands on it. D_0 = 2^scale_bits and D_{l-1} = D_l^2 / q_l.
+        """
+
+    @property
+    def log_qp(self) -> int:
+        """
+        Bits of the full modulus Q*P (sum of the prime sizes), the quantity bounded by security.
+        """
+
+    @property
+    def security(self) -> int | None:
+        """
+        The security level the parameters were checked against: 128, 192, 256, or None (no check).
+        """
+
+    @property
+    def dnum(self) -> int:
+        """Number of key-switching digits (hybrid key switching)."""
+
+    @property
+    def moduli(self) -> list[int]:
+        """The ciphertext primes q_0 .. q_L."""
+
+    @property
+    def special_moduli(self) -> list[int]:
+        """The special primes of key switching."""
+
+    @property
+    def preset(self) -> str | None:
+        """The preset name, or None for explicit parameters."""
+
+    @property
+    def auto(self) -> bool:
+        """
+        Automatic mode (True) or manual mode (False); applies to every ciphertext of this context.
+        """
+
+    @auto.setter
+    def auto(self, arg: bool, /) -> None: ...
+
+    @property
+    def has_secret_key(self) -> bool:
+        """True if this context holds the secret key (it can decrypt)."""
+
+    @property
+    def has_public_key(self) -> bool:
+        """
+        True once keys were generated (the public key is needed to encrypt without the secret key).
+        """
+
+    @property
+    def has_relin_key(self) -> bool:
+        """
+        True if the context has a relinearization key (needed by ct * ct in automatic mode).
+        """
+
+    @property
+    def has_conjugation_key(self) -> bool:
+        """True if the context has the Galois key of complex conjugation."""
+
+    @property
+    def rotations(self) -> list[int]:
+        """
+        The rotation steps that have Galois keys (sorted). In automatic mode other steps are composed from these where possible (e.g. 3 = 4 - 1).
+        """
+
+    def keygen(self, rotations: Sequence[int] | None = None, conjugation: bool = False, relin: bool = True) -> Context:
+        """
+        Generates keys and stores them in the context; returns the context.
+
+        The first call draws the secret key and the public key. Each call then adds the relinearization key (relin=True; needed by ct * ct), the Galois keys of the rotation steps and, if conjugation=True, of complex conjugation; keys that exist are kept. rotations=None means the signed powers of two +-1, +-2, +-4, ..., +-slots/2: every rotation is then available in automatic mode as a sum of at most about log2(slots)/2 of them (signed binary decomposition), at the memory cost of 2*log2(slots) keys. Pass an explicit list (possibly empty) to generate only the steps you need. A context made by public() cannot generate keys (MissingKey).
+        """
+
+    def public(self) -> Context:
+        """
+        A copy of the context without the secret key: it shares the public, relinearization and Galois keys, encrypts with the public key and evaluates, but decrypt() raises MissingKey. Ciphertexts of both contexts can be mixed (same parameters), and the original context decrypts results computed by the copy.
+        """
+
+    def encrypt(self, values: numpy.typing.ArrayLike, level: int | None = None, scale: float | None = None, slots: int | None = None) -> Ciphertext:
+        """
+        Encrypts an array of real or complex numbers (any shape; flattened in C order).
+
+        values: anything numpy.asarray accepts, of at most `slots` elements (else oboro.ValueError naming the sizes). The ciphertext remembers the shape and whether the data were real (decrypt then returns float64) or complex (complex128).
+        level: the level to encrypt at (default: the top level, max_level).
+        scale: the encoding scale (default: the standard scale of that level, scale_at_level(level)).
+        slots: the slot count, a power of two >= the size (default: the smallest one); rotations act on it.
+
+        A context with the secret key encrypts with the secret key: its only noise is the fresh Gaussian error, so it is more precise (>= 25 bits at every preset) than public-key encryption, whose noise u*e + e0 + e1*s gives about 23.4 bits at N = 2^16. A context made by public() uses the public key.
+        """
+
+    def decrypt(self, ciphertext: Ciphertext) -> numpy.typing.NDArray[Any]:
+        """
+        Decrypts and decodes: a numpy.ndarray of the ciphertext's shape, float64 if the encrypted data were real (the imaginary parts, pure noise, are dropped) else complex128. Raises MissingKey on a context without the secret key (made by public()), ContextMismatch for a ciphertext of other parameters.
+        """
+
+    def describe(self) -> str:
+        """A human-readable summary: parameters, security, scales, keys and mode."""
+
+    def __repr__(self) -> str: ...
+
+class Ciphertext:
+    """
+    An encrypted array (CKKS ciphertext).
+
+    Made by Context.encrypt(); holds the shape and dtype (real or complex) of the encrypted array, and
+    its level, exact scale and slot count. The values occupy the first `size` slots (C order); the
+    slot count is the smallest power of two >= size unless encrypt(slots=...) says otherwise, and
+    rotate() acts on the whole slot vector (np.roll semantics when size == slots).
+
+    Operators (automatic mode relinearizes, rescales and aligns as needed; manual mode raises on any
+    mismatch):
+        ct + x, x + ct, ct - x, x - ct, -ct   x: Ciphertext (same shape), int, float, complex, or an
+                                              array that broadcasts to ct.shape
+        ct * x, x * ct                        ct * ct relinearizes and rescales (one level);
+                                              ct * float/complex/array rescales (one level);
+                                              ct * int is exact and consumes no level
+        ct / c                                c: a non-zero scalar or array (multiplication by 1/c)
+        ct += x, ct -= x, ct *= x             in place (the core's *_inplace operations)
+    Scalars are added to the `size` values only (padding slots stay as they are).
+    """
+
+    __array_ufunc__: None = None
+
+    @property
+    def level(self) -> int:
+        """The level: the number of rescales left."""
+
+    @property
+    def scale(self) -> float:
+        """
+        The exact scale of the encoded message (after a rescale it is divided by the prime dropped, not rounded to a power of two).
+        """
+
+    @property
+    def slots(self) -> int:
+        """The slot count (power of two >= size); rotations are cyclic over it."""
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """Shape of the encrypted array."""
+
+    @property
+    def size(self) -> int:
+        """Number of encrypted values."""
+
+    @property
+    def ndim(self) -> int:
+        """Number of dimensions."""
+
+    @property
+    def dtype(self) -> numpy.dtype[Any]:
+        """
+        numpy.float64 for real data, numpy.complex128 for complex data: the dtype decrypt returns.
+        """
+
+    @property
+    def poly_count(self) -> int:
+        """
+        Number of polynomials: 2, or 3 after a manual-mode multiplication before relinearize().
+        """
+
+    @property
+    def auto(self) -> bool:
+        """Whether the ciphertext's context is in automatic mode."""
+
+    def __add__(self, other: Ciphertext | complex | numpy.typing.ArrayLike, /) -> Ciphertext:
+        """self + other"""
+
+    def __radd__(self, other: Ciphertext | complex | numpy.typing.ArrayLike, /) -> Ciphertext:
+        """other + self"""
+
+    def __sub__(self, other: Ciphertext | complex | numpy.typing.ArrayLike, /) -> Ciphertext:
+        """self - other"""
+
+    def __rsub__(self, other: Ciphertext | complex | numpy.typing.ArrayLike, /) -> Ciphertext:
+        """other - self"""
+
+    def __mul__(self, other: Ciphertext | complex | numpy.typing.ArrayLike, /) -> Ciphertext:
+        """self * other"""
+
+    def __rmul__(self, other: Ciphertext | complex | numpy.typing.ArrayLike, /) -> Ciphertext:
+        """other * self"""
+
+    def __truediv__(self, other: Ciphertext | complex | numpy.typing.ArrayLike, /) -> Ciphertext:
+        """self / other (other: a non-zero scalar or array, not a ciphertext)"""
+
+    def __iadd__(self, other: Ciphertext | complex | numpy.typing.ArrayLike, /) -> Ciphertext:
+        """self += other (in place)"""
+
+    def __isub__(self, other: Ciphertext | complex | numpy.typing.ArrayLike, /) -> Ciphertext:
+        """self -= other (in place)"""
+
+    def __imul__(self, other: Ciphertext | complex | numpy.typing.ArrayLike, /) -> Ciphertext:
+        """self *= other (in place)"""
+
+    def __itruediv__(self, other: Ciphertext | complex | numpy.typing.ArrayLike, /) -> Ciphertext:
+        """self /= other (in place)"""
+
+    def __neg__(self) -> Ciphertext:
+        """-self"""
+
+    def __pos__(self) -> Ciphertext:
+        """+self (a copy)"""
+
+    def rotate(self, steps: int) -> Ciphertext:
+        """
+        Rotates the slot vector left by `steps` (negative: right), cyclically over `slots` values: np.roll(x, -steps) when size == slots. Automatic mode reduces the step modulo the slots and, when the context has no key for it, composes it from keyed steps (signed powers of two); manual mode needs the key of exactly this step. Raises MissingKey when no key fits.
+        """
+
+    def conj(self) -> Ciphertext:
+        """
+        Complex conjugate of every value (needs keygen(conjugation=True), else MissingKey).
+        """
+
+    def rescale(self) -> Ciphertext:
+        """
+        Divides by the last prime q_level and drops it: level - 1, scale / q_level. Needed after multiplications in manual mode (automatic mode does it itself).
+        """
+
+    def relinearize(self) -> Ciphertext:
+        """
+        Brings a size-3 product (manual mode) back to 2 polynomials with the relinearization key; a no-op on a size-2 ciphertext.
+        """
+
+    def drop_to_level(self, level: int) -> Ciphertext:
+        """
+        The same values at a lower level. Manual mode keeps the scale (limbs are dropped). Automatic mode moves a ciphertext that is at its level's standard scale to the standard scale of the new level (an integer multiplication and a rescale on the way down, no extra level), as automatic alignment does.
+        """
+
+    def copy(self) -> Ciphertext:
+        """A copy of the ciphertext."""
+
+    def __copy__(self) -> Ciphertext: ...
+
+    def __deepcopy__(self, memo: object) -> Ciphertext: ...
+
+    def reshape(self, shape: int | Sequence[int]) -> Ciphertext:
+        """
+        The same ciphertext viewed with another shape of the same size (like numpy.reshape, -1 allowed); no homomorphic operation.
+        """
+
+    def __repr__(self) -> str: ...

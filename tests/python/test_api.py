@@ -1,0 +1,719 @@
+"""The Python API (oboro.Context, oboro.Ciphertext, errors) against NumPy, with explicit precision bounds.
+
+Precision is measured in bits: -log2(max abs error) over all values. The bounds hold with several
+bits of margin (S1/S2, values in [-1, 1]).
+"""
+
+from __future__ import annotations
+
+import builtins
+import copy
+import math
+
+import numpy as np
+import pytest
+
+import oboro
+
+# Precision bounds (bits = -log2(max abs error)).
+FRESH_BITS = 26  # secret-key encryption, then decryption
+PUBLIC_FRESH_BITS = 22  # public-key encryption
+ADD_BITS = 24  # additions, integer multiplications, plaintext additions
+MUL_BITS = 20  # one multiplication (ciphertext or plaintext) with its rescale
+ROT_BITS = 22  # rotations (key switching)
+DEEP_BITS = 18  # three multiplications in a row
+
+
+def bits(got, want) -> float:
+    err = float(np.max(np.abs(np.asarray(got) - np.asarray(want))))
+    return math.inf if err == 0 else -math.log2(err)
+
+
+# ---- fixtures (module scope: key generation once) -------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def ctx1():
+    """S1 (N = 2^13, 1 level), default rotation keys (+-powers of two) and conjugation."""
+    return oboro.Context.from_preset("S1").keygen(conjugation=True)
+
+
+@pytest.fixture(scope="module")
+def ctx2():
+    """S2 (N = 2^14, 3 levels), a few rotation keys, no conjugation key."""
+    return oboro.Context.from_preset("S2").keygen(rotations=[1, -1, 4])
+
+
+@pytest.fixture(scope="module")
+def manual():
+    """S1 in manual mode, rotation key for step 1 only."""
+    return oboro.Context.from_preset("S1", auto=False).keygen(rotations=[1])
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(20240607)
+
+
+def real(rng, *shape):
+    return rng.uniform(-1.0, 1.0, shape)
+
+
+def cplx(rng, *shape):
+    return rng.uniform(-1.0, 1.0, shape) + 1j * rng.uniform(-1.0, 1.0, shape)
+
+
+# ---- presets and contexts ----------------------------------------------------------------------------
+
+
+def test_presets_and_preset_info():
+    assert oboro.presets() == ["S1", "S2", "S3", "S4"]
+    s1 = oboro.preset_info("S1")
+    assert (s1["log_n"], s1["n"], s1["slots"], s1["levels"]) == (13, 8192, 4096, 1)
+    assert s1["moduli_bits"] == [60, 40] and s1["special_bits"] == [60]
+    assert s1["log_qp"] == 160 and s1["dnum"] == 2 and s1["scale_bits"] == 40
+    assert s1["security"] == 128 and s1["max_log_qp"][128] == 218
+    s4 = oboro.preset_info("S4")
+    assert s4["levels"] == 20 and s4["dnum"] == 3 and s4["max_log_qp"] == {128: 1747, 192: None, 256: None}
+    with pytest.raises(oboro.ParameterError, match="unknown preset"):
+        oboro.preset_info("S9")
+
+
+def test_context_properties(ctx1):
+    assert ctx1.slots == 4096 and ctx1.n == 8192 and ctx1.log_n == 13
+    assert ctx1.max_level == 1 and ctx1.log_qp == 160 and ctx1.security == 128 and ctx1.dnum == 2
+    assert len(ctx1.moduli) == 2 and len(ctx1.special_moduli) == 1
+    assert ctx1.preset == "S1" and ctx1.auto is True
+    assert abs(math.log2(ctx1.scale) - 40) < 1e-3
+    assert ctx1.has_secret_key and ctx1.has_public_key and ctx1.has_relin_key and ctx1.has_conjugation_key
+    text = ctx1.describe()
+    assert "N = 2^13" in text and "4096 slots" in text and "128-bit" in text and "automatic" in text
+    assert repr(ctx1).startswith("<oboro.Context S1: N=2^13 slots=4096 levels=1")
+
+
+def test_standard_scales(ctx2):
+    # D_0 = 2^40 and D_{l-1} = D_l^2 / q_l exactly: products of standard ciphertexts are standard.
+    assert ctx2.scale_at_level(0) == 2.0**40
+    for level in range(1, ctx2.max_level + 1):
+        d = ctx2.scale_at_level(level)
+        assert ctx2.scale_at_level(level - 1) == d * d / ctx2.moduli[level]
+        assert abs(math.log2(d) - 40) < 1e-3
+    assert ctx2.scale == ctx2.scale_at_level(ctx2.max_level)
+    with pytest.raises(oboro.LevelMismatch):
+        ctx2.scale_at_level(4)
+
+
+def test_explicit_parameters(rng):
+    ctx = oboro.Context(log_n=13, moduli_bits=[50, 30], special_bits=[50], scale_bits=30, security=192)
+    assert ctx.security == 192 and ctx.max_level == 1 and ctx.log_qp == 130 and ctx.preset is None
+    assert ctx.scale_at_level(0) == 2.0**30
+    ctx.keygen(rotations=[])
+    x = real(rng, 100)
+    ct = ctx.encrypt(x)
+    assert bits(ctx.decrypt(ct), x) >= 18
+    assert bits(ctx.decrypt(ct * ct), x * x) >= 12  # 30-bit scale: less precision, same API
+    ctx3 = oboro.Context(13, [60, 40, 40], [60], dnum=3, auto=False)
+    assert ctx3.dnum == 3 and ctx3.auto is False and ctx3.security == 128
+
+
+def test_insecure_parameters_raise():
+    with pytest.raises(oboro.ParameterError, match="exceeds the 128-bit security limit of 218 bits") as e:
+        oboro.Context(log_n=13, moduli_bits=[60, 60, 60, 60], special_bits=[60])
+    assert isinstance(e.value, builtins.ValueError) and isinstance(e.value, oboro.Error)
+    with pytest.raises(oboro.ParameterError, match="192-bit"):
+        oboro.Context(log_n=13, moduli_bits=[60, 40], special_bits=[60], security=192)
+    # Explicitly without a security check: allowed, and said loudly.
+    ctx = oboro.Context(log_n=13, moduli_bits=[60, 60, 60, 60], special_bits=[60], security=None)
+    assert ctx.security is None and "INSECURE" in ctx.describe()
+
+
+def test_invalid_parameters_raise():
+    with pytest.raises(oboro.ParameterError, match="unknown preset 'S9'"):
+        oboro.Context.from_preset("S9")
+    with pytest.raises(oboro.ParameterError, match="security = 100"):
+        oboro.Context(13, [60, 40], [60], security=100)
+    with pytest.raises(oboro.ParameterError, match="dnum"):
+        oboro.Context(13, [60, 40], [60], dnum=0)
+    with pytest.raises(oboro.ParameterError, match="special prime"):
+        oboro.Context(13, [60, 40], [])
+    with pytest.raises(oboro.ParameterError, match="scale_bits"):
+        oboro.Context(13, [60, 40], [60], scale_bits=0)
+
+
+# ---- keys ----------------------------------------------------------------------------------------------
+
+
+def test_keygen_default_rotations(ctx1):
+    expected = sorted(s * 2**k for k in range(12) for s in (1, -1))
+    assert ctx1.rotations == expected
+
+
+def test_keygen_adds_keys_and_keeps_the_secret_key(rng):
+    ctx = oboro.Context.from_preset("S1")
+    assert not ctx.has_secret_key and not ctx.has_public_key and ctx.rotations == []
+    with pytest.raises(oboro.MissingKey, match="keygen"):
+        ctx.encrypt([1.0])
+    assert ctx.keygen(rotations=[3], relin=False) is ctx
+    assert ctx.rotations == [3] and not ctx.has_relin_key and not ctx.has_conjugation_key
+    x = real(rng, 8)
+    ct = ctx.encrypt(x)
+    with pytest.raises(oboro.MissingKey, match="relinearization key"):
+        ct * ct
+    ctx.keygen(rotations=[5], conjugation=True)
+    assert ctx.rotations == [3, 5] and ctx.has_relin_key and ctx.has_conjugation_key
+    # the ciphertext made before the second keygen still decrypts, and can now be squared
+    assert bits(ctx.decrypt(ct), x) >= FRESH_BITS
+    assert bits(ctx.decrypt(ct * ct), x * x) >= MUL_BITS
+    assert bits(ctx.decrypt(ct.rotate(5)), np.roll(x, -5)) >= ROT_BITS
+
+
+# ---- encryption and decryption ----------------------------------------------------------------------------
+
+
+def test_roundtrip_real(ctx1, rng):
+    x = real(rng, 1000)
+    ct = ctx1.encrypt(x)
+    assert isinstance(ct, oboro.Ciphertext)
+    assert ct.shape == (1000,) and ct.size == 1000 and ct.ndim == 1 and ct.slots == 1024
+    assert ct.level == ctx1.max_level and ct.scale == ctx1.scale and ct.dtype == np.float64
+    got = ctx1.decrypt(ct)
+    assert isinstance(got, np.ndarray) and got.dtype == np.float64 and got.shape == (1000,)
+    assert bits(got, x) >= FRESH_BITS
+
+
+def test_roundtrip_complex(ctx1, rng):
+    z = cplx(rng, 64)
+    ct = ctx1.encrypt(z)
+    assert ct.dtype == np.complex128
+    got = ctx1.decrypt(ct)
+    assert got.dtype == np.complex128 and bits(got, z) >= FRESH_BITS
+
+
+@pytest.mark.parametrize("shape", [(), (1,), (3, 4), (2, 3, 5), (4096,), (64, 64)])
+def test_roundtrip_shapes(ctx1, rng, shape):
+    x = rng.uniform(-1.0, 1.0, shape)
+    ct = ctx1.encrypt(x)
+    assert ct.shape == shape and ct.size == x.size
+    got = ctx1.decrypt(ct)
+    assert got.shape == shape and bits(got, x) >= FRESH_BITS
+
+
+def test_roundtrip_lists_ints_and_scalars(ctx1):
+    got = ctx1.decrypt(ctx1.encrypt([1, 2, -3]))
+    assert got.dtype == np.float64 and bits(got, [1, 2, -3]) >= FRESH_BITS - 2
+    got = ctx1.decrypt(ctx1.encrypt(np.array([True, False])))
+    assert bits(got, [1, 0]) >= FRESH_BITS
+    got = ctx1.decrypt(ctx1.encrypt(0.25))
+    assert got.shape == () and bits(got, 0.25) >= FRESH_BITS
+    got = ctx1.decrypt(ctx1.encrypt([1 + 2j]))
+    assert got.dtype == np.complex128 and bits(got, [1 + 2j]) >= FRESH_BITS - 1
+
+
+def test_encrypt_flattens_in_c_order(ctx1):
+    x = np.arange(6.0).reshape(2, 3) / 8
+    xf = np.asfortranarray(x)
+    ct = ctx1.encrypt(xf)
+    assert bits(ctx1.decrypt(ct), x) >= FRESH_BITS
+    # slot i holds x.ravel()[i]: rotating the 8-slot vector by 1 shifts the C-order sequence
+    flat = np.concatenate([x.ravel(), [0, 0]])
+    assert bits(ctx1.decrypt(ct.reshape(6).rotate(1)), np.roll(flat, -1)[:6]) >= ROT_BITS
+
+
+def test_encrypt_too_many_values(ctx1):
+    with pytest.raises(oboro.ValueError, match=r"4097 values \(shape \(4097,\)\) do not fit into the 4096 slots"):
+        ctx1.encrypt(np.zeros(4097))
+    with pytest.raises(ValueError, match=r"5000 values \(shape \(50, 100\)\)"):
+        ctx1.encrypt(np.zeros((50, 100)))
+
+
+def test_encrypt_invalid_input(ctx1):
+    with pytest.raises(oboro.ValueError, match="empty"):
+        ctx1.encrypt([])
+    with pytest.raises(TypeError, match="dtype"):
+        ctx1.encrypt(["a", "b"])
+    with pytest.raises(oboro.ValueError, match="not finite"):
+        ctx1.encrypt([1.0, np.nan])
+    with pytest.raises(oboro.ValueError, match="beyond the modulus"):
+        ctx1.encrypt([1e30])
+
+
+def test_encrypt_options(ctx1, ctx2, rng):
+    x = real(rng, 10)
+    ct = ctx2.encrypt(x, level=1)
+    assert ct.level == 1 and ct.scale == ctx2.scale_at_level(1)
+    assert bits(ctx2.decrypt(ct), x) >= FRESH_BITS
+    ct = ctx1.encrypt(x, scale=2.0**30)
+    assert ct.scale == 2.0**30 and bits(ctx1.decrypt(ct), x) >= 18
+    ct = ctx1.encrypt(x, slots=4096)
+    assert ct.slots == 4096 and bits(ctx1.decrypt(ct), x) >= FRESH_BITS
+    with pytest.raises(oboro.LevelMismatch, match="level 2 is outside 0..1"):
+        ctx1.encrypt(x, level=2)
+    with pytest.raises(oboro.LevelMismatch):
+        ctx1.encrypt(x, level=-1)
+    with pytest.raises(oboro.ValueError, match="slots = 12"):
+        ctx1.encrypt(x, slots=12)
+    with pytest.raises(oboro.ValueError, match="slots = 8"):
+        ctx1.encrypt(x, slots=8)
+
+
+def test_secret_key_encryption_is_more_precise(ctx1, rng):
+    x = real(rng, 4096)
+    sk_bits = bits(ctx1.decrypt(ctx1.encrypt(x)), x)
+    pk_bits = bits(ctx1.decrypt(ctx1.public().encrypt(x)), x)
+    assert sk_bits >= FRESH_BITS and pk_bits >= PUBLIC_FRESH_BITS
+    assert sk_bits > pk_bits
+
+
+def test_public_context(ctx1, rng):
+    pub = ctx1.public()
+    assert not pub.has_secret_key and pub.has_public_key and pub.has_relin_key
+    assert pub.rotations == ctx1.rotations and pub.slots == ctx1.slots
+    x, y = real(rng, 16), real(rng, 16)
+    a = pub.encrypt(x)
+    b = ctx1.encrypt(y)
+    r = (a * b + a).rotate(2)  # evaluated with the public copy's keys
+    assert bits(ctx1.decrypt(r), np.roll(x * y + x, -2)) >= MUL_BITS
+    with pytest.raises(oboro.MissingKey, match="no secret key"):
+        pub.decrypt(a)
+    with pytest.raises(oboro.MissingKey, match="no secret key"):
+        pub.keygen()
+    with pytest.raises(oboro.MissingKey, match="no keys yet"):
+        oboro.Context.from_preset("S1").public()
+
+
+def test_decrypt_with_other_context_raises(ctx1, ctx2, rng):
+    x = real(rng, 4)
+    with pytest.raises(oboro.ContextMismatch, match="another parameter set"):
+        ctx2.decrypt(ctx1.encrypt(x))
+    other = oboro.Context.from_preset("S1").keygen(rotations=[])
+    with pytest.raises(oboro.ContextMismatch, match="other keys"):
+        other.decrypt(ctx1.encrypt(x))
+    with pytest.raises(oboro.ContextMismatch, match="different keys"):
+        other.encrypt(x) + ctx1.encrypt(x)
+    with pytest.raises(oboro.ContextMismatch):
+        ctx2.encrypt(x) * ctx1.encrypt(x)
+
+
+# ---- operators, automatic mode ------------------------------------------------------------------------------
+
+BINARY_CASES = [
+    # (name, function, reference, bits)
+    ("ct+ct", lambda a, b, y: a + b, lambda x, y: x + y, ADD_BITS),
+    ("ct-ct", lambda a, b, y: a - b, lambda x, y: x - y, ADD_BITS),
+    ("ct*ct", lambda a, b, y: a * b, lambda x, y: x * y, MUL_BITS),
+    ("ct*ct(square)", lambda a, b, y: a * a, lambda x, y: x * x, MUL_BITS),
+    ("ct+float", lambda a, b, y: a + 0.75, lambda x, y: x + 0.75, ADD_BITS),
+    ("float+ct", lambda a, b, y: 0.75 + a, lambda x, y: 0.75 + x, ADD_BITS),
+    ("ct-float", lambda a, b, y: a - 0.75, lambda x, y: x - 0.75, ADD_BITS),
+    ("float-ct", lambda a, b, y: 1.5 - a, lambda x, y: 1.5 - x, ADD_BITS),
+    ("ct+int", lambda a, b, y: a + 3, lambda x, y: x + 3, ADD_BITS),
+    ("int-ct", lambda a, b, y: 1 - a, lambda x, y: 1 - x, ADD_BITS),
+    ("ct*float", lambda a, b, y: a * 2.5, lambda x, y: x * 2.5, MUL_BITS),
+    ("float*ct", lambda a, b, y: -0.3 * a, lambda x, y: -0.3 * x, MUL_BITS),
+    ("ct*int", lambda a, b, y: a * 3, lambda x, y: x * 3, ADD_BITS),
+    ("int*ct", lambda a, b, y: -2 * a, lambda x, y: -2 * x, ADD_BITS),
+    ("ct*bool", lambda a, b, y: a * True, lambda x, y: x, ADD_BITS),
+    ("ct/float", lambda a, b, y: a / 4.0, lambda x, y: x / 4.0, MUL_BITS),
+    ("ct/int", lambda a, b, y: a / 3, lambda x, y: x / 3, MUL_BITS),
+    ("ct*complex", lambda a, b, y: a * (0.5 - 0.25j), lambda x, y: x * (0.5 - 0.25j), MUL_BITS),
+    ("complex*ct", lambda a, b, y: 1j * a, lambda x, y: 1j * x, MUL_BITS),
+    ("ct+complex", lambda a, b, y: a + (1 + 2j), lambda x, y: x + (1 + 2j), ADD_BITS),
+    ("ct*array", lambda a, b, y: a * y, lambda x, y: x * y, MUL_BITS),
+    ("array*ct", lambda a, b, y: y * a, lambda x, y: y * x, MUL_BITS),
+    ("ct+array", lambda a, b, y: a + y, lambda x, y: x + y, ADD_BITS),
+    ("array+ct", lambda a, b, y: y + a, lambda x, y: y + x, ADD_BITS),
+    ("ct-array", lambda a, b, y: a - y, lambda x, y: x - y, ADD_BITS),
+    ("array-ct", lambda a, b, y: y - a, lambda x, y: y - x, ADD_BITS),
+    ("ct/array", lambda a, b, y: a / (y + 2), lambda x, y: x / (y + 2), MUL_BITS),
+    ("ct*list", lambda a, b, y: a * list(y), lambda x, y: x * y, MUL_BITS),
+    ("neg", lambda a, b, y: -a, lambda x, y: -x, FRESH_BITS),
+    ("pos", lambda a, b, y: +a, lambda x, y: x, FRESH_BITS),
+    ("ct*np.float64", lambda a, b, y: a * np.float64(0.5), lambda x, y: x * 0.5, MUL_BITS),
+    ("np.float32*ct", lambda a, b, y: np.float32(0.5) * a, lambda x, y: x * 0.5, MUL_BITS),
+    ("np.int64*ct", lambda a, b, y: np.int64(5) * a, lambda x, y: 5 * x, ADD_BITS),
+    ("ct+np.complex128", lambda a, b, y: a + np.complex128(1j), lambda x, y: x + 1j, ADD_BITS),
+    ("ct*0d-array", lambda a, b, y: a * np.array(2.0), lambda x, y: x * 2.0, MUL_BITS),
+]
+
+
+@pytest.mark.parametrize("name,fn,ref,min_bits", BINARY_CASES, ids=[c[0] for c in BINARY_CASES])
+@pytest.mark.parametrize("dtype", ["real", "complex"])
+def test_operators_against_numpy(ctx1, rng, name, fn, ref, min_bits, dtype):
+    make = real if dtype == "real" else cplx
+    x, y = make(rng, 3, 5), make(rng, 3, 5)
+    a, b = ctx1.encrypt(x), ctx1.encrypt(y)
+    r = fn(a, b, y)
+    want = ref(x, y)
+    assert isinstance(r, oboro.Ciphertext) and r.shape == (3, 5)
+    got = ctx1.decrypt(r)
+    expect_complex = dtype == "complex" or np.iscomplexobj(want)
+    assert got.dtype == (np.complex128 if expect_complex else np.float64)
+    assert bits(got, want) >= min_bits, name
+    # operands are never modified
+    assert bits(ctx1.decrypt(a), x) >= FRESH_BITS and bits(ctx1.decrypt(b), y) >= FRESH_BITS
+
+
+def test_levels_and_scales_after_operations(ctx2, rng):
+    x, y = real(rng, 8), real(rng, 8)
+    a, b = ctx2.encrypt(x), ctx2.encrypt(y)
+    top = ctx2.max_level
+    # ct * ct: relinearized and rescaled, at the standard scale of the level below (exactly)
+    p = a * b
+    assert p.level == top - 1 and p.poly_count == 2 and p.scale == ctx2.scale_at_level(top - 1)
+    # ct * float / array: one level, standard scale (to rounding)
+    for q in (a * 0.5, a * y, a * (1 + 1j)):
+        assert q.level == top - 1 and q.scale == pytest.approx(ctx2.scale_at_level(top - 1), rel=2.0**-50)
+    # ct * int and additions: no level
+    for q in (a * 3, a + b, a + 1.0, a + y):
+        assert q.level == top and q.scale == a.scale
+
+
+def test_headline_example(ctx2):
+    x = np.array([0.5, -1.25])
+    ct = ctx2.encrypt(x)
+    y = (ct * ct + 2.0 * ct).rotate(4)
+    got = ctx2.decrypt(y)
+    assert got.shape == (2,) and bits(got, np.roll(x * x + 2 * x, -4)) >= MUL_BITS
+
+
+def test_depth_three_chain(ctx2, rng):
+    x, y = real(rng, 256), real(rng, 256)
+    a, b = ctx2.encrypt(x), ctx2.encrypt(y)
+    r = ((a * b) * a) * b + a * 0.5 - 1
+    assert r.level == 0 and r.scale == pytest.approx(ctx2.scale_at_level(0), rel=2.0**-40)
+    assert bits(ctx2.decrypt(r), x * y * x * y + 0.5 * x - 1) >= DEEP_BITS
+    with pytest.raises(oboro.LevelMismatch, match="no level is left"):
+        r * r
+    with pytest.raises(oboro.LevelMismatch, match="no level is left"):
+        r * 2.0
+    assert bits(ctx2.decrypt(r * 2), 2 * (x * y * x * y + 0.5 * x - 1)) >= DEEP_BITS - 1
+
+
+def test_automatic_level_alignment(ctx2, rng):
+    x, y, z = real(rng, 64), real(rng, 64), real(rng, 64)
+    a, b, c = ctx2.encrypt(x), ctx2.encrypt(y), ctx2.encrypt(z)
+    p = b * c  # level 2
+    pp = p * c  # level 1
+    for r, want, level in [
+        (a + p, x + y * z, 2),
+        (p + a, y * z + x, 2),
+        (a - pp, x - y * z * z, 1),
+        (pp * a, y * z * z * x, 0),
+        (a * p, x * y * z, 1),
+        (p - pp + a, y * z - y * z * z + x, 1),
+    ]:
+        assert r.level == level
+        assert r.scale == pytest.approx(ctx2.scale_at_level(level), rel=2.0**-40)
+        assert bits(ctx2.decrypt(r), want) >= MUL_BITS
+    # the operands keep their levels
+    assert (a.level, p.level, pp.level) == (3, 2, 1)
+
+
+def test_automatic_scale_alignment_user_scales(ctx2, rng):
+    x, y = real(rng, 32), real(rng, 32)
+    a = ctx2.encrypt(x, scale=2.0**35)
+    b = ctx2.encrypt(y)
+    # same level, different scales: both are moved to the standard scale of the level below
+    r = a + b
+    assert r.level == ctx2.max_level - 1 and r.scale == pytest.approx(ctx2.scale_at_level(r.level), rel=2.0**-40)
+    assert bits(ctx2.decrypt(r), x + y) >= ADD_BITS - 4
+    # different levels: the higher one is brought to the lower one's level and scale
+    q = b * b
+    r = a - q
+    assert r.level == q.level and r.scale == pytest.approx(q.scale, rel=2.0**-40)
+    assert bits(ctx2.decrypt(r), x - y * y) >= MUL_BITS
+    # multiplication of a non-standard ciphertext lands on the standard scale
+    r = a * y
+    assert r.scale == pytest.approx(ctx2.scale_at_level(r.level), rel=2.0**-40)
+    assert bits(ctx2.decrypt(r), x * y) >= MUL_BITS - 4
+
+
+def test_scale_mismatch_at_level_zero(ctx1, rng):
+    x, y = real(rng, 8), real(rng, 8)
+    a = ctx1.encrypt(x, level=0, scale=2.0**30)
+    b = ctx1.encrypt(y, level=0)
+    with pytest.raises(oboro.ScaleMismatch, match="no level is left"):
+        a + b
+
+
+def test_drop_to_level(ctx2, manual, rng):
+    x = real(rng, 16)
+    a = ctx2.encrypt(x)
+    d = a.drop_to_level(1)
+    assert d.level == 1 and d.scale == pytest.approx(ctx2.scale_at_level(1), rel=2.0**-40)
+    assert bits(ctx2.decrypt(d), x) >= ADD_BITS
+    assert a.drop_to_level(a.level).level == a.level
+    with pytest.raises(oboro.LevelMismatch, match="only down"):
+        d.drop_to_level(2)
+    # manual mode keeps the scale
+    m = manual.encrypt(x)
+    md = m.drop_to_level(0)
+    assert md.level == 0 and md.scale == m.scale and bits(manual.decrypt(md), x) >= FRESH_BITS
+
+
+def test_rescale_and_relinearize_methods(ctx2, rng):
+    x = real(rng, 16)
+    a = ctx2.encrypt(x)
+    r = a.rescale()
+    assert r.level == a.level - 1 and r.scale == a.scale / ctx2.moduli[a.level]
+    assert a.relinearize().poly_count == 2  # no-op on a size-2 ciphertext
+    with pytest.raises(oboro.LevelMismatch, match="level 0"):
+        a.drop_to_level(0).rescale()
+
+
+def test_rotate(ctx1, rng):
+    x = real(rng, 16)
+    a = ctx1.encrypt(x)
+    # keyed steps, composed steps (3 = 4 - 1, 5 = 4 + 1), steps beyond the slot count
+    for k in [1, -1, 2, 3, 5, -7, 15, 16, 17, -16, 100]:
+        assert bits(ctx1.decrypt(a.rotate(k)), np.roll(x, -k)) >= ROT_BITS, k
+    full = real(rng, 4096)
+    b = ctx1.encrypt(full)
+    assert bits(ctx1.decrypt(b.rotate(1)), np.roll(full, -1)) >= ROT_BITS
+    assert bits(ctx1.decrypt(b.rotate(-2048)), np.roll(full, 2048)) >= ROT_BITS
+
+
+def test_rotate_pads_with_the_slot_vector(ctx1):
+    x = np.array([0.1, 0.2, 0.3])  # 4 slots: [x0, x1, x2, 0]
+    got = ctx1.decrypt(ctx1.encrypt(x).rotate(1))
+    assert bits(got, [0.2, 0.3, 0.0]) >= ROT_BITS
+
+
+def test_rotate_missing_key(ctx2, manual, rng):
+    a = ctx2.encrypt(real(rng, 16))  # keys: 1, -1, 4
+    assert bits(ctx2.decrypt(a.rotate(3)), np.roll(ctx2.decrypt(a), -3)) >= ROT_BITS  # 3 = 4 - 1
+    with pytest.raises(oboro.MissingKey, match=r"keygen\(rotations=\[2\]\)"):
+        a.rotate(2)
+    m = manual.encrypt(real(rng, 16))  # manual: only the exact step
+    with pytest.raises(oboro.MissingKey, match="rotation by 2"):
+        m.rotate(2)
+    with pytest.raises(oboro.ValueError, match="out of range"):
+        m.rotate(16)
+
+
+def test_conj(ctx1, ctx2, rng):
+    z = cplx(rng, 10)
+    c = ctx1.encrypt(z).conj()
+    assert c.dtype == np.complex128 and bits(ctx1.decrypt(c), np.conj(z)) >= ROT_BITS
+    with pytest.raises(oboro.MissingKey, match="conjugation"):
+        ctx2.encrypt(z).conj()
+
+
+def test_in_place_operators(ctx2, rng):
+    x, y = real(rng, 12), real(rng, 12)
+    a, b = ctx2.encrypt(x), ctx2.encrypt(y)
+    r = a.copy()
+    ident = id(r)
+    r += b
+    r -= 0.5
+    r *= 3
+    r += y
+    r *= b  # level 2
+    r -= a  # a is brought down (a copy of it: a is not modified)
+    r /= 2.0
+    r /= np.full(12, 4.0)
+    assert id(r) == ident and r.level == 0
+    want = (((x + y - 0.5) * 3 + y) * y - x) / 2.0 / 4.0
+    assert bits(ctx2.decrypt(r), want) >= MUL_BITS - 2
+    assert a.level == ctx2.max_level and bits(ctx2.decrypt(a), x) >= FRESH_BITS
+    assert b.level == ctx2.max_level
+    s = a.copy()
+    s *= s
+    assert bits(ctx2.decrypt(s), x * x) >= MUL_BITS
+    s = a.copy()
+    s += s
+    assert bits(ctx2.decrypt(s), 2 * x) >= ADD_BITS
+
+
+def test_broadcasting_and_shapes(ctx1, rng):
+    x = real(rng, 2, 3)
+    a = ctx1.encrypt(x)
+    row = np.array([1.0, -2.0, 0.5])
+    assert bits(ctx1.decrypt(a * row), x * row) >= MUL_BITS
+    assert bits(ctx1.decrypt(a + row[None, :]), x + row) >= ADD_BITS
+    assert bits(ctx1.decrypt(a - np.array(0.25)), x - 0.25) >= ADD_BITS
+    with pytest.raises(oboro.ValueError, match=r"shape \(4,\) does not broadcast to the ciphertext's shape \(2, 3\)"):
+        a * np.ones(4)
+    with pytest.raises(oboro.ValueError, match=r"different shapes \(2, 3\) and \(6,\)"):
+        a + ctx1.encrypt(x.ravel())
+    assert bits(ctx1.decrypt(a.reshape(6) + ctx1.encrypt(x.ravel())), 2 * x.ravel()) >= ADD_BITS
+    assert a.reshape((3, -1)).shape == (3, 2) and a.reshape(6).shape == (6,)
+    with pytest.raises(oboro.ValueError, match="cannot reshape"):
+        a.reshape(5)
+
+
+def test_scalar_addition_leaves_padding_slots(ctx1):
+    # size 3 in 4 slots: the constant goes to the 3 values only, so a rotate-and-sum stays exact
+    x = np.array([0.5, 0.25, -0.5])
+    a = ctx1.encrypt(x) + 1.0
+    s = a + a.rotate(1)
+    s = s + s.rotate(2)
+    assert bits(ctx1.decrypt(s), np.full(3, (x + 1).sum())) >= ROT_BITS
+
+
+def test_unsupported_operands(ctx1):
+    a = ctx1.encrypt([1.0, 2.0])
+    with pytest.raises(TypeError):
+        a + "x"
+    with pytest.raises(TypeError):
+        a * object()
+    with pytest.raises(TypeError):
+        a / a
+    with pytest.raises(TypeError):
+        1.0 / a
+    with pytest.raises(ZeroDivisionError):
+        a / 0
+    with pytest.raises(TypeError):
+        oboro.Ciphertext()
+
+
+def test_ciphertext_properties_and_copies(ctx1, rng):
+    x = real(rng, 5)
+    a = ctx1.encrypt(x)
+    assert (a.level, a.slots, a.shape, a.size, a.ndim, a.poly_count) == (1, 8, (5,), 5, 1, 2)
+    assert a.auto is True and a.dtype == np.dtype("float64")
+    assert repr(a) == "<oboro.Ciphertext shape=(5,) float64 level=1 scale=2^40.00 slots=8>"
+    for c in (a.copy(), copy.copy(a), copy.deepcopy(a)):
+        assert c is not a and c.level == a.level and c.scale == a.scale
+        c += 1.0
+        assert bits(ctx1.decrypt(a), x) >= FRESH_BITS and bits(ctx1.decrypt(c), x + 1) >= ADD_BITS
+
+
+# ---- manual mode --------------------------------------------------------------------------------------------
+
+
+def test_manual_mode(manual, rng):
+    x, y = real(rng, 8), real(rng, 8)
+    a, b = manual.encrypt(x), manual.encrypt(y)
+    assert a.auto is False
+    p = a * b  # size 3, not rescaled
+    assert p.poly_count == 3 and p.level == 1 and p.scale == a.scale * b.scale
+    assert bits(manual.decrypt(p), x * y) >= MUL_BITS  # size-3 ciphertexts decrypt too
+    with pytest.raises(oboro.ValueError, match="relinearize it first"):
+        p.rotate(1)
+    with pytest.raises(oboro.ScaleMismatch, match="the scales must match"):
+        p + a
+    r = p.relinearize()
+    assert r.poly_count == 2 and r.level == 1
+    r = r.rescale()
+    assert r.level == 0 and r.scale == p.scale / manual.moduli[1]
+    assert bits(manual.decrypt(r), x * y) >= MUL_BITS
+    with pytest.raises(oboro.LevelMismatch, match="bring both to the same level"):
+        a + r
+    with pytest.raises(oboro.LevelMismatch):
+        a * r
+    with pytest.raises(oboro.ScaleMismatch):  # the same level, but D_1 != D_1^2 / q_1
+        a.drop_to_level(0) + r
+    # ct * float: the constant at scale q_level, no rescale; rescale() returns to the scale
+    f = a * 0.5
+    assert f.level == 1 and f.scale == a.scale * manual.moduli[1]
+    f = f.rescale()
+    assert f.scale == pytest.approx(a.scale, rel=2.0**-50) and bits(manual.decrypt(f), 0.5 * x) >= MUL_BITS
+    g = a * y
+    assert g.level == 1 and bits(manual.decrypt(g.rescale()), x * y) >= MUL_BITS
+    assert bits(manual.decrypt((a * 1j).rescale()), 1j * x) >= MUL_BITS
+    i = a * 3
+    assert i.level == 1 and i.scale == a.scale and bits(manual.decrypt(i), 3 * x) >= ADD_BITS
+    assert bits(manual.decrypt(a + b + 1.0 - y), x + y + 1 - y) >= ADD_BITS
+    assert bits(manual.decrypt(a.rotate(1)), np.roll(x, -1)) >= ROT_BITS
+    # in place, manual: one core operation each
+    q = a.copy()
+    q *= b
+    assert q.poly_count == 3
+    q = q.relinearize().rescale()
+    assert bits(manual.decrypt(q), x * y) >= MUL_BITS
+
+
+def test_switching_modes(rng):
+    ctx = oboro.Context.from_preset("S1", auto=False).keygen(rotations=[])
+    x = real(rng, 4)
+    a = ctx.encrypt(x)
+    assert (a * a).poly_count == 3
+    ctx.auto = True
+    assert a.auto is True
+    p = a * a
+    assert p.poly_count == 2 and p.level == 0 and bits(ctx.decrypt(p), x * x) >= MUL_BITS
+    ctx.auto = False
+    assert "manual" in ctx.describe() and repr(ctx).endswith("manual>")
+
+
+def test_manual_relinearize_without_key(rng):
+    ctx = oboro.Context.from_preset("S1", auto=False).keygen(rotations=[], relin=False)
+    a = ctx.encrypt(real(rng, 4))
+    with pytest.raises(oboro.MissingKey, match="relinearization key"):
+        (a * a).relinearize()
+
+
+# ---- errors, threads, documentation ---------------------------------------------------------------------------
+
+
+def test_error_hierarchy():
+    for cls in (
+        oboro.ParameterError,
+        oboro.ValueError,
+        oboro.LevelMismatch,
+        oboro.ScaleMismatch,
+        oboro.ContextMismatch,
+        oboro.MissingKey,
+        oboro.SerializationError,
+    ):
+        assert issubclass(cls, oboro.Error) and cls.__module__ == "oboro" and cls.__doc__
+    assert issubclass(oboro.Error, Exception) and not issubclass(oboro.Error, builtins.ValueError)
+    assert oboro.ValueError is not builtins.ValueError and issubclass(oboro.ValueError, builtins.ValueError)
+    assert issubclass(oboro.ParameterError, builtins.ValueError)
+    assert not issubclass(oboro.MissingKey, builtins.ValueError)
+
+
+def test_threads():
+    n = oboro.num_threads()
+    try:
+        oboro.set_num_threads(1)
+        assert oboro.num_threads() == 1
+    finally:
+        oboro.set_num_threads(n)
+    assert oboro.num_threads() == n
+
+
+def test_docstrings_and_signatures():
+    import pydoc
+
+    text = pydoc.render_doc(oboro.Ciphertext, renderer=pydoc.plaintext)
+    for word in ("rotate", "drop_to_level", "relinearize", "ct * int is exact", "level", "scale", "shape"):
+        assert word in text
+    text = pydoc.render_doc(oboro.Context, renderer=pydoc.plaintext)
+    for word in ("from_preset", "keygen", "encrypt", "decrypt", "public", "automatic mode", "manual mode"):
+        assert word in text
+    assert "def encrypt" not in oboro.Context.encrypt.__doc__
+    assert oboro.Context.encrypt.__doc__.startswith("encrypt(self, values: numpy.typing.ArrayLike")
+    assert "secret key" in oboro.Context.encrypt.__doc__
+    assert "+-1, +-2, +-4" in oboro.Context.keygen.__doc__
+
+
+def test_type_stub_is_current():
+    import pathlib
+
+    pytest.importorskip("nanobind.stubgen")
+    from oboro import _make_stub
+
+    stub = pathlib.Path(oboro.__file__).with_name("_core.pyi")
+    assert stub.with_name("py.typed").exists()
+    assert stub.read_text() == _make_stub.generate(), "regenerate with: python -m oboro._make_stub"
+
+
+def test_cli_params(capsys):
+    from oboro import cli
+
+    assert cli.main(["params"]) == 0
+    out = capsys.readouterr().out
+    for name in ("S1", "S2", "S3", "S4"):
+        assert name in out
+    assert "4096" in out and "1220" in out and "<= 1747" in out
+    assert cli.main(["params", "S2", "-v"]) == 0
+    out = capsys.readouterr().out
+    assert "S2" in out and "S1" not in out and "[60, 40, 40, 40]" in out
+    assert cli.main(["params", "S9"]) == 2
+    assert "unknown preset" in capsys.readouterr().err
+    assert cli.main(["params", "--json", "S1"]) == 0
+    import json
+
+    assert json.loads(capsys.readouterr().out)[0]["slots"] == 4096
