@@ -15,6 +15,7 @@ import sys
 
 _EXCEPTIONS = '''import builtins
 
+__version__: str
 
 class Error(Exception):
     """Base class of every error raised by oboro."""
@@ -43,7 +44,7 @@ class SerializationError(Error):
 
 
 def generate() -> str:
-    from nanobind.stubgen import StubGen
+    from nanobind.stubgen import StubGen  # type: ignore[import-not-found]
 
     import oboro._core as core
 

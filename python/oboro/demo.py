@@ -80,7 +80,7 @@ def run(
     if dim < 2 or dim & (dim - 1):
         raise oboro.ValueError(f"demo: dim must be a power of two >= 2, got {dim}")
     if seed is None:
-        seed = int(np.random.SeedSequence().entropy % 2**32)
+        seed = int(np.random.default_rng().integers(2**32))
     rng = np.random.default_rng(seed)
     x = rng.uniform(-1.0, 1.0, size)
     v = rng.uniform(-1.0, 1.0, dim)

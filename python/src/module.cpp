@@ -70,7 +70,7 @@ bool selftest_ntt(int log_n, int bits) {
 NB_MODULE(_core, m) {
     m.doc() = "oboro native core (C++20 CKKS library)";
     m.attr("__version__") = OBORO_VERSION;
-    m.def("build_info", &build_info,
+    m.def("build_info", &build_info, nb::sig("def build_info() -> dict[str, typing.Any]"),
           "Build information: version, compiler, build type, word size, CUDA (compiled, runtime, "
           "architectures, visible devices).");
     m.def("_selftest_ntt", &selftest_ntt, nb::arg("log_n"), nb::arg("bits"),

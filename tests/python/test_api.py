@@ -9,6 +9,7 @@ from __future__ import annotations
 import builtins
 import copy
 import math
+import re
 
 import numpy as np
 import pytest
@@ -697,7 +698,11 @@ def test_type_stub_is_current():
 
     stub = pathlib.Path(oboro.__file__).with_name("_core.pyi")
     assert stub.with_name("py.typed").exists()
-    assert stub.read_text() == _make_stub.generate(), "regenerate with: python -m oboro._make_stub"
+    # The same definitions and signatures (formatting may differ between nanobind versions).
+    pattern = re.compile(r"^\s*((?:def|class) \w+.*?)(?::\s*$|:\s*\.\.\.$|$)", re.M)
+    assert pattern.findall(stub.read_text()) == pattern.findall(_make_stub.generate()), (
+        "the stub is out of date; regenerate it with: python -m oboro._make_stub"
+    )
 
 
 def test_cli_params(capsys):
