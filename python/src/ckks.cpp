@@ -29,6 +29,7 @@
 #include <complex>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -1134,15 +1135,14 @@ void register_ckks(nb::module_& m) {
     // NumPy must not treat a ciphertext as an object to broadcast over: with __array_ufunc__ =
     // None, `array * ct` returns NotImplemented from NumPy and Python calls ct.__rmul__(array).
     ct.attr("__array_ufunc__") = nb::none();
-    const char* other_t = "Ciphertext | complex | numpy.typing.ArrayLike";
-    auto sig2 = [&](const char* name) {
-        return std::string("def ") + name + "(self, other: " + other_t + ", /) -> Ciphertext";
+    // nb::sig keeps a pointer to its text: the strings live in a static map (stable nodes).
+    static std::map<std::string, std::string> op_sigs;
+    auto opsig = [](const char* name) {
+        std::string& text = op_sigs[name];
+        text = std::string("def ") + name +
+               "(self, other: Ciphertext | complex | numpy.typing.ArrayLike, /) -> Ciphertext";
+        return nb::sig(text.c_str());
     };
-    static std::vector<std::string> sigs;  // nb::sig keeps a pointer
-    for (const char* name : {"__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
-                             "__iadd__", "__isub__", "__imul__", "__itruediv__"})
-        sigs.push_back(sig2(name));
-    size_t k = 0;
     ct.def_prop_ro("level", [](const PyCiphertext& c) { return c.ct.level(); },
                    "The level: the number of rescales left.")
         .def_prop_ro("scale", [](const PyCiphertext& c) { return c.ct.scale(); },
@@ -1165,27 +1165,27 @@ void register_ckks(nb::module_& m) {
         .def_prop_ro("auto", [](const PyCiphertext& c) { return c.st->auto_mode; },
                      "Whether the ciphertext's context is in automatic mode.")
         .def("__add__", [](const PyCiphertext& s, nb::handle o) { return binop(s, o, BinOp::add); },
-             nb::sig(sigs[k++].c_str()), "self + other")
+             opsig("__add__"), "self + other")
         .def("__radd__", [](const PyCiphertext& s, nb::handle o) { return binop(s, o, BinOp::add); },
-             nb::sig(sigs[k++].c_str()), "other + self")
+             opsig("__radd__"), "other + self")
         .def("__sub__", [](const PyCiphertext& s, nb::handle o) { return binop(s, o, BinOp::sub); },
-             nb::sig(sigs[k++].c_str()), "self - other")
+             opsig("__sub__"), "self - other")
         .def("__rsub__", [](const PyCiphertext& s, nb::handle o) { return binop(s, o, BinOp::rsub); },
-             nb::sig(sigs[k++].c_str()), "other - self")
+             opsig("__rsub__"), "other - self")
         .def("__mul__", [](const PyCiphertext& s, nb::handle o) { return binop(s, o, BinOp::mul); },
-             nb::sig(sigs[k++].c_str()), "self * other")
+             opsig("__mul__"), "self * other")
         .def("__rmul__", [](const PyCiphertext& s, nb::handle o) { return binop(s, o, BinOp::mul); },
-             nb::sig(sigs[k++].c_str()), "other * self")
+             opsig("__rmul__"), "other * self")
         .def("__truediv__", [](const PyCiphertext& s, nb::handle o) { return binop(s, o, BinOp::div); },
-             nb::sig(sigs[k++].c_str()), "self / other (other: a non-zero scalar or array, not a ciphertext)")
-        .def("__iadd__", [](CtRef s, nb::handle o) { return inplace(s, o, BinOp::add); }, nb::sig(sigs[k++].c_str()),
+             opsig("__truediv__"), "self / other (other: a non-zero scalar or array, not a ciphertext)")
+        .def("__iadd__", [](CtRef s, nb::handle o) { return inplace(s, o, BinOp::add); }, opsig("__iadd__"),
              "self += other (in place)")
-        .def("__isub__", [](CtRef s, nb::handle o) { return inplace(s, o, BinOp::sub); }, nb::sig(sigs[k++].c_str()),
+        .def("__isub__", [](CtRef s, nb::handle o) { return inplace(s, o, BinOp::sub); }, opsig("__isub__"),
              "self -= other (in place)")
-        .def("__imul__", [](CtRef s, nb::handle o) { return inplace(s, o, BinOp::mul); }, nb::sig(sigs[k++].c_str()),
+        .def("__imul__", [](CtRef s, nb::handle o) { return inplace(s, o, BinOp::mul); }, opsig("__imul__"),
              "self *= other (in place)")
         .def("__itruediv__", [](CtRef s, nb::handle o) { return inplace(s, o, BinOp::div); },
-             nb::sig(sigs[k++].c_str()), "self /= other (in place)")
+             opsig("__itruediv__"), "self /= other (in place)")
         .def("__neg__",
              [](const PyCiphertext& s) {
                  PyCiphertext out = s;
@@ -1278,7 +1278,6 @@ void register_ckks(nb::module_& m) {
              "The same ciphertext viewed with another shape of the same size (like numpy.reshape, -1 allowed); "
              "no homomorphic operation.")
         .def("__repr__", &ciphertext_repr);
-    (void)k;
 }
 
 }  // namespace oboro::py
