@@ -17,6 +17,10 @@ class OpsTest : public ::testing::TestWithParam<std::string> {
 protected:
     Keys& k() { return Keys::get(GetParam()); }
     size_t slots() { return k().ctx->max_slots(); }
+    // Bounds for results of public-key encryptions: their fresh noise is ~2 bits larger at
+    // N = 2^16 (docs/precision.md), and the slot error's heavy tail needs a margin (keys are
+    // fresh on every run).
+    double fresh(double bits) { return k().ctx->log_n() >= 16 ? bits - 2.0 : bits; }
 };
 
 TEST_P(OpsTest, AddSubNegate) {
@@ -24,13 +28,13 @@ TEST_P(OpsTest, AddSubNegate) {
     auto ca = k().encrypt(a), cb = k().encrypt(b);
     std::vector<cplx> sum(a.size()), diff(a.size()), neg(a.size());
     for (size_t i = 0; i < a.size(); ++i) { sum[i] = a[i] + b[i]; diff[i] = a[i] - b[i]; neg[i] = -a[i]; }
-    EXPECT_GE(precision_bits(k().decrypt(k().eval->add(ca, cb)), sum), 22.0);
-    EXPECT_GE(precision_bits(k().decrypt(k().eval->sub(ca, cb)), diff), 22.0);
-    EXPECT_GE(precision_bits(k().decrypt(k().eval->negate(ca)), neg), 23.0);
+    EXPECT_GE(precision_bits(k().decrypt(k().eval->add(ca, cb)), sum), fresh(22.0));
+    EXPECT_GE(precision_bits(k().decrypt(k().eval->sub(ca, cb)), diff), fresh(22.0));
+    EXPECT_GE(precision_bits(k().decrypt(k().eval->negate(ca)), neg), fresh(23.0));
     auto c = ca;
     k().eval->add_inplace(c, cb);
     k().eval->sub_inplace(c, cb);
-    EXPECT_GE(precision_bits(k().decrypt(c), a), 22.0);
+    EXPECT_GE(precision_bits(k().decrypt(c), a), fresh(22.0));
 }
 
 TEST_P(OpsTest, PlaintextAndScalarOperands) {
@@ -41,10 +45,10 @@ TEST_P(OpsTest, PlaintextAndScalarOperands) {
     for (size_t i = 0; i < a.size(); ++i) {
         sum[i] = a[i] + b[i]; diff[i] = a[i] - b[i]; plus3[i] = a[i] + 3.25; minus[i] = a[i] - 0.5;
     }
-    EXPECT_GE(precision_bits(k().decrypt(k().eval->add(ca, pb)), sum), 23.0);
-    EXPECT_GE(precision_bits(k().decrypt(k().eval->sub(ca, pb)), diff), 23.0);
-    EXPECT_GE(precision_bits(k().decrypt(k().eval->add(ca, 3.25)), plus3), 23.0);
-    EXPECT_GE(precision_bits(k().decrypt(k().eval->sub(ca, 0.5)), minus), 23.0);
+    EXPECT_GE(precision_bits(k().decrypt(k().eval->add(ca, pb)), sum), fresh(23.0));
+    EXPECT_GE(precision_bits(k().decrypt(k().eval->sub(ca, pb)), diff), fresh(23.0));
+    EXPECT_GE(precision_bits(k().decrypt(k().eval->add(ca, 3.25)), plus3), fresh(23.0));
+    EXPECT_GE(precision_bits(k().decrypt(k().eval->sub(ca, 0.5)), minus), fresh(23.0));
 }
 
 TEST_P(OpsTest, MultiplyRelinearizeRescale) {
@@ -90,11 +94,11 @@ TEST_P(OpsTest, RotationsAndConjugation) {
     const int64_t n = int64_t(slots());
     for (int64_t step : {int64_t(1), int64_t(-1), int64_t(5), n - 1, n / 2, int64_t(0)}) {
         const auto got = k().decrypt(k().eval->rotate(ca, step, k().gk));
-        EXPECT_GE(precision_bits(got, rotate_ref(a, step)), 22.0) << "step " << step;
+        EXPECT_GE(precision_bits(got, rotate_ref(a, step)), fresh(21.0)) << "step " << step;
     }
     std::vector<cplx> conj(a.size());
     for (size_t i = 0; i < a.size(); ++i) conj[i] = std::conj(a[i]);
-    EXPECT_GE(precision_bits(k().decrypt(k().eval->conjugate(ca, k().gk)), conj), 22.0);
+    EXPECT_GE(precision_bits(k().decrypt(k().eval->conjugate(ca, k().gk)), conj), fresh(21.0));
 }
 
 TEST_P(OpsTest, DepthUntilLevelZero) {
@@ -113,7 +117,9 @@ TEST_P(OpsTest, DepthUntilLevelZero) {
     EXPECT_EQ(c.level(), 0);
     // Every level's scale stays near 2^40 (primes alternate around 2^40).
     EXPECT_NEAR(std::log2(c.scale()), 40.0, 0.1);
-    EXPECT_GE(precision_bits(k().decrypt(c), ref), 18.0) << GetParam();
+    const double chain_bits = precision_bits(k().decrypt(c), ref);
+    std::printf("[ info ] %s: %d products down to level 0 keep %.2f bits\n", GetParam().c_str(), k().ctx->max_level(), chain_bits);
+    EXPECT_GE(chain_bits, 18.0) << GetParam();
     const auto r = k().decrypt(k().eval->rotate(k().eval->add(c, c), 1, k().gk));
     std::vector<cplx> ref2(ref.size());
     for (size_t i = 0; i < ref.size(); ++i) ref2[i] = 2.0 * ref[(i + 1) % ref.size()];
@@ -126,7 +132,7 @@ TEST_P(OpsTest, DropToLevel) {
     const Ciphertext d = k().eval->drop_to_level(ca, 0);
     EXPECT_EQ(d.level(), 0);
     EXPECT_EQ(d.scale(), ca.scale());
-    EXPECT_GE(precision_bits(k().decrypt(d), a), 22.0);
+    EXPECT_GE(precision_bits(k().decrypt(d), a), fresh(22.0));
 }
 
 INSTANTIATE_TEST_SUITE_P(Presets, OpsTest, ::testing::Values("S1", "S2", "S4"));

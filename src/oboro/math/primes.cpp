@@ -47,6 +47,7 @@ bool is_prime(uint64_t n) {
 
 std::vector<uint64_t> generate_ntt_primes(int bits, uint64_t n, int count,
                                           const std::vector<uint64_t>& exclude) {
+    if (n == 0 || (n & (n - 1)) != 0) raise<ParameterError>("prime generation: n = ", n, " is not a power of two");
     if (bits < 2 || bits > max_modulus_bits<uint64_t>)
         raise<ParameterError>("prime generation: a ", bits, "-bit prime is not supported (allowed: 2..",
                               max_modulus_bits<uint64_t>, " bits)");
@@ -70,6 +71,7 @@ std::vector<uint64_t> generate_ntt_primes(int bits, uint64_t n, int count,
 
 std::vector<uint64_t> generate_ntt_primes_near(int bits, uint64_t n, int count,
                                                const std::vector<uint64_t>& exclude) {
+    if (n == 0 || (n & (n - 1)) != 0) raise<ParameterError>("prime generation: n = ", n, " is not a power of two");
     if (bits < 2 || bits > max_modulus_bits<uint64_t>)
         raise<ParameterError>("prime generation: a ", bits, "-bit prime is not supported (allowed: 2..",
                               max_modulus_bits<uint64_t>, " bits)");
@@ -113,7 +115,9 @@ std::vector<uint64_t> generate_ntt_primes_near(int bits, uint64_t n, int count,
 }
 
 uint64_t primitive_root_2n(uint64_t q, uint64_t n) {
-    // g^((q-1)/2n) is a 2n-th root of unity; it is primitive iff its n-th power is -1.
+    // g^((q-1)/2n) is a 2n-th root of unity; for n a power of two it is primitive iff its n-th
+    // power is -1 (the only prime dividing 2n is 2).
+    if (n == 0 || (n & (n - 1)) != 0) raise<ParameterError>("primitive_root_2n: n = ", n, " is not a power of two");
     const uint64_t order = 2 * n;
     if ((q - 1) % order != 0) raise<ParameterError>("modulus ", q, " is not 1 mod ", order);
     uint64_t best = 0;

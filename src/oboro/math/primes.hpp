@@ -22,7 +22,8 @@ std::vector<uint64_t> generate_ntt_primes(int bits, uint64_t n, int count,
 std::vector<uint64_t> generate_ntt_primes_near(int bits, uint64_t n, int count,
                                                const std::vector<uint64_t>& exclude = {});
 
-// Returns the smallest primitive 2n-th root of unity mod q (q prime, q = 1 mod 2n).
+// Returns the smallest primitive 2n-th root of unity mod q (q prime, q = 1 mod 2n, n a power of
+// two; other n raise ParameterError).
 uint64_t primitive_root_2n(uint64_t q, uint64_t n);
 
 }  // namespace oboro::math
