@@ -107,12 +107,8 @@ int main(int argc, char** argv) {
             if (i + 1 >= argc) { std::fprintf(stderr, "missing value after %s\n", a.c_str()); std::exit(2); }
             return argv[++i];
         };
-        if (a == "--presets") {
-            presets.clear();
-            std::stringstream ss(next());
-            std::string p;
-            while (std::getline(ss, p, ',')) presets.push_back(p);
-        } else if (a == "--trials") trials = std::stoi(next());
+        if (a == "--presets") presets = bench::split(next(), ',');
+        else if (a == "--trials") trials = std::stoi(next());
         else if (a == "--json") json_path = next();
         else if (a == "--markdown") md_path = next();
         else { std::fprintf(stderr, "usage: %s [--presets S1,S2,S4] [--trials N] [--json F] [--markdown F]\n", argv[0]); return 2; }

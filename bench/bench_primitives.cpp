@@ -29,15 +29,6 @@ struct Row {
     bench::Timing t;
 };
 
-std::vector<std::string> split(const std::string& s, char sep) {
-    std::vector<std::string> out;
-    std::stringstream ss(s);
-    std::string item;
-    while (std::getline(ss, item, sep))
-        if (!item.empty()) out.push_back(item);
-    return out;
-}
-
 void run_preset(const std::string& name, double min_seconds, std::vector<Row>& rows) {
     std::fprintf(stderr, "[%s] building context and keys...\n", name.c_str());
     auto ctx = Context::create(Parameters::preset(name));
@@ -107,7 +98,7 @@ int main(int argc, char** argv) {
             if (i + 1 >= argc) { std::fprintf(stderr, "missing value after %s\n", arg.c_str()); std::exit(2); }
             return argv[++i];
         };
-        if (arg == "--presets") presets = split(next(), ',');
+        if (arg == "--presets") presets = bench::split(next(), ',');
         else if (arg == "--threads") threads = std::stoi(next());
         else if (arg == "--json") json_path = next();
         else if (arg == "--min-seconds") min_seconds = std::stod(next());

@@ -44,6 +44,16 @@ inline Timing measure(const std::function<void()>& f, int min_runs = 5, double m
     return t;
 }
 
+// "S1,S2,S4" -> {"S1", "S2", "S4"}
+inline std::vector<std::string> split(const std::string& s, char sep) {
+    std::vector<std::string> out;
+    std::stringstream ss(s);
+    std::string item;
+    while (std::getline(ss, item, sep))
+        if (!item.empty()) out.push_back(item);
+    return out;
+}
+
 inline std::string cpu_model() {
     std::ifstream in("/proc/cpuinfo");
     std::string line;

@@ -3,6 +3,7 @@
 // an in-place operation that throws leaves its operand untouched ("nothing is lost").
 //
 // Everything runs on S1 (N = 2^13, levels 0..1) and a second small context with other primes.
+#include "error_test_util.hpp"
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -22,32 +23,6 @@ using oboro::ValueError;
 
 namespace {
 
-// Runs f, which must throw E; returns what() ("" after recording a failure otherwise).
-template <typename E, typename F> std::string message_of(F&& f) {
-    try {
-        f();
-    } catch (const E& e) {
-        return e.what();
-    } catch (const std::exception& e) {
-        ADD_FAILURE() << "expected " << typeid(E).name() << ", got " << typeid(e).name() << ": " << e.what();
-        return "";
-    }
-    ADD_FAILURE() << "expected " << typeid(E).name() << ", nothing was thrown";
-    return "";
-}
-
-void expect_mentions(const std::string& msg, const std::vector<std::string>& parts) {
-    for (const auto& p : parts)
-        EXPECT_NE(msg.find(p), std::string::npos) << "message does not mention \"" << p << "\": " << msg;
-}
-
-// EXPECT_THROW for the type, then the message must contain every string that follows.
-#define EXPECT_ERROR(E, stmt, ...)                                        \
-    do {                                                                  \
-        SCOPED_TRACE(#stmt);                                              \
-        EXPECT_THROW(stmt, E);                                            \
-        expect_mentions(message_of<E>([&] { stmt; }), {__VA_ARGS__});     \
-    } while (0)
 
 // The "scale 2^X" numbers of a message, in order of appearance.
 std::vector<std::string> scales_in(const std::string& msg) {

@@ -4,6 +4,7 @@
 //
 // Contexts are only built for small rings (S1, S2 and custom sets up to N = 2^13), except one
 // N = 2^16 set that must be rejected.
+#include "error_test_util.hpp"
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -24,32 +25,11 @@
 using namespace oboro::ckks;
 using oboro::ParameterError;
 
+using oboro::test::message_of;
+using oboro::test::expect_mentions;
+
 namespace {
 
-template <typename E, typename F> std::string message_of(F&& f) {
-    try {
-        f();
-    } catch (const E& e) {
-        return e.what();
-    } catch (const std::exception& e) {
-        ADD_FAILURE() << "expected " << typeid(E).name() << ", got " << typeid(e).name() << ": " << e.what();
-        return "";
-    }
-    ADD_FAILURE() << "expected " << typeid(E).name() << ", nothing was thrown";
-    return "";
-}
-
-void expect_mentions(const std::string& msg, const std::vector<std::string>& parts) {
-    for (const auto& p : parts)
-        EXPECT_NE(msg.find(p), std::string::npos) << "message does not mention \"" << p << "\": " << msg;
-}
-
-#define EXPECT_ERROR(E, stmt, ...)                                    \
-    do {                                                              \
-        SCOPED_TRACE(#stmt);                                          \
-        EXPECT_THROW(stmt, E);                                        \
-        expect_mentions(message_of<E>([&] { stmt; }), {__VA_ARGS__}); \
-    } while (0)
 
 Parameters make(int log_n, std::vector<int> q, std::vector<int> p, SecurityLevel sec = SecurityLevel::k128) {
     Parameters params;

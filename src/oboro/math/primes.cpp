@@ -21,6 +21,12 @@ uint64_t powmod_u128(uint64_t b, uint64_t e, uint64_t m) {
     }
     return r;
 }
+void check_prime_request(int bits, uint64_t n) {
+    if (n == 0 || (n & (n - 1)) != 0) raise<ParameterError>("prime generation: n = ", n, " is not a power of two");
+    if (bits < 2 || bits > max_modulus_bits<uint64_t>)
+        raise<ParameterError>("prime generation: a ", bits, "-bit prime is not supported (allowed: 2..",
+                              max_modulus_bits<uint64_t>, " bits)");
+}
 }  // namespace
 
 bool is_prime(uint64_t n) {
@@ -47,10 +53,7 @@ bool is_prime(uint64_t n) {
 
 std::vector<uint64_t> generate_ntt_primes(int bits, uint64_t n, int count,
                                           const std::vector<uint64_t>& exclude) {
-    if (n == 0 || (n & (n - 1)) != 0) raise<ParameterError>("prime generation: n = ", n, " is not a power of two");
-    if (bits < 2 || bits > max_modulus_bits<uint64_t>)
-        raise<ParameterError>("prime generation: a ", bits, "-bit prime is not supported (allowed: 2..",
-                              max_modulus_bits<uint64_t>, " bits)");
+    check_prime_request(bits, n);
     const uint64_t step = 2 * n;
     const uint64_t upper = uint64_t(1) << bits;  // exclusive
     const uint64_t lower = uint64_t(1) << (bits - 1);
@@ -71,10 +74,7 @@ std::vector<uint64_t> generate_ntt_primes(int bits, uint64_t n, int count,
 
 std::vector<uint64_t> generate_ntt_primes_near(int bits, uint64_t n, int count,
                                                const std::vector<uint64_t>& exclude) {
-    if (n == 0 || (n & (n - 1)) != 0) raise<ParameterError>("prime generation: n = ", n, " is not a power of two");
-    if (bits < 2 || bits > max_modulus_bits<uint64_t>)
-        raise<ParameterError>("prime generation: a ", bits, "-bit prime is not supported (allowed: 2..",
-                              max_modulus_bits<uint64_t>, " bits)");
+    check_prime_request(bits, n);
     const uint64_t step = 2 * n;
     const uint64_t center = uint64_t(1) << bits;
     // Primes above 2^bits stay within 2^bits * (1 + 2^-10), so that a "b-bit" prime is never
