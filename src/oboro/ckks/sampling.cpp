@@ -25,11 +25,48 @@ std::vector<int8_t> sample_sparse_ternary(math::Prng& prng, size_t n, int h) {
     return s;
 }
 
+namespace {
+// Cumulative distribution of |X| for the rounded Gaussian of width sigma, cut at 6 sigma, in
+// units of 2^-64: table[k] = floor(2^64 * P(|X| <= k)) for the folded distribution.
+std::vector<uint64_t> folded_cdt(double sigma) {
+    const int bound = int(std::ceil(6 * sigma));
+    std::vector<double> p(size_t(bound) + 1);
+    double total = 0;
+    for (int k = 0; k <= bound; ++k) {
+        // P(round(X) = k) for X ~ N(0, sigma^2), folded onto k >= 0
+        const double lo = (k - 0.5) / (sigma * std::sqrt(2.0)), hi = (k + 0.5) / (sigma * std::sqrt(2.0));
+        const double mass = 0.5 * (std::erf(hi) - std::erf(lo));
+        p[size_t(k)] = k == 0 ? mass : 2 * mass;
+        total += p[size_t(k)];
+    }
+    std::vector<uint64_t> table;
+    double acc = 0;
+    for (int k = 0; k < bound; ++k) {
+        acc += p[size_t(k)] / total;
+        table.push_back(acc >= 1.0 ? UINT64_MAX : uint64_t(std::ldexp(acc, 64)));
+    }
+    return table;
+}
+}  // namespace
+
 std::vector<int64_t> sample_gaussian(math::Prng& prng, size_t n, double sigma) {
     std::vector<int64_t> e(n);
+    if (sigma == kErrorSigma) {
+        // The error distribution: inversion of a precomputed cumulative table (about 20 entries)
+        // scanned in full for every sample, so the time does not depend on the value drawn.
+        static const std::vector<uint64_t> table = folded_cdt(kErrorSigma);
+        for (size_t i = 0; i < n; ++i) {
+            const uint64_t u = prng.next_u64();
+            int64_t mag = 0;
+            for (uint64_t t : table) mag += u >= t ? 1 : 0;
+            const int64_t sign = int64_t(prng.next_u32() & 1) * 2 - 1;
+            e[i] = mag * sign;
+        }
+        return e;
+    }
+    // Other widths (noise flooding): Box-Muller, two normals from two uniforms, tails cut at 6 sigma.
     const double bound = 6 * sigma;
     for (size_t i = 0; i < n; i += 2) {
-        // Box-Muller: two independent normals from two uniforms; redraw the rare tail values.
         double z0, z1;
         do {
             const double u1 = 1.0 - prng.uniform_double();  // (0, 1]
@@ -49,12 +86,13 @@ void small_to_ntt(const std::vector<T>& coeffs, uint64_t* out, const math::Modul
                   const math::NttTables* tables, size_t limbs) {
     const size_t n = coeffs.size();
     for (size_t i = 0; i < limbs; ++i) {
-        const uint64_t q = mods[i].value;
+        const math::Modulus& m = mods[i];
         uint64_t* o = out + i * n;
         for (size_t k = 0; k < n; ++k) {
             const int64_t c = int64_t(coeffs[k]);
-            o[k] = c >= 0 ? uint64_t(c) % q : q - uint64_t(-c) % q;
-            if (o[k] == q) o[k] = 0;
+            const uint64_t mag = c >= 0 ? uint64_t(c) : uint64_t(0) - uint64_t(c);
+            const uint64_t r = mag < m.value ? mag : m.barrett.reduce_word(mag);
+            o[k] = c >= 0 ? r : math::neg_mod(r, m.value);
         }
     }
     backend::cpu::ntt_forward(out, tables, limbs);

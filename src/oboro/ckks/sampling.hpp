@@ -17,7 +17,9 @@ inline constexpr double kErrorSigma = 3.19;  // HE standard error width
 std::vector<int8_t> sample_ternary(math::Prng& prng, size_t n);
 // Exactly h non-zero coefficients (+-1 each with probability 1/2) at uniformly random positions.
 std::vector<int8_t> sample_sparse_ternary(math::Prng& prng, size_t n, int h);
-// Rounded Gaussian of standard deviation sigma, tails cut at 6 sigma.
+// Rounded Gaussian of standard deviation sigma, tails cut at 6 sigma. The error width kErrorSigma
+// uses a cumulative-table sampler whose time does not depend on the sample; other widths (noise
+// flooding) use Box-Muller.
 std::vector<int64_t> sample_gaussian(math::Prng& prng, size_t n, double sigma = kErrorSigma);
 
 // Writes a polynomial with small signed coefficients into `limbs` limbs and transforms it to

@@ -8,6 +8,41 @@ namespace oboro::backend::cpu {
 using namespace oboro::math;
 
 namespace {
+
+// Element-wise loops without 64x64-bit products vectorize: each gets AVX-512, AVX2 and generic
+// versions, chosen at load time for the CPU at hand (GCC function multi-versioning).
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define OBORO_SIMD_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define OBORO_SIMD_CLONES
+#endif
+
+// Branch-free forms of the conditional subtraction, so that the loops vectorize.
+OBORO_SIMD_CLONES void add_limb(uint64_t* d, const uint64_t* x, const uint64_t* y, uint64_t q, size_t n) {
+    for (size_t k = 0; k < n; ++k) {
+        const uint64_t s = x[k] + y[k];
+        d[k] = s >= q ? s - q : s;
+    }
+}
+
+OBORO_SIMD_CLONES void sub_limb(uint64_t* d, const uint64_t* x, const uint64_t* y, uint64_t q, size_t n) {
+    for (size_t k = 0; k < n; ++k) {
+        const uint64_t s = x[k] - y[k];
+        d[k] = x[k] >= y[k] ? s : s + q;
+    }
+}
+
+OBORO_SIMD_CLONES void negate_limb(uint64_t* d, const uint64_t* x, uint64_t q, size_t n) {
+    for (size_t k = 0; k < n; ++k) d[k] = x[k] == 0 ? 0 : q - x[k];
+}
+
+OBORO_SIMD_CLONES void add_scalar_limb(uint64_t* d, const uint64_t* x, uint64_t w, uint64_t q, size_t n) {
+    for (size_t k = 0; k < n; ++k) {
+        const uint64_t s = x[k] + w;
+        d[k] = s >= q ? s - q : s;
+    }
+}
+
 // Run body(limb) for every limb; element-wise kernels are cheap, so small inputs stay inline.
 template <typename F> void for_each_limb(size_t limbs, size_t n, F&& body) {
     if (limbs * n < (size_t(1) << 15)) {
@@ -19,30 +54,15 @@ template <typename F> void for_each_limb(size_t limbs, size_t n, F&& body) {
 }  // namespace
 
 void add(uint64_t* dst, const uint64_t* a, const uint64_t* b, const Modulus* mods, size_t limbs, size_t n) {
-    for_each_limb(limbs, n, [&](size_t i) {
-        const uint64_t q = mods[i].value;
-        const uint64_t *x = a + i * n, *y = b + i * n;
-        uint64_t* d = dst + i * n;
-        for (size_t k = 0; k < n; ++k) d[k] = add_mod(x[k], y[k], q);
-    });
+    for_each_limb(limbs, n, [&](size_t i) { add_limb(dst + i * n, a + i * n, b + i * n, mods[i].value, n); });
 }
 
 void sub(uint64_t* dst, const uint64_t* a, const uint64_t* b, const Modulus* mods, size_t limbs, size_t n) {
-    for_each_limb(limbs, n, [&](size_t i) {
-        const uint64_t q = mods[i].value;
-        const uint64_t *x = a + i * n, *y = b + i * n;
-        uint64_t* d = dst + i * n;
-        for (size_t k = 0; k < n; ++k) d[k] = sub_mod(x[k], y[k], q);
-    });
+    for_each_limb(limbs, n, [&](size_t i) { sub_limb(dst + i * n, a + i * n, b + i * n, mods[i].value, n); });
 }
 
 void negate(uint64_t* dst, const uint64_t* a, const Modulus* mods, size_t limbs, size_t n) {
-    for_each_limb(limbs, n, [&](size_t i) {
-        const uint64_t q = mods[i].value;
-        const uint64_t* x = a + i * n;
-        uint64_t* d = dst + i * n;
-        for (size_t k = 0; k < n; ++k) d[k] = neg_mod(x[k], q);
-    });
+    for_each_limb(limbs, n, [&](size_t i) { negate_limb(dst + i * n, a + i * n, mods[i].value, n); });
 }
 
 void mul(uint64_t* dst, const uint64_t* a, const uint64_t* b, const Modulus* mods, size_t limbs, size_t n) {
@@ -74,12 +94,7 @@ void mul_scalar(uint64_t* dst, const uint64_t* a, const uint64_t* s, const Modul
 }
 
 void add_scalar(uint64_t* dst, const uint64_t* a, const uint64_t* s, const Modulus* mods, size_t limbs, size_t n) {
-    for_each_limb(limbs, n, [&](size_t i) {
-        const uint64_t q = mods[i].value, w = s[i];
-        const uint64_t* x = a + i * n;
-        uint64_t* d = dst + i * n;
-        for (size_t k = 0; k < n; ++k) d[k] = add_mod(x[k], w, q);
-    });
+    for_each_limb(limbs, n, [&](size_t i) { add_scalar_limb(dst + i * n, a + i * n, s[i], mods[i].value, n); });
 }
 
 void sub_mul_scalar(uint64_t* dst, const uint64_t* a, const uint64_t* b, const uint64_t* s, const Modulus* mods,
