@@ -294,14 +294,14 @@ void Evaluator::rescale_inplace(Ciphertext& a) const {
         uint64_t* poly = a.poly(j);
         // The last limb in coefficient form, shifted by q_l/2 so that the division rounds.
         std::memcpy(last.data(), poly + size_t(l) * n, n * sizeof(uint64_t));
-        math::ntt_inverse(last.data(), ctx.ntt_tables()[l]);
+        cpu::ntt_inverse_limb(last.data(), ctx.ntt_tables()[l]);
         for (size_t k = 0; k < n; ++k) last[k] = math::add_mod(last[k], half, ql);
         parallel_for(size_t(l), [&](size_t i) {
             const math::Modulus& m = ctx.moduli()[i];
             AlignedBuffer<uint64_t> t(n);
             for (size_t k = 0; k < n; ++k)
                 t[k] = math::sub_mod(m.barrett.reduce_word(last[k]), lc.half_last_mod[i], m.value);
-            math::ntt_forward(t.data(), ctx.ntt_tables()[i]);
+            cpu::ntt_forward_limb(t.data(), ctx.ntt_tables()[i]);
             const uint64_t w = lc.inv_last[i], ws = math::shoup_precompute(w, m.value);
             uint64_t* x = poly + i * n;
             for (size_t k = 0; k < n; ++k) x[k] = math::mul_shoup(x[k] - t[k] + m.value, w, ws, m.value);

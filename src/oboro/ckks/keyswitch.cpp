@@ -36,7 +36,7 @@ void mod_up(const Context& ctx, int level, const uint64_t* c, uint64_t* digits_o
         }
         AlignedBuffer<uint64_t> scratch((d.end - d.begin) * n);
         d.to_others.convert_centered(coeff.data() + d.begin * n, n, targets.data(), n, scratch.data());
-        for (size_t t = 0; t < targets.size(); ++t) math::ntt_forward(targets[t], *tables[t]);
+        for (size_t t = 0; t < targets.size(); ++t) cpu::ntt_forward_limb(targets[t], *tables[t]);
     });
 }
 
@@ -75,7 +75,7 @@ void divide_and_drop(const Context& ctx, int level, uint64_t* ext, uint64_t* out
     const LevelConstants& lc = ctx.level(level);
     const size_t kept = rescale ? nq - 1 : nq;
     uint64_t* dropped = ext + kept * n;
-    if (rescale) math::ntt_inverse(dropped, ctx.ntt_tables()[level]);
+    if (rescale) cpu::ntt_inverse_limb(dropped, ctx.ntt_tables()[level]);
     cpu::ntt_inverse(ext + nq * n, ctx.p_ntt_tables(), k);
     AlignedBuffer<uint64_t> conv(kept * n), scratch((k + 1) * n);
     const math::BaseConverter& converter = rescale ? lc.qlp_to_q : lc.p_to_q;

@@ -1,5 +1,7 @@
 #include "oboro/backend/cpu/poly_ops.hpp"
 
+#include "oboro/backend/cpu/ntt_simd.hpp"
+
 #include "oboro/math/modarith.hpp"
 #include "oboro/util/parallel.hpp"
 
@@ -125,16 +127,26 @@ void tensor(uint64_t* d0, uint64_t* d1, uint64_t* d2, const uint64_t* a0, const 
     });
 }
 
+void ntt_forward_limb(uint64_t* a, const NttTables& table) {
+    if (table.n >= 16 && simd_enabled()) ntt_forward_avx512(a, table);
+    else math::ntt_forward(a, table);
+}
+
+void ntt_inverse_limb(uint64_t* a, const NttTables& table) {
+    if (table.n >= 16 && simd_enabled()) ntt_inverse_avx512(a, table);
+    else math::ntt_inverse(a, table);
+}
+
 void ntt_forward(uint64_t* data, const NttTables* tables, size_t limbs) {
     if (limbs == 0) return;
     const size_t n = tables[0].n;
-    parallel_for(limbs, [&](size_t i) { math::ntt_forward(data + i * n, tables[i]); });
+    parallel_for(limbs, [&](size_t i) { ntt_forward_limb(data + i * n, tables[i]); });
 }
 
 void ntt_inverse(uint64_t* data, const NttTables* tables, size_t limbs) {
     if (limbs == 0) return;
     const size_t n = tables[0].n;
-    parallel_for(limbs, [&](size_t i) { math::ntt_inverse(data + i * n, tables[i]); });
+    parallel_for(limbs, [&](size_t i) { ntt_inverse_limb(data + i * n, tables[i]); });
 }
 
 void permute(uint64_t* dst, const uint64_t* src, const uint32_t* perm, size_t limbs, size_t n) {

@@ -35,6 +35,11 @@ void sub_mul_scalar(uint64_t* dst, const uint64_t* a, const uint64_t* b, const u
 void tensor(uint64_t* d0, uint64_t* d1, uint64_t* d2, const uint64_t* a0, const uint64_t* a1, const uint64_t* b0,
             const uint64_t* b1, const Modulus* mods, size_t limbs, size_t n);
 
+// In-place NTT of one limb, with the fastest implementation this CPU has (bit-for-bit the same
+// result as math::ntt_forward / ntt_inverse).
+void ntt_forward_limb(uint64_t* a, const NttTables& table);
+void ntt_inverse_limb(uint64_t* a, const NttTables& table);
+
 // In-place NTTs of `limbs` limbs; tables[i] belongs to limb i.
 void ntt_forward(uint64_t* data, const NttTables* tables, size_t limbs);
 void ntt_inverse(uint64_t* data, const NttTables* tables, size_t limbs);

@@ -1,0 +1,21 @@
+// SIMD versions of the negacyclic NTT (same tables and the same lazy Harvey butterflies as
+// math/ntt.cpp, so the output is bit-for-bit identical), chosen at run time for the CPU.
+#pragma once
+
+#include "oboro/math/ntt.hpp"
+
+namespace oboro::backend::cpu {
+
+// Which implementation ntt_forward/ntt_inverse use on this CPU: "avx512" or "scalar".
+const char* ntt_implementation();
+
+// Forced choice, for tests and benchmarks: false = always scalar.
+void set_simd_enabled(bool enabled);
+bool simd_enabled();
+
+// AVX-512 kernels; callers must check simd_available() first.
+bool simd_available();
+void ntt_forward_avx512(uint64_t* a, const math::NttTables& t);
+void ntt_inverse_avx512(uint64_t* a, const math::NttTables& t);
+
+}  // namespace oboro::backend::cpu

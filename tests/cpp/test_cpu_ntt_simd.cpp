@@ -1,0 +1,55 @@
+// The AVX-512 NTT against the scalar reference, bit for bit, including inputs at the lazy bounds
+// (forward: [0, 4q), inverse: [0, 2q)). Skipped with a message on CPUs without AVX-512.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <vector>
+
+#include "oboro/backend/cpu/ntt_simd.hpp"
+#include "oboro/backend/cpu/poly_ops.hpp"
+#include "oboro/math/primes.hpp"
+
+using namespace oboro;
+
+namespace {
+std::vector<uint64_t> random_words(size_t n, uint64_t bound, uint64_t seed) {
+    std::mt19937_64 gen(seed);
+    std::uniform_int_distribution<uint64_t> d(0, bound - 1);
+    std::vector<uint64_t> v(n);
+    for (auto& x : v) x = d(gen);
+    return v;
+}
+}  // namespace
+
+TEST(NttSimd, MatchesScalarBitForBit) {
+    if (!backend::cpu::simd_available()) GTEST_SKIP() << "SKIPPED: this CPU has no AVX-512 (the scalar NTT is used)";
+    for (uint32_t n : {16u, 32u, 1024u, 8192u, 65536u}) {
+        for (int bits : {30, 40, 50, 60, 61, 62}) {
+            const uint64_t q = math::generate_ntt_primes(bits, n, 1)[0];
+            const math::NttTables t(q, n);
+            for (uint64_t bound : {q, 2 * q, 4 * q}) {
+                auto a = random_words(n, bound, n * 131 + uint64_t(bits));
+                if (bound == 4 * q) a[0] = 4 * q - 1;
+                auto b = a;
+                math::ntt_forward(a.data(), t);
+                backend::cpu::ntt_forward_avx512(b.data(), t);
+                ASSERT_EQ(a, b) << "forward n=" << n << " bits=" << bits << " input bound " << bound / q << "q";
+            }
+            for (uint64_t bound : {q, 2 * q}) {
+                auto a = random_words(n, bound, n * 137 + uint64_t(bits));
+                if (bound == 2 * q) a[n - 1] = 2 * q - 1;
+                auto b = a;
+                math::ntt_inverse(a.data(), t);
+                backend::cpu::ntt_inverse_avx512(b.data(), t);
+                ASSERT_EQ(a, b) << "inverse n=" << n << " bits=" << bits;
+            }
+        }
+    }
+}
+
+TEST(NttSimd, DispatchCanBeTurnedOff) {
+    backend::cpu::set_simd_enabled(false);
+    EXPECT_STREQ(backend::cpu::ntt_implementation(), "scalar");
+    backend::cpu::set_simd_enabled(true);
+    EXPECT_STREQ(backend::cpu::ntt_implementation(), backend::cpu::simd_available() ? "avx512" : "scalar");
+}
