@@ -1,8 +1,8 @@
 // Per-operation timings of the CKKS primitives at the paper parameter sets, single-threaded by
-// default. Prints a table and writes JSON (and optionally Markdown) with the machine and date.
+// default. Prints a table and writes JSON with the machine and date; bench/report_primitives.py
+// turns the JSON into the Markdown table in docs/benchmarks/.
 //
-//   bench_primitives [--presets S1,S2,S4] [--threads 1] [--json out.json] [--markdown out.md]
-//                    [--min-seconds 0.3]
+//   bench_primitives [--presets S1,S2,S4] [--threads 1] [--json out.json] [--min-seconds 0.3]
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -91,7 +91,7 @@ int main(int argc, char** argv) {
     std::vector<std::string> presets = {"S1", "S2", "S4"};
     int threads = 1;
     double min_seconds = 0.3;
-    std::string json_path, md_path;
+    std::string json_path;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         auto next = [&]() -> std::string {
