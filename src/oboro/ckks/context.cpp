@@ -87,12 +87,6 @@ Context::Context(const Parameters& params) : params_(params) {
     levels_.resize(q_.size());
     for (size_t l = 0; l < q_.size(); ++l) {
         LevelConstants& lc = levels_[l];
-        const uint64_t ql = q_[l];
-        for (size_t i = 0; i < l; ++i) {
-            const Barrett<uint64_t> br(q_[i]);
-            lc.inv_last.push_back(inv_mod<uint64_t>(br.reduce_word(ql), q_[i]));
-            lc.half_last_mod.push_back(br.reduce_word(ql >> 1));
-        }
         const size_t nq = l + 1;
         for (size_t begin = 0; begin < nq; begin += alpha_) {
             DigitConversion d;
@@ -111,12 +105,16 @@ Context::Context(const Parameters& params) : params_(params) {
         lc.p_to_q = BaseConverter(p_base, q_base);
         for (size_t i = 0; i < nq; ++i) lc.p_inv.push_back(inv_mod<uint64_t>(p_mod_q_[i], q_[i]));
         if (l >= 1) {
+            const RnsBase q_below(std::vector<uint64_t>(q_.begin(), q_.begin() + long(l)));
             std::vector<uint64_t> qlp = {q_[l]};
             qlp.insert(qlp.end(), p_.begin(), p_.end());
-            lc.qlp_to_q = BaseConverter(RnsBase(qlp), RnsBase(std::vector<uint64_t>(q_.begin(), q_.begin() + long(l))));
+            lc.ql_to_q = BaseConverter(RnsBase({q_[l]}), q_below);
+            lc.qlp_to_q = BaseConverter(RnsBase(qlp), q_below);
             for (size_t i = 0; i < l; ++i) {
                 const Barrett<uint64_t> br(q_[i]);
-                lc.qlp_inv.push_back(inv_mod<uint64_t>(br.mul(p_mod_q_[i], br.reduce_word(q_[l])), q_[i]));
+                const uint64_t ql_inv = inv_mod<uint64_t>(br.reduce_word(q_[l]), q_[i]);
+                lc.inv_last.push_back(ql_inv);
+                lc.qlp_inv.push_back(br.mul(ql_inv, lc.p_inv[i]));
             }
         }
         lc.crt = std::make_unique<CrtReconstructor>(q_base);

@@ -24,9 +24,9 @@ struct DigitConversion {
 };
 
 struct LevelConstants {
-    // rescale from this level to the one below: q_l^{-1} mod q_i and (q_l-1)/2 mod q_i, i < l
-    std::vector<uint64_t> inv_last;
-    std::vector<uint64_t> half_last_mod;
+    // rescale from this level to the one below (level >= 1): divide by q_l
+    math::BaseConverter ql_to_q;        // {q_l} -> Q_{level-1}
+    std::vector<uint64_t> inv_last;     // q_l^{-1} mod q_i, i < l
     // hybrid key switching at this level
     std::vector<DigitConversion> digits;
     math::BaseConverter p_to_q;         // ModDown: P -> Q_level

@@ -47,6 +47,11 @@ void Evaluator::check_same_level_scale(const char* op, const PolyArray& a, const
                              "; the scales must match");
 }
 
+void Evaluator::multiply_polys_by(Ciphertext& a, const std::vector<uint64_t>& per_limb) const {
+    for (size_t j = 0; j < a.size(); ++j)
+        cpu::mul_scalar(a.poly(j), a.poly(j), per_limb.data(), ctx_->moduli(), a.limbs(), ctx_->n());
+}
+
 void Evaluator::check_relin_key(const char* op, const RelinKey& rk, const Ciphertext& a) const {
     if (rk.empty())
         raise<MissingKey>(op, ": no relinearization key was given for operand 'a' (", describe(a),
@@ -232,7 +237,7 @@ void Evaluator::multiply_inplace(Ciphertext& a, double c) const {
     const double const_scale = double(ctx_->q()[size_t(a.level())]);
     check_product_scale(*ctx_, "multiply", a, const_scale);
     const auto s = scaled_constant("multiply", c, const_scale, a.level());
-    for (size_t j = 0; j < a.size(); ++j) cpu::mul_scalar(a.poly(j), a.poly(j), s.data(), ctx_->moduli(), a.limbs(), ctx_->n());
+    multiply_polys_by(a, s);
     a.set_scale(a.scale() * const_scale);
 }
 
@@ -250,7 +255,7 @@ void Evaluator::multiply_integer_inplace(Ciphertext& a, int64_t c) const {
         const uint64_t mag = c >= 0 ? uint64_t(c) % q : uint64_t(-(c + 1)) % q + 1;  // |c| mod q without overflow
         s[i] = c >= 0 ? mag : (q - mag % q) % q;
     }
-    for (size_t j = 0; j < a.size(); ++j) cpu::mul_scalar(a.poly(j), a.poly(j), s.data(), ctx_->moduli(), a.limbs(), ctx_->n());
+    multiply_polys_by(a, s);
 }
 
 Ciphertext Evaluator::multiply_integer(const Ciphertext& a, int64_t c) const {
@@ -285,30 +290,9 @@ void Evaluator::rescale_inplace(Ciphertext& a) const {
     const int l = a.level();
     if (l == 0)
         raise<LevelMismatch>("rescale: the ciphertext (", describe(a), ") is at level 0; no prime is left to divide by");
-    const Context& ctx = *ctx_;
-    const size_t n = ctx.n();
-    const LevelConstants& lc = ctx.level(l);
-    const uint64_t ql = ctx.q()[size_t(l)], half = ql >> 1;
-    AlignedBuffer<uint64_t> last(n);
-    for (size_t j = 0; j < a.size(); ++j) {
-        uint64_t* poly = a.poly(j);
-        // The last limb in coefficient form, shifted by q_l/2 so that the division rounds.
-        std::memcpy(last.data(), poly + size_t(l) * n, n * sizeof(uint64_t));
-        cpu::ntt_inverse_limb(last.data(), ctx.ntt_tables()[l]);
-        for (size_t k = 0; k < n; ++k) last[k] = math::add_mod(last[k], half, ql);
-        parallel_for(size_t(l), [&](size_t i) {
-            const math::Modulus& m = ctx.moduli()[i];
-            AlignedBuffer<uint64_t> t(n);
-            for (size_t k = 0; k < n; ++k)
-                t[k] = math::sub_mod(m.barrett.reduce_word(last[k]), lc.half_last_mod[i], m.value);
-            cpu::ntt_forward_limb(t.data(), ctx.ntt_tables()[i]);
-            const uint64_t w = lc.inv_last[i], ws = math::shoup_precompute(w, m.value);
-            uint64_t* x = poly + i * n;
-            for (size_t k = 0; k < n; ++k) x[k] = math::mul_shoup(x[k] - t[k] + m.value, w, ws, m.value);
-        });
-    }
+    for (size_t j = 0; j < a.size(); ++j) rescale_poly(*ctx_, l, a.poly(j));
     a.reshape(a.size(), l - 1);
-    a.set_scale(a.scale() / double(ql));
+    a.set_scale(a.scale() / double(ctx_->q()[size_t(l)]));
 }
 
 Ciphertext Evaluator::rescale(const Ciphertext& a) const {
@@ -357,7 +341,7 @@ void Evaluator::rescale_to_inplace(Ciphertext& a, int level, double scale) const
                              " with one rescale by 2^", std::log2(ql));
     check_product_scale(*ctx_, "rescale_to", a, factor);
     const auto s = scaled_constant("rescale_to", 1.0, factor, a.level());
-    for (size_t j = 0; j < a.size(); ++j) cpu::mul_scalar(a.poly(j), a.poly(j), s.data(), ctx_->moduli(), a.limbs(), ctx_->n());
+    multiply_polys_by(a, s);
     a.set_scale(a.scale() * factor);
     rescale_inplace(a);
     a.reshape(a.size(), level);

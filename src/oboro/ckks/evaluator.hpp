@@ -90,6 +90,8 @@ private:
     const KeySwitchKey& galois_key(const char* op, const GaloisKeys& keys, uint64_t galois, int64_t steps,
                                    const Ciphertext& a) const;
     void add_constant(const char* op, Ciphertext& a, double c, bool subtract) const;
+    // every polynomial of a times per_limb[i] on limb i
+    void multiply_polys_by(Ciphertext& a, const std::vector<uint64_t>& per_limb) const;
     // round(c * scale) mod q_i for every limb of a level
     std::vector<uint64_t> scaled_constant(const char* op, double c, double scale, int level) const;
 

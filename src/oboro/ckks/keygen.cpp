@@ -60,8 +60,7 @@ KeySwitchKey KeyGenerator::switching_key(const uint64_t* s_from) {
         // + P * s_from on the primes of digit j (P = 0 mod every special prime).
         for (size_t i = j * alpha; i < std::min(ctx.q_count(), (j + 1) * alpha); ++i) {
             const math::Modulus& m = ctx.moduli()[i];
-            uint64_t p_mod = 1;
-            for (uint64_t pk : ctx.p()) p_mod = m.barrett.mul(p_mod, m.barrett.reduce_word(pk));
+            const uint64_t p_mod = ctx.p_mod_q()[i];
             const uint64_t p_shoup = math::shoup_precompute(p_mod, m.value);
             uint64_t* bi = key.b(j) + i * n;
             const uint64_t* si = s_from + i * n;

@@ -66,31 +66,41 @@ void key_inner_product(const Context& ctx, int level, const uint64_t* digits, co
 }
 
 namespace {
-// Divides ext (NTT form over Q_level * P) by the product D of its last `dropped` limbs
-// (the special primes, and q_level too when rescaling) with rounding: the dropped limbs, in
-// coefficient form, are converted (centred) to the kept primes and subtracted, then the
-// difference is multiplied by D^{-1}.
-void divide_and_drop(const Context& ctx, int level, uint64_t* ext, uint64_t* out, bool rescale) {
+enum class Dropped { p, last_q_and_p, last_q };
+
+// Divides x (NTT form over Q_level, followed by the special limbs when P is dropped) by the
+// product D of the dropped primes with rounding: the dropped limbs, in coefficient form, are
+// converted (centred, so the division rounds) to the kept primes and subtracted, then the
+// difference is multiplied by D^{-1}. `out` may alias the front of x.
+void divide_and_drop(const Context& ctx, int level, uint64_t* x, uint64_t* out, Dropped dropped) {
     const size_t n = ctx.n(), nq = size_t(level + 1), k = ctx.p_count();
     const LevelConstants& lc = ctx.level(level);
-    const size_t kept = rescale ? nq - 1 : nq;
-    uint64_t* dropped = ext + kept * n;
-    if (rescale) cpu::ntt_inverse_limb(dropped, ctx.ntt_tables()[level]);
-    cpu::ntt_inverse(ext + nq * n, ctx.p_ntt_tables(), k);
-    AlignedBuffer<uint64_t> conv(kept * n), scratch((k + 1) * n);
-    const math::BaseConverter& converter = rescale ? lc.qlp_to_q : lc.p_to_q;
-    converter.convert_centered(dropped, n, conv.data(), n, n, scratch.data());
+    const bool drop_q = dropped != Dropped::p, drop_p = dropped != Dropped::last_q;
+    const size_t kept = drop_q ? nq - 1 : nq, dropped_limbs = (drop_q ? 1 : 0) + (drop_p ? k : 0);
+    uint64_t* first_dropped = x + kept * n;
+    if (drop_q) cpu::ntt_inverse_limb(first_dropped, ctx.ntt_tables()[level]);
+    if (drop_p) cpu::ntt_inverse(x + nq * n, ctx.p_ntt_tables(), k);
+    const math::BaseConverter& converter =
+        dropped == Dropped::p ? lc.p_to_q : dropped == Dropped::last_q_and_p ? lc.qlp_to_q : lc.ql_to_q;
+    const std::vector<uint64_t>& inverse =
+        dropped == Dropped::p ? lc.p_inv : dropped == Dropped::last_q_and_p ? lc.qlp_inv : lc.inv_last;
+    AlignedBuffer<uint64_t> conv(kept * n), scratch(dropped_limbs * n);
+    converter.convert_centered(first_dropped, n, conv.data(), n, n, scratch.data());
     cpu::ntt_forward(conv.data(), ctx.ntt_tables(), kept);
-    cpu::sub_mul_scalar(out, ext, conv.data(), rescale ? lc.qlp_inv.data() : lc.p_inv.data(), ctx.moduli(), kept, n);
+    cpu::sub_mul_scalar(out, x, conv.data(), inverse.data(), ctx.moduli(), kept, n);
 }
 }  // namespace
 
 void mod_down(const Context& ctx, int level, uint64_t* ext, uint64_t* out) {
-    divide_and_drop(ctx, level, ext, out, false);
+    divide_and_drop(ctx, level, ext, out, Dropped::p);
 }
 
 void mod_down_rescale(const Context& ctx, int level, uint64_t* ext, uint64_t* out) {
-    divide_and_drop(ctx, level, ext, out, true);
+    divide_and_drop(ctx, level, ext, out, Dropped::last_q_and_p);
+}
+
+void rescale_poly(const Context& ctx, int level, uint64_t* poly) {
+    divide_and_drop(ctx, level, poly, poly, Dropped::last_q);
 }
 
 void key_switch(const Context& ctx, int level, const uint64_t* c, const KeySwitchKey& key, uint64_t* out0,

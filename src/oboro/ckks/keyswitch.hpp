@@ -35,6 +35,11 @@ void mod_down(const Context& ctx, int level, uint64_t* ext, uint64_t* out);
 // Used by multiply-relinearize-rescale: it saves the separate rescale's transforms.
 void mod_down_rescale(const Context& ctx, int level, uint64_t* ext, uint64_t* out);
 
+// The rescale of one polynomial (level >= 1, level+1 limbs in NTT form, overwritten):
+// round(poly / q_level) over Q_{level-1}, in its first `level` limbs. The same division by
+// dropped primes as mod_down, with q_level as the only dropped prime.
+void rescale_poly(const Context& ctx, int level, uint64_t* poly);
+
 // The whole key switch: (out0, out1) with out0 + out1*s ~ c*s' where key switches s' -> s.
 void key_switch(const Context& ctx, int level, const uint64_t* c, const KeySwitchKey& key, uint64_t* out0,
                 uint64_t* out1);

@@ -43,6 +43,15 @@ RnsBase::RnsBase(std::vector<uint64_t> moduli) : values_(std::move(moduli)) {
     }
 }
 
+namespace {
+// Pointers to `count` output limbs laid out `stride` words apart.
+std::vector<uint64_t*> strided(uint64_t* out, size_t stride, size_t count) {
+    std::vector<uint64_t*> outs(count);
+    for (size_t j = 0; j < count; ++j) outs[j] = out + j * stride;
+    return outs;
+}
+}  // namespace
+
 BaseConverter::BaseConverter(const RnsBase& from, const RnsBase& to) : from_(from), to_(to) {
     const size_t k = from.size(), m = to.size();
     qhat_mod_t_.resize(k * m);
@@ -63,9 +72,7 @@ BaseConverter::BaseConverter(const RnsBase& from, const RnsBase& to) : from_(fro
 
 void BaseConverter::convert(const uint64_t* in, size_t in_stride, uint64_t* out, size_t out_stride, size_t n,
                             uint64_t* scratch) const {
-    std::vector<uint64_t*> outs(to_.size());
-    for (size_t j = 0; j < outs.size(); ++j) outs[j] = out + j * out_stride;
-    convert_impl(in, in_stride, outs.data(), n, scratch, false);
+    convert_impl(in, in_stride, strided(out, out_stride, to_.size()).data(), n, scratch, false);
 }
 
 void BaseConverter::convert(const uint64_t* in, size_t in_stride, uint64_t* const* outs, size_t n,
@@ -75,9 +82,7 @@ void BaseConverter::convert(const uint64_t* in, size_t in_stride, uint64_t* cons
 
 void BaseConverter::convert_centered(const uint64_t* in, size_t in_stride, uint64_t* out, size_t out_stride,
                                      size_t n, uint64_t* scratch) const {
-    std::vector<uint64_t*> outs(to_.size());
-    for (size_t j = 0; j < outs.size(); ++j) outs[j] = out + j * out_stride;
-    convert_impl(in, in_stride, outs.data(), n, scratch, true);
+    convert_impl(in, in_stride, strided(out, out_stride, to_.size()).data(), n, scratch, true);
 }
 
 void BaseConverter::convert_centered(const uint64_t* in, size_t in_stride, uint64_t* const* outs, size_t n,
