@@ -46,6 +46,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "bindings.hpp"
+#include "state.hpp"
 #include "oboro/ckks/ciphertext.hpp"
 #include "oboro/ckks/context.hpp"
 #include "oboro/ckks/encoder.hpp"
@@ -60,61 +61,6 @@
 using namespace nanobind::literals;
 
 namespace oboro::py {
-
-using namespace oboro::ckks;
-using cplx = std::complex<double>;
-
-namespace {
-
-// ------------------------------------------------------------------------------------------------
-// State shared by a context and its ciphertexts
-// ------------------------------------------------------------------------------------------------
-
-struct State {
-    ContextPtr ctx;
-    std::shared_ptr<const Encoder> encoder;
-    std::shared_ptr<const Evaluator> eval;
-    std::vector<double> scales;  // standard scale of each level
-    std::string preset;          // preset name, or empty
-    // Keys are immutable once published; keygen replaces the pointers (copy on write), so a
-    // context made by public() keeps the keys it had.
-    std::shared_ptr<const SecretKey> sk;
-    std::shared_ptr<const PublicKey> pk;
-    std::shared_ptr<const RelinKey> rk;
-    std::shared_ptr<const GaloisKeys> gk;
-    std::set<int64_t> rotations;  // the steps asked for in keygen
-    bool conjugation = false;
-    std::shared_ptr<Encryptor> encryptor;  // secret key if there is one, else public key
-    std::shared_ptr<const Decryptor> decryptor;
-    bool auto_mode = true;
-};
-using StatePtr = std::shared_ptr<State>;
-
-struct PyContext {
-    StatePtr st;
-};
-
-struct PyCiphertext {
-    StatePtr st;
-    Ciphertext ct;
-    std::vector<size_t> shape;
-    bool is_complex = false;
-
-    size_t count() const {
-        size_t c = 1;
-        for (size_t d : shape) c *= d;
-        return c;
-    }
-};
-
-const GaloisKeys& galois_keys(const State& s) {
-    static const GaloisKeys empty;
-    return s.gk ? *s.gk : empty;
-}
-const RelinKey& relin_key(const State& s) {
-    static const RelinKey empty;
-    return s.rk ? *s.rk : empty;
-}
 
 // The same tolerance as the evaluator's scale check (2^-40 relative).
 bool same_scale(double a, double b) { return std::fabs(a - b) <= 0x1p-40 * std::max(std::fabs(a), std::fabs(b)); }
@@ -755,10 +701,7 @@ void keygen(State& s, const std::optional<std::vector<int64_t>>& rotations, bool
             gk = std::make_shared<const GaloisKeys>(std::move(keys));
         }
     }
-    if (sk != s.sk) {
-        s.encryptor = std::make_shared<Encryptor>(s.ctx, *sk);
-        s.decryptor = std::make_shared<const Decryptor>(s.ctx, *sk);
-    }
+    const bool new_secret = sk != s.sk;
     s.sk = sk;
     s.pk = pk;
     s.rk = rk;
@@ -766,14 +709,25 @@ void keygen(State& s, const std::optional<std::vector<int64_t>>& rotations, bool
     for (int64_t step : steps)
         if (s.ctx->galois_element(step) != 1) s.rotations.insert(step);
     s.conjugation = s.conjugation || conjugation;
+    if (new_secret) refresh_crypto(s);
+}
+
+void refresh_crypto(State& s) {
+    s.decryptor.reset();
+    s.encryptor.reset();
+    if (s.sk) {
+        s.encryptor = std::make_shared<Encryptor>(s.ctx, *s.sk);
+        s.decryptor = std::make_shared<const Decryptor>(s.ctx, *s.sk);
+    } else if (s.pk) {
+        s.encryptor = std::make_shared<Encryptor>(s.ctx, *s.pk);
+    }
 }
 
 StatePtr public_copy(const State& s) {
     if (!s.pk) raise<MissingKey>("public: the context has no keys yet; call keygen() first");
     auto out = std::make_shared<State>(s);
     out->sk.reset();
-    out->decryptor.reset();
-    out->encryptor = std::make_shared<Encryptor>(s.ctx, *s.pk);
+    refresh_crypto(*out);
     return out;
 }
 
@@ -909,8 +863,6 @@ nb::object inplace(CtRef self, nb::handle other, BinOp op) {
     if (!apply(*self.p, *self.p, other, op)) return nb::borrow(Py_NotImplemented);
     return nb::borrow(self.h);
 }
-
-}  // namespace
 
 // ------------------------------------------------------------------------------------------------
 // Registration
@@ -1278,6 +1230,7 @@ void register_ckks(nb::module_& m) {
              "The same ciphertext viewed with another shape of the same size (like numpy.reshape, -1 allowed); "
              "no homomorphic operation.")
         .def("__repr__", &ciphertext_repr);
+    add_serialization_methods(ctx, ct);
 }
 
 }  // namespace oboro::py

@@ -1,0 +1,95 @@
+// What the binding files of oboro._core share: the state of a Python context (parameters, keys,
+// mode), the Python-side ciphertext (a core ciphertext plus the NumPy shape and dtype), and the
+// helpers that more than one file uses. Implementations are in ckks.cpp unless noted.
+#pragma once
+
+#include <complex>
+#include <cstdint>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nanobind/nanobind.h>
+
+#include "oboro/ckks/ciphertext.hpp"
+#include "oboro/ckks/context.hpp"
+#include "oboro/ckks/encoder.hpp"
+#include "oboro/ckks/encryptor.hpp"
+#include "oboro/ckks/evaluator.hpp"
+#include "oboro/ckks/keys.hpp"
+#include "oboro/ckks/parameters.hpp"
+
+namespace oboro::py {
+
+namespace nb = nanobind;
+using namespace oboro::ckks;
+using cplx = std::complex<double>;
+
+// The state shared by a context and its ciphertexts.
+struct State {
+    ContextPtr ctx;
+    std::shared_ptr<const Encoder> encoder;
+    std::shared_ptr<const Evaluator> eval;
+    std::vector<double> scales;  // standard scale of each level
+    std::string preset;          // preset name, or empty
+    // Keys are immutable once published; keygen replaces the pointers (copy on write), so a
+    // context made by public() keeps the keys it had.
+    std::shared_ptr<const SecretKey> sk;
+    std::shared_ptr<const PublicKey> pk;
+    std::shared_ptr<const RelinKey> rk;
+    std::shared_ptr<const GaloisKeys> gk;
+    std::set<int64_t> rotations;  // the steps asked for in keygen
+    bool conjugation = false;
+    std::shared_ptr<Encryptor> encryptor;  // secret key if there is one, else public key
+    std::shared_ptr<const Decryptor> decryptor;
+    bool auto_mode = true;
+};
+using StatePtr = std::shared_ptr<State>;
+
+struct PyContext {
+    StatePtr st;
+};
+
+struct PyCiphertext {
+    StatePtr st;
+    Ciphertext ct;
+    std::vector<size_t> shape;
+    bool is_complex = false;
+
+    size_t count() const {
+        size_t c = 1;
+        for (size_t d : shape) c *= d;
+        return c;
+    }
+};
+
+inline const GaloisKeys& galois_keys(const State& s) {
+    static const GaloisKeys empty;
+    return s.gk ? *s.gk : empty;
+}
+inline const RelinKey& relin_key(const State& s) {
+    static const RelinKey empty;
+    return s.rk ? *s.rk : empty;
+}
+
+// A context state for the parameters (no keys yet).
+StatePtr make_state(const Parameters& params, std::string preset, bool auto_mode);
+// Rebuilds the encryptor/decryptor after the keys changed (secret key if present, else public key).
+void refresh_crypto(State& s);
+
+// Scales equal to the evaluator's tolerance (2^-40 relative).
+bool same_scale(double a, double b);
+std::string shape_str(const std::vector<size_t>& shape);
+nb::tuple to_tuple(const std::vector<size_t>& v);
+
+// Automatic mode helpers (work on core data; call them without the GIL).
+void relinearize_if_needed(const State& s, Ciphertext& x, const char* op);
+// A rotation by k: manual mode needs exactly that key; automatic mode reduces k modulo the slots
+// and composes it from keyed steps when needed.
+void rotate(const State& s, Ciphertext& a, int64_t k);
+
+// Registration hooks of the other binding files, called by register_ckks once the classes exist.
+void add_serialization_methods(nb::class_<PyContext>& ctx, nb::class_<PyCiphertext>& ct);  // serialize.cpp
+
+}  // namespace oboro::py
