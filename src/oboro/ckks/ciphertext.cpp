@@ -16,6 +16,7 @@ void PolyArray::reshape_polys(size_t polys, int level) {
     if (level > level_ || level < 0 || polys > polys_)
         raise<ValueError>("reshape: cannot grow a ciphertext from ", polys_, " polynomials at level ", level_, " to ",
                           polys, " at level ", level);
+    uniform_seed_.reset();
     const size_t old_limbs = limbs(), new_limbs = size_t(level + 1);
     // Compact polynomial j from offset j*old_limbs*n to j*new_limbs*n; j = 0 never moves and
     // each later destination lies below its source, so moving in order is safe.

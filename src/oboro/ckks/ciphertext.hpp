@@ -5,8 +5,10 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "oboro/ckks/context.hpp"
+#include "oboro/math/random.hpp"
 #include "oboro/util/buffer.hpp"
 
 namespace oboro::ckks {
@@ -29,11 +31,26 @@ public:
     void set_scale(double s) { scale_ = s; }
     void set_slots(size_t s) { slots_ = s; }
 
-    uint64_t* poly(size_t j) { return data_.data() + j * limbs() * n_; }
+    // Write access: it forgets the seed of polynomial 1 (see uniform_seed), since the data may change.
+    uint64_t* poly(size_t j) {
+        uniform_seed_.reset();
+        return data_.data() + j * limbs() * n_;
+    }
     const uint64_t* poly(size_t j) const { return data_.data() + j * limbs() * n_; }
-    uint64_t* data() { return data_.data(); }
+    uint64_t* data() {
+        uniform_seed_.reset();
+        return data_.data();
+    }
     const uint64_t* data() const { return data_.data(); }
     size_t word_count() const { return data_.size(); }
+
+    // Secret-key encryption draws polynomial 1 (the uniform "a") as the expansion of a 32-byte
+    // seed (math::Prng(seed), sample_uniform over the limbs of this level). While polynomial 1 is
+    // untouched the seed stands for it, and serialization stores the seed instead of the
+    // polynomial (half the size). Every write access and every reshape forgets the seed.
+    const std::optional<math::Seed>& uniform_seed() const { return uniform_seed_; }
+    // The caller guarantees that polynomial 1 is the expansion of `seed` at this level.
+    void set_uniform_seed(const math::Seed& seed) { uniform_seed_ = seed; }
 
 protected:
     static int checked_level(const Context& ctx, int level);  // throws LevelMismatch outside 0..max_level
@@ -47,6 +64,7 @@ protected:
     double scale_ = 1;
     size_t slots_ = 0;
     uint64_t context_id_ = 0;
+    std::optional<math::Seed> uniform_seed_;
 };
 
 class Plaintext : public PolyArray {

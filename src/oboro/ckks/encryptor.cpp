@@ -34,12 +34,12 @@ Ciphertext Encryptor::encrypt_zero(int level, double scale, size_t slots) {
     if (sk_) {
         // (c0, c1) = (-a*s + e, a)
         const math::Seed seed = math::os_random_seed();
-        math::Prng a_prng(seed);
-        sample_uniform(a_prng, ct.poly(1), ctx.moduli(), nq, n);
+        expand_uniform(seed, 0, ct.poly(1), ctx.moduli(), nq, n);
         small_to_ntt(sample_gaussian(prng_, n), ct.poly(0), ctx.moduli(), ctx.ntt_tables(), nq);
         AlignedBuffer<uint64_t> as(nq * n);
         cpu::mul(as.data(), ct.poly(1), sk_->ntt.data(), ctx.moduli(), nq, n);
         cpu::sub(ct.poly(0), ct.poly(0), as.data(), ctx.moduli(), nq, n);
+        ct.set_uniform_seed(seed);
         return ct;
     }
     // Over Q_l * P: (u*b + e0, u*a + e1), then divide by P.
@@ -67,7 +67,9 @@ Ciphertext Encryptor::encrypt_zero(int level, double scale, size_t slots) {
 Ciphertext Encryptor::encrypt(const Plaintext& pt) {
     check(pt);
     Ciphertext ct = encrypt_zero(pt.level(), pt.scale(), pt.slots());
+    const std::optional<math::Seed> seed = ct.uniform_seed();
     cpu::add(ct.poly(0), ct.poly(0), pt.poly(0), ctx_->moduli(), pt.limbs(), ctx_->n());
+    if (seed) ct.set_uniform_seed(*seed);  // only polynomial 0 changed
     return ct;
 }
 

@@ -12,10 +12,12 @@ namespace cpu = backend::cpu;
 namespace {
 size_t qp_limbs(const Context& ctx) { return ctx.q_count() + ctx.p_count(); }
 
-// out = -a*s + e over Q*P (NTT form); a is written to `a`.
-void rlwe_sample(const Context& ctx, math::Prng& prng, const uint64_t* s, uint64_t* b, uint64_t* a) {
+// b = -a*s + e over Q*P (NTT form), with a (written to `a`) expanded from stream `stream` of
+// `a_seed` so that it can be stored as the seed; e comes from the key generator's own stream.
+void rlwe_sample(const Context& ctx, math::Prng& prng, const math::Seed& a_seed, uint64_t stream, const uint64_t* s,
+                 uint64_t* b, uint64_t* a) {
     const size_t n = ctx.n(), limbs = qp_limbs(ctx);
-    sample_uniform(prng, a, ctx.moduli(), limbs, n);
+    expand_uniform(a_seed, stream, a, ctx.moduli(), limbs, n);
     small_to_ntt(sample_gaussian(prng, n), b, ctx.moduli(), ctx.ntt_tables(), limbs);
     AlignedBuffer<uint64_t> as(limbs * n);
     cpu::mul(as.data(), a, s, ctx.moduli(), limbs, n);
@@ -41,7 +43,8 @@ PublicKey KeyGenerator::public_key() {
     const size_t n = ctx_->n(), limbs = qp_limbs(*ctx_);
     PublicKey pk;
     pk.data = AlignedBuffer<uint64_t>(2 * limbs * n);
-    rlwe_sample(*ctx_, prng_, sk_.ntt.data(), pk.data.data(), pk.data.data() + limbs * n);
+    pk.a_seed = fresh_seed();
+    rlwe_sample(*ctx_, prng_, *pk.a_seed, 0, sk_.ntt.data(), pk.data.data(), pk.data.data() + limbs * n);
     pk.context_id = ctx_->id();
     return pk;
 }
@@ -55,8 +58,9 @@ KeySwitchKey KeyGenerator::switching_key(const uint64_t* s_from) {
     key.n = n;
     key.context_id = ctx.id();
     key.data = AlignedBuffer<uint64_t>(2 * key.digits * limbs * n);
+    key.a_seed = fresh_seed();
     for (size_t j = 0; j < key.digits; ++j) {
-        rlwe_sample(ctx, prng_, sk_.ntt.data(), key.b(j), key.a(j));
+        rlwe_sample(ctx, prng_, *key.a_seed, j, sk_.ntt.data(), key.b(j), key.a(j));
         // + P * s_from on the primes of digit j (P = 0 mod every special prime).
         for (size_t i = j * alpha; i < std::min(ctx.q_count(), (j + 1) * alpha); ++i) {
             const math::Modulus& m = ctx.moduli()[i];
@@ -69,6 +73,12 @@ KeySwitchKey KeyGenerator::switching_key(const uint64_t* s_from) {
         }
     }
     return key;
+}
+
+math::Seed KeyGenerator::fresh_seed() {
+    math::Seed seed;
+    prng_.fill(seed.data(), seed.size());
+    return seed;
 }
 
 RelinKey KeyGenerator::relin_key() {

@@ -30,6 +30,7 @@ public:
     KeySwitchKey switching_key(const uint64_t* s_from);
 
 private:
+    math::Seed fresh_seed();  // from the generator's CSPRNG stream
     ContextPtr ctx_;
     SecretKey sk_;
     math::Prng prng_;

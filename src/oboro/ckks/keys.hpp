@@ -4,9 +4,11 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <vector>
 
 #include "oboro/ckks/context.hpp"
+#include "oboro/math/random.hpp"
 #include "oboro/util/buffer.hpp"
 
 namespace oboro::ckks {
@@ -21,6 +23,9 @@ struct SecretKey {
 struct PublicKey {
     AlignedBuffer<uint64_t> data;      // b then a, each (q_count + p_count) limbs
     uint64_t context_id = 0;
+    // a = sample_uniform(math::Prng(a_seed) over Q*P) when set (keys made by KeyGenerator):
+    // serialization then stores the seed instead of a.
+    std::optional<math::Seed> a_seed;
     const uint64_t* b() const { return data.data(); }
     const uint64_t* a(size_t qp_limbs, size_t n) const { return data.data() + qp_limbs * n; }
 };
@@ -33,6 +38,9 @@ struct KeySwitchKey {
     size_t qp_limbs = 0;
     size_t n = 0;
     uint64_t context_id = 0;
+    // a_j = sample_uniform(math::Prng(a_seed, stream j) over Q*P) when set (keys made by
+    // KeyGenerator): serialization then stores the seed instead of the a_j.
+    std::optional<math::Seed> a_seed;
 
     const uint64_t* b(size_t digit) const { return data.data() + (2 * digit) * qp_limbs * n; }
     const uint64_t* a(size_t digit) const { return data.data() + (2 * digit + 1) * qp_limbs * n; }

@@ -109,4 +109,10 @@ void sample_uniform(math::Prng& prng, uint64_t* out, const math::Modulus* mods, 
     }
 }
 
+void expand_uniform(const math::Seed& seed, uint64_t stream, uint64_t* out, const math::Modulus* mods, size_t limbs,
+                    size_t n) {
+    math::Prng prng(seed, stream);
+    sample_uniform(prng, out, mods, limbs, n);
+}
+
 }  // namespace oboro::ckks

@@ -30,5 +30,10 @@ void small_to_ntt(const std::vector<T>& coeffs, uint64_t* out, const math::Modul
 
 // Uniform polynomial mod each modulus, directly in NTT form (the NTT is a bijection).
 void sample_uniform(math::Prng& prng, uint64_t* out, const math::Modulus* mods, size_t limbs, size_t n);
+// The uniform polynomial that stream `stream` of `seed` expands to (sample_uniform with
+// math::Prng(seed, stream)). Keys and secret-key ciphertexts draw their "a" this way, so that
+// serialization can store the seed instead (io/serialize.hpp).
+void expand_uniform(const math::Seed& seed, uint64_t stream, uint64_t* out, const math::Modulus* mods, size_t limbs,
+                    size_t n);
 
 }  // namespace oboro::ckks

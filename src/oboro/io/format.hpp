@@ -1,0 +1,59 @@
+// The record format shared by every serialized object (see docs/serialization.md):
+//
+//   offset  size  field
+//   0       8     magic "\x89OBORO\r\n" (the high byte and CR LF catch text-mode transfers)
+//   8       2     format version (kFormatVersion)
+//   10      2     object type (ObjectType)
+//   12      4     flags, reserved: must be 0
+//   16      8     context id: fingerprint of the parameters the object belongs to (0: none)
+//   24      8     payload size in bytes
+//   32      ...   payload (little-endian; layout per object type, see serialize.cpp)
+//   32+size 8     XXH64 of bytes 0 .. 32+size (header and payload)
+//
+// A bundle is a record whose payload is a count followed by whole records, each with its own
+// header and checksum.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "oboro/io/byte_stream.hpp"
+
+namespace oboro::io {
+
+inline constexpr uint16_t kFormatVersion = 1;
+inline constexpr size_t kHeaderSize = 32;
+inline constexpr size_t kChecksumSize = 8;
+inline constexpr uint8_t kMagic[8] = {0x89, 'O', 'B', 'O', 'R', 'O', '\r', '\n'};
+
+enum class ObjectType : uint16_t {
+    context = 1,      // parameters and the primes they produce
+    plaintext = 2,
+    ciphertext = 3,
+    public_key = 4,
+    relin_key = 5,
+    galois_keys = 6,
+    secret_key = 7,
+    bundle = 8,
+};
+
+const char* to_string(ObjectType type);
+
+// Writes a header with a placeholder size; returns the record's start for finish_record.
+size_t begin_record(Writer& w, ObjectType type, uint64_t context_id);
+// Patches the payload size and appends the checksum.
+void finish_record(Writer& w, size_t start);
+
+struct RecordView {
+    ObjectType type{};
+    uint16_t version = 0;
+    uint64_t context_id = 0;
+    ByteView payload;
+    size_t size = 0;  // the whole record: header + payload + checksum
+};
+
+// Parses and verifies the record at the start of `data` (magic, version, flags, sizes, checksum).
+// Bytes after the record are allowed (the caller checks them); `what` names the expected object.
+RecordView read_record(ByteView data, const std::string& what, size_t base_offset = 0);
+
+}  // namespace oboro::io

@@ -1,0 +1,525 @@
+// Payload layouts (after the record header, all little-endian; "poly(L)" is L limbs, limb i
+// bit-packed at bit_width(q_i) bits where q_i is the context's i-th modulus, Q first then P):
+//
+//   context      str label, i32 log_n, u32 #q, i32 q_bits[], u32 #p, i32 p_bits[], i32 dnum,
+//                f64 scale, u8 secret distribution, i32 hamming weight, u8 security,
+//                u32 #primes, u64 primes[] (Q then P)
+//   plaintext    i32 level, f64 scale, u64 slots, poly(level+1)
+//   ciphertext   u32 polys, i32 level, f64 scale, u64 slots, u8 flags (1 = seeded), [32-byte seed],
+//                poly(level+1) for each polynomial (polynomial 1 omitted when seeded),
+//                u64 key id, u32 ndim, u64 shape[ndim], u8 complex
+//   public key   u8 flags, [seed], b = poly(#q+#p), [a = poly(#q+#p) unless seeded]
+//   relin key    switching key: u32 digits, u8 flags, [seed], b_j for each digit, [a_j unless seeded]
+//   Galois keys  u32 count, then per key: u64 Galois element, switching key (as above)
+//   secret key   n coefficients at 2 bits each (0 -> 0, 1 -> +1, 2 -> -1)
+//   bundle       u32 count, then whole records
+#include "oboro/io/serialize.hpp"
+
+#include <bit>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+
+#include "oboro/backend/cpu/poly_ops.hpp"
+#include "oboro/ckks/sampling.hpp"
+#include "oboro/io/checksum.hpp"
+#include "oboro/util/error.hpp"
+
+namespace oboro::io {
+
+using namespace oboro::ckks;
+
+namespace {
+
+constexpr uint8_t kSeeded = 1;
+constexpr size_t kMaxLabel = 1024;
+constexpr size_t kMaxDims = 32;
+
+size_t qp_limbs(const Context& ctx) { return ctx.q_count() + ctx.p_count(); }
+
+size_t poly_bytes(const Context& ctx, size_t limbs) {
+    size_t total = 0;
+    for (size_t i = 0; i < limbs; ++i) total += packed_size(ctx.n(), residue_bits(ctx.moduli()[i].value));
+    return total;
+}
+
+void write_poly(Writer& w, const Context& ctx, const uint64_t* poly, size_t limbs) {
+    for (size_t i = 0; i < limbs; ++i) w.packed(poly + i * ctx.n(), ctx.n(), residue_bits(ctx.moduli()[i].value));
+}
+
+void read_poly(Reader& r, const Context& ctx, uint64_t* out, size_t limbs, const char* field) {
+    for (size_t i = 0; i < limbs; ++i) r.packed(out + i * ctx.n(), ctx.n(), ctx.moduli()[i].value, field);
+}
+
+// Fails unless `bytes` more are available: called before allocating for them.
+void require(Reader& r, size_t bytes, const char* field) {
+    if (bytes > r.remaining())
+        r.fail(detail::concat("truncated data: ", field, " needs ", bytes, " bytes but only ", r.remaining(),
+                              " are left"));
+}
+
+void check_owner(uint64_t object_id, const Context& ctx, const char* what) {
+    if (object_id != ctx.id())
+        raise<ContextMismatch>("serialize: the ", what, " belongs to another parameter set than the context given");
+}
+
+// The record of the expected type spanning all of `data`, for `ctx` (nullptr: no context check).
+RecordView open(ByteView data, ObjectType expected, const Context* ctx) {
+    const std::string what = to_string(expected);
+    const RecordView v = read_record(data, what);
+    if (v.type != expected)
+        raise<SerializationError>("deserialize ", what, ": the data holds a ", to_string(v.type), ", not a ", what);
+    if (v.size != data.size())
+        raise<SerializationError>("deserialize ", what, ": ", data.size() - v.size,
+                                  " unexpected bytes after the end of the record");
+    if (ctx && v.context_id != ctx->id())
+        raise<SerializationError>("deserialize ", what, ": the data was written for other parameters (context id ",
+                                  std::hex, v.context_id, ", this context has ", ctx->id(), ")");
+    return v;
+}
+
+Bytes finish(Bytes& out, Writer& w, size_t start) {
+    finish_record(w, start);
+    return std::move(out);
+}
+
+// ---- switching keys (relinearization and Galois) ----
+
+void write_switching_key(Writer& w, const Context& ctx, const KeySwitchKey& key, bool compress) {
+    check_owner(key.context_id, ctx, "key");
+    const size_t limbs = qp_limbs(ctx);
+    if (key.digits != ctx.num_digits() || key.qp_limbs != limbs || key.n != ctx.n())
+        raise<ValueError>("serialize: the switching key has ", key.digits, " digits of ", key.qp_limbs,
+                          " limbs but the context needs ", ctx.num_digits(), " of ", limbs);
+    const bool seeded = compress && key.a_seed.has_value();
+    w.u32(uint32_t(key.digits));
+    w.u8(seeded ? kSeeded : 0);
+    if (seeded) w.raw(key.a_seed->data(), key.a_seed->size());
+    for (size_t j = 0; j < key.digits; ++j) write_poly(w, ctx, key.b(j), limbs);
+    if (!seeded)
+        for (size_t j = 0; j < key.digits; ++j) write_poly(w, ctx, key.a(j), limbs);
+}
+
+KeySwitchKey read_switching_key(Reader& r, const Context& ctx) {
+    const size_t limbs = qp_limbs(ctx), n = ctx.n();
+    const uint32_t digits = r.u32("the digit count");
+    if (digits != ctx.num_digits())
+        r.fail(detail::concat("the key has ", digits, " digits but these parameters use ", ctx.num_digits()));
+    const uint8_t flags = r.u8("the key flags");
+    if (flags & ~kSeeded) r.fail(detail::concat("unknown key flags 0x", std::hex, int(flags)));
+    const bool seeded = flags & kSeeded;
+    KeySwitchKey key;
+    if (seeded) {
+        math::Seed seed;
+        r.raw(seed.data(), seed.size(), "the seed");
+        key.a_seed = seed;
+    }
+    require(r, (seeded ? 1 : 2) * digits * poly_bytes(ctx, limbs), "the key polynomials");
+    key.digits = digits;
+    key.qp_limbs = limbs;
+    key.n = n;
+    key.context_id = ctx.id();
+    key.data = AlignedBuffer<uint64_t>(2 * size_t(digits) * limbs * n);
+    for (size_t j = 0; j < digits; ++j) read_poly(r, ctx, key.b(j), limbs, "a key polynomial b");
+    for (size_t j = 0; j < digits; ++j) {
+        if (seeded) expand_uniform(*key.a_seed, j, key.a(j), ctx.moduli(), limbs, n);
+        else read_poly(r, ctx, key.a(j), limbs, "a key polynomial a");
+    }
+    return key;
+}
+
+int32_t checked_i32(Reader& r, const char* field, int32_t lo, int32_t hi) {
+    const int32_t v = r.i32(field);
+    if (v < lo || v > hi) r.fail(detail::concat(field, " = ", v, " is outside ", lo, "..", hi));
+    return v;
+}
+
+void check_slots(Reader& r, uint64_t slots, const Context& ctx) {
+    if (slots == 0 || !std::has_single_bit(slots) || slots > ctx.max_slots())
+        r.fail(detail::concat("slots = ", slots, " is not a power of two in 1..", ctx.max_slots()));
+}
+
+double read_scale(Reader& r) {
+    const double scale = r.f64("the scale");
+    if (!(std::isfinite(scale) && scale > 0)) r.fail(detail::concat("the scale ", scale, " is not a positive number"));
+    return scale;
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------------------------------------
+// Context
+// ------------------------------------------------------------------------------------------------
+
+Bytes serialize(const Context& ctx, const std::string& label) {
+    if (label.size() > kMaxLabel) raise<ValueError>("serialize: the label has ", label.size(), " bytes (at most ", kMaxLabel, ")");
+    Bytes out;
+    Writer w(out);
+    const size_t start = begin_record(w, ObjectType::context, ctx.id());
+    const Parameters& p = ctx.params();
+    w.str(label);
+    w.i32(p.log_n);
+    w.u32(uint32_t(p.q_bits.size()));
+    for (int b : p.q_bits) w.i32(b);
+    w.u32(uint32_t(p.p_bits.size()));
+    for (int b : p.p_bits) w.i32(b);
+    w.i32(p.dnum);
+    w.f64(p.scale);
+    w.u8(uint8_t(p.secret));
+    w.i32(p.hamming_weight);
+    w.u8(uint8_t(p.security));
+    w.u32(uint32_t(qp_limbs(ctx)));
+    for (uint64_t q : ctx.q()) w.u64(q);
+    for (uint64_t q : ctx.p()) w.u64(q);
+    return finish(out, w, start);
+}
+
+ContextPtr load_context(ByteView data, std::string* label) {
+    const RecordView v = open(data, ObjectType::context, nullptr);
+    Reader r(v.payload, "context", kHeaderSize);
+    const std::string text = r.str("the label", kMaxLabel);
+    Parameters p;
+    p.log_n = checked_i32(r, "log_n", 1, 17);
+    const uint32_t nq = r.u32("the number of ciphertext primes");
+    if (nq == 0 || nq > 64) r.fail(detail::concat(nq, " ciphertext primes is outside 1..64"));
+    for (uint32_t i = 0; i < nq; ++i) p.q_bits.push_back(checked_i32(r, "a prime size", 1, 64));
+    const uint32_t np = r.u32("the number of special primes");
+    if (np == 0 || np > 64) r.fail(detail::concat(np, " special primes is outside 1..64"));
+    for (uint32_t i = 0; i < np; ++i) p.p_bits.push_back(checked_i32(r, "a prime size", 1, 64));
+    p.dnum = checked_i32(r, "dnum", 0, 64);
+    p.scale = r.f64("the scale");
+    const uint8_t secret = r.u8("the secret distribution");
+    if (secret > uint8_t(SecretDistribution::sparse_ternary)) r.fail(detail::concat("unknown secret distribution ", int(secret)));
+    p.secret = SecretDistribution(secret);
+    p.hamming_weight = checked_i32(r, "the Hamming weight", 0, 1 << 17);
+    const uint8_t security = r.u8("the security level");
+    if (security > uint8_t(SecurityLevel::none)) r.fail(detail::concat("unknown security level ", int(security)));
+    p.security = SecurityLevel(security);
+    const uint32_t nprimes = r.u32("the prime count");
+    if (nprimes != nq + np) r.fail(detail::concat(nprimes, " primes stored for ", nq, " + ", np, " prime sizes"));
+    std::vector<uint64_t> primes(nprimes);
+    for (auto& q : primes) q = r.u64("a prime");
+    r.expect_end();
+    ContextPtr ctx;
+    try {
+        p.validate();
+        ctx = Context::create(p);
+    } catch (const SerializationError&) {
+        throw;
+    } catch (const Error& e) {
+        r.fail(detail::concat("the stored parameters are not valid: ", e.what()));
+    }
+    std::vector<uint64_t> actual(ctx->q());
+    actual.insert(actual.end(), ctx->p().begin(), ctx->p().end());
+    if (actual != primes || ctx->id() != v.context_id)
+        r.fail("the parameters generate other primes than the stored ones (data written by an incompatible oboro "
+               "version, or corrupted)");
+    if (label) *label = text;
+    return ctx;
+}
+
+// ------------------------------------------------------------------------------------------------
+// Plaintexts and ciphertexts
+// ------------------------------------------------------------------------------------------------
+
+Bytes serialize(const Context& ctx, const Plaintext& pt) {
+    check_owner(pt.context_id(), ctx, "plaintext");
+    Bytes out;
+    Writer w(out);
+    w.reserve_more(kHeaderSize + 32 + poly_bytes(ctx, pt.limbs()));
+    const size_t start = begin_record(w, ObjectType::plaintext, ctx.id());
+    w.i32(pt.level());
+    w.f64(pt.scale());
+    w.u64(pt.slots());
+    write_poly(w, ctx, pt.poly(0), pt.limbs());
+    return finish(out, w, start);
+}
+
+Plaintext load_plaintext(const Context& ctx, ByteView data) {
+    const RecordView v = open(data, ObjectType::plaintext, &ctx);
+    Reader r(v.payload, "plaintext", kHeaderSize);
+    const int level = checked_i32(r, "the level", 0, ctx.max_level());
+    const double scale = read_scale(r);
+    const uint64_t slots = r.u64("the slot count");
+    check_slots(r, slots, ctx);
+    require(r, poly_bytes(ctx, size_t(level) + 1), "the polynomial");
+    Plaintext pt(ctx, level, scale, size_t(slots));
+    read_poly(r, ctx, pt.poly(0), pt.limbs(), "the polynomial");
+    r.expect_end();
+    return pt;
+}
+
+Bytes serialize(const Context& ctx, const Ciphertext& ct, const CiphertextInfo& info, bool compress) {
+    check_owner(ct.context_id(), ctx, "ciphertext");
+    if (info.shape.size() > kMaxDims) raise<ValueError>("serialize: a shape of ", info.shape.size(), " dimensions (at most ", kMaxDims, ")");
+    const bool seeded = compress && ct.size() == 2 && ct.uniform_seed().has_value();
+    Bytes out;
+    Writer w(out);
+    w.reserve_more(kHeaderSize + 128 + (ct.size() - seeded) * poly_bytes(ctx, ct.limbs()));
+    const size_t start = begin_record(w, ObjectType::ciphertext, ctx.id());
+    w.u32(uint32_t(ct.size()));
+    w.i32(ct.level());
+    w.f64(ct.scale());
+    w.u64(ct.slots());
+    w.u8(seeded ? kSeeded : 0);
+    if (seeded) w.raw(ct.uniform_seed()->data(), 32);
+    for (size_t j = 0; j < ct.size(); ++j)
+        if (!(seeded && j == 1)) write_poly(w, ctx, ct.poly(j), ct.limbs());
+    w.u64(info.key_id);
+    w.u32(uint32_t(info.shape.size()));
+    for (uint64_t d : info.shape) w.u64(d);
+    w.u8(info.is_complex ? 1 : 0);
+    return finish(out, w, start);
+}
+
+Ciphertext load_ciphertext(const Context& ctx, ByteView data, CiphertextInfo* info) {
+    const RecordView v = open(data, ObjectType::ciphertext, &ctx);
+    Reader r(v.payload, "ciphertext", kHeaderSize);
+    const uint32_t polys = r.u32("the polynomial count");
+    if (polys < 2 || polys > 3) r.fail(detail::concat("a ciphertext of ", polys, " polynomials (2 or 3 expected)"));
+    const int level = checked_i32(r, "the level", 0, ctx.max_level());
+    const double scale = read_scale(r);
+    const uint64_t slots = r.u64("the slot count");
+    check_slots(r, slots, ctx);
+    const uint8_t flags = r.u8("the flags");
+    if (flags & ~kSeeded) r.fail(detail::concat("unknown ciphertext flags 0x", std::hex, int(flags)));
+    const bool seeded = flags & kSeeded;
+    if (seeded && polys != 2) r.fail("only a 2-polynomial ciphertext can be stored with a seed");
+    math::Seed seed{};
+    if (seeded) r.raw(seed.data(), seed.size(), "the seed");
+    const size_t limbs = size_t(level) + 1;
+    require(r, (polys - (seeded ? 1 : 0)) * poly_bytes(ctx, limbs), "the polynomials");
+    Ciphertext ct(ctx, polys, level, scale, size_t(slots));
+    for (size_t j = 0; j < polys; ++j) {
+        if (seeded && j == 1) expand_uniform(seed, 0, ct.poly(1), ctx.moduli(), limbs, ctx.n());
+        else read_poly(r, ctx, ct.poly(j), limbs, "a polynomial");
+    }
+    if (seeded) ct.set_uniform_seed(seed);
+    CiphertextInfo meta;
+    meta.key_id = r.u64("the key id");
+    const uint32_t ndim = r.u32("the number of dimensions");
+    if (ndim > kMaxDims) r.fail(detail::concat(ndim, " dimensions (at most ", kMaxDims, ")"));
+    uint64_t count = 1;
+    for (uint32_t i = 0; i < ndim; ++i) {
+        const uint64_t d = r.u64("a dimension");
+        if (d == 0 || d > slots || count * d > slots)
+            r.fail(detail::concat("the shape does not fit into the ", slots, " slots"));
+        count *= d;
+        meta.shape.push_back(d);
+    }
+    const uint8_t is_complex = r.u8("the complex flag");
+    if (is_complex > 1) r.fail(detail::concat("complex flag ", int(is_complex), " is not 0 or 1"));
+    meta.is_complex = is_complex;
+    r.expect_end();
+    if (info) *info = std::move(meta);
+    return ct;
+}
+
+// ------------------------------------------------------------------------------------------------
+// Keys
+// ------------------------------------------------------------------------------------------------
+
+Bytes serialize(const Context& ctx, const PublicKey& pk, bool compress) {
+    check_owner(pk.context_id, ctx, "public key");
+    const size_t limbs = qp_limbs(ctx);
+    const bool seeded = compress && pk.a_seed.has_value();
+    Bytes out;
+    Writer w(out);
+    w.reserve_more(kHeaderSize + 64 + (seeded ? 1 : 2) * poly_bytes(ctx, limbs));
+    const size_t start = begin_record(w, ObjectType::public_key, ctx.id());
+    w.u8(seeded ? kSeeded : 0);
+    if (seeded) w.raw(pk.a_seed->data(), 32);
+    write_poly(w, ctx, pk.b(), limbs);
+    if (!seeded) write_poly(w, ctx, pk.a(limbs, ctx.n()), limbs);
+    return finish(out, w, start);
+}
+
+PublicKey load_public_key(const Context& ctx, ByteView data) {
+    const RecordView v = open(data, ObjectType::public_key, &ctx);
+    Reader r(v.payload, "public key", kHeaderSize);
+    const size_t limbs = qp_limbs(ctx), n = ctx.n();
+    const uint8_t flags = r.u8("the flags");
+    if (flags & ~kSeeded) r.fail(detail::concat("unknown key flags 0x", std::hex, int(flags)));
+    PublicKey pk;
+    if (flags & kSeeded) {
+        math::Seed seed;
+        r.raw(seed.data(), seed.size(), "the seed");
+        pk.a_seed = seed;
+    }
+    require(r, (pk.a_seed ? 1 : 2) * poly_bytes(ctx, limbs), "the key polynomials");
+    pk.data = AlignedBuffer<uint64_t>(2 * limbs * n);
+    pk.context_id = ctx.id();
+    uint64_t* a = pk.data.data() + limbs * n;
+    read_poly(r, ctx, pk.data.data(), limbs, "the polynomial b");
+    if (pk.a_seed) expand_uniform(*pk.a_seed, 0, a, ctx.moduli(), limbs, n);
+    else read_poly(r, ctx, a, limbs, "the polynomial a");
+    r.expect_end();
+    return pk;
+}
+
+Bytes serialize_relin_key(const Context& ctx, const RelinKey& rk, bool compress) {
+    Bytes out;
+    Writer w(out);
+    w.reserve_more(kHeaderSize + 64 + 2 * rk.digits * poly_bytes(ctx, qp_limbs(ctx)));
+    const size_t start = begin_record(w, ObjectType::relin_key, ctx.id());
+    write_switching_key(w, ctx, rk, compress);
+    return finish(out, w, start);
+}
+
+RelinKey load_relin_key(const Context& ctx, ByteView data) {
+    const RecordView v = open(data, ObjectType::relin_key, &ctx);
+    Reader r(v.payload, "relinearization key", kHeaderSize);
+    RelinKey rk = read_switching_key(r, ctx);
+    r.expect_end();
+    return rk;
+}
+
+Bytes serialize(const Context& ctx, const GaloisKeys& gk, bool compress) {
+    if (!gk.keys.empty()) check_owner(gk.context_id, ctx, "Galois key set");
+    Bytes out;
+    Writer w(out);
+    w.reserve_more(kHeaderSize + 64 + gk.keys.size() * 2 * ctx.num_digits() * poly_bytes(ctx, qp_limbs(ctx)));
+    const size_t start = begin_record(w, ObjectType::galois_keys, ctx.id());
+    w.u32(uint32_t(gk.keys.size()));
+    for (const auto& [element, key] : gk.keys) {  // std::map: ascending elements
+        w.u64(element);
+        write_switching_key(w, ctx, key, compress);
+    }
+    return finish(out, w, start);
+}
+
+GaloisKeys load_galois_keys(const Context& ctx, ByteView data) {
+    const RecordView v = open(data, ObjectType::galois_keys, &ctx);
+    Reader r(v.payload, "Galois keys", kHeaderSize);
+    const uint32_t count = r.u32("the key count");
+    // Each key needs at least its b polynomials: a bound on the count before the loop.
+    const size_t min_key = ctx.num_digits() * poly_bytes(ctx, qp_limbs(ctx));
+    if (count > ctx.n() || size_t(count) * min_key > r.remaining())
+        r.fail(detail::concat(count, " keys announced but the data can hold at most ", r.remaining() / min_key));
+    GaloisKeys gk;
+    gk.context_id = ctx.id();
+    uint64_t previous = 1;
+    for (uint32_t i = 0; i < count; ++i) {
+        const uint64_t element = r.u64("a Galois element");
+        if ((element & 1) == 0 || element >= 2 * ctx.n() || element <= previous)
+            r.fail(detail::concat("Galois element ", element, " is not an odd number in ", previous + 1, "..",
+                                  2 * ctx.n() - 1, " (elements are stored in increasing order)"));
+        previous = element;
+        gk.keys.emplace(element, read_switching_key(r, ctx));
+    }
+    r.expect_end();
+    return gk;
+}
+
+Bytes serialize_secret_key(const Context& ctx, const SecretKey& sk) {
+    check_owner(sk.context_id, ctx, "secret key");
+    if (sk.coeffs.size() != ctx.n())
+        raise<ValueError>("serialize: the secret key has ", sk.coeffs.size(), " coefficients, not N = ", ctx.n());
+    Bytes out;
+    Writer w(out);
+    const size_t start = begin_record(w, ObjectType::secret_key, ctx.id());
+    std::vector<uint64_t> codes(ctx.n());
+    for (size_t i = 0; i < codes.size(); ++i) codes[i] = sk.coeffs[i] == 0 ? 0 : (sk.coeffs[i] > 0 ? 1 : 2);
+    w.packed(codes.data(), codes.size(), 2);
+    return finish(out, w, start);
+}
+
+SecretKey load_secret_key(const Context& ctx, ByteView data) {
+    const RecordView v = open(data, ObjectType::secret_key, &ctx);
+    Reader r(v.payload, "secret key", kHeaderSize);
+    const size_t n = ctx.n(), limbs = qp_limbs(ctx);
+    std::vector<uint64_t> codes(n);
+    r.packed(codes.data(), n, 3, "the coefficients");  // codes 0, 1, 2 are below 3
+    r.expect_end();
+    SecretKey sk;
+    sk.coeffs.resize(n);
+    for (size_t i = 0; i < n; ++i) sk.coeffs[i] = int8_t(codes[i] == 2 ? -1 : int(codes[i]));
+    sk.ntt = AlignedBuffer<uint64_t>(limbs * n);
+    small_to_ntt(sk.coeffs, sk.ntt.data(), ctx.moduli(), ctx.ntt_tables(), limbs);
+    sk.context_id = ctx.id();
+    return sk;
+}
+
+// ------------------------------------------------------------------------------------------------
+// Bundles, type, key id, files
+// ------------------------------------------------------------------------------------------------
+
+Bytes make_bundle(const std::vector<Bytes>& records) {
+    size_t total = kHeaderSize + 4 + kChecksumSize;
+    for (const Bytes& r : records) total += r.size();
+    Bytes out;
+    out.reserve(total);
+    Writer w(out);
+    const size_t start = begin_record(w, ObjectType::bundle, 0);
+    w.u32(uint32_t(records.size()));
+    for (const Bytes& rec : records) {
+        (void)read_record(rec, "bundle part");  // only whole, valid records go in
+        w.raw(rec.data(), rec.size());
+    }
+    return finish(out, w, start);
+}
+
+std::vector<ByteView> split_bundle(ByteView data) {
+    const RecordView v = open(data, ObjectType::bundle, nullptr);
+    Reader r(v.payload, "bundle", kHeaderSize);
+    const uint32_t count = r.u32("the record count");
+    if (size_t(count) * (kHeaderSize + kChecksumSize) > r.remaining())
+        r.fail(detail::concat(count, " records announced in ", r.remaining(), " bytes"));
+    std::vector<ByteView> parts;
+    for (uint32_t i = 0; i < count; ++i) {
+        const size_t offset = kHeaderSize + r.position();
+        const RecordView part = read_record(v.payload.subspan(r.position()), "bundle part", offset);
+        if (part.type == ObjectType::bundle) r.fail("a bundle inside a bundle is not allowed");
+        parts.push_back(r.view(part.size, "a record"));
+    }
+    r.expect_end();
+    return parts;
+}
+
+ObjectType peek_type(ByteView data) { return read_record(data, "data").type; }
+
+uint64_t key_id(const PublicKey& pk) {
+    if (pk.data.empty()) return 0;
+    return xxh64(pk.data.data(), pk.data.size() / 2 * sizeof(uint64_t));
+}
+
+void write_file(const std::string& path, const Bytes& data) {
+    namespace fs = std::filesystem;
+    const fs::path target(path);
+    fs::path tmp = target;
+    tmp += ".tmp" + std::to_string(uint64_t(std::hash<std::string>{}(path) ^ uint64_t(data.size())));
+    {
+        std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+        if (!f) raise<Error>("save: cannot open ", tmp.string(), " for writing");
+        f.write(reinterpret_cast<const char*>(data.data()), std::streamsize(data.size()));
+        f.flush();
+        if (!f) {
+            std::error_code ignored;
+            fs::remove(tmp, ignored);
+            raise<Error>("save: writing ", data.size(), " bytes to ", tmp.string(), " failed (disk full?)");
+        }
+    }
+    std::error_code ec;
+    fs::rename(tmp, target, ec);
+    if (ec) {
+        std::error_code ignored;
+        fs::remove(tmp, ignored);
+        raise<Error>("save: cannot rename ", tmp.string(), " to ", path, ": ", ec.message());
+    }
+}
+
+Bytes read_file(const std::string& path) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const auto size = fs::file_size(path, ec);
+    if (ec) raise<Error>("load: cannot read ", path, ": ", ec.message());
+    std::ifstream f(path, std::ios::binary);
+    if (!f) raise<Error>("load: cannot open ", path);
+    Bytes data(static_cast<size_t>(size));
+    f.read(reinterpret_cast<char*>(data.data()), std::streamsize(size));
+    if (!f || size_t(f.gcount()) != data.size()) raise<Error>("load: reading ", path, " failed");
+    return data;
+}
+
+}  // namespace oboro::io

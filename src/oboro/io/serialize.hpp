@@ -1,0 +1,76 @@
+// Serialization of CKKS objects for client/server use: parameters (context), plaintexts,
+// ciphertexts, public / relinearization / Galois keys, and -- only through the explicitly named
+// functions -- the secret key.
+//
+// Every object is one record (format.hpp): versioned, typed, tied to its parameters by the
+// context id, and checksummed. Residues are bit-packed at bit_width(q_i) bits. With
+// `compress = true` (the default) the uniformly random half of keys and of fresh secret-key
+// ciphertexts is stored as its 32-byte seed, which halves their size.
+//
+// Loading treats the data as untrusted: every size is checked against what the context
+// implies BEFORE anything is allocated, every residue is checked to be below its modulus, and
+// any inconsistency (truncation, corruption, wrong version, other parameters, trailing bytes)
+// raises SerializationError; nothing is allocated beyond the size the parameters imply.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "oboro/ckks/ciphertext.hpp"
+#include "oboro/ckks/context.hpp"
+#include "oboro/ckks/keys.hpp"
+#include "oboro/io/byte_stream.hpp"
+#include "oboro/io/format.hpp"
+
+namespace oboro::io {
+
+// What the Python package keeps with a ciphertext (C++ users may leave it empty): the id of
+// the key set it was encrypted under (0: unknown), the shape of the encrypted array and whether
+// it is complex.
+struct CiphertextInfo {
+    uint64_t key_id = 0;
+    std::vector<uint64_t> shape;
+    bool is_complex = false;
+};
+
+// ---- writing ----
+// `label` is free text kept with the context (the Python package stores the preset name).
+Bytes serialize(const ckks::Context& ctx, const std::string& label = {});
+Bytes serialize(const ckks::Context& ctx, const ckks::Plaintext& pt);
+Bytes serialize(const ckks::Context& ctx, const ckks::Ciphertext& ct, const CiphertextInfo& info = {},
+                bool compress = true);
+Bytes serialize(const ckks::Context& ctx, const ckks::PublicKey& pk, bool compress = true);
+Bytes serialize_relin_key(const ckks::Context& ctx, const ckks::RelinKey& rk, bool compress = true);
+Bytes serialize(const ckks::Context& ctx, const ckks::GaloisKeys& gk, bool compress = true);
+// The secret key: only through this explicitly named function.
+Bytes serialize_secret_key(const ckks::Context& ctx, const ckks::SecretKey& sk);
+// Several records in one (e.g. a context and its public keys); each keeps its own checksum.
+Bytes make_bundle(const std::vector<Bytes>& records);
+
+// ---- reading ----
+// The context of serialized parameters; the primes it generates must equal the stored ones
+// (they would differ only for data written by an incompatible oboro).
+ckks::ContextPtr load_context(ByteView data, std::string* label = nullptr);
+ckks::Plaintext load_plaintext(const ckks::Context& ctx, ByteView data);
+ckks::Ciphertext load_ciphertext(const ckks::Context& ctx, ByteView data, CiphertextInfo* info = nullptr);
+ckks::PublicKey load_public_key(const ckks::Context& ctx, ByteView data);
+ckks::RelinKey load_relin_key(const ckks::Context& ctx, ByteView data);
+ckks::GaloisKeys load_galois_keys(const ckks::Context& ctx, ByteView data);
+ckks::SecretKey load_secret_key(const ckks::Context& ctx, ByteView data);
+// The records of a bundle, in order (views into `data`).
+std::vector<ByteView> split_bundle(ByteView data);
+
+// The type of the record at the start of `data` (its header and checksum are verified).
+ObjectType peek_type(ByteView data);
+
+// A fingerprint of a key set: XXH64 of the public key's b polynomial. Ciphertexts carry it
+// (CiphertextInfo::key_id) so that loading one under other keys is detected.
+uint64_t key_id(const ckks::PublicKey& pk);
+
+// ---- files ----
+// Writes atomically: a temporary file in the same directory, then a rename.
+void write_file(const std::string& path, const Bytes& data);
+Bytes read_file(const std::string& path);
+
+}  // namespace oboro::io
