@@ -3,7 +3,10 @@
 #   setup (scripts/setup.sh --cuda) -> CMake configure of build/ with OBORO_CUDA=ON (nvcc from the
 #   venv's nvidia-cuda-nvcc wheel) -> build -> ctest (all C++ tests) -> pytest tests/python.
 # Exits non-zero when any step or test fails.
-# Environment: OBORO_JOBS (parallel jobs, default 2), OBORO_CUDA (default ON), OBORO_BUILD_DIR (build).
+#   Then the loaders' tests (serialization and its fuzzing loop) again, built with AddressSanitizer
+#   and UndefinedBehaviorSanitizer in build-asan/ (untrusted input must never cause a memory error).
+# Environment: OBORO_JOBS (parallel jobs, default 2), OBORO_CUDA (default ON), OBORO_BUILD_DIR (build),
+#   OBORO_ASAN (default 1; 0 skips the sanitizer phase).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -57,6 +60,23 @@ if grep -qs "SKIPPED: no CUDA GPU found" "$BUILD/Testing/Temporary/LastTest.log"
 fi
 phase_end
 
+ASAN_RC=0
+if [ "${OBORO_ASAN:-1}" != "0" ]; then
+  phase_start "asan"
+  set +e
+  cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOBORO_CUDA=OFF -DOBORO_BUILD_BENCH=OFF \
+    -DOBORO_BUILD_EXAMPLES=OFF \
+    "-DCMAKE_CXX_FLAGS=-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
+    >/dev/null &&
+    cmake --build build-asan -j "$JOBS" --target test_io_serialize test_io_fuzz 2>&1 | grep -v -e "-Wmaybe-uninitialized" -e "avx512fintrin.h" &&
+    ./build-asan/tests/cpp/test_io_serialize --gtest_brief=1 &&
+    ./build-asan/tests/cpp/test_io_fuzz
+  ASAN_RC=$?
+  set -e
+  [ "$ASAN_RC" -eq 0 ] && echo "sanitizer run: passed" || echo "sanitizer run: FAILED (exit $ASAN_RC)"
+  phase_end
+fi
+
 phase_start "pytest"
 set +e
 "$VIRTUAL_ENV/bin/python" -m pytest tests/python -ra -q --junitxml="$BUILD/pytest-junit.xml"
@@ -67,7 +87,7 @@ phase_end
 section "summary"
 for t in "${TIMINGS[@]}"; do echo "  $t"; done
 echo "  total      $((SECONDS - T_ALL)) s"
-echo "  ctest exit code $CTEST_RC, pytest exit code $PYTEST_RC"
+echo "  ctest exit code $CTEST_RC, sanitizer exit code $ASAN_RC, pytest exit code $PYTEST_RC"
 # One closing line with the counts of both runners.
 "$VIRTUAL_ENV/bin/python" - "$BUILD/ctest-junit.xml" "$BUILD/pytest-junit.xml" <<'PY' || true
 import sys
@@ -87,6 +107,6 @@ for path in sys.argv[1:]:
         s += skip
 print(f"oboro: {p} passed, {f} failed, {s} skipped")
 PY
-if [ "$CTEST_RC" -ne 0 ] || [ "$PYTEST_RC" -ne 0 ]; then
+if [ "$CTEST_RC" -ne 0 ] || [ "$ASAN_RC" -ne 0 ] || [ "$PYTEST_RC" -ne 0 ]; then
   exit 1
 fi
