@@ -55,6 +55,7 @@
 #include "oboro/ckks/keygen.hpp"
 #include "oboro/ckks/keys.hpp"
 #include "oboro/ckks/parameters.hpp"
+#include "oboro/io/serialize.hpp"
 #include "oboro/util/error.hpp"
 #include "oboro/util/parallel.hpp"
 
@@ -109,8 +110,12 @@ std::vector<double> standard_scales(const Context& ctx) {
 }
 
 StatePtr make_state(const Parameters& params, std::string preset, bool auto_mode) {
+    return make_state(Context::create(params), std::move(preset), auto_mode);
+}
+
+StatePtr make_state(ContextPtr ctx, std::string preset, bool auto_mode) {
     auto st = std::make_shared<State>();
-    st->ctx = Context::create(params);
+    st->ctx = std::move(ctx);
     st->encoder = std::make_shared<const Encoder>(st->ctx);
     st->eval = std::make_shared<const Evaluator>(st->ctx);
     st->scales = standard_scales(*st->ctx);
@@ -548,12 +553,13 @@ void rotate(const State& s, Ciphertext& a, int64_t k) {
 // ------------------------------------------------------------------------------------------------
 
 // Contexts of the same parameters share the core's context id, so the core cannot tell their keys
-// apart; the public key identifies the key set here (a context and its public() copy share it).
+// apart; the key id (a fingerprint of the public key) identifies the key set here: a context, its
+// public() copy and every context deserialized from them share it.
 void check_same_keys(const State& a, const State& b, const char* op) {
-    if (a.pk != b.pk)
+    if (a.key_id != b.key_id)
         raise<ContextMismatch>(op, ": the operands were encrypted under different keys (by different contexts); "
                                "a ciphertext can only be combined with ciphertexts of the context that encrypted it "
-                               "or of that context's public() copy");
+                               "or of copies of it (public(), serialize/deserialize)");
 }
 
 
@@ -713,6 +719,7 @@ void keygen(State& s, const std::optional<std::vector<int64_t>>& rotations, bool
 }
 
 void refresh_crypto(State& s) {
+    s.key_id = s.pk ? io::key_id(*s.pk) : 0;
     s.decryptor.reset();
     s.encryptor.reset();
     if (s.sk) {
@@ -758,7 +765,7 @@ nb::object decrypt(const State& s, const PyCiphertext& c) {
     if (!s.decryptor)
         raise<MissingKey>("decrypt: this context has no secret key (it was made by public(), or keygen() was not "
                           "called); only the context that holds the secret key can decrypt");
-    if (c.st->ctx->id() == s.ctx->id() && c.st->pk != s.pk)
+    if (c.st->ctx->id() == s.ctx->id() && c.st->key_id != s.key_id)
         raise<ContextMismatch>("decrypt: the ciphertext was encrypted under other keys (by another context with the "
                                "same parameters); it can only be decrypted by the context that holds its secret key");
     std::vector<cplx> v;
@@ -1230,7 +1237,7 @@ void register_ckks(nb::module_& m) {
              "The same ciphertext viewed with another shape of the same size (like numpy.reshape, -1 allowed); "
              "no homomorphic operation.")
         .def("__repr__", &ciphertext_repr);
-    add_serialization_methods(ctx, ct);
+    add_serialization_methods(m, ctx, ct);
 }
 
 }  // namespace oboro::py

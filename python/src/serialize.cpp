@@ -1,8 +1,295 @@
-// Serialization methods of oboro.Context and oboro.Ciphertext (filled in by the serialization work).
+// Serialization in the Python API: Context.serialize / deserialize / save / load and the same for
+// Ciphertext, over the C++ io layer (oboro/io/serialize.hpp); oboro.serialized_info.
+//
+// A serialized context is a bundle: the parameters record, then the keys it holds (public,
+// relinearization, Galois; the secret key only with secret_key=True). A serialized ciphertext
+// carries the NumPy shape and dtype and the key id of its context, so that loading it into a
+// context with other keys is refused instead of decrypting to noise.
+#include <map>
+#include <optional>
+#include <string>
+
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+
+#include "oboro/io/serialize.hpp"
+#include "oboro/util/error.hpp"
 #include "state.hpp"
+
+using namespace nanobind::literals;
 
 namespace oboro::py {
 
-void add_serialization_methods(nb::class_<PyContext>&, nb::class_<PyCiphertext>&) {}
+namespace {
+
+// A read-only view of any object with the buffer protocol (bytes, bytearray, memoryview, NumPy
+// uint8 arrays, mmap), released on destruction.
+class BufferView {
+public:
+    explicit BufferView(nb::handle obj, const char* op) {
+        if (PyObject_GetBuffer(obj.ptr(), &buf_, PyBUF_SIMPLE) != 0) {
+            PyErr_Clear();
+            throw nb::type_error((std::string(op) + ": expected bytes (or bytearray / memoryview), got " +
+                                  nb::cast<std::string>(nb::str(obj.type().attr("__name__"))))
+                                     .c_str());
+        }
+    }
+    ~BufferView() { PyBuffer_Release(&buf_); }
+    BufferView(const BufferView&) = delete;
+    BufferView& operator=(const BufferView&) = delete;
+    io::ByteView view() const { return {static_cast<const uint8_t*>(buf_.buf), size_t(buf_.len)}; }
+
+private:
+    Py_buffer buf_{};
+};
+
+nb::bytes to_bytes(const io::Bytes& b) { return nb::bytes(reinterpret_cast<const char*>(b.data()), b.size()); }
+
+// os.fspath(path): str or pathlib.Path.
+std::string fspath(nb::handle path) {
+    nb::object p = nb::module_::import_("os").attr("fspath")(path);
+    return nb::cast<std::string>(p);
+}
+
+// ---- contexts ----
+
+io::Bytes serialize_context(const State& s, bool secret_key, bool keys, bool compress) {
+    if (secret_key && !s.sk)
+        raise<MissingKey>("serialize: secret_key=True but this context holds no secret key (it was made by public(), "
+                          "or keygen() was not called)");
+    std::vector<io::Bytes> parts;
+    parts.push_back(io::serialize(*s.ctx, s.preset));
+    if (keys) {
+        if (s.pk) parts.push_back(io::serialize(*s.ctx, *s.pk, compress));
+        if (s.rk) parts.push_back(io::serialize_relin_key(*s.ctx, *s.rk, compress));
+        if (s.gk && !s.gk->keys.empty()) parts.push_back(io::serialize(*s.ctx, *s.gk, compress));
+    }
+    if (secret_key) parts.push_back(io::serialize_secret_key(*s.ctx, *s.sk));
+    return io::make_bundle(parts);
+}
+
+// The rotation step of a Galois element 5^k mod 2N, as the signed step in (-slots/2, slots/2].
+std::optional<int64_t> rotation_step(const Context& ctx, uint64_t galois) {
+    const uint64_t two_n = 2 * ctx.n();
+    const int64_t slots = int64_t(ctx.max_slots());
+    uint64_t g = 1;
+    for (int64_t k = 0; k < slots; ++k) {
+        if (g == galois) return k <= slots / 2 ? k : k - slots;
+        g = g * 5 % two_n;
+    }
+    return std::nullopt;
+}
+
+StatePtr deserialize_context(io::ByteView data, bool auto_mode) {
+    std::vector<io::ByteView> parts;
+    if (io::peek_type(data) == io::ObjectType::bundle) parts = io::split_bundle(data);
+    else parts.push_back(data);
+    if (parts.empty() || io::peek_type(parts[0]) != io::ObjectType::context)
+        raise<SerializationError>("Context.deserialize: the data does not start with a context (it holds a ",
+                                  io::to_string(parts.empty() ? io::ObjectType::bundle : io::peek_type(parts[0])),
+                                  "); use Ciphertext.deserialize for ciphertexts");
+    std::string label;
+    ContextPtr ctx = io::load_context(parts[0], &label);
+    StatePtr st = make_state(ctx, label, auto_mode);
+    State& s = *st;
+    std::map<io::ObjectType, int> seen;
+    for (size_t i = 1; i < parts.size(); ++i) {
+        const io::ObjectType type = io::peek_type(parts[i]);
+        if (seen[type]++)
+            raise<SerializationError>("Context.deserialize: the data holds two ", io::to_string(type), " records");
+        switch (type) {
+            case io::ObjectType::public_key:
+                s.pk = std::make_shared<const PublicKey>(io::load_public_key(*ctx, parts[i]));
+                break;
+            case io::ObjectType::relin_key:
+                s.rk = std::make_shared<const RelinKey>(io::load_relin_key(*ctx, parts[i]));
+                break;
+            case io::ObjectType::galois_keys:
+                s.gk = std::make_shared<const GaloisKeys>(io::load_galois_keys(*ctx, parts[i]));
+                break;
+            case io::ObjectType::secret_key:
+                s.sk = std::make_shared<const SecretKey>(io::load_secret_key(*ctx, parts[i]));
+                break;
+            default:
+                raise<SerializationError>("Context.deserialize: a ", io::to_string(type),
+                                          " record does not belong in a serialized context");
+        }
+    }
+    if ((s.rk || s.gk || s.sk) && !s.pk)
+        raise<SerializationError>("Context.deserialize: the data holds keys but no public key");
+    if (s.gk) {
+        for (const auto& [g, key] : s.gk->keys) {
+            if (g == ctx->conjugation_element()) s.conjugation = true;
+            else if (auto step = rotation_step(*ctx, g)) s.rotations.insert(*step);
+        }
+    }
+    refresh_crypto(s);
+    return st;
+}
+
+// ---- ciphertexts ----
+
+io::Bytes serialize_ciphertext(const PyCiphertext& c, bool compress) {
+    io::CiphertextInfo info;
+    info.key_id = c.st->key_id;
+    info.shape.assign(c.shape.begin(), c.shape.end());
+    info.is_complex = c.is_complex;
+    return io::serialize(*c.st->ctx, c.ct, info, compress);
+}
+
+PyCiphertext deserialize_ciphertext(const StatePtr& st, io::ByteView data) {
+    io::CiphertextInfo info;
+    Ciphertext ct = io::load_ciphertext(*st->ctx, data, &info);
+    if (info.key_id != 0 && st->key_id != 0 && info.key_id != st->key_id)
+        raise<SerializationError>("Ciphertext.deserialize: the ciphertext was encrypted under other keys than this "
+                                  "context's (same parameters, different key set); load it into the context whose "
+                                  "keys encrypted it");
+    PyCiphertext out{st, std::move(ct), {}, info.is_complex};
+    if (info.shape.empty()) {  // written by C++ code without a shape: all slots, complex
+        out.shape = {out.ct.slots()};
+        out.is_complex = true;
+    } else {
+        out.shape.assign(info.shape.begin(), info.shape.end());
+    }
+    return out;
+}
+
+nb::dict serialized_info(io::ByteView data) {
+    const io::RecordView v = io::read_record(data, "data");
+    nb::dict d;
+    d["type"] = io::to_string(v.type);
+    d["format_version"] = v.version;
+    d["size"] = v.size;
+    d["context_id"] = v.context_id;
+    if (v.type == io::ObjectType::bundle) {
+        nb::list parts;
+        for (io::ByteView part : io::split_bundle(data)) parts.append(serialized_info(part));
+        d["parts"] = parts;
+    }
+    return d;
+}
+
+constexpr const char* kCompressDoc =
+    "compress=True stores the uniformly random half of keys and of fresh secret-key ciphertexts as a 32-byte seed "
+    "(half the size); residues are always bit-packed to the size of their prime.";
+
+}  // namespace
+
+void add_serialization_methods(nb::module_& m, nb::class_<PyContext>& ctx, nb::class_<PyCiphertext>& ct) {
+    ctx.def(
+           "serialize",
+           [](const PyContext& c, bool secret_key, bool keys, bool compress) {
+               io::Bytes b;
+               {
+                   nb::gil_scoped_release release;
+                   b = serialize_context(*c.st, secret_key, keys, compress);
+               }
+               return to_bytes(b);
+           },
+           nb::kw_only(), "secret_key"_a = false, "keys"_a = true, "compress"_a = true,
+           (std::string("The context as bytes: its parameters and (keys=True) its public, relinearization and Galois "
+                        "keys, so that a server can compute on the client's ciphertexts. The secret key is included "
+                        "only with secret_key=True (MissingKey if the context has none): keep such data private. ") +
+            kCompressDoc + " Load with Context.deserialize.")
+               .c_str())
+        .def_static(
+            "deserialize",
+            [](nb::handle data, bool auto_mode) {
+                BufferView buf(data, "Context.deserialize");
+                StatePtr st;
+                {
+                    nb::gil_scoped_release release;
+                    st = deserialize_context(buf.view(), auto_mode);
+                }
+                return PyContext{st};
+            },
+            "data"_a, "auto"_a = true, nb::sig("def deserialize(data: bytes, auto: bool = True) -> Context"),
+            "A context from Context.serialize() output (or a C++ io::serialize(Context) record): the parameters are "
+            "re-created and checked (the primes must match), the keys loaded. Without the secret key in the data the "
+            "context encrypts with the public key and cannot decrypt, like public(). Raises SerializationError for "
+            "truncated, corrupted, foreign or unsupported data.")
+        .def(
+            "save",
+            [](const PyContext& c, nb::handle path, bool secret_key, bool keys, bool compress) {
+                const std::string p = fspath(path);
+                nb::gil_scoped_release release;
+                io::write_file(p, serialize_context(*c.st, secret_key, keys, compress));
+            },
+            "path"_a, nb::kw_only(), "secret_key"_a = false, "keys"_a = true, "compress"_a = true,
+            nb::sig("def save(self, path: str | os.PathLike[str], *, secret_key: bool = False, keys: bool = True, "
+                    "compress: bool = True) -> None"),
+            "Writes serialize(...) to a file (atomically: a temporary file, then a rename).")
+        .def_static(
+            "load",
+            [](nb::handle path, bool auto_mode) {
+                const std::string p = fspath(path);
+                StatePtr st;
+                {
+                    nb::gil_scoped_release release;
+                    st = deserialize_context(io::read_file(p), auto_mode);
+                }
+                return PyContext{st};
+            },
+            "path"_a, "auto"_a = true,
+            nb::sig("def load(path: str | os.PathLike[str], auto: bool = True) -> Context"),
+            "Context.deserialize of a file written by save().");
+
+    ct.def(
+          "serialize",
+          [](const PyCiphertext& c, bool compress) {
+              io::Bytes b;
+              {
+                  nb::gil_scoped_release release;
+                  b = serialize_ciphertext(c, compress);
+              }
+              return to_bytes(b);
+          },
+          nb::kw_only(), "compress"_a = true,
+          (std::string("The ciphertext as bytes, with its level, exact scale, slots, shape, dtype and the id of the "
+                       "keys that encrypted it. ") +
+           kCompressDoc + " Load with Ciphertext.deserialize(ctx, data).")
+              .c_str())
+        .def_static(
+            "deserialize",
+            [](const PyContext& c, nb::handle data) {
+                BufferView buf(data, "Ciphertext.deserialize");
+                nb::gil_scoped_release release;
+                return deserialize_ciphertext(c.st, buf.view());
+            },
+            "context"_a, "data"_a, nb::sig("def deserialize(context: Context, data: bytes) -> Ciphertext"),
+            "A ciphertext from Ciphertext.serialize() output, attached to `context`, which must have the same "
+            "parameters and (when both are known) the same keys; else SerializationError, as for truncated or "
+            "corrupted data.")
+        .def(
+            "save",
+            [](const PyCiphertext& c, nb::handle path, bool compress) {
+                const std::string p = fspath(path);
+                nb::gil_scoped_release release;
+                io::write_file(p, serialize_ciphertext(c, compress));
+            },
+            "path"_a, nb::kw_only(), "compress"_a = true,
+            nb::sig("def save(self, path: str | os.PathLike[str], *, compress: bool = True) -> None"),
+            "Writes serialize() to a file (atomically).")
+        .def_static(
+            "load",
+            [](const PyContext& c, nb::handle path) {
+                const std::string p = fspath(path);
+                nb::gil_scoped_release release;
+                return deserialize_ciphertext(c.st, io::read_file(p));
+            },
+            "context"_a, "path"_a,
+            nb::sig("def load(context: Context, path: str | os.PathLike[str]) -> Ciphertext"),
+            "Ciphertext.deserialize of a file written by save().");
+
+    m.def(
+        "serialized_info",
+        [](nb::handle data) {
+            BufferView buf(data, "serialized_info");
+            return serialized_info(buf.view());
+        },
+        "data"_a, nb::sig("def serialized_info(data: bytes) -> dict[str, typing.Any]"),
+        "What serialized data holds, from its headers (checksums verified): type, format_version, size, context_id, "
+        "and for a bundle (a serialized context) the same for each part.");
+}
 
 }  // namespace oboro::py

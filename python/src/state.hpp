@@ -44,6 +44,7 @@ struct State {
     std::shared_ptr<Encryptor> encryptor;  // secret key if there is one, else public key
     std::shared_ptr<const Decryptor> decryptor;
     bool auto_mode = true;
+    uint64_t key_id = 0;  // io::key_id of the public key (0: no keys); serialized with ciphertexts
 };
 using StatePtr = std::shared_ptr<State>;
 
@@ -75,7 +76,9 @@ inline const RelinKey& relin_key(const State& s) {
 
 // A context state for the parameters (no keys yet).
 StatePtr make_state(const Parameters& params, std::string preset, bool auto_mode);
-// Rebuilds the encryptor/decryptor after the keys changed (secret key if present, else public key).
+StatePtr make_state(ContextPtr ctx, std::string preset, bool auto_mode);
+// Rebuilds the encryptor/decryptor and the key id after the keys changed (secret key if
+// present, else public key).
 void refresh_crypto(State& s);
 
 // Scales equal to the evaluator's tolerance (2^-40 relative).
@@ -90,6 +93,6 @@ void relinearize_if_needed(const State& s, Ciphertext& x, const char* op);
 void rotate(const State& s, Ciphertext& a, int64_t k);
 
 // Registration hooks of the other binding files, called by register_ckks once the classes exist.
-void add_serialization_methods(nb::class_<PyContext>& ctx, nb::class_<PyCiphertext>& ct);  // serialize.cpp
+void add_serialization_methods(nb::module_& m, nb::class_<PyContext>& ctx, nb::class_<PyCiphertext>& ct);  // serialize.cpp
 
 }  // namespace oboro::py
