@@ -2,11 +2,11 @@
 # Installs what oboro needs on a fresh Debian 12 machine, idempotently:
 #   1. Debian packages (only those missing): cmake ninja-build g++ libgtest-dev python3-venv
 #      (+ python3 / python3-dev when the Python or its headers are missing)
-#   2. a virtualenv at .venv with numpy, pytest, scikit-build-core, nanobind, matplotlib
+#   2. a virtualenv at .venv with numpy, pytest, scikit-build-core, nanobind
 #      (--cuda: also the CUDA 13 compiler/runtime wheels nvidia-cuda-nvcc, -runtime, -cccl)
-#   3. the oboro package itself, editable (pip install --no-build-isolation -e .): Python files are
-#      used from python/oboro directly; the C++ module is rebuilt incrementally in
-#      build/python/<tag> each time this script runs, so re-run it after changing C++ code.
+#   3. oboro itself, editable, with its `plot` extra (matplotlib, for `oboro bench --plot`): pip install
+#      --no-build-isolation -e ".[plot]". Python files are used from python/oboro directly; the C++
+#      module is rebuilt incrementally in build/python/<tag> each run: re-run after changing C++ code.
 #
 # Usage: scripts/setup.sh [--cuda]
 # Environment: OBORO_PYTHON (interpreter for the venv, default python3),
@@ -70,7 +70,7 @@ else
 fi
 
 PIP=("$VPY" -m pip --disable-pip-version-check)
-packages=("numpy>=1.24" "pytest>=7" "scikit-build-core>=0.10" "nanobind>=2.0,<4" "matplotlib>=3.7")
+packages=("numpy>=1.24" "pytest>=7" "scikit-build-core>=0.10" "nanobind>=2.0,<4")
 if ((WITH_CUDA)); then
   # CUDA 13 wheels: nvcc, cudart and headers under site-packages/nvidia/cu13/{bin,include,lib}.
   # (Not the *-cu12 wheels: they ship no nvcc binary.)
@@ -80,7 +80,7 @@ fi
 echo "python packages: ok (${packages[*]})"
 
 # ---- 3. the oboro package (editable) ------------------------------------------------------------
-section "oboro Python package (pip install -e .)"
+section "oboro Python package (pip install -e .[plot])"
 # A build directory configured from another checkout (copied or moved tree) cannot be reused.
 for cache in build/python/*/CMakeCache.txt; do
   [ -f "$cache" ] || continue
@@ -91,7 +91,7 @@ for cache in build/python/*/CMakeCache.txt; do
   fi
 done
 export CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc 2>/dev/null || echo 2)}"
-"${PIP[@]}" install -q --no-build-isolation -e .
+"${PIP[@]}" install -q --no-build-isolation -e ".[plot]"
 "$VPY" -c 'import oboro; print("oboro", oboro.__version__, "installed:", oboro.build_info())'
 
 echo "setup done in $((SECONDS - T0)) s"

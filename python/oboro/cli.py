@@ -11,6 +11,21 @@ import importlib
 import importlib.util
 import json
 import sys
+from collections.abc import Iterable, Sequence
+
+
+def format_table(rows: Sequence[Sequence[str]], right: Iterable[int] = ()) -> list[str]:
+    """Lines of a plain-text table: columns padded to their widest cell, two spaces apart.
+
+    rows[0] is the header; columns whose index is in `right` are right-aligned (numbers), the
+    others left-aligned. Trailing spaces are stripped.
+    """
+    right = set(right)
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return [
+        "  ".join(c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip()
+        for r in rows
+    ]
 
 
 def _cmd_info(args: argparse.Namespace) -> int:
@@ -68,9 +83,8 @@ def _cmd_params(args: argparse.Namespace) -> int:
                 "-" if limit is None else f"<= {limit}",
             )
         )
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-    for r in [header, *rows]:
-        print("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+    for line in format_table([header, *rows]):
+        print(line)
     if args.verbose:
         for p in infos:
             limits = ", ".join(f"{b}-bit <= {m}" for b, m in p["max_log_qp"].items() if m is not None)
@@ -79,6 +93,13 @@ def _cmd_params(args: argparse.Namespace) -> int:
                 f"HE-standard limits of log2(QP) at N = 2^{p['log_n']}: {limits}"
             )
     return 0
+
+
+def _cmd_bench(args: argparse.Namespace) -> int:
+    # Implemented in python/oboro/bench.py (its options are registered by bench.add_arguments).
+    from . import bench
+
+    return bench.execute(args)
 
 
 def _demo_argv(argv: list[str]) -> list[str]:
@@ -108,7 +129,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-v", "--verbose", action="store_true", help="also list the prime sizes")
     p.set_defaults(func=_cmd_params)
 
-    # ---- more subcommands (e.g. `oboro bench ...`) are registered here ----
+    from . import bench
+
+    p = sub.add_parser(
+        "bench",
+        help="time the CKKS primitives per preset and level (table, JSON, PNG plots)",
+        description=bench.DESCRIPTION,
+        epilog=bench.EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    bench.add_arguments(p)
+    p.set_defaults(func=_cmd_bench)
+
+    # ---- more subcommands are registered here ----
 
     return parser
 
