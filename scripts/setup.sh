@@ -70,7 +70,7 @@ else
 fi
 
 PIP=("$VPY" -m pip --disable-pip-version-check)
-packages=("numpy>=1.24" "pytest>=7" "scikit-build-core>=0.10" "nanobind>=2.0,<4")
+packages=("numpy>=1.24" "pytest>=7" "xxhash>=3" "scikit-build-core>=0.10" "nanobind>=2.0,<4")
 if ((WITH_CUDA)); then
   # CUDA 13 wheels: nvcc, cudart and headers under site-packages/nvidia/cu13/{bin,include,lib}.
   # (Not the *-cu12 wheels: they ship no nvcc binary.)

@@ -30,6 +30,7 @@ from ._core import (
     num_threads,
     preset_info,
     presets,
+    serialized_info,
     set_num_threads,
 )
 
@@ -49,5 +50,6 @@ __all__ = [
     "num_threads",
     "preset_info",
     "presets",
+    "serialized_info",
     "set_num_threads",
 ]

@@ -1,6 +1,7 @@
 """oboro native core (C++20 CKKS library)"""
 
 from collections.abc import Sequence
+import os
 from typing import Any
 
 import numpy
@@ -229,6 +230,26 @@ class Context:
 
     def __repr__(self) -> str: ...
 
+    def serialize(self, *, secret_key: bool = False, keys: bool = True, compress: bool = True) -> bytes:
+        """
+        The context as bytes: its parameters and (keys=True) its public, relinearization and Galois keys, so that a server can compute on the client's ciphertexts. The secret key is included only with secret_key=True (MissingKey if the context has none): keep such data private. compress=True stores the uniformly random half of keys and of fresh secret-key ciphertexts as a 32-byte seed (half the size); residues are always bit-packed to the size of their prime. Load with Context.deserialize.
+        """
+
+    @staticmethod
+    def deserialize(data: bytes, auto: bool = True) -> Context:
+        """
+        A context from Context.serialize() output (or a C++ io::serialize(Context) record): the parameters are re-created and checked (the primes must match), the keys loaded. Without the secret key in the data the context encrypts with the public key and cannot decrypt, like public(). Raises SerializationError for truncated, corrupted, foreign or unsupported data.
+        """
+
+    def save(self, path: str | os.PathLike[str], *, secret_key: bool = False, keys: bool = True, compress: bool = True) -> None:
+        """
+        Writes serialize(...) to a file (atomically: a temporary file, then a rename).
+        """
+
+    @staticmethod
+    def load(path: str | os.PathLike[str], auto: bool = True) -> Context:
+        """Context.deserialize of a file written by save()."""
+
 class Ciphertext:
     """
     An encrypted array (CKKS ciphertext).
@@ -371,3 +392,26 @@ class Ciphertext:
         """
 
     def __repr__(self) -> str: ...
+
+    def serialize(self, *, compress: bool = True) -> bytes:
+        """
+        The ciphertext as bytes, with its level, exact scale, slots, shape, dtype and the id of the keys that encrypted it. compress=True stores the uniformly random half of keys and of fresh secret-key ciphertexts as a 32-byte seed (half the size); residues are always bit-packed to the size of their prime. Load with Ciphertext.deserialize(ctx, data).
+        """
+
+    @staticmethod
+    def deserialize(context: Context, data: bytes) -> Ciphertext:
+        """
+        A ciphertext from Ciphertext.serialize() output, attached to `context`, which must have the same parameters and (when both are known) the same keys; else SerializationError, as for truncated or corrupted data.
+        """
+
+    def save(self, path: str | os.PathLike[str], *, compress: bool = True) -> None:
+        """Writes serialize() to a file (atomically)."""
+
+    @staticmethod
+    def load(context: Context, path: str | os.PathLike[str]) -> Ciphertext:
+        """Ciphertext.deserialize of a file written by save()."""
+
+def serialized_info(data: bytes) -> dict[str, Any]:
+    """
+    What serialized data holds, from its headers (checksums verified): type, format_version, size, context_id, and for a bundle (a serialized context) the same for each part.
+    """
