@@ -162,6 +162,15 @@ class Context:
         """The preset name, or None for explicit parameters."""
 
     @property
+    def noise_flooding(self) -> float:
+        """
+        Noise flooding on decrypt, in bits (0 = off, the default; at most 50): a fresh Gaussian of standard deviation 2^bits is added to every scaled coefficient before decoding. Turn it on when decrypted values leave the secret-key holder (IND-CPA-D, see docs/security.md): e.g. 30 at scale 2^40 costs precision (absolute error about 2^(bits + log2(N)/2 + 2 - log2(scale))).
+        """
+
+    @noise_flooding.setter
+    def noise_flooding(self, arg: float, /) -> None: ...
+
+    @property
     def auto(self) -> bool:
         """
         Automatic mode (True) or manual mode (False); applies to every ciphertext of this context.

@@ -1024,6 +1024,21 @@ void register_ckks(nb::module_& m) {
                          return c.st->preset;
                      },
                      "The preset name, or None for explicit parameters.")
+        .def_prop_rw(
+            "noise_flooding",
+            [](const PyContext& c) { return c.st->decryptor ? c.st->decryptor->noise_flooding() : 0.0; },
+            [](PyContext& c, double bits) {
+                State& s = *c.st;
+                if (!s.sk)
+                    raise<MissingKey>("noise_flooding: this context has no secret key, so it does not decrypt");
+                auto d = std::make_shared<Decryptor>(s.ctx, *s.sk);
+                d->set_noise_flooding(bits);  // validates the range
+                s.decryptor = std::move(d);
+            },
+            "Noise flooding on decrypt, in bits (0 = off, the default; at most 50): a fresh Gaussian of standard "
+            "deviation 2^bits is added to every scaled coefficient before decoding. Turn it on when decrypted values "
+            "leave the secret-key holder (IND-CPA-D, see docs/security.md): e.g. 30 at scale 2^40 costs precision "
+            "(absolute error about 2^(bits + log2(N)/2 + 2 - log2(scale))).")
         .def_prop_rw("auto", [](const PyContext& c) { return c.st->auto_mode; },
                      [](PyContext& c, bool v) { c.st->auto_mode = v; },
                      "Automatic mode (True) or manual mode (False); applies to every ciphertext of this context.")

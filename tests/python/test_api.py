@@ -722,3 +722,21 @@ def test_cli_params(capsys):
     import json
 
     assert json.loads(capsys.readouterr().out)[0]["slots"] == 4096
+
+
+def test_noise_flooding(rng):
+    ctx = oboro.Context.from_preset("S1").keygen(rotations=[])
+    x = real(rng, 64)
+    ct = ctx.encrypt(x)
+    assert ctx.noise_flooding == 0
+    assert bits(ctx.decrypt(ct), x) >= FRESH_BITS
+    # 2^20 per coefficient: a slot error of about 2^(20 + 6.5 - 40) = 2^-13.5 at N = 2^13
+    ctx.noise_flooding = 20
+    assert ctx.noise_flooding == 20
+    assert 9 <= bits(ctx.decrypt(ct), x) <= 17
+    ctx.noise_flooding = 0
+    assert bits(ctx.decrypt(ct), x) >= FRESH_BITS
+    with pytest.raises(oboro.ValueError, match="0..50"):
+        ctx.noise_flooding = 60
+    with pytest.raises(oboro.MissingKey, match="no secret key"):
+        ctx.public().noise_flooding = 30
