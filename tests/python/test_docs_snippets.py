@@ -1,4 +1,5 @@
-"""The Python code blocks of README.md run exactly as written (a fresh namespace per block)."""
+"""The Python code blocks of the docs run exactly as written: README.md with a fresh namespace per
+block, docs/guide.md as one script (its blocks build on each other)."""
 import pathlib
 import re
 
@@ -6,6 +7,7 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 DOCS = [ROOT / "README.md"]
+GUIDE = ROOT / "docs" / "guide.md"
 
 
 def python_blocks(path):
@@ -24,3 +26,13 @@ def test_python_snippets_run(path, capsys):
     assert len(values) >= 4
     for got, want in zip(values[:4], [-0.9375, 8.0, 2.0625, 1.25]):
         assert abs(got - want) < 1e-4
+
+
+def test_guide_runs_as_one_script(capsys):
+    blocks = python_blocks(GUIDE)
+    assert len(blocks) >= 8, "docs/guide.md lost its code blocks"
+    namespace = {"__name__": "__doc_snippet__"}
+    for i, code in enumerate(blocks):
+        exec(compile(code, f"guide.md:python-block-{i + 1}", "exec"), namespace)
+    out = capsys.readouterr().out
+    assert "refused:" in out and "checksum" in out and "other keys" in out
