@@ -3,6 +3,7 @@
 #include <cstring>
 #include <vector>
 
+#include "oboro/backend/cpu/eltwise.hpp"
 #include "oboro/backend/cpu/poly_ops.hpp"
 #include "oboro/math/modarith.hpp"
 #include "oboro/util/buffer.hpp"
@@ -44,24 +45,21 @@ void key_inner_product(const Context& ctx, int level, const uint64_t* digits, co
                        uint64_t* acc0, uint64_t* acc1) {
     const size_t n = ctx.n(), nq = size_t(level + 1), ne = ext_limbs(ctx, level);
     const size_t beta = digits_at(ctx, level);
+    const cpu::EltwiseKernels& kn = cpu::eltwise_active();
     parallel_for(ne, [&](size_t i) {
         // limb i of the extended basis is limb `ki` of the key (which spans all of Q*P)
         const size_t ki = i < nq ? i : ctx.q_count() + (i - nq);
         const math::Modulus& m = i < nq ? ctx.moduli()[i] : ctx.p_moduli()[i - nq];
-        uint64_t* o0 = acc0 + i * n;
-        uint64_t* o1 = acc1 + i * n;
-        // Fused multiply-add with a single reduction: beta products of < 2^122 each fit in 128
-        // bits for beta <= 64 (the chain has at most 64 primes).
-        for (size_t k = 0; k < n; ++k) {
-            unsigned __int128 s0 = 0, s1 = 0;
-            for (size_t j = 0; j < beta; ++j) {
-                const uint64_t x = digits[(j * ne + i) * n + k];
-                s0 += (unsigned __int128)x * key.b(j)[ki * n + k];
-                s1 += (unsigned __int128)x * key.a(j)[ki * n + k];
-            }
-            o0[k] = m.barrett.reduce(s0);
-            o1[k] = m.barrett.reduce(s1);
+        const uint64_t *x[cpu::kMaxDotTerms], *b[cpu::kMaxDotTerms], *a[cpu::kMaxDotTerms];
+        for (size_t j = 0; j < beta; ++j) {
+            x[j] = digits + (j * ne + i) * n;
+            b[j] = key.b(j) + ki * n;
+            a[j] = key.a(j) + ki * n;
         }
+        // beta <= 64 = kMaxDotTerms: the parameters allow at most 64 primes in the chain.
+        // Fused multiply-add with a single reduction (paper 004): the beta products are summed
+        // in 128 bits and reduced once, in the SIMD table of this CPU.
+        kn.dot2(acc0 + i * n, acc1 + i * n, x, b, a, beta, m, n);
     });
 }
 

@@ -46,6 +46,7 @@ bool simd_available() {
 
 void set_simd_enabled(bool enabled) { g_simd_enabled = enabled; }
 bool simd_enabled() { return g_simd_enabled && simd_available(); }
+bool simd_requested() { return g_simd_enabled; }
 const char* ntt_implementation() { return simd_enabled() ? "avx512" : "scalar"; }
 
 OBORO_AVX512 void ntt_forward_avx512(uint64_t* a, const math::NttTables& tb) {

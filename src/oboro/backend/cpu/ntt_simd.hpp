@@ -9,9 +9,13 @@ namespace oboro::backend::cpu {
 // Which implementation ntt_forward/ntt_inverse use on this CPU: "avx512" or "scalar".
 const char* ntt_implementation();
 
-// Forced choice, for tests and benchmarks: false = always scalar.
+// Forced choice, for tests and benchmarks: false = always scalar (the NTT and the element-wise
+// kernels of eltwise.hpp).
 void set_simd_enabled(bool enabled);
+// True when SIMD is requested and the AVX-512 NTT can run on this CPU.
 bool simd_enabled();
+// The switch alone, whatever the CPU has (the element-wise kernels also have an AVX2 table).
+bool simd_requested();
 
 // AVX-512 kernels; callers must check simd_available() first.
 bool simd_available();

@@ -1,0 +1,64 @@
+// Element-wise kernels on one limb (n words modulo one prime), in one table per instruction set:
+// scalar (any CPU), AVX2 (4 lanes) and AVX-512 (8 lanes). Every table gives bit for bit the same
+// results: each kernel returns canonical residues, and a canonical residue is unique.
+// The poly_ops functions run the table chosen once at run time for this CPU (eltwise_active),
+// which set_simd_enabled(false) (ntt_simd.hpp) turns back to the scalar table.
+//
+// Input contracts (what the lazy reductions rely on; the tests cover their edges):
+//  - x, y canonical (in [0, q)) unless stated; q < 2^62 and q >= 8.
+//  - mul_add: acc in [0, 2q) (the sum acc + x*y is reduced once, paper 004 section 4.1).
+//  - mul_scalar: x any 64-bit word (Shoup's bound holds for any word); w canonical, w_shoup =
+//    math::shoup_precompute(w, q).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "oboro/math/rns.hpp"
+
+namespace oboro::backend::cpu {
+
+enum class Isa { scalar, avx2, avx512 };
+
+struct EltwiseKernels {
+    const char* name;
+    void (*add)(uint64_t* d, const uint64_t* x, const uint64_t* y, uint64_t q, size_t n);
+    void (*sub)(uint64_t* d, const uint64_t* x, const uint64_t* y, uint64_t q, size_t n);
+    void (*negate)(uint64_t* d, const uint64_t* x, uint64_t q, size_t n);
+    // d = x + w
+    void (*add_scalar)(uint64_t* d, const uint64_t* x, uint64_t w, uint64_t q, size_t n);
+    // d = x * y
+    void (*mul)(uint64_t* d, const uint64_t* x, const uint64_t* y, const math::Modulus& m, size_t n);
+    // acc = acc + x * y with one reduction
+    void (*mul_add)(uint64_t* acc, const uint64_t* x, const uint64_t* y, const math::Modulus& m, size_t n);
+    // d = x * w (Shoup)
+    void (*mul_scalar)(uint64_t* d, const uint64_t* x, uint64_t w, uint64_t w_shoup, uint64_t q, size_t n);
+    // d = (x - y) * w (Shoup)
+    void (*sub_mul_scalar)(uint64_t* d, const uint64_t* x, const uint64_t* y, uint64_t w, uint64_t w_shoup,
+                           uint64_t q, size_t n);
+    // d0 = x0*y0, d1 = x0*y1 + x1*y0, d2 = x1*y1 (Karatsuba: three products)
+    void (*tensor)(uint64_t* d0, uint64_t* d1, uint64_t* d2, const uint64_t* x0, const uint64_t* x1,
+                   const uint64_t* y0, const uint64_t* y1, const math::Modulus& m, size_t n);
+    // Two inner products sharing their left operands (the key-switching inner product):
+    // o0 = sum_j x[j]*y0[j], o1 = sum_j x[j]*y1[j] over terms <= kMaxDotTerms, accumulated in 128
+    // bits and reduced once (every lazy_product_terms(q) terms for the few primes that need it).
+    void (*dot2)(uint64_t* o0, uint64_t* o1, const uint64_t* const* x, const uint64_t* const* y0,
+                 const uint64_t* const* y1, size_t terms, const math::Modulus& m, size_t n);
+};
+
+inline constexpr size_t kMaxDotTerms = 64;
+
+// The table for an instruction set, or nullptr when this CPU (or this build) does not have it.
+const EltwiseKernels* eltwise_kernels(Isa isa);
+
+// The fastest table this CPU has, or the scalar one after set_simd_enabled(false).
+const EltwiseKernels& eltwise_active();
+// Its name: "avx512", "avx2" or "scalar".
+const char* eltwise_implementation();
+
+// Per-ISA tables (defined in eltwise_<isa>.cpp; nullptr-returning where not compiled).
+const EltwiseKernels& scalar_kernels();
+const EltwiseKernels* avx2_kernels();
+const EltwiseKernels* avx512_kernels();
+
+}  // namespace oboro::backend::cpu

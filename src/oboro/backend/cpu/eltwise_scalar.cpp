@@ -1,0 +1,88 @@
+// The scalar element-wise kernels: the reference every SIMD table is tested against, and the
+// fallback for CPUs without AVX2. Plain loops over math/modarith.hpp.
+#include "oboro/backend/cpu/eltwise.hpp"
+#include "oboro/backend/cpu/word_barrett.hpp"
+#include "oboro/math/modarith.hpp"
+
+namespace oboro::backend::cpu {
+
+using namespace oboro::math;
+
+namespace {
+
+void add(uint64_t* d, const uint64_t* x, const uint64_t* y, uint64_t q, size_t n) {
+    for (size_t k = 0; k < n; ++k) d[k] = add_mod(x[k], y[k], q);
+}
+
+void sub(uint64_t* d, const uint64_t* x, const uint64_t* y, uint64_t q, size_t n) {
+    for (size_t k = 0; k < n; ++k) d[k] = sub_mod(x[k], y[k], q);
+}
+
+void negate(uint64_t* d, const uint64_t* x, uint64_t q, size_t n) {
+    for (size_t k = 0; k < n; ++k) d[k] = neg_mod(x[k], q);
+}
+
+void add_scalar(uint64_t* d, const uint64_t* x, uint64_t w, uint64_t q, size_t n) {
+    for (size_t k = 0; k < n; ++k) d[k] = add_mod(x[k], w, q);
+}
+
+void mul(uint64_t* d, const uint64_t* x, const uint64_t* y, const Modulus& m, size_t n) {
+    for (size_t k = 0; k < n; ++k) d[k] = m.barrett.mul(x[k], y[k]);
+}
+
+void mul_add(uint64_t* acc, const uint64_t* x, const uint64_t* y, const Modulus& m, size_t n) {
+    // one reduction of (x*y + acc) instead of reducing the product and then adding
+    for (size_t k = 0; k < n; ++k) acc[k] = m.barrett.reduce(mul_wide(x[k], y[k]) + acc[k]);
+}
+
+void mul_scalar(uint64_t* d, const uint64_t* x, uint64_t w, uint64_t ws, uint64_t q, size_t n) {
+    for (size_t k = 0; k < n; ++k) d[k] = mul_shoup(x[k], w, ws, q);
+}
+
+void sub_mul_scalar(uint64_t* d, const uint64_t* x, const uint64_t* y, uint64_t w, uint64_t ws, uint64_t q,
+                    size_t n) {
+    // x - y + q is in (0, 2q): Shoup accepts any word, so no reduction before multiplying
+    for (size_t k = 0; k < n; ++k) d[k] = mul_shoup(x[k] - y[k] + q, w, ws, q);
+}
+
+void tensor(uint64_t* d0, uint64_t* d1, uint64_t* d2, const uint64_t* x0, const uint64_t* x1, const uint64_t* y0,
+            const uint64_t* y1, const Modulus& m, size_t n) {
+    const Barrett<uint64_t>& br = m.barrett;
+    const uint64_t q = m.value;
+    for (size_t k = 0; k < n; ++k) {
+        const uint64_t a0 = x0[k], a1 = x1[k], b0 = y0[k], b1 = y1[k];
+        const uint64_t p00 = br.mul(a0, b0), p11 = br.mul(a1, b1);
+        const uint64_t cross = br.mul(add_mod(a0, a1, q), add_mod(b0, b1, q));
+        d0[k] = p00;
+        d1[k] = sub_mod(sub_mod(cross, p00, q), p11, q);
+        d2[k] = p11;
+    }
+}
+
+void dot2(uint64_t* o0, uint64_t* o1, const uint64_t* const* x, const uint64_t* const* y0,
+          const uint64_t* const* y1, size_t terms, const Modulus& m, size_t n) {
+    const Barrett<uint64_t>& br = m.barrett;
+    const size_t chunk = lazy_product_terms(m.value);
+    for (size_t k = 0; k < n; ++k) {
+        unsigned __int128 s0 = 0, s1 = 0;
+        for (size_t j = 0; j < terms; ++j) {
+            if (j != 0 && j % chunk == 0) {  // keep the 128-bit sums from overflowing
+                s0 = br.reduce(s0);
+                s1 = br.reduce(s1);
+            }
+            const uint64_t v = x[j][k];
+            s0 += mul_wide(v, y0[j][k]);
+            s1 += mul_wide(v, y1[j][k]);
+        }
+        o0[k] = br.reduce(s0);
+        o1[k] = br.reduce(s1);
+    }
+}
+
+const EltwiseKernels kTable{"scalar", add, sub, negate, add_scalar, mul, mul_add, mul_scalar, sub_mul_scalar,
+                            tensor, dot2};
+}  // namespace
+
+const EltwiseKernels& scalar_kernels() { return kTable; }
+
+}  // namespace oboro::backend::cpu

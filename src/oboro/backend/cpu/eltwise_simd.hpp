@@ -1,0 +1,200 @@
+// The SIMD element-wise kernels, written once over a vector-operations type V (Avx2Ops in
+// eltwise_avx2.cpp, Avx512Ops in eltwise_avx512.cpp). Include this header only after the
+// `#pragma GCC target` of the instruction set, so that the kernels are compiled for it.
+//
+// V provides: reg, lanes, load, store, set1, zero, add, sub, and_, or_, srli32, slli32 (shift by
+// 32), shift_count / sll / srl (run-time count), mul32 (vpmuludq: low 32 x low 32 bits), mullo
+// (low word of a 64x64 product), cond_sub(x, m) = x >= m ? x - m : x (for |x - m| < 2^63),
+// sub_mod, neg_mod, add_carry(hi, lo, v): (hi, lo) += v as a 128-bit number.
+// Lengths that are not a multiple of V::lanes finish with the scalar table, which gives the same
+// canonical residues.
+#pragma once
+
+#include "oboro/backend/cpu/eltwise.hpp"
+#include "oboro/backend/cpu/word_barrett.hpp"
+
+namespace oboro::backend::cpu::simd {
+
+template <class V> struct Kernels {
+    using R = typename V::reg;
+    static constexpr size_t L = V::lanes;
+
+    // Low and high words of a*b from four 32x32-bit products (neither ISA has a 64x64 -> 128
+    // multiply): a*b = hh*2^64 + (lh + hl)*2^32 + ll. `mid` gathers the bits 32..63 of the three
+    // lower terms (< 3*2^32, no overflow) and carries into the high word.
+    static inline void mul_wide(R a, R b, R& hi, R& lo) {
+        const R mask = V::set1(0xffffffffu);
+        const R a_hi = V::srli32(a), b_hi = V::srli32(b);
+        const R ll = V::mul32(a, b), lh = V::mul32(a, b_hi), hl = V::mul32(a_hi, b), hh = V::mul32(a_hi, b_hi);
+        const R mid = V::add(V::add(V::srli32(ll), V::and_(lh, mask)), V::and_(hl, mask));
+        lo = V::or_(V::slli32(mid), V::and_(ll, mask));
+        hi = V::add(V::add(hh, V::srli32(lh)), V::add(V::srli32(hl), V::srli32(mid)));
+    }
+
+    static inline R mulhi(R a, R b) {
+        R hi, lo;
+        mul_wide(a, b, hi, lo);
+        return hi;
+    }
+
+    struct Consts {
+        R q, q2, mu, r64, r64s;
+        typename V::count lo_shift, hi_shift;
+        explicit Consts(const WordBarrett& wb)
+            : q(V::set1(wb.q)), q2(V::set1(2 * wb.q)), mu(V::set1(wb.mu)), r64(V::set1(wb.r64)),
+              r64s(V::set1(wb.r64_shoup)), lo_shift(V::shift_count(wb.lo_shift)), hi_shift(V::shift_count(wb.hi_shift)) {}
+    };
+
+    // (hi, lo) < 2^(b+62) -> canonical residue; the bound r < 3q is proved in word_barrett.hpp.
+    static inline R reduce_wide(R hi, R lo, const Consts& c) {
+        const R top = V::or_(V::sll(hi, c.hi_shift), V::srl(lo, c.lo_shift));
+        const R r = V::sub(lo, V::mullo(mulhi(top, c.mu), c.q));
+        return V::cond_sub(V::cond_sub(r, c.q2), c.q);
+    }
+
+    // Any 128-bit (hi, lo) -> canonical residue: hi*2^64 is folded to hi*(2^64 mod q) with a
+    // Shoup product in [0, 2q) (valid for any word hi), which added to lo leaves a value below
+    // 2^64 + 2q < 2^(b+62), with its carry as the new high word.
+    static inline R reduce_acc(R hi, R lo, const Consts& c) {
+        const R t = mul_shoup_lazy(hi, c.r64, c.r64s, c.q);
+        R top = V::zero();
+        V::add_carry(top, lo, t);
+        return reduce_wide(top, lo, c);
+    }
+
+    // Shoup: a*w - floor(a*w_shoup/2^64)*q in [0, 2q) for any word a (math::mul_shoup_lazy).
+    static inline R mul_shoup_lazy(R a, R w, R ws, R q) {
+        return V::sub(V::mullo(a, w), V::mullo(mulhi(a, ws), q));
+    }
+
+    static inline R mul_mod(R a, R b, const Consts& c) {
+        R hi, lo;
+        mul_wide(a, b, hi, lo);
+        return reduce_wide(hi, lo, c);
+    }
+
+    static void add(uint64_t* d, const uint64_t* x, const uint64_t* y, uint64_t q, size_t n) {
+        const R vq = V::set1(q);
+        size_t k = 0;
+        for (; k + L <= n; k += L) V::store(d + k, V::cond_sub(V::add(V::load(x + k), V::load(y + k)), vq));
+        if (k < n) scalar_kernels().add(d + k, x + k, y + k, q, n - k);
+    }
+
+    static void sub(uint64_t* d, const uint64_t* x, const uint64_t* y, uint64_t q, size_t n) {
+        const R vq = V::set1(q);
+        size_t k = 0;
+        for (; k + L <= n; k += L) V::store(d + k, V::sub_mod(V::load(x + k), V::load(y + k), vq));
+        if (k < n) scalar_kernels().sub(d + k, x + k, y + k, q, n - k);
+    }
+
+    static void negate(uint64_t* d, const uint64_t* x, uint64_t q, size_t n) {
+        const R vq = V::set1(q);
+        size_t k = 0;
+        for (; k + L <= n; k += L) V::store(d + k, V::neg_mod(V::load(x + k), vq));
+        if (k < n) scalar_kernels().negate(d + k, x + k, q, n - k);
+    }
+
+    static void add_scalar(uint64_t* d, const uint64_t* x, uint64_t w, uint64_t q, size_t n) {
+        const R vq = V::set1(q), vw = V::set1(w);
+        size_t k = 0;
+        for (; k + L <= n; k += L) V::store(d + k, V::cond_sub(V::add(V::load(x + k), vw), vq));
+        if (k < n) scalar_kernels().add_scalar(d + k, x + k, w, q, n - k);
+    }
+
+    static void mul(uint64_t* d, const uint64_t* x, const uint64_t* y, const math::Modulus& m, size_t n) {
+        const Consts c{WordBarrett(m)};
+        size_t k = 0;
+        for (; k + L <= n; k += L) V::store(d + k, mul_mod(V::load(x + k), V::load(y + k), c));
+        if (k < n) scalar_kernels().mul(d + k, x + k, y + k, m, n - k);
+    }
+
+    // acc + x*y < q^2 + 2q < 2^(2b) for acc < 2q: one reduction (paper 004, section 4.1).
+    static void mul_add(uint64_t* acc, const uint64_t* x, const uint64_t* y, const math::Modulus& m, size_t n) {
+        const Consts c{WordBarrett(m)};
+        size_t k = 0;
+        for (; k + L <= n; k += L) {
+            R hi, lo;
+            mul_wide(V::load(x + k), V::load(y + k), hi, lo);
+            V::add_carry(hi, lo, V::load(acc + k));
+            V::store(acc + k, reduce_wide(hi, lo, c));
+        }
+        if (k < n) scalar_kernels().mul_add(acc + k, x + k, y + k, m, n - k);
+    }
+
+    static void mul_scalar(uint64_t* d, const uint64_t* x, uint64_t w, uint64_t ws, uint64_t q, size_t n) {
+        const R vq = V::set1(q), vw = V::set1(w), vws = V::set1(ws);
+        size_t k = 0;
+        for (; k + L <= n; k += L) V::store(d + k, V::cond_sub(mul_shoup_lazy(V::load(x + k), vw, vws, vq), vq));
+        if (k < n) scalar_kernels().mul_scalar(d + k, x + k, w, ws, q, n - k);
+    }
+
+    static void sub_mul_scalar(uint64_t* d, const uint64_t* x, const uint64_t* y, uint64_t w, uint64_t ws,
+                               uint64_t q, size_t n) {
+        const R vq = V::set1(q), vw = V::set1(w), vws = V::set1(ws);
+        size_t k = 0;
+        for (; k + L <= n; k += L) {
+            // x - y + q in (0, 2q): Shoup takes any word, so no reduction before the product
+            const R diff = V::add(V::sub(V::load(x + k), V::load(y + k)), vq);
+            V::store(d + k, V::cond_sub(mul_shoup_lazy(diff, vw, vws, vq), vq));
+        }
+        if (k < n) scalar_kernels().sub_mul_scalar(d + k, x + k, y + k, w, ws, q, n - k);
+    }
+
+    static void tensor(uint64_t* d0, uint64_t* d1, uint64_t* d2, const uint64_t* x0, const uint64_t* x1,
+                       const uint64_t* y0, const uint64_t* y1, const math::Modulus& m, size_t n) {
+        const Consts c{WordBarrett(m)};
+        size_t k = 0;
+        for (; k + L <= n; k += L) {
+            const R a0 = V::load(x0 + k), a1 = V::load(x1 + k), b0 = V::load(y0 + k), b1 = V::load(y1 + k);
+            const R p00 = mul_mod(a0, b0, c), p11 = mul_mod(a1, b1, c);
+            const R cross = mul_mod(V::cond_sub(V::add(a0, a1), c.q), V::cond_sub(V::add(b0, b1), c.q), c);
+            V::store(d0 + k, p00);
+            V::store(d1 + k, V::sub_mod(V::sub_mod(cross, p00, c.q), p11, c.q));
+            V::store(d2 + k, p11);
+        }
+        if (k < n) scalar_kernels().tensor(d0 + k, d1 + k, d2 + k, x0 + k, x1 + k, y0 + k, y1 + k, m, n - k);
+    }
+
+    // 128-bit lazy accumulation: per term only the products and a carry, no reduction.
+    static void dot2(uint64_t* o0, uint64_t* o1, const uint64_t* const* x, const uint64_t* const* y0,
+                     const uint64_t* const* y1, size_t terms, const math::Modulus& m, size_t n) {
+        const Consts c{WordBarrett(m)};
+        const size_t chunk = lazy_product_terms(m.value);
+        size_t k = 0;
+        for (; k + L <= n; k += L) {
+            R h0 = V::zero(), l0 = V::zero(), h1 = V::zero(), l1 = V::zero();
+            for (size_t j = 0; j < terms; ++j) {
+                if (j != 0 && j % chunk == 0) {  // keep the 128-bit sums from overflowing
+                    l0 = reduce_acc(h0, l0, c);
+                    l1 = reduce_acc(h1, l1, c);
+                    h0 = h1 = V::zero();
+                }
+                const R v = V::load(x[j] + k);
+                R ph, pl;
+                mul_wide(v, V::load(y0[j] + k), ph, pl);
+                h0 = V::add(h0, ph);
+                V::add_carry(h0, l0, pl);
+                mul_wide(v, V::load(y1[j] + k), ph, pl);
+                h1 = V::add(h1, ph);
+                V::add_carry(h1, l1, pl);
+            }
+            V::store(o0 + k, reduce_acc(h0, l0, c));
+            V::store(o1 + k, reduce_acc(h1, l1, c));
+        }
+        if (k < n) {
+            const uint64_t *xs[kMaxDotTerms], *y0s[kMaxDotTerms], *y1s[kMaxDotTerms];
+            for (size_t j = 0; j < terms; ++j) {
+                xs[j] = x[j] + k;
+                y0s[j] = y0[j] + k;
+                y1s[j] = y1[j] + k;
+            }
+            scalar_kernels().dot2(o0 + k, o1 + k, xs, y0s, y1s, terms, m, n - k);
+        }
+    }
+
+    static constexpr EltwiseKernels table(const char* name) {
+        return {name, add, sub, negate, add_scalar, mul, mul_add, mul_scalar, sub_mul_scalar, tensor, dot2};
+    }
+};
+
+}  // namespace oboro::backend::cpu::simd

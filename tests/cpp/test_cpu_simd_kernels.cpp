@@ -1,0 +1,297 @@
+// The element-wise kernel tables (backend/cpu/eltwise.hpp): the scalar table against plain
+// 128-bit arithmetic, and every SIMD table against the scalar one, bit for bit. Moduli of 30 to
+// 62 bits (the smallest and largest odd values of each size, where the Barrett estimates are
+// loosest, and an NTT prime), lengths that are not multiples of the vector width, edge values
+// (0, 1, q-1) and inputs at the lazy bounds of each kernel's contract. Each ISA is a separate
+// test, skipped with a message on CPUs without it.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "oboro/backend/cpu/eltwise.hpp"
+#include "oboro/backend/cpu/ntt_simd.hpp"
+#include "oboro/backend/cpu/poly_ops.hpp"
+#include "oboro/math/modarith.hpp"
+#include "oboro/math/primes.hpp"
+
+using namespace oboro;
+using backend::cpu::EltwiseKernels;
+using backend::cpu::Isa;
+using u128 = unsigned __int128;
+
+namespace {
+
+constexpr size_t kLengths[] = {1, 3, 5, 8, 13, 16, 31, 1000, 1029};
+
+std::vector<uint64_t> test_moduli() {
+    std::vector<uint64_t> out;
+    for (int b : {30, 40, 50, 60, 62}) {
+        out.push_back((uint64_t(1) << (b - 1)) + 1);  // smallest odd b-bit value
+        out.push_back((uint64_t(1) << b) - 1);        // largest b-bit value
+        out.push_back(math::generate_ntt_primes(b, 1024, 1)[0]);
+    }
+    return out;
+}
+
+// Random words below `bound` with the edge values 0, 1, bound-1 and q-1 (when below bound)
+// planted at the start, the end and the middle.
+std::vector<uint64_t> words(size_t n, uint64_t bound, uint64_t q, std::mt19937_64& gen) {
+    std::uniform_int_distribution<uint64_t> d(0, bound - 1);
+    std::vector<uint64_t> v(n);
+    for (auto& x : v) x = d(gen);
+    const uint64_t edges[] = {0, 1, bound - 1, q - 1};
+    for (size_t e = 0; e < 4 && e < n; ++e) {
+        if (edges[e] < bound) v[e] = edges[e];
+        if (edges[e] < bound) v[n - 1 - e] = edges[3 - e] < bound ? edges[3 - e] : v[n - 1 - e];
+    }
+    if (n > 8) v[n / 2] = bound - 1;
+    return v;
+}
+
+uint64_t full_word_bound() { return ~uint64_t(0); }
+
+std::string where(uint64_t q, size_t n) { return "q=" + std::to_string(q) + " n=" + std::to_string(n); }
+
+// The reference: the scalar table against 128-bit arithmetic with %.
+TEST(EltwiseScalar, MatchesWideArithmetic) {
+    const EltwiseKernels& k = backend::cpu::scalar_kernels();
+    std::mt19937_64 gen(1);
+    for (uint64_t q : test_moduli()) {
+        const math::Modulus m(q);
+        for (size_t n : kLengths) {
+            auto x = words(n, q, q, gen), y = words(n, q, q, gen), acc = words(n, 2 * q, q, gen);
+            const uint64_t w = gen() % q;
+            std::vector<uint64_t> d(n), d2(n), d3(n), a2 = acc;
+            k.add(d.data(), x.data(), y.data(), q, n);
+            for (size_t i = 0; i < n; ++i) ASSERT_EQ(d[i], (x[i] + y[i]) % q) << where(q, n);
+            k.sub(d.data(), x.data(), y.data(), q, n);
+            for (size_t i = 0; i < n; ++i) ASSERT_EQ(d[i], (x[i] + q - y[i]) % q) << where(q, n);
+            k.negate(d.data(), x.data(), q, n);
+            for (size_t i = 0; i < n; ++i) ASSERT_EQ(d[i], (q - x[i]) % q) << where(q, n);
+            k.mul(d.data(), x.data(), y.data(), m, n);
+            for (size_t i = 0; i < n; ++i) ASSERT_EQ(d[i], uint64_t(u128(x[i]) * y[i] % q)) << where(q, n);
+            k.mul_add(a2.data(), x.data(), y.data(), m, n);
+            for (size_t i = 0; i < n; ++i) ASSERT_EQ(a2[i], uint64_t((u128(x[i]) * y[i] + acc[i]) % q)) << where(q, n);
+            auto big = words(n, full_word_bound(), q, gen);
+            k.mul_scalar(d.data(), big.data(), w, math::shoup_precompute(w, q), q, n);
+            for (size_t i = 0; i < n; ++i) ASSERT_EQ(d[i], uint64_t(u128(big[i]) * w % q)) << where(q, n);
+            k.tensor(d.data(), d2.data(), d3.data(), x.data(), y.data(), acc.data(), a2.data(), m, n);
+            for (size_t i = 0; i < n; ++i) {
+                const u128 x0 = x[i], x1 = y[i], y0 = acc[i] % q, y1 = a2[i];
+                ASSERT_EQ(d[i], uint64_t(x0 * y0 % q));
+                ASSERT_EQ(d2[i], uint64_t((x0 * y1 % q + x1 * y0 % q) % q));
+                ASSERT_EQ(d3[i], uint64_t(x1 * y1 % q));
+            }
+        }
+    }
+}
+
+class EltwiseSimd : public ::testing::TestWithParam<Isa> {
+protected:
+    const EltwiseKernels* simd() {
+        const EltwiseKernels* k = backend::cpu::eltwise_kernels(GetParam());
+        return k;
+    }
+};
+
+#define SIMD_OR_SKIP(k)                                                                               \
+    const EltwiseKernels* k = simd();                                                                 \
+    if (!k) GTEST_SKIP() << "SKIPPED: this CPU has no " << (GetParam() == Isa::avx2 ? "AVX2" : "AVX-512")
+
+TEST_P(EltwiseSimd, AddSubNegateAddScalar) {
+    SIMD_OR_SKIP(k);
+    const EltwiseKernels& s = backend::cpu::scalar_kernels();
+    std::mt19937_64 gen(2);
+    for (uint64_t q : test_moduli()) {
+        for (size_t n : kLengths) {
+            auto x = words(n, q, q, gen), y = words(n, q, q, gen);
+            const uint64_t w = gen() % q;
+            std::vector<uint64_t> e(n), g(n);
+            s.add(e.data(), x.data(), y.data(), q, n);
+            k->add(g.data(), x.data(), y.data(), q, n);
+            ASSERT_EQ(e, g) << "add " << where(q, n);
+            s.sub(e.data(), x.data(), y.data(), q, n);
+            k->sub(g.data(), x.data(), y.data(), q, n);
+            ASSERT_EQ(e, g) << "sub " << where(q, n);
+            s.negate(e.data(), x.data(), q, n);
+            k->negate(g.data(), x.data(), q, n);
+            ASSERT_EQ(e, g) << "negate " << where(q, n);
+            for (uint64_t c : {uint64_t(0), q - 1, w}) {
+                s.add_scalar(e.data(), x.data(), c, q, n);
+                k->add_scalar(g.data(), x.data(), c, q, n);
+                ASSERT_EQ(e, g) << "add_scalar " << where(q, n);
+            }
+            // in place (output aliases an input), as the poly_ops callers do
+            auto z = x;
+            s.sub(e.data(), x.data(), y.data(), q, n);
+            k->sub(z.data(), z.data(), y.data(), q, n);
+            ASSERT_EQ(e, z) << "sub in place " << where(q, n);
+        }
+    }
+}
+
+TEST_P(EltwiseSimd, MulAndFusedMulAdd) {
+    SIMD_OR_SKIP(k);
+    const EltwiseKernels& s = backend::cpu::scalar_kernels();
+    std::mt19937_64 gen(3);
+    for (uint64_t q : test_moduli()) {
+        const math::Modulus m(q);
+        for (size_t n : kLengths) {
+            auto x = words(n, q, q, gen), y = words(n, q, q, gen);
+            std::vector<uint64_t> e(n), g(n);
+            s.mul(e.data(), x.data(), y.data(), m, n);
+            k->mul(g.data(), x.data(), y.data(), m, n);
+            ASSERT_EQ(e, g) << "mul " << where(q, n);
+            // all q-1: the largest product
+            std::vector<uint64_t> top(n, q - 1);
+            s.mul(e.data(), top.data(), top.data(), m, n);
+            k->mul(g.data(), top.data(), top.data(), m, n);
+            ASSERT_EQ(e, g) << "mul (q-1)^2 " << where(q, n);
+            // mul_add: the accumulator may be lazy, in [0, 2q)
+            for (uint64_t acc_bound : {q, 2 * q}) {
+                auto acc = words(n, acc_bound, q, gen);
+                auto ea = acc, ga = acc;
+                s.mul_add(ea.data(), x.data(), y.data(), m, n);
+                k->mul_add(ga.data(), x.data(), y.data(), m, n);
+                ASSERT_EQ(ea, ga) << "mul_add acc<" << acc_bound / q << "q " << where(q, n);
+                std::vector<uint64_t> emax(n, acc_bound - 1), gmax(n, acc_bound - 1);
+                s.mul_add(emax.data(), top.data(), top.data(), m, n);
+                k->mul_add(gmax.data(), top.data(), top.data(), m, n);
+                ASSERT_EQ(emax, gmax) << "mul_add at the bound " << where(q, n);
+            }
+        }
+    }
+}
+
+TEST_P(EltwiseSimd, ShoupMultiplications) {
+    SIMD_OR_SKIP(k);
+    const EltwiseKernels& s = backend::cpu::scalar_kernels();
+    std::mt19937_64 gen(4);
+    for (uint64_t q : test_moduli()) {
+        for (size_t n : kLengths) {
+            auto x = words(n, q, q, gen), y = words(n, q, q, gen), any = words(n, full_word_bound(), q, gen);
+            std::vector<uint64_t> e(n), g(n);
+            for (uint64_t w : {uint64_t(0), uint64_t(1), q - 1, gen() % q}) {
+                const uint64_t ws = math::shoup_precompute(w, q);
+                s.mul_scalar(e.data(), any.data(), w, ws, q, n);  // any word: Shoup's contract
+                k->mul_scalar(g.data(), any.data(), w, ws, q, n);
+                ASSERT_EQ(e, g) << "mul_scalar w=" << w << " " << where(q, n);
+                s.sub_mul_scalar(e.data(), x.data(), y.data(), w, ws, q, n);
+                k->sub_mul_scalar(g.data(), x.data(), y.data(), w, ws, q, n);
+                ASSERT_EQ(e, g) << "sub_mul_scalar w=" << w << " " << where(q, n);
+            }
+        }
+    }
+}
+
+TEST_P(EltwiseSimd, Tensor) {
+    SIMD_OR_SKIP(k);
+    const EltwiseKernels& s = backend::cpu::scalar_kernels();
+    std::mt19937_64 gen(5);
+    for (uint64_t q : test_moduli()) {
+        const math::Modulus m(q);
+        for (size_t n : kLengths) {
+            auto a0 = words(n, q, q, gen), a1 = words(n, q, q, gen), b0 = words(n, q, q, gen), b1 = words(n, q, q, gen);
+            std::vector<uint64_t> e0(n), e1(n), e2(n), g0(n), g1(n), g2(n);
+            s.tensor(e0.data(), e1.data(), e2.data(), a0.data(), a1.data(), b0.data(), b1.data(), m, n);
+            k->tensor(g0.data(), g1.data(), g2.data(), a0.data(), a1.data(), b0.data(), b1.data(), m, n);
+            ASSERT_EQ(e0, g0) << where(q, n);
+            ASSERT_EQ(e1, g1) << where(q, n);
+            ASSERT_EQ(e2, g2) << where(q, n);
+        }
+    }
+}
+
+// The key-switching inner product, from 1 to 64 terms: past 15 terms of 62-bit products the
+// 128-bit sums are reduced on the way (lazy_product_terms), in both tables.
+TEST_P(EltwiseSimd, InnerProduct) {
+    SIMD_OR_SKIP(k);
+    const EltwiseKernels& s = backend::cpu::scalar_kernels();
+    std::mt19937_64 gen(6);
+    for (uint64_t q : test_moduli()) {
+        const math::Modulus m(q);
+        for (size_t terms : {size_t(1), size_t(3), size_t(15), size_t(16), size_t(17), size_t(40), size_t(64)}) {
+            const size_t n = terms % 2 ? 29 : 64;
+            std::vector<std::vector<uint64_t>> x, y0, y1;
+            std::vector<const uint64_t*> px, py0, py1;
+            for (size_t j = 0; j < terms; ++j) {
+                // every second term all q-1, so that the sums reach their largest values
+                x.push_back(j % 2 ? std::vector<uint64_t>(n, q - 1) : words(n, q, q, gen));
+                y0.push_back(j % 2 ? std::vector<uint64_t>(n, q - 1) : words(n, q, q, gen));
+                y1.push_back(words(n, q, q, gen));
+            }
+            for (size_t j = 0; j < terms; ++j) {
+                px.push_back(x[j].data());
+                py0.push_back(y0[j].data());
+                py1.push_back(y1[j].data());
+            }
+            std::vector<uint64_t> e0(n), e1(n), g0(n), g1(n);
+            s.dot2(e0.data(), e1.data(), px.data(), py0.data(), py1.data(), terms, m, n);
+            k->dot2(g0.data(), g1.data(), px.data(), py0.data(), py1.data(), terms, m, n);
+            for (size_t i = 0; i < n; ++i) {
+                u128 r0 = 0, r1 = 0;
+                for (size_t j = 0; j < terms; ++j) {
+                    r0 = (r0 + u128(x[j][i]) * y0[j][i] % q) % q;
+                    r1 = (r1 + u128(x[j][i]) * y1[j][i] % q) % q;
+                }
+                ASSERT_EQ(e0[i], uint64_t(r0)) << "scalar terms=" << terms << " " << where(q, n);
+                ASSERT_EQ(e1[i], uint64_t(r1)) << "scalar terms=" << terms << " " << where(q, n);
+            }
+            ASSERT_EQ(e0, g0) << "terms=" << terms << " " << where(q, n);
+            ASSERT_EQ(e1, g1) << "terms=" << terms << " " << where(q, n);
+        }
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Isa, EltwiseSimd, ::testing::Values(Isa::avx2, Isa::avx512),
+                         [](const ::testing::TestParamInfo<Isa>& i) {
+                             return std::string(i.param == Isa::avx2 ? "avx2" : "avx512");
+                         });
+
+TEST(EltwiseDispatch, SwitchSelectsScalar) {
+    backend::cpu::set_simd_enabled(false);
+    EXPECT_STREQ(backend::cpu::eltwise_implementation(), "scalar");
+    backend::cpu::set_simd_enabled(true);
+    const char* expect = backend::cpu::eltwise_kernels(Isa::avx512)  ? "avx512"
+                         : backend::cpu::eltwise_kernels(Isa::avx2) ? "avx2"
+                                                                     : "scalar";
+    EXPECT_STREQ(backend::cpu::eltwise_implementation(), expect);
+}
+
+// The poly_ops entry points give the same limbs with SIMD on and off (several limbs, each with
+// its own modulus, and the thread pool's split above 2^15 words).
+TEST(EltwiseDispatch, PolyOpsSameWithAndWithoutSimd) {
+    const size_t n = 4096, limbs = 9;
+    std::vector<math::Modulus> mods;
+    for (uint64_t q : math::generate_ntt_primes(60, n, 3)) mods.emplace_back(q);
+    for (uint64_t q : math::generate_ntt_primes(40, n, 6)) mods.emplace_back(q);
+    std::mt19937_64 gen(7);
+    std::vector<uint64_t> a(limbs * n), b(limbs * n), s(limbs);
+    for (size_t i = 0; i < limbs; ++i) {
+        const auto x = words(n, mods[i].value, mods[i].value, gen), y = words(n, mods[i].value, mods[i].value, gen);
+        std::copy(x.begin(), x.end(), a.begin() + i * n);
+        std::copy(y.begin(), y.end(), b.begin() + i * n);
+        s[i] = gen() % mods[i].value;
+    }
+    auto run = [&](bool simd) {
+        backend::cpu::set_simd_enabled(simd);
+        std::vector<std::vector<uint64_t>> out(8, std::vector<uint64_t>(limbs * n));
+        namespace c = backend::cpu;
+        c::add(out[0].data(), a.data(), b.data(), mods.data(), limbs, n);
+        c::sub(out[1].data(), a.data(), b.data(), mods.data(), limbs, n);
+        c::mul(out[2].data(), a.data(), b.data(), mods.data(), limbs, n);
+        out[3] = out[0];
+        c::mul_add(out[3].data(), a.data(), b.data(), mods.data(), limbs, n);
+        c::mul_scalar(out[4].data(), a.data(), s.data(), mods.data(), limbs, n);
+        c::sub_mul_scalar(out[5].data(), a.data(), b.data(), s.data(), mods.data(), limbs, n);
+        c::tensor(out[6].data(), out[7].data(), out[0].data(), a.data(), b.data(), b.data(), a.data(), mods.data(),
+                  limbs, n);
+        backend::cpu::set_simd_enabled(true);
+        return out;
+    };
+    EXPECT_EQ(run(false), run(true));
+}
+
+}  // namespace
