@@ -83,7 +83,18 @@ constexpr EltwiseKernels kTable = simd::Kernels<Avx2Ops>::table("avx2");
 #pragma GCC pop_options
 
 namespace oboro::backend::cpu {
-const EltwiseKernels* avx2_kernels() { return &kTable; }
+const EltwiseKernels* avx2_kernels() {
+    // The key-switching inner product stays scalar on AVX2: there the 128-bit accumulation is
+    // one mulx and an add-with-carry per product, while AVX2 needs four vpmuludq and about
+    // fifteen other instructions per four products; bench_kernels measured the scalar one ahead
+    // (9.5 against 10.9 ns per element and term, Xeon, docs/benchmarks/kernels.md).
+    static const EltwiseKernels table = [] {
+        EltwiseKernels t = kTable;
+        t.dot2 = scalar_kernels().dot2;
+        return t;
+    }();
+    return &table;
+}
 }  // namespace oboro::backend::cpu
 
 #else

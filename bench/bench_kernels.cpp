@@ -1,0 +1,295 @@
+// Element-wise kernel benchmarks (backend/cpu/eltwise.hpp), single-threaded:
+//  (a) every kernel in every table this CPU has (scalar, AVX2, AVX-512): ns per element;
+//  (b) paper 004's experiment: the fused multiply-add acc = acc + a*b (one reduction) against a
+//      multiply then an add (two kernels, two reductions), over logN = 10..15 and 1..15 limbs of
+//      60-bit primes, with the input size (paper: 64*(3*N*l + l)/8 bytes) at which fused wins.
+// Prints the tables, and writes JSON (--json) and Markdown (--markdown) with the machine and date;
+// bench/plot_kernels.py draws (b) from the JSON.
+//
+//   bench_kernels [--json out.json] [--markdown docs/benchmarks/kernels.md] [--min-seconds 0.05]
+//                 [--max-logn 15] [--max-limbs 15]
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "bench_util.hpp"
+#include "oboro/backend/cpu/eltwise.hpp"
+#include "oboro/math/modarith.hpp"
+#include "oboro/math/primes.hpp"
+#include "oboro/util/buffer.hpp"
+
+using namespace oboro;
+using backend::cpu::EltwiseKernels;
+using backend::cpu::Isa;
+
+namespace {
+
+struct KernelRow {
+    std::string isa, kernel;
+    double ns_per_element = 0;
+};
+
+struct FmaRow {
+    std::string isa;
+    int logn = 0, limbs = 0;
+    double bytes = 0, fused_us = 0, separate_us = 0;
+};
+
+std::vector<const EltwiseKernels*> tables() {
+    std::vector<const EltwiseKernels*> out;
+    for (Isa isa : {Isa::scalar, Isa::avx2, Isa::avx512})
+        if (const EltwiseKernels* k = backend::cpu::eltwise_kernels(isa)) out.push_back(k);
+    return out;
+}
+
+void fill(uint64_t* p, size_t n, uint64_t q, std::mt19937_64& gen) {
+    for (size_t i = 0; i < n; ++i) p[i] = gen() % q;
+}
+
+// Median time of one call of f, in microseconds; short calls are repeated inside each sample so
+// that a sample lasts long enough for the clock.
+double time_us(const std::function<void()>& f, size_t work, double min_seconds) {
+    const int reps = int(std::max<size_t>(1, (size_t(1) << 17) / std::max<size_t>(work, 1)));
+    const bench::Timing t = bench::measure(
+        [&] {
+            for (int r = 0; r < reps; ++r) f();
+        },
+        5, min_seconds);
+    return t.median_us / reps;
+}
+
+std::vector<KernelRow> run_kernels(double min_seconds) {
+    const size_t n = 8192, terms = 3;  // three arrays of 64 KiB: in L2
+    const uint64_t q = math::generate_ntt_primes(60, n, 1)[0];
+    const math::Modulus m(q);
+    const uint64_t w = q / 3, ws = math::shoup_precompute(w, q);
+    std::mt19937_64 gen(1);
+    AlignedBuffer<uint64_t> x(n), y(n), z(n), d0(n), d1(n), d2(n), dx(terms * n), dy0(terms * n), dy1(terms * n);
+    for (auto* b : {&x, &y, &z, &dx, &dy0, &dy1}) fill(b->data(), b->size(), q, gen);
+    const uint64_t *px[terms], *py0[terms], *py1[terms];
+    for (size_t j = 0; j < terms; ++j) {
+        px[j] = dx.data() + j * n;
+        py0[j] = dy0.data() + j * n;
+        py1[j] = dy1.data() + j * n;
+    }
+    std::vector<KernelRow> rows;
+    for (const EltwiseKernels* k : tables()) {
+        auto add = [&](const char* name, const std::function<void()>& f) {
+            rows.push_back({k->name, name, 1000.0 * time_us(f, n, min_seconds) / double(n)});
+            std::printf("%-8s %-28s %8.3f ns/element\n", k->name, name, rows.back().ns_per_element);
+            std::fflush(stdout);
+        };
+        add("add", [&] { k->add(d0.data(), x.data(), y.data(), q, n); });
+        add("sub", [&] { k->sub(d0.data(), x.data(), y.data(), q, n); });
+        add("negate", [&] { k->negate(d0.data(), x.data(), q, n); });
+        add("add_scalar", [&] { k->add_scalar(d0.data(), x.data(), w, q, n); });
+        add("mul", [&] { k->mul(d0.data(), x.data(), y.data(), m, n); });
+        add("mul_add (fused)", [&] {
+            std::memcpy(d0.data(), z.data(), n * sizeof(uint64_t));
+            k->mul_add(d0.data(), x.data(), y.data(), m, n);
+        });
+        add("mul_scalar (Shoup)", [&] { k->mul_scalar(d0.data(), x.data(), w, ws, q, n); });
+        add("sub_mul_scalar (Shoup)", [&] { k->sub_mul_scalar(d0.data(), x.data(), y.data(), w, ws, q, n); });
+        add("tensor (3 products)", [&] {
+            k->tensor(d0.data(), d1.data(), d2.data(), x.data(), y.data(), z.data(), x.data(), m, n);
+        });
+        add("dot2 (3 terms, 2 outputs)", [&] { k->dot2(d0.data(), d1.data(), px, py0, py1, terms, m, n); });
+    }
+    return rows;
+}
+
+std::vector<FmaRow> run_fma(double min_seconds, int max_logn, int max_limbs) {
+    std::vector<FmaRow> rows;
+    for (int logn = 10; logn <= max_logn; ++logn) {
+        const size_t n = size_t(1) << logn;
+        std::vector<math::Modulus> mods;
+        for (uint64_t q : math::generate_ntt_primes(60, n, max_limbs)) mods.emplace_back(q);
+        for (int limbs = 1; limbs <= max_limbs; ++limbs) {
+            const size_t total = n * size_t(limbs);
+            std::mt19937_64 gen(uint64_t(logn * 100 + limbs));
+            AlignedBuffer<uint64_t> a(total), b(total), c(total), tmp(total);
+            for (int i = 0; i < limbs; ++i) {
+                fill(a.data() + i * n, n, mods[i].value, gen);
+                fill(b.data() + i * n, n, mods[i].value, gen);
+                fill(c.data() + i * n, n, mods[i].value, gen);
+            }
+            for (const EltwiseKernels* k : tables()) {
+                // c stays canonical under both forms, so repeating them in place is a fair loop
+                const double fused = time_us(
+                    [&] {
+                        for (int i = 0; i < limbs; ++i) k->mul_add(c.data() + i * n, a.data() + i * n, b.data() + i * n, mods[i], n);
+                    },
+                    total, min_seconds);
+                const double separate = time_us(
+                    [&] {
+                        for (int i = 0; i < limbs; ++i) {
+                            k->mul(tmp.data() + i * n, a.data() + i * n, b.data() + i * n, mods[i], n);
+                            k->add(c.data() + i * n, c.data() + i * n, tmp.data() + i * n, mods[i].value, n);
+                        }
+                    },
+                    total, min_seconds);
+                const double bytes = 64.0 * double(3 * total + size_t(limbs)) / 8.0;
+                rows.push_back({k->name, logn, limbs, bytes, fused, separate});
+                std::printf("%-8s logN=%2d limbs=%2d %10.0f bytes  fused %9.2f us  separate %9.2f us  x%.2f\n", k->name,
+                            logn, limbs, bytes, fused, separate, separate / fused);
+                std::fflush(stdout);
+            }
+        }
+    }
+    return rows;
+}
+
+// The input size from which the fused form is faster at every larger size (sizes sorted), or a
+// negative value when it never settles there.
+double crossover_bytes(std::vector<FmaRow> rows) {
+    std::sort(rows.begin(), rows.end(), [](const FmaRow& a, const FmaRow& b) { return a.bytes < b.bytes; });
+    double from = -1;
+    for (auto it = rows.rbegin(); it != rows.rend(); ++it) {
+        if (it->fused_us < it->separate_us) from = it->bytes;
+        else break;
+    }
+    return from;
+}
+
+std::vector<FmaRow> of_isa(const std::vector<FmaRow>& rows, const std::string& isa) {
+    std::vector<FmaRow> out;
+    for (const auto& r : rows)
+        if (r.isa == isa) out.push_back(r);
+    return out;
+}
+
+void write_json(const std::string& path, const std::vector<KernelRow>& k, const std::vector<FmaRow>& f) {
+    std::ofstream out(path);
+    out << "{\n  \"benchmark\": \"bench_kernels\",\n  \"machine\": " << bench::machine_json()
+        << ",\n  \"threads\": 1,\n  \"kernels\": {\"n\": 8192, \"modulus_bits\": 60, \"unit\": \"ns per element\", \"results\": [\n";
+    for (size_t i = 0; i < k.size(); ++i)
+        out << "    {\"isa\": \"" << k[i].isa << "\", \"kernel\": \"" << k[i].kernel << "\", \"ns_per_element\": "
+            << k[i].ns_per_element << "}" << (i + 1 < k.size() ? "," : "") << "\n";
+    out << "  ]},\n  \"fma\": {\"modulus_bits\": 60, \"unit\": \"microseconds\", \"results\": [\n";
+    for (size_t i = 0; i < f.size(); ++i)
+        out << "    {\"isa\": \"" << f[i].isa << "\", \"logn\": " << f[i].logn << ", \"limbs\": " << f[i].limbs
+            << ", \"input_bytes\": " << f[i].bytes << ", \"fused_us\": " << f[i].fused_us
+            << ", \"separate_us\": " << f[i].separate_us << "}" << (i + 1 < f.size() ? "," : "") << "\n";
+    out << "  ], \"crossover_bytes\": {";
+    bool first = true;
+    for (const EltwiseKernels* t : tables()) {
+        out << (first ? "" : ", ") << "\"" << t->name << "\": " << crossover_bytes(of_isa(f, t->name));
+        first = false;
+    }
+    out << "}}\n}\n";
+}
+
+std::string fmt(const char* f, double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, f, v);
+    return buf;
+}
+
+void write_markdown(const std::string& path, const std::vector<KernelRow>& k, const std::vector<FmaRow>& f) {
+    std::ofstream out(path);
+    const auto names = tables();
+    out << "# Element-wise kernel benchmarks\n\n"
+        << "Generated by `build/bench/bench_kernels --markdown " << path << "` (do not edit by hand).\n\n"
+        << "Machine: " << bench::cpu_model() << " (" << bench::cpu_flags_summary() << "), "
+        << std::thread::hardware_concurrency() << " hardware threads, one thread used; " << bench::utc_now()
+        << ". Medians; the machine is shared, so figures are noisy.\n\n"
+        << "## (a) Kernels, ns per element (N = 8192, one 60-bit prime)\n\n| kernel |";
+    for (auto* t : names) out << " " << t->name << " |";
+    for (size_t i = 1; i < names.size(); ++i) out << " " << names[i]->name << " speed-up |";
+    out << "\n|---|";
+    for (size_t i = 0; i < 2 * names.size() - 1; ++i) out << "---:|";
+    out << "\n";
+    std::vector<std::string> kernels;
+    for (const auto& r : k)
+        if (std::find(kernels.begin(), kernels.end(), r.kernel) == kernels.end()) kernels.push_back(r.kernel);
+    auto value = [&](const std::string& isa, const std::string& kn) {
+        for (const auto& r : k)
+            if (r.isa == isa && r.kernel == kn) return r.ns_per_element;
+        return 0.0;
+    };
+    for (const auto& kn : kernels) {
+        out << "| " << kn << " |";
+        for (auto* t : names) out << " " << fmt("%.3f", value(t->name, kn)) << " |";
+        for (size_t i = 1; i < names.size(); ++i)
+            out << " " << fmt("%.2fx", value("scalar", kn) / value(names[i]->name, kn)) << " |";
+        out << "\n";
+    }
+    out << "\n`dot2` is the key-switching inner product (two outputs sharing their left operand), per element "
+           "and term.\n\n";
+    out << "## (b) Fused multiply-add vs multiply then add (paper 004, section 5.1)\n\n"
+        << "`acc = acc + a*b mod q` over `l` limbs of `N` coefficients (60-bit primes): one kernel with one "
+           "reduction (fused) against `mul` into a temporary and `add` (separate). Input size as in the paper: "
+           "64*(3*N*l + l)/8 bytes. Crossover: the size from which fused is faster at every larger size.\n\n"
+        << "| ISA | crossover (bytes) | fused faster in | median separate/fused |\n|---|---:|---:|---:|\n";
+    for (auto* t : names) {
+        const auto rows = of_isa(f, t->name);
+        if (rows.empty()) continue;
+        int wins = 0;
+        std::vector<double> ratio;
+        for (const auto& r : rows) {
+            wins += r.fused_us < r.separate_us;
+            ratio.push_back(r.separate_us / r.fused_us);
+        }
+        std::sort(ratio.begin(), ratio.end());
+        const double c = crossover_bytes(rows);
+        out << "| " << t->name << " | " << (c < 0 ? std::string("none") : fmt("%.0f", c)) << " | " << wins << " of "
+            << rows.size() << " | " << fmt("%.2fx", ratio[ratio.size() / 2]) << " |\n";
+    }
+    for (auto* t : names) {
+        const auto rows = of_isa(f, t->name);
+        if (rows.empty()) continue;
+        out << "\n### " << t->name << ": separate / fused time (above 1: fused is faster)\n\n| logN \\ limbs |";
+        int max_limbs = 0;
+        for (const auto& r : rows) max_limbs = std::max(max_limbs, r.limbs);
+        for (int l = 1; l <= max_limbs; ++l) out << " " << l << " |";
+        out << "\n|---|";
+        for (int l = 1; l <= max_limbs; ++l) out << "---:|";
+        int logn = -1;
+        for (const auto& r : rows) {
+            if (r.logn != logn) {
+                logn = r.logn;
+                out << "\n| " << logn << " |";
+            }
+            out << " " << fmt("%.2f", r.separate_us / r.fused_us) << " |";
+        }
+        out << "\n";
+    }
+    out << "\nPlot: `bench/plot_kernels.py` draws `kernels_fma.png` from the JSON (needs matplotlib).\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::string json, markdown;
+    double min_seconds = 0.05;
+    int max_logn = 15, max_limbs = 15;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        auto next = [&] { return i + 1 < argc ? std::string(argv[++i]) : std::string(); };
+        if (a == "--json") json = next();
+        else if (a == "--markdown") markdown = next();
+        else if (a == "--min-seconds") min_seconds = std::stod(next());
+        else if (a == "--max-logn") max_logn = std::stoi(next());
+        else if (a == "--max-limbs") max_limbs = std::stoi(next());
+        else {
+            std::fprintf(stderr,
+                         "usage: bench_kernels [--json FILE] [--markdown FILE] [--min-seconds S] [--max-logn 15] "
+                         "[--max-limbs 15]\n");
+            return a == "--help" || a == "-h" ? 0 : 2;
+        }
+    }
+    const auto k = run_kernels(min_seconds * 4);
+    const auto f = run_fma(min_seconds, max_logn, max_limbs);
+    for (auto* t : tables()) {
+        const double c = crossover_bytes(of_isa(f, t->name));
+        std::printf("%-8s fused multiply-add faster from %s\n", t->name,
+                    c < 0 ? "(never settles)" : (fmt("%.0f", c) + " bytes on").c_str());
+    }
+    if (!json.empty()) write_json(json, k, f);
+    if (!markdown.empty()) write_markdown(markdown, k, f);
+    return 0;
+}
