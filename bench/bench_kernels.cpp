@@ -143,13 +143,23 @@ std::vector<FmaRow> run_fma(double min_seconds, int max_logn, int max_limbs) {
     return rows;
 }
 
-// The input size from which the fused form is faster at every larger size (sizes sorted), or a
-// negative value when it never settles there.
+// The input size from which the fused form is faster at every larger size, judged on the median
+// ratio of each point and its six nearest sizes (one noisy sample on a shared machine must not
+// move the crossover); negative when it never settles there.
 double crossover_bytes(std::vector<FmaRow> rows) {
     std::sort(rows.begin(), rows.end(), [](const FmaRow& a, const FmaRow& b) { return a.bytes < b.bytes; });
+    const size_t half = 3;
+    std::vector<double> smooth(rows.size());
+    for (size_t i = 0; i < rows.size(); ++i) {
+        const size_t lo = i < half ? 0 : i - half, hi = std::min(rows.size(), i + half + 1);
+        std::vector<double> w;
+        for (size_t j = lo; j < hi; ++j) w.push_back(rows[j].separate_us / rows[j].fused_us);
+        std::sort(w.begin(), w.end());
+        smooth[i] = w[w.size() / 2];
+    }
     double from = -1;
-    for (auto it = rows.rbegin(); it != rows.rend(); ++it) {
-        if (it->fused_us < it->separate_us) from = it->bytes;
+    for (size_t i = rows.size(); i-- > 0;) {
+        if (smooth[i] > 1.0) from = rows[i].bytes;
         else break;
     }
     return from;
@@ -219,11 +229,12 @@ void write_markdown(const std::string& path, const std::vector<KernelRow>& k, co
         out << "\n";
     }
     out << "\n`dot2` is the key-switching inner product (two outputs sharing their left operand), per element "
-           "and term.\n\n";
+           "and term; the AVX2 table runs the scalar one (measured faster, see eltwise_avx2.cpp), so its column "
+           "only shows the noise of the machine.\n\n";
     out << "## (b) Fused multiply-add vs multiply then add (paper 004, section 5.1)\n\n"
         << "`acc = acc + a*b mod q` over `l` limbs of `N` coefficients (60-bit primes): one kernel with one "
            "reduction (fused) against `mul` into a temporary and `add` (separate). Input size as in the paper: "
-           "64*(3*N*l + l)/8 bytes. Crossover: the size from which fused is faster at every larger size.\n\n"
+           "64*(3*N*l + l)/8 bytes. Crossover: the size from which fused is faster at every larger size (on the running median of 7 neighbouring sizes).\n\n"
         << "| ISA | crossover (bytes) | fused faster in | median separate/fused |\n|---|---:|---:|---:|\n";
     for (auto* t : names) {
         const auto rows = of_isa(f, t->name);
