@@ -239,6 +239,14 @@ class Context:
 
     def __repr__(self) -> str: ...
 
+    def encode(self, values: numpy.typing.ArrayLike, level: int | None = None, scale: float | None = None, slots: int | None = None) -> Plaintext:
+        """
+        Encodes an array without encrypting it (same arguments and defaults as encrypt: the top level and the standard scale of the level). Needs no keys.
+        """
+
+    def decode(self, plaintext: Plaintext) -> numpy.typing.NDArray[Any]:
+        """The values of a plaintext, as a numpy.ndarray of its shape."""
+
     def serialize(self, *, secret_key: bool = False, keys: bool = True, compress: bool = True) -> bytes:
         """
         The context as bytes: its parameters and (keys=True) its public, relinearization and Galois keys, so that a server can compute on the client's ciphertexts. The secret key is included only with secret_key=True (MissingKey if the context has none): keep such data private. compress=True stores the uniformly random half of keys and of fresh secret-key ciphertexts as a 32-byte seed (half the size); residues are always bit-packed to the size of their prime. Load with Context.deserialize.
@@ -419,6 +427,58 @@ class Ciphertext:
     @staticmethod
     def load(context: Context, path: str | os.PathLike[str]) -> Ciphertext:
         """Ciphertext.deserialize of a file written by save()."""
+
+class Plaintext:
+    """
+    An encoded, unencrypted array (made by Context.encode): the CKKS encoding of the values at a level and scale, ready to add to or multiply with ciphertexts of the same shape (ct + pt, ct - pt, pt - ct, ct * pt). Encoding once and reusing the plaintext saves the encoding of an array operand at every operation. Context.decode gives the values back; serialize / deserialize / save / load as for ciphertexts.
+    """
+
+    __array_ufunc__: None = None
+
+    @property
+    def level(self) -> int:
+        """The level (number of primes - 1)."""
+
+    @property
+    def scale(self) -> float:
+        """The exact encoding scale."""
+
+    @property
+    def slots(self) -> int:
+        """The slot count (power of two)."""
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """Shape of the encoded array."""
+
+    @property
+    def dtype(self) -> numpy.dtype[Any]:
+        """float64 or complex128."""
+
+    def drop_to_level(self, level: int) -> Plaintext:
+        """
+        The same plaintext with the primes above `level` removed (the scale is unchanged).
+        """
+
+    def __repr__(self) -> str: ...
+
+    def serialize(self) -> bytes:
+        """
+        The plaintext as bytes (level, scale, slots, shape, dtype; residues bit-packed). Load with Plaintext.deserialize(ctx, data).
+        """
+
+    @staticmethod
+    def deserialize(context: Context, data: bytes) -> Plaintext:
+        """
+        A plaintext from Plaintext.serialize() output, for a context of the same parameters (else SerializationError, as for truncated or corrupted data).
+        """
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Writes serialize() to a file (atomically)."""
+
+    @staticmethod
+    def load(context: Context, path: str | os.PathLike[str]) -> Plaintext:
+        """Plaintext.deserialize of a file written by save()."""
 
 def serialized_info(data: bytes) -> dict[str, Any]:
     """

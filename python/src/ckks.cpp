@@ -130,12 +130,6 @@ StatePtr make_state(ContextPtr ctx, std::string preset, bool auto_mode) {
 
 nb::module_ numpy() { return nb::module_::import_("numpy"); }
 
-struct HostArray {
-    std::vector<cplx> values;
-    std::vector<size_t> shape;
-    bool is_complex = false;
-};
-
 std::string py_str(nb::handle h) {
     nb::object s = nb::steal(PyObject_Str(h.ptr()));
     if (!s) throw nb::python_error();
@@ -160,7 +154,7 @@ std::vector<cplx> flat_complex(nb::handle arr) {
 }
 
 // np.asarray(values), flattened in C order; `target` (if given) is the shape it must broadcast to.
-HostArray to_host(nb::handle values, const char* op, const std::vector<size_t>* target = nullptr) {
+HostArray to_host(nb::handle values, const char* op, const std::vector<size_t>* target) {
     nb::module_ np = numpy();
     nb::object arr = np.attr("asarray")(values);
     HostArray h;
@@ -204,11 +198,12 @@ nb::object to_numpy(const std::vector<cplx>& v, const std::vector<size_t>& shape
 // Operands of the arithmetic operators
 // ------------------------------------------------------------------------------------------------
 
-enum class Kind { ciphertext, integer, real, complex, array, unsupported };
+enum class Kind { ciphertext, plaintext, integer, real, complex, array, unsupported };
 
 struct Operand {
     Kind kind = Kind::unsupported;
     const PyCiphertext* ct = nullptr;
+    const PyPlaintext* pt = nullptr;
     int64_t i = 0;
     double r = 0;
     cplx c{};
@@ -220,6 +215,11 @@ Operand classify(nb::handle o, const PyCiphertext& self, const char* op) {
     if (nb::isinstance<PyCiphertext>(o)) {
         out.kind = Kind::ciphertext;
         out.ct = &nb::cast<const PyCiphertext&>(o);
+        return out;
+    }
+    if (nb::isinstance<PyPlaintext>(o)) {
+        out.kind = Kind::plaintext;
+        out.pt = &nb::cast<const PyPlaintext&>(o);
         return out;
     }
     if (PyLong_Check(o.ptr())) {  // includes bool
@@ -565,7 +565,6 @@ void check_same_keys(const State& a, const State& b, const char* op) {
 
 // Applies a binary operator in place on `target` (a copy of self for a + b, self for a += b).
 // Returns false when the operand type is not supported (the caller returns NotImplemented).
-enum class BinOp { add, sub, rsub, mul, div };
 
 bool apply(PyCiphertext& target, const PyCiphertext& self, nb::handle other, BinOp op) {
     const char* name = op == BinOp::mul || op == BinOp::div ? "multiply" : (op == BinOp::add ? "add" : "sub");
@@ -592,6 +591,19 @@ bool apply(PyCiphertext& target, const PyCiphertext& self, nb::handle other, Bin
             } else {
                 add_ct(s, target.ct, b, op == BinOp::sub);
             }
+            break;
+        }
+        case Kind::plaintext: {
+            if (op == BinOp::div) return false;
+            if (o.pt->shape != self.shape)
+                raise<oboro::ValueError>(name, ": the plaintext's shape ", shape_str(o.pt->shape),
+                                         " differs from the ciphertext's ", shape_str(self.shape));
+            if (o.pt->pt.context_id() != s.ctx->id())
+                raise<ContextMismatch>(name, ": the plaintext belongs to another parameter set");
+            is_complex = is_complex || o.pt->is_complex;
+            const Plaintext& b = o.pt->pt;
+            nb::gil_scoped_release release;
+            plaintext_op(s, target.ct, b, op);
             break;
         }
         case Kind::integer:
@@ -1252,7 +1264,8 @@ void register_ckks(nb::module_& m) {
              "The same ciphertext viewed with another shape of the same size (like numpy.reshape, -1 allowed); "
              "no homomorphic operation.")
         .def("__repr__", &ciphertext_repr);
-    add_serialization_methods(m, ctx, ct);
+    nb::class_<PyPlaintext> pt = add_plaintext_class(m, ctx);
+    add_serialization_methods(m, ctx, ct, pt);
 }
 
 }  // namespace oboro::py

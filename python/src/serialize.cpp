@@ -130,7 +130,7 @@ StatePtr deserialize_context(io::ByteView data, bool auto_mode) {
 // ---- ciphertexts ----
 
 io::Bytes serialize_ciphertext(const PyCiphertext& c, bool compress) {
-    io::CiphertextInfo info;
+    io::ArrayInfo info;
     info.key_id = c.st->key_id;
     info.shape.assign(c.shape.begin(), c.shape.end());
     info.is_complex = c.is_complex;
@@ -138,7 +138,7 @@ io::Bytes serialize_ciphertext(const PyCiphertext& c, bool compress) {
 }
 
 PyCiphertext deserialize_ciphertext(const StatePtr& st, io::ByteView data) {
-    io::CiphertextInfo info;
+    io::ArrayInfo info;
     Ciphertext ct = io::load_ciphertext(*st->ctx, data, &info);
     if (info.key_id != 0 && st->key_id != 0 && info.key_id != st->key_id)
         raise<SerializationError>("Ciphertext.deserialize: the ciphertext was encrypted under other keys than this "
@@ -147,6 +147,28 @@ PyCiphertext deserialize_ciphertext(const StatePtr& st, io::ByteView data) {
     PyCiphertext out{st, std::move(ct), {}, info.is_complex};
     if (info.shape.empty()) {  // written by C++ code without a shape: all slots, complex
         out.shape = {out.ct.slots()};
+        out.is_complex = true;
+    } else {
+        out.shape.assign(info.shape.begin(), info.shape.end());
+    }
+    return out;
+}
+
+// ---- plaintexts ----
+
+io::Bytes serialize_plaintext(const PyPlaintext& p) {
+    io::ArrayInfo info;
+    info.shape.assign(p.shape.begin(), p.shape.end());
+    info.is_complex = p.is_complex;
+    return io::serialize(*p.st->ctx, p.pt, info);
+}
+
+PyPlaintext deserialize_plaintext(const StatePtr& st, io::ByteView data) {
+    io::ArrayInfo info;
+    Plaintext pt = io::load_plaintext(*st->ctx, data, &info);
+    PyPlaintext out{st, std::move(pt), {}, info.is_complex};
+    if (info.shape.empty()) {  // written by C++ code without a shape: all slots, complex
+        out.shape = {out.pt.slots()};
         out.is_complex = true;
     } else {
         out.shape.assign(info.shape.begin(), info.shape.end());
@@ -175,7 +197,8 @@ constexpr const char* kCompressDoc =
 
 }  // namespace
 
-void add_serialization_methods(nb::module_& m, nb::class_<PyContext>& ctx, nb::class_<PyCiphertext>& ct) {
+void add_serialization_methods(nb::module_& m, nb::class_<PyContext>& ctx, nb::class_<PyCiphertext>& ct,
+                               nb::class_<PyPlaintext>& pt) {
     ctx.def(
            "serialize",
            [](const PyContext& c, bool secret_key, bool keys, bool compress) {
@@ -280,6 +303,47 @@ void add_serialization_methods(nb::module_& m, nb::class_<PyContext>& ctx, nb::c
             "context"_a, "path"_a,
             nb::sig("def load(context: Context, path: str | os.PathLike[str]) -> Ciphertext"),
             "Ciphertext.deserialize of a file written by save().");
+
+    pt.def(
+          "serialize",
+          [](const PyPlaintext& p) {
+              io::Bytes b;
+              {
+                  nb::gil_scoped_release release;
+                  b = serialize_plaintext(p);
+              }
+              return to_bytes(b);
+          },
+          "The plaintext as bytes (level, scale, slots, shape, dtype; residues bit-packed). Load with "
+          "Plaintext.deserialize(ctx, data).")
+        .def_static(
+            "deserialize",
+            [](const PyContext& c, nb::handle data) {
+                BufferView buf(data, "Plaintext.deserialize");
+                nb::gil_scoped_release release;
+                return deserialize_plaintext(c.st, buf.view());
+            },
+            "context"_a, "data"_a, nb::sig("def deserialize(context: Context, data: bytes) -> Plaintext"),
+            "A plaintext from Plaintext.serialize() output, for a context of the same parameters (else "
+            "SerializationError, as for truncated or corrupted data).")
+        .def(
+            "save",
+            [](const PyPlaintext& p, nb::handle path) {
+                const std::string f = fspath(path);
+                nb::gil_scoped_release release;
+                io::write_file(f, serialize_plaintext(p));
+            },
+            "path"_a, nb::sig("def save(self, path: str | os.PathLike[str]) -> None"),
+            "Writes serialize() to a file (atomically).")
+        .def_static(
+            "load",
+            [](const PyContext& c, nb::handle path) {
+                const std::string f = fspath(path);
+                nb::gil_scoped_release release;
+                return deserialize_plaintext(c.st, io::read_file(f));
+            },
+            "context"_a, "path"_a, nb::sig("def load(context: Context, path: str | os.PathLike[str]) -> Plaintext"),
+            "Plaintext.deserialize of a file written by save().");
 
     m.def(
         "serialized_info",

@@ -65,6 +65,17 @@ struct PyCiphertext {
     }
 };
 
+// An encoded, unencrypted array (oboro.Plaintext): a core plaintext plus the NumPy shape and dtype.
+struct PyPlaintext {
+    StatePtr st;
+    Plaintext pt;
+    std::vector<size_t> shape;
+    bool is_complex = false;
+};
+
+// The binary operators of Ciphertext (rsub: other - self).
+enum class BinOp { add, sub, rsub, mul, div };
+
 inline const GaloisKeys& galois_keys(const State& s) {
     static const GaloisKeys empty;
     return s.gk ? *s.gk : empty;
@@ -81,6 +92,16 @@ StatePtr make_state(ContextPtr ctx, std::string preset, bool auto_mode);
 // present, else public key).
 void refresh_crypto(State& s);
 
+// NumPy conversion: np.asarray(values) flattened in C order (broadcast to `target` if given), and
+// back to an array of `shape` (float64 unless is_complex).
+struct HostArray {
+    std::vector<cplx> values;
+    std::vector<size_t> shape;
+    bool is_complex = false;
+};
+HostArray to_host(nb::handle values, const char* op, const std::vector<size_t>* target = nullptr);
+nb::object to_numpy(const std::vector<cplx>& v, const std::vector<size_t>& shape, bool is_complex);
+
 // Scales equal to the evaluator's tolerance (2^-40 relative).
 bool same_scale(double a, double b);
 std::string shape_str(const std::vector<size_t>& shape);
@@ -88,11 +109,18 @@ nb::tuple to_tuple(const std::vector<size_t>& v);
 
 // Automatic mode helpers (work on core data; call them without the GIL).
 void relinearize_if_needed(const State& s, Ciphertext& x, const char* op);
+// LevelMismatch when no level is left for the rescale after a multiplication.
+void check_level_for_multiply(const Ciphertext& a, const char* op);
 // A rotation by k: manual mode needs exactly that key; automatic mode reduces k modulo the slots
 // and composes it from keyed steps when needed.
 void rotate(const State& s, Ciphertext& a, int64_t k);
 
+// ciphertext (op) plaintext in place, in the context's mode (plaintext.cpp; without the GIL).
+void plaintext_op(const State& s, Ciphertext& a, const Plaintext& b, BinOp op);
+
 // Registration hooks of the other binding files, called by register_ckks once the classes exist.
-void add_serialization_methods(nb::module_& m, nb::class_<PyContext>& ctx, nb::class_<PyCiphertext>& ct);  // serialize.cpp
+nb::class_<PyPlaintext> add_plaintext_class(nb::module_& m, nb::class_<PyContext>& ctx);  // plaintext.cpp
+void add_serialization_methods(nb::module_& m, nb::class_<PyContext>& ctx, nb::class_<PyCiphertext>& ct,
+                               nb::class_<PyPlaintext>& pt);  // serialize.cpp
 
 }  // namespace oboro::py

@@ -107,7 +107,7 @@ TEST(SerializeFuzz, EveryLoaderRejectsMutantsCleanly) {
     const Context& c = *ctx;
 
     const Bytes ctx_bytes = io::serialize(c, "tiny");
-    const Bytes seeded_ct = io::serialize(c, sk_enc.encrypt(pt), io::CiphertextInfo{7, {2, 4}, false});
+    const Bytes seeded_ct = io::serialize(c, sk_enc.encrypt(pt), io::ArrayInfo{7, {2, 4}, false});
     const Bytes full_ct = io::serialize(c, pk_enc.encrypt(pt));
     const Bytes pt_bytes = io::serialize(c, pt);
     const Bytes pk_bytes = io::serialize(c, keygen.public_key());

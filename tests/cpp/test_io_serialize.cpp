@@ -131,9 +131,9 @@ TEST_P(SerializeRoundTrip, CiphertextsOfEveryShape) {
     EXPECT_FALSE(pk_ct.uniform_seed().has_value());
     Ciphertext prod = k.eval->multiply(pk_ct, pk_ct);
     Ciphertext low = k.encrypt(values, 0, false, 8);
-    io::CiphertextInfo info{0x1234abcd, {2, 4}, true};
+    io::ArrayInfo info{0x1234abcd, {2, 4}, true};
     for (const Ciphertext* ct : {&pk_ct, &prod, &low}) {
-        io::CiphertextInfo got;
+        io::ArrayInfo got;
         const Ciphertext back = io::load_ciphertext(*k.ctx, io::serialize(*k.ctx, *ct, info), &got);
         EXPECT_TRUE(same_ciphertext(back, *ct));
         EXPECT_EQ(got.key_id, info.key_id);
@@ -145,7 +145,10 @@ TEST_P(SerializeRoundTrip, CiphertextsOfEveryShape) {
 TEST_P(SerializeRoundTrip, Plaintext) {
     Keys& k = Keys::get(GetParam());
     const Plaintext pt = k.encoder->encode(random_complex(16, 1.0, 13), 0, 0, 16);
-    const Plaintext back = io::load_plaintext(*k.ctx, io::serialize(*k.ctx, pt));
+    io::ArrayInfo info;
+    const Plaintext back = io::load_plaintext(*k.ctx, io::serialize(*k.ctx, pt, {0, {4, 4}, true}), &info);
+    EXPECT_EQ(info.shape, (std::vector<uint64_t>{4, 4}));
+    EXPECT_TRUE(info.is_complex);
     EXPECT_EQ(back.level(), pt.level());
     EXPECT_EQ(back.scale(), pt.scale());
     EXPECT_EQ(back.slots(), pt.slots());

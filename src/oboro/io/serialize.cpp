@@ -4,10 +4,10 @@
 //   context      str label, i32 log_n, u32 #q, i32 q_bits[], u32 #p, i32 p_bits[], i32 dnum,
 //                f64 scale, u8 secret distribution, i32 hamming weight, u8 security,
 //                u32 #primes, u64 primes[] (Q then P)
-//   plaintext    i32 level, f64 scale, u64 slots, poly(level+1)
+//   plaintext    i32 level, f64 scale, u64 slots, poly(level+1), array info
 //   ciphertext   u32 polys, i32 level, f64 scale, u64 slots, u8 flags (1 = seeded), [32-byte seed],
-//                poly(level+1) for each polynomial (polynomial 1 omitted when seeded),
-//                u64 key id, u32 ndim, u64 shape[ndim], u8 complex
+//                poly(level+1) for each polynomial (polynomial 1 omitted when seeded), array info
+//   array info   u64 key id, u32 ndim, u64 shape[ndim], u8 complex
 //   public key   u8 flags, [seed], b = poly(#q+#p), [a = poly(#q+#p) unless seeded]
 //   relin key    switching key: u32 digits, u8 flags, [seed], b_j for each digit, [a_j unless seeded]
 //   Galois keys  u32 count, then per key: u64 Galois element, switching key (as above)
@@ -140,6 +140,37 @@ void check_slots(Reader& r, uint64_t slots, const Context& ctx) {
         r.fail(detail::concat("slots = ", slots, " is not a power of two in 1..", ctx.max_slots()));
 }
 
+void check_info(const ArrayInfo& info) {
+    if (info.shape.size() > kMaxDims)
+        raise<ValueError>("serialize: a shape of ", info.shape.size(), " dimensions (at most ", kMaxDims, ")");
+}
+
+void write_info(Writer& w, const ArrayInfo& info) {
+    w.u64(info.key_id);
+    w.u32(uint32_t(info.shape.size()));
+    for (uint64_t d : info.shape) w.u64(d);
+    w.u8(info.is_complex ? 1 : 0);
+}
+
+ArrayInfo read_info(Reader& r, uint64_t slots) {
+    ArrayInfo meta;
+    meta.key_id = r.u64("the key id");
+    const uint32_t ndim = r.u32("the number of dimensions");
+    if (ndim > kMaxDims) r.fail(detail::concat(ndim, " dimensions (at most ", kMaxDims, ")"));
+    uint64_t count = 1;
+    for (uint32_t i = 0; i < ndim; ++i) {
+        const uint64_t d = r.u64("a dimension");
+        if (d == 0 || d > slots || count * d > slots)
+            r.fail(detail::concat("the shape does not fit into the ", slots, " slots"));
+        count *= d;
+        meta.shape.push_back(d);
+    }
+    const uint8_t is_complex = r.u8("the complex flag");
+    if (is_complex > 1) r.fail(detail::concat("complex flag ", int(is_complex), " is not 0 or 1"));
+    meta.is_complex = is_complex;
+    return meta;
+}
+
 double read_scale(Reader& r) {
     const double scale = r.f64("the scale");
     if (!(std::isfinite(scale) && scale > 0)) r.fail(detail::concat("the scale ", scale, " is not a positive number"));
@@ -223,8 +254,9 @@ ContextPtr load_context(ByteView data, std::string* label) {
 // Plaintexts and ciphertexts
 // ------------------------------------------------------------------------------------------------
 
-Bytes serialize(const Context& ctx, const Plaintext& pt) {
+Bytes serialize(const Context& ctx, const Plaintext& pt, const ArrayInfo& info) {
     check_owner(pt.context_id(), ctx, "plaintext");
+    check_info(info);
     Bytes out;
     Writer w(out);
     w.reserve_more(kHeaderSize + 32 + poly_bytes(ctx, pt.limbs()));
@@ -233,10 +265,11 @@ Bytes serialize(const Context& ctx, const Plaintext& pt) {
     w.f64(pt.scale());
     w.u64(pt.slots());
     write_poly(w, ctx, pt.poly(0), pt.limbs());
+    write_info(w, info);
     return finish(out, w, start);
 }
 
-Plaintext load_plaintext(const Context& ctx, ByteView data) {
+Plaintext load_plaintext(const Context& ctx, ByteView data, ArrayInfo* info) {
     const RecordView v = open(data, ObjectType::plaintext, &ctx);
     Reader r(v.payload, "plaintext", kHeaderSize);
     const int level = checked_i32(r, "the level", 0, ctx.max_level());
@@ -246,13 +279,15 @@ Plaintext load_plaintext(const Context& ctx, ByteView data) {
     require(r, poly_bytes(ctx, size_t(level) + 1), "the polynomial");
     Plaintext pt(ctx, level, scale, size_t(slots));
     read_poly(r, ctx, pt.poly(0), pt.limbs(), "the polynomial");
+    ArrayInfo meta = read_info(r, slots);
     r.expect_end();
+    if (info) *info = std::move(meta);
     return pt;
 }
 
-Bytes serialize(const Context& ctx, const Ciphertext& ct, const CiphertextInfo& info, bool compress) {
+Bytes serialize(const Context& ctx, const Ciphertext& ct, const ArrayInfo& info, bool compress) {
     check_owner(ct.context_id(), ctx, "ciphertext");
-    if (info.shape.size() > kMaxDims) raise<ValueError>("serialize: a shape of ", info.shape.size(), " dimensions (at most ", kMaxDims, ")");
+    check_info(info);
     const bool seeded = compress && ct.size() == 2 && ct.uniform_seed().has_value();
     Bytes out;
     Writer w(out);
@@ -266,14 +301,11 @@ Bytes serialize(const Context& ctx, const Ciphertext& ct, const CiphertextInfo& 
     if (seeded) w.raw(ct.uniform_seed()->data(), 32);
     for (size_t j = 0; j < ct.size(); ++j)
         if (!(seeded && j == 1)) write_poly(w, ctx, ct.poly(j), ct.limbs());
-    w.u64(info.key_id);
-    w.u32(uint32_t(info.shape.size()));
-    for (uint64_t d : info.shape) w.u64(d);
-    w.u8(info.is_complex ? 1 : 0);
+    write_info(w, info);
     return finish(out, w, start);
 }
 
-Ciphertext load_ciphertext(const Context& ctx, ByteView data, CiphertextInfo* info) {
+Ciphertext load_ciphertext(const Context& ctx, ByteView data, ArrayInfo* info) {
     const RecordView v = open(data, ObjectType::ciphertext, &ctx);
     Reader r(v.payload, "ciphertext", kHeaderSize);
     const uint32_t polys = r.u32("the polynomial count");
@@ -296,21 +328,7 @@ Ciphertext load_ciphertext(const Context& ctx, ByteView data, CiphertextInfo* in
         else read_poly(r, ctx, ct.poly(j), limbs, "a polynomial");
     }
     if (seeded) ct.set_uniform_seed(seed);
-    CiphertextInfo meta;
-    meta.key_id = r.u64("the key id");
-    const uint32_t ndim = r.u32("the number of dimensions");
-    if (ndim > kMaxDims) r.fail(detail::concat(ndim, " dimensions (at most ", kMaxDims, ")"));
-    uint64_t count = 1;
-    for (uint32_t i = 0; i < ndim; ++i) {
-        const uint64_t d = r.u64("a dimension");
-        if (d == 0 || d > slots || count * d > slots)
-            r.fail(detail::concat("the shape does not fit into the ", slots, " slots"));
-        count *= d;
-        meta.shape.push_back(d);
-    }
-    const uint8_t is_complex = r.u8("the complex flag");
-    if (is_complex > 1) r.fail(detail::concat("complex flag ", int(is_complex), " is not 0 or 1"));
-    meta.is_complex = is_complex;
+    ArrayInfo meta = read_info(r, slots);
     r.expect_end();
     if (info) *info = std::move(meta);
     return ct;

@@ -25,10 +25,10 @@
 
 namespace oboro::io {
 
-// What the Python package keeps with a ciphertext (C++ users may leave it empty): the id of
-// the key set it was encrypted under (0: unknown), the shape of the encrypted array and whether
-// it is complex.
-struct CiphertextInfo {
+// What the Python package keeps with a plaintext or ciphertext (C++ users may leave it empty):
+// the id of the key set a ciphertext was encrypted under (0: unknown; plaintexts: 0), the shape
+// of the encoded array and whether it is complex.
+struct ArrayInfo {
     uint64_t key_id = 0;
     std::vector<uint64_t> shape;
     bool is_complex = false;
@@ -37,8 +37,8 @@ struct CiphertextInfo {
 // ---- writing ----
 // `label` is free text kept with the context (the Python package stores the preset name).
 Bytes serialize(const ckks::Context& ctx, const std::string& label = {});
-Bytes serialize(const ckks::Context& ctx, const ckks::Plaintext& pt);
-Bytes serialize(const ckks::Context& ctx, const ckks::Ciphertext& ct, const CiphertextInfo& info = {},
+Bytes serialize(const ckks::Context& ctx, const ckks::Plaintext& pt, const ArrayInfo& info = {});
+Bytes serialize(const ckks::Context& ctx, const ckks::Ciphertext& ct, const ArrayInfo& info = {},
                 bool compress = true);
 Bytes serialize(const ckks::Context& ctx, const ckks::PublicKey& pk, bool compress = true);
 Bytes serialize_relin_key(const ckks::Context& ctx, const ckks::RelinKey& rk, bool compress = true);
@@ -52,8 +52,8 @@ Bytes make_bundle(const std::vector<Bytes>& records);
 // The context of serialized parameters; the primes it generates must equal the stored ones
 // (they would differ only for data written by an incompatible oboro).
 ckks::ContextPtr load_context(ByteView data, std::string* label = nullptr);
-ckks::Plaintext load_plaintext(const ckks::Context& ctx, ByteView data);
-ckks::Ciphertext load_ciphertext(const ckks::Context& ctx, ByteView data, CiphertextInfo* info = nullptr);
+ckks::Plaintext load_plaintext(const ckks::Context& ctx, ByteView data, ArrayInfo* info = nullptr);
+ckks::Ciphertext load_ciphertext(const ckks::Context& ctx, ByteView data, ArrayInfo* info = nullptr);
 ckks::PublicKey load_public_key(const ckks::Context& ctx, ByteView data);
 ckks::RelinKey load_relin_key(const ckks::Context& ctx, ByteView data);
 ckks::GaloisKeys load_galois_keys(const ckks::Context& ctx, ByteView data);
@@ -65,7 +65,7 @@ std::vector<ByteView> split_bundle(ByteView data);
 ObjectType peek_type(ByteView data);
 
 // A fingerprint of a key set: XXH64 of the public key's b polynomial. Ciphertexts carry it
-// (CiphertextInfo::key_id) so that loading one under other keys is detected.
+// (ArrayInfo::key_id) so that loading one under other keys is detected.
 uint64_t key_id(const ckks::PublicKey& pk);
 
 // ---- files ----

@@ -1,0 +1,142 @@
+// oboro.Plaintext: an encoded, unencrypted array (Context.encode / Context.decode), and the
+// ciphertext-plaintext operators.
+//
+// In automatic mode a plaintext at a higher level than the ciphertext is dropped to its level
+// (exact: limbs are removed, the scale stays), a ciphertext at a higher level than the plaintext
+// is dropped likewise, a product is relinearized first if needed and rescaled after. encode()'s
+// default scale is the standard scale of its level, so ciphertext * plaintext at the same level
+// lands on the standard scale of the level below, like ciphertext * ciphertext. Additions need
+// equal scales (encode at ct.scale to add to a ciphertext whose scale is not standard).
+#include <optional>
+#include <string>
+
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+
+#include "oboro/util/error.hpp"
+#include "state.hpp"
+
+using namespace nanobind::literals;
+
+namespace oboro::py {
+
+namespace {
+
+size_t next_pow2(size_t x) {
+    size_t p = 1;
+    while (p < x) p <<= 1;
+    return p;
+}
+
+PyPlaintext encode(const StatePtr& st, nb::handle values, std::optional<int> level, std::optional<double> scale,
+                   std::optional<size_t> slots) {
+    const State& s = *st;
+    HostArray h = to_host(values, "encode");
+    const size_t count = h.values.size(), max_slots = s.ctx->max_slots();
+    if (count == 0) raise<oboro::ValueError>("encode: the array is empty (shape ", shape_str(h.shape), ")");
+    if (count > max_slots)
+        raise<oboro::ValueError>("encode: ", count, " values (shape ", shape_str(h.shape), ") do not fit into the ",
+                                 max_slots, " slots of this context");
+    const int lvl = level ? *level : s.ctx->max_level();
+    if (lvl < 0 || lvl > s.ctx->max_level())
+        raise<LevelMismatch>("encode: level ", lvl, " is outside 0..", s.ctx->max_level());
+    const size_t sl = slots ? *slots : next_pow2(count);
+    if (slots && (*slots < count || (*slots & (*slots - 1)) != 0 || *slots > max_slots))
+        raise<oboro::ValueError>("encode: slots = ", *slots, " must be a power of two in ", next_pow2(count), "..",
+                                 max_slots, " for ", count, " values");
+    const double sc = scale ? *scale : s.scales[size_t(lvl)];
+    Plaintext pt = s.encoder->encode(h.values, lvl, sc, sl);
+    return PyPlaintext{st, std::move(pt), h.shape, h.is_complex};
+}
+
+std::string plaintext_repr(const PyPlaintext& p) {
+    return "<oboro.Plaintext shape=" + shape_str(p.shape) + " dtype=" + (p.is_complex ? "complex128" : "float64") +
+           " level=" + std::to_string(p.pt.level()) + " slots=" + std::to_string(p.pt.slots()) + ">";
+}
+
+}  // namespace
+
+void plaintext_op(const State& s, Ciphertext& a, const Plaintext& b_in, BinOp op) {
+    const Evaluator& ev = *s.eval;
+    const Plaintext* b = &b_in;
+    Plaintext dropped;
+    if (s.auto_mode) {
+        if (op == BinOp::mul) relinearize_if_needed(s, a, "multiply");
+        if (b->level() > a.level()) {
+            dropped = *b;
+            dropped.drop_to_level(a.level());
+            b = &dropped;
+        } else if (a.level() > b->level()) {
+            ev.drop_to_level_inplace(a, b->level());
+        }
+    }
+    switch (op) {
+        case BinOp::add: ev.add_inplace(a, *b); break;
+        case BinOp::sub: ev.sub_inplace(a, *b); break;
+        case BinOp::rsub:
+            ev.negate_inplace(a);
+            ev.add_inplace(a, *b);
+            break;
+        case BinOp::mul:
+            if (s.auto_mode) check_level_for_multiply(a, "multiply");
+            ev.multiply_inplace(a, *b);
+            if (s.auto_mode) ev.rescale_inplace(a);
+            break;
+        case BinOp::div: raise<oboro::ValueError>("division by a plaintext is not supported");
+    }
+}
+
+nb::class_<PyPlaintext> add_plaintext_class(nb::module_& m, nb::class_<PyContext>& ctx) {
+    nb::class_<PyPlaintext> pt(m, "Plaintext",
+                               "An encoded, unencrypted array (made by Context.encode): the CKKS encoding of the values "
+                               "at a level and scale, ready to add to or multiply with ciphertexts of the same shape "
+                               "(ct + pt, ct - pt, pt - ct, ct * pt). Encoding once and reusing the plaintext saves "
+                               "the encoding of an array operand at every operation. Context.decode gives the values "
+                               "back; serialize / deserialize / save / load as for ciphertexts.");
+    pt.attr("__array_ufunc__") = nb::none();
+    pt.def_prop_ro("level", [](const PyPlaintext& p) { return p.pt.level(); }, "The level (number of primes - 1).")
+        .def_prop_ro("scale", [](const PyPlaintext& p) { return p.pt.scale(); }, "The exact encoding scale.")
+        .def_prop_ro("slots", [](const PyPlaintext& p) { return p.pt.slots(); }, "The slot count (power of two).")
+        .def_prop_ro("shape", [](const PyPlaintext& p) { return to_tuple(p.shape); },
+                     nb::sig("def shape(self) -> tuple[int, ...]"), "Shape of the encoded array.")
+        .def_prop_ro("dtype",
+                     [](const PyPlaintext& p) {
+                         return nb::module_::import_("numpy").attr("dtype")(p.is_complex ? "complex128" : "float64");
+                     },
+                     nb::sig("def dtype(self) -> numpy.dtype[typing.Any]"), "float64 or complex128.")
+        .def(
+            "drop_to_level",
+            [](const PyPlaintext& p, int level) {
+                if (level < 0 || level > p.pt.level())
+                    raise<LevelMismatch>("drop_to_level: level ", level, " is outside 0..", p.pt.level(),
+                                         " for a plaintext at level ", p.pt.level());
+                PyPlaintext out = p;
+                out.pt.drop_to_level(level);
+                return out;
+            },
+            "level"_a, "The same plaintext with the primes above `level` removed (the scale is unchanged).")
+        .def("__repr__", &plaintext_repr);
+
+    ctx.def(
+           "encode",
+           [](const PyContext& c, nb::handle values, std::optional<int> level, std::optional<double> scale,
+              std::optional<size_t> slots) { return encode(c.st, values, level, scale, slots); },
+           "values"_a, "level"_a = nb::none(), "scale"_a = nb::none(), "slots"_a = nb::none(),
+           nb::sig("def encode(self, values: numpy.typing.ArrayLike, level: int | None = None, "
+                   "scale: float | None = None, slots: int | None = None) -> Plaintext"),
+           "Encodes an array without encrypting it (same arguments and defaults as encrypt: the top level and the "
+           "standard scale of the level). Needs no keys.")
+        .def(
+            "decode",
+            [](const PyContext& c, const PyPlaintext& p) {
+                if (p.pt.context_id() != c.st->ctx->id())
+                    raise<ContextMismatch>("decode: the plaintext belongs to another parameter set");
+                return to_numpy(c.st->encoder->decode(p.pt), p.shape, p.is_complex);
+            },
+            "plaintext"_a, nb::sig("def decode(self, plaintext: Plaintext) -> numpy.typing.NDArray[typing.Any]"),
+            "The values of a plaintext, as a numpy.ndarray of its shape.");
+    return pt;
+}
+
+}  // namespace oboro::py
