@@ -10,9 +10,11 @@
 
 #include <complex>
 #include <cstdint>
+#include <vector>
 
 #include "oboro/ckks/ciphertext.hpp"
 #include "oboro/ckks/encoder.hpp"
+#include "oboro/ckks/hoisting.hpp"
 #include "oboro/ckks/keys.hpp"
 
 namespace oboro::ckks {
@@ -82,11 +84,27 @@ public:
     // The automorphism X -> X^galois followed by key switching.
     Ciphertext apply_galois(const Ciphertext& a, uint64_t galois, const GaloisKeys& keys, const char* op) const;
 
+    // ---- hoisted rotations (hoisting.cpp) ----
+    // out[i] = rotate(a, steps[i]) for every step (0 and repeats allowed), with ONE ModUp of a's c1
+    // shared by all of them. Equal to the one-at-a-time rotations up to key-switching noise.
+    // Every step is checked and every key looked up before any work: a MissingKey names all the
+    // steps whose keys are missing.
+    std::vector<Ciphertext> rotate_many(const Ciphertext& a, const std::vector<int64_t>& steps,
+                                        const GaloisKeys& keys, KeySwitchCounts* counts = nullptr) const;
+    // sum_i rotate(a, steps[i]) (a step 0 adds a itself, without a key) with one ModUp and one
+    // ModDown: the key inner products are summed over Q*P and divided by P once (lazy ModDown).
+    Ciphertext rotate_sum(const Ciphertext& a, const std::vector<int64_t>& steps, const GaloisKeys& keys,
+                          KeySwitchCounts* counts = nullptr) const;
+
 private:
     void check_context(const char* op, const PolyArray& x, const char* name) const;
     void check_same_level_scale(const char* op, const PolyArray& a, const PolyArray& b) const;
     void check_size2(const char* op, const Ciphertext& a, const char* name) const;
     void check_relin_key(const char* op, const RelinKey& rk, const Ciphertext& a) const;
+    // The Galois element of every step (1 for step 0); ValueError for a step out of range,
+    // MissingKey naming every step without a key.
+    std::vector<uint64_t> check_rotations(const char* op, const Ciphertext& a, const std::vector<int64_t>& steps,
+                                          const GaloisKeys& keys) const;
     const KeySwitchKey& galois_key(const char* op, const GaloisKeys& keys, uint64_t galois, int64_t steps,
                                    const Ciphertext& a) const;
     void add_constant(const char* op, Ciphertext& a, double c, bool subtract) const;

@@ -1,0 +1,71 @@
+// Trace-type functions: rotate-and-sum over M rounds (Halevi-Shoup "total sums" and their partial
+// and strided variants). Round i adds the ciphertext rotated by stride * 2^i to itself, so after
+// M rounds slot t holds sum_{j < 2^M} x[t + j*stride] (slot indices modulo the slot count).
+//
+// Three strategies, equal up to CKKS noise (tests/cpp/test_ckks_trace.cpp):
+//  * doubling: M rounds of ct += rotate(ct, stride * 2^i): M key switches, M keys.
+//  * hoisted with h iterations: the unrolled algorithm of Ishimaki & Yamana (IEEE Access 2021,
+//    Algorithms 3.1 HoistKS and 3.2 of paper 004). The M rounds are grouped into h iterations;
+//    an iteration that covers r rounds starting at round m replaces them by ONE hoisted step
+//        ct += sum_{j=1}^{2^r - 1} rotate(ct, j * stride * 2^m)
+//    (1 ModUp, 2^r - 1 key inner products, 1 lazy ModDown: Evaluator::rotate_sum). As in the
+//    paper, h is the number of iterations after unrolling: h = M is one round per iteration (the
+//    doubling recurrence done with the hoisted machinery), h = 1 is one iteration of 2^M - 1
+//    rotations. Rounds are split as evenly as possible, longer iterations first.
+//  * automatic: the h with the lowest modelled cost (sum_cost below) among those whose keys are
+//    present. The keys sum_rotation_steps returns for it are those of the model's choice at the
+//    context's top level.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "oboro/ckks/evaluator.hpp"
+#include "oboro/ckks/hoisting.hpp"
+
+namespace oboro::ckks {
+
+enum class SumStrategy { doubling, hoisted, automatic };
+const char* to_string(SumStrategy s);
+
+// What to sum: `rounds` rounds with the given stride (negative: towards lower slot indices).
+struct SumSpec {
+    int64_t stride = 1;
+    int rounds = 0;
+
+    // All slots: every slot of the result holds the sum of all slots.
+    static SumSpec total(size_t slots);
+    // Blocks of `block` consecutive slots (a power of two dividing the slots): the FIRST slot of
+    // each block holds the sum of the block; the other slots hold sums of windows that straddle
+    // two blocks (meaningless for the caller; mask them if they matter).
+    static SumSpec blocks(size_t block);
+    // `count` values (a power of two) `stride` slots apart: slot t holds sum_{j<count} x[t+j*stride].
+    static SumSpec strided(int64_t stride, size_t count);
+};
+
+// Rounds per iteration of the unrolled algorithm with h iterations (1 <= h <= rounds).
+std::vector<int> unrolled_rounds(int rounds, int h);
+
+// The rotation steps whose Galois keys rotate_and_sum needs for ciphertexts with `slots` slots
+// (sorted, each in 1 .. slots-1). h: iterations for `hoisted` (ignored otherwise).
+std::vector<int64_t> sum_rotation_steps(const Context& ctx, const SumSpec& spec, size_t slots, SumStrategy strategy,
+                                        int h = 0);
+
+// The cost model of the automatic strategy, in 64-bit modular multiplications (memory-bound
+// passes weighted less), of a sum of `rounds` rounds at `level`: h = 0 is doubling, h >= 1 the
+// hoisted algorithm with h iterations. Per iteration of r rounds:
+//   ModUp(level) + (2^r - 1) * (permute digits + key inner product) + ModDown(level)
+// with ModUp = INTT of l+1 limbs + per digit (base conversion + NTT of the other limbs),
+// inner product = 2 * beta * (l+1+k) * N multiply-adds, ModDown = 2 x (INTT of k limbs + base
+// conversion + NTT of l+1 limbs); an NTT of one limb is (N/2) log2 N butterflies.
+double sum_cost(const Context& ctx, int level, int rounds, int h);
+// argmin_h sum_cost over h = 1..rounds (the smaller h on ties: fewer ModUps).
+int choose_iterations(const Context& ctx, int level, int rounds);
+
+// Rotate-and-sum of `a` (size 2). h: iterations for `hoisted` (1..rounds). Checks the spec and all
+// keys before any work: ValueError for a spec that does not fit the slots or a bad h, MissingKey
+// naming every missing step.
+Ciphertext rotate_and_sum(const Evaluator& eval, const Ciphertext& a, const SumSpec& spec, const GaloisKeys& keys,
+                          SumStrategy strategy = SumStrategy::automatic, int h = 0, KeySwitchCounts* counts = nullptr);
+
+}  // namespace oboro::ckks
