@@ -1266,6 +1266,7 @@ void register_ckks(nb::module_& m) {
         .def("__repr__", &ciphertext_repr);
     nb::class_<PyPlaintext> pt = add_plaintext_class(m, ctx);
     add_serialization_methods(m, ctx, ct, pt);
+    add_trace_methods(ctx, ct);
 }
 
 }  // namespace oboro::py

@@ -122,5 +122,6 @@ void plaintext_op(const State& s, Ciphertext& a, const Plaintext& b, BinOp op);
 nb::class_<PyPlaintext> add_plaintext_class(nb::module_& m, nb::class_<PyContext>& ctx);  // plaintext.cpp
 void add_serialization_methods(nb::module_& m, nb::class_<PyContext>& ctx, nb::class_<PyCiphertext>& ct,
                                nb::class_<PyPlaintext>& pt);  // serialize.cpp
+void add_trace_methods(nb::class_<PyContext>& ctx, nb::class_<PyCiphertext>& ct);  // trace.cpp
 
 }  // namespace oboro::py

@@ -1,0 +1,158 @@
+// Hoisted rotations and rotate-and-sum for oboro.Ciphertext (ct.rotate_many, ct.sum) and the key
+// list for key generation (Context.sum_rotations). The algorithms are in src/oboro/ckks/
+// hoisting.cpp and trace.cpp; this file maps Python arguments onto them.
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <optional>
+
+#include "oboro/ckks/trace.hpp"
+#include "oboro/util/error.hpp"
+#include "state.hpp"
+
+namespace oboro::py {
+
+using namespace nb::literals;
+
+namespace {
+
+SumStrategy parse_strategy(const std::string& s, const char* op) {
+    if (s == "doubling") return SumStrategy::doubling;
+    if (s == "hoisted") return SumStrategy::hoisted;
+    if (s == "auto") return SumStrategy::automatic;
+    raise<ValueError>(op, ": strategy '", s, "' is not one of 'doubling', 'hoisted', 'auto'");
+}
+
+// The rotate-and-sum that the keyword arguments describe (exactly one of block / stride+count /
+// nothing = all slots).
+SumSpec parse_spec(const char* op, size_t slots, std::optional<size_t> block, std::optional<int64_t> stride,
+                   std::optional<size_t> count) {
+    if (block && (stride || count))
+        raise<ValueError>(op, ": give either block or stride/count, not both (block = ", *block, ")");
+    if (block) {
+        if (*block == 0 || *block > slots || slots % *block != 0)
+            raise<ValueError>(op, ": block = ", *block, " must be a power of two that divides the ", slots, " slots");
+        return SumSpec::blocks(*block);
+    }
+    if (stride || count) {
+        const int64_t s = stride.value_or(1);
+        const size_t c = count ? *count : (s == 0 ? 0 : slots / size_t(s < 0 ? -s : s));
+        return SumSpec::strided(s, c);
+    }
+    return SumSpec::total(slots);
+}
+
+// (strategy, h) for the core: `hoisted` without h takes the cost model's h; `auto` takes no h.
+std::pair<SumStrategy, int> parse_h(const char* op, const Context& ctx, int level, const SumSpec& spec,
+                                    const std::string& strategy, std::optional<int> h) {
+    const SumStrategy st = parse_strategy(strategy, op);
+    if (h && st != SumStrategy::hoisted)
+        raise<ValueError>(op, ": h = ", *h, " applies to strategy='hoisted' only (got strategy='", strategy, "')");
+    if (st == SumStrategy::hoisted && !h) return {st, spec.rounds == 0 ? 1 : choose_iterations(ctx, level, spec.rounds)};
+    return {st, h.value_or(0)};
+}
+
+// A step as the representative (step or step -+ slots) that has a key, or nullopt.
+std::optional<int64_t> keyed_step(const State& s, int64_t step, int64_t slots) {
+    const GaloisKeys& gk = galois_keys(s);
+    const int64_t r = ((step % slots) + slots) % slots;
+    if (r == 0) return int64_t(0);
+    if (gk.has(s.ctx->galois_element(r))) return r;
+    if (gk.has(s.ctx->galois_element(r - slots))) return r - slots;
+    return std::nullopt;
+}
+
+std::vector<PyCiphertext> rotate_many(const PyCiphertext& self, const std::vector<int64_t>& steps) {
+    const State& s = *self.st;
+    std::vector<Ciphertext> results(steps.size());
+    {
+        nb::gil_scoped_release release;
+        Ciphertext a = self.ct;
+        if (!s.auto_mode) {
+            results = s.eval->rotate_many(a, steps, galois_keys(s));
+        } else {
+            // Automatic mode: steps modulo the slots (like rotate); the ones with a key share one
+            // ModUp, the others are composed from keyed steps one by one (rotate's fallback).
+            relinearize_if_needed(s, a, "rotate_many");
+            const int64_t slots = int64_t(a.slots());
+            std::vector<int64_t> hoisted;
+            std::vector<size_t> where;
+            for (size_t i = 0; i < steps.size(); ++i) {
+                if (auto k = keyed_step(s, steps[i], slots)) {
+                    hoisted.push_back(*k);
+                    where.push_back(i);
+                } else {
+                    results[i] = a;
+                    rotate(s, results[i], steps[i]);
+                }
+            }
+            std::vector<Ciphertext> h = s.eval->rotate_many(a, hoisted, galois_keys(s));
+            for (size_t j = 0; j < h.size(); ++j) results[where[j]] = std::move(h[j]);
+        }
+    }
+    std::vector<PyCiphertext> out;
+    for (auto& r : results) out.push_back(PyCiphertext{self.st, std::move(r), self.shape, self.is_complex});
+    return out;
+}
+
+PyCiphertext sum(const PyCiphertext& self, std::optional<size_t> block, std::optional<int64_t> stride,
+                 std::optional<size_t> count, const std::string& strategy, std::optional<int> h) {
+    const State& s = *self.st;
+    PyCiphertext out = self;
+    nb::gil_scoped_release release;
+    const SumSpec spec = parse_spec("sum", out.ct.slots(), block, stride, count);
+    const auto [st, hh] = parse_h("sum", *s.ctx, out.ct.level(), spec, strategy, h);
+    if (s.auto_mode) relinearize_if_needed(s, out.ct, "sum");
+    out.ct = rotate_and_sum(*s.eval, out.ct, spec, galois_keys(s), st, hh);
+    return out;
+}
+
+std::vector<int64_t> sum_rotations(const PyContext& self, std::optional<size_t> slots, std::optional<size_t> block,
+                                   std::optional<int64_t> stride, std::optional<size_t> count,
+                                   const std::string& strategy, std::optional<int> h) {
+    const Context& ctx = *self.st->ctx;
+    const size_t n = slots.value_or(ctx.max_slots());
+    const SumSpec spec = parse_spec("sum_rotations", n, block, stride, count);
+    const auto [st, hh] = parse_h("sum_rotations", ctx, ctx.max_level(), spec, strategy, h);
+    return sum_rotation_steps(ctx, spec, n, st, hh);
+}
+
+const char* kSumDoc =
+    "Rotate-and-sum (a trace-type function), one key switch per round or hoisted.\n\n"
+    "* sum(): every slot holds the sum of all `slots` values (padding slots are zero).\n"
+    "* sum(block=k): the FIRST slot of each block of k consecutive slots holds the block's sum; the\n"
+    "  other slots hold sums of windows that straddle two blocks (use decrypt(...)[::k] on a 1-D\n"
+    "  ciphertext). k is a power of two dividing the slots.\n"
+    "* sum(stride=s, count=c): slot t holds x[t] + x[t+s] + ... + x[t+(c-1)s] (cyclic); count defaults\n"
+    "  to slots/|s|, c a power of two with |s|*c <= slots.\n\n"
+    "strategy: 'doubling' (log2 of the terms key switches), 'hoisted' (Ishimaki-Yamana unrolled\n"
+    "algorithm with h iterations, each one ModUp and one ModDown for 2^r - 1 rotations; h defaults to\n"
+    "the cost model's choice), or 'auto' (the cheapest h whose keys the context has). The keys each\n"
+    "needs: Context.sum_rotations(...). Automatic mode relinearizes first. Consumes no level.";
+
+}  // namespace
+
+void add_trace_methods(nb::class_<PyContext>& ctx, nb::class_<PyCiphertext>& ct) {
+    ct.def("rotate_many", &rotate_many, "steps"_a,
+           nb::sig("def rotate_many(self, steps: collections.abc.Sequence[int]) -> list[Ciphertext]"),
+           "[self.rotate(k) for k in steps], with one decomposition (ModUp) of the ciphertext shared by all the "
+           "rotations (hoisting): cheaper than separate rotations from the second step on. Automatic mode "
+           "reduces the steps modulo the slots and composes steps without a key like rotate(); manual mode needs "
+           "the key of every step and raises MissingKey naming all the missing ones.");
+    ct.def("sum", &sum, "block"_a = nb::none(), "stride"_a = nb::none(), "count"_a = nb::none(),
+           "strategy"_a = "auto", "h"_a = nb::none(),
+           nb::sig("def sum(self, block: int | None = None, stride: int | None = None, count: int | None = None, "
+                   "strategy: str = 'auto', h: int | None = None) -> Ciphertext"),
+           kSumDoc);
+    ctx.def("sum_rotations", &sum_rotations, "slots"_a = nb::none(), "block"_a = nb::none(), "stride"_a = nb::none(),
+            "count"_a = nb::none(), "strategy"_a = "auto", "h"_a = nb::none(),
+            nb::sig("def sum_rotations(self, slots: int | None = None, block: int | None = None, "
+                    "stride: int | None = None, count: int | None = None, strategy: str = 'auto', "
+                    "h: int | None = None) -> list[int]"),
+            "The rotation steps whose keys Ciphertext.sum(...) needs with these arguments, for "
+            "keygen(rotations=...). slots: the ciphertexts' slot count (default: all slots of the context). "
+            "'auto' lists the keys of the cost model's h at the top level.");
+}
+
+}  // namespace oboro::py
