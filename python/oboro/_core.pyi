@@ -267,6 +267,11 @@ class Context:
     def load(path: str | os.PathLike[str], auto: bool = True) -> Context:
         """Context.deserialize of a file written by save()."""
 
+    def sum_rotations(self, slots: int | None = None, block: int | None = None, stride: int | None = None, count: int | None = None, strategy: str = 'auto', h: int | None = None) -> list[int]:
+        """
+        The rotation steps whose keys Ciphertext.sum(...) needs with these arguments, for keygen(rotations=...). slots: the ciphertexts' slot count (default: all slots of the context). 'auto' lists the keys of the cost model's h at the top level.
+        """
+
 class Ciphertext:
     """
     An encrypted array (CKKS ciphertext).
@@ -427,6 +432,28 @@ class Ciphertext:
     @staticmethod
     def load(context: Context, path: str | os.PathLike[str]) -> Ciphertext:
         """Ciphertext.deserialize of a file written by save()."""
+
+    def rotate_many(self, steps: Sequence[int]) -> list[Ciphertext]:
+        """
+        [self.rotate(k) for k in steps], with one decomposition (ModUp) of the ciphertext shared by all the rotations (hoisting): cheaper than separate rotations from the second step on. Automatic mode reduces the steps modulo the slots and composes steps without a key like rotate(); manual mode needs the key of every step and raises MissingKey naming all the missing ones.
+        """
+
+    def sum(self, block: int | None = None, stride: int | None = None, count: int | None = None, strategy: str = 'auto', h: int | None = None) -> Ciphertext:
+        """
+        Rotate-and-sum (a trace-type function), one key switch per round or hoisted.
+
+        * sum(): every slot holds the sum of all `slots` values (padding slots are zero).
+        * sum(block=k): the FIRST slot of each block of k consecutive slots holds the block's sum; the
+          other slots hold sums of windows that straddle two blocks (use decrypt(...)[::k] on a 1-D
+          ciphertext). k is a power of two dividing the slots.
+        * sum(stride=s, count=c): slot t holds x[t] + x[t+s] + ... + x[t+(c-1)s] (cyclic); count defaults
+          to slots/|s|, c a power of two with |s|*c <= slots.
+
+        strategy: 'doubling' (log2 of the terms key switches), 'hoisted' (Ishimaki-Yamana unrolled
+        algorithm with h iterations, each one ModUp and one ModDown for 2^r - 1 rotations; h defaults to
+        the cost model's choice), or 'auto' (the cheapest h whose keys the context has). The keys each
+        needs: Context.sum_rotations(...). Automatic mode relinearizes first. Consumes no level.
+        """
 
 class Plaintext:
     """
