@@ -3,8 +3,8 @@ encrypted data only, in another process.
 
     python examples/client_server/client.py [--preset S2] [--workdir DIR]
 
-1. The client creates a context, generates keys (rotations by powers of two for the server's
-   sums), and writes the context WITHOUT the secret key (context.oboro) and its encrypted
+1. The client creates a context, generates keys (the rotations the server's sums need:
+   Context.sum_rotations), and writes the context WITHOUT the secret key (context.oboro) and its encrypted
    readings (query.ct) to the work directory.
 2. It runs `server.py WORKDIR` as a separate Python process. The server loads both files,
    computes the mean and the variance of the readings under encryption and writes result.ct.
@@ -38,7 +38,7 @@ def run(preset: str, workdir: Path) -> float:
     t = time.perf_counter()
     ctx = oboro.Context.from_preset(preset)
     slots = ctx.slots
-    ctx.keygen(rotations=[2**i for i in range(slots.bit_length() - 1)])  # 1, 2, 4, ..., slots/2
+    ctx.keygen(rotations=ctx.sum_rotations())  # the keys of the fastest total-sum strategy
     print(f"client: {preset} context and keys ({len(ctx.rotations)} rotation keys) in {time.perf_counter() - t:.2f} s")
 
     rng = np.random.default_rng()

@@ -4,7 +4,8 @@
 
 Reads WORKDIR/context.oboro (parameters and evaluation keys, no secret key) and WORKDIR/query.ct
 (the client's encrypted readings, as many as the slots), computes the encrypted mean and variance
-with rotate-and-add sums (three multiplicative levels), and writes WORKDIR/result.ct. Everything it reads and writes is serialized ciphertext data.
+with rotate-and-sum (Ciphertext.sum: hoisted rotations, the strategy the keys allow; three
+multiplicative levels), and writes WORKDIR/result.ct. Everything it reads and writes is serialized ciphertext data.
 """
 
 from __future__ import annotations
@@ -16,15 +17,6 @@ from pathlib import Path
 import oboro
 
 
-def total_sum(ct: oboro.Ciphertext) -> oboro.Ciphertext:
-    """Sum of all slots, in every slot: log2(slots) rotate-and-add rounds by 1, 2, 4, ..."""
-    step = 1
-    while step < ct.slots:
-        ct = ct + ct.rotate(step)
-        step *= 2
-    return ct
-
-
 def main(workdir: Path) -> None:
     t0 = time.perf_counter()
     ctx = oboro.Context.load(workdir / "context.oboro")
@@ -33,9 +25,9 @@ def main(workdir: Path) -> None:
     t1 = time.perf_counter()
 
     n = x.size  # the number of readings is public (it is in the ciphertext's shape)
-    mean = total_sum(x) * (1.0 / n)  # E[x] in every slot
+    mean = x.sum() * (1.0 / n)  # E[x] in every slot
     centered = x - mean  # automatic alignment brings x down to mean's level and scale
-    spread = total_sum(centered * centered)  # n * Var[x] in every slot
+    spread = (centered * centered).sum()  # n * Var[x] in every slot
     # One ciphertext back: slot 0 = mean, slot 1 = variance (plaintext masks select the slots).
     mask_mean = [1.0] + [0.0] * (n - 1)
     mask_var = [0.0, 1.0 / n] + [0.0] * (n - 2)
