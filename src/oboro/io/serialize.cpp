@@ -20,6 +20,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <optional>
 
 #include "oboro/backend/cpu/poly_ops.hpp"
 #include "oboro/ckks/sampling.hpp"
@@ -84,6 +85,22 @@ Bytes finish(Bytes& out, Writer& w, size_t start) {
     return std::move(out);
 }
 
+// ---- the seed of a uniform half: a flags byte (kSeeded or 0), then the seed when set ----
+
+void write_seed(Writer& w, const std::optional<math::Seed>& seed) {
+    w.u8(seed ? kSeeded : 0);
+    if (seed) w.raw(seed->data(), seed->size());
+}
+
+std::optional<math::Seed> read_seed(Reader& r) {
+    const uint8_t flags = r.u8("the flags");
+    if (flags & ~kSeeded) r.fail(detail::concat("unknown flags 0x", std::hex, int(flags)));
+    if (!(flags & kSeeded)) return std::nullopt;
+    math::Seed seed;
+    r.raw(seed.data(), seed.size(), "the seed");
+    return seed;
+}
+
 // ---- switching keys (relinearization and Galois) ----
 
 void write_switching_key(Writer& w, const Context& ctx, const KeySwitchKey& key, bool compress) {
@@ -94,8 +111,7 @@ void write_switching_key(Writer& w, const Context& ctx, const KeySwitchKey& key,
                           " limbs but the context needs ", ctx.num_digits(), " of ", limbs);
     const bool seeded = compress && key.a_seed.has_value();
     w.u32(uint32_t(key.digits));
-    w.u8(seeded ? kSeeded : 0);
-    if (seeded) w.raw(key.a_seed->data(), key.a_seed->size());
+    write_seed(w, seeded ? key.a_seed : std::nullopt);
     for (size_t j = 0; j < key.digits; ++j) write_poly(w, ctx, key.b(j), limbs);
     if (!seeded)
         for (size_t j = 0; j < key.digits; ++j) write_poly(w, ctx, key.a(j), limbs);
@@ -106,15 +122,9 @@ KeySwitchKey read_switching_key(Reader& r, const Context& ctx) {
     const uint32_t digits = r.u32("the digit count");
     if (digits != ctx.num_digits())
         r.fail(detail::concat("the key has ", digits, " digits but these parameters use ", ctx.num_digits()));
-    const uint8_t flags = r.u8("the key flags");
-    if (flags & ~kSeeded) r.fail(detail::concat("unknown key flags 0x", std::hex, int(flags)));
-    const bool seeded = flags & kSeeded;
     KeySwitchKey key;
-    if (seeded) {
-        math::Seed seed;
-        r.raw(seed.data(), seed.size(), "the seed");
-        key.a_seed = seed;
-    }
+    key.a_seed = read_seed(r);
+    const bool seeded = key.a_seed.has_value();
     require(r, (seeded ? 1 : 2) * digits * poly_bytes(ctx, limbs), "the key polynomials");
     key.digits = digits;
     key.qp_limbs = limbs;
@@ -297,8 +307,7 @@ Bytes serialize(const Context& ctx, const Ciphertext& ct, const ArrayInfo& info,
     w.i32(ct.level());
     w.f64(ct.scale());
     w.u64(ct.slots());
-    w.u8(seeded ? kSeeded : 0);
-    if (seeded) w.raw(ct.uniform_seed()->data(), 32);
+    write_seed(w, seeded ? ct.uniform_seed() : std::nullopt);
     for (size_t j = 0; j < ct.size(); ++j)
         if (!(seeded && j == 1)) write_poly(w, ctx, ct.poly(j), ct.limbs());
     write_info(w, info);
@@ -314,20 +323,17 @@ Ciphertext load_ciphertext(const Context& ctx, ByteView data, ArrayInfo* info) {
     const double scale = read_scale(r);
     const uint64_t slots = r.u64("the slot count");
     check_slots(r, slots, ctx);
-    const uint8_t flags = r.u8("the flags");
-    if (flags & ~kSeeded) r.fail(detail::concat("unknown ciphertext flags 0x", std::hex, int(flags)));
-    const bool seeded = flags & kSeeded;
+    const std::optional<math::Seed> seed = read_seed(r);
+    const bool seeded = seed.has_value();
     if (seeded && polys != 2) r.fail("only a 2-polynomial ciphertext can be stored with a seed");
-    math::Seed seed{};
-    if (seeded) r.raw(seed.data(), seed.size(), "the seed");
     const size_t limbs = size_t(level) + 1;
     require(r, (polys - (seeded ? 1 : 0)) * poly_bytes(ctx, limbs), "the polynomials");
     Ciphertext ct(ctx, polys, level, scale, size_t(slots));
     for (size_t j = 0; j < polys; ++j) {
-        if (seeded && j == 1) expand_uniform(seed, 0, ct.poly(1), ctx.moduli(), limbs, ctx.n());
+        if (seeded && j == 1) expand_uniform(*seed, 0, ct.poly(1), ctx.moduli(), limbs, ctx.n());
         else read_poly(r, ctx, ct.poly(j), limbs, "a polynomial");
     }
-    if (seeded) ct.set_uniform_seed(seed);
+    if (seeded) ct.set_uniform_seed(*seed);
     ArrayInfo meta = read_info(r, slots);
     r.expect_end();
     if (info) *info = std::move(meta);
@@ -346,8 +352,7 @@ Bytes serialize(const Context& ctx, const PublicKey& pk, bool compress) {
     Writer w(out);
     w.reserve_more(kHeaderSize + 64 + (seeded ? 1 : 2) * poly_bytes(ctx, limbs));
     const size_t start = begin_record(w, ObjectType::public_key, ctx.id());
-    w.u8(seeded ? kSeeded : 0);
-    if (seeded) w.raw(pk.a_seed->data(), 32);
+    write_seed(w, seeded ? pk.a_seed : std::nullopt);
     write_poly(w, ctx, pk.b(), limbs);
     if (!seeded) write_poly(w, ctx, pk.a(limbs, ctx.n()), limbs);
     return finish(out, w, start);
@@ -357,14 +362,8 @@ PublicKey load_public_key(const Context& ctx, ByteView data) {
     const RecordView v = open(data, ObjectType::public_key, &ctx);
     Reader r(v.payload, "public key", kHeaderSize);
     const size_t limbs = qp_limbs(ctx), n = ctx.n();
-    const uint8_t flags = r.u8("the flags");
-    if (flags & ~kSeeded) r.fail(detail::concat("unknown key flags 0x", std::hex, int(flags)));
     PublicKey pk;
-    if (flags & kSeeded) {
-        math::Seed seed;
-        r.raw(seed.data(), seed.size(), "the seed");
-        pk.a_seed = seed;
-    }
+    pk.a_seed = read_seed(r);
     require(r, (pk.a_seed ? 1 : 2) * poly_bytes(ctx, limbs), "the key polynomials");
     pk.data = AlignedBuffer<uint64_t>(2 * limbs * n);
     pk.context_id = ctx.id();
