@@ -130,6 +130,8 @@ StatePtr make_state(ContextPtr ctx, std::string preset, bool auto_mode) {
 
 nb::module_ numpy() { return nb::module_::import_("numpy"); }
 
+nb::object numpy_dtype(bool is_complex) { return numpy().attr("dtype")(is_complex ? "complex128" : "float64"); }
+
 std::string py_str(nb::handle h) {
     nb::object s = nb::steal(PyObject_Str(h.ptr()));
     if (!s) throw nb::python_error();
@@ -731,7 +733,9 @@ void keygen(State& s, const std::optional<std::vector<int64_t>>& rotations, bool
 }
 
 void refresh_crypto(State& s) {
-    s.key_id = s.pk ? io::key_id(*s.pk) : 0;
+    // A state's public key is set once (first keygen or deserialize) and never replaced, so its
+    // fingerprint is hashed once; public() copies inherit it.
+    if (s.pk && s.key_id == 0) s.key_id = io::key_id(*s.pk);
     s.decryptor.reset();
     s.encryptor.reset();
     if (s.sk) {
@@ -750,27 +754,32 @@ StatePtr public_copy(const State& s) {
     return out;
 }
 
-PyCiphertext encrypt(const StatePtr& st, nb::handle values, std::optional<int> level, std::optional<double> scale,
-                     std::optional<size_t> slots) {
+PyPlaintext encode_array(const StatePtr& st, nb::handle values, std::optional<int> level,
+                         std::optional<double> scale, std::optional<size_t> slots, const char* op) {
     const State& s = *st;
-    if (!s.encryptor) raise<MissingKey>("encrypt: the context has no keys yet; call keygen() first");
-    HostArray h = to_host(values, "encrypt");
+    HostArray h = to_host(values, op);
     const size_t count = h.values.size(), max_slots = s.ctx->max_slots();
-    if (count == 0) raise<oboro::ValueError>("encrypt: the array is empty (shape ", shape_str(h.shape), ")");
+    if (count == 0) raise<oboro::ValueError>(op, ": the array is empty (shape ", shape_str(h.shape), ")");
     if (count > max_slots)
-        raise<oboro::ValueError>("encrypt: ", count, " values (shape ", shape_str(h.shape), ") do not fit into the ",
+        raise<oboro::ValueError>(op, ": ", count, " values (shape ", shape_str(h.shape), ") do not fit into the ",
                                  max_slots, " slots of this context (N = 2^", s.ctx->log_n(), ")");
     const int lvl = level ? *level : s.ctx->max_level();
     if (lvl < 0 || lvl > s.ctx->max_level())
-        raise<LevelMismatch>("encrypt: level ", lvl, " is outside 0..", s.ctx->max_level());
+        raise<LevelMismatch>(op, ": level ", lvl, " is outside 0..", s.ctx->max_level());
     const double sc = scale ? *scale : s.scales[size_t(lvl)];
     const size_t sl = slots ? *slots : next_pow2(count);
     if (slots && (*slots < count || !is_power_of_two(*slots) || *slots > max_slots))
-        raise<oboro::ValueError>("encrypt: slots = ", *slots, " must be a power of two in ", next_pow2(count), "..",
+        raise<oboro::ValueError>(op, ": slots = ", *slots, " must be a power of two in ", next_pow2(count), "..",
                                  max_slots, " for ", count, " values");
-    const Plaintext pt = s.encoder->encode(h.values, lvl, sc, sl);
-    Ciphertext ct = s.encryptor->encrypt(pt);  // with the GIL: the encryptor's generator is not thread-safe
-    return PyCiphertext{st, std::move(ct), h.shape, h.is_complex};
+    return PyPlaintext{st, s.encoder->encode(h.values, lvl, sc, sl), std::move(h.shape), h.is_complex};
+}
+
+PyCiphertext encrypt(const StatePtr& st, nb::handle values, std::optional<int> level, std::optional<double> scale,
+                     std::optional<size_t> slots) {
+    if (!st->encryptor) raise<MissingKey>("encrypt: the context has no keys yet; call keygen() first");
+    PyPlaintext p = encode_array(st, values, level, scale, slots, "encrypt");
+    Ciphertext ct = st->encryptor->encrypt(p.pt);  // with the GIL: the encryptor's generator is not thread-safe
+    return PyCiphertext{st, std::move(ct), std::move(p.shape), p.is_complex};
 }
 
 nb::object decrypt(const State& s, const PyCiphertext& c) {
@@ -1142,7 +1151,7 @@ void register_ckks(nb::module_& m) {
         .def_prop_ro("ndim", [](const PyCiphertext& c) { return c.shape.size(); }, "Number of dimensions.")
         .def_prop_ro("dtype",
                      [](const PyCiphertext& c) {
-                         return numpy().attr("dtype")(c.is_complex ? "complex128" : "float64");
+                         return numpy_dtype(c.is_complex);
                      },
                      nb::sig("def dtype(self) -> numpy.dtype[typing.Any]"),
                      "numpy.float64 for real data, numpy.complex128 for complex data: the dtype decrypt returns.")

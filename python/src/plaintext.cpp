@@ -23,33 +23,6 @@ namespace oboro::py {
 
 namespace {
 
-size_t next_pow2(size_t x) {
-    size_t p = 1;
-    while (p < x) p <<= 1;
-    return p;
-}
-
-PyPlaintext encode(const StatePtr& st, nb::handle values, std::optional<int> level, std::optional<double> scale,
-                   std::optional<size_t> slots) {
-    const State& s = *st;
-    HostArray h = to_host(values, "encode");
-    const size_t count = h.values.size(), max_slots = s.ctx->max_slots();
-    if (count == 0) raise<oboro::ValueError>("encode: the array is empty (shape ", shape_str(h.shape), ")");
-    if (count > max_slots)
-        raise<oboro::ValueError>("encode: ", count, " values (shape ", shape_str(h.shape), ") do not fit into the ",
-                                 max_slots, " slots of this context");
-    const int lvl = level ? *level : s.ctx->max_level();
-    if (lvl < 0 || lvl > s.ctx->max_level())
-        raise<LevelMismatch>("encode: level ", lvl, " is outside 0..", s.ctx->max_level());
-    const size_t sl = slots ? *slots : next_pow2(count);
-    if (slots && (*slots < count || (*slots & (*slots - 1)) != 0 || *slots > max_slots))
-        raise<oboro::ValueError>("encode: slots = ", *slots, " must be a power of two in ", next_pow2(count), "..",
-                                 max_slots, " for ", count, " values");
-    const double sc = scale ? *scale : s.scales[size_t(lvl)];
-    Plaintext pt = s.encoder->encode(h.values, lvl, sc, sl);
-    return PyPlaintext{st, std::move(pt), h.shape, h.is_complex};
-}
-
 std::string plaintext_repr(const PyPlaintext& p) {
     return "<oboro.Plaintext shape=" + shape_str(p.shape) + " dtype=" + (p.is_complex ? "complex128" : "float64") +
            " level=" + std::to_string(p.pt.level()) + " slots=" + std::to_string(p.pt.slots()) + ">";
@@ -101,9 +74,7 @@ nb::class_<PyPlaintext> add_plaintext_class(nb::module_& m, nb::class_<PyContext
         .def_prop_ro("shape", [](const PyPlaintext& p) { return to_tuple(p.shape); },
                      nb::sig("def shape(self) -> tuple[int, ...]"), "Shape of the encoded array.")
         .def_prop_ro("dtype",
-                     [](const PyPlaintext& p) {
-                         return nb::module_::import_("numpy").attr("dtype")(p.is_complex ? "complex128" : "float64");
-                     },
+                     [](const PyPlaintext& p) { return numpy_dtype(p.is_complex); },
                      nb::sig("def dtype(self) -> numpy.dtype[typing.Any]"), "float64 or complex128.")
         .def(
             "drop_to_level",
@@ -121,7 +92,7 @@ nb::class_<PyPlaintext> add_plaintext_class(nb::module_& m, nb::class_<PyContext
     ctx.def(
            "encode",
            [](const PyContext& c, nb::handle values, std::optional<int> level, std::optional<double> scale,
-              std::optional<size_t> slots) { return encode(c.st, values, level, scale, slots); },
+              std::optional<size_t> slots) { return encode_array(c.st, values, level, scale, slots, "encode"); },
            "values"_a, "level"_a = nb::none(), "scale"_a = nb::none(), "slots"_a = nb::none(),
            nb::sig("def encode(self, values: numpy.typing.ArrayLike, level: int | None = None, "
                    "scale: float | None = None, slots: int | None = None) -> Plaintext"),

@@ -127,14 +127,32 @@ StatePtr deserialize_context(io::ByteView data, bool auto_mode) {
     return st;
 }
 
+// ---- shape and dtype of plaintexts and ciphertexts ----
+
+io::ArrayInfo array_info(const std::vector<size_t>& shape, bool is_complex, uint64_t key_id) {
+    io::ArrayInfo info;
+    info.key_id = key_id;
+    info.shape.assign(shape.begin(), shape.end());
+    info.is_complex = is_complex;
+    return info;
+}
+
+// The shape and dtype stored in `info`; data written by C++ code without a shape holds all
+// `slots` values, taken as complex.
+void restore_array(const io::ArrayInfo& info, size_t slots, std::vector<size_t>& shape, bool& is_complex) {
+    if (info.shape.empty()) {
+        shape = {slots};
+        is_complex = true;
+    } else {
+        shape.assign(info.shape.begin(), info.shape.end());
+        is_complex = info.is_complex;
+    }
+}
+
 // ---- ciphertexts ----
 
 io::Bytes serialize_ciphertext(const PyCiphertext& c, bool compress) {
-    io::ArrayInfo info;
-    info.key_id = c.st->key_id;
-    info.shape.assign(c.shape.begin(), c.shape.end());
-    info.is_complex = c.is_complex;
-    return io::serialize(*c.st->ctx, c.ct, info, compress);
+    return io::serialize(*c.st->ctx, c.ct, array_info(c.shape, c.is_complex, c.st->key_id), compress);
 }
 
 PyCiphertext deserialize_ciphertext(const StatePtr& st, io::ByteView data) {
@@ -144,35 +162,22 @@ PyCiphertext deserialize_ciphertext(const StatePtr& st, io::ByteView data) {
         raise<SerializationError>("Ciphertext.deserialize: the ciphertext was encrypted under other keys than this "
                                   "context's (same parameters, different key set); load it into the context whose "
                                   "keys encrypted it");
-    PyCiphertext out{st, std::move(ct), {}, info.is_complex};
-    if (info.shape.empty()) {  // written by C++ code without a shape: all slots, complex
-        out.shape = {out.ct.slots()};
-        out.is_complex = true;
-    } else {
-        out.shape.assign(info.shape.begin(), info.shape.end());
-    }
+    PyCiphertext out{st, std::move(ct), {}, false};
+    restore_array(info, out.ct.slots(), out.shape, out.is_complex);
     return out;
 }
 
 // ---- plaintexts ----
 
 io::Bytes serialize_plaintext(const PyPlaintext& p) {
-    io::ArrayInfo info;
-    info.shape.assign(p.shape.begin(), p.shape.end());
-    info.is_complex = p.is_complex;
-    return io::serialize(*p.st->ctx, p.pt, info);
+    return io::serialize(*p.st->ctx, p.pt, array_info(p.shape, p.is_complex, 0));
 }
 
 PyPlaintext deserialize_plaintext(const StatePtr& st, io::ByteView data) {
     io::ArrayInfo info;
     Plaintext pt = io::load_plaintext(*st->ctx, data, &info);
-    PyPlaintext out{st, std::move(pt), {}, info.is_complex};
-    if (info.shape.empty()) {  // written by C++ code without a shape: all slots, complex
-        out.shape = {out.pt.slots()};
-        out.is_complex = true;
-    } else {
-        out.shape.assign(info.shape.begin(), info.shape.end());
-    }
+    PyPlaintext out{st, std::move(pt), {}, false};
+    restore_array(info, out.pt.slots(), out.shape, out.is_complex);
     return out;
 }
 

@@ -6,6 +6,7 @@
 #include <complex>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -88,8 +89,8 @@ inline const RelinKey& relin_key(const State& s) {
 // A context state for the parameters (no keys yet).
 StatePtr make_state(const Parameters& params, std::string preset, bool auto_mode);
 StatePtr make_state(ContextPtr ctx, std::string preset, bool auto_mode);
-// Rebuilds the encryptor/decryptor and the key id after the keys changed (secret key if
-// present, else public key).
+// Rebuilds the encryptor/decryptor after the keys changed (secret key if present, else public
+// key) and sets the key id when it is not set yet.
 void refresh_crypto(State& s);
 
 // NumPy conversion: np.asarray(values) flattened in C order (broadcast to `target` if given), and
@@ -101,6 +102,13 @@ struct HostArray {
 };
 HostArray to_host(nb::handle values, const char* op, const std::vector<size_t>* target = nullptr);
 nb::object to_numpy(const std::vector<cplx>& v, const std::vector<size_t>& shape, bool is_complex);
+// numpy.dtype("complex128") or numpy.dtype("float64").
+nb::object numpy_dtype(bool is_complex);
+// The encoding of `values` for encrypt/encode (`op` names the caller in errors): checks the size,
+// level and slot count and applies the defaults (top level, the level's standard scale, the
+// smallest power of two >= the size).
+PyPlaintext encode_array(const StatePtr& st, nb::handle values, std::optional<int> level,
+                         std::optional<double> scale, std::optional<size_t> slots, const char* op);
 
 // Scales equal to the evaluator's tolerance (2^-40 relative).
 bool same_scale(double a, double b);
