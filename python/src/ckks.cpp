@@ -502,6 +502,16 @@ std::vector<int64_t> naf(int64_t k) {
     return out;
 }
 
+std::optional<int64_t> keyed_step(const State& s, int64_t step, int64_t slots) {
+    const GaloisKeys& gk = galois_keys(s);
+    step %= slots;
+    if (step == 0) return int64_t(0);
+    if (gk.has(s.ctx->galois_element(step))) return step;
+    const int64_t alt = step > 0 ? step - slots : step + slots;
+    if (gk.has(s.ctx->galois_element(alt))) return alt;
+    return std::nullopt;
+}
+
 void rotate(const State& s, Ciphertext& a, int64_t k) {
     const Evaluator& ev = *s.eval;
     const GaloisKeys& gk = galois_keys(s);
@@ -513,16 +523,7 @@ void rotate(const State& s, Ciphertext& a, int64_t k) {
     const int64_t slots = int64_t(a.slots());
     const int64_t r = ((k % slots) + slots) % slots;
     if (r == 0) return;
-    auto has = [&](int64_t step) { return gk.has(s.ctx->galois_element(step)); };
-    // A step, or its equivalent modulo the slot count, with a key.
-    auto keyed = [&](int64_t step) -> std::optional<int64_t> {
-        step %= slots;
-        if (step == 0) return int64_t(0);
-        if (has(step)) return step;
-        const int64_t alt = step > 0 ? step - slots : step + slots;
-        if (has(alt)) return alt;
-        return std::nullopt;
-    };
+    auto keyed = [&](int64_t step) { return keyed_step(s, step, slots); };
     if (auto d = keyed(r)) {
         ev.rotate_inplace(a, *d, gk);
         return;

@@ -119,6 +119,9 @@ nb::tuple to_tuple(const std::vector<size_t>& v);
 void relinearize_if_needed(const State& s, Ciphertext& x, const char* op);
 // LevelMismatch when no level is left for the rescale after a multiplication.
 void check_level_for_multiply(const Ciphertext& a, const char* op);
+// The step (reduced modulo `slots`) or its equivalent step -+ slots that has a Galois key; 0 for
+// a multiple of the slots; nullopt when neither has a key.
+std::optional<int64_t> keyed_step(const State& s, int64_t step, int64_t slots);
 // A rotation by k: manual mode needs exactly that key; automatic mode reduces k modulo the slots
 // and composes it from keyed steps when needed.
 void rotate(const State& s, Ciphertext& a, int64_t k);

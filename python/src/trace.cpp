@@ -53,16 +53,6 @@ std::pair<SumStrategy, int> parse_h(const char* op, const Context& ctx, int leve
     return {st, h.value_or(0)};
 }
 
-// A step as the representative (step or step -+ slots) that has a key, or nullopt.
-std::optional<int64_t> keyed_step(const State& s, int64_t step, int64_t slots) {
-    const GaloisKeys& gk = galois_keys(s);
-    const int64_t r = ((step % slots) + slots) % slots;
-    if (r == 0) return int64_t(0);
-    if (gk.has(s.ctx->galois_element(r))) return r;
-    if (gk.has(s.ctx->galois_element(r - slots))) return r - slots;
-    return std::nullopt;
-}
-
 std::vector<PyCiphertext> rotate_many(const PyCiphertext& self, const std::vector<int64_t>& steps) {
     const State& s = *self.st;
     std::vector<Ciphertext> results(steps.size());
