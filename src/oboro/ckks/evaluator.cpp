@@ -401,12 +401,16 @@ Ciphertext Evaluator::apply_galois(const Ciphertext& a, uint64_t galois, const G
     return out;
 }
 
+void Evaluator::check_step(const char* op, const Ciphertext& a, int64_t step) const {
+    const int64_t slots = int64_t(a.slots());
+    if (step <= -slots || step >= slots)
+        raise<ValueError>(op, ": step ", step, " is out of range for operand 'a' (", describe(a), ") with ", slots,
+                          " slots (allowed: ", -(slots - 1), " .. ", slots - 1, ")");
+}
+
 Ciphertext Evaluator::rotate(const Ciphertext& a, int64_t steps, const GaloisKeys& keys) const {
     check_context("rotate", a, "a");
-    const int64_t slots = int64_t(a.slots());
-    if (steps <= -slots || steps >= slots)
-        raise<ValueError>("rotate: step ", steps, " is out of range for a ciphertext with ", slots,
-                          " slots (allowed: ", -(slots - 1), " .. ", slots - 1, ")");
+    check_step("rotate", a, steps);
     if (steps == 0) return a;
     const uint64_t g = ctx_->galois_element(steps);
     galois_key("rotate", keys, g, steps, a);  // the clear error message, with the step

@@ -101,6 +101,8 @@ private:
     void check_same_level_scale(const char* op, const PolyArray& a, const PolyArray& b) const;
     void check_size2(const char* op, const Ciphertext& a, const char* name) const;
     void check_relin_key(const char* op, const RelinKey& rk, const Ciphertext& a) const;
+    // ValueError unless -slots < step < slots for the operand's slot count.
+    void check_step(const char* op, const Ciphertext& a, int64_t step) const;
     // The Galois element of every step (1 for step 0); ValueError for a step out of range,
     // MissingKey naming every step without a key.
     std::vector<uint64_t> check_rotations(const char* op, const Ciphertext& a, const std::vector<int64_t>& steps,

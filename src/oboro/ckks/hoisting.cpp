@@ -55,14 +55,11 @@ std::vector<uint64_t> Evaluator::check_rotations(const char* op, const Ciphertex
     check_size2(op, a, "a");
     if (keys.context_id != 0 && keys.context_id != ctx_->id())
         raise<ContextMismatch>(op, ": the Galois keys belong to another parameter set (operand 'a' at ", describe(a), ")");
-    const int64_t slots = int64_t(a.slots());
     std::vector<uint64_t> elements;
     std::ostringstream missing;
     size_t n_missing = 0;
     for (int64_t s : steps) {
-        if (s <= -slots || s >= slots)
-            raise<ValueError>(op, ": step ", s, " is out of range for operand 'a' (", describe(a), ") with ", slots,
-                              " slots (allowed: ", -(slots - 1), " .. ", slots - 1, ")");
+        check_step(op, a, s);
         const uint64_t g = s == 0 ? 1 : ctx_->galois_element(s);
         if (g != 1 && !keys.has(g)) missing << (n_missing++ ? ", " : "") << s;
         elements.push_back(g);
