@@ -280,7 +280,7 @@ int main(int argc, char** argv) {
     int max_logn = 15, max_limbs = 15;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
-        auto next = [&] { return i + 1 < argc ? std::string(argv[++i]) : std::string(); };
+        auto next = [&] { return bench::option_value(argc, argv, i); };
         if (a == "--json") json = next();
         else if (a == "--markdown") markdown = next();
         else if (a == "--min-seconds") min_seconds = std::stod(next());

@@ -103,10 +103,7 @@ int main(int argc, char** argv) {
     std::string json_path, md_path;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
-        auto next = [&]() -> std::string {
-            if (i + 1 >= argc) { std::fprintf(stderr, "missing value after %s\n", a.c_str()); std::exit(2); }
-            return argv[++i];
-        };
+        auto next = [&] { return bench::option_value(argc, argv, i); };
         if (a == "--presets") presets = bench::split(next(), ',');
         else if (a == "--trials") trials = std::stoi(next());
         else if (a == "--json") json_path = next();

@@ -94,10 +94,7 @@ int main(int argc, char** argv) {
     std::string json_path;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
-        auto next = [&]() -> std::string {
-            if (i + 1 >= argc) { std::fprintf(stderr, "missing value after %s\n", arg.c_str()); std::exit(2); }
-            return argv[++i];
-        };
+        auto next = [&] { return bench::option_value(argc, argv, i); };
         if (arg == "--presets") presets = bench::split(next(), ',');
         else if (arg == "--threads") threads = std::stoi(next());
         else if (arg == "--json") json_path = next();

@@ -265,10 +265,7 @@ int main(int argc, char** argv) {
     std::string json_path, md_path;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
-        auto next = [&]() -> std::string {
-            if (i + 1 >= argc) { std::fprintf(stderr, "missing value after %s\n", a.c_str()); std::exit(2); }
-            return argv[++i];
-        };
+        auto next = [&] { return bench::option_value(argc, argv, i); };
         if (a == "--quick") quick = true;
         else if (a == "--threads") { threads.clear(); for (auto& t : bench::split(next(), ',')) threads.push_back(std::stoi(t)); }
         else if (a == "--runs") runs = std::stoi(next());

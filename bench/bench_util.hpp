@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <fstream>
 #include <functional>
@@ -42,6 +43,16 @@ inline Timing measure(const std::function<void()>& f, int min_runs = 5, double m
     t.median_us = us.size() % 2 ? us[us.size() / 2] : 0.5 * (us[us.size() / 2 - 1] + us[us.size() / 2]);
     t.min_us = us.front();
     return t;
+}
+
+// The value of the option at argv[i] (the next argument; i advances to it). A missing value ends
+// the program with status 2 and a message naming the option.
+inline std::string option_value(int argc, char** argv, int& i) {
+    if (i + 1 >= argc) {
+        std::fprintf(stderr, "missing value after %s\n", argv[i]);
+        std::exit(2);
+    }
+    return argv[++i];
 }
 
 // "S1,S2,S4" -> {"S1", "S2", "S4"}
