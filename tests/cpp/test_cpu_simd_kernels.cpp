@@ -245,6 +245,35 @@ TEST_P(EltwiseSimd, InnerProduct) {
     }
 }
 
+// Base conversion from one prime p to another prime t, plain and centred, for every pair of
+// test moduli (p above, below and equal in size to t); the edge values p/2 and p/2 + 1 are where
+// the centred representative changes sign.
+TEST_P(EltwiseSimd, ConvertSingle) {
+    SIMD_OR_SKIP(k);
+    const EltwiseKernels& s = backend::cpu::scalar_kernels();
+    std::mt19937_64 gen(8);
+    for (uint64_t p : test_moduli()) {
+        for (uint64_t t : test_moduli()) {
+            const math::Modulus m(t);
+            for (size_t n : kLengths) {
+                auto x = words(n, p, p, gen);
+                if (n > 2) x[1] = p / 2, x[2] = p / 2 + 1;
+                for (bool centered : {false, true}) {
+                    std::vector<uint64_t> e(n), g(n);
+                    s.convert_single(e.data(), x.data(), p, centered, m, n);
+                    k->convert_single(g.data(), x.data(), p, centered, m, n);
+                    for (size_t i = 0; i < n; ++i) {
+                        const bool negative = centered && x[i] > p / 2;
+                        const uint64_t want = negative ? (t - (p - x[i]) % t) % t : x[i] % t;
+                        ASSERT_EQ(e[i], want) << "scalar p=" << p << " centered=" << centered << " " << where(t, n);
+                    }
+                    ASSERT_EQ(e, g) << "p=" << p << " centered=" << centered << " " << where(t, n);
+                }
+            }
+        }
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(Isa, EltwiseSimd, ::testing::Values(Isa::avx2, Isa::avx512),
                          [](const ::testing::TestParamInfo<Isa>& i) {
                              return std::string(i.param == Isa::avx2 ? "avx2" : "avx512");

@@ -36,7 +36,7 @@ void mod_up(const Context& ctx, int level, const uint64_t* c, uint64_t* digits_o
             tables.push_back(i < nq ? &ctx.ntt_tables()[i] : &ctx.p_ntt_tables()[i - nq]);
         }
         AlignedBuffer<uint64_t> scratch((d.end - d.begin) * n);
-        d.to_others.convert_centered(coeff.data() + d.begin * n, n, targets.data(), n, scratch.data());
+        cpu::base_convert(d.to_others, coeff.data() + d.begin * n, n, targets.data(), n, scratch.data(), true);
         for (size_t t = 0; t < targets.size(); ++t) cpu::ntt_forward_limb(targets[t], *tables[t]);
     });
 }
@@ -83,7 +83,9 @@ void divide_and_drop(const Context& ctx, int level, uint64_t* x, uint64_t* out, 
     const std::vector<uint64_t>& inverse =
         dropped == Dropped::p ? lc.p_inv : dropped == Dropped::last_q_and_p ? lc.qlp_inv : lc.inv_last;
     AlignedBuffer<uint64_t> conv(kept * n), scratch(dropped_limbs * n);
-    converter.convert_centered(first_dropped, n, conv.data(), n, n, scratch.data());
+    std::vector<uint64_t*> conv_limbs(kept);
+    for (size_t i = 0; i < kept; ++i) conv_limbs[i] = conv.data() + i * n;
+    cpu::base_convert(converter, first_dropped, n, conv_limbs.data(), n, scratch.data(), true);
     cpu::ntt_forward(conv.data(), ctx.ntt_tables(), kept);
     cpu::sub_mul_scalar(out, x, conv.data(), inverse.data(), ctx.moduli(), kept, n);
 }

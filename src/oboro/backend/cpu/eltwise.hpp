@@ -44,6 +44,11 @@ struct EltwiseKernels {
     // bits and reduced once (every lazy_product_terms(q) terms for the few primes that need it).
     void (*dot2)(uint64_t* o0, uint64_t* o1, const uint64_t* const* x, const uint64_t* const* y0,
                  const uint64_t* const* y1, size_t terms, const math::Modulus& m, size_t n);
+    // Base conversion from ONE prime p to the prime of m (hybrid key switching with one-prime
+    // digits, ModDown with one special prime, rescale): d = x mod t for x in [0, p), or, when
+    // `centered`, the centred representative (x - p if x > p/2) mod t.
+    void (*convert_single)(uint64_t* d, const uint64_t* x, uint64_t p, bool centered, const math::Modulus& m,
+                           size_t n);
 };
 
 inline constexpr size_t kMaxDotTerms = 64;

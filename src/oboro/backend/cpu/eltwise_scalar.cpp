@@ -79,8 +79,17 @@ void dot2(uint64_t* o0, uint64_t* o1, const uint64_t* const* x, const uint64_t* 
     }
 }
 
-const EltwiseKernels kTable{"scalar", add, sub, negate, add_scalar, mul, mul_add, mul_scalar, sub_mul_scalar,
-                            tensor, dot2};
+void convert_single(uint64_t* d, const uint64_t* x, uint64_t p, bool centered, const Modulus& m, size_t n) {
+    const Barrett<uint64_t>& br = m.barrett;
+    const uint64_t t = m.value, p_mod_t = br.reduce_word(p), half = p >> 1;
+    for (size_t k = 0; k < n; ++k) {
+        const uint64_t r = br.reduce_word(x[k]);
+        d[k] = (centered && x[k] > half) ? sub_mod(r, p_mod_t, t) : r;
+    }
+}
+
+const EltwiseKernels kTable{"scalar",       add,    sub,  negate, add_scalar, mul, mul_add, mul_scalar,
+                            sub_mul_scalar, tensor, dot2, convert_single};
 }  // namespace
 
 const EltwiseKernels& scalar_kernels() { return kTable; }

@@ -192,8 +192,31 @@ template <class V> struct Kernels {
         }
     }
 
+    // x mod t by Barrett's single-word reduction (math::Barrett::reduce_word: the estimate
+    // floor(x * ratio_hi / 2^64) is short by at most 2). Centred: subtract p mod t where x > p/2,
+    // selected without a compare: (p/2 - x) >> 63 is 1 exactly there (both are below 2^62).
+    static void convert_single(uint64_t* d, const uint64_t* x, uint64_t p, bool centered, const math::Modulus& m,
+                               size_t n) {
+        const R vt = V::set1(m.value), ratio = V::set1(m.barrett.ratio_hi), half = V::set1(p >> 1);
+        const R p_mod_t = V::set1(m.barrett.reduce_word(p));
+        const typename V::count sign = V::shift_count(63);
+        size_t k = 0;
+        for (; k + L <= n; k += L) {
+            const R a = V::load(x + k);
+            R r = V::sub(a, V::mullo(mulhi(a, ratio), vt));
+            r = V::cond_sub(V::cond_sub(r, vt), vt);
+            if (centered) {
+                const R all_ones_above_half = V::sub(V::zero(), V::srl(V::sub(half, a), sign));
+                r = V::sub_mod(r, V::and_(all_ones_above_half, p_mod_t), vt);
+            }
+            V::store(d + k, r);
+        }
+        if (k < n) scalar_kernels().convert_single(d + k, x + k, p, centered, m, n - k);
+    }
+
     static constexpr EltwiseKernels table(const char* name) {
-        return {name, add, sub, negate, add_scalar, mul, mul_add, mul_scalar, sub_mul_scalar, tensor, dot2};
+        return {name, add, sub, negate, add_scalar, mul, mul_add, mul_scalar, sub_mul_scalar, tensor, dot2,
+                convert_single};
     }
 };
 

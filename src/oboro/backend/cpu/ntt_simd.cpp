@@ -37,6 +37,79 @@ OBORO_AVX512 inline __m512i mul_shoup_lazy(__m512i a, __m512i w, __m512i w_shoup
 
 // x >= m ? x - m : x, as min(x, x - m) (x - m wraps around when x < m)
 OBORO_AVX512 inline __m512i reduce_below(__m512i x, __m512i m) { return _mm512_min_epu64(x, _mm512_sub_epi64(x, m)); }
+
+// The stages whose butterfly distance t is 4, 2 or 1 pair words inside one vector, so they work
+// on two vectors (16 words: 16 / (2t) blocks of t "x" words followed by t "y" words) at once:
+// the x and y words are gathered into one vector each, the butterflies run 8 lanes wide, and
+// the results are scattered back. Lane k of the gathered vectors belongs to block k / t.
+template <uint32_t T> struct SmallStage {
+    static_assert(T == 1 || T == 2 || T == 4);
+    // word index in the pair (a: 0..7, b: 8..15) of lane k of x (second = false) or y
+    static constexpr int64_t gather(int k, bool second) { return (k / T) * 2 * T + (second ? T : 0) + k % T; }
+    // lane of x (0..7) or y (8..15) that goes to word p of the pair
+    static constexpr int64_t scatter(int p) {
+        const int block = p / (2 * T), r = p % (2 * T);
+        return r < int(T) ? block * T + r : 8 + block * T + (r - T);
+    }
+    __m512i gx, gy, sa, sb, tw;
+    OBORO_AVX512 SmallStage()
+        : gx(_mm512_set_epi64(gather(7, false), gather(6, false), gather(5, false), gather(4, false),
+                              gather(3, false), gather(2, false), gather(1, false), gather(0, false))),
+          gy(_mm512_set_epi64(gather(7, true), gather(6, true), gather(5, true), gather(4, true), gather(3, true),
+                              gather(2, true), gather(1, true), gather(0, true))),
+          sa(_mm512_set_epi64(scatter(7), scatter(6), scatter(5), scatter(4), scatter(3), scatter(2), scatter(1),
+                              scatter(0))),
+          sb(_mm512_set_epi64(scatter(15), scatter(14), scatter(13), scatter(12), scatter(11), scatter(10),
+                              scatter(9), scatter(8))),
+          tw(_mm512_set_epi64(7 / T, 6 / T, 5 / T, 4 / T, 3 / T, 2 / T, 1 / T, 0)) {}
+    // The twiddle of every lane, from the 8 / T consecutive twiddles of the blocks at w.
+    OBORO_AVX512 __m512i twiddles(const uint64_t* w) const {
+        return _mm512_permutexvar_epi64(tw, _mm512_loadu_si512(w));
+    }
+};
+
+// One forward stage with t = T over the whole array: the same butterflies as math::ntt_forward_lazy
+// (u in [0, 2q), v = y * w lazily in [0, 2q), x' = u + v, y' = u - v + 2q). `last` also applies
+// the final reduction to [0, q) of math::ntt_forward.
+template <uint32_t T>
+OBORO_AVX512 void forward_small_stage(uint64_t* a, const math::NttTables& tb, bool last) {
+    const SmallStage<T> st;
+    const uint32_t m = tb.n / (2 * T);
+    const __m512i vq = _mm512_set1_epi64(int64_t(tb.q)), v2q = _mm512_set1_epi64(int64_t(2 * tb.q));
+    for (uint32_t i = 0; i < m; i += 8 / T) {
+        uint64_t* p = a + 2 * i * T;
+        const __m512i a0 = _mm512_loadu_si512(p), a1 = _mm512_loadu_si512(p + 8);
+        const __m512i x = _mm512_permutex2var_epi64(a0, st.gx, a1), y = _mm512_permutex2var_epi64(a0, st.gy, a1);
+        const __m512i w = st.twiddles(tb.psi_rev.data() + m + i), ws = st.twiddles(tb.psi_rev_shoup.data() + m + i);
+        const __m512i u = reduce_below(x, v2q), v = mul_shoup_lazy(y, w, ws, vq);
+        __m512i x2 = _mm512_add_epi64(u, v), y2 = _mm512_add_epi64(_mm512_sub_epi64(u, v), v2q);
+        if (last) {
+            x2 = reduce_below(reduce_below(x2, v2q), vq);
+            y2 = reduce_below(reduce_below(y2, v2q), vq);
+        }
+        _mm512_storeu_si512(p, _mm512_permutex2var_epi64(x2, st.sa, y2));
+        _mm512_storeu_si512(p + 8, _mm512_permutex2var_epi64(x2, st.sb, y2));
+    }
+}
+
+// One inverse stage with t = T: x' = (u + v) reduced to [0, 2q), y' = (u - v + 2q) * w lazily,
+// as in math::ntt_inverse.
+template <uint32_t T> OBORO_AVX512 void inverse_small_stage(uint64_t* a, const math::NttTables& tb) {
+    const SmallStage<T> st;
+    const uint32_t h = tb.n / (2 * T);
+    const __m512i vq = _mm512_set1_epi64(int64_t(tb.q)), v2q = _mm512_set1_epi64(int64_t(2 * tb.q));
+    for (uint32_t i = 0; i < h; i += 8 / T) {
+        uint64_t* p = a + 2 * i * T;
+        const __m512i a0 = _mm512_loadu_si512(p), a1 = _mm512_loadu_si512(p + 8);
+        const __m512i u = _mm512_permutex2var_epi64(a0, st.gx, a1), v = _mm512_permutex2var_epi64(a0, st.gy, a1);
+        const __m512i w = st.twiddles(tb.psi_inv_rev.data() + h + i);
+        const __m512i ws = st.twiddles(tb.psi_inv_rev_shoup.data() + h + i);
+        const __m512i x2 = reduce_below(_mm512_add_epi64(u, v), v2q);
+        const __m512i y2 = mul_shoup_lazy(_mm512_add_epi64(_mm512_sub_epi64(u, v), v2q), w, ws, vq);
+        _mm512_storeu_si512(p, _mm512_permutex2var_epi64(x2, st.sa, y2));
+        _mm512_storeu_si512(p + 8, _mm512_permutex2var_epi64(x2, st.sb, y2));
+    }
+}
 }  // namespace
 
 bool simd_available() {
@@ -72,60 +145,32 @@ OBORO_AVX512 void ntt_forward_avx512(uint64_t* a, const math::NttTables& tb) {
             }
         }
     }
-    // The last stages (t < 8) in scalar code, identical to math::ntt_forward_lazy.
-    for (; m < n; m <<= 1) {
-        t >>= 1;
-        for (uint32_t i = 0; i < m; ++i) {
-            const uint64_t s = tb.psi_rev[m + i], s_shoup = tb.psi_rev_shoup[m + i];
-            uint64_t* x = a + 2 * i * t;
-            uint64_t* y = x + t;
-            for (uint32_t j = 0; j < t; ++j) {
-                uint64_t u = x[j];
-                u = u >= two_q ? u - two_q : u;
-                const uint64_t v = math::mul_shoup_lazy(y[j], s, s_shoup, q);
-                x[j] = u + v;
-                y[j] = u - v + two_q;
-            }
-        }
-    }
-    // Final reduction from [0, 4q) to [0, q).
-    uint32_t j = 0;
-    for (; j + 8 <= n; j += 8) {
-        const __m512i v = _mm512_loadu_si512(a + j);
-        _mm512_storeu_si512(a + j, reduce_below(reduce_below(v, v2q), vq));
-    }
-    for (; j < n; ++j) {
-        uint64_t v = a[j];
-        v = v >= two_q ? v - two_q : v;
-        a[j] = v >= q ? v - q : v;
-    }
+    // The last three stages (t = 4, 2, 1), the last one with the final reduction to [0, q).
+    forward_small_stage<4>(a, tb, false);
+    forward_small_stage<2>(a, tb, false);
+    forward_small_stage<1>(a, tb, true);
 }
 
 OBORO_AVX512 void ntt_inverse_avx512(uint64_t* a, const math::NttTables& tb) {
     const uint64_t q = tb.q, two_q = 2 * q;
     const uint32_t n = tb.n;
     const __m512i vq = _mm512_set1_epi64(int64_t(q)), v2q = _mm512_set1_epi64(int64_t(two_q));
-    uint32_t t = 1;
-    for (uint32_t m = n; m > 2; m >>= 1) {
+    // The first three stages (t = 1, 2, 4) pair words inside a vector; then 8 butterflies per vector.
+    inverse_small_stage<1>(a, tb);
+    inverse_small_stage<2>(a, tb);
+    inverse_small_stage<4>(a, tb);
+    uint32_t t = 8;
+    for (uint32_t m = n / 8; m > 2; m >>= 1) {
         const uint32_t h = m >> 1;
         for (uint32_t i = 0; i < h; ++i) {
-            const uint64_t s = tb.psi_inv_rev[h + i], s_shoup = tb.psi_inv_rev_shoup[h + i];
+            const __m512i w = _mm512_set1_epi64(int64_t(tb.psi_inv_rev[h + i]));
+            const __m512i ws = _mm512_set1_epi64(int64_t(tb.psi_inv_rev_shoup[h + i]));
             uint64_t* x = a + 2 * i * t;
             uint64_t* y = x + t;
-            if (t >= 8) {
-                const __m512i w = _mm512_set1_epi64(int64_t(s)), ws = _mm512_set1_epi64(int64_t(s_shoup));
-                for (uint32_t j = 0; j < t; j += 8) {
-                    const __m512i u = _mm512_loadu_si512(x + j), v = _mm512_loadu_si512(y + j);
-                    _mm512_storeu_si512(x + j, reduce_below(_mm512_add_epi64(u, v), v2q));
-                    _mm512_storeu_si512(y + j, mul_shoup_lazy(_mm512_add_epi64(_mm512_sub_epi64(u, v), v2q), w, ws, vq));
-                }
-            } else {
-                for (uint32_t j = 0; j < t; ++j) {
-                    const uint64_t u = x[j], v = y[j];
-                    const uint64_t sum = u + v;
-                    x[j] = sum >= two_q ? sum - two_q : sum;
-                    y[j] = math::mul_shoup_lazy(u - v + two_q, s, s_shoup, q);
-                }
+            for (uint32_t j = 0; j < t; j += 8) {
+                const __m512i u = _mm512_loadu_si512(x + j), v = _mm512_loadu_si512(y + j);
+                _mm512_storeu_si512(x + j, reduce_below(_mm512_add_epi64(u, v), v2q));
+                _mm512_storeu_si512(y + j, mul_shoup_lazy(_mm512_add_epi64(_mm512_sub_epi64(u, v), v2q), w, ws, vq));
             }
         }
         t <<= 1;

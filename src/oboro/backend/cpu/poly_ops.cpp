@@ -109,6 +109,19 @@ void permute(uint64_t* dst, const uint64_t* src, const uint32_t* perm, size_t li
     });
 }
 
+void base_convert(const math::BaseConverter& converter, const uint64_t* in, size_t in_stride, uint64_t* const* outs,
+                  size_t n, uint64_t* scratch, bool centered) {
+    if (converter.from().size() != 1) {
+        if (centered) converter.convert_centered(in, in_stride, outs, n, scratch);
+        else converter.convert(in, in_stride, outs, n, scratch);
+        return;
+    }
+    const EltwiseKernels& kn = eltwise_active();
+    const uint64_t p = converter.from()[0];
+    for (size_t j = 0; j < converter.to().size(); ++j)
+        kn.convert_single(outs[j], in, p, centered, converter.to().modulus(j), n);
+}
+
 void broadcast_reduce(uint64_t* dst, const uint64_t* src, const Modulus* mods, size_t limbs, size_t n) {
     for_each_limb(limbs, n, [&](size_t i) {
         const Barrett<uint64_t>& br = mods[i].barrett;

@@ -48,6 +48,13 @@ void ntt_inverse(uint64_t* data, const NttTables* tables, size_t limbs);
 // dst must not alias src.
 void permute(uint64_t* dst, const uint64_t* src, const uint32_t* perm, size_t limbs, size_t n);
 
+// Fast base conversion of coefficient-form limbs (math::BaseConverter; `centered` selects
+// convert_centered): from one prime with this CPU's SIMD kernel (the common case of one-prime
+// digits and one special prime), otherwise with the converter itself. Output limb j goes to
+// outs[j]; scratch: converter.from().size() * n words.
+void base_convert(const math::BaseConverter& converter, const uint64_t* in, size_t in_stride, uint64_t* const* outs,
+                  size_t n, uint64_t* scratch, bool centered);
+
 // Every limb of dst gets src (a limb of coefficients < 2^62, reduced mod each dst modulus).
 void broadcast_reduce(uint64_t* dst, const uint64_t* src, const Modulus* mods, size_t limbs, size_t n);
 
