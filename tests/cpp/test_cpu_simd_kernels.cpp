@@ -274,6 +274,42 @@ TEST_P(EltwiseSimd, ConvertSingle) {
     }
 }
 
+// The accumulation of fast base conversion: 1 to 40 terms (reduced every 16), residues up to
+// 62 bits times weights below t, with and without the subtraction of v * u.
+TEST_P(EltwiseSimd, WeightedSum) {
+    SIMD_OR_SKIP(k);
+    const EltwiseKernels& s = backend::cpu::scalar_kernels();
+    std::mt19937_64 gen(9);
+    for (uint64_t t : test_moduli()) {
+        const math::Modulus m(t);
+        for (size_t terms : {size_t(1), size_t(2), size_t(15), size_t(16), size_t(17), size_t(40)}) {
+            const size_t n = terms % 2 ? 37 : 64, stride = n + 3;
+            std::vector<uint64_t> y(terms * stride), w(terms);
+            for (size_t i = 0; i < terms; ++i) {
+                const uint64_t bound = i % 3 == 0 ? (uint64_t(1) << 62) : t;  // some y_i above t
+                const auto row = words(n, bound, bound, gen);
+                std::copy(row.begin(), row.end(), y.begin() + i * stride);
+                w[i] = i % 2 ? t - 1 : gen() % t;
+            }
+            std::vector<uint8_t> v(n);
+            for (auto& c : v) c = uint8_t(gen() % 41);
+            const uint64_t u = gen() % t, us = math::shoup_precompute(u, t);
+            for (const uint8_t* counts : {static_cast<const uint8_t*>(nullptr), static_cast<const uint8_t*>(v.data())}) {
+                std::vector<uint64_t> e(n), g(n);
+                s.weighted_sum(e.data(), y.data(), stride, terms, w.data(), counts, u, us, m, n);
+                k->weighted_sum(g.data(), y.data(), stride, terms, w.data(), counts, u, us, m, n);
+                for (size_t c = 0; c < n; ++c) {
+                    u128 r = 0;
+                    for (size_t i = 0; i < terms; ++i) r = (r + u128(y[i * stride + c] % t) * w[i]) % t;
+                    if (counts) r = (r + t - u128(counts[c]) * u % t) % t;
+                    ASSERT_EQ(e[c], uint64_t(r)) << "scalar terms=" << terms << " " << where(t, n);
+                }
+                ASSERT_EQ(e, g) << "terms=" << terms << " " << where(t, n);
+            }
+        }
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(Isa, EltwiseSimd, ::testing::Values(Isa::avx2, Isa::avx512),
                          [](const ::testing::TestParamInfo<Isa>& i) {
                              return std::string(i.param == Isa::avx2 ? "avx2" : "avx512");
@@ -321,6 +357,39 @@ TEST(EltwiseDispatch, PolyOpsSameWithAndWithoutSimd) {
         return out;
     };
     EXPECT_EQ(run(false), run(true));
+}
+
+// cpu::base_convert (SIMD kernels) against math::BaseConverter (the scalar reference), bit for
+// bit, for 1 to 6 source primes of mixed sizes, plain and centred, with SIMD on and off.
+TEST(EltwiseDispatch, BaseConvertMatchesBaseConverter) {
+    const size_t n = 1024 + 5;  // a tail after the vector loop
+    std::vector<uint64_t> primes = math::generate_ntt_primes(60, 1024, 4);
+    for (uint64_t q : math::generate_ntt_primes(40, 1024, 6)) primes.push_back(q);
+    std::mt19937_64 gen(10);
+    for (size_t k : {size_t(1), size_t(2), size_t(3), size_t(6)}) {
+        const math::RnsBase from(std::vector<uint64_t>(primes.begin(), primes.begin() + long(k)));
+        const math::RnsBase to(std::vector<uint64_t>(primes.begin() + long(k), primes.end()));
+        const math::BaseConverter conv(from, to);
+        std::vector<uint64_t> in(k * n);
+        for (size_t i = 0; i < k; ++i) {
+            const auto row = words(n, from[i], from[i], gen);
+            std::copy(row.begin(), row.end(), in.begin() + i * n);
+        }
+        for (bool centered : {false, true}) {
+            std::vector<uint64_t> want(to.size() * n), scratch(k * n);
+            if (centered) conv.convert_centered(in.data(), n, want.data(), n, n, scratch.data());
+            else conv.convert(in.data(), n, want.data(), n, n, scratch.data());
+            for (bool simd : {false, true}) {
+                backend::cpu::set_simd_enabled(simd);
+                std::vector<uint64_t> got(to.size() * n);
+                std::vector<uint64_t*> outs;
+                for (size_t j = 0; j < to.size(); ++j) outs.push_back(got.data() + j * n);
+                backend::cpu::base_convert(conv, in.data(), n, outs.data(), n, scratch.data(), centered);
+                backend::cpu::set_simd_enabled(true);
+                ASSERT_EQ(got, want) << "k=" << k << " centered=" << centered << " simd=" << simd;
+            }
+        }
+    }
 }
 
 }  // namespace

@@ -88,11 +88,16 @@ void small_to_ntt(const std::vector<T>& coeffs, uint64_t* out, const math::Modul
     for (size_t i = 0; i < limbs; ++i) {
         const math::Modulus& m = mods[i];
         uint64_t* o = out + i * n;
+        // Branch-free: the coefficients are secret (key, error, encryption randomness), so no
+        // branch or table index may depend on their sign or size (constant time). Besides, random
+        // signs would defeat the branch predictor.
         for (size_t k = 0; k < n; ++k) {
             const int64_t c = int64_t(coeffs[k]);
-            const uint64_t mag = c >= 0 ? uint64_t(c) : uint64_t(0) - uint64_t(c);
-            const uint64_t r = mag < m.value ? mag : m.barrett.reduce_word(mag);
-            o[k] = c >= 0 ? r : math::neg_mod(r, m.value);
+            const uint64_t negative = uint64_t(c >> 63);             // all ones when c < 0
+            const uint64_t mag = (uint64_t(c) ^ negative) - negative;  // |c|
+            const uint64_t r = m.barrett.reduce_word(mag);
+            const uint64_t flip = negative & (uint64_t(0) - uint64_t(r != 0));
+            o[k] = r + (flip & (m.value - 2 * r));  // r, or q - r for a negative c (0 stays 0)
         }
     }
     backend::cpu::ntt_forward(out, tables, limbs);

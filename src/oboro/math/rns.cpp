@@ -90,6 +90,15 @@ void BaseConverter::convert_centered(const uint64_t* in, size_t in_stride, uint6
     convert_impl(in, in_stride, outs, n, scratch, true);
 }
 
+void BaseConverter::centered_overflow(const uint64_t* y, size_t n, uint8_t* v) const {
+    const size_t k = from_.size();
+    for (size_t c = 0; c < n; ++c) {
+        double sum = 0.5;
+        for (size_t i = 0; i < k; ++i) sum += double(y[i * n + c]) * inv_from_[i];
+        v[c] = uint8_t(sum);  // sum in [0.5, k + 0.5), k <= 64
+    }
+}
+
 void BaseConverter::convert_impl(const uint64_t* in, size_t in_stride, uint64_t* const* outs, size_t n,
                                  uint64_t* scratch, bool centered) const {
     const size_t k = from_.size(), m = to_.size();
@@ -120,11 +129,7 @@ void BaseConverter::convert_impl(const uint64_t* in, size_t in_stride, uint64_t*
     std::vector<uint8_t> v;
     if (centered) {
         v.resize(n);
-        for (size_t c = 0; c < n; ++c) {
-            double sum = 0.5;
-            for (size_t i = 0; i < k; ++i) sum += double(scratch[i * n + c]) * inv_from_[i];
-            v[c] = uint8_t(sum);  // sum in [0.5, k + 0.5), k <= 64
-        }
+        centered_overflow(scratch, n, v.data());
     }
     // out_j = sum_i y_i * (Q/q_i mod t_j) [- v * Q mod t_j] mod t_j, accumulated in 128 bits
     // with one reduction. Each product is < 2^124, so 16 terms fit before a partial reduction.

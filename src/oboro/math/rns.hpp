@@ -73,6 +73,15 @@ public:
     void convert_centered(const uint64_t* in, size_t in_stride, uint64_t* const* outs, size_t n,
                           uint64_t* scratch) const;
 
+    // The pieces of convert_impl, for SIMD implementations of the same computation
+    // (backend/cpu/poly_ops.cpp base_convert), which must give the same residues:
+    // (Q/q_i) mod t_j for every source prime i, Q mod t_j, and the overflow count of the centred
+    // conversion: v[c] = floor(0.5 + sum_i y_i[c] / q_i) for y_i = [x_i * (Q/q_i)^{-1}]_{q_i}
+    // (limb i of y at y + i*n), computed in one fixed order so every caller agrees to the bit.
+    const uint64_t* punctured_mod_target(size_t j) const { return qhat_mod_t_.data() + j * from_.size(); }
+    uint64_t q_mod_target(size_t j) const { return q_mod_t_[j]; }
+    void centered_overflow(const uint64_t* y, size_t n, uint8_t* v) const;
+
 private:
     void convert_impl(const uint64_t* in, size_t in_stride, uint64_t* const* outs, size_t n, uint64_t* scratch,
                       bool centered) const;

@@ -1,6 +1,8 @@
 // A 64-byte aligned, uninitialised array of words: the storage of every polynomial. Unlike
 // std::vector it does not zero what it allocates (the kernels overwrite it anyway), and its
-// alignment lets SIMD kernels use aligned loads.
+// alignment lets SIMD kernels use aligned loads. Large buffers come from the block cache of
+// util/memory_pool.hpp, so that the megabyte buffers of every operation are reused instead of
+// being mapped (and page-faulted) anew each time.
 #pragma once
 
 #include <cstddef>
@@ -9,6 +11,8 @@
 #include <cstring>
 #include <new>
 #include <utility>
+
+#include "oboro/util/memory_pool.hpp"
 
 namespace oboro {
 
@@ -19,9 +23,7 @@ public:
     AlignedBuffer() = default;
     explicit AlignedBuffer(size_t count) : size_(count) {
         if (count == 0) return;
-        const size_t bytes = ((count * sizeof(T) + alignment - 1) / alignment) * alignment;
-        data_ = static_cast<T*>(std::aligned_alloc(alignment, bytes));
-        if (!data_) throw std::bad_alloc();
+        data_ = static_cast<T*>(pool_allocate(count * sizeof(T)));
     }
     AlignedBuffer(const AlignedBuffer& other) : AlignedBuffer(other.size_) {
         if (size_) std::memcpy(data_, other.data_, size_ * sizeof(T));
@@ -33,7 +35,7 @@ public:
         std::swap(size_, other.size_);
         return *this;
     }
-    ~AlignedBuffer() { std::free(data_); }
+    ~AlignedBuffer() { pool_release(data_, size_ * sizeof(T)); }
 
     T* data() { return data_; }
     const T* data() const { return data_; }

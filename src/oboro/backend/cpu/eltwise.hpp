@@ -49,6 +49,12 @@ struct EltwiseKernels {
     // `centered`, the centred representative (x - p if x > p/2) mod t.
     void (*convert_single)(uint64_t* d, const uint64_t* x, uint64_t p, bool centered, const math::Modulus& m,
                            size_t n);
+    // The accumulation of fast base conversion into the prime t of m: d = sum_i y_i * w[i]
+    // - v * u mod t, where y_i (limb i of y, `stride` words apart) are residues below 2^62, w[i] < t,
+    // and v (nullable: no subtraction) are small counts with u < t, u_shoup its Shoup companion.
+    // The products are summed in 128 bits and reduced once every 16 terms.
+    void (*weighted_sum)(uint64_t* d, const uint64_t* y, size_t stride, size_t terms, const uint64_t* w,
+                         const uint8_t* v, uint64_t u, uint64_t u_shoup, const math::Modulus& m, size_t n);
 };
 
 inline constexpr size_t kMaxDotTerms = 64;

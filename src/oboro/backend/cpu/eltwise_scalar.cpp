@@ -88,8 +88,23 @@ void convert_single(uint64_t* d, const uint64_t* x, uint64_t p, bool centered, c
     }
 }
 
-const EltwiseKernels kTable{"scalar",       add,    sub,  negate, add_scalar, mul, mul_add, mul_scalar,
-                            sub_mul_scalar, tensor, dot2, convert_single};
+void weighted_sum(uint64_t* d, const uint64_t* y, size_t stride, size_t terms, const uint64_t* w, const uint8_t* v,
+                  uint64_t u, uint64_t u_shoup, const Modulus& m, size_t n) {
+    const Barrett<uint64_t>& br = m.barrett;
+    const uint64_t t = m.value;
+    for (size_t c = 0; c < n; ++c) {
+        unsigned __int128 acc = 0;
+        for (size_t i = 0; i < terms; ++i) {
+            acc += mul_wide(y[i * stride + c], w[i]);  // < 2^124: 16 terms fit in 128 bits
+            if ((i & 15) == 15) acc = br.reduce(acc);
+        }
+        const uint64_t r = br.reduce(acc);
+        d[c] = v ? sub_mod(r, mul_shoup(uint64_t(v[c]), u, u_shoup, t), t) : r;
+    }
+}
+
+const EltwiseKernels kTable{"scalar", add,    sub,  negate,         add_scalar,  mul, mul_add, mul_scalar,
+                            sub_mul_scalar, tensor, dot2, convert_single, weighted_sum};
 }  // namespace
 
 const EltwiseKernels& scalar_kernels() { return kTable; }

@@ -214,9 +214,44 @@ template <class V> struct Kernels {
         if (k < n) scalar_kernels().convert_single(d + k, x + k, p, centered, m, n - k);
     }
 
+    // Lazy 128-bit accumulation as in dot2, with one broadcast weight per term; the count v[c]
+    // (a byte) is widened lane by lane through a small stack copy.
+    static void weighted_sum(uint64_t* d, const uint64_t* y, size_t stride, size_t terms, const uint64_t* w,
+                             const uint8_t* v, uint64_t u, uint64_t u_shoup, const math::Modulus& m, size_t n) {
+        const Consts c{WordBarrett(m)};
+        const R vu = V::set1(u), vus = V::set1(u_shoup);
+        R weights[kMaxDotTerms];
+        for (size_t i = 0; i < terms && i < kMaxDotTerms; ++i) weights[i] = V::set1(w[i]);
+        size_t k = 0;
+        if (terms <= kMaxDotTerms) {
+            for (; k + L <= n; k += L) {
+                R h = V::zero(), l = V::zero();
+                for (size_t i = 0; i < terms; ++i) {
+                    if (i != 0 && i % 16 == 0) {  // 16 products of < 2^124 fit in 128 bits
+                        l = reduce_acc(h, l, c);
+                        h = V::zero();
+                    }
+                    R ph, pl;
+                    mul_wide(V::load(y + i * stride + k), weights[i], ph, pl);
+                    h = V::add(h, ph);
+                    V::add_carry(h, l, pl);
+                }
+                R r = reduce_acc(h, l, c);
+                if (v) {
+                    alignas(64) uint64_t counts[L];
+                    for (size_t j = 0; j < L; ++j) counts[j] = v[k + j];
+                    r = V::sub_mod(r, V::cond_sub(mul_shoup_lazy(V::load(counts), vu, vus, c.q), c.q), c.q);
+                }
+                V::store(d + k, r);
+            }
+        }
+        if (k < n)
+            scalar_kernels().weighted_sum(d + k, y + k, stride, terms, w, v ? v + k : nullptr, u, u_shoup, m, n - k);
+    }
+
     static constexpr EltwiseKernels table(const char* name) {
         return {name, add, sub, negate, add_scalar, mul, mul_add, mul_scalar, sub_mul_scalar, tensor, dot2,
-                convert_single};
+                convert_single, weighted_sum};
     }
 };
 

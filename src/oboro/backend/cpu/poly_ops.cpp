@@ -4,6 +4,7 @@
 #include "oboro/backend/cpu/ntt_simd.hpp"
 
 #include "oboro/math/modarith.hpp"
+#include "oboro/util/buffer.hpp"
 #include "oboro/util/parallel.hpp"
 
 namespace oboro::backend::cpu {
@@ -111,15 +112,31 @@ void permute(uint64_t* dst, const uint64_t* src, const uint32_t* perm, size_t li
 
 void base_convert(const math::BaseConverter& converter, const uint64_t* in, size_t in_stride, uint64_t* const* outs,
                   size_t n, uint64_t* scratch, bool centered) {
-    if (converter.from().size() != 1) {
+    const EltwiseKernels& kn = eltwise_active();
+    const math::RnsBase &from = converter.from(), &to = converter.to();
+    const size_t k = from.size();
+    if (k == 1) {
+        for (size_t j = 0; j < to.size(); ++j) kn.convert_single(outs[j], in, from[0], centered, to.modulus(j), n);
+        return;
+    }
+    if (k > kMaxDotTerms) {  // beyond the SIMD kernels' term limit (not reached by valid parameters)
         if (centered) converter.convert_centered(in, in_stride, outs, n, scratch);
         else converter.convert(in, in_stride, outs, n, scratch);
         return;
     }
-    const EltwiseKernels& kn = eltwise_active();
-    const uint64_t p = converter.from()[0];
-    for (size_t j = 0; j < converter.to().size(); ++j)
-        kn.convert_single(outs[j], in, p, centered, converter.to().modulus(j), n);
+    // The steps of BaseConverter::convert_impl with the SIMD kernels:
+    // y_i = [x_i * (Q/q_i)^{-1}]_{q_i}, the centred overflow counts v, then per target prime
+    // sum_i y_i * (Q/q_i mod t_j) - v * (Q mod t_j).
+    for (size_t i = 0; i < k; ++i)
+        kn.mul_scalar(scratch + i * n, in + i * in_stride, from.punctured_inv(i), from.punctured_inv_shoup(i), from[i],
+                      n);
+    AlignedBuffer<uint8_t> counts(centered ? n : 0);
+    if (centered) converter.centered_overflow(scratch, n, counts.data());
+    for (size_t j = 0; j < to.size(); ++j) {
+        const uint64_t u = converter.q_mod_target(j);
+        kn.weighted_sum(outs[j], scratch, n, k, converter.punctured_mod_target(j), centered ? counts.data() : nullptr, u,
+                        shoup_precompute(u, to[j]), to.modulus(j), n);
+    }
 }
 
 void broadcast_reduce(uint64_t* dst, const uint64_t* src, const Modulus* mods, size_t limbs, size_t n) {

@@ -1,0 +1,114 @@
+#include "oboro/util/memory_pool.hpp"
+
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <new>
+#include <vector>
+
+namespace oboro {
+
+namespace {
+
+constexpr size_t kAlignment = 64;
+
+size_t limit_from_environment() {
+    if (const char* s = std::getenv("OBORO_POOL_MB")) {
+        char* end = nullptr;
+        const unsigned long long mb = std::strtoull(s, &end, 10);
+        if (end != s && *end == '\0') return size_t(mb) << 20;
+    }
+    return size_t(1) << 30;
+}
+
+struct BlockCache {
+    std::mutex mutex;
+    std::map<size_t, std::vector<void*>> free_blocks;  // by exact size
+    size_t cached = 0;
+    size_t limit = limit_from_environment();
+
+    // Drops cached blocks (largest first) until at most `target` bytes are cached. Caller holds the lock.
+    void shrink_to(size_t target) {
+        while (cached > target && !free_blocks.empty()) {
+            auto it = std::prev(free_blocks.end());
+            for (void* p : it->second) std::free(p);
+            cached -= it->first * it->second.size();
+            free_blocks.erase(it);
+        }
+    }
+};
+
+BlockCache& cache() {
+    static BlockCache* c = new BlockCache;  // never destroyed: buffers may be freed during exit
+    return *c;
+}
+
+}  // namespace
+
+void* pool_allocate(size_t bytes) {
+    bytes = (bytes + kAlignment - 1) / kAlignment * kAlignment;
+    if (bytes >= kPooledBytes) {
+        BlockCache& c = cache();
+        std::lock_guard<std::mutex> lock(c.mutex);
+        auto it = c.free_blocks.find(bytes);
+        if (it != c.free_blocks.end() && !it->second.empty()) {
+            void* p = it->second.back();
+            it->second.pop_back();
+            c.cached -= bytes;
+            return p;
+        }
+    }
+    void* p = std::aligned_alloc(kAlignment, bytes);
+    if (!p) {
+        pool_trim();  // memory may be tied up in the cache: give it back and try once more
+        p = std::aligned_alloc(kAlignment, bytes);
+        if (!p) throw std::bad_alloc();
+    }
+    return p;
+}
+
+void pool_release(void* p, size_t bytes) noexcept {
+    if (!p) return;
+    bytes = (bytes + kAlignment - 1) / kAlignment * kAlignment;
+    if (bytes >= kPooledBytes) {
+        BlockCache& c = cache();
+        std::lock_guard<std::mutex> lock(c.mutex);
+        if (c.cached + bytes <= c.limit) {
+            try {
+                c.free_blocks[bytes].push_back(p);
+                c.cached += bytes;
+                return;
+            } catch (...) {
+                // no memory for the bookkeeping: free the block instead
+            }
+        }
+    }
+    std::free(p);
+}
+
+size_t pool_cached_bytes() {
+    BlockCache& c = cache();
+    std::lock_guard<std::mutex> lock(c.mutex);
+    return c.cached;
+}
+
+size_t pool_limit() {
+    BlockCache& c = cache();
+    std::lock_guard<std::mutex> lock(c.mutex);
+    return c.limit;
+}
+
+void set_pool_limit(size_t bytes) {
+    BlockCache& c = cache();
+    std::lock_guard<std::mutex> lock(c.mutex);
+    c.limit = bytes;
+    c.shrink_to(bytes);
+}
+
+void pool_trim() {
+    BlockCache& c = cache();
+    std::lock_guard<std::mutex> lock(c.mutex);
+    c.shrink_to(0);
+}
+
+}  // namespace oboro

@@ -1,0 +1,76 @@
+// The block cache behind AlignedBuffer (util/memory_pool.hpp): large blocks are reused by exact
+// size, the cap is respected, small blocks bypass it, and buffers stay aligned and independent.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <thread>
+#include <vector>
+
+#include "oboro/util/buffer.hpp"
+#include "oboro/util/memory_pool.hpp"
+
+using namespace oboro;
+
+TEST(MemoryPool, ReusesFreedBlocksOfTheSameSize) {
+    pool_trim();
+    const size_t words = 1 << 17;  // 1 MiB
+    const uint64_t* first = nullptr;
+    {
+        AlignedBuffer<uint64_t> a(words);
+        first = a.data();
+        EXPECT_EQ(reinterpret_cast<uintptr_t>(first) % 64, 0u);
+    }
+    EXPECT_EQ(pool_cached_bytes(), words * sizeof(uint64_t));
+    AlignedBuffer<uint64_t> b(words);
+    EXPECT_EQ(b.data(), first);  // the cached block came back
+    EXPECT_EQ(pool_cached_bytes(), 0u);
+}
+
+TEST(MemoryPool, SmallBlocksAreNotCached) {
+    pool_trim();
+    { AlignedBuffer<uint64_t> a(16); }
+    EXPECT_EQ(pool_cached_bytes(), 0u);
+}
+
+TEST(MemoryPool, LimitIsRespectedAndTrimFreesEverything) {
+    pool_trim();
+    const size_t old_limit = pool_limit();
+    set_pool_limit(3 << 20);  // 3 MiB
+    {
+        std::vector<AlignedBuffer<uint64_t>> bufs;
+        for (int i = 0; i < 5; ++i) bufs.emplace_back(size_t(1) << 17);  // 5 x 1 MiB
+    }
+    EXPECT_LE(pool_cached_bytes(), size_t(3) << 20);
+    EXPECT_GT(pool_cached_bytes(), 0u);
+    set_pool_limit(0);
+    EXPECT_EQ(pool_cached_bytes(), 0u);
+    { AlignedBuffer<uint64_t> a(size_t(1) << 17); }
+    EXPECT_EQ(pool_cached_bytes(), 0u);  // limit 0: no caching at all
+    set_pool_limit(old_limit);
+    pool_trim();
+}
+
+TEST(MemoryPool, CopiesAndMovesOwnTheirBlocks) {
+    AlignedBuffer<uint64_t> a(size_t(1) << 14);
+    for (size_t i = 0; i < a.size(); ++i) a[i] = i;
+    AlignedBuffer<uint64_t> b = a;
+    EXPECT_NE(a.data(), b.data());
+    AlignedBuffer<uint64_t> c = std::move(a);
+    EXPECT_TRUE(a.empty());
+    for (size_t i = 0; i < b.size(); ++i) ASSERT_EQ(b[i], c[i]);
+}
+
+TEST(MemoryPool, ThreadsAllocateAndFreeConcurrently) {
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t)
+        threads.emplace_back([t] {
+            for (int i = 0; i < 200; ++i) {
+                AlignedBuffer<uint64_t> a((size_t(1) << 13) * size_t(1 + (i + t) % 3));
+                a[0] = uint64_t(i);
+                a[a.size() - 1] = uint64_t(t);
+                ASSERT_EQ(a[0], uint64_t(i));
+            }
+        });
+    for (auto& th : threads) th.join();
+    EXPECT_LE(pool_cached_bytes(), pool_limit());
+}
