@@ -68,48 +68,49 @@ template <uint32_t T> struct SmallStage {
     }
 };
 
-// One forward stage with t = T over the whole array: the same butterflies as math::ntt_forward_lazy
-// (u in [0, 2q), v = y * w lazily in [0, 2q), x' = u + v, y' = u - v + 2q). `last` also applies
-// the final reduction to [0, q) of math::ntt_forward.
-template <uint32_t T>
-OBORO_AVX512 void forward_small_stage(uint64_t* a, const math::NttTables& tb, bool last) {
+// One stage with t = T over the whole array: gathers the x and y words of 16 / (2T) blocks, runs
+// `butterfly(x, y, w, w_shoup)` on them (w: the twiddle of each lane's block, from `w_table` /
+// `ws_table` at offset m, the number of blocks), and scatters them back.
+template <uint32_t T, typename Butterfly>
+OBORO_AVX512 void small_stage(uint64_t* a, uint32_t n, const uint64_t* w_table, const uint64_t* ws_table,
+                              const Butterfly& butterfly) {
     const SmallStage<T> st;
-    const uint32_t m = tb.n / (2 * T);
-    const __m512i vq = _mm512_set1_epi64(int64_t(tb.q)), v2q = _mm512_set1_epi64(int64_t(2 * tb.q));
+    const uint32_t m = n / (2 * T);
     for (uint32_t i = 0; i < m; i += 8 / T) {
         uint64_t* p = a + 2 * i * T;
         const __m512i a0 = _mm512_loadu_si512(p), a1 = _mm512_loadu_si512(p + 8);
-        const __m512i x = _mm512_permutex2var_epi64(a0, st.gx, a1), y = _mm512_permutex2var_epi64(a0, st.gy, a1);
-        const __m512i w = st.twiddles(tb.psi_rev.data() + m + i), ws = st.twiddles(tb.psi_rev_shoup.data() + m + i);
-        const __m512i u = reduce_below(x, v2q), v = mul_shoup_lazy(y, w, ws, vq);
-        __m512i x2 = _mm512_add_epi64(u, v), y2 = _mm512_add_epi64(_mm512_sub_epi64(u, v), v2q);
-        if (last) {
-            x2 = reduce_below(reduce_below(x2, v2q), vq);
-            y2 = reduce_below(reduce_below(y2, v2q), vq);
-        }
-        _mm512_storeu_si512(p, _mm512_permutex2var_epi64(x2, st.sa, y2));
-        _mm512_storeu_si512(p + 8, _mm512_permutex2var_epi64(x2, st.sb, y2));
+        __m512i x = _mm512_permutex2var_epi64(a0, st.gx, a1), y = _mm512_permutex2var_epi64(a0, st.gy, a1);
+        butterfly(x, y, st.twiddles(w_table + m + i), st.twiddles(ws_table + m + i));
+        _mm512_storeu_si512(p, _mm512_permutex2var_epi64(x, st.sa, y));
+        _mm512_storeu_si512(p + 8, _mm512_permutex2var_epi64(x, st.sb, y));
     }
 }
 
-// One inverse stage with t = T: x' = (u + v) reduced to [0, 2q), y' = (u - v + 2q) * w lazily,
-// as in math::ntt_inverse.
-template <uint32_t T> OBORO_AVX512 void inverse_small_stage(uint64_t* a, const math::NttTables& tb) {
-    const SmallStage<T> st;
-    const uint32_t h = tb.n / (2 * T);
-    const __m512i vq = _mm512_set1_epi64(int64_t(tb.q)), v2q = _mm512_set1_epi64(int64_t(2 * tb.q));
-    for (uint32_t i = 0; i < h; i += 8 / T) {
-        uint64_t* p = a + 2 * i * T;
-        const __m512i a0 = _mm512_loadu_si512(p), a1 = _mm512_loadu_si512(p + 8);
-        const __m512i u = _mm512_permutex2var_epi64(a0, st.gx, a1), v = _mm512_permutex2var_epi64(a0, st.gy, a1);
-        const __m512i w = st.twiddles(tb.psi_inv_rev.data() + h + i);
-        const __m512i ws = st.twiddles(tb.psi_inv_rev_shoup.data() + h + i);
-        const __m512i x2 = reduce_below(_mm512_add_epi64(u, v), v2q);
-        const __m512i y2 = mul_shoup_lazy(_mm512_add_epi64(_mm512_sub_epi64(u, v), v2q), w, ws, vq);
-        _mm512_storeu_si512(p, _mm512_permutex2var_epi64(x2, st.sa, y2));
-        _mm512_storeu_si512(p + 8, _mm512_permutex2var_epi64(x2, st.sb, y2));
+// The forward butterfly of math::ntt_forward_lazy: u in [0, 2q), v = y * w lazily in [0, 2q),
+// x' = u + v, y' = u - v + 2q; `last` also applies math::ntt_forward's final reduction to [0, q).
+struct ForwardButterfly {
+    __m512i q, two_q;
+    bool last;
+    OBORO_AVX512 void operator()(__m512i& x, __m512i& y, __m512i w, __m512i ws) const {
+        const __m512i u = reduce_below(x, two_q), v = mul_shoup_lazy(y, w, ws, q);
+        x = _mm512_add_epi64(u, v);
+        y = _mm512_add_epi64(_mm512_sub_epi64(u, v), two_q);
+        if (last) {
+            x = reduce_below(reduce_below(x, two_q), q);
+            y = reduce_below(reduce_below(y, two_q), q);
+        }
     }
-}
+};
+
+// The inverse butterfly of math::ntt_inverse: x' = (u + v) reduced to [0, 2q), y' = (u - v + 2q) * w lazily.
+struct InverseButterfly {
+    __m512i q, two_q;
+    OBORO_AVX512 void operator()(__m512i& x, __m512i& y, __m512i w, __m512i ws) const {
+        const __m512i u = x, v = y;
+        x = reduce_below(_mm512_add_epi64(u, v), two_q);
+        y = mul_shoup_lazy(_mm512_add_epi64(_mm512_sub_epi64(u, v), two_q), w, ws, q);
+    }
+};
 }  // namespace
 
 bool simd_available() {
@@ -146,9 +147,10 @@ OBORO_AVX512 void ntt_forward_avx512(uint64_t* a, const math::NttTables& tb) {
         }
     }
     // The last three stages (t = 4, 2, 1), the last one with the final reduction to [0, q).
-    forward_small_stage<4>(a, tb, false);
-    forward_small_stage<2>(a, tb, false);
-    forward_small_stage<1>(a, tb, true);
+    const uint64_t *w = tb.psi_rev.data(), *ws = tb.psi_rev_shoup.data();
+    small_stage<4>(a, n, w, ws, ForwardButterfly{vq, v2q, false});
+    small_stage<2>(a, n, w, ws, ForwardButterfly{vq, v2q, false});
+    small_stage<1>(a, n, w, ws, ForwardButterfly{vq, v2q, true});
 }
 
 OBORO_AVX512 void ntt_inverse_avx512(uint64_t* a, const math::NttTables& tb) {
@@ -156,9 +158,10 @@ OBORO_AVX512 void ntt_inverse_avx512(uint64_t* a, const math::NttTables& tb) {
     const uint32_t n = tb.n;
     const __m512i vq = _mm512_set1_epi64(int64_t(q)), v2q = _mm512_set1_epi64(int64_t(two_q));
     // The first three stages (t = 1, 2, 4) pair words inside a vector; then 8 butterflies per vector.
-    inverse_small_stage<1>(a, tb);
-    inverse_small_stage<2>(a, tb);
-    inverse_small_stage<4>(a, tb);
+    const InverseButterfly inverse{vq, v2q};
+    small_stage<1>(a, n, tb.psi_inv_rev.data(), tb.psi_inv_rev_shoup.data(), inverse);
+    small_stage<2>(a, n, tb.psi_inv_rev.data(), tb.psi_inv_rev_shoup.data(), inverse);
+    small_stage<4>(a, n, tb.psi_inv_rev.data(), tb.psi_inv_rev_shoup.data(), inverse);
     uint32_t t = 8;
     for (uint32_t m = n / 8; m > 2; m >>= 1) {
         const uint32_t h = m >> 1;
