@@ -70,11 +70,9 @@ std::vector<KernelRow> run_kernels(double min_seconds) {
     std::mt19937_64 gen(1);
     AlignedBuffer<uint64_t> x(n), y(n), z(n), d0(n), d1(n), d2(n), dx(terms * n), dy0(terms * n), dy1(terms * n);
     for (auto* b : {&x, &y, &z, &dx, &dy0, &dy1}) fill(b->data(), b->size(), q, gen);
-    const uint64_t *px[terms], *py0[terms], *py1[terms];
+    backend::cpu::DotTerm dot_terms[terms];
     for (size_t j = 0; j < terms; ++j) {
-        px[j] = dx.data() + j * n;
-        py0[j] = dy0.data() + j * n;
-        py1[j] = dy1.data() + j * n;
+        dot_terms[j] = {dx.data() + j * n, dy0.data() + j * n, dy1.data() + j * n};
     }
     std::vector<KernelRow> rows;
     for (const EltwiseKernels* k : tables()) {
@@ -97,7 +95,7 @@ std::vector<KernelRow> run_kernels(double min_seconds) {
         add("tensor (3 products)", [&] {
             k->tensor(d0.data(), d1.data(), d2.data(), x.data(), y.data(), z.data(), x.data(), m, n);
         });
-        add("dot2 (3 terms, 2 outputs)", [&] { k->dot2(d0.data(), d1.data(), px, py0, py1, terms, m, n); });
+        add("dot2 (3 terms, 2 outputs)", [&] { k->dot2(d0.data(), d1.data(), dot_terms, terms, false, m, n); });
     }
     return rows;
 }

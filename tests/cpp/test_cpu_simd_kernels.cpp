@@ -205,7 +205,8 @@ TEST_P(EltwiseSimd, Tensor) {
 }
 
 // The key-switching inner product, from 1 to 64 terms: past 15 terms of 62-bit products the
-// 128-bit sums are reduced on the way (lazy_product_terms), in both tables.
+// 128-bit sums are reduced on the way (lazy_product_terms), in both tables; each case runs once more
+// accumulating onto the result.
 TEST_P(EltwiseSimd, InnerProduct) {
     SIMD_OR_SKIP(k);
     const EltwiseKernels& s = backend::cpu::scalar_kernels();
@@ -215,32 +216,36 @@ TEST_P(EltwiseSimd, InnerProduct) {
         for (size_t terms : {size_t(1), size_t(3), size_t(15), size_t(16), size_t(17), size_t(40), size_t(64)}) {
             const size_t n = terms % 2 ? 29 : 64;
             std::vector<std::vector<uint64_t>> x, y0, y1;
-            std::vector<const uint64_t*> px, py0, py1;
+            std::vector<backend::cpu::DotTerm> dot_terms;
             for (size_t j = 0; j < terms; ++j) {
                 // every second term all q-1, so that the sums reach their largest values
                 x.push_back(j % 2 ? std::vector<uint64_t>(n, q - 1) : words(n, q, q, gen));
                 y0.push_back(j % 2 ? std::vector<uint64_t>(n, q - 1) : words(n, q, q, gen));
                 y1.push_back(words(n, q, q, gen));
             }
-            for (size_t j = 0; j < terms; ++j) {
-                px.push_back(x[j].data());
-                py0.push_back(y0[j].data());
-                py1.push_back(y1[j].data());
-            }
+            for (size_t j = 0; j < terms; ++j)
+                dot_terms.push_back({x[j].data(), y0[j].data(), y1[j].data()});
             std::vector<uint64_t> e0(n), e1(n), g0(n), g1(n);
-            s.dot2(e0.data(), e1.data(), px.data(), py0.data(), py1.data(), terms, m, n);
-            k->dot2(g0.data(), g1.data(), px.data(), py0.data(), py1.data(), terms, m, n);
+            s.dot2(e0.data(), e1.data(), dot_terms.data(), terms, false, m, n);
+            k->dot2(g0.data(), g1.data(), dot_terms.data(), terms, false, m, n);
+            std::vector<u128> r0(n), r1(n);
             for (size_t i = 0; i < n; ++i) {
-                u128 r0 = 0, r1 = 0;
                 for (size_t j = 0; j < terms; ++j) {
-                    r0 = (r0 + u128(x[j][i]) * y0[j][i] % q) % q;
-                    r1 = (r1 + u128(x[j][i]) * y1[j][i] % q) % q;
+                    const uint64_t v = x[j][i];
+                    r0[i] = (r0[i] + u128(v) * y0[j][i] % q) % q;
+                    r1[i] = (r1[i] + u128(v) * y1[j][i] % q) % q;
                 }
-                ASSERT_EQ(e0[i], uint64_t(r0)) << "scalar terms=" << terms << " " << where(q, n);
-                ASSERT_EQ(e1[i], uint64_t(r1)) << "scalar terms=" << terms << " " << where(q, n);
+                ASSERT_EQ(e0[i], uint64_t(r0[i])) << "scalar terms=" << terms << " " << where(q, n);
+                ASSERT_EQ(e1[i], uint64_t(r1[i])) << "scalar terms=" << terms << " " << where(q, n);
             }
             ASSERT_EQ(e0, g0) << "terms=" << terms << " " << where(q, n);
             ASSERT_EQ(e1, g1) << "terms=" << terms << " " << where(q, n);
+            // accumulate: the same sum added once more to the (canonical) outputs
+            s.dot2(e0.data(), e1.data(), dot_terms.data(), terms, true, m, n);
+            k->dot2(g0.data(), g1.data(), dot_terms.data(), terms, true, m, n);
+            for (size_t i = 0; i < n; ++i) ASSERT_EQ(e0[i], uint64_t(2 * r0[i] % q)) << "accumulate " << where(q, n);
+            ASSERT_EQ(e0, g0) << "accumulate terms=" << terms << " " << where(q, n);
+            ASSERT_EQ(e1, g1) << "accumulate terms=" << terms << " " << where(q, n);
         }
     }
 }

@@ -18,33 +18,19 @@ HoistedDigits::HoistedDigits(const Context& ctx, int level, const uint64_t* c1)
 
 void HoistedDigits::inner_product(const uint32_t* perm, const KeySwitchKey& key, uint64_t* acc0, uint64_t* acc1,
                                   bool accumulate) {
-    const size_t n = ctx_.n(), ne = ext_limbs(ctx_, level_), digit_limbs = digits_at(ctx_, level_) * ne;
-    // Layout of scratch_: [permuted digits][ip0][ip1]; allocated on first use.
-    if (scratch_.empty()) scratch_ = AlignedBuffer<uint64_t>((digit_limbs + 2 * ne) * n);
     const uint64_t* digits = digits_.data();
     if (perm) {
         // Every limb of every digit is permuted the same way: the NTT-form permutation does not
-        // depend on the prime.
+        // depend on the prime. (A permuted copy, then contiguous loads, measured faster than
+        // gathering the digits inside the inner product.)
+        const size_t n = ctx_.n(), digit_limbs = digits_at(ctx_, level_) * ext_limbs(ctx_, level_);
+        if (scratch_.empty()) scratch_ = AlignedBuffer<uint64_t>(digit_limbs * n);
         cpu::permute(scratch_.data(), digits_.data(), perm, digit_limbs, n);
         digits = scratch_.data();
     }
-    if (!accumulate) {
-        key_inner_product(ctx_, level_, digits, key, acc0, acc1);
-        return;
-    }
-    uint64_t* ip0 = scratch_.data() + digit_limbs * n;
-    uint64_t* ip1 = ip0 + ne * n;
-    key_inner_product(ctx_, level_, digits, key, ip0, ip1);
-    add_ext(ctx_, level_, acc0, ip0);
-    add_ext(ctx_, level_, acc1, ip1);
-}
-
-void add_ext(const Context& ctx, int level, uint64_t* dst, const uint64_t* src) {
-    // The ciphertext limbs and the special limbs are not contiguous in the context's modulus
-    // table (the primes above q_level sit between them), hence two calls.
-    const size_t n = ctx.n(), nq = size_t(level + 1), k = ctx.p_count();
-    cpu::add(dst, dst, src, ctx.moduli(), nq, n);
-    cpu::add(dst + nq * n, dst + nq * n, src + nq * n, ctx.p_moduli(), k, n);
+    // accumulate: the key's products are added to acc0/acc1 inside the inner product's single
+    // reduction (no separate sum and add pass)
+    key_inner_product(ctx_, level_, digits, key, acc0, acc1, accumulate);
 }
 
 // ---- Evaluator: hoisted rotations ------------------------------------------------------------

@@ -56,11 +56,8 @@ private:
     const Context& ctx_;
     int level_;
     AlignedBuffer<uint64_t> digits_;           // digits_at(level) x ext_limbs(level) x n
-    AlignedBuffer<uint64_t> scratch_;          // permuted digits, then one inner product (so one
-                                               // HoistedDigits is not for concurrent use)
+    AlignedBuffer<uint64_t> scratch_;          // the permuted digits (so one HoistedDigits is not
+                                               // for concurrent use)
 };
-
-// dst += src over the extended basis Q_level * P (ext_limbs(level) limbs).
-void add_ext(const Context& ctx, int level, uint64_t* dst, const uint64_t* src);
 
 }  // namespace oboro::ckks

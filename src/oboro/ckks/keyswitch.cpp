@@ -42,7 +42,7 @@ void mod_up(const Context& ctx, int level, const uint64_t* c, uint64_t* digits_o
 }
 
 void key_inner_product(const Context& ctx, int level, const uint64_t* digits, const KeySwitchKey& key,
-                       uint64_t* acc0, uint64_t* acc1) {
+                       uint64_t* acc0, uint64_t* acc1, bool accumulate) {
     const size_t n = ctx.n(), nq = size_t(level + 1), ne = ext_limbs(ctx, level);
     const size_t beta = digits_at(ctx, level);
     const cpu::EltwiseKernels& kn = cpu::eltwise_active();
@@ -50,16 +50,12 @@ void key_inner_product(const Context& ctx, int level, const uint64_t* digits, co
         // limb i of the extended basis is limb `ki` of the key (which spans all of Q*P)
         const size_t ki = i < nq ? i : ctx.q_count() + (i - nq);
         const math::Modulus& m = i < nq ? ctx.moduli()[i] : ctx.p_moduli()[i - nq];
-        const uint64_t *x[cpu::kMaxDotTerms], *b[cpu::kMaxDotTerms], *a[cpu::kMaxDotTerms];
-        for (size_t j = 0; j < beta; ++j) {
-            x[j] = digits + (j * ne + i) * n;
-            b[j] = key.b(j) + ki * n;
-            a[j] = key.a(j) + ki * n;
-        }
+        cpu::DotTerm terms[cpu::kMaxDotTerms];
+        for (size_t j = 0; j < beta; ++j) terms[j] = {digits + (j * ne + i) * n, key.b(j) + ki * n, key.a(j) + ki * n};
         // beta <= 64 = kMaxDotTerms: the parameters allow at most 64 primes in the chain.
         // Fused multiply-add with a single reduction (paper 004): the beta products are summed
         // in 128 bits and reduced once, in the SIMD table of this CPU.
-        kn.dot2(acc0 + i * n, acc1 + i * n, x, b, a, beta, m, n);
+        kn.dot2(acc0 + i * n, acc1 + i * n, terms, beta, accumulate, m, n);
     });
 }
 

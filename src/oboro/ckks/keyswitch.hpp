@@ -22,9 +22,11 @@ inline size_t digits_at(const Context& ctx, int level) {
 // c: level+1 limbs in NTT form. digits_out: digits_at(level) extended polynomials, NTT form.
 void mod_up(const Context& ctx, int level, const uint64_t* c, uint64_t* digits_out);
 
-// acc0/acc1: ext_limbs(level) limbs each, NTT form.
+// (acc0, acc1) = sum_j digit_j * (b_j, a_j) over the digits of `key` (ext_limbs(level) limbs each,
+// NTT form), or acc += that sum when `accumulate` (acc canonical on entry): in both cases all
+// products of a coefficient and the old value are summed in 128 bits and reduced once.
 void key_inner_product(const Context& ctx, int level, const uint64_t* digits, const KeySwitchKey& key,
-                       uint64_t* acc0, uint64_t* acc1);
+                       uint64_t* acc0, uint64_t* acc1, bool accumulate = false);
 
 // ext: ext_limbs(level) limbs in NTT form (its special limbs are used as scratch).
 // out: level+1 limbs, NTT form, equal to round(ext / P) (exactly: the special part is taken as

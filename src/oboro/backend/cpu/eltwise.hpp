@@ -20,6 +20,13 @@ namespace oboro::backend::cpu {
 
 enum class Isa { scalar, avx2, avx512 };
 
+// One term of dot2: x times y0 and y1, element by element.
+struct DotTerm {
+    const uint64_t* x = nullptr;
+    const uint64_t* y0 = nullptr;
+    const uint64_t* y1 = nullptr;
+};
+
 struct EltwiseKernels {
     const char* name;
     void (*add)(uint64_t* d, const uint64_t* x, const uint64_t* y, uint64_t q, size_t n);
@@ -40,10 +47,11 @@ struct EltwiseKernels {
     void (*tensor)(uint64_t* d0, uint64_t* d1, uint64_t* d2, const uint64_t* x0, const uint64_t* x1,
                    const uint64_t* y0, const uint64_t* y1, const math::Modulus& m, size_t n);
     // Two inner products sharing their left operands (the key-switching inner product):
-    // o0 = sum_j x[j]*y0[j], o1 = sum_j x[j]*y1[j] over terms <= kMaxDotTerms, accumulated in 128
+    // o0 = sum_j x_j*y0_j, o1 = sum_j x_j*y1_j over `count` <= kMaxDotTerms terms (DotTerm below),
+    // plus the old o0 / o1 when `accumulate` (then o0, o1 canonical on entry), accumulated in 128
     // bits and reduced once (every lazy_product_terms(q) terms for the few primes that need it).
-    void (*dot2)(uint64_t* o0, uint64_t* o1, const uint64_t* const* x, const uint64_t* const* y0,
-                 const uint64_t* const* y1, size_t terms, const math::Modulus& m, size_t n);
+    void (*dot2)(uint64_t* o0, uint64_t* o1, const DotTerm* terms, size_t count, bool accumulate,
+                 const math::Modulus& m, size_t n);
     // Base conversion from ONE prime p to the prime of m (hybrid key switching with one-prime
     // digits, ModDown with one special prime, rescale): d = x mod t for x in [0, p), or, when
     // `centered`, the centred representative (x - p if x > p/2) mod t.

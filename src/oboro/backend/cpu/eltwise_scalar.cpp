@@ -59,20 +59,21 @@ void tensor(uint64_t* d0, uint64_t* d1, uint64_t* d2, const uint64_t* x0, const 
     }
 }
 
-void dot2(uint64_t* o0, uint64_t* o1, const uint64_t* const* x, const uint64_t* const* y0,
-          const uint64_t* const* y1, size_t terms, const Modulus& m, size_t n) {
+void dot2(uint64_t* o0, uint64_t* o1, const DotTerm* terms, size_t count, bool accumulate, const Modulus& m,
+          size_t n) {
     const Barrett<uint64_t>& br = m.barrett;
     const size_t chunk = lazy_product_terms(m.value);
     for (size_t k = 0; k < n; ++k) {
-        unsigned __int128 s0 = 0, s1 = 0;
-        for (size_t j = 0; j < terms; ++j) {
+        unsigned __int128 s0 = accumulate ? o0[k] : 0, s1 = accumulate ? o1[k] : 0;
+        for (size_t j = 0; j < count; ++j) {
             if (j != 0 && j % chunk == 0) {  // keep the 128-bit sums from overflowing
                 s0 = br.reduce(s0);
                 s1 = br.reduce(s1);
             }
-            const uint64_t v = x[j][k];
-            s0 += mul_wide(v, y0[j][k]);
-            s1 += mul_wide(v, y1[j][k]);
+            const DotTerm& t = terms[j];
+            const uint64_t v = t.x[k];
+            s0 += mul_wide(v, t.y0[k]);
+            s1 += mul_wide(v, t.y1[k]);
         }
         o0[k] = br.reduce(s0);
         o1[k] = br.reduce(s1);

@@ -156,25 +156,27 @@ template <class V> struct Kernels {
     }
 
     // 128-bit lazy accumulation: per term only the products and a carry, no reduction.
-    static void dot2(uint64_t* o0, uint64_t* o1, const uint64_t* const* x, const uint64_t* const* y0,
-                     const uint64_t* const* y1, size_t terms, const math::Modulus& m, size_t n) {
+    static void dot2(uint64_t* o0, uint64_t* o1, const DotTerm* terms, size_t count, bool accumulate,
+                     const math::Modulus& m, size_t n) {
         const Consts c{WordBarrett(m)};
         const size_t chunk = lazy_product_terms(m.value);
         size_t k = 0;
         for (; k + L <= n; k += L) {
-            R h0 = V::zero(), l0 = V::zero(), h1 = V::zero(), l1 = V::zero();
-            for (size_t j = 0; j < terms; ++j) {
+            R h0 = V::zero(), l0 = accumulate ? V::load(o0 + k) : V::zero();
+            R h1 = V::zero(), l1 = accumulate ? V::load(o1 + k) : V::zero();
+            for (size_t j = 0; j < count; ++j) {
                 if (j != 0 && j % chunk == 0) {  // keep the 128-bit sums from overflowing
                     l0 = reduce_acc(h0, l0, c);
                     l1 = reduce_acc(h1, l1, c);
                     h0 = h1 = V::zero();
                 }
-                const R v = V::load(x[j] + k);
+                const DotTerm& t = terms[j];
+                const R v = V::load(t.x + k);
                 R ph, pl;
-                mul_wide(v, V::load(y0[j] + k), ph, pl);
+                mul_wide(v, V::load(t.y0 + k), ph, pl);
                 h0 = V::add(h0, ph);
                 V::add_carry(h0, l0, pl);
-                mul_wide(v, V::load(y1[j] + k), ph, pl);
+                mul_wide(v, V::load(t.y1 + k), ph, pl);
                 h1 = V::add(h1, ph);
                 V::add_carry(h1, l1, pl);
             }
@@ -182,13 +184,9 @@ template <class V> struct Kernels {
             V::store(o1 + k, reduce_acc(h1, l1, c));
         }
         if (k < n) {
-            const uint64_t *xs[kMaxDotTerms], *y0s[kMaxDotTerms], *y1s[kMaxDotTerms];
-            for (size_t j = 0; j < terms; ++j) {
-                xs[j] = x[j] + k;
-                y0s[j] = y0[j] + k;
-                y1s[j] = y1[j] + k;
-            }
-            scalar_kernels().dot2(o0 + k, o1 + k, xs, y0s, y1s, terms, m, n - k);
+            DotTerm tail[kMaxDotTerms];  // the same terms from element k on
+            for (size_t j = 0; j < count; ++j) tail[j] = {terms[j].x + k, terms[j].y0 + k, terms[j].y1 + k};
+            scalar_kernels().dot2(o0 + k, o1 + k, tail, count, accumulate, m, n - k);
         }
     }
 
