@@ -26,4 +26,16 @@ void PolyArray::reshape_polys(size_t polys, int level) {
     level_ = level;
 }
 
+void PolyArray::reset_shape(const Context& ctx, size_t polys, int level, double scale, size_t slots) {
+    const size_t words = polys * size_t(checked_level(ctx, level) + 1) * ctx.n();
+    if (data_.size() != words) data_ = AlignedBuffer<uint64_t>(words);
+    uniform_seed_.reset();
+    n_ = ctx.n();
+    polys_ = polys;
+    level_ = level;
+    scale_ = scale;
+    slots_ = slots;
+    context_id_ = ctx.id();
+}
+
 }  // namespace oboro::ckks
