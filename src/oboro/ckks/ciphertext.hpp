@@ -59,6 +59,7 @@ protected:
     // Makes this an array of `polys` polynomials at `level` with undefined contents, keeping the
     // buffer when it already has exactly the words needed (outputs reused across calls).
     void reset_shape(const Context& ctx, size_t polys, int level, double scale, size_t slots);
+    void reset_shape(size_t n, size_t polys, int level, double scale, size_t slots, uint64_t context_id);
 
     AlignedBuffer<uint64_t> data_;
     size_t n_ = 0;
@@ -79,6 +80,8 @@ public:
 };
 
 class Ciphertext : public PolyArray {
+    friend class CiphertextBatch;  // splits a batch into ciphertexts (reset_shape)
+
 public:
     Ciphertext() = default;
     Ciphertext(const Context& ctx, size_t size, int level, double scale, size_t slots)

@@ -16,11 +16,7 @@ namespace oboro::ckks {
 
 namespace cpu = backend::cpu;
 
-namespace {
-// Two scales are "the same" when they agree to 40 bits: adding messages whose scales differ
-// more than that would silently distort the result beyond CKKS precision.
 bool same_scale(double a, double b) { return std::fabs(a - b) <= 0x1p-40 * std::max(std::fabs(a), std::fabs(b)); }
-}  // namespace
 
 std::string describe(const PolyArray& x) {
     std::ostringstream os;
@@ -69,15 +65,36 @@ void Evaluator::check_size2(const char* op, const Ciphertext& a, const char* nam
                           " polynomials; relinearize it first");
 }
 
-std::vector<uint64_t> Evaluator::scaled_constant(const char* op, double c, double scale, int level) const {
+std::vector<uint64_t> scaled_constant(const Context& ctx, const char* op, double c, double scale, int level) {
     const double v = std::round(c * scale);
     if (!std::isfinite(v)) raise<ValueError>(op, ": the constant ", c, " is not finite");
-    if (v != 0 && std::log2(std::fabs(v)) >= ctx_->log2_q(level) - 1)
+    if (v != 0 && std::log2(std::fabs(v)) >= ctx.log2_q(level) - 1)
         raise<ValueError>(op, ": the constant ", c, " at scale 2^", std::log2(scale), " does not fit the modulus 2^",
-                          ctx_->log2_q(level), " at level ", level);
+                          ctx.log2_q(level), " at level ", level);
     std::vector<uint64_t> out(size_t(level + 1));
-    for (size_t i = 0; i < out.size(); ++i) out[i] = math::reduce_integral_double(v, ctx_->moduli()[i]);
+    for (size_t i = 0; i < out.size(); ++i) out[i] = math::reduce_integral_double(v, ctx.moduli()[i]);
     return out;
+}
+
+std::vector<uint64_t> integer_residues(const Context& ctx, int64_t c, int level) {
+    std::vector<uint64_t> s(size_t(level + 1));
+    for (size_t i = 0; i < s.size(); ++i) {
+        const uint64_t q = ctx.q()[i];
+        const uint64_t mag = c >= 0 ? uint64_t(c) % q : uint64_t(-(c + 1)) % q + 1;  // |c| mod q without overflow
+        s[i] = c >= 0 ? mag : (q - mag % q) % q;
+    }
+    return s;
+}
+
+void check_product_scale(const Context& ctx, const char* op, int level, double scale_a, double scale_b) {
+    const double log2_scale = std::log2(scale_a) + std::log2(scale_b);
+    if (log2_scale >= ctx.log2_q(level) - 1)
+        raise<ScaleMismatch>(op, ": the product of the scales, 2^", log2_scale, ", exceeds the modulus 2^",
+                             ctx.log2_q(level), " at level ", level, "; rescale first or use smaller scales");
+}
+
+std::vector<uint64_t> Evaluator::scaled_constant(const char* op, double c, double scale, int level) const {
+    return ckks::scaled_constant(*ctx_, op, c, scale, level);
 }
 
 // ---- addition and subtraction ----------------------------------------------------------------
@@ -190,11 +207,7 @@ Ciphertext Evaluator::negate(const Ciphertext& a) const {
 
 namespace {
 void check_product_scale(const Context& ctx, const char* op, const PolyArray& a, double scale_b) {
-    const double log2_scale = std::log2(a.scale()) + std::log2(scale_b);
-    if (log2_scale >= ctx.log2_q(a.level()) - 1)
-        raise<ScaleMismatch>(op, ": the product of the scales, 2^", log2_scale, ", exceeds the modulus 2^",
-                             ctx.log2_q(a.level()), " at level ", a.level(),
-                             "; rescale first or use smaller scales");
+    ckks::check_product_scale(ctx, op, a.level(), a.scale(), scale_b);
 }
 }  // namespace
 
@@ -278,13 +291,7 @@ Ciphertext Evaluator::multiply(const Ciphertext& a, double c) const {
 
 void Evaluator::multiply_integer_inplace(Ciphertext& a, int64_t c) const {
     check_context("multiply_integer", a, "a");
-    std::vector<uint64_t> s(a.limbs());
-    for (size_t i = 0; i < s.size(); ++i) {
-        const uint64_t q = ctx_->q()[i];
-        const uint64_t mag = c >= 0 ? uint64_t(c) % q : uint64_t(-(c + 1)) % q + 1;  // |c| mod q without overflow
-        s[i] = c >= 0 ? mag : (q - mag % q) % q;
-    }
-    multiply_polys_by(a, s);
+    multiply_polys_by(a, integer_residues(*ctx_, c, a.level()));
 }
 
 Ciphertext Evaluator::multiply_integer(const Ciphertext& a, int64_t c) const {

@@ -131,6 +131,18 @@ private:
     ContextPtr ctx_;
 };
 
+// Helpers shared by Evaluator and BatchEvaluator:
+// round(c * scale) mod q_i for every limb of a level (ValueError when it does not fit).
+std::vector<uint64_t> scaled_constant(const Context& ctx, const char* op, double c, double scale, int level);
+// c mod q_i for every limb of a level.
+std::vector<uint64_t> integer_residues(const Context& ctx, int64_t c, int level);
+// ScaleMismatch when scale_a * scale_b does not fit the modulus at `level`.
+void check_product_scale(const Context& ctx, const char* op, int level, double scale_a, double scale_b);
+
+// Two scales are "the same" when they agree to 40 bits: adding messages whose scales differ
+// more than that would silently distort the result beyond CKKS precision.
+bool same_scale(double a, double b);
+
 // "level 3, scale 2^40.0000000000": how operands are named in error messages.
 std::string describe(const PolyArray& x);
 

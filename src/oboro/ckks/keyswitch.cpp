@@ -87,15 +87,17 @@ enum class Dropped { p, last_q_and_p, last_q };
 // Divides x (NTT form over Q_level, followed by the special limbs when P is dropped) by the
 // product D of the dropped primes with rounding: the dropped limbs, in coefficient form, are
 // converted (centred, so the division rounds) to the kept primes and subtracted, then the
-// difference is multiplied by D^{-1}. `out` may alias the front of x.
-void divide_and_drop(const Context& ctx, int level, uint64_t* x, uint64_t* out, Dropped dropped, Workspace& ws) {
+// difference is multiplied by D^{-1}. `dropped` holds the dropped limbs (normally the tail of x)
+// and is taken to coefficient form in place; x's kept limbs are only read. `out` may alias the
+// front of x.
+void divide_and_drop(const Context& ctx, int level, const uint64_t* x, uint64_t* dropped_data, uint64_t* out,
+                     Dropped dropped, Workspace& ws) {
     const size_t n = ctx.n(), nq = size_t(level + 1), k = ctx.p_count();
     const LevelConstants& lc = ctx.level(level);
     const bool drop_q = dropped != Dropped::p, drop_p = dropped != Dropped::last_q;
     const size_t kept = drop_q ? nq - 1 : nq, dropped_limbs = (drop_q ? 1 : 0) + (drop_p ? k : 0);
-    uint64_t* first_dropped = x + kept * n;
-    if (drop_q) cpu::ntt_inverse_limb(first_dropped, ctx.ntt_tables()[level]);
-    if (drop_p) cpu::ntt_inverse(x + nq * n, ctx.p_ntt_tables(), k);
+    if (drop_q) cpu::ntt_inverse_limb(dropped_data, ctx.ntt_tables()[level]);
+    if (drop_p) cpu::ntt_inverse(dropped_data + (drop_q ? n : 0), ctx.p_ntt_tables(), k);
     const math::BaseConverter& converter =
         dropped == Dropped::p ? lc.p_to_q : dropped == Dropped::last_q_and_p ? lc.qlp_to_q : lc.ql_to_q;
     const std::vector<uint64_t>& inverse =
@@ -103,14 +105,14 @@ void divide_and_drop(const Context& ctx, int level, uint64_t* x, uint64_t* out, 
     Workspace::Scope scope(ws);
     uint64_t* conv = ws.take(kept * n);
     uint64_t* scratch = ws.take(dropped_limbs * n);
-    converter.convert_centered(first_dropped, n, conv, n, n, scratch);
+    converter.convert_centered(dropped_data, n, conv, n, n, scratch);
     cpu::ntt_forward(conv, ctx.ntt_tables(), kept);
     cpu::sub_mul_scalar(out, x, conv, inverse.data(), ctx.moduli(), kept, n);
 }
 }  // namespace
 
 void mod_down(const Context& ctx, int level, uint64_t* ext, uint64_t* out, Workspace& ws) {
-    divide_and_drop(ctx, level, ext, out, Dropped::p, ws);
+    divide_and_drop(ctx, level, ext, ext + size_t(level + 1) * ctx.n(), out, Dropped::p, ws);
 }
 
 void mod_down(const Context& ctx, int level, uint64_t* ext, uint64_t* out) {
@@ -119,7 +121,7 @@ void mod_down(const Context& ctx, int level, uint64_t* ext, uint64_t* out) {
 }
 
 void mod_down_rescale(const Context& ctx, int level, uint64_t* ext, uint64_t* out, Workspace& ws) {
-    divide_and_drop(ctx, level, ext, out, Dropped::last_q_and_p, ws);
+    divide_and_drop(ctx, level, ext, ext + size_t(level) * ctx.n(), out, Dropped::last_q_and_p, ws);
 }
 
 void mod_down_rescale(const Context& ctx, int level, uint64_t* ext, uint64_t* out) {
@@ -128,7 +130,15 @@ void mod_down_rescale(const Context& ctx, int level, uint64_t* ext, uint64_t* ou
 }
 
 void rescale_poly(const Context& ctx, int level, uint64_t* poly, Workspace& ws) {
-    divide_and_drop(ctx, level, poly, poly, Dropped::last_q, ws);
+    divide_and_drop(ctx, level, poly, poly + size_t(level) * ctx.n(), poly, Dropped::last_q, ws);
+}
+
+void rescale_poly(const Context& ctx, int level, const uint64_t* in, uint64_t* out, Workspace& ws) {
+    const size_t n = ctx.n();
+    Workspace::Scope scope(ws);
+    uint64_t* last = ws.take(n);  // the dropped limb goes to coefficient form: work on a copy
+    std::memcpy(last, in + size_t(level) * n, n * sizeof(uint64_t));
+    divide_and_drop(ctx, level, in, last, out, Dropped::last_q, ws);
 }
 
 void rescale_poly(const Context& ctx, int level, uint64_t* poly) {

@@ -47,6 +47,8 @@ void mod_down_rescale(const Context& ctx, int level, uint64_t* ext, uint64_t* ou
 // round(poly / q_level) over Q_{level-1}, in its first `level` limbs. The same division by
 // dropped primes as mod_down, with q_level as the only dropped prime.
 void rescale_poly(const Context& ctx, int level, uint64_t* poly, Workspace& ws);
+// The same from `in` (left unchanged) into `out` (`level` limbs; must not alias `in`).
+void rescale_poly(const Context& ctx, int level, const uint64_t* in, uint64_t* out, Workspace& ws);
 void rescale_poly(const Context& ctx, int level, uint64_t* poly);
 
 // The whole key switch: (out0, out1) with out0 + out1*s ~ c*s' where key switches s' -> s.

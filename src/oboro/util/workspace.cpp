@@ -29,6 +29,13 @@ size_t WorkspacePool::idle_count() const {
     return idle_.size();
 }
 
+size_t WorkspacePool::idle_capacity_words() const {
+    std::lock_guard<std::mutex> lk(mutex_);
+    size_t words = 0;
+    for (const auto& ws : idle_) words += ws->capacity_words();
+    return words;
+}
+
 WorkspacePool& scratch_pool() {
     static WorkspacePool pool;
     return pool;

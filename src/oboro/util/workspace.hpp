@@ -76,6 +76,8 @@ public:
     // Frees every idle workspace (the memory held by leases still out stays).
     void release_idle();
     size_t idle_count() const;
+    // Words held by the idle workspaces (for tests: a repeated operation must not grow it).
+    size_t idle_capacity_words() const;
 
 private:
     void give_back(std::unique_ptr<Workspace> ws);
