@@ -213,6 +213,11 @@ TEST_P(BatchTest, DropToLevelBitExact) {
     std::vector<Ciphertext> want;
     for (auto& ct : a.cts) want.push_back(ev.drop_to_level(ct, 0));
     expect_elements(bev.drop_to_level(A, 0), want);
+    std::vector<Ciphertext> aligned;
+    const double target = a.cts[0].scale() * 0.75;
+    for (auto& ct : a.cts) aligned.push_back(ev.rescale_to(ct, 0, target));
+    expect_elements(bev.rescale_to(A, 0, target), aligned);
+    EXPECT_ERROR(LevelMismatch, bev.rescale_to(bev.drop_to_level(A, 0), 0, target), "rescale_to", "target level 0");
 }
 
 INSTANTIATE_TEST_SUITE_P(Presets, BatchTest, ::testing::Values("S1", "S2"));

@@ -262,6 +262,23 @@ CiphertextBatch BatchEvaluator::drop_to_level(const CiphertextBatch& a, int leve
     return out;
 }
 
+CiphertextBatch BatchEvaluator::rescale_to(const CiphertextBatch& a, int level, double scale) const {
+    check_batch("rescale_to", a, "a");
+    if (level < 0 || level >= a.level())
+        raise<LevelMismatch>("rescale_to: the target level ", level, " must be below the operand's (", describe(a), ")");
+    const double ql = double(ctx_->q()[size_t(a.level())]);
+    const double factor = std::round(scale * ql / a.scale());
+    if (!(factor >= 1) || !std::isfinite(factor))
+        raise<ScaleMismatch>("rescale_to: cannot reach scale 2^", std::log2(scale), " from a ", describe(a),
+                             " with one rescale by 2^", std::log2(ql));
+    check_product_scale("rescale_to", a, factor);
+    const auto s = scaled_constant(*ctx_, "rescale_to", 1.0, factor, a.level());
+    CiphertextBatch scaled(*ctx_, a.count(), a.size(), a.level(), a.scale() * factor, a.slots());
+    queue_->mul_scalar(*ctx_, span_of(scaled), span_of(a), s.data());
+    CiphertextBatch out = rescale(scaled);
+    return level == out.level() ? out : drop_to_level(out, level);
+}
+
 // ---- rotations ---------------------------------------------------------------------------------
 
 CiphertextBatch BatchEvaluator::rotate(const CiphertextBatch& a, int64_t steps, const GaloisKeys& keys) const {

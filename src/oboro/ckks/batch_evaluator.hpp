@@ -63,6 +63,9 @@ public:
     CiphertextBatch multiply_relin_rescale(const CiphertextBatch& a, const CiphertextBatch& b,
                                            const RelinKey& rk) const;
     CiphertextBatch drop_to_level(const CiphertextBatch& a, int level) const;
+    // As Evaluator::rescale_to: multiplies by the integer round(scale * q_l / a.scale), rescales by
+    // q_l and drops further limbs, landing on `level` at (almost exactly) `scale`.
+    CiphertextBatch rescale_to(const CiphertextBatch& a, int level, double scale) const;
 
     // ---- rotations ----
     // Every element rotated left by `steps` slots.
