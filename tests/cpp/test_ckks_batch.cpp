@@ -175,6 +175,21 @@ TEST_P(BatchTest, MultiplyRelinearizeRescaleBitExact) {
     expect_elements(bev.rescale(R), rescaled);
     const auto F = bev.multiply_relin_rescale(A, B, k().rk);
     expect_elements(F, fused);
+    // the _into forms give the same and keep a fitting output allocation
+    CiphertextBatch out;
+    bev.multiply_relin_rescale_into(A, B, k().rk, out);
+    expect_elements(out, fused);
+    const uint64_t* kept = out.data();
+    bev.multiply_relin_rescale_into(A, B, k().rk, out);
+    EXPECT_EQ(out.data(), kept);
+    expect_elements(out, fused);
+    bev.multiply_into(A, B, out);  // another shape: reallocated
+    expect_elements(out, tensor);
+    bev.add_into(A, B, out);
+    std::vector<Ciphertext> sums;
+    for (size_t c = 0; c < 3; ++c) sums.push_back(ev.add(a.cts[c], b.cts[c]));
+    expect_elements(out, sums);
+    EXPECT_ERROR(ValueError, bev.add_into(A, B, const_cast<CiphertextBatch&>(A)), "add", "output");
     // and the decrypted products are right
     for (size_t c = 0; c < 3; ++c) {
         std::vector<cplx> want(a.values[c].size());

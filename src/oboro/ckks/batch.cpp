@@ -53,6 +53,19 @@ CiphertextBatch CiphertextBatch::from_ciphertexts(const Context& ctx, std::span<
     return out;
 }
 
+void CiphertextBatch::prepare_output(const Context& ctx, size_t count, size_t size, int level, double scale,
+                                     size_t slots) {
+    if (word_count() == count * size * size_t(level + 1) * ctx.n() && context_id_ == ctx.id()) {
+        count_ = count;
+        polys_ = size;
+        level_ = level;
+        scale_ = scale;
+        slots_ = slots;
+        return;
+    }
+    *this = CiphertextBatch(ctx, count, size, level, scale, slots);
+}
+
 Ciphertext CiphertextBatch::at(size_t c) const {
     if (c >= count_) raise<ValueError>("batch: index ", c, " is out of range for a batch of ", count_);
     Ciphertext out;

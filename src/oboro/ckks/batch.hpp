@@ -62,6 +62,10 @@ public:
     // (ValueError); the batch takes the first one's scale.
     static CiphertextBatch from_ciphertexts(const Context& ctx, std::span<const Ciphertext> cts);
 
+    // Turns this into an output batch of that shape (contents undefined), keeping the allocation
+    // when it already has exactly the words needed: the *_into operations reuse their outputs.
+    void prepare_output(const Context& ctx, size_t count, size_t size, int level, double scale, size_t slots);
+
     // Polynomials per ciphertext: 2, or 3 after a multiplication before relinearization.
     size_t size() const { return polys_; }
     // A copy of ciphertext c (ValueError when c >= count()), and all of them.

@@ -78,35 +78,44 @@ void check_same_scale(const char* op, const PolyBatch& a, const PolyBatch& b) {
 
 // ---- addition and subtraction ----------------------------------------------------------------
 
+void BatchEvaluator::check_add(const char* op, const CiphertextBatch& a, const CiphertextBatch& b) const {
+    check_pair(op, a, b);
+    check_same_scale(op, a, b);
+    check_sizes_equal(op, a, b);
+}
+
+void BatchEvaluator::check_output(const char* op, const CiphertextBatch& out, const CiphertextBatch& a,
+                                  const CiphertextBatch& b) {
+    if (&out == &a || &out == &b) raise<ValueError>(op, ": the output must not be an operand (use the _inplace form)");
+}
+
 CiphertextBatch BatchEvaluator::add(const CiphertextBatch& a, const CiphertextBatch& b) const {
-    check_pair("add", a, b);
-    check_same_scale("add", a, b);
-    check_sizes_equal("add", a, b);
-    CiphertextBatch out(*ctx_, a.count(), a.size(), a.level(), a.scale(), a.slots());
-    queue_->add(*ctx_, span_of(out), span_of(a), span_of(b));
+    CiphertextBatch out;
+    add_into(a, b, out);
     return out;
 }
 
+void BatchEvaluator::add_into(const CiphertextBatch& a, const CiphertextBatch& b, CiphertextBatch& out) const {
+    check_add("add", a, b);
+    check_output("add", out, a, b);
+    out.prepare_output(*ctx_, a.count(), a.size(), a.level(), a.scale(), a.slots());
+    queue_->add(*ctx_, span_of(out), span_of(a), span_of(b));
+}
+
 void BatchEvaluator::add_inplace(CiphertextBatch& a, const CiphertextBatch& b) const {
-    check_pair("add", a, b);
-    check_same_scale("add", a, b);
-    check_sizes_equal("add", a, b);
+    check_add("add", a, b);
     queue_->add(*ctx_, span_of(a), span_of(std::as_const(a)), span_of(b));
 }
 
 CiphertextBatch BatchEvaluator::sub(const CiphertextBatch& a, const CiphertextBatch& b) const {
-    check_pair("sub", a, b);
-    check_same_scale("sub", a, b);
-    check_sizes_equal("sub", a, b);
+    check_add("sub", a, b);
     CiphertextBatch out(*ctx_, a.count(), a.size(), a.level(), a.scale(), a.slots());
     queue_->sub(*ctx_, span_of(out), span_of(a), span_of(b));
     return out;
 }
 
 void BatchEvaluator::sub_inplace(CiphertextBatch& a, const CiphertextBatch& b) const {
-    check_pair("sub", a, b);
-    check_same_scale("sub", a, b);
-    check_sizes_equal("sub", a, b);
+    check_add("sub", a, b);
     queue_->sub(*ctx_, span_of(a), span_of(std::as_const(a)), span_of(b));
 }
 
@@ -174,14 +183,24 @@ void BatchEvaluator::negate_inplace(CiphertextBatch& a) const {
 
 // ---- multiplication ----------------------------------------------------------------------------
 
+void BatchEvaluator::check_multiply(const char* op, const CiphertextBatch& a, const CiphertextBatch& b) const {
+    check_pair(op, a, b);
+    check_size2(op, a, "a");
+    check_size2(op, b, "b");
+    check_product_scale(op, a, b.scale());
+}
+
 CiphertextBatch BatchEvaluator::multiply(const CiphertextBatch& a, const CiphertextBatch& b) const {
-    check_pair("multiply", a, b);
-    check_size2("multiply", a, "a");
-    check_size2("multiply", b, "b");
-    check_product_scale("multiply", a, b.scale());
-    CiphertextBatch out(*ctx_, a.count(), 3, a.level(), a.scale() * b.scale(), a.slots());
-    queue_->tensor(*ctx_, span_of(out), span_of(a), span_of(b));
+    CiphertextBatch out;
+    multiply_into(a, b, out);
     return out;
+}
+
+void BatchEvaluator::multiply_into(const CiphertextBatch& a, const CiphertextBatch& b, CiphertextBatch& out) const {
+    check_multiply("multiply", a, b);
+    check_output("multiply", out, a, b);
+    out.prepare_output(*ctx_, a.count(), 3, a.level(), a.scale() * b.scale(), a.slots());
+    queue_->tensor(*ctx_, span_of(out), span_of(a), span_of(b));
 }
 
 CiphertextBatch BatchEvaluator::multiply(const CiphertextBatch& a, const PlaintextBatch& b) const {
@@ -236,20 +255,30 @@ CiphertextBatch BatchEvaluator::rescale(const CiphertextBatch& a) const {
     return out;
 }
 
-CiphertextBatch BatchEvaluator::multiply_relin_rescale(const CiphertextBatch& a, const CiphertextBatch& b,
-                                                       const RelinKey& rk) const {
+void BatchEvaluator::check_multiply_relin_rescale(const CiphertextBatch& a, const CiphertextBatch& b,
+                                                  const RelinKey& rk) const {
     const char* op = "multiply_relin_rescale";
-    check_pair(op, a, b);
+    check_batch(op, a, "a");
     check_relin_key(op, rk, a);
     if (a.level() == 0)
         raise<LevelMismatch>(op, ": operand 'a' (", describe(a), ") is at level 0; no prime is left to rescale by");
-    check_size2(op, a, "a");
-    check_size2(op, b, "b");
-    check_product_scale(op, a, b.scale());
-    const int l = a.level();
-    CiphertextBatch out(*ctx_, a.count(), 2, l - 1, a.scale() * b.scale() / double(ctx_->q()[size_t(l)]), a.slots());
-    queue_->multiply_relin_rescale(*ctx_, span_of(out), span_of(a), span_of(b), rk);
+    check_multiply(op, a, b);
+}
+
+CiphertextBatch BatchEvaluator::multiply_relin_rescale(const CiphertextBatch& a, const CiphertextBatch& b,
+                                                       const RelinKey& rk) const {
+    CiphertextBatch out;
+    multiply_relin_rescale_into(a, b, rk, out);
     return out;
+}
+
+void BatchEvaluator::multiply_relin_rescale_into(const CiphertextBatch& a, const CiphertextBatch& b,
+                                                 const RelinKey& rk, CiphertextBatch& out) const {
+    check_multiply_relin_rescale(a, b, rk);
+    check_output("multiply_relin_rescale", out, a, b);
+    const int l = a.level();
+    out.prepare_output(*ctx_, a.count(), 2, l - 1, a.scale() * b.scale() / double(ctx_->q()[size_t(l)]), a.slots());
+    queue_->multiply_relin_rescale(*ctx_, span_of(out), span_of(a), span_of(b), rk);
 }
 
 CiphertextBatch BatchEvaluator::drop_to_level(const CiphertextBatch& a, int level) const {

@@ -43,6 +43,15 @@ public:
     CiphertextBatch negate(const CiphertextBatch& a) const;
     void negate_inplace(CiphertextBatch& a) const;
 
+    // ---- into a reused output ----
+    // add / multiply / multiply_relin_rescale written into `out`, whose allocation is kept when it
+    // has the right size (a loop of batched calls then allocates nothing). `out` must not be an
+    // operand.
+    void add_into(const CiphertextBatch& a, const CiphertextBatch& b, CiphertextBatch& out) const;
+    void multiply_into(const CiphertextBatch& a, const CiphertextBatch& b, CiphertextBatch& out) const;
+    void multiply_relin_rescale_into(const CiphertextBatch& a, const CiphertextBatch& b, const RelinKey& rk,
+                                     CiphertextBatch& out) const;
+
     // ---- multiplication ----
     // Ciphertext x ciphertext: size-3 results at scale a.scale * b.scale, the tensor product
     // written straight into the output batch.
@@ -76,6 +85,11 @@ public:
 
 private:
     void check_batch(const char* op, const PolyBatch& x, const char* name) const;
+    void check_add(const char* op, const CiphertextBatch& a, const CiphertextBatch& b) const;
+    void check_multiply(const char* op, const CiphertextBatch& a, const CiphertextBatch& b) const;
+    void check_multiply_relin_rescale(const CiphertextBatch& a, const CiphertextBatch& b, const RelinKey& rk) const;
+    static void check_output(const char* op, const CiphertextBatch& out, const CiphertextBatch& a,
+                             const CiphertextBatch& b);
     void check_pair(const char* op, const PolyBatch& a, const PolyBatch& b) const;  // count, level, scale
     void check_sizes_equal(const char* op, const CiphertextBatch& a, const CiphertextBatch& b) const;
     void check_size2(const char* op, const CiphertextBatch& a, const char* name) const;
