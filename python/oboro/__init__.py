@@ -9,12 +9,16 @@ Quick start::
     y = (ct * ct + 2.0 * ct).rotate(4)            # automatic relinearize / rescale / alignment
     x = ctx.decrypt(y)                            # -> numpy.ndarray of the original shape
 
+Many ciphertexts at once: ``b = ctx.encrypt_batch(X)`` (one row each) -> oboro.Batch, the same
+operators in one batched call per operation; ``ctx.decrypt(b)`` -> 2-D array.
+
 See help(oboro.Context) and help(oboro.Ciphertext). Errors are oboro.Error and its subclasses
 (ParameterError, ValueError, LevelMismatch, ScaleMismatch, ContextMismatch, MissingKey,
 SerializationError), with the messages of the C++ core.
 """
 
 from ._core import (
+    Batch,
     Ciphertext,
     Context,
     ContextMismatch,
@@ -36,6 +40,7 @@ from ._core import (
 )
 
 __all__ = [
+    "Batch",
     "Ciphertext",
     "Context",
     "ContextMismatch",

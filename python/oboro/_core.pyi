@@ -2,7 +2,7 @@
 
 from collections.abc import Sequence
 import os
-from typing import Any
+from typing import Any, overload
 
 import numpy
 import numpy.typing
@@ -229,9 +229,16 @@ class Context:
         A context with the secret key encrypts with the secret key: its only noise is the fresh Gaussian error, so it is more precise (>= 25 bits at every preset) than public-key encryption, whose noise u*e + e0 + e1*s gives about 23.4 bits at N = 2^16. A context made by public() uses the public key.
         """
 
+    @overload
     def decrypt(self, ciphertext: Ciphertext) -> numpy.typing.NDArray[Any]:
         """
         Decrypts and decodes: a numpy.ndarray of the ciphertext's shape, float64 if the encrypted data were real (the imaginary parts, pure noise, are dropped) else complex128. Raises MissingKey on a context without the secret key (made by public()), ContextMismatch for a ciphertext of other parameters.
+        """
+
+    @overload
+    def decrypt(self, batch: Batch) -> numpy.typing.NDArray[Any]:
+        """
+        Decrypts a Batch: an array of shape (len(batch),) + the element shape, row i from element i.
         """
 
     def describe(self) -> str:
@@ -270,6 +277,11 @@ class Context:
     def sum_rotations(self, slots: int | None = None, block: int | None = None, stride: int | None = None, count: int | None = None, strategy: str = 'auto', h: int | None = None) -> list[int]:
         """
         The rotation steps whose keys Ciphertext.sum(...) needs with these arguments, for keygen(rotations=...). slots: the ciphertexts' slot count (default: all slots of the context). 'auto' lists the keys of the cost model's h at the top level.
+        """
+
+    def encrypt_batch(self, values: numpy.typing.ArrayLike, level: int | None = None, scale: float | None = None, slots: int | None = None) -> Batch:
+        """
+        Encrypts each row of a 2-D (or higher) array as one ciphertext of a Batch: values[i] is element i. level, scale and slots as in encrypt().
         """
 
 class Ciphertext:
@@ -511,3 +523,113 @@ def serialized_info(data: bytes) -> dict[str, Any]:
     """
     What serialized data holds, from its headers (checksums verified): type, format_version, size, context_id, and for a bundle (a serialized context) the same for each part.
     """
+
+class Batch:
+    """
+    d ciphertexts of one context, level and scale in ONE allocation, operated on together.
+
+    Every operator is one batched call over all d elements (one parallel loop on the CPU), with the same
+    results as the same operator on each oboro.Ciphertext, and the same automatic / manual mode::
+
+        X = np.random.rand(100, 8)
+        b = ctx.encrypt_batch(X)             # one row per ciphertext
+        y = (b * b + 2.0 * b).rotate(1)      # 100 ciphertexts at once
+        ctx.decrypt(y)                       # a (100, 8) array
+
+    Operands: another Batch (same length and element shape), a number, an array of one element's shape
+    (the same for every element) or of the batch's shape (one row per element). rotate takes one step
+    for all or one step per element. In automatic mode a batch rotates by steps that have a key
+    (modulo the slots); it does not compose a step from other keys as Ciphertext.rotate does.
+    """
+
+    __array_ufunc__: None = None
+
+    @staticmethod
+    def from_ciphertexts(ciphertexts: Sequence[Ciphertext]) -> Batch:
+        """
+        A batch of copies of the ciphertexts (one context and keys, one level, scale and shape; else ValueError, LevelMismatch, ScaleMismatch or ContextMismatch naming the element).
+        """
+
+    def to_ciphertexts(self) -> list[Ciphertext]:
+        """The elements as a list of separate Ciphertexts (copies)."""
+
+    def __len__(self) -> int:
+        """The number of ciphertexts."""
+
+    def __getitem__(self, index: int) -> Ciphertext:
+        """
+        Element `index` as a Ciphertext (a copy); negative counts from the end.
+        """
+
+    @property
+    def level(self) -> int:
+        """The level of every element."""
+
+    @property
+    def scale(self) -> float:
+        """The exact scale of every element."""
+
+    @property
+    def slots(self) -> int:
+        """The slot count of every element."""
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """(len(batch),) + the shape of one element: the shape decrypt returns."""
+
+    @property
+    def dtype(self) -> numpy.dtype[Any]:
+        """float64 or complex128, as decrypt returns."""
+
+    @property
+    def poly_count(self) -> int:
+        """Polynomials per element: 2, or 3 after a manual-mode multiplication."""
+
+    def __add__(self, other: Batch | complex | numpy.typing.ArrayLike, /) -> Batch: ...
+
+    def __radd__(self, other: Batch | complex | numpy.typing.ArrayLike, /) -> Batch: ...
+
+    def __sub__(self, other: Batch | complex | numpy.typing.ArrayLike, /) -> Batch: ...
+
+    def __rsub__(self, other: Batch | complex | numpy.typing.ArrayLike, /) -> Batch: ...
+
+    def __mul__(self, other: Batch | complex | numpy.typing.ArrayLike, /) -> Batch: ...
+
+    def __rmul__(self, other: Batch | complex | numpy.typing.ArrayLike, /) -> Batch: ...
+
+    def __truediv__(self, other: Batch | complex | numpy.typing.ArrayLike, /) -> Batch: ...
+
+    def __iadd__(self, other: Batch | complex | numpy.typing.ArrayLike, /) -> Batch: ...
+
+    def __isub__(self, other: Batch | complex | numpy.typing.ArrayLike, /) -> Batch: ...
+
+    def __imul__(self, other: Batch | complex | numpy.typing.ArrayLike, /) -> Batch: ...
+
+    def __neg__(self) -> Batch:
+        """-self"""
+
+    def __pos__(self) -> Batch:
+        """+self (a copy)"""
+
+    def copy(self) -> Batch:
+        """A copy of the batch."""
+
+    def rotate(self, steps: int | Sequence[int], /) -> Batch:
+        """
+        Rotates every element left by `steps`, or element i by steps[i] (one step per element, 0 allowed), in one batched call. Manual mode needs the key of each exact step, automatic mode a key of the step modulo the slots; else MissingKey naming the steps.
+        """
+
+    def rescale(self) -> Batch:
+        """
+        Divides every element by the last prime and drops it (manual mode; automatic mode does it itself).
+        """
+
+    def relinearize(self) -> Batch:
+        """
+        Brings size-3 products (manual mode) back to 2 polynomials; a no-op on size 2.
+        """
+
+    def drop_to_level(self, level: int) -> Batch:
+        """The same values at a lower level (limbs dropped, scale kept)."""
+
+    def __repr__(self) -> str: ...

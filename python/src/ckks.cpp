@@ -64,7 +64,7 @@ using namespace nanobind::literals;
 namespace oboro::py {
 
 // The same tolerance as the evaluator's scale check (2^-40 relative).
-bool same_scale(double a, double b) { return std::fabs(a - b) <= 0x1p-40 * std::max(std::fabs(a), std::fabs(b)); }
+bool same_scale(double a, double b) { return ckks::same_scale(a, b); }
 
 std::string log2_str(double x) {
     std::ostringstream os;
@@ -389,32 +389,34 @@ void add_array(const State& s, Ciphertext& a, const std::vector<cplx>& values, b
 
 // ---- multiplication ----
 
-void check_level_for_multiply(const Ciphertext& a, const char* op) {
-    if (a.level() == 0)
-        raise<LevelMismatch>(op, ": the operand is at ", describe(a),
+void check_level_for_multiply(int level, const std::string& operand, const char* op) {
+    if (level == 0)
+        raise<LevelMismatch>(op, ": the operand is at ", operand,
                              "; no level is left for the rescale after a multiplication (use parameters with more "
                              "levels, or fewer multiplications)");
 }
 
+void check_level_for_multiply(const Ciphertext& a, const char* op) { check_level_for_multiply(a.level(), describe(a), op); }
+
 void check_product_scale(const State& s, const Ciphertext& a, double scale_b, const char* op) {
-    const double log2_scale = std::log2(a.scale()) + std::log2(scale_b);
-    if (log2_scale >= s.ctx->log2_q(a.level()) - 1)
-        raise<ScaleMismatch>(op, ": the product of the scales, 2^", log2_scale, ", exceeds the modulus 2^",
-                             s.ctx->log2_q(a.level()), " at level ", a.level(), "; rescale first or use smaller scales");
+    ckks::check_product_scale(*s.ctx, op, a.level(), a.scale(), scale_b);
+}
+
+double product_scale(const State& s, int level, double scale, const std::string& operand, const char* op) {
+    check_level_for_multiply(level, operand, op);
+    const double t = s.scales[size_t(level) - 1] * double(s.ctx->q()[size_t(level)]) / scale;
+    if (!(t >= 0x1p20))
+        raise<ScaleMismatch>(op, ": the operand's scale (", operand,
+                             ") is too large for an automatic multiplication (a constant would be encoded at scale ",
+                             log2_str(t), "); rescale it first");
+    ckks::check_product_scale(*s.ctx, op, level, scale, t);
+    return t;
 }
 
 // Automatic mode: the plaintext scale t that makes the product land on the standard scale of the
 // level below after the rescale.
 double product_scale(const State& s, const Ciphertext& a, const char* op) {
-    check_level_for_multiply(a, op);
-    const int l = a.level();
-    const double t = s.scales[size_t(l) - 1] * double(s.ctx->q()[size_t(l)]) / a.scale();
-    if (!(t >= 0x1p20))
-        raise<ScaleMismatch>(op, ": the operand's scale (", describe(a),
-                             ") is too large for an automatic multiplication (a constant would be encoded at scale ",
-                             log2_str(t), "); rescale it first");
-    check_product_scale(s, a, t, op);
-    return t;
+    return product_scale(s, a.level(), a.scale(), describe(a), op);
 }
 
 void multiply_ct(const State& s, Ciphertext& a, const Ciphertext& b_in) {
@@ -1277,6 +1279,7 @@ void register_ckks(nb::module_& m) {
     nb::class_<PyPlaintext> pt = add_plaintext_class(m, ctx);
     add_serialization_methods(m, ctx, ct, pt);
     add_trace_methods(ctx, ct);
+    add_batch_class(m, ctx);
 }
 
 }  // namespace oboro::py

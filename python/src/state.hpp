@@ -115,10 +115,17 @@ bool same_scale(double a, double b);
 std::string shape_str(const std::vector<size_t>& shape);
 nb::tuple to_tuple(const std::vector<size_t>& v);
 
+std::string log2_str(double x);  // "2^40.00"
+// ContextMismatch unless both states share their keys (same key id).
+void check_same_keys(const State& a, const State& b, const char* op);
+
 // Automatic mode helpers (work on core data; call them without the GIL).
 void relinearize_if_needed(const State& s, Ciphertext& x, const char* op);
 // LevelMismatch when no level is left for the rescale after a multiplication.
 void check_level_for_multiply(const Ciphertext& a, const char* op);
+// The plaintext scale t that makes a product at (level, scale) land on the standard scale of the
+// level below after the rescale; `operand` describes the operand in errors.
+double product_scale(const State& s, int level, double scale, const std::string& operand, const char* op);
 // The step (reduced modulo `slots`) or its equivalent step -+ slots that has a Galois key; 0 for
 // a multiple of the slots; nullopt when neither has a key.
 std::optional<int64_t> keyed_step(const State& s, int64_t step, int64_t slots);
@@ -134,5 +141,6 @@ nb::class_<PyPlaintext> add_plaintext_class(nb::module_& m, nb::class_<PyContext
 void add_serialization_methods(nb::module_& m, nb::class_<PyContext>& ctx, nb::class_<PyCiphertext>& ct,
                                nb::class_<PyPlaintext>& pt);  // serialize.cpp
 void add_trace_methods(nb::class_<PyContext>& ctx, nb::class_<PyCiphertext>& ct);  // trace.cpp
+void add_batch_class(nb::module_& m, nb::class_<PyContext>& ctx);                   // batch.cpp
 
 }  // namespace oboro::py

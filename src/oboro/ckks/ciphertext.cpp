@@ -26,4 +26,20 @@ void PolyArray::reshape_polys(size_t polys, int level) {
     level_ = level;
 }
 
+void PolyArray::reset_shape(const Context& ctx, size_t polys, int level, double scale, size_t slots) {
+    reset_shape(ctx.n(), polys, checked_level(ctx, level), scale, slots, ctx.id());
+}
+
+void PolyArray::reset_shape(size_t n, size_t polys, int level, double scale, size_t slots, uint64_t context_id) {
+    const size_t words = polys * size_t(level + 1) * n;
+    if (data_.size() != words) data_ = AlignedBuffer<uint64_t>(words);
+    uniform_seed_.reset();
+    n_ = n;
+    polys_ = polys;
+    level_ = level;
+    scale_ = scale;
+    slots_ = slots;
+    context_id_ = context_id;
+}
+
 }  // namespace oboro::ckks

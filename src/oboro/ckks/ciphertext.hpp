@@ -56,6 +56,10 @@ protected:
     static int checked_level(const Context& ctx, int level);  // throws LevelMismatch outside 0..max_level
     size_t polys() const { return polys_; }
     void reshape_polys(size_t polys, int level);  // keeps the leading limbs of each polynomial
+    // Makes this an array of `polys` polynomials at `level` with undefined contents, keeping the
+    // buffer when it already has exactly the words needed (outputs reused across calls).
+    void reset_shape(const Context& ctx, size_t polys, int level, double scale, size_t slots);
+    void reset_shape(size_t n, size_t polys, int level, double scale, size_t slots, uint64_t context_id);
 
     AlignedBuffer<uint64_t> data_;
     size_t n_ = 0;
@@ -76,6 +80,8 @@ public:
 };
 
 class Ciphertext : public PolyArray {
+    friend class CiphertextBatch;  // splits a batch into ciphertexts (reset_shape)
+
 public:
     Ciphertext() = default;
     Ciphertext(const Context& ctx, size_t size, int level, double scale, size_t slots)
@@ -86,6 +92,11 @@ public:
     // Drops limbs above `level` and/or the polynomials past `size`, in place, without copying
     // the limbs that stay (memmove within the buffer).
     void reshape(size_t size, int level) { reshape_polys(size, level); }
+    // Turns this into an output of `size` polynomials at `level` (contents undefined); no
+    // allocation when the buffer already has that many words. The Evaluator's *_into forms use it.
+    void prepare_output(const Context& ctx, size_t size, int level, double scale, size_t slots) {
+        reset_shape(ctx, size, level, scale, slots);
+    }
 };
 
 }  // namespace oboro::ckks

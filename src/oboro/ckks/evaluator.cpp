@@ -5,20 +5,18 @@
 #include <sstream>
 
 #include "oboro/backend/cpu/poly_ops.hpp"
+#include "oboro/ckks/ciphertext_ops.hpp"
 #include "oboro/ckks/keyswitch.hpp"
 #include "oboro/math/modarith.hpp"
 #include "oboro/util/error.hpp"
 #include "oboro/util/parallel.hpp"
+#include "oboro/util/workspace.hpp"
 
 namespace oboro::ckks {
 
 namespace cpu = backend::cpu;
 
-namespace {
-// Two scales are "the same" when they agree to 40 bits: adding messages whose scales differ
-// more than that would silently distort the result beyond CKKS precision.
 bool same_scale(double a, double b) { return std::fabs(a - b) <= 0x1p-40 * std::max(std::fabs(a), std::fabs(b)); }
-}  // namespace
 
 std::string describe(const PolyArray& x) {
     std::ostringstream os;
@@ -67,15 +65,36 @@ void Evaluator::check_size2(const char* op, const Ciphertext& a, const char* nam
                           " polynomials; relinearize it first");
 }
 
-std::vector<uint64_t> Evaluator::scaled_constant(const char* op, double c, double scale, int level) const {
+std::vector<uint64_t> scaled_constant(const Context& ctx, const char* op, double c, double scale, int level) {
     const double v = std::round(c * scale);
     if (!std::isfinite(v)) raise<ValueError>(op, ": the constant ", c, " is not finite");
-    if (v != 0 && std::log2(std::fabs(v)) >= ctx_->log2_q(level) - 1)
+    if (v != 0 && std::log2(std::fabs(v)) >= ctx.log2_q(level) - 1)
         raise<ValueError>(op, ": the constant ", c, " at scale 2^", std::log2(scale), " does not fit the modulus 2^",
-                          ctx_->log2_q(level), " at level ", level);
+                          ctx.log2_q(level), " at level ", level);
     std::vector<uint64_t> out(size_t(level + 1));
-    for (size_t i = 0; i < out.size(); ++i) out[i] = math::reduce_integral_double(v, ctx_->moduli()[i]);
+    for (size_t i = 0; i < out.size(); ++i) out[i] = math::reduce_integral_double(v, ctx.moduli()[i]);
     return out;
+}
+
+std::vector<uint64_t> integer_residues(const Context& ctx, int64_t c, int level) {
+    std::vector<uint64_t> s(size_t(level + 1));
+    for (size_t i = 0; i < s.size(); ++i) {
+        const uint64_t q = ctx.q()[i];
+        const uint64_t mag = c >= 0 ? uint64_t(c) % q : uint64_t(-(c + 1)) % q + 1;  // |c| mod q without overflow
+        s[i] = c >= 0 ? mag : (q - mag % q) % q;
+    }
+    return s;
+}
+
+void check_product_scale(const Context& ctx, const char* op, int level, double scale_a, double scale_b) {
+    const double log2_scale = std::log2(scale_a) + std::log2(scale_b);
+    if (log2_scale >= ctx.log2_q(level) - 1)
+        raise<ScaleMismatch>(op, ": the product of the scales, 2^", log2_scale, ", exceeds the modulus 2^",
+                             ctx.log2_q(level), " at level ", level, "; rescale first or use smaller scales");
+}
+
+std::vector<uint64_t> Evaluator::scaled_constant(const char* op, double c, double scale, int level) const {
+    return ckks::scaled_constant(*ctx_, op, c, scale, level);
 }
 
 // ---- addition and subtraction ----------------------------------------------------------------
@@ -188,27 +207,50 @@ Ciphertext Evaluator::negate(const Ciphertext& a) const {
 
 namespace {
 void check_product_scale(const Context& ctx, const char* op, const PolyArray& a, double scale_b) {
-    const double log2_scale = std::log2(a.scale()) + std::log2(scale_b);
-    if (log2_scale >= ctx.log2_q(a.level()) - 1)
-        raise<ScaleMismatch>(op, ": the product of the scales, 2^", log2_scale, ", exceeds the modulus 2^",
-                             ctx.log2_q(a.level()), " at level ", a.level(),
-                             "; rescale first or use smaller scales");
+    ckks::check_product_scale(ctx, op, a.level(), a.scale(), scale_b);
 }
 }  // namespace
 
-Ciphertext Evaluator::multiply(const Ciphertext& a, const Ciphertext& b) const {
-    check_context("multiply", a, "a");
-    check_context("multiply", b, "b");
+void Evaluator::check_multiply(const char* op, const Ciphertext& a, const Ciphertext& b) const {
+    check_context(op, a, "a");
+    check_context(op, b, "b");
     if (a.level() != b.level())
-        raise<LevelMismatch>("multiply: operand 'a' is at ", describe(a), " but operand 'b' is at ", describe(b),
+        raise<LevelMismatch>(op, ": operand 'a' is at ", describe(a), " but operand 'b' is at ", describe(b),
                              "; bring both to the same level first");
-    check_size2("multiply", a, "a");
-    check_size2("multiply", b, "b");
-    check_product_scale(*ctx_, "multiply", a, b.scale());
-    Ciphertext out(*ctx_, 3, a.level(), a.scale() * b.scale(), std::max(a.slots(), b.slots()));
+    check_size2(op, a, "a");
+    check_size2(op, b, "b");
+    check_product_scale(*ctx_, op, a, b.scale());
+}
+
+void Evaluator::check_output(const char* op, const Ciphertext& out, const Ciphertext& a, const Ciphertext& b) const {
+    if (&out == &a || &out == &b)
+        raise<ValueError>(op, ": the output must not be an operand (use the _inplace form)");
+}
+
+Ciphertext Evaluator::multiply(const Ciphertext& a, const Ciphertext& b) const {
+    Ciphertext out;
+    multiply_into(a, b, out);
+    return out;
+}
+
+void Evaluator::multiply_into(const Ciphertext& a, const Ciphertext& b, Ciphertext& out) const {
+    check_multiply("multiply", a, b);
+    check_output("multiply", out, a, b);
+    out.prepare_output(*ctx_, 3, a.level(), a.scale() * b.scale(), std::max(a.slots(), b.slots()));
     cpu::tensor(out.poly(0), out.poly(1), out.poly(2), a.poly(0), a.poly(1), b.poly(0), b.poly(1), ctx_->moduli(),
                 a.limbs(), ctx_->n());
-    return out;
+}
+
+void Evaluator::add_into(const Ciphertext& a, const Ciphertext& b, Ciphertext& out) const {
+    check_same_level_scale("add", a, b);
+    check_output("add", out, a, b);
+    if (a.size() != b.size()) {
+        out = add(a, b);
+        return;
+    }
+    out.prepare_output(*ctx_, a.size(), a.level(), a.scale(), std::max(a.slots(), b.slots()));
+    for (size_t j = 0; j < a.size(); ++j)
+        cpu::add(out.poly(j), a.poly(j), b.poly(j), ctx_->moduli(), a.limbs(), ctx_->n());
 }
 
 void Evaluator::multiply_inplace(Ciphertext& a, const Ciphertext& b) const { a = multiply(a, b); }
@@ -249,13 +291,7 @@ Ciphertext Evaluator::multiply(const Ciphertext& a, double c) const {
 
 void Evaluator::multiply_integer_inplace(Ciphertext& a, int64_t c) const {
     check_context("multiply_integer", a, "a");
-    std::vector<uint64_t> s(a.limbs());
-    for (size_t i = 0; i < s.size(); ++i) {
-        const uint64_t q = ctx_->q()[i];
-        const uint64_t mag = c >= 0 ? uint64_t(c) % q : uint64_t(-(c + 1)) % q + 1;  // |c| mod q without overflow
-        s[i] = c >= 0 ? mag : (q - mag % q) % q;
-    }
-    multiply_polys_by(a, s);
+    multiply_polys_by(a, integer_residues(*ctx_, c, a.level()));
 }
 
 Ciphertext Evaluator::multiply_integer(const Ciphertext& a, int64_t c) const {
@@ -271,11 +307,8 @@ void Evaluator::relinearize_inplace(Ciphertext& a, const RelinKey& rk) const {
     check_relin_key("relinearize", rk, a);
     if (a.size() == 2) return;
     if (a.size() != 3) raise<ValueError>("relinearize: a ciphertext of size ", a.size(), " is not supported");
-    const size_t n = ctx_->n(), limbs = a.limbs();
-    AlignedBuffer<uint64_t> ks(2 * limbs * n);
-    key_switch(*ctx_, a.level(), a.poly(2), rk, ks.data(), ks.data() + limbs * n);
-    cpu::add(a.poly(0), a.poly(0), ks.data(), ctx_->moduli(), limbs, n);
-    cpu::add(a.poly(1), a.poly(1), ks.data() + limbs * n, ctx_->moduli(), limbs, n);
+    auto ws = scratch_pool().acquire();
+    relinearize_polys(*ctx_, a.level(), a.poly(0), a.poly(1), a.poly(2), rk, a.poly(0), a.poly(1), *ws);
     a.reshape(2, a.level());
 }
 
@@ -301,33 +334,31 @@ Ciphertext Evaluator::rescale(const Ciphertext& a) const {
     return out;
 }
 
-Ciphertext Evaluator::multiply_relin_rescale(const Ciphertext& a, const Ciphertext& b, const RelinKey& rk) const {
+void Evaluator::check_multiply_relin_rescale(const Ciphertext& a, const Ciphertext& b, const RelinKey& rk) const {
     check_context("multiply_relin_rescale", a, "a");
     check_relin_key("multiply_relin_rescale", rk, a);
     if (a.level() == 0)
         raise<LevelMismatch>("multiply_relin_rescale: operand 'a' (", describe(a),
                              ") is at level 0; no prime is left to rescale by");
-    const Ciphertext prod = multiply(a, b);  // checks context, level, size and scale
-    // Fused: (P*d_t + ks_t) / (P * q_l) for t = 0, 1, i.e. ModDown and rescale in one division.
-    const Context& ctx = *ctx_;
-    const int l = prod.level();
-    const size_t n = ctx.n(), nq = prod.limbs(), ne = ext_limbs(ctx, l);
-    AlignedBuffer<uint64_t> digits(digits_at(ctx, l) * ne * n), acc(2 * ne * n);
-    mod_up(ctx, l, prod.poly(2), digits.data());
-    key_inner_product(ctx, l, digits.data(), rk, acc.data(), acc.data() + ne * n);
-    Ciphertext out(ctx, 2, l - 1, prod.scale() / double(ctx.q()[size_t(l)]), prod.slots());
-    for (size_t t = 0; t < 2; ++t) {
-        uint64_t* ext = acc.data() + t * ne * n;
-        for (size_t i = 0; i < nq; ++i) {
-            const math::Modulus& m = ctx.moduli()[i];
-            const uint64_t w = ctx.p_mod_q()[i], ws = math::shoup_precompute(w, m.value);
-            const uint64_t* d = prod.poly(t) + i * n;
-            uint64_t* x = ext + i * n;
-            for (size_t k = 0; k < n; ++k) x[k] = math::add_mod(x[k], math::mul_shoup(d[k], w, ws, m.value), m.value);
-        }
-        mod_down_rescale(ctx, l, ext, out.poly(t));
-    }
+    check_multiply("multiply_relin_rescale", a, b);
+}
+
+Ciphertext Evaluator::multiply_relin_rescale(const Ciphertext& a, const Ciphertext& b, const RelinKey& rk) const {
+    Ciphertext out;
+    multiply_relin_rescale_into(a, b, rk, out);
     return out;
+}
+
+void Evaluator::multiply_relin_rescale_into(const Ciphertext& a, const Ciphertext& b, const RelinKey& rk,
+                                            Ciphertext& out) const {
+    check_multiply_relin_rescale(a, b, rk);
+    check_output("multiply_relin_rescale", out, a, b);
+    const int l = a.level();
+    out.prepare_output(*ctx_, 2, l - 1, a.scale() * b.scale() / double(ctx_->q()[size_t(l)]),
+                       std::max(a.slots(), b.slots()));
+    auto ws = scratch_pool().acquire();
+    multiply_relin_rescale_polys(*ctx_, l, a.poly(0), a.poly(1), b.poly(0), b.poly(1), rk, out.poly(0), out.poly(1),
+                                 *ws);
 }
 
 void Evaluator::rescale_to_inplace(Ciphertext& a, int level, double scale) const {
@@ -388,16 +419,10 @@ Ciphertext Evaluator::apply_galois(const Ciphertext& a, uint64_t galois, const G
     check_context(op, a, "a");
     check_size2(op, a, "a");
     const KeySwitchKey& key = galois_key(op, keys, galois, 0, a);
-    const Context& ctx = *ctx_;
-    const size_t n = ctx.n(), limbs = a.limbs();
-    const uint32_t* perm = ctx.automorphism_permutation(galois).data();
-    Ciphertext out(ctx, 2, a.level(), a.scale(), a.slots());
-    // out = (sigma(c0) + ks0, ks1) where (ks0, ks1) switches sigma(c1) from sigma(s) to s.
-    AlignedBuffer<uint64_t> c1(limbs * n), ks0(limbs * n);
-    cpu::permute(c1.data(), a.poly(1), perm, limbs, n);
-    key_switch(ctx, a.level(), c1.data(), key, ks0.data(), out.poly(1));
-    cpu::permute(out.poly(0), a.poly(0), perm, limbs, n);
-    cpu::add(out.poly(0), out.poly(0), ks0.data(), ctx.moduli(), limbs, n);
+    const uint32_t* perm = ctx_->automorphism_permutation(galois).data();
+    Ciphertext out(*ctx_, 2, a.level(), a.scale(), a.slots());
+    auto ws = scratch_pool().acquire();
+    apply_galois_polys(*ctx_, a.level(), a.poly(0), a.poly(1), perm, key, out.poly(0), out.poly(1), *ws);
     return out;
 }
 

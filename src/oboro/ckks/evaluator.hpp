@@ -41,6 +41,15 @@ public:
     Ciphertext negate(const Ciphertext& a) const;
     void negate_inplace(Ciphertext& a) const;
 
+    // ---- into preallocated outputs ----
+    // The same results as add / multiply / multiply_relin_rescale written into `out`, whose buffer
+    // is reused when it has the right size (so a loop over many operands allocates once). `out`
+    // must not be an operand.
+    void add_into(const Ciphertext& a, const Ciphertext& b, Ciphertext& out) const;
+    void multiply_into(const Ciphertext& a, const Ciphertext& b, Ciphertext& out) const;
+    void multiply_relin_rescale_into(const Ciphertext& a, const Ciphertext& b, const RelinKey& rk,
+                                     Ciphertext& out) const;
+
     // ---- multiplication ----
     // Ciphertext x ciphertext: a size-3 result at scale a.scale * b.scale (relinearize next).
     Ciphertext multiply(const Ciphertext& a, const Ciphertext& b) const;
@@ -100,6 +109,10 @@ private:
     void check_context(const char* op, const PolyArray& x, const char* name) const;
     void check_same_level_scale(const char* op, const PolyArray& a, const PolyArray& b) const;
     void check_size2(const char* op, const Ciphertext& a, const char* name) const;
+    // The checks of a ciphertext product (context, level, sizes, product scale).
+    void check_multiply(const char* op, const Ciphertext& a, const Ciphertext& b) const;
+    void check_multiply_relin_rescale(const Ciphertext& a, const Ciphertext& b, const RelinKey& rk) const;
+    void check_output(const char* op, const Ciphertext& out, const Ciphertext& a, const Ciphertext& b) const;
     void check_relin_key(const char* op, const RelinKey& rk, const Ciphertext& a) const;
     // ValueError unless -slots < step < slots for the operand's slot count.
     void check_step(const char* op, const Ciphertext& a, int64_t step) const;
@@ -117,6 +130,18 @@ private:
 
     ContextPtr ctx_;
 };
+
+// Helpers shared by Evaluator and BatchEvaluator:
+// round(c * scale) mod q_i for every limb of a level (ValueError when it does not fit).
+std::vector<uint64_t> scaled_constant(const Context& ctx, const char* op, double c, double scale, int level);
+// c mod q_i for every limb of a level.
+std::vector<uint64_t> integer_residues(const Context& ctx, int64_t c, int level);
+// ScaleMismatch when scale_a * scale_b does not fit the modulus at `level`.
+void check_product_scale(const Context& ctx, const char* op, int level, double scale_a, double scale_b);
+
+// Two scales are "the same" when they agree to 40 bits: adding messages whose scales differ
+// more than that would silently distort the result beyond CKKS precision.
+bool same_scale(double a, double b);
 
 // "level 3, scale 2^40.0000000000": how operands are named in error messages.
 std::string describe(const PolyArray& x);

@@ -1,5 +1,6 @@
 #include "oboro/ckks/keyswitch.hpp"
 
+#include <array>
 #include <cstring>
 #include <vector>
 
@@ -7,20 +8,32 @@
 #include "oboro/backend/cpu/poly_ops.hpp"
 #include "oboro/math/modarith.hpp"
 #include "oboro/util/buffer.hpp"
+#include "oboro/util/error.hpp"
 #include "oboro/util/parallel.hpp"
 
 namespace oboro::ckks {
 
 namespace cpu = backend::cpu;
 
-void mod_up(const Context& ctx, int level, const uint64_t* c, uint64_t* digits_out) {
+namespace {
+// The most limbs an extended polynomial can have: the security bound (3523 bits at logN 17) with
+// primes of at least 20 bits allows 176, so pointer tables of this size live on the stack.
+constexpr size_t kMaxExtLimbs = 256;
+}  // namespace
+
+void mod_up(const Context& ctx, int level, const uint64_t* c, uint64_t* digits_out, Workspace& ws) {
     const size_t n = ctx.n(), nq = size_t(level + 1), ne = ext_limbs(ctx, level);
     const auto& digits = ctx.level(level).digits;
+    if (ne > kMaxExtLimbs) raise<ParameterError>("mod_up: ", ne, " limbs exceed the supported ", kMaxExtLimbs);
+    Workspace::Scope scope(ws);
 
     // Coefficient form of every limb, shared by all digits.
-    AlignedBuffer<uint64_t> coeff(nq * n);
-    std::memcpy(coeff.data(), c, nq * n * sizeof(uint64_t));
-    cpu::ntt_inverse(coeff.data(), ctx.ntt_tables(), nq);
+    uint64_t* coeff = ws.take(nq * n);
+    std::memcpy(coeff, c, nq * n * sizeof(uint64_t));
+    cpu::ntt_inverse(coeff, ctx.ntt_tables(), nq);
+    // One base-conversion scratch per digit, taken here because the digits run in parallel.
+    const size_t alpha = ctx.digit_size();
+    uint64_t* scratch = ws.take(digits.size() * alpha * n);
 
     parallel_for(digits.size(), [&](size_t j) {
         const DigitConversion& d = digits[j];
@@ -28,17 +41,22 @@ void mod_up(const Context& ctx, int level, const uint64_t* c, uint64_t* digits_o
         // The digit's own limbs are c itself (already in NTT form).
         std::memcpy(ext + d.begin * n, c + d.begin * n, (d.end - d.begin) * n * sizeof(uint64_t));
         // Every other limb: base conversion of the digit's centred value, then NTT.
-        std::vector<uint64_t*> targets;
-        std::vector<const math::NttTables*> tables;
+        std::array<uint64_t*, kMaxExtLimbs> targets;
+        std::array<const math::NttTables*, kMaxExtLimbs> tables;
+        size_t count = 0;
         for (size_t i = 0; i < ne; ++i) {
             if (i >= d.begin && i < d.end) continue;
-            targets.push_back(ext + i * n);
-            tables.push_back(i < nq ? &ctx.ntt_tables()[i] : &ctx.p_ntt_tables()[i - nq]);
+            targets[count] = ext + i * n;
+            tables[count++] = i < nq ? &ctx.ntt_tables()[i] : &ctx.p_ntt_tables()[i - nq];
         }
-        AlignedBuffer<uint64_t> scratch((d.end - d.begin) * n);
-        cpu::base_convert(d.to_others, coeff.data() + d.begin * n, n, targets.data(), n, scratch.data(), true);
-        for (size_t t = 0; t < targets.size(); ++t) cpu::ntt_forward_limb(targets[t], *tables[t]);
+        cpu::base_convert(d.to_others, coeff + d.begin * n, n, targets.data(), n, scratch + j * alpha * n, true);
+        for (size_t t = 0; t < count; ++t) cpu::ntt_forward_limb(targets[t], *tables[t]);
     });
+}
+
+void mod_up(const Context& ctx, int level, const uint64_t* c, uint64_t* digits_out) {
+    auto ws = scratch_pool().acquire();
+    mod_up(ctx, level, c, digits_out, *ws);
 }
 
 void key_inner_product(const Context& ctx, int level, const uint64_t* digits, const KeySwitchKey& key,
@@ -65,49 +83,83 @@ enum class Dropped { p, last_q_and_p, last_q };
 // Divides x (NTT form over Q_level, followed by the special limbs when P is dropped) by the
 // product D of the dropped primes with rounding: the dropped limbs, in coefficient form, are
 // converted (centred, so the division rounds) to the kept primes and subtracted, then the
-// difference is multiplied by D^{-1}. `out` may alias the front of x.
-void divide_and_drop(const Context& ctx, int level, uint64_t* x, uint64_t* out, Dropped dropped) {
+// difference is multiplied by D^{-1}. `dropped` holds the dropped limbs (normally the tail of x)
+// and is taken to coefficient form in place; x's kept limbs are only read. `out` may alias the
+// front of x.
+void divide_and_drop(const Context& ctx, int level, const uint64_t* x, uint64_t* dropped_data, uint64_t* out,
+                     Dropped dropped, Workspace& ws) {
     const size_t n = ctx.n(), nq = size_t(level + 1), k = ctx.p_count();
     const LevelConstants& lc = ctx.level(level);
     const bool drop_q = dropped != Dropped::p, drop_p = dropped != Dropped::last_q;
     const size_t kept = drop_q ? nq - 1 : nq, dropped_limbs = (drop_q ? 1 : 0) + (drop_p ? k : 0);
-    uint64_t* first_dropped = x + kept * n;
-    if (drop_q) cpu::ntt_inverse_limb(first_dropped, ctx.ntt_tables()[level]);
-    if (drop_p) cpu::ntt_inverse(x + nq * n, ctx.p_ntt_tables(), k);
+    if (drop_q) cpu::ntt_inverse_limb(dropped_data, ctx.ntt_tables()[level]);
+    if (drop_p) cpu::ntt_inverse(dropped_data + (drop_q ? n : 0), ctx.p_ntt_tables(), k);
     const math::BaseConverter& converter =
         dropped == Dropped::p ? lc.p_to_q : dropped == Dropped::last_q_and_p ? lc.qlp_to_q : lc.ql_to_q;
     const std::vector<uint64_t>& inverse =
         dropped == Dropped::p ? lc.p_inv : dropped == Dropped::last_q_and_p ? lc.qlp_inv : lc.inv_last;
-    AlignedBuffer<uint64_t> conv(kept * n), scratch(dropped_limbs * n);
-    std::vector<uint64_t*> conv_limbs(kept);
-    for (size_t i = 0; i < kept; ++i) conv_limbs[i] = conv.data() + i * n;
-    cpu::base_convert(converter, first_dropped, n, conv_limbs.data(), n, scratch.data(), true);
-    cpu::ntt_forward(conv.data(), ctx.ntt_tables(), kept);
-    cpu::sub_mul_scalar(out, x, conv.data(), inverse.data(), ctx.moduli(), kept, n);
+    Workspace::Scope scope(ws);
+    uint64_t* conv = ws.take(kept * n);
+    uint64_t* scratch = ws.take(dropped_limbs * n);
+    std::array<uint64_t*, kMaxExtLimbs> conv_limbs;
+    for (size_t i = 0; i < kept; ++i) conv_limbs[i] = conv + i * n;
+    cpu::base_convert(converter, dropped_data, n, conv_limbs.data(), n, scratch, true);
+    cpu::ntt_forward(conv, ctx.ntt_tables(), kept);
+    cpu::sub_mul_scalar(out, x, conv, inverse.data(), ctx.moduli(), kept, n);
 }
 }  // namespace
 
+void mod_down(const Context& ctx, int level, uint64_t* ext, uint64_t* out, Workspace& ws) {
+    divide_and_drop(ctx, level, ext, ext + size_t(level + 1) * ctx.n(), out, Dropped::p, ws);
+}
+
 void mod_down(const Context& ctx, int level, uint64_t* ext, uint64_t* out) {
-    divide_and_drop(ctx, level, ext, out, Dropped::p);
+    auto ws = scratch_pool().acquire();
+    mod_down(ctx, level, ext, out, *ws);
+}
+
+void mod_down_rescale(const Context& ctx, int level, uint64_t* ext, uint64_t* out, Workspace& ws) {
+    divide_and_drop(ctx, level, ext, ext + size_t(level) * ctx.n(), out, Dropped::last_q_and_p, ws);
 }
 
 void mod_down_rescale(const Context& ctx, int level, uint64_t* ext, uint64_t* out) {
-    divide_and_drop(ctx, level, ext, out, Dropped::last_q_and_p);
+    auto ws = scratch_pool().acquire();
+    mod_down_rescale(ctx, level, ext, out, *ws);
+}
+
+void rescale_poly(const Context& ctx, int level, uint64_t* poly, Workspace& ws) {
+    divide_and_drop(ctx, level, poly, poly + size_t(level) * ctx.n(), poly, Dropped::last_q, ws);
+}
+
+void rescale_poly(const Context& ctx, int level, const uint64_t* in, uint64_t* out, Workspace& ws) {
+    const size_t n = ctx.n();
+    Workspace::Scope scope(ws);
+    uint64_t* last = ws.take(n);  // the dropped limb goes to coefficient form: work on a copy
+    std::memcpy(last, in + size_t(level) * n, n * sizeof(uint64_t));
+    divide_and_drop(ctx, level, in, last, out, Dropped::last_q, ws);
 }
 
 void rescale_poly(const Context& ctx, int level, uint64_t* poly) {
-    divide_and_drop(ctx, level, poly, poly, Dropped::last_q);
+    auto ws = scratch_pool().acquire();
+    rescale_poly(ctx, level, poly, *ws);
+}
+
+void key_switch(const Context& ctx, int level, const uint64_t* c, const KeySwitchKey& key, uint64_t* out0,
+                uint64_t* out1, Workspace& ws) {
+    const size_t n = ctx.n(), ne = ext_limbs(ctx, level);
+    Workspace::Scope scope(ws);
+    uint64_t* digits = ws.take(digits_at(ctx, level) * ne * n);
+    uint64_t* acc = ws.take(2 * ne * n);
+    mod_up(ctx, level, c, digits, ws);
+    key_inner_product(ctx, level, digits, key, acc, acc + ne * n);
+    mod_down(ctx, level, acc, out0, ws);
+    mod_down(ctx, level, acc + ne * n, out1, ws);
 }
 
 void key_switch(const Context& ctx, int level, const uint64_t* c, const KeySwitchKey& key, uint64_t* out0,
                 uint64_t* out1) {
-    const size_t n = ctx.n(), ne = ext_limbs(ctx, level);
-    AlignedBuffer<uint64_t> digits(digits_at(ctx, level) * ne * n);
-    mod_up(ctx, level, c, digits.data());
-    AlignedBuffer<uint64_t> acc(2 * ne * n);
-    key_inner_product(ctx, level, digits.data(), key, acc.data(), acc.data() + ne * n);
-    mod_down(ctx, level, acc.data(), out0);
-    mod_down(ctx, level, acc.data() + ne * n, out1);
+    auto ws = scratch_pool().acquire();
+    key_switch(ctx, level, c, key, out0, out1, *ws);
 }
 
 }  // namespace oboro::ckks

@@ -4,6 +4,10 @@
 //   inner_product:  (acc0, acc1) = sum_j digit_j * (b_j, a_j), one reduction per coefficient
 //   mod_down:       divide by P with rounding, back to Q_l
 // Extended polynomials ("ext") have l+1 ciphertext limbs followed by the special-prime limbs.
+//
+// Each step takes its scratch memory from a Workspace (util/workspace.hpp), so that a loop of key
+// switches over many ciphertexts allocates nothing once the workspace has grown; the overloads
+// without one use a workspace lent by scratch_pool().
 #pragma once
 
 #include <cstddef>
@@ -11,6 +15,7 @@
 
 #include "oboro/ckks/context.hpp"
 #include "oboro/ckks/keys.hpp"
+#include "oboro/util/workspace.hpp"
 
 namespace oboro::ckks {
 
@@ -20,6 +25,7 @@ inline size_t digits_at(const Context& ctx, int level) {
 }
 
 // c: level+1 limbs in NTT form. digits_out: digits_at(level) extended polynomials, NTT form.
+void mod_up(const Context& ctx, int level, const uint64_t* c, uint64_t* digits_out, Workspace& ws);
 void mod_up(const Context& ctx, int level, const uint64_t* c, uint64_t* digits_out);
 
 // (acc0, acc1) = sum_j digit_j * (b_j, a_j) over the digits of `key` (ext_limbs(level) limbs each,
@@ -31,18 +37,25 @@ void key_inner_product(const Context& ctx, int level, const uint64_t* digits, co
 // ext: ext_limbs(level) limbs in NTT form (its special limbs are used as scratch).
 // out: level+1 limbs, NTT form, equal to round(ext / P) (exactly: the special part is taken as
 // its centred representative). `out` may alias the front of `ext`.
+void mod_down(const Context& ctx, int level, uint64_t* ext, uint64_t* out, Workspace& ws);
 void mod_down(const Context& ctx, int level, uint64_t* ext, uint64_t* out);
 
 // ModDown fused with rescaling (level >= 1): out = round(ext / (q_level * P)) over Q_{level-1}.
 // Used by multiply-relinearize-rescale: it saves the separate rescale's transforms.
+void mod_down_rescale(const Context& ctx, int level, uint64_t* ext, uint64_t* out, Workspace& ws);
 void mod_down_rescale(const Context& ctx, int level, uint64_t* ext, uint64_t* out);
 
 // The rescale of one polynomial (level >= 1, level+1 limbs in NTT form, overwritten):
 // round(poly / q_level) over Q_{level-1}, in its first `level` limbs. The same division by
 // dropped primes as mod_down, with q_level as the only dropped prime.
+void rescale_poly(const Context& ctx, int level, uint64_t* poly, Workspace& ws);
+// The same from `in` (left unchanged) into `out` (`level` limbs; must not alias `in`).
+void rescale_poly(const Context& ctx, int level, const uint64_t* in, uint64_t* out, Workspace& ws);
 void rescale_poly(const Context& ctx, int level, uint64_t* poly);
 
 // The whole key switch: (out0, out1) with out0 + out1*s ~ c*s' where key switches s' -> s.
+void key_switch(const Context& ctx, int level, const uint64_t* c, const KeySwitchKey& key, uint64_t* out0,
+                uint64_t* out1, Workspace& ws);
 void key_switch(const Context& ctx, int level, const uint64_t* c, const KeySwitchKey& key, uint64_t* out0,
                 uint64_t* out1);
 

@@ -1,0 +1,353 @@
+// Batched evaluation of many ciphertexts (paper 000, Tables 5 and 6 in spirit, on the CPU).
+// S1 (N = 8192, {60, 40, 60}, scale 2^40), d ciphertext pairs, for d in {10, 100, 1000}: the time
+// of d additions, d tensor products (multiply without relinearization) and d fused
+// multiply + relinearize + rescale, computed as
+//   (a) a loop of single-ciphertext ops with the allocating Evaluator API (the paper's "standard":
+//       each op allocates its result; on the CPU there is no device sync to wait for),
+//   (b) the same loop into preallocated outputs (Evaluator::*_into: no allocation per op),
+//   (c) one batched call (BatchEvaluator::*_into on a batch in one allocation, output reused),
+//   (c') one batched call that allocates its output batch (BatchEvaluator::add / multiply / ...),
+// with 1 and 2 threads. It prints the per-ciphertext cost and the speed-ups, the peak RSS of the
+// batched computation at the largest d against the data it must hold, and the targets of issue 6.
+//
+//   bench_batch [--quick] [--d 10,100,1000] [--threads 1,2] [--runs N] [--json FILE] [--markdown FILE]
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <optional>
+#include <regex>
+
+#include "bench_util.hpp"
+#include "oboro/ckks/batch.hpp"
+#include "oboro/ckks/batch_evaluator.hpp"
+#include "oboro/ckks/encoder.hpp"
+#include "oboro/ckks/encryptor.hpp"
+#include "oboro/ckks/evaluator.hpp"
+#include "oboro/ckks/keygen.hpp"
+#include "oboro/util/parallel.hpp"
+
+#ifndef OBORO_PEERS_BATCH_JSON
+#define OBORO_PEERS_BATCH_JSON ""
+#endif
+
+using namespace oboro;
+using namespace oboro::ckks;
+
+namespace {
+
+const char* const kOps[] = {"add", "multiply (tensor only)", "multiply+relinearize+rescale"};
+
+struct Row {
+    std::string op;
+    size_t d = 0;
+    int threads = 1;
+    double loop_alloc_us = 0, loop_into_us = 0, batch_us = 0, batch_alloc_us = 0;  // totals for d ciphertexts
+};
+
+struct Memory {
+    std::string op;
+    size_t d = 0;
+    int threads = 0;
+    double baseline_mib = 0, data_mib = 0, peak_mib = 0;  // data: inputs + output of the batched call
+    double ratio() const { return peak_mib / (baseline_mib + data_mib); }
+};
+
+struct Setup {
+    ContextPtr ctx;
+    std::unique_ptr<KeyGenerator> keygen;
+    RelinKey rk;
+    std::unique_ptr<Encoder> encoder;
+    std::unique_ptr<Encryptor> encryptor;
+
+    Setup() {
+        ctx = Context::create(Parameters::preset("S1"));
+        keygen = std::make_unique<KeyGenerator>(ctx);
+        rk = keygen->relin_key();
+        encoder = std::make_unique<Encoder>(ctx);
+        encryptor = std::make_unique<Encryptor>(ctx, keygen->secret_key());
+    }
+    Ciphertext fresh(uint64_t seed) const {
+        std::vector<std::complex<double>> v(ctx->max_slots());
+        for (size_t i = 0; i < v.size(); ++i) v[i] = std::sin(double(seed * 131 + i)) * 0.5;
+        return encryptor->encrypt(encoder->encode(v));
+    }
+};
+
+std::string fmt(const char* f, double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, f, v);
+    return buf;
+}
+
+double rss_mib() {
+    std::ifstream in("/proc/self/statm");
+    size_t pages = 0, resident = 0;
+    in >> pages >> resident;
+    return double(resident) * double(sysconf(_SC_PAGESIZE)) / (1 << 20);
+}
+
+double mib(const PolyBatch& b) { return double(b.word_count()) * 8 / (1 << 20); }
+
+// One timed configuration: the four ways of computing `op` on d pairs.
+Row time_op(const Setup& s, const std::string& op, const std::vector<Ciphertext>& a, const std::vector<Ciphertext>& b,
+            const CiphertextBatch& A, const CiphertextBatch& B, int threads, int runs) {
+    const Evaluator ev(s.ctx);
+    const BatchEvaluator bev(s.ctx);
+    const size_t d = a.size();
+    Row r{op, d, threads};
+    std::vector<Ciphertext> out(d), pre(d);
+    CiphertextBatch C;
+    auto t = [&](const std::function<void()>& f) { return bench::measure(f, runs, 0.2, 1000).median_us; };
+    if (op == kOps[0]) {
+        r.loop_alloc_us = t([&] { for (size_t i = 0; i < d; ++i) out[i] = ev.add(a[i], b[i]); });
+        r.loop_into_us = t([&] { for (size_t i = 0; i < d; ++i) ev.add_into(a[i], b[i], pre[i]); });
+        r.batch_us = t([&] { bev.add_into(A, B, C); });
+        r.batch_alloc_us = t([&] { CiphertextBatch X = bev.add(A, B); });
+    } else if (op == kOps[1]) {
+        r.loop_alloc_us = t([&] { for (size_t i = 0; i < d; ++i) out[i] = ev.multiply(a[i], b[i]); });
+        r.loop_into_us = t([&] { for (size_t i = 0; i < d; ++i) ev.multiply_into(a[i], b[i], pre[i]); });
+        r.batch_us = t([&] { bev.multiply_into(A, B, C); });
+        r.batch_alloc_us = t([&] { CiphertextBatch X = bev.multiply(A, B); });
+    } else {
+        r.loop_alloc_us = t([&] { for (size_t i = 0; i < d; ++i) out[i] = ev.multiply_relin_rescale(a[i], b[i], s.rk); });
+        r.loop_into_us = t([&] { for (size_t i = 0; i < d; ++i) ev.multiply_relin_rescale_into(a[i], b[i], s.rk, pre[i]); });
+        r.batch_us = t([&] { bev.multiply_relin_rescale_into(A, B, s.rk, C); });
+        r.batch_alloc_us = t([&] { CiphertextBatch X = bev.multiply_relin_rescale(A, B, s.rk); });
+    }
+    return r;
+}
+
+// Peak RSS of one batched call on d fresh pairs, in a child process (so the timing runs' memory
+// does not count): the batches are filled one encryption at a time, then `op` runs once.
+Memory measure_memory(const Setup& s, const std::string& op, size_t d, int threads) {
+    int fds[2];
+    if (pipe(fds) != 0) return {};
+    const pid_t pid = fork();
+    if (pid == 0) {
+        close(fds[0]);
+        set_num_threads(threads);
+        const BatchEvaluator bev(s.ctx);
+        Memory m{op, d, threads};
+        m.baseline_mib = rss_mib();  // program, context, keys
+        const Ciphertext proto = s.fresh(0);
+        CiphertextBatch A(*s.ctx, d, 2, proto.level(), proto.scale(), proto.slots());
+        CiphertextBatch B(*s.ctx, d, 2, proto.level(), proto.scale(), proto.slots());
+        for (size_t c = 0; c < d; ++c) {
+            const Ciphertext x = s.fresh(c), y = s.fresh(c + d);
+            std::memcpy(A.poly(c, 0), x.data(), 2 * x.limbs() * x.n() * sizeof(uint64_t));
+            std::memcpy(B.poly(c, 0), y.data(), 2 * y.limbs() * y.n() * sizeof(uint64_t));
+        }
+        const CiphertextBatch C = op == kOps[0] ? bev.add(A, B)
+                                  : op == kOps[1] ? bev.multiply(A, B)
+                                                  : bev.multiply_relin_rescale(A, B, s.rk);
+        m.data_mib = mib(A) + mib(B) + mib(C);
+        rusage ru{};
+        getrusage(RUSAGE_SELF, &ru);
+        m.peak_mib = double(ru.ru_maxrss) / 1024;
+        const double out[3] = {m.baseline_mib, m.data_mib, m.peak_mib};
+        if (write(fds[1], out, sizeof out) != ssize_t(sizeof out)) _exit(1);
+        _exit(0);
+    }
+    close(fds[1]);
+    double in[3] = {0, 0, 0};
+    const bool ok = read(fds[0], in, sizeof in) == ssize_t(sizeof in);
+    close(fds[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (!ok) return {};
+    return Memory{op, d, threads, in[0], in[1], in[2]};
+}
+
+std::string read_file(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+// The fastest library in peers_batch.json for "op Nt" (name and microseconds per ciphertext).
+std::optional<std::pair<std::string, double>> fastest_peer(const std::string& json, const std::string& key) {
+    const auto o = json.find("\"" + key + "\": {");
+    if (o == std::string::npos) return std::nullopt;
+    const std::string body = json.substr(o + key.size() + 4, json.find('}', o) - o - key.size() - 4);
+    std::optional<std::pair<std::string, double>> best;
+    const std::regex pair_re("\"([a-z]+)\": ([0-9.]+)");
+    for (auto it = std::sregex_iterator(body.begin(), body.end(), pair_re); it != std::sregex_iterator(); ++it) {
+        const double v = std::stod((*it)[2]);
+        if (!best || v < best->second) best = std::make_pair((*it)[1].str(), v);
+    }
+    return best;
+}
+
+std::string table(const std::vector<Row>& rows) {
+    std::ostringstream os;
+    os << "| op | d | threads | (a) loop, allocating | (b) loop, into outputs | (c) batched | (c') batched, allocating "
+          "| (a)/(c) | (b)/(c) |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+    for (const auto& r : rows) {
+        const double d = double(r.d);
+        os << "| " << r.op << " | " << r.d << " | " << r.threads << " | " << fmt("%.1f", r.loop_alloc_us / d) << " | "
+           << fmt("%.1f", r.loop_into_us / d) << " | " << fmt("%.1f", r.batch_us / d) << " | "
+           << fmt("%.1f", r.batch_alloc_us / d) << " | " << fmt("%.2fx", r.loop_alloc_us / r.batch_us) << " | "
+           << fmt("%.2fx", r.loop_into_us / r.batch_us) << " |\n";
+    }
+    return os.str();
+}
+
+std::string memory_table(const std::vector<Memory>& ms) {
+    std::ostringstream os;
+    os << "| op | d | threads | baseline: program + context + keys (MiB) | inputs + output (MiB) | expected (MiB) | peak "
+          "RSS (MiB) | peak / expected |\n|---|---:|---:|---:|---:|---:|---:|---:|\n";
+    for (const auto& m : ms)
+        os << "| " << m.op << " | " << m.d << " | " << m.threads << " | " << fmt("%.1f", m.baseline_mib) << " | "
+           << fmt("%.1f", m.data_mib) << " | " << fmt("%.1f", m.baseline_mib + m.data_mib) << " | "
+           << fmt("%.1f", m.peak_mib) << " | " << fmt("%.3f", m.ratio()) << " |\n";
+    return os.str();
+}
+
+// The targets of issue 6 at the largest d, each with its measured value and MET / NOT MET.
+std::string targets(const std::vector<Row>& rows, const std::vector<Memory>& ms, const std::string& peers, size_t d) {
+    std::ostringstream os;
+    auto find = [&](const char* op, int t) -> const Row* {
+        for (const auto& r : rows)
+            if (r.op == op && r.d == d && r.threads == t) return &r;
+        return nullptr;
+    };
+    auto verdict = [](bool ok) { return ok ? "MET" : "NOT MET"; };
+    os << "| target (d = " << d << ") | threads | measured | verdict |\n|---|---:|---|---|\n";
+    for (int t : {1, 2}) {
+        if (const Row* r = find(kOps[0], t)) {
+            const double x = r->loop_alloc_us / r->batch_us;
+            os << "| add: (c) >= 2x faster than (a) | " << t << " | " << fmt("%.2fx", x) << " | " << verdict(x >= 2)
+               << " |\n";
+        }
+        if (const Row* r = find(kOps[2], t)) {
+            const double x = r->loop_alloc_us / r->batch_us;
+            os << "| multiply+relinearize+rescale: (c) >= 1.3x faster than (a) | " << t << " | " << fmt("%.2fx", x)
+               << " | " << verdict(x >= 1.3) << " |\n";
+        }
+        const std::pair<const char*, const char*> peer_ops[] = {{kOps[0], "add"}, {kOps[2], "mul+relin+rescale"}};
+        for (const auto& [op, key] : peer_ops) {
+            const Row* r = find(op, t);
+            const auto p = fastest_peer(peers, std::string(key) + " " + std::to_string(t) + "t");
+            if (!r || !p) continue;
+            const double per = r->batch_us / double(d);
+            os << "| " << op << ": (c) per ciphertext faster than the fastest library's single op (" << p->first << " "
+               << t << "t, " << fmt("%.1f", p->second) << " us) | " << t << " | " << fmt("%.1f us", per) << " | "
+               << verdict(per < p->second) << " |\n";
+        }
+    }
+    for (const auto& m : ms)
+        os << "| " << m.op << ": peak RSS within 10% of inputs + output + baseline | " << m.threads << " | "
+           << fmt("%.3f", m.ratio()) << " | " << verdict(m.ratio() <= 1.10) << " |\n";
+    return os.str();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    bool quick = false;
+    std::vector<size_t> ds = {10, 100, 1000};
+    std::vector<int> threads = {1, 2};
+    int runs = 3;
+    std::string json_path, md_path;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        auto next = [&] { return bench::option_value(argc, argv, i); };
+        if (a == "--quick") quick = true;
+        else if (a == "--d") { ds.clear(); for (auto& x : bench::split(next(), ',')) ds.push_back(std::stoul(x)); }
+        else if (a == "--threads") { threads.clear(); for (auto& x : bench::split(next(), ',')) threads.push_back(std::stoi(x)); }
+        else if (a == "--runs") runs = std::stoi(next());
+        else if (a == "--json") json_path = next();
+        else if (a == "--markdown") md_path = next();
+        else {
+            std::fprintf(stderr, "usage: %s [--quick] [--d 10,100,1000] [--threads 1,2] [--runs N] [--json F] [--markdown F]\n",
+                         argv[0]);
+            return 2;
+        }
+    }
+    if (quick) ds = {10}, threads = {1}, runs = 1;  // a smoke test: a few seconds
+    const size_t d_max = *std::max_element(ds.begin(), ds.end());
+    const int t_max = *std::max_element(threads.begin(), threads.end());
+
+    const Setup s;
+    // Memory first, in child processes, while this process holds only the context and keys.
+    std::vector<Memory> memory;
+    for (const char* op : {kOps[0], kOps[2]}) memory.push_back(measure_memory(s, op, d_max, t_max));
+
+    std::vector<Row> rows;
+    for (size_t d : ds) {
+        std::vector<Ciphertext> a, b;
+        for (size_t c = 0; c < d; ++c) a.push_back(s.fresh(c)), b.push_back(s.fresh(c + d));
+        const CiphertextBatch A = CiphertextBatch::from_ciphertexts(*s.ctx, a);
+        const CiphertextBatch B = CiphertextBatch::from_ciphertexts(*s.ctx, b);
+        for (int t : threads) {
+            set_num_threads(t);
+            for (const char* op : kOps) {
+                rows.push_back(time_op(s, op, a, b, A, B, t, runs));
+                const Row& r = rows.back();
+                std::printf("%-30s d=%-5zu %dt  per ciphertext (us): (a) %9.1f  (b) %9.1f  (c) %9.1f  (c') %9.1f   "
+                            "(a)/(c) %.2fx  (b)/(c) %.2fx\n",
+                            op, d, t, r.loop_alloc_us / double(d), r.loop_into_us / double(d), r.batch_us / double(d),
+                            r.batch_alloc_us / double(d), r.loop_alloc_us / r.batch_us, r.loop_into_us / r.batch_us);
+                std::fflush(stdout);
+            }
+        }
+    }
+
+    const std::string peers = read_file(OBORO_PEERS_BATCH_JSON);
+    const std::string t_rows = table(rows), t_mem = memory_table(memory), t_targets = targets(rows, memory, peers, d_max);
+    std::printf("\n# per-ciphertext cost (us, median of %d runs)\n\n%s\n# peak RSS of one batched call\n\n%s\n# targets\n\n%s",
+                runs, t_rows.c_str(), t_mem.c_str(), t_targets.c_str());
+
+    if (!json_path.empty()) {
+        std::ofstream out(json_path);
+        out << "{\n  \"benchmark\": \"bench_batch\",\n  \"machine\": " << bench::machine_json()
+            << ",\n  \"preset\": \"S1\",\n  \"runs\": " << runs
+            << ",\n  \"unit\": \"us per call for d ciphertexts, median\",\n  \"rows\": [\n";
+        for (size_t i = 0; i < rows.size(); ++i) {
+            const Row& r = rows[i];
+            out << "    {\"op\": \"" << r.op << "\", \"d\": " << r.d << ", \"threads\": " << r.threads
+                << ", \"loop_allocating_us\": " << fmt("%.1f", r.loop_alloc_us) << ", \"loop_into_us\": "
+                << fmt("%.1f", r.loop_into_us) << ", \"batched_us\": " << fmt("%.1f", r.batch_us)
+                << ", \"batched_allocating_us\": " << fmt("%.1f", r.batch_alloc_us) << "}"
+                << (i + 1 < rows.size() ? "," : "") << "\n";
+        }
+        out << "  ],\n  \"memory\": [\n";
+        for (size_t i = 0; i < memory.size(); ++i) {
+            const Memory& m = memory[i];
+            out << "    {\"op\": \"" << m.op << "\", \"d\": " << m.d << ", \"threads\": " << m.threads
+                << ", \"baseline_mib\": " << fmt("%.1f", m.baseline_mib) << ", \"inputs_output_mib\": "
+                << fmt("%.1f", m.data_mib) << ", \"peak_rss_mib\": " << fmt("%.1f", m.peak_mib) << "}"
+                << (i + 1 < memory.size() ? "," : "") << "\n";
+        }
+        out << "  ]\n}\n";
+    }
+    if (!md_path.empty()) {
+        std::ofstream out(md_path);
+        out << "# Batched evaluation of many ciphertexts (paper 000, Tables 5/6 in spirit, CPU)\n\n"
+            << "Generated by `bench/bench_batch` on " << bench::utc_now() << " (" << bench::cpu_model() << ", "
+            << std::thread::hardware_concurrency() << " hardware threads, " << bench::cpu_flags_summary()
+            << "). The machine is shared with other builds: figures are noisy; rerun on a quiet machine with "
+               "`bench_batch --json docs/benchmarks/batch.json --markdown docs/benchmarks/batch.md`.\n\n"
+            << "S1 (N = 8192, moduli {60, 40, 60} bits, scale 2^40), d ciphertext pairs at the top level, median of "
+            << runs << " runs, microseconds **per ciphertext** (the time of the whole call divided by d):\n\n"
+            << "- (a) loop of single-ciphertext ops with the allocating Evaluator API (each op allocates its result: "
+               "the paper's \"standard\"; on the CPU there is no device synchronisation to wait for),\n"
+            << "- (b) the same loop into preallocated outputs (`Evaluator::*_into`),\n"
+            << "- (c) one batched call into a reused output batch (`BatchEvaluator::*_into`),\n"
+            << "- (c') one batched call that allocates its output batch (`BatchEvaluator::add` ...).\n\n"
+            << t_rows << "\n## Peak RSS of one batched call (d = " << d_max << ", " << t_max
+            << " threads, in a child process)\n\nExpected = the process before the batches (program, context, "
+               "relinearization key) + the two input batches + the output batch.\n\n"
+            << t_mem << "\n## Targets of issue 6 (d = " << d_max
+            << ")\n\nOther libraries: bench/peers_batch.json, copied from shared/PEERS.md (same machine class, "
+               "another day: the machines drift 1.3-1.8x).\n\n"
+            << t_targets;
+    }
+    return 0;
+}

@@ -1,0 +1,590 @@
+// oboro.Batch: d ciphertexts of one context, level, scale and element shape in ONE allocation
+// (ckks/batch.hpp), with the operators of oboro.Ciphertext. Each operator is one batched call
+// of the C++ BatchEvaluator over all d elements; automatic mode relinearizes, rescales and aligns
+// like Ciphertext (the same standard scales and the same rules), manual mode leaves that to the
+// caller. Context.encrypt_batch / decrypt(batch) convert from / to 2-D NumPy arrays.
+#include <cmath>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "oboro/ckks/batch.hpp"
+#include "oboro/ckks/batch_evaluator.hpp"
+#include "oboro/util/error.hpp"
+#include "state.hpp"
+
+using namespace nanobind::literals;
+
+namespace oboro::py {
+
+namespace {
+
+struct PyBatch {
+    StatePtr st;
+    CiphertextBatch batch;
+    std::vector<size_t> shape;  // of one element
+    bool is_complex = false;
+
+    size_t element_count() const {
+        size_t c = 1;
+        for (size_t d : shape) c *= d;
+        return c;
+    }
+    std::vector<size_t> full_shape() const {
+        std::vector<size_t> s = {batch.count()};
+        s.insert(s.end(), shape.begin(), shape.end());
+        return s;
+    }
+};
+
+BatchEvaluator evaluator(const State& s) { return BatchEvaluator(s.ctx); }
+
+// ---- automatic mode: relinearization and alignment (the rules of bring_to/align in ckks.cpp) ----
+
+void relinearize_if_needed(const State& s, CiphertextBatch& x, const char* op) {
+    if (x.size() <= 2) return;
+    if (!s.rk)
+        raise<MissingKey>(op, ": the operand (", describe(x), ") has ", x.size(),
+                          " polynomials and the context has no relinearization key; call keygen(relin=True)");
+    x = evaluator(s).relinearize(x, *s.rk);
+}
+
+// x brought down to (level, scale): a drop when the scale matches, else rescale_to from level + 1.
+void bring_to(const State& s, CiphertextBatch& x, int level, double scale, const char* op) {
+    const BatchEvaluator ev = evaluator(s);
+    if (same_scale(x.scale(), scale)) {
+        if (x.level() > level) x = ev.drop_to_level(x, level);
+        return;
+    }
+    if (x.level() <= level)
+        raise<ScaleMismatch>(op, ": operand (", describe(x), ") cannot be brought to scale ", log2_str(scale),
+                             " at level ", level, " (that needs a rescale, i.e. a level above ", level, ")");
+    const double q = double(s.ctx->q()[size_t(level) + 1]);
+    const double factor = std::round(scale * q / x.scale());
+    if (!(factor >= 1) || !std::isfinite(factor) || std::fabs(x.scale() * factor / q - scale) > 0x1p-41 * scale)
+        raise<ScaleMismatch>(op, ": operand (", describe(x), ") cannot be brought to scale ", log2_str(scale),
+                             " at level ", level, " exactly; rescale it first or use matching scales");
+    if (x.level() > level + 1) x = ev.drop_to_level(x, level + 1);
+    x = ev.rescale_to(x, level, scale);
+}
+
+// a and b at one level (and one scale if match_scales); both are the caller's copies.
+void align(const State& s, CiphertextBatch& a, CiphertextBatch& b, bool match_scales, const char* op) {
+    if (a.level() == b.level()) {
+        if (!match_scales || same_scale(a.scale(), b.scale())) return;
+        const int l = a.level();
+        if (l == 0)
+            raise<ScaleMismatch>(op, ": operand 'a' (", describe(a), ") and operand 'b' (", describe(b),
+                                 ") have different scales and no level is left to align them");
+        bring_to(s, a, l - 1, s.scales[size_t(l) - 1], op);
+        bring_to(s, b, l - 1, s.scales[size_t(l) - 1], op);
+        return;
+    }
+    CiphertextBatch& hi = a.level() > b.level() ? a : b;
+    const CiphertextBatch& lo = a.level() > b.level() ? b : a;
+    if (match_scales) {
+        bring_to(s, hi, lo.level(), lo.scale(), op);
+        return;
+    }
+    try {
+        CiphertextBatch tmp = hi;
+        bring_to(s, tmp, lo.level(), lo.scale(), op);
+        hi = std::move(tmp);
+    } catch (const ScaleMismatch&) {
+        hi = evaluator(s).drop_to_level(hi, lo.level());
+    }
+}
+
+// ---- operands -----------------------------------------------------------------------------------
+
+// The plaintexts of `values` (one row of element_count values per element, or one row for all)
+// at the batch's level and slots.
+PlaintextBatch encode_rows(const State& s, const std::vector<cplx>& values, size_t rows, size_t row_len,
+                           const CiphertextBatch& a, double scale) {
+    std::vector<Plaintext> pts;
+    pts.reserve(rows);
+    for (size_t r = 0; r < rows; ++r) {
+        std::vector<cplx> row(values.begin() + long(r * row_len), values.begin() + long((r + 1) * row_len));
+        pts.push_back(s.encoder->encode(row, a.level(), scale, a.slots()));
+    }
+    return PlaintextBatch::from_plaintexts(*s.ctx, pts);
+}
+
+PlaintextBatch encode_constant(const State& s, cplx c, const CiphertextBatch& a, double scale) {
+    std::vector<Plaintext> pts = {s.encoder->encode_constant(c, a.level(), scale, a.slots())};
+    return PlaintextBatch::from_plaintexts(*s.ctx, pts);
+}
+
+enum class Kind { batch, integer, real, complex, array, unsupported };
+
+struct Operand {
+    Kind kind = Kind::unsupported;
+    const PyBatch* b = nullptr;
+    int64_t i = 0;
+    double r = 0;
+    cplx c;
+    HostArray arr;
+    size_t rows = 0;  // array: 1 (the same row for every element) or d
+};
+
+Operand classify(nb::handle o, const PyBatch& self, const char* op) {
+    Operand out;
+    if (nb::isinstance<PyBatch>(o)) {
+        out.kind = Kind::batch;
+        out.b = &nb::cast<const PyBatch&>(o);
+        return out;
+    }
+    if (PyBool_Check(o.ptr()) || PyLong_Check(o.ptr())) {
+        int overflow = 0;
+        const long long v = PyLong_AsLongLongAndOverflow(o.ptr(), &overflow);
+        if (v == -1 && PyErr_Occurred()) throw nb::python_error();
+        if (!overflow) {
+            out.kind = Kind::integer;
+            out.i = int64_t(v);
+            return out;
+        }
+    }
+    if (PyFloat_Check(o.ptr()) || PyLong_Check(o.ptr())) {
+        out.kind = Kind::real;
+        out.r = PyFloat_AsDouble(o.ptr());
+        if (out.r == -1.0 && PyErr_Occurred()) throw nb::python_error();
+        return out;
+    }
+    if (PyComplex_Check(o.ptr())) {
+        out.kind = Kind::complex;
+        out.c = cplx(PyComplex_RealAsDouble(o.ptr()), PyComplex_ImagAsDouble(o.ptr()));
+        return out;
+    }
+    if (nb::isinstance<PyCiphertext>(o)) return out;  // batch (op) ciphertext: not defined
+    nb::object arr;
+    try {
+        arr = nb::module_::import_("numpy").attr("asarray")(o);
+    } catch (const nb::python_error&) {
+        return out;
+    }
+    const std::string dk = nb::cast<std::string>(arr.attr("dtype").attr("kind"));
+    if (dk != "c" && dk != "f" && dk != "i" && dk != "u" && dk != "b") return out;
+    const size_t ndim = nb::cast<size_t>(arr.attr("ndim"));
+    if (ndim == 0) return classify(arr.attr("item")(), self, op);
+    // The element shape (one row for all) or the batch's full shape (one row per element).
+    const bool per_element = ndim == self.shape.size() + 1;
+    const std::vector<size_t> target = per_element ? self.full_shape() : self.shape;
+    out.kind = Kind::array;
+    out.arr = to_host(arr, op, &target);
+    out.rows = per_element ? self.batch.count() : 1;
+    return out;
+}
+
+// ---- the operators --------------------------------------------------------------------------------
+
+void add_sub_batch(const State& s, CiphertextBatch& a, const CiphertextBatch& b_in, bool sub) {
+    const char* op = sub ? "sub" : "add";
+    const BatchEvaluator ev = evaluator(s);
+    if (!s.auto_mode) {
+        sub ? ev.sub_inplace(a, b_in) : ev.add_inplace(a, b_in);
+        return;
+    }
+    CiphertextBatch b = b_in, x = a;
+    relinearize_if_needed(s, x, op);
+    relinearize_if_needed(s, b, op);
+    align(s, x, b, true, op);
+    sub ? ev.sub_inplace(x, b) : ev.add_inplace(x, b);
+    a = std::move(x);
+}
+
+void multiply_batch(const State& s, CiphertextBatch& a, const CiphertextBatch& b_in) {
+    const BatchEvaluator ev = evaluator(s);
+    if (!s.auto_mode) {
+        a = ev.multiply(a, b_in);
+        return;
+    }
+    CiphertextBatch b = b_in, x = a;
+    relinearize_if_needed(s, x, "multiply");
+    relinearize_if_needed(s, b, "multiply");
+    align(s, x, b, false, "multiply");
+    if (!s.rk)
+        raise<MissingKey>("multiply: the context has no relinearization key; call keygen(relin=True) first (or use "
+                          "manual mode, auto = False, to keep the size-3 product)");
+    a = ev.multiply_relin_rescale(x, b, *s.rk);  // fused, one output allocation
+}
+
+void add_sub_constant(const State& s, CiphertextBatch& a, size_t count, cplx c, bool sub) {
+    const BatchEvaluator ev = evaluator(s);
+    if (c.imag() == 0 && count == a.slots()) {
+        sub ? ev.sub_inplace(a, c.real()) : ev.add_inplace(a, c.real());
+        return;
+    }
+    // Only the `count` used slots get the constant (the padding slots stay zero for rotations).
+    if (sub) c = -c;
+    ev.add_inplace(a, encode_rows(s, std::vector<cplx>(count, c), 1, count, a, a.scale()));
+}
+
+void multiply_constant(const State& s, CiphertextBatch& a, cplx c) {
+    const BatchEvaluator ev = evaluator(s);
+    if (!s.auto_mode) {
+        if (c.imag() == 0) {
+            ev.multiply_inplace(a, c.real());
+        } else {
+            ev.multiply_inplace(a, encode_constant(s, c, a, double(s.ctx->q()[size_t(a.level())])));
+        }
+        return;
+    }
+    relinearize_if_needed(s, a, "multiply");
+    const double t = product_scale(s, a.level(), a.scale(), describe(a), "multiply");
+    const double v = std::round(c.real() * t);
+    if (c.imag() == 0 && std::isfinite(v) && std::fabs(v) < 0x1p62) {
+        ev.multiply_integer_inplace(a, int64_t(v));  // the constant at scale t is the integer round(c * t)
+        a.set_scale(a.scale() * t);
+    } else {
+        ev.multiply_inplace(a, encode_constant(s, c, a, t));
+    }
+    a = ev.rescale(a);
+}
+
+void multiply_array(const State& s, CiphertextBatch& a, const Operand& o, size_t row_len) {
+    const BatchEvaluator ev = evaluator(s);
+    if (!s.auto_mode) {
+        ev.multiply_inplace(a, encode_rows(s, o.arr.values, o.rows, row_len, a, double(s.ctx->q()[size_t(a.level())])));
+        return;
+    }
+    relinearize_if_needed(s, a, "multiply");
+    const double t = product_scale(s, a.level(), a.scale(), describe(a), "multiply");
+    ev.multiply_inplace(a, encode_rows(s, o.arr.values, o.rows, row_len, a, t));
+    a = ev.rescale(a);
+}
+
+enum class Op { add, sub, rsub, mul, div };
+
+// target (op) other, in place on target (a copy of self, or self for the in-place operators).
+// Returns false when `other` is not supported (the caller returns NotImplemented).
+bool apply(PyBatch& target, const PyBatch& self, nb::handle other, Op op) {
+    const char* name = op == Op::mul || op == Op::div ? "multiply" : (op == Op::add ? "add" : "sub");
+    Operand o = classify(other, self, name);
+    if (o.kind == Kind::unsupported) return false;
+    const State& s = *self.st;
+    const BatchEvaluator ev = evaluator(s);
+    bool is_complex = self.is_complex;
+    switch (o.kind) {
+        case Kind::batch: {
+            if (op == Op::div) return false;
+            if (o.b->shape != self.shape)
+                raise<oboro::ValueError>(name, ": the batches' elements have different shapes ", shape_str(self.shape),
+                                         " and ", shape_str(o.b->shape));
+            check_same_keys(s, *o.b->st, name);
+            is_complex = is_complex || o.b->is_complex;
+            nb::gil_scoped_release release;
+            if (op == Op::mul) {
+                multiply_batch(s, target.batch, o.b->batch);
+            } else if (op == Op::rsub) {
+                ev.negate_inplace(target.batch);
+                add_sub_batch(s, target.batch, o.b->batch, false);
+            } else {
+                add_sub_batch(s, target.batch, o.b->batch, op == Op::sub);
+            }
+            break;
+        }
+        case Kind::integer:
+        case Kind::real:
+        case Kind::complex: {
+            cplx c = o.kind == Kind::integer ? cplx(double(o.i), 0) : o.kind == Kind::real ? cplx(o.r, 0) : o.c;
+            is_complex = is_complex || o.kind == Kind::complex;
+            if (op == Op::div) {
+                if (c == cplx(0, 0)) {
+                    PyErr_SetString(PyExc_ZeroDivisionError, "division of a batch by zero");
+                    throw nb::python_error();
+                }
+                c = cplx(1, 0) / c;
+            }
+            const size_t count = self.element_count();
+            nb::gil_scoped_release release;
+            if (op == Op::mul && o.kind == Kind::integer) {
+                ev.multiply_integer_inplace(target.batch, o.i);
+            } else if (op == Op::mul || op == Op::div) {
+                multiply_constant(s, target.batch, c);
+            } else if (op == Op::rsub) {
+                ev.negate_inplace(target.batch);
+                add_sub_constant(s, target.batch, count, c, false);
+            } else {
+                add_sub_constant(s, target.batch, count, c, op == Op::sub);
+            }
+            break;
+        }
+        case Kind::array: {
+            if (op == Op::div) return false;
+            is_complex = is_complex || o.arr.is_complex;
+            const size_t row_len = self.element_count();
+            nb::gil_scoped_release release;
+            if (op == Op::mul) {
+                multiply_array(s, target.batch, o, row_len);
+            } else {
+                CiphertextBatch& a = target.batch;
+                if (op == Op::rsub) ev.negate_inplace(a);
+                const PlaintextBatch p = encode_rows(s, o.arr.values, o.rows, row_len, a, a.scale());
+                op == Op::sub ? ev.sub_inplace(a, p) : ev.add_inplace(a, p);
+            }
+            break;
+        }
+        case Kind::unsupported: return false;
+    }
+    target.is_complex = is_complex;
+    return true;
+}
+
+using BatchRef = nb::pointer_and_handle<PyBatch>;
+
+nb::object binop(const PyBatch& self, nb::handle other, Op op) {
+    PyBatch out = self;
+    if (!apply(out, self, other, op)) return nb::borrow(Py_NotImplemented);
+    return nb::cast(std::move(out));
+}
+
+nb::object inplace(BatchRef self, nb::handle other, Op op) {
+    if (!apply(*self.p, *self.p, other, op)) return nb::borrow(Py_NotImplemented);
+    return nb::borrow(self.h);
+}
+
+// ---- rotations: one step for all, or one per element -----------------------------------------
+
+// The step actually used for k: exactly k in manual mode; in automatic mode k modulo the slots, or
+// its equivalent with a key (keyed_step). Batches do not compose steps from other keys.
+int64_t batch_step(const State& s, int64_t k, int64_t slots) {
+    if (!s.auto_mode) return k;
+    if (auto d = keyed_step(s, k, slots)) return *d;
+    raise<MissingKey>("rotate: no Galois key for a rotation by ", k, " (", ((k % slots) + slots) % slots,
+                      " modulo the ", slots, " slots); a batch rotates by keyed steps only: generate it with "
+                      "keygen(rotations=[", k, "])");
+}
+
+PyBatch rotate_batch(const PyBatch& self, nb::handle steps) {
+    const State& s = *self.st;
+    const int64_t slots = int64_t(self.batch.slots());
+    PyBatch out = self;
+    if (PyLong_Check(steps.ptr())) {
+        const int64_t k = batch_step(s, nb::cast<int64_t>(steps), slots);
+        nb::gil_scoped_release release;
+        if (s.auto_mode) relinearize_if_needed(s, out.batch, "rotate");
+        out.batch = evaluator(s).rotate(out.batch, k, galois_keys(s));
+        return out;
+    }
+    std::vector<int64_t> per = nb::cast<std::vector<int64_t>>(
+        nb::module_::import_("numpy").attr("asarray")(steps, "int64").attr("ravel")().attr("tolist")());
+    for (int64_t& k : per) k = batch_step(s, k, slots);
+    nb::gil_scoped_release release;
+    if (s.auto_mode) relinearize_if_needed(s, out.batch, "rotate");
+    out.batch = evaluator(s).rotate(out.batch, per, galois_keys(s));
+    return out;
+}
+
+// ---- conversions ----------------------------------------------------------------------------------
+
+PyBatch encrypt_batch(const StatePtr& st, nb::handle values, std::optional<int> level, std::optional<double> scale,
+                      std::optional<size_t> slots) {
+    if (!st->encryptor) raise<MissingKey>("encrypt_batch: the context has no keys yet; call keygen() first");
+    nb::object arr = nb::module_::import_("numpy").attr("asarray")(values);
+    const size_t ndim = nb::cast<size_t>(arr.attr("ndim"));
+    const auto shape = nb::cast<std::vector<size_t>>(arr.attr("shape"));
+    if (ndim < 2 || shape[0] == 0)
+        raise<oboro::ValueError>("encrypt_batch: expected a 2-D array with one row per ciphertext, got shape ",
+                                 shape_str(shape));
+    std::vector<Ciphertext> cts;
+    cts.reserve(shape[0]);
+    PyBatch out;
+    out.st = st;
+    for (size_t r = 0; r < shape[0]; ++r) {
+        PyPlaintext p = encode_array(st, arr[nb::int_(r)], level, scale, slots, "encrypt_batch");
+        cts.push_back(st->encryptor->encrypt(p.pt));  // with the GIL: the encryptor's generator is not thread-safe
+        out.shape = std::move(p.shape);
+        out.is_complex = p.is_complex;
+    }
+    nb::gil_scoped_release release;
+    out.batch = CiphertextBatch::from_ciphertexts(*st->ctx, cts);
+    return out;
+}
+
+nb::object decrypt_batch(const State& s, const PyBatch& b) {
+    if (!s.decryptor)
+        raise<MissingKey>("decrypt: this context has no secret key (it was made by public(), or keygen() was not "
+                          "called); only the context that holds the secret key can decrypt");
+    if (b.st->ctx->id() == s.ctx->id() && b.st->key_id != s.key_id)
+        raise<ContextMismatch>("decrypt: the batch was encrypted under other keys (by another context with the same "
+                               "parameters); it can only be decrypted by the context that holds its secret key");
+    if (b.batch.context_id() != s.ctx->id())
+        raise<ContextMismatch>("decrypt: the batch (", describe(b.batch), ") belongs to another parameter set");
+    const size_t row = b.element_count();
+    std::vector<cplx> all;
+    {
+        nb::gil_scoped_release release;
+        all.reserve(b.batch.count() * row);
+        for (size_t c = 0; c < b.batch.count(); ++c) {
+            const std::vector<cplx> v = s.decryptor->decrypt_decode(b.batch.at(c), *s.encoder);
+            all.insert(all.end(), v.begin(), v.begin() + long(row));
+        }
+    }
+    return to_numpy(all, b.full_shape(), b.is_complex);
+}
+
+PyBatch from_ciphertexts(const std::vector<const PyCiphertext*>& cts) {
+    if (cts.empty()) raise<oboro::ValueError>("from_ciphertexts: the list is empty; a batch needs at least one element");
+    const PyCiphertext& first = *cts[0];
+    std::vector<Ciphertext> core;
+    core.reserve(cts.size());
+    bool is_complex = false;
+    for (size_t c = 0; c < cts.size(); ++c) {
+        if (cts[c]->shape != first.shape)
+            raise<oboro::ValueError>("from_ciphertexts: element ", c, " has shape ", shape_str(cts[c]->shape),
+                                     " but element 0 has ", shape_str(first.shape));
+        check_same_keys(*first.st, *cts[c]->st, "from_ciphertexts");
+        is_complex = is_complex || cts[c]->is_complex;
+        core.push_back(cts[c]->ct);
+    }
+    PyBatch out;
+    out.st = first.st;
+    out.shape = first.shape;
+    out.is_complex = is_complex;
+    nb::gil_scoped_release release;
+    out.batch = CiphertextBatch::from_ciphertexts(*first.st->ctx, core);
+    return out;
+}
+
+PyCiphertext element(const PyBatch& b, int64_t i) {
+    const int64_t d = int64_t(b.batch.count());
+    if (i < -d || i >= d) {
+        PyErr_SetString(PyExc_IndexError, ("batch index " + std::to_string(i) + " is out of range for a batch of " +
+                                           std::to_string(d)).c_str());
+        throw nb::python_error();
+    }
+    return PyCiphertext{b.st, b.batch.at(size_t(i < 0 ? i + d : i)), b.shape, b.is_complex};
+}
+
+std::string batch_repr(const PyBatch& b) {
+    std::string out = "<oboro.Batch of " + std::to_string(b.batch.count()) + " shape=" + shape_str(b.shape) + " " +
+                      (b.is_complex ? "complex128" : "float64") + " level=" + std::to_string(b.batch.level()) +
+                      " scale=" + log2_str(b.batch.scale()) + " slots=" + std::to_string(b.batch.slots());
+    if (b.batch.size() != 2) out += " polys=" + std::to_string(b.batch.size());
+    return out + ">";
+}
+
+const char* const kBatchDoc = R"doc(d ciphertexts of one context, level and scale in ONE allocation, operated on together.
+
+Every operator is one batched call over all d elements (one parallel loop on the CPU), with the same
+results as the same operator on each oboro.Ciphertext, and the same automatic / manual mode::
+
+    X = np.random.rand(100, 8)
+    b = ctx.encrypt_batch(X)             # one row per ciphertext
+    y = (b * b + 2.0 * b).rotate(1)      # 100 ciphertexts at once
+    ctx.decrypt(y)                       # a (100, 8) array
+
+Operands: another Batch (same length and element shape), a number, an array of one element's shape
+(the same for every element) or of the batch's shape (one row per element). rotate takes one step
+for all or one step per element. In automatic mode a batch rotates by steps that have a key
+(modulo the slots); it does not compose a step from other keys as Ciphertext.rotate does.)doc";
+
+}  // namespace
+
+void add_batch_class(nb::module_& m, nb::class_<PyContext>& ctx) {
+    nb::class_<PyBatch> b(m, "Batch", kBatchDoc);
+    b.attr("__array_ufunc__") = nb::none();  // `array * batch` goes to Batch.__rmul__
+    static const char* const other_t = "Batch | complex | numpy.typing.ArrayLike";
+    static std::map<std::string, std::string> sigs;  // nb::sig keeps a pointer to its text
+    auto opsig = [](const char* name) {
+        std::string& text = sigs[name];
+        text = std::string("def ") + name + "(self, other: " + other_t + ", /) -> Batch";
+        return nb::sig(text.c_str());
+    };
+    b.def_static("from_ciphertexts", &from_ciphertexts, "ciphertexts"_a,
+                 nb::sig("def from_ciphertexts(ciphertexts: collections.abc.Sequence[Ciphertext]) -> Batch"),
+                 "A batch of copies of the ciphertexts (one context and keys, one level, scale and shape; else "
+                 "ValueError, LevelMismatch, ScaleMismatch or ContextMismatch naming the element).")
+        .def("to_ciphertexts",
+             [](const PyBatch& s) {
+                 std::vector<PyCiphertext> out;
+                 for (size_t c = 0; c < s.batch.count(); ++c) out.push_back(element(s, int64_t(c)));
+                 return out;
+             },
+             "The elements as a list of separate Ciphertexts (copies).")
+        .def("__len__", [](const PyBatch& s) { return s.batch.count(); }, "The number of ciphertexts.")
+        .def("__getitem__", &element, "index"_a, "Element `index` as a Ciphertext (a copy); negative counts from the end.")
+        .def_prop_ro("level", [](const PyBatch& s) { return s.batch.level(); }, "The level of every element.")
+        .def_prop_ro("scale", [](const PyBatch& s) { return s.batch.scale(); }, "The exact scale of every element.")
+        .def_prop_ro("slots", [](const PyBatch& s) { return s.batch.slots(); }, "The slot count of every element.")
+        .def_prop_ro("shape", [](const PyBatch& s) { return to_tuple(s.full_shape()); },
+                     nb::sig("def shape(self) -> tuple[int, ...]"),
+                     "(len(batch),) + the shape of one element: the shape decrypt returns.")
+        .def_prop_ro("dtype", [](const PyBatch& s) { return numpy_dtype(s.is_complex); },
+                     nb::sig("def dtype(self) -> numpy.dtype[typing.Any]"), "float64 or complex128, as decrypt returns.")
+        .def_prop_ro("poly_count", [](const PyBatch& s) { return s.batch.size(); },
+                     "Polynomials per element: 2, or 3 after a manual-mode multiplication.")
+        .def("__add__", [](const PyBatch& s, nb::handle o) { return binop(s, o, Op::add); }, opsig("__add__"))
+        .def("__radd__", [](const PyBatch& s, nb::handle o) { return binop(s, o, Op::add); }, opsig("__radd__"))
+        .def("__sub__", [](const PyBatch& s, nb::handle o) { return binop(s, o, Op::sub); }, opsig("__sub__"))
+        .def("__rsub__", [](const PyBatch& s, nb::handle o) { return binop(s, o, Op::rsub); }, opsig("__rsub__"))
+        .def("__mul__", [](const PyBatch& s, nb::handle o) { return binop(s, o, Op::mul); }, opsig("__mul__"))
+        .def("__rmul__", [](const PyBatch& s, nb::handle o) { return binop(s, o, Op::mul); }, opsig("__rmul__"))
+        .def("__truediv__", [](const PyBatch& s, nb::handle o) { return binop(s, o, Op::div); },
+             opsig("__truediv__"))
+        .def("__iadd__", [](BatchRef s, nb::handle o) { return inplace(s, o, Op::add); }, opsig("__iadd__"))
+        .def("__isub__", [](BatchRef s, nb::handle o) { return inplace(s, o, Op::sub); }, opsig("__isub__"))
+        .def("__imul__", [](BatchRef s, nb::handle o) { return inplace(s, o, Op::mul); }, opsig("__imul__"))
+        .def("__neg__",
+             [](const PyBatch& s) {
+                 PyBatch out = s;
+                 evaluator(*s.st).negate_inplace(out.batch);
+                 return out;
+             },
+             "-self")
+        .def("__pos__", [](const PyBatch& s) { return s; }, "+self (a copy)")
+        .def("copy", [](const PyBatch& s) { return s; }, "A copy of the batch.")
+        .def("rotate", &rotate_batch, "steps"_a,
+             nb::sig("def rotate(self, steps: int | collections.abc.Sequence[int], /) -> Batch"),
+             "Rotates every element left by `steps`, or element i by steps[i] (one step per element, 0 allowed), "
+             "in one batched call. Manual mode needs the key of each exact step, automatic mode a key of the step "
+             "modulo the slots; else MissingKey naming the steps.")
+        .def("rescale",
+             [](const PyBatch& s) {
+                 PyBatch out = s;
+                 nb::gil_scoped_release release;
+                 out.batch = evaluator(*s.st).rescale(s.batch);
+                 return out;
+             },
+             "Divides every element by the last prime and drops it (manual mode; automatic mode does it itself).")
+        .def("relinearize",
+             [](const PyBatch& s) {
+                 PyBatch out = s;
+                 if (s.batch.size() == 2) return out;
+                 nb::gil_scoped_release release;
+                 relinearize_if_needed(*s.st, out.batch, "relinearize");
+                 return out;
+             },
+             "Brings size-3 products (manual mode) back to 2 polynomials; a no-op on size 2.")
+        .def("drop_to_level",
+             [](const PyBatch& s, int level) {
+                 PyBatch out = s;
+                 nb::gil_scoped_release release;
+                 out.batch = evaluator(*s.st).drop_to_level(s.batch, level);
+                 return out;
+             },
+             "level"_a, "The same values at a lower level (limbs dropped, scale kept).")
+        .def("__repr__", &batch_repr);
+
+    ctx.def(
+           "encrypt_batch",
+           [](const PyContext& c, nb::handle values, std::optional<int> level, std::optional<double> scale,
+              std::optional<size_t> slots) { return encrypt_batch(c.st, values, level, scale, slots); },
+           "values"_a, "level"_a = nb::none(), "scale"_a = nb::none(), "slots"_a = nb::none(),
+           nb::sig("def encrypt_batch(self, values: numpy.typing.ArrayLike, level: int | None = None, "
+                   "scale: float | None = None, slots: int | None = None) -> Batch"),
+           "Encrypts each row of a 2-D (or higher) array as one ciphertext of a Batch: values[i] is element i. "
+           "level, scale and slots as in encrypt().")
+        .def(
+            "decrypt", [](const PyContext& c, const PyBatch& b) { return decrypt_batch(*c.st, b); }, "batch"_a,
+            nb::sig("def decrypt(self, batch: Batch) -> numpy.typing.NDArray[typing.Any]"),
+            "Decrypts a Batch: an array of shape (len(batch),) + the element shape, row i from element i.");
+}
+
+}  // namespace oboro::py

@@ -1,0 +1,87 @@
+// Batches: d ciphertexts (or plaintexts) of the same level, scale, slot count and size, stored in
+// ONE allocation `d x size x limbs x N` (DESIGN.md, data layout): polynomial j of element c, limb
+// i is the n words at data() + ((c * size + j) * limbs + i) * n. One batched kernel (one parallel
+// loop on the CPU, one launch on a GPU) then covers all d elements; BatchEvaluator
+// (batch_evaluator.hpp) runs the operations.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "oboro/ckks/ciphertext.hpp"
+#include "oboro/ckks/context.hpp"
+#include "oboro/util/buffer.hpp"
+
+namespace oboro::ckks {
+
+class PolyBatch {
+public:
+    PolyBatch() = default;
+
+    size_t count() const { return count_; }
+    size_t polys() const { return polys_; }
+    size_t n() const { return n_; }
+    size_t limbs() const { return size_t(level_ + 1); }
+    int level() const { return level_; }
+    double scale() const { return scale_; }
+    size_t slots() const { return slots_; }
+    uint64_t context_id() const { return context_id_; }
+    bool empty() const { return count_ == 0; }
+
+    void set_scale(double s) { scale_ = s; }
+
+    // Polynomial j of element c.
+    uint64_t* poly(size_t c, size_t j) { return data_.data() + (c * polys_ + j) * limbs() * n_; }
+    const uint64_t* poly(size_t c, size_t j) const { return data_.data() + (c * polys_ + j) * limbs() * n_; }
+    uint64_t* data() { return data_.data(); }
+    const uint64_t* data() const { return data_.data(); }
+    size_t word_count() const { return data_.size(); }
+
+protected:
+    PolyBatch(const Context& ctx, size_t count, size_t polys, int level, double scale, size_t slots);
+
+    AlignedBuffer<uint64_t> data_;
+    size_t count_ = 0, polys_ = 0, n_ = 0;
+    int level_ = 0;
+    double scale_ = 1;
+    size_t slots_ = 0;
+    uint64_t context_id_ = 0;
+};
+
+class CiphertextBatch : public PolyBatch {
+public:
+    CiphertextBatch() = default;
+    // d ciphertexts with undefined contents (outputs of the evaluator).
+    CiphertextBatch(const Context& ctx, size_t count, size_t size, int level, double scale, size_t slots)
+        : PolyBatch(ctx, count, size, level, scale, slots) {}
+
+    // Copies the ciphertexts into one allocation. They must be non-empty, of this context, and
+    // share level (LevelMismatch), scale (to 40 bits; ScaleMismatch), size and slot count
+    // (ValueError); the batch takes the first one's scale.
+    static CiphertextBatch from_ciphertexts(const Context& ctx, std::span<const Ciphertext> cts);
+
+    // Turns this into an output batch of that shape (contents undefined), keeping the allocation
+    // when it already has exactly the words needed: the *_into operations reuse their outputs.
+    void prepare_output(const Context& ctx, size_t count, size_t size, int level, double scale, size_t slots);
+
+    // Polynomials per ciphertext: 2, or 3 after a multiplication before relinearization.
+    size_t size() const { return polys_; }
+    // A copy of ciphertext c (ValueError when c >= count()), and all of them.
+    Ciphertext at(size_t c) const;
+    std::vector<Ciphertext> to_ciphertexts() const;
+};
+
+// d plaintexts in one allocation, the right operand of batched ciphertext-plaintext operations.
+class PlaintextBatch : public PolyBatch {
+public:
+    PlaintextBatch() = default;
+    static PlaintextBatch from_plaintexts(const Context& ctx, std::span<const Plaintext> pts);
+
+private:
+    PlaintextBatch(const Context& ctx, size_t count, int level, double scale, size_t slots)
+        : PolyBatch(ctx, count, 1, level, scale, slots) {}
+};
+
+}  // namespace oboro::ckks

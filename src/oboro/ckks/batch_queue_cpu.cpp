@@ -1,0 +1,157 @@
+// The CPU implementation of the batched kernels: ONE parallel loop per operation over all the
+// work items of the batch (element x polynomial x limb for element-wise kernels, element for key
+// switching), each running the same per-limb SIMD kernel (backend/cpu/eltwise.hpp) or the same
+// per-ciphertext function (ciphertext_ops.hpp, keyswitch.hpp) that the single-ciphertext
+// Evaluator runs. Loops nested inside a work item run inline on its thread. Key-switching scratch
+// comes from scratch_pool(): one workspace per running thread, reused from item to item, so the
+// loop does no heap allocation once the workspaces have grown.
+#include <cstring>
+
+#include "oboro/backend/cpu/eltwise.hpp"
+#include "oboro/ckks/batch_queue.hpp"
+#include "oboro/ckks/ciphertext_ops.hpp"
+#include "oboro/ckks/keyswitch.hpp"
+#include "oboro/math/modarith.hpp"
+#include "oboro/util/parallel.hpp"
+#include "oboro/util/workspace.hpp"
+
+namespace oboro::ckks {
+
+namespace cpu = backend::cpu;
+
+namespace {
+
+// Calls body(c, j, i, offset) for every element c, polynomial j < polys and limb i, where offset is
+// the limb's word offset within its polynomial.
+template <typename F> void for_each_limb(size_t count, size_t polys, size_t limbs, size_t n, F&& body) {
+    parallel_for(count * polys * limbs, [&](size_t k) {
+        const size_t i = k % limbs, j = (k / limbs) % polys, c = k / (limbs * polys);
+        body(c, j, i, i * n);
+    });
+}
+
+size_t rhs(ConstBatchSpan b, size_t c) { return b.count == 1 ? 0 : c; }
+
+void copy_limb(uint64_t* dst, const uint64_t* src, size_t n) {
+    if (dst != src) std::memcpy(dst, src, n * sizeof(uint64_t));
+}
+
+class CpuBatchQueue final : public BatchQueue {
+public:
+    const char* device_name() const override { return "cpu"; }
+    void synchronize() override {}
+
+    void add(const Context& ctx, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b) override {
+        add_or_sub(ctx, out, a, b, false);
+    }
+    void sub(const Context& ctx, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b) override {
+        add_or_sub(ctx, out, a, b, true);
+    }
+
+    void negate(const Context& ctx, BatchSpan out, ConstBatchSpan a) override {
+        const cpu::EltwiseKernels& kn = cpu::eltwise_active();
+        for_each_limb(a.count, a.polys, a.limbs, a.n, [&](size_t c, size_t j, size_t i, size_t off) {
+            kn.negate(out.poly(c, j) + off, a.poly(c, j) + off, ctx.q()[i], a.n);
+        });
+    }
+
+    void add_scalar(const Context& ctx, BatchSpan out, ConstBatchSpan a, const uint64_t* s) override {
+        const cpu::EltwiseKernels& kn = cpu::eltwise_active();
+        for_each_limb(a.count, a.polys, a.limbs, a.n, [&](size_t c, size_t j, size_t i, size_t off) {
+            if (j == 0) kn.add_scalar(out.poly(c, 0) + off, a.poly(c, 0) + off, s[i], ctx.q()[i], a.n);
+            else copy_limb(out.poly(c, j) + off, a.poly(c, j) + off, a.n);
+        });
+    }
+
+    void mul_scalar(const Context& ctx, BatchSpan out, ConstBatchSpan a, const uint64_t* s) override {
+        const cpu::EltwiseKernels& kn = cpu::eltwise_active();
+        for_each_limb(a.count, a.polys, a.limbs, a.n, [&](size_t c, size_t j, size_t i, size_t off) {
+            const uint64_t q = ctx.q()[i];
+            kn.mul_scalar(out.poly(c, j) + off, a.poly(c, j) + off, s[i], math::shoup_precompute(s[i], q), q, a.n);
+        });
+    }
+
+    void mul_plain(const Context& ctx, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b) override {
+        const cpu::EltwiseKernels& kn = cpu::eltwise_active();
+        for_each_limb(a.count, a.polys, a.limbs, a.n, [&](size_t c, size_t j, size_t i, size_t off) {
+            kn.mul(out.poly(c, j) + off, a.poly(c, j) + off, b.poly(rhs(b, c), 0) + off, ctx.moduli()[i], a.n);
+        });
+    }
+
+    void tensor(const Context& ctx, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b) override {
+        const cpu::EltwiseKernels& kn = cpu::eltwise_active();
+        for_each_limb(a.count, 1, a.limbs, a.n, [&](size_t c, size_t, size_t i, size_t off) {
+            const size_t cb = rhs(b, c);
+            kn.tensor(out.poly(c, 0) + off, out.poly(c, 1) + off, out.poly(c, 2) + off, a.poly(c, 0) + off,
+                      a.poly(c, 1) + off, b.poly(cb, 0) + off, b.poly(cb, 1) + off, ctx.moduli()[i], a.n);
+        });
+    }
+
+    void drop_limbs(BatchSpan out, ConstBatchSpan a) override {
+        for_each_limb(a.count, a.polys, out.limbs, a.n, [&](size_t c, size_t j, size_t, size_t off) {
+            copy_limb(out.poly(c, j) + off, a.poly(c, j) + off, a.n);
+        });
+    }
+
+    void rescale(const Context& ctx, BatchSpan out, ConstBatchSpan a) override {
+        const int level = int(a.limbs) - 1;
+        parallel_for(a.count * a.polys, [&](size_t k) {
+            const size_t c = k / a.polys, j = k % a.polys;
+            auto ws = scratch_pool().acquire();
+            rescale_poly(ctx, level, a.poly(c, j), out.poly(c, j), *ws);
+        });
+    }
+
+    void relinearize(const Context& ctx, BatchSpan out, ConstBatchSpan a, const RelinKey& rk) override {
+        const int level = int(a.limbs) - 1;
+        parallel_for(a.count, [&](size_t c) {
+            auto ws = scratch_pool().acquire();
+            relinearize_polys(ctx, level, a.poly(c, 0), a.poly(c, 1), a.poly(c, 2), rk, out.poly(c, 0), out.poly(c, 1),
+                              *ws);
+        });
+    }
+
+    void multiply_relin_rescale(const Context& ctx, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b,
+                                const RelinKey& rk) override {
+        const int level = int(a.limbs) - 1;
+        parallel_for(a.count, [&](size_t c) {
+            auto ws = scratch_pool().acquire();
+            const size_t cb = rhs(b, c);
+            multiply_relin_rescale_polys(ctx, level, a.poly(c, 0), a.poly(c, 1), b.poly(cb, 0), b.poly(cb, 1), rk,
+                                         out.poly(c, 0), out.poly(c, 1), *ws);
+        });
+    }
+
+    void apply_galois(const Context& ctx, BatchSpan out, ConstBatchSpan a, const uint32_t* const* perms,
+                      const KeySwitchKey* const* keys) override {
+        const int level = int(a.limbs) - 1;
+        parallel_for(a.count, [&](size_t c) {
+            if (!perms[c]) {
+                std::memcpy(out.poly(c, 0), a.poly(c, 0), a.polys * a.limbs * a.n * sizeof(uint64_t));
+                return;
+            }
+            auto ws = scratch_pool().acquire();
+            apply_galois_polys(ctx, level, a.poly(c, 0), a.poly(c, 1), perms[c], *keys[c], out.poly(c, 0),
+                               out.poly(c, 1), *ws);
+        });
+    }
+
+private:
+    void add_or_sub(const Context& ctx, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b, bool subtract) {
+        const cpu::EltwiseKernels& kn = cpu::eltwise_active();
+        const auto op = subtract ? kn.sub : kn.add;
+        for_each_limb(a.count, a.polys, a.limbs, a.n, [&](size_t c, size_t j, size_t i, size_t off) {
+            if (j < b.polys) op(out.poly(c, j) + off, a.poly(c, j) + off, b.poly(rhs(b, c), j) + off, ctx.q()[i], a.n);
+            else copy_limb(out.poly(c, j) + off, a.poly(c, j) + off, a.n);
+        });
+    }
+};
+
+}  // namespace
+
+BatchQueue& cpu_batch_queue() {
+    static CpuBatchQueue queue;
+    return queue;
+}
+
+}  // namespace oboro::ckks

@@ -1,0 +1,395 @@
+// Batched evaluation (ckks/batch.hpp, batch_evaluator.hpp): every batched op against the
+// single-ciphertext Evaluator on each element, bit for bit (the kernels are the same), plus
+// decryption against a double reference, edge cases and every error.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "ckks_test_util.hpp"
+#include "error_test_util.hpp"
+#include "oboro/ckks/batch.hpp"
+#include "oboro/ckks/batch_evaluator.hpp"
+#include "oboro/util/parallel.hpp"
+#include "oboro/util/workspace.hpp"
+
+namespace oboro::test {
+namespace {
+
+// Equal shape and equal words. (A reshaped ciphertext keeps its larger buffer, so only the words
+// in use, size x limbs x n, are compared.)
+bool same_words(const Ciphertext& a, const Ciphertext& b) {
+    const size_t words = a.size() * a.limbs() * a.n();
+    return a.size() == b.size() && a.level() == b.level() && a.scale() == b.scale() && a.slots() == b.slots() &&
+           std::memcmp(a.data(), b.data(), words * sizeof(uint64_t)) == 0;
+}
+
+// Every element of `batch` equals want[c] word for word, with the same level, size and scale.
+void expect_elements(const CiphertextBatch& batch, const std::vector<Ciphertext>& want) {
+    ASSERT_EQ(batch.count(), want.size());
+    for (size_t c = 0; c < want.size(); ++c) {
+        const Ciphertext got = batch.at(c);
+        EXPECT_TRUE(same_words(got, want[c])) << "element " << c << ": size " << got.size() << "/" << want[c].size()
+                                              << " level " << got.level() << "/" << want[c].level() << " scale "
+                                              << got.scale() << "/" << want[c].scale() << " slots " << got.slots()
+                                              << "/" << want[c].slots() << " words " << got.word_count() << "/"
+                                              << want[c].word_count();
+    }
+}
+
+bool same_batch(const CiphertextBatch& a, const CiphertextBatch& b) {
+    return a.count() == b.count() && a.size() == b.size() && a.level() == b.level() && a.scale() == b.scale() &&
+           a.word_count() == b.word_count() && std::memcmp(a.data(), b.data(), a.word_count() * sizeof(uint64_t)) == 0;
+}
+
+struct Inputs {
+    std::vector<std::vector<cplx>> values;
+    std::vector<Ciphertext> cts;
+};
+
+Inputs encrypt_many(Keys& k, size_t d, uint64_t seed, int level = -1) {
+    Inputs in;
+    for (size_t c = 0; c < d; ++c) {
+        in.values.push_back(random_complex(k.ctx->max_slots(), 1.0, seed + c));
+        in.cts.push_back(k.encrypt(in.values.back(), level));
+    }
+    return in;
+}
+
+class BatchTest : public ::testing::TestWithParam<std::string> {
+protected:
+    Keys& k() { return Keys::get(GetParam()); }
+};
+
+TEST_P(BatchTest, LayoutAndRoundTrip) {
+    auto in = encrypt_many(k(), 3, 100);
+    const auto batch = CiphertextBatch::from_ciphertexts(*k().ctx, in.cts);
+    EXPECT_EQ(batch.count(), 3u);
+    EXPECT_EQ(batch.size(), 2u);
+    EXPECT_EQ(batch.word_count(), 3 * 2 * batch.limbs() * batch.n());  // one allocation d x size x limbs x N
+    for (size_t c = 0; c < 3; ++c)
+        for (size_t j = 0; j < 2; ++j)
+            EXPECT_EQ(batch.poly(c, j), batch.data() + (c * 2 + j) * batch.limbs() * batch.n());
+    expect_elements(batch, in.cts);
+    const auto back = batch.to_ciphertexts();
+    for (size_t c = 0; c < 3; ++c) EXPECT_TRUE(same_words(back[c], in.cts[c]));
+}
+
+TEST_P(BatchTest, AddSubNegateConstantsBitExact) {
+    const Evaluator& ev = *k().eval;
+    const BatchEvaluator bev(k().ctx);
+    auto a = encrypt_many(k(), 4, 200), b = encrypt_many(k(), 4, 300);
+    const auto A = CiphertextBatch::from_ciphertexts(*k().ctx, a.cts);
+    const auto B = CiphertextBatch::from_ciphertexts(*k().ctx, b.cts);
+    std::vector<Ciphertext> sum, diff, neg, plus_c, minus_c, times_c, times_int, bcast;
+    for (size_t c = 0; c < 4; ++c) {
+        sum.push_back(ev.add(a.cts[c], b.cts[c]));
+        diff.push_back(ev.sub(a.cts[c], b.cts[c]));
+        neg.push_back(ev.negate(a.cts[c]));
+        plus_c.push_back(ev.add(a.cts[c], 0.25));
+        minus_c.push_back(ev.sub(a.cts[c], 0.25));
+        times_c.push_back(ev.multiply(a.cts[c], -1.5));
+        times_int.push_back(ev.multiply_integer(a.cts[c], -7));
+        bcast.push_back(ev.add(a.cts[c], b.cts[0]));
+    }
+    expect_elements(bev.add(A, B), sum);
+    expect_elements(bev.sub(A, B), diff);
+    expect_elements(bev.negate(A), neg);
+    expect_elements(bev.add(A, 0.25), plus_c);
+    // one element on the right is combined with every element on the left
+    expect_elements(bev.add(A, CiphertextBatch::from_ciphertexts(*k().ctx, std::span(b.cts.data(), 1))), bcast);
+
+    CiphertextBatch X = A;
+    bev.add_inplace(X, B);
+    expect_elements(X, sum);
+    X = A;
+    bev.sub_inplace(X, B);
+    expect_elements(X, diff);
+    X = A;
+    bev.negate_inplace(X);
+    expect_elements(X, neg);
+    X = A;
+    bev.add_inplace(X, 0.25);
+    expect_elements(X, plus_c);
+    X = A;
+    bev.sub_inplace(X, 0.25);
+    expect_elements(X, minus_c);
+    X = A;
+    bev.multiply_inplace(X, -1.5);
+    expect_elements(X, times_c);
+    X = A;
+    bev.multiply_integer_inplace(X, -7);
+    expect_elements(X, times_int);
+}
+
+TEST_P(BatchTest, PlaintextOpsBitExact) {
+    const Evaluator& ev = *k().eval;
+    const BatchEvaluator bev(k().ctx);
+    auto a = encrypt_many(k(), 3, 400);
+    const auto A = CiphertextBatch::from_ciphertexts(*k().ctx, a.cts);
+    std::vector<Plaintext> pts;
+    for (size_t c = 0; c < 3; ++c) pts.push_back(k().encoder->encode(random_real(8, 1.0, 500 + c)));
+    const auto P = PlaintextBatch::from_plaintexts(*k().ctx, pts);
+    const auto P1 = PlaintextBatch::from_plaintexts(*k().ctx, std::span(pts.data(), 1));
+    std::vector<Ciphertext> sum, diff, prod, prod1;
+    for (size_t c = 0; c < 3; ++c) {
+        sum.push_back(ev.add(a.cts[c], pts[c]));
+        diff.push_back(ev.sub(a.cts[c], pts[c]));
+        prod.push_back(ev.multiply(a.cts[c], pts[c]));
+        prod1.push_back(ev.multiply(a.cts[c], pts[0]));
+    }
+    expect_elements(bev.add(A, P), sum);
+    expect_elements(bev.sub(A, P), diff);
+    expect_elements(bev.multiply(A, P), prod);
+    expect_elements(bev.multiply(A, P1), prod1);
+    CiphertextBatch X = A;
+    bev.add_inplace(X, P);
+    expect_elements(X, sum);
+    X = A;
+    bev.sub_inplace(X, P);
+    expect_elements(X, diff);
+    X = A;
+    bev.multiply_inplace(X, P);
+    expect_elements(X, prod);
+}
+
+TEST_P(BatchTest, MultiplyRelinearizeRescaleBitExact) {
+    const Evaluator& ev = *k().eval;
+    const BatchEvaluator bev(k().ctx);
+    auto a = encrypt_many(k(), 3, 600), b = encrypt_many(k(), 3, 700);
+    const auto A = CiphertextBatch::from_ciphertexts(*k().ctx, a.cts);
+    const auto B = CiphertextBatch::from_ciphertexts(*k().ctx, b.cts);
+    std::vector<Ciphertext> tensor, relin, rescaled, fused;
+    for (size_t c = 0; c < 3; ++c) {
+        tensor.push_back(ev.multiply(a.cts[c], b.cts[c]));
+        relin.push_back(ev.relinearize(tensor.back(), k().rk));
+        rescaled.push_back(ev.rescale(relin.back()));
+        fused.push_back(ev.multiply_relin_rescale(a.cts[c], b.cts[c], k().rk));
+    }
+    const auto T = bev.multiply(A, B);
+    EXPECT_EQ(T.size(), 3u);
+    expect_elements(T, tensor);
+    const auto R = bev.relinearize(T, k().rk);
+    expect_elements(R, relin);
+    expect_elements(bev.rescale(R), rescaled);
+    const auto F = bev.multiply_relin_rescale(A, B, k().rk);
+    expect_elements(F, fused);
+    // the _into forms give the same and keep a fitting output allocation
+    CiphertextBatch out;
+    bev.multiply_relin_rescale_into(A, B, k().rk, out);
+    expect_elements(out, fused);
+    const uint64_t* kept = out.data();
+    bev.multiply_relin_rescale_into(A, B, k().rk, out);
+    EXPECT_EQ(out.data(), kept);
+    expect_elements(out, fused);
+    bev.multiply_into(A, B, out);  // another shape: reallocated
+    expect_elements(out, tensor);
+    bev.add_into(A, B, out);
+    std::vector<Ciphertext> sums;
+    for (size_t c = 0; c < 3; ++c) sums.push_back(ev.add(a.cts[c], b.cts[c]));
+    expect_elements(out, sums);
+    EXPECT_ERROR(ValueError, bev.add_into(A, B, const_cast<CiphertextBatch&>(A)), "add", "output");
+    // and the decrypted products are right
+    for (size_t c = 0; c < 3; ++c) {
+        std::vector<cplx> want(a.values[c].size());
+        for (size_t i = 0; i < want.size(); ++i) want[i] = a.values[c][i] * b.values[c][i];
+        EXPECT_GE(precision_bits(k().decrypt(F.at(c)), want), 18.0) << "element " << c;
+    }
+}
+
+TEST_P(BatchTest, RotationsBitExact) {
+    const Evaluator& ev = *k().eval;
+    const BatchEvaluator bev(k().ctx);
+    auto a = encrypt_many(k(), 4, 800);
+    const auto A = CiphertextBatch::from_ciphertexts(*k().ctx, a.cts);
+    std::vector<Ciphertext> same, each;
+    const std::vector<int64_t> steps = {1, 0, -1, 5};
+    for (size_t c = 0; c < 4; ++c) {
+        same.push_back(ev.rotate(a.cts[c], 5, k().gk));
+        each.push_back(ev.rotate(a.cts[c], steps[c], k().gk));
+    }
+    expect_elements(bev.rotate(A, 5, k().gk), same);
+    const auto E = bev.rotate(A, steps, k().gk);
+    expect_elements(E, each);
+    for (size_t c = 0; c < 4; ++c) {
+        const size_t slots = a.values[c].size();
+        std::vector<cplx> want(slots);
+        for (size_t i = 0; i < slots; ++i) want[i] = a.values[c][(i + size_t(steps[c] + int64_t(slots))) % slots];
+        EXPECT_GE(precision_bits(k().decrypt(E.at(c)), want), 18.0) << "element " << c;
+    }
+}
+
+TEST_P(BatchTest, DropToLevelBitExact) {
+    const Evaluator& ev = *k().eval;
+    const BatchEvaluator bev(k().ctx);
+    auto a = encrypt_many(k(), 2, 900);
+    const auto A = CiphertextBatch::from_ciphertexts(*k().ctx, a.cts);
+    std::vector<Ciphertext> want;
+    for (auto& ct : a.cts) want.push_back(ev.drop_to_level(ct, 0));
+    expect_elements(bev.drop_to_level(A, 0), want);
+    std::vector<Ciphertext> aligned;
+    const double target = a.cts[0].scale() * 0.75;
+    for (auto& ct : a.cts) aligned.push_back(ev.rescale_to(ct, 0, target));
+    expect_elements(bev.rescale_to(A, 0, target), aligned);
+    EXPECT_ERROR(LevelMismatch, bev.rescale_to(bev.drop_to_level(A, 0), 0, target), "rescale_to", "target level 0");
+}
+
+INSTANTIATE_TEST_SUITE_P(Presets, BatchTest, ::testing::Values("S1", "S2"));
+
+// ---- edge cases ----------------------------------------------------------------------------------
+
+TEST(BatchEdges, OneElementAndLevelZero) {
+    Keys& k = Keys::get("S1");
+    const Evaluator& ev = *k.eval;
+    const BatchEvaluator bev(k.ctx);
+    auto a = encrypt_many(k, 1, 1000, 0), b = encrypt_many(k, 1, 1100, 0);
+    const auto A = CiphertextBatch::from_ciphertexts(*k.ctx, a.cts);
+    const auto B = CiphertextBatch::from_ciphertexts(*k.ctx, b.cts);
+    EXPECT_EQ(A.level(), 0);
+    expect_elements(bev.add(A, B), {ev.add(a.cts[0], b.cts[0])});
+    expect_elements(bev.sub(A, B), {ev.sub(a.cts[0], b.cts[0])});
+    expect_elements(bev.rotate(A, -1, k.gk), {ev.rotate(a.cts[0], -1, k.gk)});
+    expect_elements(bev.rotate(A, std::vector<int64_t>{0}, k.gk), {a.cts[0]});
+    // S1's level 0 is one 60-bit prime: a product at scale 2^80 does not fit, in both evaluators
+    EXPECT_THROW(ev.multiply(a.cts[0], b.cts[0]), ScaleMismatch);
+    EXPECT_ERROR(ScaleMismatch, bev.multiply(A, B), "multiply", "exceeds the modulus");
+    EXPECT_ERROR(LevelMismatch, bev.rescale(A), "rescale", "level 0");
+    EXPECT_ERROR(LevelMismatch, bev.multiply_relin_rescale(A, B, k.rk), "multiply_relin_rescale", "level 0");
+}
+
+TEST(BatchEdges, SameResultWithOneAndTwoThreads) {
+    Keys& k = Keys::get("S1");
+    const BatchEvaluator bev(k.ctx);
+    auto a = encrypt_many(k, 5, 1200), b = encrypt_many(k, 5, 1300);
+    const auto A = CiphertextBatch::from_ciphertexts(*k.ctx, a.cts);
+    const auto B = CiphertextBatch::from_ciphertexts(*k.ctx, b.cts);
+    const int before = num_threads();
+    set_num_threads(1);
+    const auto f1 = bev.multiply_relin_rescale(A, B, k.rk);
+    const auto r1 = bev.rotate(A, std::vector<int64_t>{1, -1, 5, 0, 1}, k.gk);
+    set_num_threads(2);
+    const auto f2 = bev.multiply_relin_rescale(A, B, k.rk);
+    const auto r2 = bev.rotate(A, std::vector<int64_t>{1, -1, 5, 0, 1}, k.gk);
+    set_num_threads(before);
+    EXPECT_TRUE(same_batch(f1, f2));
+    EXPECT_TRUE(same_batch(r1, r2));
+}
+
+TEST(BatchEdges, KeySwitchingScratchIsReused) {
+    Keys& k = Keys::get("S1");
+    const BatchEvaluator bev(k.ctx);
+    auto a = encrypt_many(k, 6, 1400);
+    const auto A = CiphertextBatch::from_ciphertexts(*k.ctx, a.cts);
+    const auto T = bev.multiply(A, A);
+    const int before = num_threads();
+    set_num_threads(1);  // deterministic: which pool threads take part varies from run to run
+    (void)bev.multiply_relin_rescale(A, A, k.rk);  // grows the workspaces to what these ops need
+    (void)bev.relinearize(T, k.rk);
+    (void)bev.rotate(A, 1, k.gk);
+    const size_t workspaces = scratch_pool().idle_count(), words = scratch_pool().idle_capacity_words();
+    EXPECT_GE(workspaces, 1u);
+    (void)bev.multiply_relin_rescale(A, A, k.rk);
+    (void)bev.relinearize(T, k.rk);
+    (void)bev.rotate(A, 1, k.gk);
+    set_num_threads(before);
+    EXPECT_EQ(scratch_pool().idle_count(), workspaces);
+    EXPECT_EQ(scratch_pool().idle_capacity_words(), words);  // nothing was allocated again
+}
+
+// ---- errors ----------------------------------------------------------------------------------------
+
+TEST(BatchErrors, FromCiphertexts) {
+    Keys& k = Keys::get("S1");
+    auto a = encrypt_many(k, 2, 1500);
+    EXPECT_ERROR(ValueError, CiphertextBatch::from_ciphertexts(*k.ctx, std::vector<Ciphertext>{}), "from_ciphertexts",
+                 "empty");
+    std::vector<Ciphertext> mixed_level = {a.cts[0], k.eval->drop_to_level(a.cts[1], 0)};
+    EXPECT_ERROR(LevelMismatch, CiphertextBatch::from_ciphertexts(*k.ctx, mixed_level), "from_ciphertexts",
+                 "element 1", "level 0", "level 1");
+    Ciphertext other_scale = a.cts[1];
+    other_scale.set_scale(a.cts[1].scale() * 2);
+    std::vector<Ciphertext> mixed_scale = {a.cts[0], other_scale};
+    EXPECT_ERROR(ScaleMismatch, CiphertextBatch::from_ciphertexts(*k.ctx, mixed_scale), "from_ciphertexts",
+                 "element 1", "2^41");
+    std::vector<Ciphertext> mixed_size = {a.cts[0], k.eval->multiply(a.cts[1], a.cts[1])};
+    mixed_size[1].set_scale(a.cts[0].scale());
+    EXPECT_ERROR(ValueError, CiphertextBatch::from_ciphertexts(*k.ctx, mixed_size), "from_ciphertexts", "element 1",
+                 "3 polynomials");
+    std::vector<Ciphertext> with_empty = {a.cts[0], Ciphertext()};
+    EXPECT_ERROR(ValueError, CiphertextBatch::from_ciphertexts(*k.ctx, with_empty), "element 1", "empty");
+    Parameters p;
+    p.log_n = 13;
+    p.q_bits = {50, 40};
+    p.p_bits = {60};
+    p.scale = 0x1p40;
+    const auto other = Context::create(p);
+    EXPECT_ERROR(ContextMismatch, CiphertextBatch::from_ciphertexts(*other, a.cts), "from_ciphertexts", "element 0",
+                 "another parameter set");
+    const auto A = CiphertextBatch::from_ciphertexts(*k.ctx, a.cts);
+    EXPECT_ERROR(ValueError, A.at(2), "index 2", "batch of 2");
+}
+
+TEST(BatchErrors, OperandsCheckedBeforeAnyWork) {
+    Keys& k = Keys::get("S1");
+    const BatchEvaluator bev(k.ctx);
+    auto a = encrypt_many(k, 3, 1600), b = encrypt_many(k, 2, 1700);
+    const auto A = CiphertextBatch::from_ciphertexts(*k.ctx, a.cts);
+    const auto B2 = CiphertextBatch::from_ciphertexts(*k.ctx, b.cts);
+    const auto low = bev.drop_to_level(A, 0);
+    auto scaled = A, huge = A;
+    scaled.set_scale(A.scale() * 2);
+    huge.set_scale(A.scale() * 0x1p20);
+    const auto T = bev.multiply(A, A);
+
+    CiphertextBatch X = A;
+    EXPECT_ERROR(ValueError, bev.add_inplace(X, B2), "add", "batch of 3", "batch of 2");
+    EXPECT_ERROR(LevelMismatch, bev.add_inplace(X, low), "add", "level 1", "level 0");
+    EXPECT_ERROR(ScaleMismatch, bev.sub_inplace(X, scaled), "sub", "2^41");
+    auto T_scaled = T;
+    T_scaled.set_scale(A.scale());
+    EXPECT_ERROR(ValueError, bev.add_inplace(X, T_scaled), "add", "has 3", "relinearize");
+    EXPECT_ERROR(ValueError, bev.add_inplace(X, 1e20), "add", "does not fit");
+    EXPECT_TRUE(same_batch(X, A));  // the in-place operand is unchanged after every error
+
+    EXPECT_ERROR(ValueError, bev.multiply(T, A), "multiply", "'a'", "3 polynomials");
+    EXPECT_ERROR(LevelMismatch, bev.multiply(A, low), "multiply", "level 1", "level 0");
+    EXPECT_ERROR(ScaleMismatch, bev.multiply(huge, huge), "multiply", "exceeds the modulus");
+    EXPECT_ERROR(ValueError, bev.relinearize(A, k.rk), "relinearize", "2 polynomials");
+    EXPECT_ERROR(MissingKey, bev.relinearize(T, RelinKey{}), "relinearize", "no relinearization key");
+    EXPECT_ERROR(MissingKey, bev.multiply_relin_rescale(A, A, RelinKey{}), "multiply_relin_rescale",
+                 "no relinearization key");
+    EXPECT_ERROR(LevelMismatch, bev.rescale(low), "rescale", "level 0");
+    EXPECT_ERROR(LevelMismatch, bev.drop_to_level(low, 1), "drop_to_level", "level 1");
+
+    EXPECT_ERROR(MissingKey, bev.rotate(A, std::vector<int64_t>{2, 1, 3}, k.gk), "rotate", "2,3");
+    EXPECT_ERROR(MissingKey, bev.rotate(A, 2, k.gk), "rotate", "by 2");
+    EXPECT_ERROR(ValueError, bev.rotate(A, std::vector<int64_t>{1, 1}, k.gk), "rotate", "2 steps", "one per element");
+    const int64_t slots = int64_t(A.slots());
+    EXPECT_ERROR(ValueError, bev.rotate(A, slots, k.gk), "rotate", "out of range");
+    EXPECT_ERROR(ValueError, bev.rotate(T, 1, k.gk), "rotate", "3 polynomials");
+    X = A;
+    EXPECT_ERROR(ValueError, bev.multiply_inplace(X, 1e20), "multiply", "does not fit");
+    EXPECT_TRUE(same_batch(X, A));
+}
+
+TEST(BatchErrors, ForeignContextAndKeys) {
+    Keys& k = Keys::get("S1");
+    const BatchEvaluator bev(k.ctx);
+    Parameters p;
+    p.log_n = 13;
+    p.q_bits = {50, 40};
+    p.p_bits = {60};
+    p.scale = 0x1p40;
+    Keys other(p);
+    auto a = encrypt_many(k, 2, 1800);
+    const auto A = CiphertextBatch::from_ciphertexts(*k.ctx, a.cts);
+    std::vector<Ciphertext> foreign_cts = {other.encrypt(random_real(4, 1, 1)), other.encrypt(random_real(4, 1, 2))};
+    const auto F = CiphertextBatch::from_ciphertexts(*other.ctx, foreign_cts);
+    EXPECT_ERROR(ContextMismatch, bev.add(A, F), "add", "'b'", "another parameter set");
+    EXPECT_ERROR(ContextMismatch, bev.multiply_relin_rescale(A, A, other.rk), "multiply_relin_rescale", "key");
+    EXPECT_ERROR(ContextMismatch, bev.rotate(A, 1, other.gk), "rotate", "Galois keys");
+}
+
+}  // namespace
+}  // namespace oboro::test

@@ -1,0 +1,221 @@
+"""oboro.Batch: d ciphertexts operated on together. Every operator is checked against NumPy with
+an explicit precision bound (bits = -log2(max abs error), the bounds of test_api.py) and against
+the single-ciphertext path (the same operators on each element as an oboro.Ciphertext), which
+runs the same C++ kernels and so must decrypt to exactly the same values. Then every error.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import oboro
+
+ADD_BITS = 24  # additions, integer multiplications, plaintext additions
+MUL_BITS = 20  # one multiplication (ciphertext or plaintext) with its rescale
+ROT_BITS = 22  # rotations (key switching)
+D, LEN = 4, 16  # a batch of 4 ciphertexts of 16 values
+
+
+def bits(got, want) -> float:
+    err = float(np.max(np.abs(np.asarray(got) - np.asarray(want))))
+    return math.inf if err == 0 else -math.log2(err)
+
+
+@pytest.fixture(scope="module", params=["S1", "S2"])
+def ctx(request):
+    c = oboro.Context.from_preset(request.param)
+    c.keygen(rotations=[1, -1, 2, 3])
+    return c
+
+
+@pytest.fixture(scope="module")
+def X(ctx):
+    return np.random.default_rng(1).uniform(-1, 1, (D, LEN))
+
+
+@pytest.fixture(scope="module")
+def Y(ctx):
+    return np.random.default_rng(2).uniform(-1, 1, (D, LEN))
+
+
+def same_as_single(ctx, batch_result, fn, *batches):
+    """fn applied to each element's Ciphertexts decrypts to exactly what the batch gave."""
+    singles = [b.to_ciphertexts() for b in batches]
+    got = ctx.decrypt(batch_result)
+    for i in range(len(batch_result)):
+        want = ctx.decrypt(fn(*[s[i] for s in singles]))
+        np.testing.assert_array_equal(got[i], want)
+
+
+def test_encrypt_decrypt_and_layout(ctx, X):
+    b = ctx.encrypt_batch(X)
+    assert isinstance(b, oboro.Batch)
+    assert len(b) == D and b.shape == (D, LEN) and b.dtype == np.float64
+    assert b.level == ctx.max_level and b.poly_count == 2 and b.slots == LEN
+    out = ctx.decrypt(b)
+    assert out.shape == (D, LEN)
+    assert bits(out, X) >= ADD_BITS
+    assert bits(ctx.decrypt(b[1]), X[1]) >= ADD_BITS and bits(ctx.decrypt(b[-1]), X[-1]) >= ADD_BITS
+    assert "oboro.Batch of 4" in repr(b)
+
+
+def test_from_and_to_ciphertexts(ctx, X):
+    cts = [ctx.encrypt(row) for row in X]
+    b = oboro.Batch.from_ciphertexts(cts)
+    back = b.to_ciphertexts()
+    assert len(back) == D and all(isinstance(c, oboro.Ciphertext) for c in back)
+    for c, orig in zip(back, cts):
+        np.testing.assert_array_equal(ctx.decrypt(c), ctx.decrypt(orig))
+
+
+def test_add_sub_negate(ctx, X, Y):
+    a, b = ctx.encrypt_batch(X), ctx.encrypt_batch(Y)
+    for got, want, fn in [
+        (a + b, X + Y, lambda p, q: p + q),
+        (a - b, X - Y, lambda p, q: p - q),
+        (-a, -X, lambda p, q: -p),
+    ]:
+        assert bits(ctx.decrypt(got), want) >= ADD_BITS
+        same_as_single(ctx, got, fn, a, b)
+    c = a.copy()
+    c += b
+    assert bits(ctx.decrypt(c), X + Y) >= ADD_BITS
+    c -= b
+    assert bits(ctx.decrypt(c), X) >= ADD_BITS
+
+
+def test_scalars_and_arrays(ctx, X, Y):
+    a = ctx.encrypt_batch(X)
+    cases = [
+        (a + 0.5, X + 0.5, lambda p: p + 0.5, ADD_BITS),
+        (1.5 - a, 1.5 - X, lambda p: 1.5 - p, ADD_BITS),
+        (a * 3, X * 3, lambda p: p * 3, ADD_BITS),
+        (a * 0.25, X * 0.25, lambda p: p * 0.25, MUL_BITS),
+        (a / 4.0, X / 4.0, lambda p: p / 4.0, MUL_BITS),
+        (a + Y[0], X + Y[0], lambda p: p + Y[0], ADD_BITS),  # one row for every element
+        (a * Y[0], X * Y[0], lambda p: p * Y[0], MUL_BITS),
+    ]
+    for got, want, fn, b in cases:
+        assert bits(ctx.decrypt(got), want) >= b
+        same_as_single(ctx, got, fn, a)
+    # one row per element
+    for got, want, b in [(a + Y, X + Y, ADD_BITS), (a - Y, X - Y, ADD_BITS), (a * Y, X * Y, MUL_BITS),
+                         (Y * a, X * Y, MUL_BITS)]:
+        assert bits(ctx.decrypt(got), want) >= b
+    got = ctx.decrypt(a * Y)
+    cts = a.to_ciphertexts()
+    for i in range(D):
+        np.testing.assert_array_equal(got[i], ctx.decrypt(cts[i] * Y[i]))
+
+
+def test_multiply_and_expression_with_alignment(ctx, X, Y):
+    a, b = ctx.encrypt_batch(X), ctx.encrypt_batch(Y)
+    prod = a * b
+    assert prod.level == a.level - 1 and prod.poly_count == 2
+    assert bits(ctx.decrypt(prod), X * Y) >= MUL_BITS
+    same_as_single(ctx, prod, lambda p, q: p * q, a, b)
+    # the product is one level down: automatic mode aligns the fresh operand
+    expr = a * b + a
+    assert bits(ctx.decrypt(expr), X * Y + X) >= MUL_BITS
+    same_as_single(ctx, expr, lambda p, q: p * q + p, a, b)
+
+
+def test_rotations(ctx, X):
+    a = ctx.encrypt_batch(X)
+    r = a.rotate(1)
+    assert bits(ctx.decrypt(r), np.roll(X, -1, axis=1)) >= ROT_BITS
+    same_as_single(ctx, r, lambda p: p.rotate(1), a)
+    steps = [1, 0, -1, 3]
+    r = a.rotate(steps)
+    want = np.stack([np.roll(X[i], -s) for i, s in enumerate(steps)])
+    assert bits(ctx.decrypt(r), want) >= ROT_BITS
+    got = ctx.decrypt(r)
+    cts = a.to_ciphertexts()
+    for i, s in enumerate(steps):
+        np.testing.assert_array_equal(got[i], ctx.decrypt(cts[i].rotate(s)))
+    # automatic mode: a step is reduced modulo the slots (LEN - 1 == -1)
+    assert bits(ctx.decrypt(a.rotate(LEN - 1)), np.roll(X, 1, axis=1)) >= ROT_BITS
+
+
+def test_manual_mode(X, Y):
+    ctx = oboro.Context.from_preset("S1", auto=False)
+    ctx.keygen(rotations=[1])
+    a, b = ctx.encrypt_batch(X), ctx.encrypt_batch(Y)
+    t = a * b
+    assert t.poly_count == 3 and t.level == a.level
+    r = t.relinearize()
+    assert r.poly_count == 2
+    s = r.rescale()
+    assert s.level == a.level - 1
+    assert bits(ctx.decrypt(s), X * Y) >= MUL_BITS
+    same_as_single(ctx, s, lambda p, q: (p * q).relinearize().rescale(), a, b)
+    with pytest.raises(oboro.LevelMismatch, match="add"):
+        s + a  # manual mode does not align
+    with pytest.raises(oboro.MissingKey, match="rotat"):
+        a.rotate(2)
+
+
+def test_one_element_and_level_zero(ctx, X):
+    b = ctx.encrypt_batch(X[:1], level=0)
+    assert len(b) == 1 and b.level == 0
+    assert bits(ctx.decrypt(b + b), 2 * X[:1]) >= ADD_BITS
+    assert bits(ctx.decrypt(b.rotate(1)), np.roll(X[:1], -1, axis=1)) >= ROT_BITS
+    with pytest.raises(oboro.LevelMismatch, match="level 0"):
+        b * b
+    with pytest.raises(oboro.LevelMismatch, match="rescale"):
+        b.rescale()
+
+
+def test_complex_values(ctx):
+    Z = np.random.default_rng(3).uniform(-1, 1, (3, 8)) + 1j * np.random.default_rng(4).uniform(-1, 1, (3, 8))
+    b = ctx.encrypt_batch(Z)
+    assert b.dtype == np.complex128
+    assert bits(ctx.decrypt(b * b), Z * Z) >= MUL_BITS
+
+
+def test_errors(ctx, X, Y):
+    a = ctx.encrypt_batch(X)
+    with pytest.raises(oboro.ValueError, match="2-D"):
+        ctx.encrypt_batch(X[0])
+    with pytest.raises(oboro.ValueError, match="empty"):
+        oboro.Batch.from_ciphertexts([])
+    low = ctx.encrypt(X[1], level=0)
+    with pytest.raises(oboro.LevelMismatch, match="element 1"):
+        oboro.Batch.from_ciphertexts([ctx.encrypt(X[0]), low])
+    with pytest.raises(oboro.ValueError, match="shape"):
+        oboro.Batch.from_ciphertexts([ctx.encrypt(X[0]), ctx.encrypt(X[1, :8])])
+    short = ctx.encrypt_batch(Y[:2])
+    before = ctx.decrypt(a)
+    with pytest.raises(oboro.ValueError, match="batch of 4"):
+        a += short
+    np.testing.assert_array_equal(ctx.decrypt(a), before)  # the in-place operand is unchanged
+    with pytest.raises(oboro.ValueError, match="shape"):
+        a + ctx.encrypt_batch(Y[:, :8])
+    with pytest.raises(oboro.ValueError):
+        a + np.ones((3, LEN))  # neither one row nor one row per element
+    with pytest.raises(oboro.MissingKey, match="rotat"):
+        a.rotate(5)
+    with pytest.raises(oboro.ValueError, match="one per element"):
+        a.rotate([1, 1])
+    with pytest.raises(IndexError):
+        a[D]
+    with pytest.raises(TypeError):
+        a + ctx.encrypt(X[0])
+    with pytest.raises(ZeroDivisionError):
+        a / 0
+    with pytest.raises(oboro.MissingKey, match="secret key"):
+        ctx.public().decrypt(a)
+    other = oboro.Context.from_preset(ctx.preset)
+    other.keygen(rotations=[])
+    with pytest.raises(oboro.ContextMismatch):
+        a + other.encrypt_batch(Y)
+    with pytest.raises(oboro.ContextMismatch):
+        other.decrypt(a)
+    with pytest.raises(oboro.ContextMismatch):
+        oboro.Batch.from_ciphertexts([ctx.encrypt(X[0]), other.encrypt(X[1])])
+    nokeys = oboro.Context.from_preset(ctx.preset)
+    with pytest.raises(oboro.MissingKey, match="keygen"):
+        nokeys.encrypt_batch(X)
