@@ -1,5 +1,6 @@
 // The CUDA element-wise kernels' per-thread code, run on the CPU through the grid emulator and
 // compared bit for bit with plain CPU loops. Needs no GPU and no nvcc: always built.
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -181,6 +182,52 @@ TEST(CudaEmulator, VisitsEveryThreadOnce2D) {
         ++hits[y * 12 + x];
     });
     for (int h : hits) EXPECT_EQ(h, 1);
+}
+
+// A block-wide reversal through shared memory: phase 0 stores, phase 1 reads another thread's
+// word. Correct only if phase 1 runs after phase 0 of every thread of the block (the barrier).
+TEST(CudaEmulator, BlockPhasesActAsBarriers) {
+    const uint32_t blocks = 3, threads = 64;
+    std::vector<uint64_t> in(blocks * threads), out(in.size(), 0);
+    for (size_t i = 0; i < in.size(); ++i) in[i] = 1000 + i;
+    for (auto order : {oboro::cuda::ThreadOrder::forward, oboro::cuda::ThreadOrder::reverse}) {
+        std::fill(out.begin(), out.end(), 0);
+        oboro::cuda::emulate_block_phases(
+            LaunchShape{Dim3{blocks, 1, 1}, Dim3{threads, 1, 1}}, threads, 2,
+            [&](const ThreadIndex& t, uint64_t* shared, uint32_t phase) {
+                if (phase == 0) shared[t.thread.x] = in[t.global_x()];
+                else out[t.global_x()] = shared[threads - 1 - t.thread.x];
+            },
+            order);
+        for (uint32_t b = 0; b < blocks; ++b)
+            for (uint32_t i = 0; i < threads; ++i) EXPECT_EQ(out[b * threads + i], in[b * threads + threads - 1 - i]);
+    }
+}
+
+// Shared memory is poisoned at the start of every block (it is uninitialised on a GPU), and a
+// within-phase race (thread i reads the word thread i+1 writes in the same phase) gives
+// different results in the two thread orders: the check the kernel tests use.
+TEST(CudaEmulator, BlockPhasesPoisonAndExposeRaces) {
+    std::vector<uint64_t> seen;
+    oboro::cuda::emulate_block_phases(LaunchShape{Dim3{2, 1, 1}, Dim3{4, 1, 1}}, 4, 1,
+                                      [&](const ThreadIndex& t, uint64_t* shared, uint32_t) {
+                                          seen.push_back(shared[t.thread.x]);
+                                          shared[t.thread.x] = 7;  // must not leak into the next block
+                                      });
+    for (uint64_t v : seen) EXPECT_EQ(v, oboro::cuda::shared_poison);
+
+    auto racy = [](oboro::cuda::ThreadOrder order) {
+        std::vector<uint64_t> out(8);
+        oboro::cuda::emulate_block_phases(LaunchShape{Dim3{1, 1, 1}, Dim3{8, 1, 1}}, 9, 2,
+                                          [&](const ThreadIndex& t, uint64_t* shared, uint32_t phase) {
+                                              const uint32_t i = t.thread.x;
+                                              if (phase == 0) shared[i] = i, shared[8] = 0;
+                                              else shared[i + 1] += shared[i], out[i] = shared[i + 1];
+                                          },
+                                          order);
+        return out;
+    };
+    EXPECT_NE(racy(oboro::cuda::ThreadOrder::forward), racy(oboro::cuda::ThreadOrder::reverse));
 }
 
 TEST(CudaEmulator, OneDimensionalForm) {
