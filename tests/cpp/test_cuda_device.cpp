@@ -3,6 +3,7 @@
 // (Skipped)") when built without a linkable CUDA runtime or when no GPU is present.
 #include <cstdint>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -13,8 +14,11 @@
 #include "oboro/math/primes.hpp"
 #include "oboro/math/random.hpp"
 
+#include "oboro/math/ntt.hpp"
+
 #if defined(OBORO_WITH_CUDA_RUNTIME)
 #include "oboro/backend/cuda/elementwise.hpp"
+#include "oboro/backend/cuda/ntt.hpp"
 #endif
 
 namespace {
@@ -90,6 +94,37 @@ template <typename W> void check_mul_add() {
 }
 
 TEST_F(CudaDevice, MulAddModWord64) { check_mul_add<uint64_t>(); }
+
+// The batched NTT on the GPU against math::ntt_forward / ntt_inverse, bit for bit: several rows
+// with different primes (62 to 30 bits), inputs at the lazy bounds ([0, 4q) forward, [0, 2q) inverse).
+TEST_F(CudaDevice, NttMatchesCpuBitForBit) {
+#if defined(OBORO_WITH_CUDA_RUNTIME)
+    for (uint32_t log_n : {4u, 10u, 12u, 13u, 14u, 15u, 16u, 17u}) {
+        SCOPED_TRACE("log_n " + std::to_string(log_n));
+        const uint32_t n = 1u << log_n, limbs = 5, polys = 3;
+        std::vector<math::NttTables> t;
+        for (int bits : {62, 60, 50, 40, 30}) t.emplace_back(math::generate_ntt_primes(bits, n, 1)[0], n);
+        math::Seed seed{};
+        seed[0] = uint8_t(log_n);
+        math::Prng prng(seed);
+        for (bool forward : {true, false}) {
+            std::vector<uint64_t> v(size_t(polys) * limbs * n);
+            for (size_t k = 0; k < v.size(); ++k) {
+                const uint64_t top = (forward ? 4 : 2) * t[(k / n) % limbs].q;
+                v[k] = k % n == 3 ? top - 1 : prng.uniform(top);
+            }
+            std::vector<uint64_t> gpu = v;
+            if (forward) oboro::cuda::ntt_forward_host(gpu.data(), t.data(), limbs, polys);
+            else oboro::cuda::ntt_inverse_host(gpu.data(), t.data(), limbs, polys);
+            for (size_t r = 0; r < size_t(polys) * limbs; ++r) {
+                if (forward) math::ntt_forward(v.data() + r * n, t[r % limbs]);
+                else math::ntt_inverse(v.data() + r * n, t[r % limbs]);
+            }
+            ASSERT_EQ(gpu, v) << (forward ? "forward" : "inverse");
+        }
+    }
+#endif
+}
 TEST_F(CudaDevice, MulAddModWord32) { check_mul_add<uint32_t>(); }
 
 }  // namespace
