@@ -14,6 +14,8 @@
 #include "oboro/math/primes.hpp"
 #include "oboro/math/random.hpp"
 
+#include "oboro/ckks/context.hpp"
+#include "oboro/ckks/keyswitch.hpp"
 #include "oboro/math/ntt.hpp"
 
 #if defined(OBORO_WITH_CUDA_RUNTIME)
@@ -125,6 +127,39 @@ TEST_F(CudaDevice, NttMatchesCpuBitForBit) {
     }
 #endif
 }
+// The fused rescale on the GPU against ckks::rescale_poly, bit for bit, at every level of S2 and
+// of a 2^16 context with 40-bit primes (batches of 3 polynomials).
+TEST_F(CudaDevice, RescaleMatchesCpuBitForBit) {
+#if defined(OBORO_WITH_CUDA_RUNTIME)
+    oboro::ckks::Parameters big;
+    big.log_n = 16;
+    big.q_bits = std::vector<int>(12, 40);
+    big.q_bits[0] = 60;
+    big.p_bits = {60};
+    for (const auto& params : {oboro::ckks::Parameters::preset("S2"), big}) {
+        const auto ctx = oboro::ckks::Context::create(params);
+        const size_t n = ctx->n();
+        math::Seed seed{};
+        math::Prng prng(seed);
+        for (int level = ctx->max_level(); level >= 1; level -= (level > 3 ? 4 : 1)) {
+            SCOPED_TRACE("log_n " + std::to_string(params.log_n) + " level " + std::to_string(level));
+            const uint32_t polys = 3, limbs = uint32_t(level) + 1;
+            std::vector<uint64_t> in(size_t(polys) * limbs * n);
+            for (size_t k = 0; k < in.size(); ++k) in[k] = prng.uniform(ctx->moduli()[(k / n) % limbs].value);
+            std::vector<uint64_t> gpu(size_t(polys) * level * n);
+            oboro::cuda::rescale_host(in.data(), gpu.data(), ctx->ntt_tables(), ctx->level(level).inv_last.data(),
+                                      uint32_t(level), polys);
+            for (uint32_t p = 0; p < polys; ++p) {
+                uint64_t* poly = in.data() + size_t(p) * limbs * n;
+                oboro::ckks::rescale_poly(*ctx, level, poly);
+                for (size_t k = 0; k < size_t(level) * n; ++k)
+                    ASSERT_EQ(gpu[size_t(p) * level * n + k], poly[k]) << "poly " << p << " word " << k;
+            }
+        }
+    }
+#endif
+}
+
 TEST_F(CudaDevice, MulAddModWord32) { check_mul_add<uint32_t>(); }
 
 }  // namespace

@@ -1,0 +1,163 @@
+// The CUDA fused rescale (ntt_kernels.hpp: INTT of the last limb, then a forward NTT whose loads
+// convert the last limb and whose stores compute (x - conv) * q_l^{-1}), run through the CPU grid
+// emulator and compared bit for bit with the CPU: ckks::rescale_poly on random polynomials of
+// real contexts, and Evaluator::rescale on real ciphertexts.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "ckks_test_util.hpp"
+#include "cuda_emulated_util.hpp"
+#include "oboro/ckks/context.hpp"
+#include "oboro/ckks/keyswitch.hpp"
+#include "oboro/math/random.hpp"
+
+namespace {
+
+using namespace oboro::test::cuda_emu;
+namespace kernels = oboro::cuda::kernels;
+namespace math = oboro::math;
+using oboro::ckks::Context;
+using oboro::cuda::ThreadOrder;
+
+// Host-side rescale constants and views for level l of ctx.
+struct EmulatedLevel {
+    std::vector<kernels::NttTableView> views;
+    std::vector<kernels::RescaleLimb> limbs;
+    kernels::RescaleArgs args;
+
+    EmulatedLevel(const Context& ctx, int level, uint32_t polys) : views(table_views(ctx.ntt_tables(), size_t(level) + 1)) {
+        std::vector<uint64_t> moduli(size_t(level) + 1);
+        for (int j = 0; j <= level; ++j) moduli[size_t(j)] = ctx.moduli()[j].value;
+        limbs.resize(size_t(level));
+        kernels::make_rescale_limbs(moduli.data(), uint32_t(level), ctx.level(level).inv_last.data(), limbs.data());
+        args.tables = views.data();
+        args.limbs = limbs.data();
+        args.last_prime = moduli[size_t(level)];
+        args.level = uint32_t(level);
+        args.polys = polys;
+        uint32_t log_n = 0;
+        while ((size_t(1) << log_n) < ctx.n()) ++log_n;
+        args.plan = kernels::make_ntt_plan(log_n);
+    }
+};
+
+// polys polynomials of level+1 limbs, uniform canonical residues (NTT form), edges included.
+std::vector<uint64_t> random_polys(const Context& ctx, int level, uint32_t polys, uint8_t tag) {
+    const size_t n = ctx.n(), limbs = size_t(level) + 1;
+    math::Seed s{};
+    s[0] = tag;
+    math::Prng prng(s);
+    std::vector<uint64_t> v(polys * limbs * n);
+    for (size_t r = 0; r < polys * limbs; ++r) {
+        const uint64_t q = ctx.moduli()[r % limbs].value;
+        for (size_t k = 0; k < n; ++k) v[r * n + k] = k == 0 ? 0 : k == 1 ? q - 1 : prng.uniform(q);
+    }
+    return v;
+}
+
+// CPU reference: rescale_poly on each polynomial, compacted to level limbs per polynomial.
+std::vector<uint64_t> cpu_rescale(const Context& ctx, int level, std::vector<uint64_t> v, uint32_t polys) {
+    const size_t n = ctx.n(), limbs = size_t(level) + 1;
+    std::vector<uint64_t> out;
+    for (uint32_t p = 0; p < polys; ++p) {
+        oboro::ckks::rescale_poly(ctx, level, v.data() + p * limbs * n);
+        out.insert(out.end(), v.begin() + std::ptrdiff_t(p * limbs * n), v.begin() + std::ptrdiff_t((p * limbs + level) * n));
+    }
+    return out;
+}
+
+std::vector<uint64_t> emulated_rescale(const Context& ctx, int level, const std::vector<uint64_t>& in_v, uint32_t polys,
+                                       ThreadOrder order = ThreadOrder::forward) {
+    EmulatedLevel e(ctx, level, polys);
+    const uint64_t n = ctx.n();
+    std::vector<uint64_t> in = in_v, out(size_t(polys) * level * n, 0),
+                          scratch(kernels::rescale_scratch_words(polys, uint32_t(level), n), 0);
+    e.args.in = kernels::RowSet{in.data(), (uint64_t(level) + 1) * n};
+    e.args.out = kernels::RowSet{out.data(), uint64_t(level) * n};
+    e.args.scratch = scratch.data();
+    emulate_rescale(e.args, order);
+    EXPECT_EQ(in, in_v) << "the input was modified";
+    return out;
+}
+
+TEST(CudaRescaleEmulated, MatchesRescalePolyOnPresets) {
+    for (const std::string preset : {"S1", "S2", "S3"}) {
+        const auto ctx = Context::create(oboro::ckks::Parameters::preset(preset));
+        for (int level = ctx->max_level(); level >= 1; --level) {
+            SCOPED_TRACE(preset + " level " + std::to_string(level));
+            const uint32_t polys = 3;
+            const auto in = random_polys(*ctx, level, polys, uint8_t(level));
+            ASSERT_EQ(emulated_rescale(*ctx, level, in, polys), cpu_rescale(*ctx, level, in, polys));
+        }
+    }
+}
+
+// Small degree and small tiles: many blocks, looping threads, both thread orders.
+TEST(CudaRescaleEmulated, SmallDegreeEveryThreadOrder) {
+    oboro::ckks::Parameters p;
+    p.log_n = 6;
+    p.q_bits = {60, 45, 50, 55, 36, 61};
+    p.p_bits = {61};
+    p.security = oboro::ckks::SecurityLevel::none;
+    const auto ctx = Context::create(p);
+    for (int level = ctx->max_level(); level >= 1; --level) {
+        const auto in = random_polys(*ctx, level, 4, uint8_t(40 + level));
+        const auto expect = cpu_rescale(*ctx, level, in, 4);
+        for (auto order : {ThreadOrder::forward, ThreadOrder::reverse})
+            ASSERT_EQ(emulated_rescale(*ctx, level, in, 4, order), expect) << "level " << level;
+    }
+}
+
+// In place (out = in, same stride), the way an evaluator rescales a ciphertext it owns.
+TEST(CudaRescaleEmulated, InPlace) {
+    const auto ctx = Context::create(oboro::ckks::Parameters::preset("S2"));
+    const int level = ctx->max_level();
+    const uint64_t n = ctx->n();
+    const uint32_t polys = 2;
+    auto data = random_polys(*ctx, level, polys, 77);
+    const auto expect = cpu_rescale(*ctx, level, data, polys);
+    EmulatedLevel e(*ctx, level, polys);
+    std::vector<uint64_t> scratch(kernels::rescale_scratch_words(polys, uint32_t(level), n));
+    e.args.in = e.args.out = kernels::RowSet{data.data(), (uint64_t(level) + 1) * n};
+    e.args.scratch = scratch.data();
+    emulate_rescale(e.args);
+    for (uint32_t p = 0; p < polys; ++p)
+        for (size_t k = 0; k < level * n; ++k)
+            ASSERT_EQ(data[p * (level + 1) * n + k], expect[p * level * n + k]) << p << " " << k;
+}
+
+// A batch of real ciphertexts (products before rescaling) through Evaluator::rescale and through
+// the emulated kernels: the same words, and the result still decrypts to the product.
+TEST(CudaRescaleEmulated, MatchesEvaluatorRescaleOnCiphertexts) {
+    auto& keys = oboro::test::Keys::get("S2");
+    const auto& ctx = *keys.ctx;
+    std::vector<oboro::test::cplx> a(ctx.max_slots()), b(ctx.max_slots());
+    for (size_t i = 0; i < a.size(); ++i) {
+        a[i] = {0.5 * std::sin(double(i)), 0.25};
+        b[i] = {0.75 * std::cos(double(i)), -0.5};
+    }
+    const auto ca = keys.encrypt(a), cb = keys.encrypt(b);
+    const auto prod = keys.eval->multiply(ca, cb);                             // size 3
+    const auto prod2 = keys.eval->relinearize(keys.eval->multiply(cb, cb), keys.rk);  // size 2
+    const int level = prod.level();
+    const uint64_t n = ctx.n();
+    const size_t poly_words = size_t(level + 1) * n;
+
+    // one batch of the 5 polynomials of both ciphertexts, contiguous (DESIGN.md data layout)
+    std::vector<uint64_t> batch(prod.data(), prod.data() + 3 * poly_words);
+    batch.insert(batch.end(), prod2.data(), prod2.data() + 2 * poly_words);
+    const auto out = emulated_rescale(ctx, level, batch, 5);
+
+    const auto r1 = keys.eval->rescale(prod), r2 = keys.eval->rescale(prod2);
+    ASSERT_EQ(r1.level(), level - 1);
+    const size_t out_words = size_t(level) * n;
+    EXPECT_TRUE(std::equal(r1.data(), r1.data() + 3 * out_words, out.begin()));
+    EXPECT_TRUE(std::equal(r2.data(), r2.data() + 2 * out_words, out.begin() + std::ptrdiff_t(3 * out_words)));
+}
+
+}  // namespace
