@@ -1,6 +1,7 @@
 // The CUDA element-wise kernels on a real GPU, compared bit for bit with the CPU grid emulation of
 // the same per-thread code and with plain CPU loops. Skips itself (ctest shows "Not Run
 // (Skipped)") when built without a linkable CUDA runtime or when no GPU is present.
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -14,6 +15,7 @@
 #include "oboro/math/primes.hpp"
 #include "oboro/math/random.hpp"
 
+#include "oboro/backend/cpu/poly_ops.hpp"
 #include "oboro/ckks/context.hpp"
 #include "oboro/ckks/keyswitch.hpp"
 #include "oboro/math/ntt.hpp"
@@ -157,6 +159,55 @@ TEST_F(CudaDevice, RescaleMatchesCpuBitForBit) {
             }
         }
     }
+#endif
+}
+
+// add / sub / negate, tensor and permute on the GPU against the CPU backend, bit for bit, on a
+// batch of 4 ciphertexts of S2 size.
+TEST_F(CudaDevice, BatchElementwiseMatchesCpuBackend) {
+#if defined(OBORO_WITH_CUDA_RUNTIME)
+    namespace cpu = oboro::backend::cpu;
+    namespace kernels = oboro::cuda::kernels;
+    const auto ctx = oboro::ckks::Context::create(oboro::ckks::Parameters::preset("S2"));
+    const uint32_t n = uint32_t(ctx->n()), limbs = uint32_t(ctx->max_level() + 1), count = 4;
+    const size_t poly = size_t(limbs) * n;
+    std::vector<uint64_t> q(limbs);
+    for (uint32_t l = 0; l < limbs; ++l) q[l] = ctx->moduli()[l].value;
+    math::Seed seed{};
+    seed[0] = 9;
+    math::Prng prng(seed);
+    const auto a = random_rows(prng, q, 2 * count * limbs, n), b = random_rows(prng, q, 2 * count * limbs, n);
+    const uint32_t rows = 2 * count * limbs;
+
+    std::vector<uint64_t> gpu(a.size()), cpu_out(a.size());
+    for (auto op : {kernels::ModOp::add, kernels::ModOp::sub, kernels::ModOp::negate}) {
+        oboro::cuda::mod_op_host(op, gpu.data(), a.data(), b.data(), q.data(), limbs, rows, n);
+        for (uint32_t p = 0; p < 2 * count; ++p) {
+            const size_t off = p * poly;
+            if (op == kernels::ModOp::add) cpu::add(cpu_out.data() + off, a.data() + off, b.data() + off, ctx->moduli(), limbs, n);
+            if (op == kernels::ModOp::sub) cpu::sub(cpu_out.data() + off, a.data() + off, b.data() + off, ctx->moduli(), limbs, n);
+            if (op == kernels::ModOp::negate) cpu::negate(cpu_out.data() + off, a.data() + off, ctx->moduli(), limbs, n);
+        }
+        ASSERT_EQ(gpu, cpu_out) << "op " << int(op);
+    }
+
+    std::vector<uint64_t> d(3 * poly * count), e(3 * poly);
+    oboro::cuda::tensor_host(d.data(), a.data(), b.data(), q.data(), limbs, count, n);
+    for (uint32_t c = 0; c < count; ++c) {
+        const uint64_t *x = a.data() + 2 * poly * c, *y = b.data() + 2 * poly * c;
+        cpu::tensor(e.data(), e.data() + poly, e.data() + 2 * poly, x, x + poly, y, y + poly, ctx->moduli(), limbs, n);
+        ASSERT_TRUE(std::equal(e.begin(), e.end(), d.begin() + std::ptrdiff_t(3 * poly * c))) << "ciphertext " << c;
+    }
+
+    std::vector<uint32_t> perms;
+    for (int64_t step : {1, -1, 5, 7}) {
+        const auto& pm = ctx->automorphism_permutation(ctx->galois_element(step));
+        perms.insert(perms.end(), pm.begin(), pm.end());
+    }
+    oboro::cuda::permute_host(gpu.data(), a.data(), perms.data(), count, 2 * limbs, rows, n);
+    for (uint32_t c = 0; c < count; ++c)
+        cpu::permute(cpu_out.data() + 2 * poly * c, a.data() + 2 * poly * c, perms.data() + size_t(c) * n, 2 * limbs, n);
+    ASSERT_EQ(gpu, cpu_out);
 #endif
 }
 
