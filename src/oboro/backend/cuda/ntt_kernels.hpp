@@ -35,6 +35,7 @@
 // coefficient form.
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 
@@ -90,10 +91,22 @@ struct NttPlan {
 inline constexpr uint32_t ntt_tile_words = 2048;
 inline constexpr uint32_t ntt_block_threads = 256;
 
+// log2 of a power of two. The kernels index with shifts and masks, not divisions (an integer
+// division by a run-time value costs tens of instructions on a GPU).
+OBORO_HD uint32_t log2_pow2(uint32_t x) {
+#if defined(__CUDA_ARCH__)
+    return uint32_t(__ffs(int(x)) - 1);
+#else
+    return uint32_t(std::countr_zero(x));
+#endif
+}
+
 // split = 0 picks s1 = log_n / 2 (columns of 2^s1 <= chunks of 2^(log_n-s1)); otherwise
-// 1 <= split <= log_n - 1. log_n >= 2.
+// 1 <= split <= log_n - 1. log_n >= 2. tile_words is rounded down to a power of two, so that the
+// groups per tile are one too.
 inline NttPlan make_ntt_plan(uint32_t log_n, uint32_t split = 0, uint32_t tile_words = ntt_tile_words,
                              uint32_t threads = ntt_block_threads) {
+    tile_words = std::bit_floor(tile_words);
     NttPlan p;
     p.log_n = log_n;
     p.split = split ? split : log_n / 2;
@@ -196,7 +209,8 @@ OBORO_HD void ntt_phase(const ThreadIndex& t, uint64_t* shared, uint32_t phase, 
     const uint64_t n = uint64_t(1) << log_n, n2 = uint64_t(1) << n2_log;
     const uint32_t group_log = columns ? plan.split : n2_log;  // a group: 2^group_log elements
     const uint32_t len = 1u << group_log, half = len >> 1;
-    const uint32_t groups = columns ? plan.tile_columns : plan.tile_chunks;
+    const uint32_t groups = columns ? plan.tile_columns : plan.tile_chunks;  // a power of two
+    const uint32_t groups_log = log2_pow2(groups);
     const uint32_t g0 = t.block.x * groups;  // first column / chunk of this block's tile
     const bool first = phase == 0, last = phase + 1 == group_log;
 
@@ -217,14 +231,14 @@ OBORO_HD void ntt_phase(const ThreadIndex& t, uint64_t* shared, uint32_t phase, 
     for (uint32_t beta = t.thread.x; beta < groups * half; beta += t.block_dim.x) {
         // Columns: consecutive threads take adjacent columns (coalesced); chunks: adjacent
         // butterflies of one chunk.
-        const uint32_t g = columns ? beta % groups : beta / half;
-        const uint32_t b = columns ? beta / groups : beta % half;
+        const uint32_t g = columns ? beta & (groups - 1) : beta >> (group_log - 1);
+        const uint32_t b = columns ? beta >> groups_log : beta & (half - 1);
         const uint32_t i_loc = b >> dist_log, j = b & (dist - 1);
         const uint32_t ax = (i_loc << (dist_log + 1)) + j, ay = ax + dist;  // positions in the group
         const uint64_t gx = columns ? uint64_t(ax) * n2 + g0 + g : (uint64_t(g0 + g) << group_log) + ax;
         const uint64_t gy = columns ? uint64_t(ay) * n2 + g0 + g : (uint64_t(g0 + g) << group_log) + ay;
-        const uint32_t sx = columns ? ax * groups + g : (g << group_log) + ax;
-        const uint32_t sy = columns ? ay * groups + g : (g << group_log) + ay;
+        const uint32_t sx = columns ? (ax << groups_log) + g : (g << group_log) + ax;
+        const uint32_t sy = columns ? (ay << groups_log) + g : (g << group_log) + ay;
 
         uint64_t x, y;
         if (!first) {
