@@ -12,6 +12,7 @@
 #include "oboro/math/ntt.hpp"
 #include "oboro/math/primes.hpp"
 #include "oboro/math/random.hpp"
+#include "oboro/util/error.hpp"
 
 namespace {
 
@@ -134,6 +135,10 @@ TEST(CudaNttEmulated, PlanShapes) {
             EXPECT_EQ(s.grid.y, 5u);
         }
     }
+    EXPECT_THROW(kernels::make_ntt_plan(1), oboro::ValueError);
+    EXPECT_THROW(kernels::make_ntt_plan(25), oboro::ValueError);
+    EXPECT_THROW(kernels::make_ntt_plan(8, 8), oboro::ValueError);
+    EXPECT_EQ(kernels::make_ntt_plan(8, 0, 100).tile_chunks, 4u);  // 100 words -> tiles of 64
     // 2^16: 8 columns of 256 per block (64-byte segments per load), 8 chunks of 256
     const auto p16 = kernels::make_ntt_plan(16);
     EXPECT_EQ(p16.tile_columns, 8u);

@@ -43,6 +43,7 @@
 #include "oboro/math/modarith.hpp"
 #include "oboro/math/ntt.hpp"
 #include "oboro/math/ntt_butterfly.hpp"
+#include "oboro/util/error.hpp"
 
 namespace oboro::cuda::kernels {
 
@@ -90,6 +91,9 @@ struct NttPlan {
 // without opt-in leave room for 2-3 blocks per SM of the same kind).
 inline constexpr uint32_t ntt_tile_words = 2048;
 inline constexpr uint32_t ntt_block_threads = 256;
+// With the default split a group (column or chunk) has at most 2^12 words = 32 KiB of shared
+// memory, within the 48 KiB a block may use without opting in.
+inline constexpr uint32_t ntt_max_log_n = 24;
 
 // log2 of a power of two. The kernels index with shifts and masks, not divisions (an integer
 // division by a run-time value costs tens of instructions on a GPU).
@@ -106,6 +110,9 @@ OBORO_HD uint32_t log2_pow2(uint32_t x) {
 // groups per tile are one too.
 inline NttPlan make_ntt_plan(uint32_t log_n, uint32_t split = 0, uint32_t tile_words = ntt_tile_words,
                              uint32_t threads = ntt_block_threads) {
+    if (log_n < 2 || log_n > ntt_max_log_n) raise<ValueError>("NTT plan: log_n = ", log_n, " is not in [2, ", ntt_max_log_n, "]");
+    if (split >= log_n) raise<ValueError>("NTT plan: split ", split, " must be below log_n = ", log_n);
+    if (tile_words < 2 || threads == 0) raise<ValueError>("NTT plan: tiles of ", tile_words, " words, ", threads, " threads");
     tile_words = std::bit_floor(tile_words);
     NttPlan p;
     p.log_n = log_n;
