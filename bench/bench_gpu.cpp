@@ -10,11 +10,20 @@
 //   gpu_us        100 back-to-back launch_rescale of the ciphertext, one sync, divided by 100:
 //                 device time per rescale when the queue is kept busy (DESIGN.md: no per-op sync)
 //   gpu_batch_us  one launch_rescale of a batch of `--batch` ciphertexts, per ciphertext
-// Usage: bench_gpu [--quick] [--cpu-only] [--batch D] [--json F]
+// With a GPU it also prints, at the kernel level (the evaluator is not wired to the GPU yet):
+//  - paper 000's table in spirit: S1, d = 10/100/1000 ciphertexts, add and multiply (tensor +
+//    rescale; relinearization is not on the GPU yet), per ciphertext: (a) a loop of single-
+//    ciphertext launches with a sync after each, (b) the same loop with one sync at the end,
+//    (c) one batched launch for all d;
+//  - per-kernel latency at S2 and S4 for one ciphertext at the top level (launch + sync, and
+//    queued: 100 launches, one sync).
+// Usage: bench_gpu [--quick] [--cpu-only] [--batch D] [--runs N] [--json F]
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bench_util.hpp"
@@ -113,6 +122,190 @@ void measure_gpu(Row& row, int runs, uint32_t batch) {
                        }, runs).median_us / batch;
 }
 
+// ---- paper 000 (batched vs looped), kernel level ------------------------------------------------
+
+struct BatchRow {
+    std::string op;
+    uint32_t d = 0;
+    double looped_sync_us = -1, looped_us = -1, batched_us = -1;  // per ciphertext
+};
+
+// Device state of one context level: tables, moduli (plain and Barrett), rescale constants.
+struct DeviceLevel {
+    uint32_t level, limbs;
+    uint64_t n;
+    cuda::DeviceNttTables tables;
+    cuda::DeviceBuffer moduli, barrett;
+    cuda::DeviceRescaleLimbs rescale;
+    uint64_t last_prime;
+
+    static std::vector<uint64_t> values(const ckks::Context& ctx, uint32_t limbs) {
+        std::vector<uint64_t> q(limbs);
+        for (uint32_t j = 0; j < limbs; ++j) q[j] = ctx.moduli()[j].value;
+        return q;
+    }
+    DeviceLevel(const ckks::Context& ctx, uint32_t lvl)
+        : level(lvl), limbs(lvl + 1), n(ctx.n()), tables(ctx.ntt_tables(), lvl + 1), moduli((lvl + 1) * 8),
+          barrett((lvl + 1) * sizeof(math::Barrett<uint64_t>)),
+          rescale(values(ctx, lvl + 1).data(), lvl, ctx.level(int(lvl)).inv_last.data()),
+          last_prime(ctx.moduli()[lvl].value) {
+        const auto q = values(ctx, limbs);
+        moduli.upload(q.data(), limbs * 8);
+        std::vector<math::Barrett<uint64_t>> br;
+        for (uint64_t m : q) br.emplace_back(m);
+        barrett.upload(br.data(), br.size() * sizeof(br[0]));
+    }
+    uint64_t poly() const { return uint64_t(limbs) * n; }
+
+    // out = a + b over `cts` ciphertexts of size 2
+    void add(uint64_t* out, const uint64_t* a, const uint64_t* b, uint32_t cts) const {
+        kernels::ModOpArgs<uint64_t> args;
+        args.out = out;
+        args.a = a;
+        args.b = b;
+        args.moduli = moduli.as<const uint64_t>();
+        args.n = uint32_t(n);
+        args.rows = 2 * cts * limbs;
+        args.limbs = limbs;
+        cuda::launch_mod_op(kernels::ModOp::add, args);
+    }
+    // d = a (x) b: `cts` size-3 ciphertexts at d (stride 3 polys)
+    void tensor(uint64_t* d, const uint64_t* a, const uint64_t* b, uint32_t cts) const {
+        kernels::TensorArgs<uint64_t> args;
+        args.out = d;
+        args.out_stride = 3 * poly();
+        args.a = a;
+        args.a_stride = 2 * poly();
+        args.b = b;
+        args.b_stride = 2 * poly();
+        args.moduli = barrett.as<const math::Barrett<uint64_t>>();
+        args.n = uint32_t(n);
+        args.limbs = limbs;
+        args.count = cts;
+        cuda::launch_tensor(args);
+    }
+    // `polys` polynomials at in (limbs each) rescaled into out (level limbs each)
+    void rescale_polys(uint64_t* out, uint64_t* in, uint32_t polys, uint64_t* scratch) const {
+        kernels::RescaleArgs args;
+        args.tables = tables.views();
+        args.limbs = rescale.get();
+        args.last_prime = last_prime;
+        args.level = level;
+        args.polys = polys;
+        args.plan = kernels::make_ntt_plan(tables.log_n());
+        args.in = kernels::RowSet{in, poly()};
+        args.out = kernels::RowSet{out, uint64_t(level) * n};
+        args.scratch = scratch;
+        cuda::launch_rescale(args);
+    }
+};
+
+void paper000(const std::vector<uint32_t>& ds, int runs, std::vector<BatchRow>& rows) {
+    const auto ctx = ckks::Context::create(ckks::Parameters::preset("S1"));
+    const DeviceLevel dl(*ctx, uint32_t(ctx->max_level()));
+    const uint64_t poly = dl.poly(), n = dl.n;
+    for (uint32_t d : ds) {
+        const auto host = random_polys(*ctx, int(dl.limbs), 2 * size_t(d));
+        cuda::DeviceBuffer a(host.size() * 8), b(host.size() * 8), sum(host.size() * 8), prod(3 * d * poly * 8),
+            res(3 * size_t(d) * dl.level * n * 8), scratch(kernels::rescale_scratch_words(3 * d, dl.level, n) * 8);
+        a.upload(host.data(), host.size() * 8);
+        b.upload(host.data(), host.size() * 8);
+        using Op = std::function<void(uint32_t, uint32_t)>;  // (first ciphertext, count)
+        const Op add = [&](uint32_t first, uint32_t count) {
+            dl.add(sum.as<uint64_t>() + first * 2 * poly, a.as<uint64_t>() + first * 2 * poly,
+                   b.as<uint64_t>() + first * 2 * poly, count);
+        };
+        const Op mul = [&](uint32_t first, uint32_t count) {
+            uint64_t* t = prod.as<uint64_t>() + first * 3 * poly;
+            dl.tensor(t, a.as<uint64_t>() + first * 2 * poly, b.as<uint64_t>() + first * 2 * poly, count);
+            dl.rescale_polys(res.as<uint64_t>() + first * 3 * dl.level * n, t, 3 * count, scratch.as<uint64_t>());
+        };
+        for (const auto& [name, op] : {std::pair<std::string, Op>{"add", add}, {"multiply (tensor + rescale)", mul}}) {
+            BatchRow r;
+            r.op = name;
+            r.d = d;
+            r.looped_sync_us = bench::measure([&] {
+                                   for (uint32_t i = 0; i < d; ++i) {
+                                       op(i, 1);
+                                       cuda::synchronize();
+                                   }
+                               }, runs).median_us / d;
+            r.looped_us = bench::measure([&] {
+                              for (uint32_t i = 0; i < d; ++i) op(i, 1);
+                              cuda::synchronize();
+                          }, runs).median_us / d;
+            r.batched_us = bench::measure([&] {
+                               op(0, d);
+                               cuda::synchronize();
+                           }, runs).median_us / d;
+            rows.push_back(r);
+        }
+    }
+}
+
+// ---- per-kernel latency --------------------------------------------------------------------------
+
+struct OpRow {
+    std::string preset, op;
+    int log_n = 0, limbs = 0;
+    double sync_us = -1, queued_us = -1;
+};
+
+void kernel_latency(const std::vector<std::string>& presets, int runs, std::vector<OpRow>& rows) {
+    for (const std::string& preset : presets) {
+        const auto ctx = ckks::Context::create(ckks::Parameters::preset(preset));
+        const DeviceLevel dl(*ctx, uint32_t(ctx->max_level()));
+        const uint64_t poly = dl.poly(), n = dl.n;
+        const auto host = random_polys(*ctx, int(dl.limbs), 2);
+        cuda::DeviceBuffer a(host.size() * 8), b(host.size() * 8), out(3 * poly * 8),
+            scratch(kernels::rescale_scratch_words(2, dl.level, n) * 8);
+        a.upload(host.data(), host.size() * 8);
+        b.upload(host.data(), host.size() * 8);
+        const auto& perm_host = ctx->automorphism_permutation(ctx->galois_element(1));
+        cuda::DeviceBuffer perm(n * 4);
+        perm.upload(perm_host.data(), n * 4);
+
+        kernels::NttArgs ntt;
+        ntt.tables = dl.tables.views();
+        ntt.limbs = dl.limbs;
+        ntt.polys = 2;
+        ntt.plan = kernels::make_ntt_plan(dl.tables.log_n());
+        ntt.src = ntt.mid = ntt.dst = kernels::RowSet{a.as<uint64_t>(), poly};
+        kernels::PermuteArgs<uint64_t> pa;
+        pa.dst = out.as<uint64_t>();
+        pa.src = a.as<uint64_t>();
+        pa.perms = perm.as<const uint32_t>();
+        pa.n = uint32_t(n);
+        pa.rows = 2 * dl.limbs;
+
+        const std::vector<std::pair<std::string, std::function<void()>>> ops = {
+            {"NTT (2 x L limbs)", [&] { cuda::launch_ntt_forward(ntt); }},
+            {"INTT (2 x L limbs)", [&] { cuda::launch_ntt_inverse(ntt); }},
+            {"rescale", [&] { dl.rescale_polys(out.as<uint64_t>(), a.as<uint64_t>(), 2, scratch.as<uint64_t>()); }},
+            {"tensor", [&] { dl.tensor(out.as<uint64_t>(), a.as<uint64_t>(), b.as<uint64_t>(), 1); }},
+            {"add", [&] { dl.add(out.as<uint64_t>(), a.as<uint64_t>(), b.as<uint64_t>(), 1); }},
+            {"automorphism", [&] { cuda::launch_permute(pa); }},
+        };
+        for (const auto& [name, f] : ops) {
+            OpRow r;
+            r.preset = preset;
+            r.op = name;
+            r.log_n = int(dl.tables.log_n());
+            r.limbs = int(dl.limbs);
+            r.sync_us = bench::measure([&] {
+                            f();
+                            cuda::synchronize();
+                        }, runs).median_us;
+            const int chain = 100;
+            r.queued_us = bench::measure([&] {
+                              for (int i = 0; i < chain; ++i) f();
+                              cuda::synchronize();
+                          }, runs).median_us / chain;
+            rows.push_back(r);
+        }
+    }
+}
+
 std::string cell(double us) { return us < 0 ? "-" : std::to_string(int64_t(us + 0.5)); }
 std::string cell1(double us) {
     if (us < 0) return "-";
@@ -153,10 +346,18 @@ int main(int argc, char** argv) {
     }
 
     std::vector<Row> rows = {{12, 2, 800, 17733}, {13, 4, 2520, 57447}, {14, 8, 11770, 231750}, {15, 15, 49137, 877117}};
-    if (quick) rows.resize(1), runs = 3;
+    std::vector<uint32_t> ds = {10, 100, 1000};
+    std::vector<std::string> presets = {"S2", "S4"};
+    if (quick) rows.resize(1), runs = 3, ds = {10}, presets = {"S2"};
     for (Row& r : rows) {
         measure_cpu(r, runs);
         if (gpu) measure_gpu(r, runs, batch);
+    }
+    std::vector<BatchRow> batch_rows;
+    std::vector<OpRow> op_rows;
+    if (gpu) {
+        paper000(ds, runs, batch_rows);
+        kernel_latency(presets, runs, op_rows);
     }
 
     std::printf("\n# Rescale of one ciphertext (2 polynomials) from L limbs to L-1, us (median of %d runs)\n", runs);
@@ -169,6 +370,20 @@ int main(int argc, char** argv) {
         std::printf("| %d | %d | %s | %s | %s | %s | %s | %s |\n", 1 << r.log_n, r.limbs, cell(r.cpu_us).c_str(),
                     cell1(r.gpu_sync_us).c_str(), cell1(r.gpu_us).c_str(), cell1(r.gpu_batch_us).c_str(),
                     cell(r.paper_seal_cpu_us).c_str(), cell(r.paper_naive_gpu_us).c_str());
+
+    if (gpu) {
+        std::printf("\n# Paper 000 in spirit (S1, kernel level): us per ciphertext; (a) loop with a sync per op, "
+                    "(b) loop with one sync, (c) one batched launch\n\n");
+        std::printf("| op | d | (a) looped + sync | (b) looped | (c) batched | (a)/(c) |\n|---|---|---|---|---|---|\n");
+        for (const BatchRow& r : batch_rows)
+            std::printf("| %s | %u | %s | %s | %s | %.1fx |\n", r.op.c_str(), r.d, cell1(r.looped_sync_us).c_str(),
+                        cell1(r.looped_us).c_str(), cell1(r.batched_us).c_str(), r.looped_sync_us / r.batched_us);
+        std::printf("\n# Per-kernel latency, one ciphertext at the top level, us (launch + sync; queued: 100 launches, one sync)\n\n");
+        std::printf("| preset | N | L | kernel | sync | queued |\n|---|---|---|---|---|---|\n");
+        for (const OpRow& r : op_rows)
+            std::printf("| %s | %d | %d | %s | %s | %s |\n", r.preset.c_str(), 1 << r.log_n, r.limbs, r.op.c_str(),
+                        cell1(r.sync_us).c_str(), cell1(r.queued_us).c_str());
+    }
 
     if (!json_path.empty()) {
         std::ofstream out(json_path);
@@ -183,6 +398,20 @@ int main(int argc, char** argv) {
                 << ", \"gpu_batch_us\": " << num(r.gpu_batch_us) << ", \"paper_seal_cpu_us\": " << r.paper_seal_cpu_us
                 << ", \"paper_naive_gpu_us\": " << r.paper_naive_gpu_us << "}" << (i + 1 < rows.size() ? "," : "")
                 << "\n";
+        }
+        out << "  ],\n  \"batched_s1\": [\n";
+        for (size_t i = 0; i < batch_rows.size(); ++i) {
+            const BatchRow& r = batch_rows[i];
+            out << "    {\"op\": \"" << r.op << "\", \"d\": " << r.d << ", \"looped_sync_us\": " << num(r.looped_sync_us)
+                << ", \"looped_us\": " << num(r.looped_us) << ", \"batched_us\": " << num(r.batched_us) << "}"
+                << (i + 1 < batch_rows.size() ? "," : "") << "\n";
+        }
+        out << "  ],\n  \"kernel_latency\": [\n";
+        for (size_t i = 0; i < op_rows.size(); ++i) {
+            const OpRow& r = op_rows[i];
+            out << "    {\"preset\": \"" << r.preset << "\", \"n\": " << (1 << r.log_n) << ", \"limbs\": " << r.limbs
+                << ", \"kernel\": \"" << r.op << "\", \"sync_us\": " << num(r.sync_us) << ", \"queued_us\": "
+                << num(r.queued_us) << "}" << (i + 1 < op_rows.size() ? "," : "") << "\n";
         }
         out << "  ]\n}\n";
     }
