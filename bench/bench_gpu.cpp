@@ -6,10 +6,11 @@
 // Without a GPU it prints "no CUDA GPU found" and exits 0 (with --cpu-only it still measures the
 // CPU column). Columns, per ciphertext (2 polynomials) rescaled from L limbs to L-1:
 //   cpu_us        ckks::rescale_poly on both polynomials, this machine's threads (median)
-//   gpu_sync_us   one launch_rescale of the ciphertext + cudaDeviceSynchronize (median): latency
-//   gpu_us        100 back-to-back launch_rescale of the ciphertext, one sync, divided by 100:
+//   gpu_sync_us   one launch_divide_and_drop (the rescale) of the ciphertext + a sync (median):
+//                 latency
+//   gpu_us        100 back-to-back rescales of the ciphertext, one sync, divided by 100:
 //                 device time per rescale when the queue is kept busy (DESIGN.md: no per-op sync)
-//   gpu_batch_us  one launch_rescale of a batch of `--batch` ciphertexts, per ciphertext
+//   gpu_batch_us  one rescale launch sequence for a batch of `--batch` ciphertexts, per ciphertext
 // With a GPU it also prints, at the kernel level (the evaluator is not wired to the GPU yet):
 //  - paper 000's table in spirit: S1, d = 10/100/1000 ciphertexts, add and multiply (tensor +
 //    rescale; relinearization is not on the GPU yet), per ciphertext: (a) a loop of single-
@@ -88,18 +89,19 @@ void measure_gpu(Row& row, int runs, uint32_t batch) {
     cuda::DeviceNttTables tables(ctx->ntt_tables(), size_t(row.limbs));
     std::vector<uint64_t> moduli(size_t(row.limbs));
     for (size_t j = 0; j < moduli.size(); ++j) moduli[j] = ctx->moduli()[j].value;
-    cuda::DeviceRescaleLimbs limbs(moduli.data(), level, ctx->level(int(level)).inv_last.data());
+    cuda::DeviceDropLimbs limbs(moduli.data(), level, moduli[level], ctx->level(int(level)).inv_last.data());
 
     const auto host = random_polys(*ctx, row.limbs, 2 * size_t(batch));
     cuda::DeviceBuffer in(host.size() * 8), out(2 * size_t(batch) * level * n * 8),
-        scratch(kernels::rescale_scratch_words(2 * batch, level, n) * 8);
+        scratch(kernels::divide_drop_scratch_words(2 * batch, level, n) * 8);
     in.upload(host.data(), host.size() * 8);
 
-    kernels::RescaleArgs args;
+    kernels::DivideDropArgs args;
     args.tables = tables.views();
     args.limbs = limbs.get();
-    args.last_prime = moduli[level];
-    args.level = level;
+    args.dropped_prime = moduli[level];
+    args.dropped_table = level;
+    args.kept = level;
     args.plan = kernels::make_ntt_plan(tables.log_n());
     args.in = kernels::RowSet{in.as<uint64_t>(), (level + 1) * n};
     args.out = kernels::RowSet{out.as<uint64_t>(), level * n};
@@ -107,17 +109,17 @@ void measure_gpu(Row& row, int runs, uint32_t batch) {
 
     args.polys = 2;  // one ciphertext
     row.gpu_sync_us = bench::measure([&] {
-                          cuda::launch_rescale(args);
+                          cuda::launch_divide_and_drop(args);
                           cuda::synchronize();
                       }, runs).median_us;
     const int chain = 100;
     row.gpu_us = bench::measure([&] {
-                     for (int i = 0; i < chain; ++i) cuda::launch_rescale(args);
+                     for (int i = 0; i < chain; ++i) cuda::launch_divide_and_drop(args);
                      cuda::synchronize();
                  }, runs).median_us / chain;
     args.polys = 2 * batch;
     row.gpu_batch_us = bench::measure([&] {
-                           cuda::launch_rescale(args);
+                           cuda::launch_divide_and_drop(args);
                            cuda::synchronize();
                        }, runs).median_us / batch;
 }
@@ -136,7 +138,7 @@ struct DeviceLevel {
     uint64_t n;
     cuda::DeviceNttTables tables;
     cuda::DeviceBuffer moduli, barrett;
-    cuda::DeviceRescaleLimbs rescale;
+    cuda::DeviceDropLimbs rescale;
     uint64_t last_prime;
 
     static std::vector<uint64_t> values(const ckks::Context& ctx, uint32_t limbs) {
@@ -147,7 +149,7 @@ struct DeviceLevel {
     DeviceLevel(const ckks::Context& ctx, uint32_t lvl)
         : level(lvl), limbs(lvl + 1), n(ctx.n()), tables(ctx.ntt_tables(), lvl + 1), moduli((lvl + 1) * 8),
           barrett((lvl + 1) * sizeof(math::Barrett<uint64_t>)),
-          rescale(values(ctx, lvl + 1).data(), lvl, ctx.level(int(lvl)).inv_last.data()),
+          rescale(values(ctx, lvl + 1).data(), lvl, ctx.moduli()[lvl].value, ctx.level(int(lvl)).inv_last.data()),
           last_prime(ctx.moduli()[lvl].value) {
         const auto q = values(ctx, limbs);
         moduli.upload(q.data(), limbs * 8);
@@ -186,17 +188,18 @@ struct DeviceLevel {
     }
     // `polys` polynomials at in (limbs each) rescaled into out (level limbs each)
     void rescale_polys(uint64_t* out, uint64_t* in, uint32_t polys, uint64_t* scratch) const {
-        kernels::RescaleArgs args;
+        kernels::DivideDropArgs args;
         args.tables = tables.views();
         args.limbs = rescale.get();
-        args.last_prime = last_prime;
-        args.level = level;
+        args.dropped_prime = last_prime;
+        args.dropped_table = level;
+        args.kept = level;
         args.polys = polys;
         args.plan = kernels::make_ntt_plan(tables.log_n());
         args.in = kernels::RowSet{in, poly()};
         args.out = kernels::RowSet{out, uint64_t(level) * n};
         args.scratch = scratch;
-        cuda::launch_rescale(args);
+        cuda::launch_divide_and_drop(args);
     }
 };
 
@@ -207,7 +210,7 @@ void paper000(const std::vector<uint32_t>& ds, int runs, std::vector<BatchRow>& 
     for (uint32_t d : ds) {
         const auto host = random_polys(*ctx, int(dl.limbs), 2 * size_t(d));
         cuda::DeviceBuffer a(host.size() * 8), b(host.size() * 8), sum(host.size() * 8), prod(3 * d * poly * 8),
-            res(3 * size_t(d) * dl.level * n * 8), scratch(kernels::rescale_scratch_words(3 * d, dl.level, n) * 8);
+            res(3 * size_t(d) * dl.level * n * 8), scratch(kernels::divide_drop_scratch_words(3 * d, dl.level, n) * 8);
         a.upload(host.data(), host.size() * 8);
         b.upload(host.data(), host.size() * 8);
         using Op = std::function<void(uint32_t, uint32_t)>;  // (first ciphertext, count)
@@ -258,7 +261,7 @@ void kernel_latency(const std::vector<std::string>& presets, int runs, std::vect
         const uint64_t poly = dl.poly(), n = dl.n;
         const auto host = random_polys(*ctx, int(dl.limbs), 2);
         cuda::DeviceBuffer a(host.size() * 8), b(host.size() * 8), out(3 * poly * 8),
-            scratch(kernels::rescale_scratch_words(2, dl.level, n) * 8);
+            scratch(kernels::divide_drop_scratch_words(2, dl.level, n) * 8);
         a.upload(host.data(), host.size() * 8);
         b.upload(host.data(), host.size() * 8);
         const auto& perm_host = ctx->automorphism_permutation(ctx->galois_element(1));

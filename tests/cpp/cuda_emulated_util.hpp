@@ -1,5 +1,5 @@
-// Runs the CUDA NTT and rescale kernels through the CPU grid emulator, in the same launch
-// sequence as the CUDA launchers (kernels::for_each_ntt_launch / for_each_rescale_transform).
+// Runs the CUDA NTT and divide-and-drop kernels through the CPU grid emulator, in the same launch
+// sequence as the CUDA launchers (kernels::for_each_ntt_launch / for_each_divide_drop_transform).
 #pragma once
 
 #include <vector>
@@ -42,9 +42,9 @@ inline void emulate_ntt(const kernels::NttArgs& args, bool forward,
     });
 }
 
-inline void emulate_rescale(const kernels::RescaleArgs& r,
-                            oboro::cuda::ThreadOrder order = oboro::cuda::ThreadOrder::forward) {
-    kernels::for_each_rescale_transform(r, [&](const kernels::NttArgs& a, bool forward) { emulate_ntt(a, forward, order); });
+inline void emulate_divide_drop(const kernels::DivideDropArgs& r,
+                                oboro::cuda::ThreadOrder order = oboro::cuda::ThreadOrder::forward) {
+    kernels::for_each_divide_drop_transform(r, [&](const kernels::NttArgs& a, bool forward) { emulate_ntt(a, forward, order); });
 }
 
 }  // namespace oboro::test::cuda_emu

@@ -149,8 +149,8 @@ TEST_F(CudaDevice, RescaleMatchesCpuBitForBit) {
             std::vector<uint64_t> in(size_t(polys) * limbs * n);
             for (size_t k = 0; k < in.size(); ++k) in[k] = prng.uniform(ctx->moduli()[(k / n) % limbs].value);
             std::vector<uint64_t> gpu(size_t(polys) * level * n);
-            oboro::cuda::rescale_host(in.data(), gpu.data(), ctx->ntt_tables(), ctx->level(level).inv_last.data(),
-                                      uint32_t(level), polys);
+            oboro::cuda::divide_and_drop_host(in.data(), gpu.data(), ctx->ntt_tables(), uint32_t(level), uint32_t(level),
+                                              ctx->level(level).inv_last.data(), polys);
             for (uint32_t p = 0; p < polys; ++p) {
                 uint64_t* poly = in.data() + size_t(p) * limbs * n;
                 oboro::ckks::rescale_poly(*ctx, level, poly);
@@ -164,6 +164,33 @@ TEST_F(CudaDevice, RescaleMatchesCpuBitForBit) {
 
 // add / sub / negate, tensor and permute on the GPU against the CPU backend, bit for bit, on a
 // batch of 4 ciphertexts of S2 size.
+// ModDown with one special prime (the same kernels, P dropped) against ckks::mod_down, S2.
+TEST_F(CudaDevice, ModDownMatchesCpuBitForBit) {
+#if defined(OBORO_WITH_CUDA_RUNTIME)
+    const auto ctx = oboro::ckks::Context::create(oboro::ckks::Parameters::preset("S2"));
+    const size_t n = ctx->n();
+    math::Seed seed{};
+    seed[0] = 3;
+    math::Prng prng(seed);
+    for (int level = ctx->max_level(); level >= 0; --level) {
+        const uint32_t polys = 2, ext = uint32_t(level) + 2;
+        std::vector<uint64_t> in(size_t(polys) * ext * n);
+        for (size_t k = 0; k < in.size(); ++k) {
+            const uint32_t limb = uint32_t((k / n) % ext);
+            in[k] = prng.uniform(limb + 1 == ext ? ctx->p_moduli()[0].value : ctx->moduli()[limb].value);
+        }
+        std::vector<uint64_t> gpu(size_t(polys) * (ext - 1) * n), cpu((ext - 1) * n);
+        oboro::cuda::divide_and_drop_host(in.data(), gpu.data(), ctx->ntt_tables(), ext - 1, uint32_t(ctx->q_count()),
+                                          ctx->level(level).p_inv.data(), polys);
+        for (uint32_t p = 0; p < polys; ++p) {
+            oboro::ckks::mod_down(*ctx, level, in.data() + size_t(p) * ext * n, cpu.data());
+            ASSERT_TRUE(std::equal(cpu.begin(), cpu.end(), gpu.begin() + std::ptrdiff_t(size_t(p) * (ext - 1) * n)))
+                << "level " << level << " poly " << p;
+        }
+    }
+#endif
+}
+
 TEST_F(CudaDevice, BatchElementwiseMatchesCpuBackend) {
 #if defined(OBORO_WITH_CUDA_RUNTIME)
     namespace cpu = oboro::backend::cpu;

@@ -1,6 +1,7 @@
-// CUDA kernels of the batched NTT and the fused rescale. The per-phase logic lives in
-// ntt_kernels.hpp (host and device code); the tests run exactly that code on the CPU through
-// grid_emulator.hpp, and the pass sequence (for_each_ntt_launch) is the same function here and there.
+// CUDA kernels of the batched NTT and the fused division by one dropped prime (rescale, ModDown).
+// The per-phase logic lives in ntt_kernels.hpp (host and device code); the tests run exactly that
+// code on the CPU through grid_emulator.hpp, and the pass sequence (for_each_ntt_launch) is the
+// same function here and there.
 #include <cstdint>
 #include <vector>
 
@@ -80,20 +81,21 @@ DeviceNttTables::DeviceNttTables(const math::NttTables* tables, size_t count) : 
     views_.upload(views.data(), count * sizeof(kernels::NttTableView));
 }
 
-DeviceRescaleLimbs::DeviceRescaleLimbs(const uint64_t* moduli, uint32_t level, const uint64_t* inv_last) {
-    if (level == 0) raise<ValueError>("DeviceRescaleLimbs: level 0 has no prime to drop");
-    std::vector<kernels::RescaleLimb> limbs(level);
-    kernels::make_rescale_limbs(moduli, level, inv_last, limbs.data());
-    buf_ = DeviceBuffer(level * sizeof(kernels::RescaleLimb));
-    buf_.upload(limbs.data(), level * sizeof(kernels::RescaleLimb));
+DeviceDropLimbs::DeviceDropLimbs(const uint64_t* kept_moduli, uint32_t kept, uint64_t dropped_prime,
+                                 const uint64_t* inverses) {
+    if (kept == 0) raise<ValueError>("DeviceDropLimbs: no limb is kept");
+    std::vector<kernels::DropLimb> limbs(kept);
+    kernels::make_drop_limbs(kept_moduli, kept, dropped_prime, inverses, limbs.data());
+    buf_ = DeviceBuffer(kept * sizeof(kernels::DropLimb));
+    buf_.upload(limbs.data(), kept * sizeof(kernels::DropLimb));
 }
 
 void launch_ntt_forward(const NttArgs& args, void* stream) { launch_ntt(args, true, stream); }
 void launch_ntt_inverse(const NttArgs& args, void* stream) { launch_ntt(args, false, stream); }
 
-void launch_rescale(const kernels::RescaleArgs& args, void* stream) {
-    if (args.level == 0) raise<ValueError>("launch_rescale: level 0 has no prime to drop");
-    kernels::for_each_rescale_transform(args, [&](const NttArgs& a, bool forward) { launch_ntt(a, forward, stream); });
+void launch_divide_and_drop(const kernels::DivideDropArgs& args, void* stream) {
+    if (args.kept == 0) raise<ValueError>("launch_divide_and_drop: no limb is kept");
+    kernels::for_each_divide_drop_transform(args, [&](const NttArgs& a, bool forward) { launch_ntt(a, forward, stream); });
 }
 
 namespace {
@@ -121,28 +123,34 @@ void ntt_inverse_host(uint64_t* data, const math::NttTables* tables, uint32_t li
     ntt_host(data, tables, limbs, polys, false);
 }
 
-void rescale_host(const uint64_t* in, uint64_t* out, const math::NttTables* tables, const uint64_t* inv_last,
-                  uint32_t level, uint32_t polys) {
-    DeviceNttTables dt(tables, level + 1);
-    std::vector<uint64_t> moduli(level + 1);
-    for (uint32_t j = 0; j <= level; ++j) moduli[j] = tables[j].q;
-    DeviceRescaleLimbs limbs(moduli.data(), level, inv_last);
+void divide_and_drop_host(const uint64_t* in, uint64_t* out, const math::NttTables* tables, uint32_t kept,
+                          uint32_t dropped_table, const uint64_t* inverses, uint32_t polys) {
+    if (kept == 0) raise<ValueError>("divide_and_drop_host: no limb is kept");
+    // the kept primes' tables and the dropped prime's, as views indexed 0 .. kept-1 and kept
+    std::vector<math::NttTables> used(tables, tables + kept);
+    used.push_back(tables[dropped_table]);
+    DeviceNttTables dt(used.data(), used.size());
+    std::vector<uint64_t> moduli(kept);
+    for (uint32_t j = 0; j < kept; ++j) moduli[j] = tables[j].q;
+    const uint64_t p = tables[dropped_table].q;
+    DeviceDropLimbs limbs(moduli.data(), kept, p, inverses);
     const uint64_t n = dt.n();
-    const size_t in_words = size_t(polys) * (level + 1) * n, out_words = size_t(polys) * level * n;
+    const size_t in_words = size_t(polys) * (kept + 1) * n, out_words = size_t(polys) * kept * n;
     DeviceBuffer din(in_words * 8), dout(out_words * 8),
-        scratch(kernels::rescale_scratch_words(polys, level, n) * 8);
+        scratch(kernels::divide_drop_scratch_words(polys, kept, n) * 8);
     din.upload(in, in_words * 8);
-    kernels::RescaleArgs r;
+    kernels::DivideDropArgs r;
     r.tables = dt.views();
     r.limbs = limbs.get();
-    r.last_prime = moduli[level];
-    r.level = level;
+    r.dropped_prime = p;
+    r.dropped_table = kept;
+    r.kept = kept;
     r.polys = polys;
     r.plan = kernels::make_ntt_plan(dt.log_n());
-    r.in = kernels::RowSet{din.as<uint64_t>(), (level + 1) * n};
-    r.out = kernels::RowSet{dout.as<uint64_t>(), level * n};
+    r.in = kernels::RowSet{din.as<uint64_t>(), (kept + 1) * n};
+    r.out = kernels::RowSet{dout.as<uint64_t>(), kept * n};
     r.scratch = scratch.as<uint64_t>();
-    launch_rescale(r, nullptr);
+    launch_divide_and_drop(r, nullptr);
     synchronize();
     dout.download(out, out_words * 8);
 }

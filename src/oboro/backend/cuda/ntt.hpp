@@ -1,4 +1,4 @@
-// Host API of the CUDA NTT and rescale kernels (ntt_kernels.hpp). Plain C++: no CUDA headers.
+// Host API of the CUDA NTT and divide-and-drop (rescale, ModDown) kernels (ntt_kernels.hpp). No CUDA headers.
 // Defined in ntt.cu; available to targets linking `oboro_cuda` (OBORO_WITH_CUDA_RUNTIME).
 //
 // launch_*: asynchronous on `stream` (a cudaStream_t, nullptr = default stream), on device memory
@@ -31,12 +31,11 @@ private:
     uint32_t n_ = 0, log_n_ = 0;
 };
 
-// The rescale constants of one level (kernels::make_rescale_limbs) in device memory.
-class DeviceRescaleLimbs {
+// The constants of a division by one dropped prime (kernels::make_drop_limbs) in device memory.
+class DeviceDropLimbs {
 public:
-    // moduli: q_0 .. q_level; inv_last: q_level^{-1} mod q_j, j < level
-    DeviceRescaleLimbs(const uint64_t* moduli, uint32_t level, const uint64_t* inv_last);
-    const kernels::RescaleLimb* get() const { return buf_.as<const kernels::RescaleLimb>(); }
+    DeviceDropLimbs(const uint64_t* kept_moduli, uint32_t kept, uint64_t dropped_prime, const uint64_t* inverses);
+    const kernels::DropLimb* get() const { return buf_.as<const kernels::DropLimb>(); }
 
 private:
     DeviceBuffer buf_;
@@ -45,15 +44,19 @@ private:
 // Forward / inverse transform of every row of args (two launches per 65535 rows).
 void launch_ntt_forward(const kernels::NttArgs& args, void* stream = nullptr);
 void launch_ntt_inverse(const kernels::NttArgs& args, void* stream = nullptr);
-// The fused rescale of args.polys polynomials: four launches.
-void launch_rescale(const kernels::RescaleArgs& args, void* stream = nullptr);
+// The fused division by one dropped prime (rescale, ModDown with one special prime) of
+// args.polys polynomials: four launches.
+void launch_divide_and_drop(const kernels::DivideDropArgs& args, void* stream = nullptr);
 
 // In place on host memory: polys x limbs rows of tables[0].n words, row r with tables[r % limbs].
 void ntt_forward_host(uint64_t* data, const math::NttTables* tables, uint32_t limbs, uint32_t polys);
 void ntt_inverse_host(uint64_t* data, const math::NttTables* tables, uint32_t limbs, uint32_t polys);
-// in: polys polynomials of level+1 limbs in NTT form (tables of q_0 .. q_level); out: polys x level
-// limbs, round(in / q_level) in NTT form (ckks::rescale_poly's result, bit for bit).
-void rescale_host(const uint64_t* in, uint64_t* out, const math::NttTables* tables, const uint64_t* inv_last,
-                  uint32_t level, uint32_t polys);
+// in: polys polynomials of kept+1 limbs in NTT form (tables[0 .. kept-1], then the dropped prime
+// with tables[dropped_table]); out: polys x kept limbs, round(in / p) in NTT form, host memory.
+// Rescale from level l (ckks::rescale_poly, bit for bit): tables = ctx.ntt_tables(), kept = l,
+// dropped_table = l, inverses = inv_last. ModDown with one special prime (ckks::mod_down): kept =
+// l+1, dropped_table = ctx.q_count(), inverses = p_inv.
+void divide_and_drop_host(const uint64_t* in, uint64_t* out, const math::NttTables* tables, uint32_t kept,
+                          uint32_t dropped_table, const uint64_t* inverses, uint32_t polys);
 
 }  // namespace oboro::cuda

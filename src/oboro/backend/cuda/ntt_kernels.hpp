@@ -26,11 +26,12 @@
 // those of math::ntt_forward / ntt_inverse (math/ntt_butterfly.hpp, NttTables' psi_rev tables in
 // the same indexing), so the result is bit for bit the CPU's.
 //
-// Fused rescale (paper 001 Algorithm 2.1, in oboro's exact divide_and_drop order, keyswitch.cpp):
-//   1. inverse NTT of the last limb of every polynomial (2 launches), into scratch;
-//   2. forward NTT of the l kept limbs (2 launches) whose pass 1 does not read a row: it converts
-//      the last limb's coefficient (centred, mod q_l) to the row's prime while loading, and whose
-//      pass 2 does not store the NTT: it stores (x - ntt) * q_l^{-1} mod q_j, x the input limb.
+// Fused rescale (paper 001 Algorithm 2.1, in oboro's exact divide_and_drop order, keyswitch.cpp),
+// and in the same way ModDown with one special prime (a division by one dropped prime p):
+//   1. inverse NTT of the dropped limb of every polynomial (2 launches), into scratch;
+//   2. forward NTT of the kept limbs (2 launches) whose pass 1 does not read a row: it converts
+//      the dropped limb's coefficient (centred, mod p) to the row's prime while loading, and whose
+//      pass 2 does not store the NTT: it stores (x - ntt) * p^{-1} mod q_j, x the input limb.
 // Four launches for any batch, and the converted limbs never exist in global memory in
 // coefficient form.
 #pragma once
@@ -139,21 +140,23 @@ OBORO_HD constexpr bool is_forward_pass(NttPass p) {
     return p == NttPass::forward_columns || p == NttPass::forward_chunks;
 }
 
-// Per kept limb j of a rescale from level l: Barrett of q_j, q_l mod q_j, q_l^{-1} mod q_j.
-struct RescaleLimb {
+// Per kept limb j of a division by one dropped prime p (rescale: p = q_l; ModDown with one
+// special prime: p = P): Barrett of q_j, p mod q_j, p^{-1} mod q_j and its Shoup companion.
+struct DropLimb {
     math::Barrett<uint64_t> br;
-    uint64_t last_mod_q = 0;
-    uint64_t inv_last = 0, inv_last_shoup = 0;
+    uint64_t dropped_mod_q = 0;
+    uint64_t inv = 0, inv_shoup = 0;
 };
 
-// inv_last: q_l^{-1} mod q_j for j < l (ckks::LevelConstants::inv_last). out: l entries.
-inline void make_rescale_limbs(const uint64_t* moduli, uint32_t level, const uint64_t* inv_last, RescaleLimb* out) {
-    const uint64_t q_last = moduli[level];
-    for (uint32_t j = 0; j < level; ++j) {
-        out[j].br = math::Barrett<uint64_t>(moduli[j]);
-        out[j].last_mod_q = out[j].br.reduce_word(q_last);
-        out[j].inv_last = inv_last[j];
-        out[j].inv_last_shoup = math::shoup_precompute(inv_last[j], moduli[j]);
+// kept_moduli: q_0 .. q_{kept-1}; inverses: p^{-1} mod q_j (ckks::LevelConstants::inv_last for a
+// rescale, p_inv for ModDown). out: `kept` entries.
+inline void make_drop_limbs(const uint64_t* kept_moduli, uint32_t kept, uint64_t dropped_prime, const uint64_t* inverses,
+                            DropLimb* out) {
+    for (uint32_t j = 0; j < kept; ++j) {
+        out[j].br = math::Barrett<uint64_t>(kept_moduli[j]);
+        out[j].dropped_mod_q = out[j].br.reduce_word(dropped_prime);
+        out[j].inv = inverses[j];
+        out[j].inv_shoup = math::shoup_precompute(inverses[j], kept_moduli[j]);
     }
 }
 
@@ -171,14 +174,14 @@ struct NttArgs {
     // Forward only, fused rescale (both null for a plain transform):
     // - convert_src: pass 1 reads, for row (poly, limb), element k of the coefficient row
     //   convert_src + poly * convert_stride (values mod convert_prime), converted centred to the
-    //   row's prime with rescale[limb], instead of reading src;
-    // - sub_from: pass 2 stores (x - y) * inv_last mod q, y the canonical NTT output and x the row
-    //   of sub_from (same RowSet shape), instead of y.
+    //   row's prime with drop[limb], instead of reading src;
+    // - sub_from: pass 2 stores (x - y) * drop[limb].inv mod q, y the canonical NTT output and x
+    //   the row of sub_from (same RowSet shape), instead of y.
     const uint64_t* convert_src = nullptr;
     uint64_t convert_stride = 0;
     uint64_t convert_prime = 0;
     RowSet sub_from;
-    const RescaleLimb* rescale = nullptr;  // `limbs` entries
+    const DropLimb* drop = nullptr;  // `limbs` entries
 };
 
 // ---- pass geometry ------------------------------------------------------------------------------
@@ -253,9 +256,9 @@ OBORO_HD void ntt_phase(const ThreadIndex& t, uint64_t* shared, uint32_t phase, 
             y = shared[sy];
         } else if (Pass == NttPass::forward_columns && a.convert_src != nullptr) {
             const uint64_t* c = a.convert_src + poly * a.convert_stride;
-            const RescaleLimb& rl = a.rescale[limb];
-            x = math::convert_from_one_prime(c[gx], a.convert_prime, rl.last_mod_q, true, rl.br);
-            y = math::convert_from_one_prime(c[gy], a.convert_prime, rl.last_mod_q, true, rl.br);
+            const DropLimb& dl = a.drop[limb];
+            x = math::convert_from_one_prime(c[gx], a.convert_prime, dl.dropped_mod_q, true, dl.br);
+            y = math::convert_from_one_prime(c[gy], a.convert_prime, dl.dropped_mod_q, true, dl.br);
         } else {
             x = in.data[in_row + gx];
             y = in.data[in_row + gy];
@@ -282,11 +285,11 @@ OBORO_HD void ntt_phase(const ThreadIndex& t, uint64_t* shared, uint32_t phase, 
             x = math::ntt_forward_final_reduce(x, q);
             y = math::ntt_forward_final_reduce(y, q);
             if (a.sub_from.data != nullptr) {
-                // divide_and_drop's sub_mul_scalar: (x - conv + q) * q_l^{-1}, Shoup
-                const RescaleLimb& rl = a.rescale[limb];
+                // divide_and_drop's sub_mul_scalar: (x - conv + q) * p^{-1}, Shoup
+                const DropLimb& dl = a.drop[limb];
                 const uint64_t* s = a.sub_from.data + poly * a.sub_from.poly_stride + limb * n;
-                x = math::mul_shoup(s[gx] - x + q, rl.inv_last, rl.inv_last_shoup, q);
-                y = math::mul_shoup(s[gy] - y + q, rl.inv_last, rl.inv_last_shoup, q);
+                x = math::mul_shoup(s[gx] - x + q, dl.inv, dl.inv_shoup, q);
+                y = math::mul_shoup(s[gy] - y + q, dl.inv, dl.inv_shoup, q);
             }
             out.data[out_row + gx] = x;
             out.data[out_row + gy] = y;
@@ -315,50 +318,57 @@ template <typename Run> void for_each_ntt_launch(const NttArgs& args, bool forwa
         }
 }
 
-// A rescale of `polys` polynomials from level l (l+1 limbs, NTT form) to level l-1.
-struct RescaleArgs {
-    const NttTableView* tables = nullptr;  // at least l+1: the tables of q_0 .. q_l
-    const RescaleLimb* limbs = nullptr;    // l entries (make_rescale_limbs)
-    uint64_t last_prime = 0;               // q_l
-    uint32_t level = 0;                    // l >= 1
+// Division by one dropped prime p with rounding, ckks::divide_and_drop's algorithm, for `polys`
+// polynomials in NTT form of kept+1 limbs: the kept limbs (primes q_0 .. q_{kept-1}, tables 0 ..
+// kept-1) followed by the dropped one (table dropped_table). Output: kept limbs per polynomial,
+// round(x / p) over the kept primes.
+//  - rescale from level l: kept = l, dropped_table = l, inverses inv_last;
+//  - ModDown with one special prime (an extended polynomial of l+1 limbs and P): kept = l+1,
+//    dropped_table = the index of P's table (after all q tables), inverses p_inv.
+struct DivideDropArgs {
+    const NttTableView* tables = nullptr;  // tables 0 .. kept-1 and dropped_table
+    const DropLimb* limbs = nullptr;       // `kept` entries (make_drop_limbs)
+    uint64_t dropped_prime = 0;
+    uint32_t dropped_table = 0;
+    uint32_t kept = 0;                     // >= 1
     uint32_t polys = 0;
     NttPlan plan;
-    RowSet in;       // l+1 limbs per polynomial; not modified (unless out aliases it)
-    RowSet out;      // l limbs per polynomial; may be `in` itself (in place)
-    uint64_t* scratch = nullptr;  // rescale_scratch_words(polys, l, n) words
+    RowSet in;   // kept+1 limbs per polynomial (the dropped limb at kept*n); not modified unless out aliases it
+    RowSet out;  // kept limbs per polynomial; either `in` itself (same stride: in place) or disjoint from it
+    uint64_t* scratch = nullptr;  // divide_drop_scratch_words(polys, kept, n) words
 };
 
-inline size_t rescale_scratch_words(uint32_t polys, uint32_t level, uint64_t n) {
-    return size_t(polys) * (level + 1) * n;
+inline size_t divide_drop_scratch_words(uint32_t polys, uint32_t kept, uint64_t n) {
+    return size_t(polys) * (kept + 1) * n;
 }
 
-// The two transforms of a rescale (see the top of this file): run(args, forward) for each.
-template <typename Run> void for_each_rescale_transform(const RescaleArgs& r, Run&& run) {
+// The two transforms of a division (see the top of this file): run(args, forward) for each.
+template <typename Run> void for_each_divide_drop_transform(const DivideDropArgs& r, Run&& run) {
     const uint64_t n = uint64_t(1) << r.plan.log_n;
-    uint64_t* last_coeffs = r.scratch;                     // polys x n
-    uint64_t* converted = r.scratch + uint64_t(r.polys) * n;  // polys x l x n, pass-1 output
+    uint64_t* dropped_coeffs = r.scratch;                  // polys x n
+    uint64_t* converted = r.scratch + uint64_t(r.polys) * n;  // polys x kept x n, pass-1 output
 
     NttArgs inv;
     inv.tables = r.tables;
-    inv.first_table = r.level;
+    inv.first_table = r.dropped_table;
     inv.limbs = 1;
     inv.polys = r.polys;
     inv.plan = r.plan;
-    inv.src = RowSet{r.in.data + r.level * n, r.in.poly_stride};
-    inv.mid = inv.dst = RowSet{last_coeffs, n};
+    inv.src = RowSet{r.in.data + r.kept * n, r.in.poly_stride};
+    inv.mid = inv.dst = RowSet{dropped_coeffs, n};
     run(static_cast<const NttArgs&>(inv), false);
 
     NttArgs fwd;
     fwd.tables = r.tables;
     fwd.first_table = 0;
-    fwd.limbs = r.level;
+    fwd.limbs = r.kept;
     fwd.polys = r.polys;
     fwd.plan = r.plan;
-    fwd.convert_src = last_coeffs;
+    fwd.convert_src = dropped_coeffs;
     fwd.convert_stride = n;
-    fwd.convert_prime = r.last_prime;
-    fwd.rescale = r.limbs;
-    fwd.mid = RowSet{converted, r.level * n};
+    fwd.convert_prime = r.dropped_prime;
+    fwd.drop = r.limbs;
+    fwd.mid = RowSet{converted, r.kept * n};
     fwd.sub_from = r.in;
     fwd.dst = r.out;
     run(static_cast<const NttArgs&>(fwd), true);
