@@ -21,6 +21,7 @@
 #include "oboro/math/ntt.hpp"
 
 #if defined(OBORO_WITH_CUDA_RUNTIME)
+#include "oboro/backend/cuda/base_conversion.hpp"
 #include "oboro/backend/cuda/elementwise.hpp"
 #include "oboro/backend/cuda/ntt.hpp"
 #endif
@@ -186,6 +187,41 @@ TEST_F(CudaDevice, ModDownMatchesCpuBitForBit) {
             oboro::ckks::mod_down(*ctx, level, in.data() + size_t(p) * ext * n, cpu.data());
             ASSERT_TRUE(std::equal(cpu.begin(), cpu.end(), gpu.begin() + std::ptrdiff_t(size_t(p) * (ext - 1) * n)))
                 << "level " << level << " poly " << p;
+        }
+    }
+#endif
+}
+
+// Fast base conversion on the GPU against math::BaseConverter, bit for bit (the device's double
+// arithmetic without fused multiply-adds must give the CPU's overflow estimate): the ModUp digit
+// conversions and ModDown's P -> Q of a context with 2-prime digits and 2 special primes.
+TEST_F(CudaDevice, BaseConversionMatchesCpuBitForBit) {
+#if defined(OBORO_WITH_CUDA_RUNTIME)
+    oboro::ckks::Parameters p;
+    p.log_n = 14;
+    p.q_bits = {60, 40, 40, 40, 40, 40};
+    p.p_bits = {61, 61};
+    p.dnum = 3;
+    const auto ctx = oboro::ckks::Context::create(p);
+    const uint32_t n = uint32_t(ctx->n()), polys = 3;
+    math::Seed seed{};
+    seed[0] = 5;
+    math::Prng prng(seed);
+    const auto& lc = ctx->level(ctx->max_level());
+    std::vector<const math::BaseConverter*> convs = {&lc.p_to_q};
+    for (const auto& d : lc.digits) convs.push_back(&d.to_others);
+    for (const math::BaseConverter* c : convs) {
+        const size_t k = c->from().size(), m = c->to().size();
+        std::vector<uint64_t> in(polys * k * n);
+        for (size_t x = 0; x < in.size(); ++x) in[x] = prng.uniform(c->from()[(x / n) % k]);
+        for (bool centered : {false, true}) {
+            std::vector<uint64_t> gpu(polys * m * n), cpu(polys * m * n), scratch(k * n);
+            oboro::cuda::base_conversion_host(*c, centered, in.data(), gpu.data(), polys, n);
+            for (uint32_t q = 0; q < polys; ++q) {
+                if (centered) c->convert_centered(in.data() + q * k * n, n, cpu.data() + q * m * n, n, n, scratch.data());
+                else c->convert(in.data() + q * k * n, n, cpu.data() + q * m * n, n, n, scratch.data());
+            }
+            ASSERT_EQ(gpu, cpu) << "k " << k << " m " << m << " centred " << centered;
         }
     }
 #endif
