@@ -1,8 +1,10 @@
 // The CUDA element-wise kernels on a real GPU, compared bit for bit with the CPU grid emulation of
 // the same per-thread code and with plain CPU loops. Skips itself (ctest shows "Not Run
 // (Skipped)") when built without a linkable CUDA runtime or when no GPU is present.
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -13,8 +15,15 @@
 #include "oboro/math/primes.hpp"
 #include "oboro/math/random.hpp"
 
+#include "oboro/backend/cpu/poly_ops.hpp"
+#include "oboro/ckks/context.hpp"
+#include "oboro/ckks/keyswitch.hpp"
+#include "oboro/math/ntt.hpp"
+
 #if defined(OBORO_WITH_CUDA_RUNTIME)
+#include "oboro/backend/cuda/base_conversion.hpp"
 #include "oboro/backend/cuda/elementwise.hpp"
+#include "oboro/backend/cuda/ntt.hpp"
 #endif
 
 namespace {
@@ -90,6 +99,181 @@ template <typename W> void check_mul_add() {
 }
 
 TEST_F(CudaDevice, MulAddModWord64) { check_mul_add<uint64_t>(); }
+
+// The batched NTT on the GPU against math::ntt_forward / ntt_inverse, bit for bit: several rows
+// with different primes (62 to 30 bits), inputs at the lazy bounds ([0, 4q) forward, [0, 2q) inverse).
+TEST_F(CudaDevice, NttMatchesCpuBitForBit) {
+#if defined(OBORO_WITH_CUDA_RUNTIME)
+    for (uint32_t log_n : {4u, 10u, 12u, 13u, 14u, 15u, 16u, 17u}) {
+        SCOPED_TRACE("log_n " + std::to_string(log_n));
+        const uint32_t n = 1u << log_n, limbs = 5, polys = 3;
+        std::vector<math::NttTables> t;
+        for (int bits : {62, 60, 50, 40, 30}) t.emplace_back(math::generate_ntt_primes(bits, n, 1)[0], n);
+        math::Seed seed{};
+        seed[0] = uint8_t(log_n);
+        math::Prng prng(seed);
+        for (bool forward : {true, false}) {
+            std::vector<uint64_t> v(size_t(polys) * limbs * n);
+            for (size_t k = 0; k < v.size(); ++k) {
+                const uint64_t top = (forward ? 4 : 2) * t[(k / n) % limbs].q;
+                v[k] = k % n == 3 ? top - 1 : prng.uniform(top);
+            }
+            std::vector<uint64_t> gpu = v;
+            if (forward) oboro::cuda::ntt_forward_host(gpu.data(), t.data(), limbs, polys);
+            else oboro::cuda::ntt_inverse_host(gpu.data(), t.data(), limbs, polys);
+            for (size_t r = 0; r < size_t(polys) * limbs; ++r) {
+                if (forward) math::ntt_forward(v.data() + r * n, t[r % limbs]);
+                else math::ntt_inverse(v.data() + r * n, t[r % limbs]);
+            }
+            ASSERT_EQ(gpu, v) << (forward ? "forward" : "inverse");
+        }
+    }
+#endif
+}
+// The fused rescale on the GPU against ckks::rescale_poly, bit for bit, at every level of S2 and
+// of a 2^16 context with 40-bit primes (batches of 3 polynomials).
+TEST_F(CudaDevice, RescaleMatchesCpuBitForBit) {
+#if defined(OBORO_WITH_CUDA_RUNTIME)
+    oboro::ckks::Parameters big;
+    big.log_n = 16;
+    big.q_bits = std::vector<int>(12, 40);
+    big.q_bits[0] = 60;
+    big.p_bits = {60};
+    for (const auto& params : {oboro::ckks::Parameters::preset("S2"), big}) {
+        const auto ctx = oboro::ckks::Context::create(params);
+        const size_t n = ctx->n();
+        math::Seed seed{};
+        math::Prng prng(seed);
+        for (int level = ctx->max_level(); level >= 1; level -= (level > 3 ? 4 : 1)) {
+            SCOPED_TRACE("log_n " + std::to_string(params.log_n) + " level " + std::to_string(level));
+            const uint32_t polys = 3, limbs = uint32_t(level) + 1;
+            std::vector<uint64_t> in(size_t(polys) * limbs * n);
+            for (size_t k = 0; k < in.size(); ++k) in[k] = prng.uniform(ctx->moduli()[(k / n) % limbs].value);
+            std::vector<uint64_t> gpu(size_t(polys) * level * n);
+            oboro::cuda::divide_and_drop_host(in.data(), gpu.data(), ctx->ntt_tables(), uint32_t(level), uint32_t(level),
+                                              ctx->level(level).inv_last.data(), polys);
+            for (uint32_t p = 0; p < polys; ++p) {
+                uint64_t* poly = in.data() + size_t(p) * limbs * n;
+                oboro::ckks::rescale_poly(*ctx, level, poly);
+                for (size_t k = 0; k < size_t(level) * n; ++k)
+                    ASSERT_EQ(gpu[size_t(p) * level * n + k], poly[k]) << "poly " << p << " word " << k;
+            }
+        }
+    }
+#endif
+}
+
+// add / sub / negate, tensor and permute on the GPU against the CPU backend, bit for bit, on a
+// batch of 4 ciphertexts of S2 size.
+// ModDown with one special prime (the same kernels, P dropped) against ckks::mod_down, S2.
+TEST_F(CudaDevice, ModDownMatchesCpuBitForBit) {
+#if defined(OBORO_WITH_CUDA_RUNTIME)
+    const auto ctx = oboro::ckks::Context::create(oboro::ckks::Parameters::preset("S2"));
+    const size_t n = ctx->n();
+    math::Seed seed{};
+    seed[0] = 3;
+    math::Prng prng(seed);
+    for (int level = ctx->max_level(); level >= 0; --level) {
+        const uint32_t polys = 2, ext = uint32_t(level) + 2;
+        std::vector<uint64_t> in(size_t(polys) * ext * n);
+        for (size_t k = 0; k < in.size(); ++k) {
+            const uint32_t limb = uint32_t((k / n) % ext);
+            in[k] = prng.uniform(limb + 1 == ext ? ctx->p_moduli()[0].value : ctx->moduli()[limb].value);
+        }
+        std::vector<uint64_t> gpu(size_t(polys) * (ext - 1) * n), cpu((ext - 1) * n);
+        oboro::cuda::divide_and_drop_host(in.data(), gpu.data(), ctx->ntt_tables(), ext - 1, uint32_t(ctx->q_count()),
+                                          ctx->level(level).p_inv.data(), polys);
+        for (uint32_t p = 0; p < polys; ++p) {
+            oboro::ckks::mod_down(*ctx, level, in.data() + size_t(p) * ext * n, cpu.data());
+            ASSERT_TRUE(std::equal(cpu.begin(), cpu.end(), gpu.begin() + std::ptrdiff_t(size_t(p) * (ext - 1) * n)))
+                << "level " << level << " poly " << p;
+        }
+    }
+#endif
+}
+
+// Fast base conversion on the GPU against math::BaseConverter, bit for bit (the device's double
+// arithmetic without fused multiply-adds must give the CPU's overflow estimate): the ModUp digit
+// conversions and ModDown's P -> Q of a context with 2-prime digits and 2 special primes.
+TEST_F(CudaDevice, BaseConversionMatchesCpuBitForBit) {
+#if defined(OBORO_WITH_CUDA_RUNTIME)
+    oboro::ckks::Parameters p;
+    p.log_n = 14;
+    p.q_bits = {60, 40, 40, 40, 40, 40};
+    p.p_bits = {61, 61};
+    p.dnum = 3;
+    const auto ctx = oboro::ckks::Context::create(p);
+    const uint32_t n = uint32_t(ctx->n()), polys = 3;
+    math::Seed seed{};
+    seed[0] = 5;
+    math::Prng prng(seed);
+    const auto& lc = ctx->level(ctx->max_level());
+    std::vector<const math::BaseConverter*> convs = {&lc.p_to_q};
+    for (const auto& d : lc.digits) convs.push_back(&d.to_others);
+    for (const math::BaseConverter* c : convs) {
+        const size_t k = c->from().size(), m = c->to().size();
+        std::vector<uint64_t> in(polys * k * n);
+        for (size_t x = 0; x < in.size(); ++x) in[x] = prng.uniform(c->from()[(x / n) % k]);
+        for (bool centered : {false, true}) {
+            std::vector<uint64_t> gpu(polys * m * n), cpu(polys * m * n), scratch(k * n);
+            oboro::cuda::base_conversion_host(*c, centered, in.data(), gpu.data(), polys, n);
+            for (uint32_t q = 0; q < polys; ++q) {
+                if (centered) c->convert_centered(in.data() + q * k * n, n, cpu.data() + q * m * n, n, n, scratch.data());
+                else c->convert(in.data() + q * k * n, n, cpu.data() + q * m * n, n, n, scratch.data());
+            }
+            ASSERT_EQ(gpu, cpu) << "k " << k << " m " << m << " centred " << centered;
+        }
+    }
+#endif
+}
+
+TEST_F(CudaDevice, BatchElementwiseMatchesCpuBackend) {
+#if defined(OBORO_WITH_CUDA_RUNTIME)
+    namespace cpu = oboro::backend::cpu;
+    namespace kernels = oboro::cuda::kernels;
+    const auto ctx = oboro::ckks::Context::create(oboro::ckks::Parameters::preset("S2"));
+    const uint32_t n = uint32_t(ctx->n()), limbs = uint32_t(ctx->max_level() + 1), count = 4;
+    const size_t poly = size_t(limbs) * n;
+    std::vector<uint64_t> q(limbs);
+    for (uint32_t l = 0; l < limbs; ++l) q[l] = ctx->moduli()[l].value;
+    math::Seed seed{};
+    seed[0] = 9;
+    math::Prng prng(seed);
+    const auto a = random_rows(prng, q, 2 * count * limbs, n), b = random_rows(prng, q, 2 * count * limbs, n);
+    const uint32_t rows = 2 * count * limbs;
+
+    std::vector<uint64_t> gpu(a.size()), cpu_out(a.size());
+    for (auto op : {kernels::ModOp::add, kernels::ModOp::sub, kernels::ModOp::negate}) {
+        oboro::cuda::mod_op_host(op, gpu.data(), a.data(), b.data(), q.data(), limbs, rows, n);
+        for (uint32_t p = 0; p < 2 * count; ++p) {
+            const size_t off = p * poly;
+            if (op == kernels::ModOp::add) cpu::add(cpu_out.data() + off, a.data() + off, b.data() + off, ctx->moduli(), limbs, n);
+            if (op == kernels::ModOp::sub) cpu::sub(cpu_out.data() + off, a.data() + off, b.data() + off, ctx->moduli(), limbs, n);
+            if (op == kernels::ModOp::negate) cpu::negate(cpu_out.data() + off, a.data() + off, ctx->moduli(), limbs, n);
+        }
+        ASSERT_EQ(gpu, cpu_out) << "op " << int(op);
+    }
+
+    std::vector<uint64_t> d(3 * poly * count), e(3 * poly);
+    oboro::cuda::tensor_host(d.data(), a.data(), b.data(), q.data(), limbs, count, n);
+    for (uint32_t c = 0; c < count; ++c) {
+        const uint64_t *x = a.data() + 2 * poly * c, *y = b.data() + 2 * poly * c;
+        cpu::tensor(e.data(), e.data() + poly, e.data() + 2 * poly, x, x + poly, y, y + poly, ctx->moduli(), limbs, n);
+        ASSERT_TRUE(std::equal(e.begin(), e.end(), d.begin() + std::ptrdiff_t(3 * poly * c))) << "ciphertext " << c;
+    }
+
+    std::vector<uint32_t> perms;
+    for (int64_t step : {1, -1, 5, 7}) {
+        const auto& pm = ctx->automorphism_permutation(ctx->galois_element(step));
+        perms.insert(perms.end(), pm.begin(), pm.end());
+    }
+    oboro::cuda::permute_host(gpu.data(), a.data(), perms.data(), count, 2 * limbs, rows, n);
+    for (uint32_t c = 0; c < count; ++c)
+        cpu::permute(cpu_out.data() + 2 * poly * c, a.data() + 2 * poly * c, perms.data() + size_t(c) * n, 2 * limbs, n);
+    ASSERT_EQ(gpu, cpu_out);
+#endif
+}
+
 TEST_F(CudaDevice, MulAddModWord32) { check_mul_add<uint32_t>(); }
 
 }  // namespace

@@ -1,11 +1,14 @@
 // The CUDA element-wise kernels' per-thread code, run on the CPU through the grid emulator and
 // compared bit for bit with plain CPU loops. Needs no GPU and no nvcc: always built.
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "oboro/backend/cpu/poly_ops.hpp"
 #include "oboro/backend/cuda/elementwise_kernels.hpp"
+#include "oboro/ckks/context.hpp"
 #include "oboro/backend/cuda/grid_emulator.hpp"
 #include "oboro/math/modarith.hpp"
 #include "oboro/math/primes.hpp"
@@ -169,6 +172,135 @@ TYPED_TEST(CudaEmulated, ScalarMulAddModShoupMatchesCpu) {
     }
 }
 
+// add / sub / negate over a batch of rows: the same words as the CPU backend (uint64_t) or a
+// plain loop over modarith (uint32_t), including a launch with fewer blocks along y than rows.
+TYPED_TEST(CudaEmulated, AddSubNegateMatchCpu) {
+    using W = TypeParam;
+    const auto q = test_moduli<W>();
+    const uint32_t limbs = uint32_t(q.size()), n = 515, rows = 3 * limbs;
+    math::Prng prng(test_seed(4));
+    const auto a = random_rows(prng, q, rows, n), b = random_rows(prng, q, rows, n);
+    for (auto op : {kernels::ModOp::add, kernels::ModOp::sub, kernels::ModOp::negate})
+        for (uint32_t grid_y : {rows, 2u}) {
+            std::vector<W> out(a.size(), 0);
+            kernels::ModOpArgs<W> args;
+            args.out = out.data();
+            args.a = a.data();
+            args.b = b.data();
+            args.moduli = q.data();
+            args.n = n;
+            args.rows = rows;
+            args.limbs = limbs;
+            LaunchShape s = kernels::elementwise_shape(n, rows);
+            s.grid.y = grid_y;
+            emulate_grid(s, [&](const ThreadIndex& t) {
+                if (op == kernels::ModOp::add) kernels::mod_op_thread<kernels::ModOp::add>(t, args);
+                else if (op == kernels::ModOp::sub) kernels::mod_op_thread<kernels::ModOp::sub>(t, args);
+                else kernels::mod_op_thread<kernels::ModOp::negate>(t, args);
+            });
+            std::vector<W> expect(a.size());
+            if constexpr (sizeof(W) == 8) {
+                std::vector<math::Modulus> mods(q.begin(), q.end());
+                for (uint32_t p = 0; p < rows / limbs; ++p) {
+                    const size_t off = size_t(p) * limbs * n;
+                    namespace cpu = oboro::backend::cpu;
+                    if (op == kernels::ModOp::add) cpu::add(expect.data() + off, a.data() + off, b.data() + off, mods.data(), limbs, n);
+                    else if (op == kernels::ModOp::sub) cpu::sub(expect.data() + off, a.data() + off, b.data() + off, mods.data(), limbs, n);
+                    else cpu::negate(expect.data() + off, a.data() + off, mods.data(), limbs, n);
+                }
+            } else {
+                for (size_t k = 0; k < a.size(); ++k) {
+                    const W m = q[(k / n) % limbs];
+                    expect[k] = op == kernels::ModOp::add   ? W((uint64_t(a[k]) + b[k]) % m)
+                                : op == kernels::ModOp::sub ? W((uint64_t(a[k]) + m - b[k]) % m)
+                                                            : W((m - a[k]) % m);
+                }
+            }
+            ASSERT_EQ(out, expect) << "op " << int(op) << " grid.y " << grid_y;
+        }
+}
+
+// The tensor product of a batch of ciphertext pairs, written straight into a batch of size-3
+// ciphertexts: the CPU backend's tensor (uint64_t) or the schoolbook product (uint32_t).
+TYPED_TEST(CudaEmulated, TensorMatchesCpu) {
+    using W = TypeParam;
+    const auto q = test_moduli<W>();
+    const uint32_t limbs = uint32_t(q.size()), n = 300, count = 3;
+    const size_t poly = size_t(limbs) * n;
+    math::Prng prng(test_seed(5));
+    const auto a = random_rows(prng, q, 2 * count * limbs, n), b = random_rows(prng, q, 2 * count * limbs, n);
+    std::vector<math::Barrett<W>> br;
+    for (W m : q) br.emplace_back(m);
+    std::vector<W> d(3 * poly * count, 0);
+    kernels::TensorArgs<W> args;
+    args.out = d.data();
+    args.out_stride = 3 * poly;
+    args.a = a.data();
+    args.a_stride = 2 * poly;
+    args.b = b.data();
+    args.b_stride = 2 * poly;
+    args.moduli = br.data();
+    args.n = n;
+    args.limbs = limbs;
+    args.count = count;
+    emulate_grid(kernels::elementwise_shape(n, count * limbs), [&](const ThreadIndex& t) { kernels::tensor_thread(t, args); });
+    for (uint32_t c = 0; c < count; ++c) {
+        const W* a0 = a.data() + 2 * poly * c;
+        const W* b0 = b.data() + 2 * poly * c;
+        const W* d0 = d.data() + 3 * poly * c;
+        if constexpr (sizeof(W) == 8) {
+            std::vector<math::Modulus> mods(q.begin(), q.end());
+            std::vector<W> e(3 * poly);
+            oboro::backend::cpu::tensor(e.data(), e.data() + poly, e.data() + 2 * poly, a0, a0 + poly, b0, b0 + poly,
+                                        mods.data(), limbs, n);
+            ASSERT_TRUE(std::equal(e.begin(), e.end(), d0)) << "ciphertext " << c;
+        } else {
+            for (size_t k = 0; k < poly; ++k) {
+                const uint64_t m = q[k / n];
+                ASSERT_EQ(d0[k], W(uint64_t(a0[k]) * b0[k] % m));
+                ASSERT_EQ(d0[poly + k], W((uint64_t(a0[k]) * b0[poly + k] % m + uint64_t(a0[poly + k]) * b0[k] % m) % m));
+                ASSERT_EQ(d0[2 * poly + k], W(uint64_t(a0[poly + k]) * b0[poly + k] % m));
+            }
+        }
+    }
+}
+
+// Automorphisms in NTT form over a batch: one permutation for all rows, and one per ciphertext
+// (a different rotation step each), against the CPU backend's permute with the context's maps.
+TEST(CudaEmulatedPermute, MatchesCpuPermute) {
+    oboro::ckks::Parameters p;
+    p.log_n = 8;
+    p.q_bits = {60, 40, 40};
+    p.p_bits = {60};
+    p.security = oboro::ckks::SecurityLevel::none;
+    const auto ctx = oboro::ckks::Context::create(p);
+    const uint32_t n = uint32_t(ctx->n()), limbs = 3, cts = 3, rows_per_ct = 2 * limbs, rows = cts * rows_per_ct;
+    std::vector<uint32_t> perms;
+    for (uint64_t g : {5ull, 25ull, 2ull * n - 1}) {
+        const auto& pm = ctx->automorphism_permutation(g);
+        perms.insert(perms.end(), pm.begin(), pm.end());
+    }
+    std::vector<uint64_t> src(size_t(rows) * n);
+    for (size_t k = 0; k < src.size(); ++k) src[k] = k * 2654435761u;
+    for (uint32_t per : {0u, rows_per_ct}) {
+        std::vector<uint64_t> dst(src.size(), 0), expect(src.size());
+        kernels::PermuteArgs<uint64_t> args;
+        args.dst = dst.data();
+        args.src = src.data();
+        args.perms = perms.data();
+        args.rows_per_perm = per;
+        args.n = n;
+        args.rows = rows;
+        emulate_grid(kernels::elementwise_shape(n, rows), [&](const ThreadIndex& t) { kernels::permute_thread(t, args); });
+        for (uint32_t c = 0; c < cts; ++c) {
+            const size_t off = size_t(c) * rows_per_ct * n;
+            oboro::backend::cpu::permute(expect.data() + off, src.data() + off, perms.data() + (per ? c * n : 0),
+                                         rows_per_ct, n);
+        }
+        ASSERT_EQ(dst, expect) << "rows_per_perm " << per;
+    }
+}
+
 TEST(CudaEmulator, VisitsEveryThreadOnce2D) {
     const LaunchShape s{Dim3{3, 2, 1}, Dim3{4, 5, 1}};
     std::vector<int> hits(3 * 4 * 2 * 5, 0);
@@ -181,6 +313,52 @@ TEST(CudaEmulator, VisitsEveryThreadOnce2D) {
         ++hits[y * 12 + x];
     });
     for (int h : hits) EXPECT_EQ(h, 1);
+}
+
+// A block-wide reversal through shared memory: phase 0 stores, phase 1 reads another thread's
+// word. Correct only if phase 1 runs after phase 0 of every thread of the block (the barrier).
+TEST(CudaEmulator, BlockPhasesActAsBarriers) {
+    const uint32_t blocks = 3, threads = 64;
+    std::vector<uint64_t> in(blocks * threads), out(in.size(), 0);
+    for (size_t i = 0; i < in.size(); ++i) in[i] = 1000 + i;
+    for (auto order : {oboro::cuda::ThreadOrder::forward, oboro::cuda::ThreadOrder::reverse}) {
+        std::fill(out.begin(), out.end(), 0);
+        oboro::cuda::emulate_block_phases(
+            LaunchShape{Dim3{blocks, 1, 1}, Dim3{threads, 1, 1}}, threads, 2,
+            [&](const ThreadIndex& t, uint64_t* shared, uint32_t phase) {
+                if (phase == 0) shared[t.thread.x] = in[t.global_x()];
+                else out[t.global_x()] = shared[threads - 1 - t.thread.x];
+            },
+            order);
+        for (uint32_t b = 0; b < blocks; ++b)
+            for (uint32_t i = 0; i < threads; ++i) EXPECT_EQ(out[b * threads + i], in[b * threads + threads - 1 - i]);
+    }
+}
+
+// Shared memory is poisoned at the start of every block (it is uninitialised on a GPU), and a
+// within-phase race (thread i reads the word thread i+1 writes in the same phase) gives
+// different results in the two thread orders: the check the kernel tests use.
+TEST(CudaEmulator, BlockPhasesPoisonAndExposeRaces) {
+    std::vector<uint64_t> seen;
+    oboro::cuda::emulate_block_phases(LaunchShape{Dim3{2, 1, 1}, Dim3{4, 1, 1}}, 4, 1,
+                                      [&](const ThreadIndex& t, uint64_t* shared, uint32_t) {
+                                          seen.push_back(shared[t.thread.x]);
+                                          shared[t.thread.x] = 7;  // must not leak into the next block
+                                      });
+    for (uint64_t v : seen) EXPECT_EQ(v, oboro::cuda::shared_poison);
+
+    auto racy = [](oboro::cuda::ThreadOrder order) {
+        std::vector<uint64_t> out(8);
+        oboro::cuda::emulate_block_phases(LaunchShape{Dim3{1, 1, 1}, Dim3{8, 1, 1}}, 9, 2,
+                                          [&](const ThreadIndex& t, uint64_t* shared, uint32_t phase) {
+                                              const uint32_t i = t.thread.x;
+                                              if (phase == 0) shared[i] = i, shared[8] = 0;
+                                              else shared[i + 1] += shared[i], out[i] = shared[i + 1];
+                                          },
+                                          order);
+        return out;
+    };
+    EXPECT_NE(racy(oboro::cuda::ThreadOrder::forward), racy(oboro::cuda::ThreadOrder::reverse));
 }
 
 TEST(CudaEmulator, OneDimensionalForm) {

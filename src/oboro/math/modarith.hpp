@@ -181,4 +181,28 @@ template <typename W> OBORO_HD W pow_mod(W base, uint64_t exp, W q) {
 // q prime, a != 0 mod q -> a^{-1} mod q (Fermat)
 template <typename W> OBORO_HD W inv_mod(W a, W q) { return pow_mod<W>(a, uint64_t(q) - 2, q); }
 
+// ---- per-coefficient kernels ---------------------------------------------------------------------
+// The element-wise bodies shared by the CPU scalar kernels (backend/cpu/eltwise_scalar.cpp) and
+// the CUDA kernels (backend/cuda/*_kernels.hpp), so that both compute the same bits.
+
+// Base conversion of one coefficient x in [0, p) from the prime p to the prime t (br = Barrett(t),
+// p_mod_t = p mod t): x mod t, or, when `centered`, the centred representative (x - p if x > p/2)
+// mod t. Rescale and ModDown use the centred form so that the division rounds.
+template <typename W> OBORO_HD W convert_from_one_prime(W x, W p, W p_mod_t, bool centered, const Barrett<W>& br) {
+    const W r = br.reduce_word(x);
+    return (centered && x > (p >> 1)) ? sub_mod(r, p_mod_t, br.q) : r;
+}
+
+// The tensor product of two degree-1 ciphertexts at one coefficient, Karatsuba (3 products):
+// d0 = a0*b0, d1 = a0*b1 + a1*b0 = (a0+a1)(b0+b1) - a0*b0 - a1*b1, d2 = a1*b1; all canonical.
+template <typename W>
+OBORO_HD void tensor_karatsuba(W a0, W a1, W b0, W b1, const Barrett<W>& br, W& d0, W& d1, W& d2) {
+    const W q = br.q;
+    const W p00 = br.mul(a0, b0), p11 = br.mul(a1, b1);
+    const W cross = br.mul(add_mod(a0, a1, q), add_mod(b0, b1, q));
+    d0 = p00;
+    d1 = sub_mod(sub_mod(cross, p00, q), p11, q);
+    d2 = p11;
+}
+
 }  // namespace oboro::math

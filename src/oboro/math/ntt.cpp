@@ -1,6 +1,7 @@
 #include "oboro/math/ntt.hpp"
 
 #include "oboro/math/modarith.hpp"
+#include "oboro/math/ntt_butterfly.hpp"
 #include "oboro/math/primes.hpp"
 #include "oboro/util/error.hpp"
 
@@ -35,7 +36,7 @@ NttTables::NttTables(uint64_t modulus, uint32_t degree) : q(modulus), n(degree) 
 }
 
 void ntt_forward_lazy(uint64_t* a, const NttTables& tb) {
-    const uint64_t q = tb.q, two_q = 2 * q;
+    const uint64_t q = tb.q;
     const uint32_t n = tb.n;
     const uint64_t* w = tb.psi_rev.data();
     const uint64_t* ws = tb.psi_rev_shoup.data();
@@ -46,29 +47,18 @@ void ntt_forward_lazy(uint64_t* a, const NttTables& tb) {
             const uint64_t s = w[m + i], s_shoup = ws[m + i];
             uint64_t* x = a + 2 * i * t;
             uint64_t* y = x + t;
-            for (uint32_t j = 0; j < t; ++j) {
-                uint64_t u = x[j];
-                u = u >= two_q ? u - two_q : u;                       // [0, 2q)
-                const uint64_t v = mul_shoup_lazy(y[j], s, s_shoup, q);  // [0, 2q)
-                x[j] = u + v;                                          // [0, 4q)
-                y[j] = u - v + two_q;                                  // (0, 4q)
-            }
+            for (uint32_t j = 0; j < t; ++j) ntt_forward_butterfly(x[j], y[j], s, s_shoup, q);
         }
     }
 }
 
 void ntt_forward(uint64_t* a, const NttTables& tb) {
     ntt_forward_lazy(a, tb);
-    const uint64_t q = tb.q, two_q = 2 * q;
-    for (uint32_t j = 0; j < tb.n; ++j) {
-        uint64_t v = a[j];
-        v = v >= two_q ? v - two_q : v;
-        a[j] = v >= q ? v - q : v;
-    }
+    for (uint32_t j = 0; j < tb.n; ++j) a[j] = ntt_forward_final_reduce(a[j], tb.q);
 }
 
 void ntt_inverse(uint64_t* a, const NttTables& tb) {
-    const uint64_t q = tb.q, two_q = 2 * q;
+    const uint64_t q = tb.q;
     const uint32_t n = tb.n;
     const uint64_t* w = tb.psi_inv_rev.data();
     const uint64_t* ws = tb.psi_inv_rev_shoup.data();
@@ -79,23 +69,15 @@ void ntt_inverse(uint64_t* a, const NttTables& tb) {
             const uint64_t s = w[h + i], s_shoup = ws[h + i];
             uint64_t* x = a + 2 * i * t;
             uint64_t* y = x + t;
-            for (uint32_t j = 0; j < t; ++j) {
-                const uint64_t u = x[j], v = y[j];                    // [0, 2q)
-                const uint64_t sum = u + v;
-                x[j] = sum >= two_q ? sum - two_q : sum;               // [0, 2q)
-                y[j] = mul_shoup_lazy(u - v + two_q, s, s_shoup, q);   // [0, 2q)
-            }
+            for (uint32_t j = 0; j < t; ++j) ntt_inverse_butterfly(x[j], y[j], s, s_shoup, q);
         }
         t <<= 1;
     }
     // Last stage (m = 2) with n^{-1} folded in, output reduced to [0, q).
     uint64_t* x = a;
     uint64_t* y = a + t;
-    for (uint32_t j = 0; j < t; ++j) {
-        const uint64_t u = x[j], v = y[j];
-        x[j] = reduce_once(mul_shoup_lazy(u + v, tb.n_inv, tb.n_inv_shoup, q), q);
-        y[j] = reduce_once(mul_shoup_lazy(u - v + two_q, tb.last_inv, tb.last_inv_shoup, q), q);
-    }
+    for (uint32_t j = 0; j < t; ++j)
+        ntt_inverse_last_butterfly(x[j], y[j], tb.n_inv, tb.n_inv_shoup, tb.last_inv, tb.last_inv_shoup, q);
 }
 
 }  // namespace oboro::math

@@ -91,12 +91,7 @@ void BaseConverter::convert_centered(const uint64_t* in, size_t in_stride, uint6
 }
 
 void BaseConverter::centered_overflow(const uint64_t* y, size_t n, uint8_t* v) const {
-    const size_t k = from_.size();
-    for (size_t c = 0; c < n; ++c) {
-        double sum = 0.5;
-        for (size_t i = 0; i < k; ++i) sum += double(y[i * n + c]) * inv_from_[i];
-        v[c] = uint8_t(sum);  // sum in [0.5, k + 0.5), k <= 64
-    }
+    for (size_t c = 0; c < n; ++c) v[c] = uint8_t(conversion_overflow(y + c, n, inv_from_.data(), from_.size()));
 }
 
 void BaseConverter::convert_impl(const uint64_t* in, size_t in_stride, uint64_t* const* outs, size_t n,
@@ -105,15 +100,12 @@ void BaseConverter::convert_impl(const uint64_t* in, size_t in_stride, uint64_t*
     if (k == 1) {
         // One source prime (single-prime digits, one special prime): the value is x itself, or
         // x - q for the centred representative when x > q/2.
-        const uint64_t q = from_[0], half = q >> 1;
+        const uint64_t q = from_[0];
         for (size_t j = 0; j < m; ++j) {
             const Barrett<uint64_t>& br = to_.modulus(j).barrett;
-            const uint64_t t = to_[j], q_mod_t = br.reduce_word(q);
+            const uint64_t q_mod_t = br.reduce_word(q);
             uint64_t* o = outs[j];
-            for (size_t c = 0; c < n; ++c) {
-                const uint64_t x = in[c], r = br.reduce_word(x);
-                o[c] = (centered && x > half) ? sub_mod(r, q_mod_t, t) : r;
-            }
+            for (size_t c = 0; c < n; ++c) o[c] = convert_from_one_prime(in[c], q, q_mod_t, centered, br);
         }
         return;
     }
@@ -131,22 +123,16 @@ void BaseConverter::convert_impl(const uint64_t* in, size_t in_stride, uint64_t*
         v.resize(n);
         centered_overflow(scratch, n, v.data());
     }
-    // out_j = sum_i y_i * (Q/q_i mod t_j) [- v * Q mod t_j] mod t_j, accumulated in 128 bits
-    // with one reduction. Each product is < 2^124, so 16 terms fit before a partial reduction.
+    // out_j = sum_i y_i * (Q/q_i mod t_j) [- v * Q mod t_j] mod t_j
     std::vector<uint64_t> v_times_q(k + 1);
     for (size_t j = 0; j < m; ++j) {
         const Barrett<uint64_t>& br = to_.modulus(j).barrett;
         const uint64_t t = to_[j];
         const uint64_t* row = qhat_mod_t_.data() + j * k;
-        for (size_t e = 0; e <= k; ++e) v_times_q[e] = br.mul(br.reduce_word(e), q_mod_t_[j]);
+        for (size_t e = 0; e <= k; ++e) v_times_q[e] = conversion_correction(uint32_t(e), q_mod_t_[j], br);
         uint64_t* o = outs[j];
         for (size_t c = 0; c < n; ++c) {
-            unsigned __int128 acc = 0;
-            for (size_t i = 0; i < k; ++i) {
-                acc += (unsigned __int128)scratch[i * n + c] * row[i];
-                if ((i & 15) == 15) acc = br.reduce(acc);
-            }
-            const uint64_t r = br.reduce(acc);
+            const uint64_t r = conversion_sum(scratch + c, n, row, k, br);
             o[c] = centered ? sub_mod(r, v_times_q[v[c]], t) : r;
         }
     }

@@ -53,6 +53,10 @@ public:
 
     const RnsBase& from() const { return from_; }
     const RnsBase& to() const { return to_; }
+    // The precomputed constants (for device copies; see conversion_* below):
+    const std::vector<uint64_t>& qhat_mod_t() const { return qhat_mod_t_; }  // [j * from.size() + i]
+    const std::vector<uint64_t>& q_mod_t() const { return q_mod_t_; }
+    const std::vector<double>& inv_from() const { return inv_from_; }
 
     // in: from.size() limbs of n words (limb i at in + i*in_stride), canonical residues.
     // out: to.size() limbs of n words (limb j at out + j*out_stride), canonical residues.
@@ -91,5 +95,40 @@ private:
     std::vector<uint64_t> q_mod_t_;     // Q mod t_j
     std::vector<double> inv_from_;      // 1 / q_i
 };
+
+// ---- fast base conversion at one coefficient ----------------------------------------------------
+// The per-coefficient steps of BaseConverter (from k > 1 primes), host-device, shared with the
+// CUDA kernels (backend/cuda/base_conversion_kernels.hpp). y_i = [x_i * (Q/q_i)^{-1}]_{q_i} (one
+// Shoup multiplication) are read at y[i * stride].
+
+// The centred conversion's overflow count: round(sum_i y_i / q_i), as floor(0.5 + sum), in double
+// precision (an estimate error only matters at exact ties). On the GPU without fused
+// multiply-adds (nvcc contracts by default; the CPU build does not), so both round the same.
+OBORO_HD uint32_t conversion_overflow(const uint64_t* y, size_t stride, const double* inv_from, size_t k) {
+    double sum = 0.5;
+#if defined(__CUDA_ARCH__)
+    for (size_t i = 0; i < k; ++i) sum = __dadd_rn(sum, __dmul_rn(double(y[i * stride]), inv_from[i]));
+#else
+    for (size_t i = 0; i < k; ++i) sum += double(y[i * stride]) * inv_from[i];
+#endif
+    return uint32_t(sum);  // sum in [0.5, k + 0.5), k <= 64
+}
+
+// sum_i y_i * (Q/q_i mod t) mod t (qhat_row = the k constants of target t), accumulated in 128
+// bits with a reduction every 16 terms (each product is < 2^124).
+OBORO_HD uint64_t conversion_sum(const uint64_t* y, size_t stride, const uint64_t* qhat_row, size_t k,
+                                 const Barrett<uint64_t>& br) {
+    dword_t<uint64_t> acc = 0;
+    for (size_t i = 0; i < k; ++i) {
+        acc += mul_wide(y[i * stride], qhat_row[i]);
+        if ((i & 15) == 15) acc = br.reduce(acc);
+    }
+    return br.reduce(acc);
+}
+
+// v * Q mod t: what the centred conversion subtracts for an overflow count v.
+OBORO_HD uint64_t conversion_correction(uint32_t v, uint64_t q_mod_t, const Barrett<uint64_t>& br) {
+    return br.mul(br.reduce_word(v), q_mod_t);
+}
 
 }  // namespace oboro::math

@@ -47,16 +47,7 @@ void sub_mul_scalar(uint64_t* d, const uint64_t* x, const uint64_t* y, uint64_t 
 
 void tensor(uint64_t* d0, uint64_t* d1, uint64_t* d2, const uint64_t* x0, const uint64_t* x1, const uint64_t* y0,
             const uint64_t* y1, const Modulus& m, size_t n) {
-    const Barrett<uint64_t>& br = m.barrett;
-    const uint64_t q = m.value;
-    for (size_t k = 0; k < n; ++k) {
-        const uint64_t a0 = x0[k], a1 = x1[k], b0 = y0[k], b1 = y1[k];
-        const uint64_t p00 = br.mul(a0, b0), p11 = br.mul(a1, b1);
-        const uint64_t cross = br.mul(add_mod(a0, a1, q), add_mod(b0, b1, q));
-        d0[k] = p00;
-        d1[k] = sub_mod(sub_mod(cross, p00, q), p11, q);
-        d2[k] = p11;
-    }
+    for (size_t k = 0; k < n; ++k) tensor_karatsuba(x0[k], x1[k], y0[k], y1[k], m.barrett, d0[k], d1[k], d2[k]);
 }
 
 void dot2(uint64_t* o0, uint64_t* o1, const DotTerm* terms, size_t count, bool accumulate, const Modulus& m,
@@ -81,12 +72,8 @@ void dot2(uint64_t* o0, uint64_t* o1, const DotTerm* terms, size_t count, bool a
 }
 
 void convert_single(uint64_t* d, const uint64_t* x, uint64_t p, bool centered, const Modulus& m, size_t n) {
-    const Barrett<uint64_t>& br = m.barrett;
-    const uint64_t t = m.value, p_mod_t = br.reduce_word(p), half = p >> 1;
-    for (size_t k = 0; k < n; ++k) {
-        const uint64_t r = br.reduce_word(x[k]);
-        d[k] = (centered && x[k] > half) ? sub_mod(r, p_mod_t, t) : r;
-    }
+    const uint64_t p_mod_t = m.barrett.reduce_word(p);
+    for (size_t k = 0; k < n; ++k) d[k] = convert_from_one_prime(x[k], p, p_mod_t, centered, m.barrett);
 }
 
 void weighted_sum(uint64_t* d, const uint64_t* y, size_t stride, size_t terms, const uint64_t* w, const uint8_t* v,

@@ -25,6 +25,19 @@ __device__ __forceinline__ ThreadIndex this_thread() {
 
 inline dim3 to_dim3(const Dim3& d) { return dim3(d.x, d.y, d.z); }
 
+// The device side of grid_emulator.hpp's emulate_block_phases: runs per_phase(thread, shared,
+// phase) for phase = 0 .. phases-1 with a barrier after each, on the block's dynamic shared memory
+// (the launch's third <<<>>> argument: shared_words * 8 bytes). Every thread of the block must
+// call it (a barrier waits for all of them), so per_phase returns early instead of the kernel.
+template <typename F> __device__ __forceinline__ void run_block_phases(uint32_t phases, F&& per_phase) {
+    extern __shared__ uint64_t block_shared[];
+    const ThreadIndex t = this_thread();
+    for (uint32_t phase = 0; phase < phases; ++phase) {
+        per_phase(t, block_shared, phase);
+        __syncthreads();
+    }
+}
+
 // A device allocation freed on scope exit (for the *_host convenience functions).
 template <typename T> class DeviceArray {
 public:

@@ -36,4 +36,22 @@ template <typename W>
 void scalar_mul_add_mod_host(W* out, const W* a, const W* c, const W* scalar, const W* moduli,
                              uint32_t limbs, uint32_t rows, uint32_t n);
 
+template <typename W>
+void launch_mod_op(kernels::ModOp op, const kernels::ModOpArgs<W>& args, void* stream = nullptr);
+template <typename W> void launch_tensor(const kernels::TensorArgs<W>& args, void* stream = nullptr);
+template <typename W> void launch_permute(const kernels::PermuteArgs<W>& args, void* stream = nullptr);
+
+// out = a + b, a - b or -a (b unused) mod moduli[r % limbs], `rows x n`, host memory.
+template <typename W>
+void mod_op_host(kernels::ModOp op, W* out, const W* a, const W* b, const W* moduli, uint32_t limbs, uint32_t rows,
+                 uint32_t n);
+// d: count x 3 x limbs x n; a, b: count x 2 x limbs x n (batches of ciphertexts), host memory.
+template <typename W>
+void tensor_host(W* d, const W* a, const W* b, const W* moduli, uint32_t limbs, uint32_t count, uint32_t n);
+// dst[r][k] = src[r][perm[k]], perm = perms + (r / rows_per_perm) * n (0: perms for every row);
+// perms holds perm_count permutations of n entries. Host memory.
+template <typename W>
+void permute_host(W* dst, const W* src, const uint32_t* perms, uint32_t perm_count, uint32_t rows_per_perm,
+                  uint32_t rows, uint32_t n);
+
 }  // namespace oboro::cuda

@@ -78,4 +78,93 @@ OBORO_HD void scalar_mul_add_mod_thread(const ThreadIndex& t, const ScalarMulAdd
     }
 }
 
+// ---- add / sub / negate over rows ------------------------------------------------------------
+
+// Calls f(i, row) for this thread's coefficient `col` in every row it covers (grid-stride over
+// rows along y), i = row * n + col. The row loop of every `rows x n` kernel.
+template <typename F> OBORO_HD void for_each_row_element(const ThreadIndex& t, uint32_t n, uint32_t rows, F&& f) {
+    const uint64_t col = t.global_x();
+    if (col >= n) return;
+    for (uint64_t row = t.block.y; row < rows; row += t.grid_dim.y) f(row * n + col, row);
+}
+
+enum class ModOp : uint32_t { add, sub, negate };
+
+// out = a + b, a - b or -a (mod q_r), `rows x n`, inputs canonical, output canonical; b unused
+// by negate. out may alias a or b.
+template <typename W> struct ModOpArgs {
+    W* out = nullptr;
+    const W* a = nullptr;
+    const W* b = nullptr;
+    const W* moduli = nullptr;  // `limbs` entries
+    uint32_t n = 0;
+    uint32_t rows = 0;
+    uint32_t limbs = 0;
+};
+
+template <ModOp Op, typename W> OBORO_HD void mod_op_thread(const ThreadIndex& t, const ModOpArgs<W>& p) {
+    for_each_row_element(t, p.n, p.rows, [&](uint64_t i, uint64_t row) {
+        const W q = p.moduli[row % p.limbs];
+        if constexpr (Op == ModOp::add) p.out[i] = math::add_mod(p.a[i], p.b[i], q);
+        else if constexpr (Op == ModOp::sub) p.out[i] = math::sub_mod(p.a[i], p.b[i], q);
+        else p.out[i] = math::neg_mod(p.a[i], q);
+    });
+}
+
+// ---- tensor product ------------------------------------------------------------------------------
+
+// The tensor product of `count` pairs of degree-1 ciphertexts (NTT form, `limbs` limbs each):
+// (d0, d1, d2) = (a0*b0, a0*b1 + a1*b0, a1*b1), Karatsuba (math::tensor_karatsuba, as the CPU
+// backend). Ciphertext c of an operand starts at base + c * stride; its polynomial j at
+// + j * limbs * n. The size-3 results are written straight into their destination (a batch of
+// size-3 ciphertexts when out_stride = 3 * limbs * n). One thread per coefficient, rows =
+// count x limbs. out must not alias a or b.
+template <typename W> struct TensorArgs {
+    W* out = nullptr;
+    uint64_t out_stride = 0;
+    const W* a = nullptr;
+    uint64_t a_stride = 0;
+    const W* b = nullptr;
+    uint64_t b_stride = 0;
+    const math::Barrett<W>* moduli = nullptr;  // `limbs` entries
+    uint32_t n = 0;
+    uint32_t limbs = 0;
+    uint32_t count = 0;
+};
+
+template <typename W> OBORO_HD void tensor_thread(const ThreadIndex& t, const TensorArgs<W>& p) {
+    const uint64_t poly = uint64_t(p.limbs) * p.n;  // words per polynomial
+    for_each_row_element(t, p.n, p.count * p.limbs, [&](uint64_t i, uint64_t row) {
+        const uint64_t c = row / p.limbs, k = i - c * poly;  // k: limb * n + col inside the polynomial
+        const W* a = p.a + c * p.a_stride + k;
+        const W* b = p.b + c * p.b_stride + k;
+        W* d = p.out + c * p.out_stride + k;
+        math::tensor_karatsuba(a[0], a[poly], b[0], b[poly], p.moduli[row % p.limbs], d[0], d[poly], d[2 * poly]);
+    });
+}
+
+// ---- automorphism ------------------------------------------------------------------------------
+
+// dst[r][k] = src[r][perm_r[k]] over `rows x n`: an automorphism X -> X^g in NTT form (the CPU
+// backend's permute). perm_r = perms + (r / rows_per_perm) * n, so that one launch applies one
+// permutation to a whole batch (rows_per_perm = 0: the same for all rows) or a different one per
+// ciphertext (rows_per_perm = size x limbs: a different rotation step per ciphertext). dst must
+// not alias src. Writes are coalesced; reads gather within one row.
+template <typename W> struct PermuteArgs {
+    W* dst = nullptr;
+    const W* src = nullptr;
+    const uint32_t* perms = nullptr;
+    uint32_t rows_per_perm = 0;
+    uint32_t n = 0;
+    uint32_t rows = 0;
+};
+
+template <typename W> OBORO_HD void permute_thread(const ThreadIndex& t, const PermuteArgs<W>& p) {
+    for_each_row_element(t, p.n, p.rows, [&](uint64_t i, uint64_t row) {
+        const uint32_t* perm = p.perms + (p.rows_per_perm ? row / p.rows_per_perm : 0) * p.n;
+        const uint64_t col = i - row * p.n;
+        p.dst[i] = p.src[row * p.n + perm[col]];
+    });
+}
+
 }  // namespace oboro::cuda::kernels

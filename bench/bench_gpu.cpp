@@ -1,0 +1,422 @@
+// GPU benchmark: paper 001's rescale table (N = 4096/8192/16384/32768 with L = 2/4/8/15 limbs),
+// oboro's fused GPU rescale (backend/cuda/ntt_kernels.hpp: four launches per batch) against
+// oboro's CPU rescale (ckks::rescale_poly, the Evaluator's), next to the paper's SEAL-CPU and
+// naive-GPU figures. Built only when the CUDA runtime can be linked (bench/CMakeLists.txt).
+//
+// Without a GPU it prints "no CUDA GPU found" and exits 0 (with --cpu-only it still measures the
+// CPU column). Columns, per ciphertext (2 polynomials) rescaled from L limbs to L-1:
+//   cpu_us        ckks::rescale_poly on both polynomials, this machine's threads (median)
+//   gpu_sync_us   one launch_divide_and_drop (the rescale) of the ciphertext + a sync (median):
+//                 latency
+//   gpu_us        100 back-to-back rescales of the ciphertext, one sync, divided by 100:
+//                 device time per rescale when the queue is kept busy (DESIGN.md: no per-op sync)
+//   gpu_batch_us  one rescale launch sequence for a batch of `--batch` ciphertexts, per ciphertext
+// With a GPU it also prints, at the kernel level (the evaluator is not wired to the GPU yet):
+//  - paper 000's table in spirit: S1, d = 10/100/1000 ciphertexts, add and multiply (tensor +
+//    rescale; relinearization is not on the GPU yet), per ciphertext: (a) a loop of single-
+//    ciphertext launches with a sync after each, (b) the same loop with one sync at the end,
+//    (c) one batched launch for all d;
+//  - per-kernel latency at S2 and S4 for one ciphertext at the top level (launch + sync, and
+//    queued: 100 launches, one sync).
+// Usage: bench_gpu [--quick] [--cpu-only] [--batch D] [--runs N] [--json F]
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "bench_util.hpp"
+#include "oboro/backend/cuda/elementwise.hpp"
+#include "oboro/backend/cuda/ntt.hpp"
+#include "oboro/ckks/context.hpp"
+#include "oboro/ckks/keyswitch.hpp"
+#include "oboro/math/random.hpp"
+#include "oboro/util/parallel.hpp"
+
+namespace {
+
+using namespace oboro;
+namespace kernels = oboro::cuda::kernels;
+
+struct Row {
+    int log_n, limbs;
+    double paper_seal_cpu_us, paper_naive_gpu_us;  // SEEDS.md 001 (Xeon E5-2690 v4; V100)
+    double cpu_us = -1, gpu_sync_us = -1, gpu_us = -1, gpu_batch_us = -1;
+};
+
+// A context with `limbs` ciphertext primes (q_0: 50 bits, the rest 40) and one special prime.
+// Security is not checked (SecurityLevel::none): N = 4096 with 3 primes exceeds the 128-bit bound,
+// and the paper's table uses these sizes; rescale's cost does not depend on the prime sizes.
+ckks::ContextPtr make_context(int log_n, int limbs) {
+    ckks::Parameters p;
+    p.log_n = log_n;
+    p.q_bits = std::vector<int>(size_t(limbs), 40);
+    p.q_bits[0] = 50;
+    p.p_bits = {60};
+    p.security = ckks::SecurityLevel::none;
+    return ckks::Context::create(p);
+}
+
+std::vector<uint64_t> random_polys(const ckks::Context& ctx, int limbs, size_t polys) {
+    const size_t n = ctx.n();
+    math::Seed seed{};
+    seed[0] = 1;
+    math::Prng prng(seed);
+    std::vector<uint64_t> v(polys * size_t(limbs) * n);
+    for (size_t k = 0; k < v.size(); ++k) v[k] = prng.uniform(ctx.moduli()[(k / n) % size_t(limbs)].value);
+    return v;
+}
+
+void measure_cpu(Row& row, int runs) {
+    const auto ctx = make_context(row.log_n, row.limbs);
+    const int level = row.limbs - 1;
+    auto ct = random_polys(*ctx, row.limbs, 2);
+    const size_t poly = size_t(row.limbs) * ctx->n();
+    // Rescaling the same buffer again and again costs the same every time (the work does not
+    // depend on the values, and the values stay valid residues), so no copy is timed.
+    row.cpu_us = bench::measure([&] {
+                     ckks::rescale_poly(*ctx, level, ct.data());
+                     ckks::rescale_poly(*ctx, level, ct.data() + poly);
+                 }, runs).median_us;
+}
+
+void measure_gpu(Row& row, int runs, uint32_t batch) {
+    const auto ctx = make_context(row.log_n, row.limbs);
+    const uint32_t level = uint32_t(row.limbs - 1);
+    const uint64_t n = ctx->n();
+    cuda::DeviceNttTables tables(ctx->ntt_tables(), size_t(row.limbs));
+    std::vector<uint64_t> moduli(size_t(row.limbs));
+    for (size_t j = 0; j < moduli.size(); ++j) moduli[j] = ctx->moduli()[j].value;
+    cuda::DeviceDropLimbs limbs(moduli.data(), level, moduli[level], ctx->level(int(level)).inv_last.data());
+
+    const auto host = random_polys(*ctx, row.limbs, 2 * size_t(batch));
+    cuda::DeviceBuffer in(host.size() * 8), out(2 * size_t(batch) * level * n * 8),
+        scratch(kernels::divide_drop_scratch_words(2 * batch, level, n) * 8);
+    in.upload(host.data(), host.size() * 8);
+
+    kernels::DivideDropArgs args;
+    args.tables = tables.views();
+    args.limbs = limbs.get();
+    args.dropped_prime = moduli[level];
+    args.dropped_table = level;
+    args.kept = level;
+    args.plan = kernels::make_ntt_plan(tables.log_n());
+    args.in = kernels::RowSet{in.as<uint64_t>(), (level + 1) * n};
+    args.out = kernels::RowSet{out.as<uint64_t>(), level * n};
+    args.scratch = scratch.as<uint64_t>();
+
+    args.polys = 2;  // one ciphertext
+    row.gpu_sync_us = bench::measure([&] {
+                          cuda::launch_divide_and_drop(args);
+                          cuda::synchronize();
+                      }, runs).median_us;
+    const int chain = 100;
+    row.gpu_us = bench::measure([&] {
+                     for (int i = 0; i < chain; ++i) cuda::launch_divide_and_drop(args);
+                     cuda::synchronize();
+                 }, runs).median_us / chain;
+    args.polys = 2 * batch;
+    row.gpu_batch_us = bench::measure([&] {
+                           cuda::launch_divide_and_drop(args);
+                           cuda::synchronize();
+                       }, runs).median_us / batch;
+}
+
+// ---- paper 000 (batched vs looped), kernel level ------------------------------------------------
+
+struct BatchRow {
+    std::string op;
+    uint32_t d = 0;
+    double looped_sync_us = -1, looped_us = -1, batched_us = -1;  // per ciphertext
+};
+
+// Device state of one context level: tables, moduli (plain and Barrett), rescale constants.
+struct DeviceLevel {
+    uint32_t level, limbs;
+    uint64_t n;
+    cuda::DeviceNttTables tables;
+    cuda::DeviceBuffer moduli, barrett;
+    cuda::DeviceDropLimbs rescale;
+    uint64_t last_prime;
+
+    static std::vector<uint64_t> values(const ckks::Context& ctx, uint32_t limbs) {
+        std::vector<uint64_t> q(limbs);
+        for (uint32_t j = 0; j < limbs; ++j) q[j] = ctx.moduli()[j].value;
+        return q;
+    }
+    DeviceLevel(const ckks::Context& ctx, uint32_t lvl)
+        : level(lvl), limbs(lvl + 1), n(ctx.n()), tables(ctx.ntt_tables(), lvl + 1), moduli((lvl + 1) * 8),
+          barrett((lvl + 1) * sizeof(math::Barrett<uint64_t>)),
+          rescale(values(ctx, lvl + 1).data(), lvl, ctx.moduli()[lvl].value, ctx.level(int(lvl)).inv_last.data()),
+          last_prime(ctx.moduli()[lvl].value) {
+        const auto q = values(ctx, limbs);
+        moduli.upload(q.data(), limbs * 8);
+        std::vector<math::Barrett<uint64_t>> br;
+        for (uint64_t m : q) br.emplace_back(m);
+        barrett.upload(br.data(), br.size() * sizeof(br[0]));
+    }
+    uint64_t poly() const { return uint64_t(limbs) * n; }
+
+    // out = a + b over `cts` ciphertexts of size 2
+    void add(uint64_t* out, const uint64_t* a, const uint64_t* b, uint32_t cts) const {
+        kernels::ModOpArgs<uint64_t> args;
+        args.out = out;
+        args.a = a;
+        args.b = b;
+        args.moduli = moduli.as<const uint64_t>();
+        args.n = uint32_t(n);
+        args.rows = 2 * cts * limbs;
+        args.limbs = limbs;
+        cuda::launch_mod_op(kernels::ModOp::add, args);
+    }
+    // d = a (x) b: `cts` size-3 ciphertexts at d (stride 3 polys)
+    void tensor(uint64_t* d, const uint64_t* a, const uint64_t* b, uint32_t cts) const {
+        kernels::TensorArgs<uint64_t> args;
+        args.out = d;
+        args.out_stride = 3 * poly();
+        args.a = a;
+        args.a_stride = 2 * poly();
+        args.b = b;
+        args.b_stride = 2 * poly();
+        args.moduli = barrett.as<const math::Barrett<uint64_t>>();
+        args.n = uint32_t(n);
+        args.limbs = limbs;
+        args.count = cts;
+        cuda::launch_tensor(args);
+    }
+    // `polys` polynomials at in (limbs each) rescaled into out (level limbs each)
+    void rescale_polys(uint64_t* out, uint64_t* in, uint32_t polys, uint64_t* scratch) const {
+        kernels::DivideDropArgs args;
+        args.tables = tables.views();
+        args.limbs = rescale.get();
+        args.dropped_prime = last_prime;
+        args.dropped_table = level;
+        args.kept = level;
+        args.polys = polys;
+        args.plan = kernels::make_ntt_plan(tables.log_n());
+        args.in = kernels::RowSet{in, poly()};
+        args.out = kernels::RowSet{out, uint64_t(level) * n};
+        args.scratch = scratch;
+        cuda::launch_divide_and_drop(args);
+    }
+};
+
+void paper000(const std::vector<uint32_t>& ds, int runs, std::vector<BatchRow>& rows) {
+    const auto ctx = ckks::Context::create(ckks::Parameters::preset("S1"));
+    const DeviceLevel dl(*ctx, uint32_t(ctx->max_level()));
+    const uint64_t poly = dl.poly(), n = dl.n;
+    for (uint32_t d : ds) {
+        const auto host = random_polys(*ctx, int(dl.limbs), 2 * size_t(d));
+        cuda::DeviceBuffer a(host.size() * 8), b(host.size() * 8), sum(host.size() * 8), prod(3 * d * poly * 8),
+            res(3 * size_t(d) * dl.level * n * 8), scratch(kernels::divide_drop_scratch_words(3 * d, dl.level, n) * 8);
+        a.upload(host.data(), host.size() * 8);
+        b.upload(host.data(), host.size() * 8);
+        using Op = std::function<void(uint32_t, uint32_t)>;  // (first ciphertext, count)
+        const Op add = [&](uint32_t first, uint32_t count) {
+            dl.add(sum.as<uint64_t>() + first * 2 * poly, a.as<uint64_t>() + first * 2 * poly,
+                   b.as<uint64_t>() + first * 2 * poly, count);
+        };
+        const Op mul = [&](uint32_t first, uint32_t count) {
+            uint64_t* t = prod.as<uint64_t>() + first * 3 * poly;
+            dl.tensor(t, a.as<uint64_t>() + first * 2 * poly, b.as<uint64_t>() + first * 2 * poly, count);
+            dl.rescale_polys(res.as<uint64_t>() + first * 3 * dl.level * n, t, 3 * count, scratch.as<uint64_t>());
+        };
+        for (const auto& [name, op] : {std::pair<std::string, Op>{"add", add}, {"multiply (tensor + rescale)", mul}}) {
+            BatchRow r;
+            r.op = name;
+            r.d = d;
+            r.looped_sync_us = bench::measure([&] {
+                                   for (uint32_t i = 0; i < d; ++i) {
+                                       op(i, 1);
+                                       cuda::synchronize();
+                                   }
+                               }, runs).median_us / d;
+            r.looped_us = bench::measure([&] {
+                              for (uint32_t i = 0; i < d; ++i) op(i, 1);
+                              cuda::synchronize();
+                          }, runs).median_us / d;
+            r.batched_us = bench::measure([&] {
+                               op(0, d);
+                               cuda::synchronize();
+                           }, runs).median_us / d;
+            rows.push_back(r);
+        }
+    }
+}
+
+// ---- per-kernel latency --------------------------------------------------------------------------
+
+struct OpRow {
+    std::string preset, op;
+    int log_n = 0, limbs = 0;
+    double sync_us = -1, queued_us = -1;
+};
+
+void kernel_latency(const std::vector<std::string>& presets, int runs, std::vector<OpRow>& rows) {
+    for (const std::string& preset : presets) {
+        const auto ctx = ckks::Context::create(ckks::Parameters::preset(preset));
+        const DeviceLevel dl(*ctx, uint32_t(ctx->max_level()));
+        const uint64_t poly = dl.poly(), n = dl.n;
+        const auto host = random_polys(*ctx, int(dl.limbs), 2);
+        cuda::DeviceBuffer a(host.size() * 8), b(host.size() * 8), out(3 * poly * 8),
+            scratch(kernels::divide_drop_scratch_words(2, dl.level, n) * 8);
+        a.upload(host.data(), host.size() * 8);
+        b.upload(host.data(), host.size() * 8);
+        const auto& perm_host = ctx->automorphism_permutation(ctx->galois_element(1));
+        cuda::DeviceBuffer perm(n * 4);
+        perm.upload(perm_host.data(), n * 4);
+
+        kernels::NttArgs ntt;
+        ntt.tables = dl.tables.views();
+        ntt.limbs = dl.limbs;
+        ntt.polys = 2;
+        ntt.plan = kernels::make_ntt_plan(dl.tables.log_n());
+        ntt.src = ntt.mid = ntt.dst = kernels::RowSet{a.as<uint64_t>(), poly};
+        kernels::PermuteArgs<uint64_t> pa;
+        pa.dst = out.as<uint64_t>();
+        pa.src = a.as<uint64_t>();
+        pa.perms = perm.as<const uint32_t>();
+        pa.n = uint32_t(n);
+        pa.rows = 2 * dl.limbs;
+
+        const std::vector<std::pair<std::string, std::function<void()>>> ops = {
+            {"NTT (2 x L limbs)", [&] { cuda::launch_ntt_forward(ntt); }},
+            {"INTT (2 x L limbs)", [&] { cuda::launch_ntt_inverse(ntt); }},
+            {"rescale", [&] { dl.rescale_polys(out.as<uint64_t>(), a.as<uint64_t>(), 2, scratch.as<uint64_t>()); }},
+            {"tensor", [&] { dl.tensor(out.as<uint64_t>(), a.as<uint64_t>(), b.as<uint64_t>(), 1); }},
+            {"add", [&] { dl.add(out.as<uint64_t>(), a.as<uint64_t>(), b.as<uint64_t>(), 1); }},
+            {"automorphism", [&] { cuda::launch_permute(pa); }},
+        };
+        for (const auto& [name, f] : ops) {
+            OpRow r;
+            r.preset = preset;
+            r.op = name;
+            r.log_n = int(dl.tables.log_n());
+            r.limbs = int(dl.limbs);
+            r.sync_us = bench::measure([&] {
+                            f();
+                            cuda::synchronize();
+                        }, runs).median_us;
+            const int chain = 100;
+            r.queued_us = bench::measure([&] {
+                              for (int i = 0; i < chain; ++i) f();
+                              cuda::synchronize();
+                          }, runs).median_us / chain;
+            rows.push_back(r);
+        }
+    }
+}
+
+std::string cell(double us) { return us < 0 ? "-" : std::to_string(int64_t(us + 0.5)); }
+std::string cell1(double us) {
+    if (us < 0) return "-";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f", us);
+    return buf;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    bool quick = false, cpu_only = false;
+    uint32_t batch = 16;
+    int runs = 11;
+    std::string json_path;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--quick") quick = true;
+        else if (a == "--cpu-only") cpu_only = true;
+        else if (a == "--batch") batch = uint32_t(std::stoul(bench::option_value(argc, argv, i)));
+        else if (a == "--runs") runs = std::stoi(bench::option_value(argc, argv, i));
+        else if (a == "--json") json_path = bench::option_value(argc, argv, i);
+        else {
+            std::fprintf(stderr, "usage: %s [--quick] [--cpu-only] [--batch D] [--runs N] [--json F]\n", argv[0]);
+            return 2;
+        }
+    }
+    if (batch == 0) batch = 1;
+
+    const bool gpu = cuda::device_count() > 0;
+    const std::string summary = cuda::device_summary();
+    if (!gpu) {
+        std::printf("no CUDA GPU found (%s): the GPU benchmark did not run%s\n", summary.c_str(),
+                    cpu_only ? "; --cpu-only: CPU column only" : "");
+        if (!cpu_only) return 0;
+    } else {
+        std::printf("CUDA: %s\n", summary.c_str());
+    }
+
+    std::vector<Row> rows = {{12, 2, 800, 17733}, {13, 4, 2520, 57447}, {14, 8, 11770, 231750}, {15, 15, 49137, 877117}};
+    std::vector<uint32_t> ds = {10, 100, 1000};
+    std::vector<std::string> presets = {"S2", "S4"};
+    if (quick) rows.resize(1), runs = 3, ds = {10}, presets = {"S2"};
+    for (Row& r : rows) {
+        measure_cpu(r, runs);
+        if (gpu) measure_gpu(r, runs, batch);
+    }
+    std::vector<BatchRow> batch_rows;
+    std::vector<OpRow> op_rows;
+    if (gpu) {
+        paper000(ds, runs, batch_rows);
+        kernel_latency(presets, runs, op_rows);
+    }
+
+    std::printf("\n# Rescale of one ciphertext (2 polynomials) from L limbs to L-1, us (median of %d runs)\n", runs);
+    std::printf("# CPU: %s, %zu threads; paper 001: SEAL on a Xeon E5-2690 v4, naive GPU port on a V100\n\n",
+                bench::cpu_model().c_str(), size_t(num_threads()));
+    std::printf("| N | L | oboro CPU | oboro GPU sync | oboro GPU queued | oboro GPU batch of %u (per ct) | paper SEAL CPU | paper naive GPU |\n",
+                batch);
+    std::printf("|---|---|---|---|---|---|---|---|\n");
+    for (const Row& r : rows)
+        std::printf("| %d | %d | %s | %s | %s | %s | %s | %s |\n", 1 << r.log_n, r.limbs, cell(r.cpu_us).c_str(),
+                    cell1(r.gpu_sync_us).c_str(), cell1(r.gpu_us).c_str(), cell1(r.gpu_batch_us).c_str(),
+                    cell(r.paper_seal_cpu_us).c_str(), cell(r.paper_naive_gpu_us).c_str());
+
+    if (gpu) {
+        std::printf("\n# Paper 000 in spirit (S1, kernel level): us per ciphertext; (a) loop with a sync per op, "
+                    "(b) loop with one sync, (c) one batched launch\n\n");
+        std::printf("| op | d | (a) looped + sync | (b) looped | (c) batched | (a)/(c) |\n|---|---|---|---|---|---|\n");
+        for (const BatchRow& r : batch_rows)
+            std::printf("| %s | %u | %s | %s | %s | %.1fx |\n", r.op.c_str(), r.d, cell1(r.looped_sync_us).c_str(),
+                        cell1(r.looped_us).c_str(), cell1(r.batched_us).c_str(), r.looped_sync_us / r.batched_us);
+        std::printf("\n# Per-kernel latency, one ciphertext at the top level, us (launch + sync; queued: 100 launches, one sync)\n\n");
+        std::printf("| preset | N | L | kernel | sync | queued |\n|---|---|---|---|---|---|\n");
+        for (const OpRow& r : op_rows)
+            std::printf("| %s | %d | %d | %s | %s | %s |\n", r.preset.c_str(), 1 << r.log_n, r.limbs, r.op.c_str(),
+                        cell1(r.sync_us).c_str(), cell1(r.queued_us).c_str());
+    }
+
+    if (!json_path.empty()) {
+        std::ofstream out(json_path);
+        auto num = [](double v) { return v < 0 ? std::string("null") : cell1(v); };
+        out << "{\n  \"benchmark\": \"bench_gpu\",\n  \"machine\": " << bench::machine_json() << ",\n  \"gpu\": \""
+            << bench::json_escape(gpu ? summary : "none: " + summary) << "\",\n  \"runs\": " << runs
+            << ",\n  \"batch\": " << batch << ",\n  \"unit\": \"us per ciphertext, median\",\n  \"rescale\": [\n";
+        for (size_t i = 0; i < rows.size(); ++i) {
+            const Row& r = rows[i];
+            out << "    {\"n\": " << (1 << r.log_n) << ", \"limbs\": " << r.limbs << ", \"cpu_us\": " << num(r.cpu_us)
+                << ", \"gpu_sync_us\": " << num(r.gpu_sync_us) << ", \"gpu_us\": " << num(r.gpu_us)
+                << ", \"gpu_batch_us\": " << num(r.gpu_batch_us) << ", \"paper_seal_cpu_us\": " << r.paper_seal_cpu_us
+                << ", \"paper_naive_gpu_us\": " << r.paper_naive_gpu_us << "}" << (i + 1 < rows.size() ? "," : "")
+                << "\n";
+        }
+        out << "  ],\n  \"batched_s1\": [\n";
+        for (size_t i = 0; i < batch_rows.size(); ++i) {
+            const BatchRow& r = batch_rows[i];
+            out << "    {\"op\": \"" << r.op << "\", \"d\": " << r.d << ", \"looped_sync_us\": " << num(r.looped_sync_us)
+                << ", \"looped_us\": " << num(r.looped_us) << ", \"batched_us\": " << num(r.batched_us) << "}"
+                << (i + 1 < batch_rows.size() ? "," : "") << "\n";
+        }
+        out << "  ],\n  \"kernel_latency\": [\n";
+        for (size_t i = 0; i < op_rows.size(); ++i) {
+            const OpRow& r = op_rows[i];
+            out << "    {\"preset\": \"" << r.preset << "\", \"n\": " << (1 << r.log_n) << ", \"limbs\": " << r.limbs
+                << ", \"kernel\": \"" << r.op << "\", \"sync_us\": " << num(r.sync_us) << ", \"queued_us\": "
+                << num(r.queued_us) << "}" << (i + 1 < op_rows.size() ? "," : "") << "\n";
+        }
+        out << "  ]\n}\n";
+    }
+    return 0;
+}

@@ -1,0 +1,158 @@
+// CUDA kernels of the batched NTT and the fused division by one dropped prime (rescale, ModDown).
+// The per-phase logic lives in ntt_kernels.hpp (host and device code); the tests run exactly that
+// code on the CPU through grid_emulator.hpp, and the pass sequence (for_each_ntt_launch) is the
+// same function here and there.
+#include <cstdint>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#include "oboro/backend/cuda/cuda_check.cuh"
+#include "oboro/backend/cuda/ntt.hpp"
+
+namespace oboro::cuda {
+
+namespace {
+
+using kernels::NttArgs;
+using kernels::NttPass;
+
+// One pass: its stages, separated by barriers, on the block's tile in dynamic shared memory.
+template <NttPass Pass>
+__global__ void __launch_bounds__(kernels::ntt_block_threads) ntt_pass_kernel(const NttArgs args) {
+    detail::run_block_phases(kernels::pass_group_log(args.plan, Pass),
+                             [&](const ThreadIndex& t, uint64_t* shared, uint32_t phase) {
+                                 kernels::ntt_phase<Pass>(t, shared, phase, args);
+                             });
+}
+
+void launch_ntt(const NttArgs& args, bool forward, void* stream_ptr) {
+    if (args.polys == 0 || args.limbs == 0) return;
+    if (args.plan.threads > kernels::ntt_block_threads)
+        raise<ValueError>("launch_ntt: ", args.plan.threads, " threads per block exceed ", kernels::ntt_block_threads);
+    const cudaStream_t stream = static_cast<cudaStream_t>(stream_ptr);
+    kernels::for_each_ntt_launch(args, forward, [&](NttPass pass, const LaunchShape& shape, size_t words, uint32_t,
+                                                    const NttArgs& part) {
+        const dim3 grid = detail::to_dim3(shape.grid), block = detail::to_dim3(shape.block);
+        const size_t bytes = words * sizeof(uint64_t);
+        switch (pass) {
+        case NttPass::forward_columns: ntt_pass_kernel<NttPass::forward_columns><<<grid, block, bytes, stream>>>(part); break;
+        case NttPass::forward_chunks: ntt_pass_kernel<NttPass::forward_chunks><<<grid, block, bytes, stream>>>(part); break;
+        case NttPass::inverse_chunks: ntt_pass_kernel<NttPass::inverse_chunks><<<grid, block, bytes, stream>>>(part); break;
+        case NttPass::inverse_columns: ntt_pass_kernel<NttPass::inverse_columns><<<grid, block, bytes, stream>>>(part); break;
+        }
+        detail::check(cudaGetLastError(), forward ? "launch_ntt_forward" : "launch_ntt_inverse");
+    });
+}
+
+uint32_t checked_log_n(uint32_t n, const char* what) {
+    uint32_t log_n = 0;
+    while ((1u << log_n) < n) ++log_n;
+    if (n < 4 || (1u << log_n) != n) raise<ValueError>(what, ": n = ", n, " is not a power of two >= 4");
+    return log_n;
+}
+
+}  // namespace
+
+DeviceNttTables::DeviceNttTables(const math::NttTables* tables, size_t count) : count_(count) {
+    if (count == 0) raise<ValueError>("DeviceNttTables: no tables");
+    n_ = tables[0].n;
+    log_n_ = checked_log_n(n_, "DeviceNttTables");
+    const size_t n = n_;
+    words_ = DeviceBuffer(4 * n * count * sizeof(uint64_t));
+    std::vector<kernels::NttTableView> views(count);
+    for (size_t i = 0; i < count; ++i) {
+        if (tables[i].n != n_) raise<ValueError>("DeviceNttTables: table ", i, " has degree ", tables[i].n, ", not ", n_);
+        const std::vector<uint64_t>* parts[4] = {&tables[i].psi_rev, &tables[i].psi_rev_shoup, &tables[i].psi_inv_rev,
+                                                 &tables[i].psi_inv_rev_shoup};
+        const uint64_t* dev[4];
+        for (size_t k = 0; k < 4; ++k) {
+            const size_t offset = (4 * i + k) * n;
+            words_.upload(parts[k]->data(), n * sizeof(uint64_t), offset * sizeof(uint64_t));
+            dev[k] = words_.as<const uint64_t>() + offset;
+        }
+        views[i] = kernels::host_table_view(tables[i]);  // the scalars; pointers replaced below
+        views[i].psi_rev = dev[0];
+        views[i].psi_rev_shoup = dev[1];
+        views[i].psi_inv_rev = dev[2];
+        views[i].psi_inv_rev_shoup = dev[3];
+    }
+    views_ = DeviceBuffer(count * sizeof(kernels::NttTableView));
+    views_.upload(views.data(), count * sizeof(kernels::NttTableView));
+}
+
+DeviceDropLimbs::DeviceDropLimbs(const uint64_t* kept_moduli, uint32_t kept, uint64_t dropped_prime,
+                                 const uint64_t* inverses) {
+    if (kept == 0) raise<ValueError>("DeviceDropLimbs: no limb is kept");
+    std::vector<kernels::DropLimb> limbs(kept);
+    kernels::make_drop_limbs(kept_moduli, kept, dropped_prime, inverses, limbs.data());
+    buf_ = DeviceBuffer(kept * sizeof(kernels::DropLimb));
+    buf_.upload(limbs.data(), kept * sizeof(kernels::DropLimb));
+}
+
+void launch_ntt_forward(const NttArgs& args, void* stream) { launch_ntt(args, true, stream); }
+void launch_ntt_inverse(const NttArgs& args, void* stream) { launch_ntt(args, false, stream); }
+
+void launch_divide_and_drop(const kernels::DivideDropArgs& args, void* stream) {
+    if (args.kept == 0) raise<ValueError>("launch_divide_and_drop: no limb is kept");
+    kernels::for_each_divide_drop_transform(args, [&](const NttArgs& a, bool forward) { launch_ntt(a, forward, stream); });
+}
+
+namespace {
+void ntt_host(uint64_t* data, const math::NttTables* tables, uint32_t limbs, uint32_t polys, bool forward) {
+    DeviceNttTables dt(tables, limbs);
+    const size_t words = size_t(polys) * limbs * dt.n();
+    DeviceBuffer buf(words * sizeof(uint64_t));
+    buf.upload(data, words * sizeof(uint64_t));
+    NttArgs a;
+    a.tables = dt.views();
+    a.limbs = limbs;
+    a.polys = polys;
+    a.plan = kernels::make_ntt_plan(dt.log_n());
+    a.src = a.mid = a.dst = kernels::RowSet{buf.as<uint64_t>(), uint64_t(limbs) * dt.n()};
+    launch_ntt(a, forward, nullptr);
+    synchronize();
+    buf.download(data, words * sizeof(uint64_t));
+}
+}  // namespace
+
+void ntt_forward_host(uint64_t* data, const math::NttTables* tables, uint32_t limbs, uint32_t polys) {
+    ntt_host(data, tables, limbs, polys, true);
+}
+void ntt_inverse_host(uint64_t* data, const math::NttTables* tables, uint32_t limbs, uint32_t polys) {
+    ntt_host(data, tables, limbs, polys, false);
+}
+
+void divide_and_drop_host(const uint64_t* in, uint64_t* out, const math::NttTables* tables, uint32_t kept,
+                          uint32_t dropped_table, const uint64_t* inverses, uint32_t polys) {
+    if (kept == 0) raise<ValueError>("divide_and_drop_host: no limb is kept");
+    // the kept primes' tables and the dropped prime's, as views indexed 0 .. kept-1 and kept
+    std::vector<math::NttTables> used(tables, tables + kept);
+    used.push_back(tables[dropped_table]);
+    DeviceNttTables dt(used.data(), used.size());
+    std::vector<uint64_t> moduli(kept);
+    for (uint32_t j = 0; j < kept; ++j) moduli[j] = tables[j].q;
+    const uint64_t p = tables[dropped_table].q;
+    DeviceDropLimbs limbs(moduli.data(), kept, p, inverses);
+    const uint64_t n = dt.n();
+    const size_t in_words = size_t(polys) * (kept + 1) * n, out_words = size_t(polys) * kept * n;
+    DeviceBuffer din(in_words * 8), dout(out_words * 8),
+        scratch(kernels::divide_drop_scratch_words(polys, kept, n) * 8);
+    din.upload(in, in_words * 8);
+    kernels::DivideDropArgs r;
+    r.tables = dt.views();
+    r.limbs = limbs.get();
+    r.dropped_prime = p;
+    r.dropped_table = kept;
+    r.kept = kept;
+    r.polys = polys;
+    r.plan = kernels::make_ntt_plan(dt.log_n());
+    r.in = kernels::RowSet{din.as<uint64_t>(), (kept + 1) * n};
+    r.out = kernels::RowSet{dout.as<uint64_t>(), kept * n};
+    r.scratch = scratch.as<uint64_t>();
+    launch_divide_and_drop(r, nullptr);
+    synchronize();
+    dout.download(out, out_words * 8);
+}
+
+}  // namespace oboro::cuda

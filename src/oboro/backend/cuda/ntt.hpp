@@ -1,0 +1,62 @@
+// Host API of the CUDA NTT and divide-and-drop (rescale, ModDown) kernels (ntt_kernels.hpp). No CUDA headers.
+// Defined in ntt.cu; available to targets linking `oboro_cuda` (OBORO_WITH_CUDA_RUNTIME).
+//
+// launch_*: asynchronous on `stream` (a cudaStream_t, nullptr = default stream), on device memory
+// described by the args structs; no synchronisation. *_host: copy in, launch, wait, copy out, for
+// tests and examples only.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "oboro/backend/cuda/device_buffer.hpp"
+#include "oboro/backend/cuda/ntt_kernels.hpp"
+#include "oboro/math/ntt.hpp"
+
+namespace oboro::cuda {
+
+// The NTT tables of `count` primes (all of degree n) in device memory, as the kernels read them:
+// views() is a device array of `count` NttTableView pointing into one allocation of 4*n*count words.
+class DeviceNttTables {
+public:
+    DeviceNttTables(const math::NttTables* tables, size_t count);
+    const kernels::NttTableView* views() const { return views_.as<const kernels::NttTableView>(); }
+    size_t size() const { return count_; }
+    uint32_t n() const { return n_; }
+    uint32_t log_n() const { return log_n_; }
+
+private:
+    DeviceBuffer words_, views_;
+    size_t count_ = 0;
+    uint32_t n_ = 0, log_n_ = 0;
+};
+
+// The constants of a division by one dropped prime (kernels::make_drop_limbs) in device memory.
+class DeviceDropLimbs {
+public:
+    DeviceDropLimbs(const uint64_t* kept_moduli, uint32_t kept, uint64_t dropped_prime, const uint64_t* inverses);
+    const kernels::DropLimb* get() const { return buf_.as<const kernels::DropLimb>(); }
+
+private:
+    DeviceBuffer buf_;
+};
+
+// Forward / inverse transform of every row of args (two launches per 65535 rows).
+void launch_ntt_forward(const kernels::NttArgs& args, void* stream = nullptr);
+void launch_ntt_inverse(const kernels::NttArgs& args, void* stream = nullptr);
+// The fused division by one dropped prime (rescale, ModDown with one special prime) of
+// args.polys polynomials: four launches.
+void launch_divide_and_drop(const kernels::DivideDropArgs& args, void* stream = nullptr);
+
+// In place on host memory: polys x limbs rows of tables[0].n words, row r with tables[r % limbs].
+void ntt_forward_host(uint64_t* data, const math::NttTables* tables, uint32_t limbs, uint32_t polys);
+void ntt_inverse_host(uint64_t* data, const math::NttTables* tables, uint32_t limbs, uint32_t polys);
+// in: polys polynomials of kept+1 limbs in NTT form (tables[0 .. kept-1], then the dropped prime
+// with tables[dropped_table]); out: polys x kept limbs, round(in / p) in NTT form, host memory.
+// Rescale from level l (ckks::rescale_poly, bit for bit): tables = ctx.ntt_tables(), kept = l,
+// dropped_table = l, inverses = inv_last. ModDown with one special prime (ckks::mod_down): kept =
+// l+1, dropped_table = ctx.q_count(), inverses = p_inv.
+void divide_and_drop_host(const uint64_t* in, uint64_t* out, const math::NttTables* tables, uint32_t kept,
+                          uint32_t dropped_table, const uint64_t* inverses, uint32_t polys);
+
+}  // namespace oboro::cuda

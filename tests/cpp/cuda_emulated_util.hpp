@@ -1,0 +1,50 @@
+// Runs the CUDA NTT and divide-and-drop kernels through the CPU grid emulator, in the same launch
+// sequence as the CUDA launchers (kernels::for_each_ntt_launch / for_each_divide_drop_transform).
+#pragma once
+
+#include <vector>
+
+#include "oboro/backend/cuda/grid_emulator.hpp"
+#include "oboro/backend/cuda/ntt_kernels.hpp"
+#include "oboro/math/ntt.hpp"
+
+namespace oboro::test::cuda_emu {
+
+namespace kernels = oboro::cuda::kernels;
+
+inline std::vector<kernels::NttTableView> table_views(const std::vector<math::NttTables>& t) {
+    std::vector<kernels::NttTableView> v;
+    for (const auto& x : t) v.push_back(kernels::host_table_view(x));
+    return v;
+}
+inline std::vector<kernels::NttTableView> table_views(const math::NttTables* t, size_t count) {
+    std::vector<kernels::NttTableView> v;
+    for (size_t i = 0; i < count; ++i) v.push_back(kernels::host_table_view(t[i]));
+    return v;
+}
+
+inline void emulate_ntt(const kernels::NttArgs& args, bool forward,
+                        oboro::cuda::ThreadOrder order = oboro::cuda::ThreadOrder::forward) {
+    using kernels::NttPass;
+    kernels::for_each_ntt_launch(args, forward, [&](NttPass pass, const oboro::cuda::LaunchShape& shape, size_t words,
+                                                    uint32_t phases, const kernels::NttArgs& part) {
+        oboro::cuda::emulate_block_phases(
+            shape, words, phases,
+            [&](const oboro::cuda::ThreadIndex& t, uint64_t* shared, uint32_t phase) {
+                switch (pass) {
+                case NttPass::forward_columns: kernels::ntt_phase<NttPass::forward_columns>(t, shared, phase, part); break;
+                case NttPass::forward_chunks: kernels::ntt_phase<NttPass::forward_chunks>(t, shared, phase, part); break;
+                case NttPass::inverse_chunks: kernels::ntt_phase<NttPass::inverse_chunks>(t, shared, phase, part); break;
+                case NttPass::inverse_columns: kernels::ntt_phase<NttPass::inverse_columns>(t, shared, phase, part); break;
+                }
+            },
+            order);
+    });
+}
+
+inline void emulate_divide_drop(const kernels::DivideDropArgs& r,
+                                oboro::cuda::ThreadOrder order = oboro::cuda::ThreadOrder::forward) {
+    kernels::for_each_divide_drop_transform(r, [&](const kernels::NttArgs& a, bool forward) { emulate_ntt(a, forward, order); });
+}
+
+}  // namespace oboro::test::cuda_emu
