@@ -1277,6 +1277,7 @@ void register_ckks(nb::module_& m) {
     nb::class_<PyPlaintext> pt = add_plaintext_class(m, ctx);
     add_serialization_methods(m, ctx, ct, pt);
     add_trace_methods(ctx, ct);
+    add_linalg(m, ctx);
 }
 
 }  // namespace oboro::py

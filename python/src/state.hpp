@@ -134,5 +134,6 @@ nb::class_<PyPlaintext> add_plaintext_class(nb::module_& m, nb::class_<PyContext
 void add_serialization_methods(nb::module_& m, nb::class_<PyContext>& ctx, nb::class_<PyCiphertext>& ct,
                                nb::class_<PyPlaintext>& pt);  // serialize.cpp
 void add_trace_methods(nb::class_<PyContext>& ctx, nb::class_<PyCiphertext>& ct);  // trace.cpp
+void add_linalg(nb::module_& m, nb::class_<PyContext>& ctx);  // linalg.cpp
 
 }  // namespace oboro::py
