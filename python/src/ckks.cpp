@@ -1280,6 +1280,7 @@ void register_ckks(nb::module_& m) {
     add_serialization_methods(m, ctx, ct, pt);
     add_trace_methods(ctx, ct);
     add_batch_class(m, ctx);
+    add_linalg(m, ctx);
 }
 
 }  // namespace oboro::py

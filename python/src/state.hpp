@@ -142,5 +142,6 @@ void add_serialization_methods(nb::module_& m, nb::class_<PyContext>& ctx, nb::c
                                nb::class_<PyPlaintext>& pt);  // serialize.cpp
 void add_trace_methods(nb::class_<PyContext>& ctx, nb::class_<PyCiphertext>& ct);  // trace.cpp
 void add_batch_class(nb::module_& m, nb::class_<PyContext>& ctx);                   // batch.cpp
+void add_linalg(nb::module_& m, nb::class_<PyContext>& ctx);                        // linalg.cpp
 
 }  // namespace oboro::py

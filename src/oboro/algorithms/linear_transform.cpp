@@ -1,0 +1,116 @@
+#include "oboro/algorithms/linear_transform.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "oboro/algorithms/requirements.hpp"
+#include "oboro/util/error.hpp"
+
+namespace oboro::algorithms {
+
+size_t BsgsPlan::rotations() const {
+    size_t r = 0;
+    for (int64_t b : baby_steps) r += b != 0;
+    for (int64_t g : giant_steps) r += g != 0;
+    return r;
+}
+
+namespace {
+int64_t signed_step(int64_t k, size_t slots) {
+    const int64_t n = int64_t(slots);
+    return k > n / 2 ? k - n : k;
+}
+}  // namespace
+
+BsgsPlan plan_bsgs(const std::vector<int64_t>& offsets, size_t slots) {
+    BsgsPlan best;
+    size_t best_rot = SIZE_MAX, best_giants = SIZE_MAX;
+    for (size_t n1 = 1; n1 <= slots; n1 *= 2) {
+        std::set<int64_t> babies, giants;
+        for (int64_t k : offsets) {
+            babies.insert(k % int64_t(n1));
+            giants.insert(k - k % int64_t(n1));
+        }
+        BsgsPlan p;
+        p.baby_size = n1;
+        p.baby_steps.assign(babies.begin(), babies.end());
+        for (int64_t g : giants) p.giant_steps.push_back(signed_step(g, slots));
+        const size_t rot = p.rotations();
+        if (rot < best_rot || (rot == best_rot && giants.size() < best_giants)) {
+            best = p;
+            best_rot = rot;
+            best_giants = giants.size();
+        }
+    }
+    return best;
+}
+
+LinearTransform::LinearTransform(ckks::ContextPtr ctx, const Diagonals& diags, size_t slots)
+    : ctx_(ctx), slots_(slots) {
+    if (diags.empty()) raise<ValueError>("LinearTransform: no diagonals");
+    for (const auto& [k, diag] : diags) {
+        if (k < 0 || size_t(k) >= slots || diag.size() != slots)
+            raise<ValueError>("LinearTransform: diagonal ", k, " of ", diag.size(), " values for ", slots, " slots");
+        offsets_.push_back(k);
+    }
+    plan_ = plan_bsgs(offsets_, slots);
+    const int64_t n = int64_t(slots);
+    std::vector<std::vector<double>> vectors;
+    group_babies_.resize(plan_.giant_steps.size());
+    group_diags_.resize(plan_.giant_steps.size());
+    for (size_t gi = 0; gi < plan_.giant_steps.size(); ++gi) {
+        const int64_t g = (plan_.giant_steps[gi] + n) % n;
+        for (size_t bi = 0; bi < plan_.baby_steps.size(); ++bi) {
+            auto it = diags.find(g + plan_.baby_steps[bi]);
+            if (it == diags.end()) continue;
+            // rot(diag, -g)[l] = diag[l - g]
+            std::vector<double> v(slots);
+            for (int64_t l = 0; l < n; ++l) v[size_t(l)] = it->second[size_t(((l - g) % n + n) % n)];
+            group_babies_[gi].push_back(bi);
+            group_diags_[gi].push_back(vectors.size());
+            vectors.push_back(std::move(v));
+        }
+    }
+    diagonals_ = std::make_unique<LevelPlaintexts>(ctx, std::move(vectors), slots);
+}
+
+std::vector<int64_t> LinearTransform::rotation_steps() const {
+    std::set<int64_t> s;
+    for (int64_t b : plan_.baby_steps)
+        if (b) s.insert(b);
+    for (int64_t g : plan_.giant_steps)
+        if (g) s.insert(g);
+    return {s.begin(), s.end()};
+}
+
+ckks::Ciphertext LinearTransform::apply(const CountedOps& ops, const ckks::Ciphertext& x,
+                                        const ckks::GaloisKeys& keys) const {
+    const char* op = "linear_transform";
+    require_layout(op, x, "x", slots_, "transform's");
+    require_levels(op, x, "x", 1, "one cMult");
+    require_rotation_keys(op, *ctx_, keys, rotation_steps(), "LinearTransform::rotation_steps");
+    const auto& pts = diagonals_->at(x.level());
+    const std::vector<ckks::Ciphertext> babies = ops.rotate_many(x, plan_.baby_steps, keys);
+    ckks::Ciphertext y;
+    bool have_y = false;
+    for (size_t gi = 0; gi < plan_.giant_steps.size(); ++gi) {
+        ckks::Ciphertext inner;
+        for (size_t j = 0; j < group_babies_[gi].size(); ++j) {
+            ckks::Ciphertext term = babies[group_babies_[gi][j]];
+            ops.multiply_plain_inplace(term, pts[group_diags_[gi][j]]);
+            if (j == 0) inner = std::move(term);
+            else ops.add_inplace(inner, term);
+        }
+        if (plan_.giant_steps[gi] != 0) inner = ops.rotate(inner, plan_.giant_steps[gi], keys);
+        if (!have_y) {
+            y = std::move(inner);
+            have_y = true;
+        } else {
+            ops.add_inplace(y, inner);
+        }
+    }
+    ops.rescale_inplace(y);
+    return y;
+}
+
+}  // namespace oboro::algorithms

@@ -1,0 +1,146 @@
+#include "oboro/algorithms/matmul_3d.hpp"
+
+#include <set>
+
+#include "oboro/algorithms/requirements.hpp"
+#include "oboro/util/error.hpp"
+
+namespace oboro::algorithms {
+
+namespace {
+const char* kOp = "matmul_3d";
+const char* kHelper = "Matmul3D::rotation_steps";
+enum MaskIndex : size_t { kColumn0 = 0, kRow0 = 1, kSquare0 = 2 };
+
+size_t checked_slots(const ckks::Context& ctx, size_t d, size_t slots) {
+    const size_t cube = cube_slots(kOp, d, ctx.max_slots());
+    if (slots == 0) return cube;
+    if (slots < cube || slots > ctx.max_slots() || (slots & (slots - 1)) != 0)
+        raise<ValueError>(kOp, ": ", slots, " slots for d = ", d, "; need a power of two from d^3 = ", cube, " to ",
+                          ctx.max_slots());
+    return slots;
+}
+
+int log2_exact(size_t d) {
+    int l = 0;
+    while ((size_t(1) << l) < d) ++l;
+    return l;
+}
+}  // namespace
+
+Matmul3D::Matmul3D(ckks::ContextPtr ctx, size_t d, size_t slots, bool fuse_shifts)
+    : ctx_(ctx),
+      d_(d),
+      slots_(checked_slots(*ctx, d, slots)),
+      fuse_(fuse_shifts),
+      log_d_(log2_exact(d)),
+      masks_(ctx, {column_mask(d, 0, slots_), row_mask(d, 0, slots_), square_mask(d, 0, slots_)}, slots_) {}
+
+std::vector<int64_t> Matmul3D::rotation_steps() const {
+    std::set<int64_t> s;
+    const int64_t d = int64_t(d_), sq = d * d;
+    for (int i = 0; i < log_d_; ++i) {
+        const int64_t p = int64_t(1) << i;
+        for (int64_t unit : {int64_t(1), d}) {  // ComputeAbar (columns), ComputeBbar (rows)
+            if (fuse_) {
+                s.insert(p * unit - p * sq);
+            } else {
+                s.insert(p * unit);
+                s.insert(-p * sq);
+            }
+            s.insert(-p * unit);
+        }
+        s.insert(p * sq);  // ComputeC
+    }
+    return {s.begin(), s.end()};
+}
+
+ckks::Ciphertext Matmul3D::compute_bar(const CountedOps& ops, const ckks::Ciphertext& x, int64_t unit, size_t mask,
+                                       const char* name, const ckks::GaloisKeys& keys) const {
+    require_layout(kOp, x, name, slots_, "3-D (slots >= d^3)");
+    require_levels(kOp, x, name, 1, "one cMult");
+    const int64_t sq = int64_t(d_ * d_);
+    ckks::Ciphertext bar = x;
+    for (int i = 0; i < log_d_; ++i) {
+        const int64_t p = int64_t(1) << i;
+        // ShiftSqrs(Shift(bar, 2^i), -2^i): square t gets bar shifted by 2^i more columns/rows
+        ckks::Ciphertext shifted = fuse_ ? ops.rotate(bar, p * unit - p * sq, keys)
+                                         : ops.rotate(ops.rotate(bar, p * unit, keys), -p * sq, keys);
+        ops.add_inplace(bar, shifted);
+    }
+    const double scale = bar.scale();
+    ops.multiply_plain_inplace(bar, masks_.at(bar.level())[mask]);
+    ops.rescale_inplace(bar);
+    bar.set_scale(scale);  // the mask's scale is q_l exactly: the rescale restores the scale
+    for (int i = 0; i < log_d_; ++i) {
+        // copy column 0 (row 0) of every square into the next 2^i columns (rows)
+        ckks::Ciphertext shifted = ops.rotate(bar, -(int64_t(1) << i) * unit, keys);
+        ops.add_inplace(bar, shifted);
+    }
+    return bar;
+}
+
+ckks::Ciphertext Matmul3D::compute_abar(const CountedOps& ops, const ckks::Ciphertext& a,
+                                        const ckks::GaloisKeys& keys) const {
+    require_rotation_keys(kOp, *ctx_, keys, rotation_steps(), kHelper);
+    return compute_bar(ops, a, 1, kColumn0, "A", keys);
+}
+
+ckks::Ciphertext Matmul3D::compute_bbar(const CountedOps& ops, const ckks::Ciphertext& b,
+                                        const ckks::GaloisKeys& keys) const {
+    require_rotation_keys(kOp, *ctx_, keys, rotation_steps(), kHelper);
+    return compute_bar(ops, b, int64_t(d_), kRow0, "B", keys);
+}
+
+void Matmul3D::accumulate(const CountedOps& ops, const ckks::Ciphertext& abar, const ckks::Ciphertext& bbar,
+                          ckks::Ciphertext& acc) const {
+    require_layout(kOp, abar, "Abar", slots_, "3-D (slots >= d^3)");
+    require_layout(kOp, bbar, "Bbar", slots_, "3-D (slots >= d^3)");
+    const int level = std::min(abar.level(), bbar.level());
+    ckks::Ciphertext a_low, b_low;
+    const ckks::Ciphertext* a = &abar;
+    const ckks::Ciphertext* b = &bbar;
+    if (a->level() > level) a = &(a_low = ops.eval().drop_to_level(*a, level));
+    if (b->level() > level) b = &(b_low = ops.eval().drop_to_level(*b, level));
+    ckks::Ciphertext prod = ops.multiply(*a, *b);
+    if (acc.size() == 0) acc = std::move(prod);
+    else ops.add_inplace(acc, prod);
+}
+
+ckks::Ciphertext Matmul3D::finish(const CountedOps& ops, ckks::Ciphertext acc, const ckks::RelinKey& rk,
+                                  const ckks::GaloisKeys& keys) const {
+    require_levels(kOp, acc, "C", 2, "the product's rescale and the M_S(0) cMult");
+    ops.relinearize_inplace(acc, rk);
+    ops.rescale_inplace(acc);
+    for (int i = 0; i < log_d_; ++i) {
+        ckks::Ciphertext shifted = ops.rotate(acc, (int64_t(1) << i) * int64_t(d_ * d_), keys);
+        ops.add_inplace(acc, shifted);
+    }
+    const double scale = acc.scale();
+    ops.multiply_plain_inplace(acc, masks_.at(acc.level())[kSquare0]);
+    ops.rescale_inplace(acc);
+    acc.set_scale(scale);
+    return acc;
+}
+
+ckks::Ciphertext Matmul3D::compute_c(const CountedOps& ops, const ckks::Ciphertext& abar, const ckks::Ciphertext& bbar,
+                                     const ckks::RelinKey& rk, const ckks::GaloisKeys& keys) const {
+    require_rotation_keys(kOp, *ctx_, keys, rotation_steps(), kHelper);
+    ckks::Ciphertext acc;
+    accumulate(ops, abar, bbar, acc);
+    return finish(ops, std::move(acc), rk, keys);
+}
+
+ckks::Ciphertext Matmul3D::multiply(const CountedOps& ops, const ckks::Ciphertext& a, const ckks::Ciphertext& b,
+                                    const ckks::RelinKey& rk, const ckks::GaloisKeys& keys) const {
+    require_layout(kOp, a, "A", slots_, "3-D (slots >= d^3)");
+    require_layout(kOp, b, "B", slots_, "3-D (slots >= d^3)");
+    require_levels(kOp, a, "A", depth, "1 Mult + 2 cMult");
+    require_levels(kOp, b, "B", depth, "1 Mult + 2 cMult");
+    require_rotation_keys(kOp, *ctx_, keys, rotation_steps(), kHelper);
+    const ckks::Ciphertext abar = compute_abar(ops, a, keys);
+    const ckks::Ciphertext bbar = compute_bbar(ops, b, keys);
+    return compute_c(ops, abar, bbar, rk, keys);
+}
+
+}  // namespace oboro::algorithms

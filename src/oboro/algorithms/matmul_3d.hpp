@@ -1,0 +1,72 @@
+// Encrypted d x d matrix product with the 3-D layout of Mahon & Kosieradzki, as ported to CKKS by
+// paper 003 (Isokawa et al.), for d^3 <= slots. A ciphertext of S slots (a power of two >= d^3)
+// is read as d x d squares (matrix_encoding.hpp); A and B are row-major in square 0.
+//
+//   ComputeAbar: A' = A; for i < log d: A' += ShiftSqrs(ShiftCols(A', 2^i), -2^i)
+//                A' = cMult(A', M_C(0)); for i < log d: A' += ShiftCols(A', -2^i)
+//       -> square t holds column t of A copied into every column: A'[t][i][j] = A[i][t]
+//   ComputeBbar: the same with ShiftRows and M_R(0) -> B'[t][i][j] = B[t][j]
+//   ComputeC:    C = Mult(A', B'); for i < log d: C += ShiftSqrs(C, 2^i); C = cMult(C, M_S(0))
+//       -> square 0 holds sum_t A[i][t] B[t][j] = (AB)[i][j]; the other squares are zero.
+// ShiftCols(c, i) = Rot(c, i), ShiftRows(c, i) = Rot(c, i d), ShiftSqrs(c, i) = Rot(c, i d^2).
+//
+// Cost (paper 003 Table 2): Add 5 log d, Rot 7 log d, cMult 3, Mult 1; depth 1 Mult + 2 cMult.
+// With `fuse_shifts` (the default) the composed shift ShiftSqrs(ShiftCols(x, 2^i), -2^i) is done
+// as the single rotation Rot(x, 2^i - 2^i d^2) that it equals, and likewise for rows: the same
+// slot permutation with one key switch instead of two, so Rot = 5 log d and 5 log d keys instead
+// of 6 log d. fuse_shifts = false performs the paper's 7 log d rotations one by one.
+// Masks are encoded at scale q_level (level_plaintexts.hpp), so every step keeps the scale.
+#pragma once
+
+#include <vector>
+
+#include "oboro/algorithms/level_plaintexts.hpp"
+#include "oboro/algorithms/matrix_encoding.hpp"
+#include "oboro/algorithms/op_counts.hpp"
+
+namespace oboro::algorithms {
+
+class Matmul3D {
+public:
+    static constexpr int depth = 3;  // levels consumed: the M_C/M_R masks, the product, M_S
+
+    // slots: the operands' slot count (a power of two >= d^3, at most the context's; 0 = d^3).
+    // ValueError unless d is a power of two with d^3 <= slots.
+    Matmul3D(ckks::ContextPtr ctx, size_t d, size_t slots = 0, bool fuse_shifts = true);
+
+    size_t d() const { return d_; }
+    size_t slots() const { return slots_; }
+    bool fuse_shifts() const { return fuse_; }
+    // Every rotation step the product performs (sorted, distinct): the Galois keys it needs.
+    std::vector<int64_t> rotation_steps() const;
+
+    // Paper 003 Algorithms 2-4. compute_abar/bbar: one level; compute_c: two levels.
+    ckks::Ciphertext compute_abar(const CountedOps& ops, const ckks::Ciphertext& a, const ckks::GaloisKeys& keys) const;
+    ckks::Ciphertext compute_bbar(const CountedOps& ops, const ckks::Ciphertext& b, const ckks::GaloisKeys& keys) const;
+    ckks::Ciphertext compute_c(const CountedOps& ops, const ckks::Ciphertext& abar, const ckks::Ciphertext& bbar,
+                               const ckks::RelinKey& rk, const ckks::GaloisKeys& keys) const;
+    // The steps of ComputeC split for block products: acc += Abar (x) Bbar (degree 2, acc empty
+    // starts it), then relin + rescale + the square sum + M_S(0).
+    void accumulate(const CountedOps& ops, const ckks::Ciphertext& abar, const ckks::Ciphertext& bbar,
+                    ckks::Ciphertext& acc) const;
+    ckks::Ciphertext finish(const CountedOps& ops, ckks::Ciphertext acc, const ckks::RelinKey& rk,
+                            const ckks::GaloisKeys& keys) const;
+
+    // Algorithm 1: C = A B in square 0 (the first d^2 slots, row-major), 3 levels below.
+    ckks::Ciphertext multiply(const CountedOps& ops, const ckks::Ciphertext& a, const ckks::Ciphertext& b,
+                              const ckks::RelinKey& rk, const ckks::GaloisKeys& keys) const;
+
+private:
+    // x += Shift(x, ...) steps of ComputeAbar / ComputeBbar with unit stride `unit` (1: columns, d: rows)
+    ckks::Ciphertext compute_bar(const CountedOps& ops, const ckks::Ciphertext& x, int64_t unit, size_t mask,
+                                 const char* name, const ckks::GaloisKeys& keys) const;
+
+    ckks::ContextPtr ctx_;
+    size_t d_;
+    size_t slots_;
+    bool fuse_;
+    int log_d_;
+    LevelPlaintexts masks_;  // M_C(0), M_R(0), M_S(0)
+};
+
+}  // namespace oboro::algorithms

@@ -1,0 +1,123 @@
+#include "oboro/algorithms/matmul_jiang.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "oboro/algorithms/requirements.hpp"
+#include "oboro/util/error.hpp"
+
+namespace oboro::algorithms {
+
+namespace {
+const char* kOp = "matmul_jiang";
+const char* kHelper = "JiangMatmul::rotation_steps";
+
+// m_k and m'_k for k = 1..d-1: the two diagonals of phi^k (offsets k and k - d + d^2).
+std::vector<std::vector<double>> phi_mask_vectors(size_t d) {
+    std::vector<std::vector<double>> out;
+    const int64_t n = int64_t(d * d);
+    for (size_t k = 1; k < d; ++k) {
+        Diagonals diags = phi_diagonals(d, k);
+        out.push_back(diags.at(int64_t(k)));
+        out.push_back(diags.at(int64_t(k) - int64_t(d) + n));
+    }
+    return out;
+}
+}  // namespace
+
+JiangMatmul::JiangMatmul(ckks::ContextPtr ctx, size_t d)
+    : ctx_(ctx),
+      d_(d),
+      sigma_(ctx, sigma_diagonals((jiang_slots(kOp, d, ctx->max_slots()), d)), d * d),
+      tau_(ctx, tau_diagonals(d), d * d),
+      phi_masks_(ctx, phi_mask_vectors(d), d * d) {}
+
+std::vector<int64_t> JiangMatmul::rotation_steps() const {
+    std::set<int64_t> s;
+    for (int64_t k : sigma_.rotation_steps()) s.insert(k);
+    for (int64_t k : tau_.rotation_steps()) s.insert(k);
+    for (size_t k = 1; k < d_; ++k) {
+        s.insert(int64_t(k));                     // phi^k
+        s.insert(int64_t(k) - int64_t(d_));       // phi^k
+        s.insert(int64_t(k * d_));                // psi^k
+    }
+    return {s.begin(), s.end()};
+}
+
+std::vector<ckks::Ciphertext> JiangMatmul::left_operands(const CountedOps& ops, const ckks::Ciphertext& a,
+                                                         const ckks::GaloisKeys& keys) const {
+    require_layout(kOp, a, "A", slots(), "Jiang (d^2 slots)");
+    require_levels(kOp, a, "A", 2, "sigma and the phi masks");
+    const ckks::Ciphertext a0 = sigma_.apply(ops, a, keys);
+    std::vector<int64_t> steps;
+    for (size_t k = 1; k < d_; ++k) {
+        steps.push_back(int64_t(k));
+        steps.push_back(int64_t(k) - int64_t(d_));
+    }
+    const std::vector<ckks::Ciphertext> rots = ops.rotate_many(a0, steps, keys);
+    const auto& masks = phi_masks_.at(a0.level());
+    std::vector<ckks::Ciphertext> out;
+    out.reserve(d_);
+    out.push_back(ops.eval().drop_to_level(a0, a0.level() - 1));
+    for (size_t k = 1; k < d_; ++k) {
+        ckks::Ciphertext ak = rots[2 * (k - 1)];
+        ops.multiply_plain_inplace(ak, masks[2 * (k - 1)]);
+        ckks::Ciphertext wrapped = rots[2 * (k - 1) + 1];
+        ops.multiply_plain_inplace(wrapped, masks[2 * (k - 1) + 1]);
+        ops.add_inplace(ak, wrapped);
+        ops.rescale_inplace(ak);
+        ak.set_scale(out[0].scale());  // m_k at scale q_l: the rescale restores A0's scale (to the last bits)
+        out.push_back(std::move(ak));
+    }
+    return out;
+}
+
+std::vector<ckks::Ciphertext> JiangMatmul::right_operands(const CountedOps& ops, const ckks::Ciphertext& b,
+                                                          const ckks::GaloisKeys& keys) const {
+    require_layout(kOp, b, "B", slots(), "Jiang (d^2 slots)");
+    require_levels(kOp, b, "B", 1, "tau");
+    const ckks::Ciphertext b0 = tau_.apply(ops, b, keys);
+    std::vector<int64_t> steps;
+    for (size_t k = 0; k < d_; ++k) steps.push_back(int64_t(k * d_));
+    return ops.rotate_many(b0, steps, keys);
+}
+
+void JiangMatmul::accumulate(const CountedOps& ops, const std::vector<ckks::Ciphertext>& a_ops,
+                             const std::vector<ckks::Ciphertext>& b_ops, ckks::Ciphertext& acc) const {
+    if (a_ops.size() != d_ || b_ops.size() != d_)
+        raise<ValueError>(kOp, ": ", a_ops.size(), " left and ", b_ops.size(), " right operands for d = ", d_);
+    for (size_t k = 0; k < d_; ++k) {
+        // the operands meet at the lower of their levels (dropping limbs is free and exact)
+        const int level = std::min(a_ops[k].level(), b_ops[k].level());
+        ckks::Ciphertext a_low, b_low;
+        const ckks::Ciphertext* ak = &a_ops[k];
+        const ckks::Ciphertext* bk = &b_ops[k];
+        if (ak->level() > level) ak = &(a_low = ops.eval().drop_to_level(*ak, level));
+        if (bk->level() > level) bk = &(b_low = ops.eval().drop_to_level(*bk, level));
+        ckks::Ciphertext prod = ops.multiply(*ak, *bk);
+        if (acc.size() == 0) acc = std::move(prod);
+        else ops.add_inplace(acc, prod);
+    }
+}
+
+ckks::Ciphertext JiangMatmul::finish(const CountedOps& ops, ckks::Ciphertext acc, const ckks::RelinKey& rk) const {
+    ops.relinearize_inplace(acc, rk);
+    ops.rescale_inplace(acc);
+    return acc;
+}
+
+ckks::Ciphertext JiangMatmul::multiply(const CountedOps& ops, const ckks::Ciphertext& a, const ckks::Ciphertext& b,
+                                       const ckks::RelinKey& rk, const ckks::GaloisKeys& keys) const {
+    require_layout(kOp, a, "A", slots(), "Jiang (d^2 slots)");
+    require_layout(kOp, b, "B", slots(), "Jiang (d^2 slots)");
+    require_levels(kOp, a, "A", depth, "2 cMult + 1 Mult");
+    require_levels(kOp, b, "B", depth - 1, "1 cMult + 1 Mult");
+    require_rotation_keys(kOp, *ctx_, keys, rotation_steps(), kHelper);
+    const std::vector<ckks::Ciphertext> a_ops = left_operands(ops, a, keys);
+    std::vector<ckks::Ciphertext> b_ops = right_operands(ops, b, keys);
+    ckks::Ciphertext acc;
+    accumulate(ops, a_ops, b_ops, acc);
+    return finish(ops, std::move(acc), rk);
+}
+
+}  // namespace oboro::algorithms

@@ -1,0 +1,364 @@
+// Encrypted matrix products (algorithms layer): the encodings and permutations against their
+// definitions, the BSGS linear transform, Jiang et al. and the 3-D method of paper 003 against a
+// double-precision matmul, their operation counts against the formulas and paper 003 Table 5,
+// and every error case.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <random>
+#include <set>
+
+#include "ckks_test_util.hpp"
+#include "error_test_util.hpp"
+#include "oboro/algorithms/linear_transform.hpp"
+#include "oboro/algorithms/matmul_3d.hpp"
+#include "oboro/algorithms/matmul_jiang.hpp"
+
+namespace oboro::test {
+namespace {
+
+using namespace oboro::algorithms;
+
+std::vector<double> random_matrix(size_t d, uint64_t seed) {
+    std::mt19937_64 gen(seed);  // test inputs only
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    std::vector<double> m(d * d);
+    for (auto& x : m) x = u(gen);
+    return m;
+}
+
+std::vector<double> matmul_ref(const std::vector<double>& a, const std::vector<double>& b, size_t d) {
+    std::vector<double> c(d * d, 0.0);
+    for (size_t i = 0; i < d; ++i)
+        for (size_t k = 0; k < d; ++k)
+            for (size_t j = 0; j < d; ++j) c[i * d + j] += a[i * d + k] * b[k * d + j];
+    return c;
+}
+
+double max_abs_diff(const std::vector<double>& x, const std::vector<double>& y) {
+    double e = 0;
+    for (size_t i = 0; i < x.size(); ++i) e = std::max(e, std::abs(x[i] - y[i]));
+    return e;
+}
+
+// The second parameter set: N = 2^13 (4096 slots, so d = 16 fills them exactly with d^3), 30-bit scale.
+Parameters small_params() {
+    Parameters p;
+    p.log_n = 13;
+    p.q_bits = {50, 30, 30, 30};
+    p.p_bits = {50};
+    p.scale = std::pow(2.0, 30);
+    return p;
+}
+
+// A context with relin keys and the Galois keys of both methods for d = 2..16 (where they fit).
+struct MatmulKeys {
+    ContextPtr ctx;
+    std::unique_ptr<KeyGenerator> keygen;
+    RelinKey rk;
+    GaloisKeys gk;
+    std::unique_ptr<Encoder> encoder;
+    std::unique_ptr<Encryptor> encryptor;
+    std::unique_ptr<Decryptor> decryptor;
+    std::unique_ptr<Evaluator> eval;
+    std::map<size_t, std::unique_ptr<JiangMatmul>> jiang;
+    std::map<size_t, std::unique_ptr<Matmul3D>> cube, cube_paper;
+
+    static MatmulKeys& get(const std::string& name) {
+        static std::map<std::string, std::unique_ptr<MatmulKeys>> cache;
+        auto& slot = cache[name];
+        if (!slot) slot = std::make_unique<MatmulKeys>(name == "small" ? small_params() : Parameters::preset(name));
+        return *slot;
+    }
+
+    explicit MatmulKeys(const Parameters& params) {
+        ctx = Context::create(params);
+        keygen = std::make_unique<KeyGenerator>(ctx);
+        rk = keygen->relin_key();
+        encoder = std::make_unique<Encoder>(ctx);
+        encryptor = std::make_unique<Encryptor>(ctx, keygen->secret_key());
+        decryptor = std::make_unique<Decryptor>(ctx, keygen->secret_key());
+        eval = std::make_unique<Evaluator>(ctx);
+        std::vector<int64_t> steps;
+        for (size_t d = 2; d <= 16; d *= 2) {
+            jiang[d] = std::make_unique<JiangMatmul>(ctx, d);
+            for (int64_t s : jiang[d]->rotation_steps()) steps.push_back(s);
+            if (d * d * d <= ctx->max_slots()) {
+                cube[d] = std::make_unique<Matmul3D>(ctx, d);
+                cube_paper[d] = std::make_unique<Matmul3D>(ctx, d, 0, /*fuse_shifts=*/false);
+                for (int64_t s : cube[d]->rotation_steps()) steps.push_back(s);
+                for (int64_t s : cube_paper[d]->rotation_steps()) steps.push_back(s);
+            }
+        }
+        gk = keygen->galois_keys(steps);
+    }
+
+    Ciphertext encrypt(const std::vector<double>& m, size_t d, size_t slots, int level = -1) {
+        return encryptor->encrypt(encoder->encode(flatten(m, d, slots), level, 0, slots));
+    }
+    std::vector<double> decrypt(const Ciphertext& ct, size_t d) {
+        return unflatten(decryptor->decrypt_decode(ct, *encoder), d);
+    }
+};
+
+// ---- encodings and permutations ----
+
+TEST(MatrixEncoding, FlattenIsRowMajorAndRoundTrips) {
+    const auto m = random_matrix(4, 1);
+    const auto flat = flatten(m, 4, 64);
+    ASSERT_EQ(flat.size(), 64u);
+    EXPECT_EQ(flat[1 * 4 + 2], m[6]);
+    for (size_t i = 16; i < 64; ++i) EXPECT_EQ(flat[i], 0.0);
+    std::vector<cplx> slots(flat.begin(), flat.end());
+    EXPECT_EQ(unflatten(slots, 4), m);
+}
+
+TEST(MatrixEncoding, MasksSelectColumnRowAndSquare) {
+    const size_t d = 4, slots = 128;
+    const auto mc = column_mask(d, 1, slots), mr = row_mask(d, 2, slots), ms = square_mask(d, 3, slots);
+    for (size_t s = 0; s < slots; ++s) {
+        const size_t t = s / 16, i = (s / 4) % 4, j = s % 4;
+        EXPECT_EQ(mc[s], j == 1 ? 1.0 : 0.0);
+        EXPECT_EQ(mr[s], i == 2 ? 1.0 : 0.0);
+        EXPECT_EQ(ms[s], t == 3 ? 1.0 : 0.0);
+    }
+}
+
+TEST(MatrixEncoding, JiangPermutationsMatchTheirDefinitions) {
+    for (size_t d : {2, 4, 8, 16}) {
+        const auto a = random_matrix(d, 10 + d);
+        const auto sa = apply_diagonals(sigma_diagonals(d), a);
+        const auto ta = apply_diagonals(tau_diagonals(d), a);
+        EXPECT_EQ(sigma_diagonals(d).size(), 2 * d - 1);
+        EXPECT_EQ(tau_diagonals(d).size(), d);
+        for (size_t i = 0; i < d; ++i)
+            for (size_t j = 0; j < d; ++j) {
+                EXPECT_EQ(sa[i * d + j], a[i * d + (i + j) % d]);
+                EXPECT_EQ(ta[i * d + j], a[((i + j) % d) * d + j]);
+            }
+        for (size_t k = 1; k < d; ++k) {
+            const auto pa = apply_diagonals(phi_diagonals(d, k), a);
+            const auto qa = apply_diagonals(psi_diagonals(d, k), a);
+            EXPECT_EQ(phi_diagonals(d, k).size(), 2u);
+            EXPECT_EQ(psi_diagonals(d, k).size(), 1u);
+            for (size_t i = 0; i < d; ++i)
+                for (size_t j = 0; j < d; ++j) {
+                    EXPECT_EQ(pa[i * d + j], a[i * d + (j + k) % d]);
+                    EXPECT_EQ(qa[i * d + j], a[((i + k) % d) * d + j]);
+                }
+        }
+    }
+}
+
+TEST(MatrixEncoding, JiangIdentityHoldsInTheClear) {
+    const size_t d = 8;
+    const auto a = random_matrix(d, 3), b = random_matrix(d, 4);
+    const auto a0 = apply_diagonals(sigma_diagonals(d), a), b0 = apply_diagonals(tau_diagonals(d), b);
+    std::vector<double> c(d * d, 0.0);
+    for (size_t k = 0; k < d; ++k) {
+        const auto ak = k ? apply_diagonals(phi_diagonals(d, k), a0) : a0;
+        const auto bk = k ? apply_diagonals(psi_diagonals(d, k), b0) : b0;
+        for (size_t l = 0; l < d * d; ++l) c[l] += ak[l] * bk[l];
+    }
+    EXPECT_LT(max_abs_diff(c, matmul_ref(a, b, d)), 1e-12);
+}
+
+// ---- BSGS linear transform ----
+
+TEST(LinearTransform, BsgsPlanUsesAboutTwoSqrtRotations) {
+    // sigma at d = 16: 31 diagonals, offsets 0..15 and 241..255 -> n1 = 8: 7 baby + 3 giant
+    std::vector<int64_t> offsets;
+    for (const auto& [k, v] : sigma_diagonals(16)) offsets.push_back(k);
+    const BsgsPlan p = plan_bsgs(offsets, 256);
+    EXPECT_EQ(p.rotations(), 10u);
+    EXPECT_EQ(p.baby_size, 8u);
+    // tau at d = 16: offsets 16 j -> 3 baby + 3 giant
+    offsets.clear();
+    for (const auto& [k, v] : tau_diagonals(16)) offsets.push_back(k);
+    EXPECT_EQ(plan_bsgs(offsets, 256).rotations(), 6u);
+    // one diagonal at 0: no rotation
+    EXPECT_EQ(plan_bsgs({0}, 256).rotations(), 0u);
+}
+
+TEST(LinearTransform, MatchesThePlainMapOnTwoParameterSets) {
+    for (const char* set : {"S2", "small"}) {
+        auto& K = MatmulKeys::get(set);
+        const size_t n = 64;  // sigma of d = 8, plus random diagonal values
+        Diagonals diags = sigma_diagonals(8);
+        std::mt19937_64 gen(7);
+        std::uniform_real_distribution<double> u(-1, 1);
+        for (auto& [k, v] : diags)
+            for (auto& x : v) x = u(gen);
+        LinearTransform lt(K.ctx, diags, n);
+        const auto x = random_matrix(8, 8);
+        OpCounts counts;
+        const Ciphertext y = lt.apply(CountedOps(*K.eval, &counts), K.encrypt(x, 8, n), K.gk);
+        const auto want = apply_diagonals(diags, x);
+        EXPECT_LT(max_abs_diff(K.decrypt(y, 8), want), std::string(set) == "S2" ? 1e-6 : 1e-3) << set;
+        EXPECT_EQ(counts.cmult, diags.size());
+        EXPECT_EQ(counts.add, diags.size() - 1);
+        EXPECT_EQ(counts.rot, lt.plan().rotations());
+        EXPECT_EQ(counts.key_switch.mod_ups, 1 + (lt.plan().giant_steps.size() - 1));  // babies hoisted
+        EXPECT_EQ(y.level(), K.ctx->max_level() - 1);
+    }
+}
+
+// ---- the products ----
+
+struct Case {
+    const char* set;
+    double bound;
+};
+
+class MatmulAccuracy : public ::testing::TestWithParam<Case> {};
+
+TEST_P(MatmulAccuracy, BothMethodsMatchDoubleMatmul) {
+    auto& K = MatmulKeys::get(GetParam().set);
+    for (size_t d = 2; d <= 16; d *= 2) {
+        const auto a = random_matrix(d, 100 + d), b = random_matrix(d, 200 + d);
+        const auto want = matmul_ref(a, b, d);
+        const Ciphertext cj = K.jiang[d]->multiply(CountedOps(*K.eval, nullptr), K.encrypt(a, d, d * d),
+                                                   K.encrypt(b, d, d * d), K.rk, K.gk);
+        EXPECT_LT(max_abs_diff(K.decrypt(cj, d), want), GetParam().bound) << "jiang d=" << d;
+        EXPECT_EQ(cj.level(), K.ctx->max_level() - 3);
+        if (!K.cube.count(d)) continue;
+        for (auto* m : {K.cube[d].get(), K.cube_paper[d].get()}) {
+            const Ciphertext c3 = m->multiply(CountedOps(*K.eval, nullptr), K.encrypt(a, d, m->slots()),
+                                              K.encrypt(b, d, m->slots()), K.rk, K.gk);
+            EXPECT_LT(max_abs_diff(K.decrypt(c3, d), want), GetParam().bound) << "3d d=" << d;
+            EXPECT_EQ(c3.level(), K.ctx->max_level() - 3);
+            // the other squares are masked to zero
+            const auto all = K.decryptor->decrypt_decode(c3, *K.encoder);
+            double rest = 0;
+            for (size_t s = d * d; s < all.size(); ++s) rest = std::max(rest, std::abs(all[s]));
+            EXPECT_LT(rest, GetParam().bound);
+        }
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Sets, MatmulAccuracy, ::testing::Values(Case{"S2", 1e-4}, Case{"small", 1e-3}),
+                         [](const auto& info) { return std::string(info.param.set); });
+
+TEST(Matmul3D, WorksInAllSlotsOfTheCiphertext) {
+    // S >= 2 d^3: the layout repeats nothing, the empty squares stay empty
+    auto& K = MatmulKeys::get("S2");
+    const size_t d = 8;
+    Matmul3D m(K.ctx, d, K.ctx->max_slots());
+    K.keygen->add_galois_keys(K.gk, m.rotation_steps());
+    const auto a = random_matrix(d, 5), b = random_matrix(d, 6);
+    const Ciphertext c = m.multiply(CountedOps(*K.eval, nullptr), K.encrypt(a, d, m.slots()), K.encrypt(b, d, m.slots()),
+                                    K.rk, K.gk);
+    EXPECT_LT(max_abs_diff(K.decrypt(c, d), matmul_ref(a, b, d)), 1e-4);
+}
+
+// ---- operation counts ----
+
+TEST(MatmulCounts, ThreeDMatchesPaper003Table5) {
+    auto& K = MatmulKeys::get("S2");
+    // paper 003 Table 5 (3-D): d -> Add, Rot, cMult, Mult
+    const std::map<size_t, std::array<uint64_t, 4>> table = {{4, {10, 14, 3, 1}}, {8, {15, 21, 3, 1}}, {16, {20, 28, 3, 1}}};
+    for (const auto& [d, row] : table) {
+        const uint64_t log_d = uint64_t(std::log2(double(d)));
+        for (bool fused : {false, true}) {
+            Matmul3D& m = fused ? *K.cube[d] : *K.cube_paper[d];
+            OpCounts c;
+            m.multiply(CountedOps(*K.eval, &c), K.encrypt(random_matrix(d, 1), d, m.slots()),
+                       K.encrypt(random_matrix(d, 2), d, m.slots()), K.rk, K.gk);
+            EXPECT_EQ(c.add, row[0]) << d;
+            EXPECT_EQ(c.add, 5 * log_d);
+            EXPECT_EQ(c.rot, fused ? 5 * log_d : row[1]) << d;  // fused: one rotation per composed shift
+            EXPECT_EQ(c.cmult, row[2]);
+            EXPECT_EQ(c.mult, row[3]);
+            EXPECT_EQ(c.relin, 1u);
+            EXPECT_EQ(c.rescale, 4u);  // Abar, Bbar, the product, M_S(0)
+            EXPECT_EQ(c.key_switch.mod_ups, c.rot + 1);  // nothing to hoist: each shift feeds the next
+            EXPECT_EQ(m.rotation_steps().size(), (fused ? 5 : 6) * log_d);
+        }
+    }
+}
+
+TEST(MatmulCounts, JiangMatchesItsFormulaAndBeatsPaper003Table5) {
+    auto& K = MatmulKeys::get("S2");
+    // paper 003 Table 5 ([15], Jiang et al.): d -> Add, Rot, cMult, Mult
+    const std::map<size_t, std::array<uint64_t, 4>> paper = {{4, {18, 14, 19, 4}}, {8, {42, 30, 36, 8}}, {16, {90, 62, 65, 16}}};
+    for (const auto& [d, row] : paper) {
+        const JiangMatmul& m = *K.jiang[d];
+        OpCounts c;
+        m.multiply(CountedOps(*K.eval, &c), K.encrypt(random_matrix(d, 1), d, d * d),
+                   K.encrypt(random_matrix(d, 2), d, d * d), K.rk, K.gk);
+        std::vector<int64_t> so, to;
+        for (const auto& [k, v] : sigma_diagonals(d)) so.push_back(int64_t(k));
+        for (const auto& [k, v] : tau_diagonals(d)) to.push_back(int64_t(k));
+        const BsgsPlan ps = plan_bsgs(so, d * d), pt = plan_bsgs(to, d * d);
+        // sigma, tau by BSGS; phi^k two rotations, psi^k one (k = 1..d-1)
+        EXPECT_EQ(c.rot, ps.rotations() + pt.rotations() + 3 * (d - 1)) << d;
+        // 2d-1 + d diagonals, 2(d-1) phi masks
+        EXPECT_EQ(c.cmult, (2 * d - 1) + d + 2 * (d - 1)) << d;
+        // diagonal sums (2d-2 + d-1), the phi halves (d-1), the products (d-1)
+        EXPECT_EQ(c.add, (2 * d - 2) + (d - 1) + (d - 1) + (d - 1)) << d;
+        EXPECT_EQ(c.mult, d);
+        EXPECT_EQ(c.mult, row[3]);
+        EXPECT_EQ(c.relin, 1u);  // the paper's implementation relinearizes each of the d products
+        // ModUps: sigma and tau baby steps, their giant steps, phi, psi, the relin
+        EXPECT_EQ(c.key_switch.mod_ups, 1 + (ps.giant_steps.size() - 1) + 1 + (pt.giant_steps.size() - 1) + 2 + 1);
+        // Rot: 15 / 31 / 61 against the paper's 14 / 30 / 62 (phi^k takes 2 hoisted rotations each);
+        // full key switches (ModUps, incl. relinearization) are far fewer than the paper's Rot + Mult
+        EXPECT_LE(c.rot, row[1] + 1) << d;
+        EXPECT_LT(c.key_switch.mod_ups, (row[1] + row[3]) / 2) << d;
+        // the keys: the distinct steps (phi's steps 1..d-1 also serve sigma's baby steps)
+        std::set<int64_t> steps(ps.baby_steps.begin(), ps.baby_steps.end());
+        steps.insert(ps.giant_steps.begin(), ps.giant_steps.end());
+        steps.insert(pt.baby_steps.begin(), pt.baby_steps.end());
+        steps.insert(pt.giant_steps.begin(), pt.giant_steps.end());
+        for (int64_t k = 1; k < int64_t(d); ++k) steps.insert({k, k - int64_t(d), k * int64_t(d)});
+        steps.erase(0);
+        EXPECT_EQ(m.rotation_steps(), std::vector<int64_t>(steps.begin(), steps.end()));
+    }
+}
+
+// ---- errors ----
+
+TEST(MatmulErrors, BadDimensionsAndLayouts) {
+    auto& K = MatmulKeys::get("S2");
+    EXPECT_ERROR(ValueError, JiangMatmul(K.ctx, 6), "matmul_jiang", "power of two");
+    EXPECT_ERROR(ValueError, JiangMatmul(K.ctx, 1), "power of two");
+    EXPECT_ERROR(ValueError, JiangMatmul(K.ctx, 128), "d^2", "16384", "8192");
+    EXPECT_ERROR(ValueError, Matmul3D(K.ctx, 32), "matmul_3d", "d^3", "32768");
+    EXPECT_ERROR(ValueError, Matmul3D(K.ctx, 12), "power of two");
+    EXPECT_ERROR(ValueError, Matmul3D(K.ctx, 8, 1000), "1000 slots");
+    EXPECT_ERROR(ValueError, flatten(random_matrix(4, 1), 8, 64), "16 values", "8 x 8");
+    // an operand in the wrong layout (shape mismatch: a 4 x 4 layout given to d = 8)
+    const Ciphertext a4 = K.encrypt(random_matrix(4, 1), 4, 16);
+    const Ciphertext a8 = K.encrypt(random_matrix(8, 1), 8, 64);
+    EXPECT_ERROR(ValueError, K.jiang[8]->multiply(CountedOps(*K.eval, nullptr), a4, a8, K.rk, K.gk), "matmul_jiang",
+                 "'A'", "16 slots", "64");
+    EXPECT_ERROR(ValueError, K.cube[8]->multiply(CountedOps(*K.eval, nullptr), a8, a8, K.rk, K.gk), "matmul_3d",
+                 "64 slots", "512");
+}
+
+TEST(MatmulErrors, LevelTooLow) {
+    auto& K = MatmulKeys::get("S2");
+    const Ciphertext low = K.encrypt(random_matrix(4, 1), 4, 16, 2);
+    const Ciphertext top = K.encrypt(random_matrix(4, 1), 4, 16);
+    EXPECT_ERROR(LevelMismatch, K.jiang[4]->multiply(CountedOps(*K.eval, nullptr), low, top, K.rk, K.gk),
+                 "matmul_jiang", "'A'", "level 2", "3 levels");
+    const Ciphertext low3 = K.encrypt(random_matrix(4, 1), 4, 64, 2);
+    const Ciphertext top3 = K.encrypt(random_matrix(4, 1), 4, 64);
+    EXPECT_ERROR(LevelMismatch, K.cube[4]->multiply(CountedOps(*K.eval, nullptr), top3, low3, K.rk, K.gk),
+                 "matmul_3d", "'B'", "level 2", "3 levels");
+}
+
+TEST(MatmulErrors, MissingRotationKeysAreNamed) {
+    auto& K = MatmulKeys::get("S2");
+    const GaloisKeys few = K.keygen->galois_keys({1});
+    const Ciphertext a = K.encrypt(random_matrix(4, 1), 4, 16);
+    EXPECT_ERROR(MissingKey, K.jiang[4]->multiply(CountedOps(*K.eval, nullptr), a, a, K.rk, few), "matmul_jiang",
+                 "-3", "12", "JiangMatmul::rotation_steps");
+    const Ciphertext a3 = K.encrypt(random_matrix(4, 1), 4, 64);
+    EXPECT_ERROR(MissingKey, K.cube[4]->multiply(CountedOps(*K.eval, nullptr), a3, a3, K.rk, few), "matmul_3d",
+                 "-15", "16", "Matmul3D::rotation_steps");
+}
+
+}  // namespace
+}  // namespace oboro::test
