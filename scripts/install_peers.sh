@@ -51,7 +51,7 @@ if ((DO_GO)); then
   echo "==== peers: Lattigo v6.1.1 program (go build) ===="
   if ! command -v go >/dev/null 2>&1; then
     echo "skipped: no Go toolchain (apt-get install golang, or https://go.dev/dl)"; RC=1
-  elif (cd bench/peers/lattigo && go build -o lattigo-bench .); then
+  elif make -C bench/peers/lattigo; then
     echo "peers: built bench/peers/lattigo/lattigo-bench"
   else
     echo "peers: go build failed (see above)"; RC=1

@@ -6,11 +6,13 @@ level count can match the others'), and its multiply already relinearizes and re
 
 from __future__ import annotations
 
+import importlib.metadata
+
 import desilofhe
 
 
 class Adapter:
-    def __init__(self, params: dict, threads: int, sums: bool):
+    def __init__(self, params: dict, threads: int, rotations: bool):
         levels = len(params["moduli_bits"]) - 1
         e = desilofhe.Engine(max_level=levels, mode="cpu", thread_count=threads)
         self.e = e
@@ -18,11 +20,13 @@ class Adapter:
         self.sk = e.create_secret_key()
         self.pk = e.create_public_key(self.sk)
         self.rlk = e.create_relinearization_key(self.sk)
-        self.rot1 = e.create_fixed_rotation_key(self.sk, 1)
-        self.key_sizes = {"public": len(e.serialize_public_key(self.pk)), "relin": len(e.serialize_relinearization_key(self.rlk)),
-                          "rotation": len(e.serialize_fixed_rotation_key(self.rot1))}
-        self.roll = e.create_roll_key(self.sk) if sums else None
-        self.version = getattr(desilofhe, "__version__", "2.x")
+        self.key_sizes = {"public": len(e.serialize_public_key(self.pk)), "relin": len(e.serialize_relinearization_key(self.rlk))}
+        self.rot1 = self.roll = None
+        if rotations:
+            self.rot1 = e.create_fixed_rotation_key(self.sk, 1)
+            self.key_sizes["rotation"] = len(e.serialize_fixed_rotation_key(self.rot1))
+            self.roll = e.create_roll_key(self.sk)
+        self.version = importlib.metadata.version("desilofhe")
         self.used = {"N": 2 * e.slot_count, "levels": e.max_level, "logQ": "chosen by desilofhe (not configurable)",
                      "security": "desilofhe's own choice"}
         self.notes = []

@@ -6,7 +6,7 @@ import oboro
 
 
 class Adapter:
-    def __init__(self, params: dict, threads: int, sums: bool):
+    def __init__(self, params: dict, threads: int, rotations: bool):
         oboro.set_num_threads(threads)
         ctx = oboro.Context(log_n=params["log_n"], moduli_bits=params["moduli_bits"],
                             special_bits=params["special_bits"], scale_bits=params["scale_bits"], dnum=params.get("dnum"))
@@ -16,10 +16,10 @@ class Adapter:
         with_pk = len(ctx.serialize())
         ctx.keygen(rotations=[], relin=True)
         with_rlk = len(ctx.serialize())
-        ctx.keygen(rotations=[1])
-        with_rot = len(ctx.serialize())
-        self.key_sizes = {"public": with_pk - base, "relin": with_rlk - with_pk, "rotation": with_rot - with_rlk}
-        if sums:
+        self.key_sizes = {"public": with_pk - base, "relin": with_rlk - with_pk}
+        if rotations:
+            ctx.keygen(rotations=[1])
+            self.key_sizes["rotation"] = len(ctx.serialize()) - with_rlk
             ctx.keygen(rotations=ctx.sum_rotations())
         self.ctx, self.pub = ctx, ctx.public()
         self.slots = ctx.slots

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib.metadata
+
 import os
 import tempfile
 
@@ -18,7 +20,7 @@ def _file_size(write) -> int:
 
 
 class Adapter:
-    def __init__(self, params: dict, threads: int, sums: bool):
+    def __init__(self, params: dict, threads: int, rotations: bool):
         # Threads: OpenMP, from OMP_NUM_THREADS (set by the runner before this process started).
         n = 2 ** params["log_n"]
         q = params["moduli_bits"]
@@ -53,16 +55,16 @@ class Adapter:
             cc.Enable(feature)
         keys = cc.KeyGen()
         cc.EvalMultKeyGen(keys.secretKey)
-        cc.EvalRotateKeyGen(keys.secretKey, [1])
         self.key_sizes = {
             "public": _file_size(lambda f: fhe.SerializeToFile(f, keys.publicKey, fhe.BINARY)),
             "relin": _file_size(lambda f: cc.SerializeEvalMultKey(f, fhe.BINARY)),
-            "rotation": _file_size(lambda f: cc.SerializeEvalAutomorphismKey(f, fhe.BINARY)),
         }
-        if sums:
+        if rotations:
+            cc.EvalRotateKeyGen(keys.secretKey, [1])
+            self.key_sizes["rotation"] = _file_size(lambda f: cc.SerializeEvalAutomorphismKey(f, fhe.BINARY))
             cc.EvalSumKeyGen(keys.secretKey)
         self.cc, self.keys = cc, keys
-        self.version = fhe.__version__ if hasattr(fhe, "__version__") else "unknown"
+        self.version = importlib.metadata.version("openfhe")
         self.used = {"N": cc.GetRingDimension(), "logQ": [q[0]] + [p.GetScalingModSize()] * (len(q) - 1),
                      "dnum": params.get("dnum"), "logP": "chosen by OpenFHE", "security": security}
         self.notes.append("multiply: EvalMult (relinearizes) + Rescale; total sum: EvalSum (library call)")

@@ -21,7 +21,7 @@ def _saved_size(obj) -> int:
 
 
 class Adapter:
-    def __init__(self, params: dict, threads: int, sums: bool):
+    def __init__(self, params: dict, threads: int, rotations: bool):
         n = 2 ** params["log_n"]
         q, p = list(params["moduli_bits"]), list(params["special_bits"])
         self.notes = []
@@ -49,8 +49,10 @@ class Adapter:
         # SEAL's default Galois keys are the powers of two (both directions), which both rotate(1)
         # and the manual total sum use; the size of one is the file size divided by the count.
         gk = seal.GaloisKeys()
-        keygen.create_galois_keys(gk)
-        self.key_sizes = {"public": _saved_size(pk), "relin": _saved_size(rlk), "rotation": _saved_size(gk) // gk.size()}
+        self.key_sizes = {"public": _saved_size(pk), "relin": _saved_size(rlk)}
+        if rotations:
+            keygen.create_galois_keys(gk)
+            self.key_sizes["rotation"] = _saved_size(gk) // gk.size()
         self.ctx, self.pk, self.rlk, self.gk = ctx, pk, rlk, gk
         self.encoder = seal.CKKSEncoder(ctx)
         self.encryptor = seal.Encryptor(ctx, pk)
