@@ -23,12 +23,10 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import gc
 import json
 import math
 import os
 import platform
-import statistics
 import sys
 import time
 from dataclasses import dataclass, field
@@ -38,6 +36,10 @@ import numpy as np
 
 import oboro
 
+# Timing and measure live in oboro/timing.py (standard library only), so that `oboro compare`'s
+# worker can time other libraries with the same loop under interpreters that cannot import oboro.
+from .timing import MAX_RUNS, Timing, measure
+
 #: Default number of timed runs per measurement (at least).
 DEFAULT_REPEAT = 5
 #: Default minimum timed seconds per measurement (the same as build/bench/bench_primitives).
@@ -45,9 +47,6 @@ DEFAULT_MIN_SECONDS = 0.3
 #: --quick: enough runs for a median, no time budget; for smoke tests, not for numbers to quote.
 QUICK_REPEAT = 3
 QUICK_MIN_SECONDS = 0.0
-#: Runs per measurement stop here even if --min-seconds has not passed (fast ops at small N would
-#: otherwise run tens of thousands of times for no better median).
-MAX_RUNS = 1000
 #: Presets at or above this log2(N) take minutes and GBs of memory: warn before running them.
 HEAVY_LOG_N = 16
 DEFAULT_PRESETS = ("S1", "S2")
@@ -181,53 +180,6 @@ OPS_BY_KEY = {op.key: op for op in OPS}
 
 
 # ---- timing ------------------------------------------------------------------------------------
-
-
-@dataclass
-class Timing:
-    """Times of one call in microseconds over `repeats` timed runs (the warm-up run excluded)."""
-
-    median_us: float
-    min_us: float
-    max_us: float
-    repeats: int
-
-
-def measure(fn: Callable[[], object], repeat: int, min_seconds: float, max_runs: int = MAX_RUNS) -> Timing:
-    """Times fn(): one warm-up call, then runs until `repeat` runs and `min_seconds` of timed runs.
-
-    Stops at max(max_runs, repeat) runs even if min_seconds has not passed. The garbage collector
-    is off while timing (as in timeit) so that a collection triggered by one run does not land in
-    its time; each result is released after the clock has stopped, so freeing it is not timed.
-    """
-    if repeat < 1:
-        raise BenchError(f"repeat must be >= 1, got {repeat}")
-    fn()  # warm-up: first-call costs (allocator growth, caches) are not part of the op
-    limit = max(max_runs, repeat)
-    times: list[float] = []
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        clock = time.perf_counter
-        timed = 0.0
-        while len(times) < limit:
-            t0 = clock()
-            result = fn()
-            t1 = clock()
-            del result
-            times.append(t1 - t0)
-            timed += t1 - t0
-            if len(times) >= repeat and timed >= min_seconds:
-                break
-    finally:
-        if gc_was_enabled:
-            gc.enable()
-    return Timing(
-        median_us=statistics.median(times) * 1e6,
-        min_us=min(times) * 1e6,
-        max_us=max(times) * 1e6,
-        repeats=len(times),
-    )
 
 
 # ---- progress ----------------------------------------------------------------------------------

@@ -102,6 +102,13 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     return bench.execute(args)
 
 
+def _cmd_compare(args: argparse.Namespace) -> int:
+    # Implemented in python/oboro/compare/ (options registered by compare.command.add_arguments).
+    from .compare import command
+
+    return command.execute(args)
+
+
 def _demo_argv(argv: list[str]) -> list[str]:
     """Everything after the `demo` subcommand, unchanged."""
     return argv[argv.index("demo") + 1 :]
@@ -140,6 +147,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bench.add_arguments(p)
     p.set_defaults(func=_cmd_bench)
+
+    from .compare import command as compare
+
+    p = sub.add_parser(
+        "compare",
+        help="time oboro beside other CKKS libraries (OpenFHE, SEAL, desilofhe, Lattigo): ops, memory, depth",
+        description=compare.DESCRIPTION,
+        epilog=compare.EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    compare.add_arguments(p)
+    p.set_defaults(func=_cmd_compare)
 
     # ---- more subcommands are registered here ----
 

@@ -1,0 +1,213 @@
+"""`oboro compare`: options, the plan of worker runs, and the run itself (outputs: report.py)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import TextIO
+
+from .. import bench
+from . import peers, report
+from .peers import LIBRARIES
+from .protocol import OPS
+from .runner import DEFAULT_TIMEOUT_S, Outcome, run_worker
+
+DEFAULT_PRESETS = ("S1", "S2")
+DEFAULT_DEPTHS = (2, 4, 6, 8, 10)
+#: paper 002's CKKS ring (N = 65536); --chain-log-n 15 or 14 for quicker runs (14 fits depth <= 8)
+DEFAULT_CHAIN_LOG_N = 16
+#: SEAL has no threads inside an op: its two-thread run would repeat the one-thread one
+SINGLE_THREADED = {"seal": "SEAL runs each op on one thread (no threads inside an op): only its 1t column is measured"}
+
+
+class CompareError(Exception):
+    """Invalid options of `oboro compare`."""
+
+
+def preset_params(name: str) -> dict:
+    import oboro
+
+    if name not in oboro.presets():
+        raise CompareError(f"unknown preset '{name}' (known presets: {', '.join(oboro.presets())})")
+    i = oboro.preset_info(name)
+    return {k: i[k] for k in ("log_n", "moduli_bits", "special_bits", "scale_bits", "dnum")}
+
+
+def chain_params(log_n: int, depth: int) -> dict:
+    """Q = [60] + depth x [40], P = [60], dnum = depth + 1 (one digit per prime: SEAL can do nothing
+    else, and the others take the same), checked against oboro's 128-bit bound."""
+    import oboro
+
+    p = {"log_n": log_n, "moduli_bits": [60] + [40] * depth, "special_bits": [60], "scale_bits": 40, "dnum": depth + 1}
+    try:
+        oboro.Context(log_n=log_n, moduli_bits=p["moduli_bits"], special_bits=p["special_bits"], dnum=p["dnum"])
+    except oboro.ParameterError as e:
+        raise CompareError(f"depth {depth} does not fit N = 2^{log_n} at 128-bit security ({e}); use a larger --chain-log-n") from None
+    return p
+
+
+def _libraries_arg(text: str) -> list[str]:
+    libs = bench._comma_list(text)
+    for lib in libs:
+        if lib not in LIBRARIES:
+            raise argparse.ArgumentTypeError(f"unknown library '{lib}' (known: {', '.join(LIBRARIES)})")
+    return list(dict.fromkeys(libs))
+
+
+def _int_list(text: str) -> list[int]:
+    try:
+        values = [int(t) for t in bench._comma_list(text)]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated integers >= 1, got '{text}'") from None
+    if any(v < 1 for v in values):
+        raise argparse.ArgumentTypeError(f"expected integers >= 1, got '{text}'")
+    return list(dict.fromkeys(values))
+
+
+DESCRIPTION = (
+    "Measures oboro beside the other CKKS libraries that are installed (OpenFHE, SEAL through\n"
+    "tenseal.sealapi, desilofhe, Lattigo), each through its own fastest interface, on the same parameters,\n"
+    "each library in a process of its own (its peak RSS is read from the kernel). Per op (median time):\n\n"
+    + "\n".join(f"  {k:<9} {v}" for k, v in OPS.items())
+    + "\n\nat 1 and 2 threads, plus key and ciphertext sizes. Every op is checked against NumPy first.\n"
+    "--chain instead times a chain of squarings (multiply + relinearize + rescale) against depth, with\n"
+    "the peak memory of each depth (paper 002, Figures 2 and 3). Missing libraries are skipped with the\n"
+    "reason; scripts/install_peers.sh installs them. Progress goes to stderr."
+)
+
+EPILOG = """\
+examples:
+  oboro compare                                   S1 and S2, every installed library, 1 and 2 threads
+  oboro compare --quick --libraries oboro,lattigo
+  oboro compare --s4 --json c.json --markdown c.md --plot plots/
+  oboro compare --chain --depths 2,4,6 --chain-log-n 15 --threads 1
+"""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--presets", type=bench._presets_arg, default=None, metavar="LIST",
+                   help=f"presets to compare (default {','.join(DEFAULT_PRESETS)}; add S4 with --s4)")
+    p.add_argument("--s4", action="store_true", help="also S4 (N = 2^16, 20 levels): minutes per library and GBs of memory")
+    p.add_argument("--libraries", type=_libraries_arg, default=None, metavar="LIST",
+                   help=f"libraries to run (default: all of {','.join(LIBRARIES)}; oboro is always included)")
+    p.add_argument("--ops", type=bench._comma_list, default=None, metavar="LIST", help=f"ops to time (default all: {','.join(OPS)})")
+    p.add_argument("--threads", type=_int_list, default=None, metavar="LIST", help="thread counts (default 1,2; --chain: 1)")
+    p.add_argument("--repeat", type=bench._positive_int, default=None, metavar="R",
+                   help=f"minimum timed runs per op after one warm-up (default {bench.DEFAULT_REPEAT}, --quick {bench.QUICK_REPEAT})")
+    p.add_argument("--min-seconds", type=bench._seconds_arg, default=None, metavar="S",
+                   help=f"minimum timed seconds per op (default {bench.DEFAULT_MIN_SECONDS}, --quick 0)")
+    p.add_argument("--quick", action="store_true", help="smoke run: fewer repeats, noisy numbers")
+    p.add_argument("--chain", action="store_true", help="the multiplication chain against depth instead of the per-op table")
+    p.add_argument("--depths", type=_int_list, default=None, metavar="LIST", help=f"--chain depths (default {','.join(map(str, DEFAULT_DEPTHS))})")
+    p.add_argument("--chain-log-n", type=int, default=DEFAULT_CHAIN_LOG_N, metavar="LOGN",
+                   help=f"--chain ring dimension log2(N) (default {DEFAULT_CHAIN_LOG_N}, paper 002's CKKS ring)")
+    p.add_argument("--peer-python", default=None, metavar="PATH",
+                   help="Python interpreter with openfhe/tenseal/desilofhe (default: $OBORO_PEER_PYTHON, .peers/py310, this one)")
+    p.add_argument("--lattigo", default=None, metavar="PATH", help="the Lattigo program (default: $OBORO_LATTIGO, bench/peers/lattigo/lattigo-bench)")
+    p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, metavar="S", help=f"seconds per worker process (default {DEFAULT_TIMEOUT_S})")
+    p.add_argument("--json", metavar="PATH", default=None, help="write the results as JSON")
+    p.add_argument("--markdown", metavar="PATH", default=None, help="write the Markdown report")
+    p.add_argument("--plot", metavar="DIR", default=None, help="write PNG plots into DIR (needs matplotlib: pip install 'oboro[plot]')")
+    p.add_argument("--no-progress", action="store_true", help="no progress output on stderr")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="oboro compare", description=DESCRIPTION, epilog=EPILOG,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_arguments(p)
+    return p
+
+
+def plan_tasks(args: argparse.Namespace) -> tuple[list[tuple[str, dict]], dict]:
+    """[(key, task without library)] in run order, and the settings for the report; CompareError on bad input."""
+    quick = args.quick
+    repeat = args.repeat or (bench.QUICK_REPEAT if quick else bench.DEFAULT_REPEAT)
+    min_s = args.min_seconds if args.min_seconds is not None else (0.0 if quick else bench.DEFAULT_MIN_SECONDS)
+    settings = {"repeat": repeat, "min_seconds": min_s, "quick": quick, "warm_up_runs": 1}
+    if args.chain:
+        if args.presets or args.s4 or args.ops:
+            raise CompareError("--chain takes --depths and --chain-log-n, not --presets/--s4/--ops")
+        depths = args.depths or list(DEFAULT_DEPTHS)
+        threads = args.threads or [1]
+        tasks = [(f"depth {d}", {"mode": "chain", "depth": d, "params": chain_params(args.chain_log_n, d)}) for d in depths]
+        settings.update(depths=depths, chain_log_n=args.chain_log_n, threads=threads,
+                        params={k: t["params"] for k, t in tasks})
+    else:
+        if args.depths:
+            raise CompareError("--depths needs --chain")
+        names = list(dict.fromkeys((args.presets or list(DEFAULT_PRESETS)) + (["S4"] if args.s4 else [])))
+        ops = list(dict.fromkeys(args.ops or OPS))
+        for op in ops:
+            if op not in OPS:
+                raise CompareError(f"unknown op '{op}' (known ops: {', '.join(OPS)})")
+        threads = args.threads or [1, 2]
+        tasks = [(n, {"mode": "ops", "ops": ops, "params": preset_params(n)}) for n in names]
+        settings.update(presets=names, ops=ops, threads=threads, params={k: t["params"] for k, t in tasks})
+    for _, t in tasks:
+        t.update(repeat=repeat, min_seconds=min_s, seed=42)
+    return tasks, settings
+
+
+def execute(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    """Runs `oboro compare`; exit code 0 ok, 1 a library failed or matplotlib is missing, 2 bad input."""
+    out = sys.stdout if out is None else out
+    err = sys.stderr if err is None else err
+    try:
+        tasks, settings = plan_tasks(args)
+        bench._check_output_paths(args.json, args.plot)
+        if args.markdown is not None:
+            bench._check_output_paths(args.markdown, None)
+        if args.plot is not None:
+            bench.load_pyplot()
+    except (CompareError, bench.BenchError) as e:
+        print(f"oboro compare: error: {e}", file=err)
+        return 2
+    libs = ["oboro"] + [lib for lib in (args.libraries or LIBRARIES) if lib != "oboro"]
+    launches = [peers.find(lib, args.peer_python, args.lattigo) for lib in libs]
+    skipped = {la.library: la.skipped for la in launches if la.skipped}
+    for lib, why in skipped.items():
+        print(f"oboro compare: skipped: {lib}: {why}", file=err)
+    notes = [f"{lib}: {why}" for lib, why in SINGLE_THREADED.items() if lib in libs and lib not in skipped
+             and any(t > 1 for t in settings["threads"])]
+    runs = [(key, task, t, la) for key, task in tasks for t in settings["threads"] for la in launches
+            if not la.skipped and not (la.library in SINGLE_THREADED and t > 1)]
+
+    progress = bench.Progress(len(runs), stream=err, enabled=not args.no_progress)
+    outcomes: list[Outcome] = []
+    try:
+        for key, task, t, la in runs:
+            progress.start(f"{la.library} {key} {t}t")
+            o = run_worker(la, {**task, "library": la.library, "threads": t}, key, args.timeout)
+            progress.advance()
+            if o.error or o.failed_checks:
+                progress.note(f"oboro compare: {la.library} {key} {t}t FAILED: {o.error or o.failed_checks}")
+            outcomes.append(o)
+    except KeyboardInterrupt:
+        print("\noboro compare: interrupted", file=err)
+        return 130
+    progress.close()
+
+    mode = "chain" if args.chain else "ops"
+    rep = report.to_json(mode, bench.machine_info(settings["threads"][0]), settings, skipped, notes, outcomes)
+    rep["machine"]["threads"] = settings["threads"]
+    md = report.markdown_chain(rep) if args.chain else report.markdown_ops(rep)
+    print(md, file=out)
+    if args.json is not None:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump(rep, f, indent=2)
+            f.write("\n")
+        print(f"wrote {args.json}", file=out)
+    if args.markdown is not None:
+        with open(args.markdown, "w", encoding="utf-8") as f:
+            f.write(md)
+        print(f"wrote {args.markdown}", file=out)
+    if args.plot is not None:
+        for path in (report.plot_chain(rep, args.plot) if args.chain else report.plot_ops(rep, args.plot)):
+            print(f"wrote {path}", file=out)
+    return 1 if any(o.error or o.failed_checks for o in outcomes) else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`oboro compare [OPTIONS]` (also `python -m oboro.compare`)."""
+    return execute(build_parser().parse_args(argv))

@@ -1,0 +1,142 @@
+"""The measuring side of `oboro compare`: one library, one parameter set, one thread count, in one process.
+
+    <python> worker.py < task.json > result.json
+
+The runner starts this script once per (library, preset, threads) or (library, depth) so that each
+measurement has a process of its own: its peak RSS (read by the runner with os.wait4) is that of one
+library alone, and no library's threads or allocator state leak into another's figures.
+
+It runs under the interpreter where the library is installed: oboro's adapter under oboro's Python,
+OpenFHE's under a CPython 3.10 (its only wheel that runs here). So this file and the adapters use
+the standard library and NumPy only, never the oboro package (a C++ extension built for one Python);
+the timing loop comes from oboro/timing.py, imported by path for the same reason.
+
+Each adapter module defines `Adapter(params, threads, rotations)`, which builds the library's context
+and keys (the relinearization key; with rotations=True also the keys of rotate(1) and of the total
+sum, left out of the chain so that its memory is that of the chain alone) and has: slots, version, used (the parameters the library
+actually used), notes (what differs from the others), key_sizes (serialized bytes of the public,
+relinearization and, with rotations, one rotation key); prepare_input(x) (NumPy array -> the library's input type,
+before any clock starts), encode/decode, encrypt (encode + public-key encryption), decrypt (decrypt
++ decode), add, multiply (ct * ct with relinearization and rescale), rotate (one slot to the left),
+total_sum (every slot, or at least slot 0, gets the sum of all slots) and ciphertext_bytes. Results
+are new objects; operands stay unchanged, so each timed call sees the same input.
+
+The task (JSON on stdin): library, mode ("ops" or "chain"), params (log_n, moduli_bits, special_bits,
+scale_bits, dnum), threads, repeat, min_seconds, ops (mode ops) or depth (mode chain), seed.
+The result (JSON on stdout): the library's version, the parameters it actually used and notes, the
+median times in microseconds, the checks (max abs error of every op against NumPy) and key sizes.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))  # python/oboro: for timing.py (stdlib-only) without the package
+from timing import measure  # noqa: E402
+
+#: adapter module (in this directory) of each Python library
+ADAPTERS = {"oboro": "adapter_oboro", "openfhe": "adapter_openfhe", "seal": "adapter_seal", "desilofhe": "adapter_desilofhe"}
+
+
+
+class Inputs:
+    """The operands: two full slot vectors x, y in [-1, 1] (chain: x in [0.999, 1], so x^(2^10) stays near 0.36)."""
+
+    def __init__(self, slots: int, seed: int, chain: bool = False):
+        rng = np.random.default_rng(seed)
+        lo = 0.999 if chain else -1.0
+        self.x = rng.uniform(lo, 1.0, slots)
+        self.y = rng.uniform(-1.0, 1.0, slots)
+
+
+def _err(got, want) -> float:
+    got = np.asarray(got, dtype=np.float64)[: len(want)]
+    return float(np.max(np.abs(got - want)))
+
+
+def run_ops(ad, task: dict) -> dict:
+    """Checks every op once (not timed), then times the requested ops on fresh operands."""
+    inp = Inputs(ad.slots, task.get("seed", 42))
+    x, y = inp.x, inp.y
+    vx = ad.prepare_input(x)  # the library's input type (e.g. a list), made before any clock starts
+    a, b = ad.encrypt(vx), ad.encrypt(ad.prepare_input(y))
+    checks = {
+        "encode": _err(ad.decode(ad.encode(vx)), x),
+        "encrypt": _err(ad.decrypt(a), x),
+        "decrypt": _err(ad.decrypt(a), x),
+        "add": _err(ad.decrypt(ad.add(a, b)), x + y),
+        "multiply": _err(ad.decrypt(ad.multiply(a, b)), x * y),
+        "rotate": _err(ad.decrypt(ad.rotate(a)), np.roll(x, -1)),
+        "sum": _err(ad.decrypt(ad.total_sum(a))[:1], np.array([x.sum()])),
+    }
+    calls = {
+        "encode": lambda: ad.encode(vx),
+        "encrypt": lambda: ad.encrypt(vx),
+        "decrypt": lambda: ad.decrypt(a),
+        "add": lambda: ad.add(a, b),
+        "multiply": lambda: ad.multiply(a, b),
+        "rotate": lambda: ad.rotate(a),
+        "sum": lambda: ad.total_sum(a),
+    }
+    times = {}
+    for op in task["ops"]:
+        t = measure(calls[op], task["repeat"], task["min_seconds"])
+        times[op] = {"median_us": t.median_us, "min_us": t.min_us, "max_us": t.max_us, "repeats": t.repeats}
+    return {"times": times, "checks": {op: checks[op] for op in task["ops"]},
+            "sizes": {**ad.key_sizes, "ciphertext": ad.ciphertext_bytes(a)}}
+
+
+def run_chain(ad, task: dict) -> dict:
+    """Times depth successive squarings (multiply + relinearize + rescale each) of a fresh ciphertext."""
+    depth = task["depth"]
+    inp = Inputs(ad.slots, task.get("seed", 42), chain=True)
+    a = ad.encrypt(ad.prepare_input(inp.x))
+
+    def chain():
+        c = a
+        for _ in range(depth):
+            c = ad.multiply(c, c)
+        return c
+
+    check = _err(ad.decrypt(chain()), inp.x ** (2**depth))
+    t = measure(chain, task["repeat"], task["min_seconds"])
+    return {"times": {"chain": {"median_us": t.median_us, "min_us": t.min_us, "max_us": t.max_us, "repeats": t.repeats}},
+            "checks": {"chain": check}, "sizes": dict(ad.key_sizes)}
+
+
+def peak_rss_bytes() -> int:
+    """This process's peak resident memory (VmHWM). Read here rather than from the parent's rusage:
+    Linux carries ru_maxrss across fork + exec, so a child would report at least its parent's peak."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def main() -> int:
+    task = json.load(sys.stdin)
+    lib = task["library"]
+    adapter = importlib.import_module(ADAPTERS[lib])
+    t0 = time.perf_counter()
+    ad = adapter.Adapter(task["params"], task["threads"], rotations=task["mode"] == "ops")
+    setup_s = time.perf_counter() - t0
+    body = run_ops(ad, task) if task["mode"] == "ops" else run_chain(ad, task)
+    out = {"library": lib, "version": ad.version, "used": ad.used, "notes": ad.notes, "setup_seconds": setup_s, **body,
+           "peak_rss_bytes": peak_rss_bytes()}
+    json.dump(out, sys.stdout)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,130 @@
+"""`oboro compare` on oboro alone (the peers are optional and never needed here): the JSON and
+Markdown structure, the skipped-peer lines, positive times, checks, bad input, and the chain mode."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import stat
+import sys
+
+import pytest
+
+from oboro import cli
+from oboro.compare import command, peers, runner
+from oboro.compare.protocol import OPS
+
+
+def _run(tmp_path, *extra):
+    out, err = io.StringIO(), io.StringIO()
+    args = cli.build_parser().parse_args(["compare", "--quick", "--repeat", "1", "--presets", "S1", "--threads", "1",
+                                          "--json", str(tmp_path / "c.json"), "--markdown", str(tmp_path / "c.md"), *extra])
+    rc = command.execute(args, out=out, err=err)
+    return rc, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture
+def no_peers(tmp_path, monkeypatch):
+    """Peers looked for where they cannot be (as on CI): no peer venv, no Lattigo program."""
+    monkeypatch.setattr(peers, "PEER_VENV_PYTHON", tmp_path / "no-venv" / "python")
+    monkeypatch.setattr(peers, "LATTIGO_EXE", tmp_path / "no-go")
+    for var in ("OBORO_PEER_PYTHON", "OBORO_LATTIGO"):
+        monkeypatch.delenv(var, raising=False)
+
+
+def test_oboro_alone_json_and_markdown(tmp_path, no_peers):
+    rc, out, err = _run(tmp_path, "--libraries", "oboro,lattigo,openfhe")
+    assert rc == 0, err
+    # each missing peer is a visible "skipped: <why>" line, in the report too
+    assert "skipped: lattigo: Lattigo program" in err and "not built" in err
+    assert "skipped: openfhe: no interpreter can import openfhe" in err and "install_peers.sh" in err
+    rep = json.loads((tmp_path / "c.json").read_text())
+    assert rep["benchmark"] == "oboro compare" and rep["mode"] == "ops"
+    assert set(rep["skipped"]) == {"lattigo", "openfhe"}
+    assert rep["settings"]["params"]["S1"]["log_n"] == 13
+    (run,) = rep["runs"]
+    assert run["library"] == "oboro" and run["key"] == "S1" and run["threads"] == 1 and run["status"] == "ok"
+    assert set(run["times"]) == set(OPS)
+    assert all(t["median_us"] > 0 and t["min_us"] <= t["median_us"] <= t["max_us"] for t in run["times"].values())
+    # the checks ran and are tight (CKKS at scale 2^40: errors far below the tolerances)
+    assert set(run["checks"]) == set(OPS) and all(e < 1e-4 for e in run["checks"].values())
+    assert run["sizes"]["relin"] > run["sizes"]["public"] > 0 and run["sizes"]["ciphertext"] > 0
+    assert 10 * 2**20 < run["peak_rss_bytes"] < 4 * 2**30
+    md = (tmp_path / "c.md").read_text()
+    assert md.rstrip() in out  # the same report on stdout and in the file
+    assert "| op | oboro 1t |" in md and "## S1: N = 2^13" in md and "skipped: lattigo" in md
+    assert "| multiply + relinearize + rescale |" in md and "| peak RSS of the process |" in md
+    assert rep["machine"]["date_utc"] in md
+
+
+def test_missing_python_peer_is_skipped_with_reason(tmp_path, no_peers):
+    launch = peers.find("desilofhe", peer_python=str(tmp_path / "nothing-here"))
+    if launch.skipped is None:  # installed for this very interpreter: nothing to check
+        pytest.skip("desilofhe is installed for this Python")
+    assert launch.argv == ()
+    assert "no interpreter can import desilofhe" in launch.skipped and "install_peers.sh" in launch.skipped
+
+
+def test_ratio_against_oboro_in_markdown():
+    from oboro.compare import report
+
+    def run(lib, us):
+        o = runner.Outcome(lib, "S1", 1, result={"times": {"add": {"median_us": us}}, "sizes": {}, "checks": {"add": 0.0}})
+        return o
+
+    rep = report.to_json("ops", {"date_utc": "d", "cpu": "c", "usable_cores": 2, "platform": "p", "python": "3"},
+                         {"params": {"S1": {"log_n": 13, "moduli_bits": [60, 40], "special_bits": [60], "dnum": 2, "scale_bits": 40}}},
+                         {}, [], [run("oboro", 10.0), run("lattigo", 25.0)])
+    md = report.markdown_ops(rep)
+    assert "| add (ct + ct) | 10.0 us | 25.0 us (x2.50) |" in md
+
+
+def test_failed_check_and_crash_are_reported(tmp_path):
+    # A fake worker that answers a wrong result, and one that crashes: neither may pass as a measurement.
+    bad = tmp_path / "bad.py"
+    bad.write_text("import json,sys; json.load(sys.stdin); print(json.dumps({'times': {'add': {'median_us': 1.0}}, "
+                   "'checks': {'add': 0.5}, 'sizes': {}}))")
+    o = runner.run_worker(peers.Launch("x", (sys.executable, str(bad))), {"threads": 1}, "S1")
+    assert o.error is None and o.failed_checks == {"add": 0.5}
+    crash = tmp_path / "crash.py"
+    crash.write_text("import sys; sys.exit('boom')")
+    o = runner.run_worker(peers.Launch("x", (sys.executable, str(crash))), {"threads": 1}, "S1")
+    assert o.result is None and "status 1" in o.error and "boom" in o.error
+
+
+def test_worker_timeout(tmp_path):
+    slow = tmp_path / "slow.py"
+    slow.write_text("import time; time.sleep(30)")
+    o = runner.run_worker(peers.Launch("x", (sys.executable, str(slow))), {"threads": 1}, "S1", timeout_s=0.5)
+    assert o.result is None and "timeout" in o.error
+
+
+def test_chain_mode(tmp_path):
+    out, err = io.StringIO(), io.StringIO()
+    args = cli.build_parser().parse_args(["compare", "--chain", "--depths", "1,2", "--chain-log-n", "13", "--repeat", "1",
+                                          "--min-seconds", "0", "--libraries", "oboro", "--json", str(tmp_path / "ch.json")])
+    assert command.execute(args, out=out, err=err) == 0, err.getvalue()
+    rep = json.loads((tmp_path / "ch.json").read_text())
+    assert rep["mode"] == "chain" and rep["settings"]["depths"] == [1, 2]
+    t1, t2 = (r["times"]["chain"]["median_us"] for r in rep["runs"])
+    assert 0 < t1 and 0 < t2 and all(r["checks"]["chain"] < 1e-2 for r in rep["runs"])
+    assert "| depth | oboro 1t |" in out.getvalue()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--presets", "S9"], "unknown preset 'S9'"),
+    (["--ops", "divide"], "unknown op 'divide'"),
+    (["--depths", "2"], "--depths needs --chain"),
+    (["--chain", "--depths", "10", "--chain-log-n", "13"], "does not fit N = 2^13"),
+])
+def test_bad_input_is_a_clear_error(argv, message):
+    err = io.StringIO()
+    rc = command.execute(cli.build_parser().parse_args(["compare", *argv]), out=io.StringIO(), err=err)
+    assert rc == 2 and message in err.getvalue()
+
+
+def test_unknown_library_is_refused(capsys):
+    with pytest.raises(SystemExit):
+        cli.build_parser().parse_args(["compare", "--libraries", "heaan"])
+    assert "unknown library 'heaan'" in capsys.readouterr().err
