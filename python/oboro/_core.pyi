@@ -241,6 +241,10 @@ class Context:
         Decrypts a Batch: an array of shape (len(batch),) + the element shape, row i from element i.
         """
 
+    @overload
+    def decrypt(self, matrix: EncryptedMatrix) -> numpy.typing.NDArray[numpy.float64]:
+        """Decrypts an EncryptedMatrix to a float64 array of its shape."""
+
     def describe(self) -> str:
         """A human-readable summary: parameters, security, scales, keys and mode."""
 
@@ -633,3 +637,40 @@ class Batch:
         """The same values at a lower level (limbs dropped, scale kept)."""
 
     def __repr__(self) -> str: ...
+
+class EncryptedMatrix:
+    """
+    An encrypted real matrix laid out for one matrix-product method (make it with oboro.linalg.encrypt_matrix; decrypt it with Context.decrypt).
+    """
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """(rows, cols) of the matrix."""
+
+    @property
+    def method(self) -> str:
+        """The product method it is laid out for: 'jiang' or '3d'."""
+
+    @property
+    def d(self) -> int:
+        """The power of two the matrix is zero-padded to (d x d)."""
+
+    @property
+    def level(self) -> int:
+        """The ciphertext's level."""
+
+    def __matmul__(self, other: EncryptedMatrix) -> EncryptedMatrix:
+        """The encrypted product self @ other (see oboro.linalg.matmul)."""
+
+def encrypt_matrix(ctx: Context, matrix: numpy.typing.ArrayLike, method: str = 'auto', d: int | None = None, level: int | None = None) -> EncryptedMatrix:
+    """
+    Encrypts a real 2-D matrix for the encrypted matrix product (oboro.linalg.encrypt_matrix).
+    """
+
+def matmul(a: EncryptedMatrix, b: EncryptedMatrix) -> EncryptedMatrix:
+    """The encrypted matrix product a @ b (oboro.linalg.matmul)."""
+
+def matmul_rotation_steps(ctx: Context, shape: Sequence[int], method: str = 'auto', d: int | None = None) -> list[int]:
+    """
+    The rotation steps a matrix product needs (oboro.linalg.rotation_steps).
+    """
