@@ -5,7 +5,9 @@
 #include <limits>
 #include <set>
 #include <sstream>
+#include <string_view>
 
+#include "oboro/backend/cpu/eltwise.hpp"
 #include "oboro/ckks/keyswitch.hpp"
 #include "oboro/util/error.hpp"
 
@@ -126,8 +128,13 @@ double sum_cost(const Context& ctx, int level, int rounds, int h) {
     const double ntt = n / 2 * std::log2(n);  // one limb
     const auto& digits = ctx.level(level).digits;
     const double beta = double(digits.size());
-    // Memory-bound passes (permutations, additions) cost less than a multiplication per word.
-    constexpr double w_move = 0.5, w_add = 0.25;
+    // Weights of the memory-bound passes per word, relative to one modular multiplication.
+    // Fitted (least squares on log speed-ups) to bench_trace's paper-004 grid (logN 15, k/l in
+    // {1,5,10} x {1,4,9}, h = 1..7) on an AVX-512 machine: the permutation of a hoisted rotation
+    // is a gather (one random access per word) that SIMD does not speed up, so it weighs about
+    // 3 multiplications next to the vector kernels and 1.5 next to the scalar ones.
+    const bool simd = std::string_view(backend::cpu::eltwise_active().name) != "scalar";
+    const double w_move = simd ? 3.0 : 1.5, w_add = 0.25;
     double mod_up = l1 * ntt;
     for (const DigitConversion& d : digits) {
         const double a = double(d.end - d.begin);

@@ -52,7 +52,7 @@ std::vector<int64_t> sum_rotation_steps(const Context& ctx, const SumSpec& spec,
                                         int h = 0);
 
 // The cost model of the automatic strategy, in 64-bit modular multiplications (memory-bound
-// passes weighted less), of a sum of `rounds` rounds at `level`: h = 0 is doubling, h >= 1 the
+// passes weighted by factors measured for the active kernels, see trace.cpp), of a sum of `rounds` rounds at `level`: h = 0 is doubling, h >= 1 the
 // hoisted algorithm with h iterations. Per iteration of r rounds:
 //   ModUp(level) + (2^r - 1) * (permute digits + key inner product) + ModDown(level)
 // with ModUp = INTT of l+1 limbs + per digit (base conversion + NTT of the other limbs),
