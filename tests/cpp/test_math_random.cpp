@@ -123,6 +123,21 @@ TEST(ChaCha20, EveryInputWordMatters) {
     EXPECT_NE(std::memcmp(base, other, 64), 0);
 }
 
+// The lane-parallel generator makes exactly the blocks of the one-block function, for counters
+// at the start, in the middle and at the very top of the 32-bit range
+TEST(ChaCha20, LanesEqualSingleBlocks) {
+    const uint32_t key[8] = {0xdeadbeef, 2, 3, 4, 5, 6, 7, 0x80000000}, nonce[3] = {1, 0xffffffff, 3};
+    for (uint32_t counter : {0u, 12345u, uint32_t(UINT32_MAX - (kChachaLanes - 1))}) {
+        std::vector<uint8_t> lanes(64 * kChachaLanes);
+        chacha20_blocks(key, counter, nonce, lanes.data());
+        for (uint32_t b = 0; b < kChachaLanes; ++b) {
+            uint8_t want[64];
+            chacha20_block(key, counter + b, nonce, want);
+            EXPECT_EQ(std::memcmp(lanes.data() + 64 * b, want, 64), 0) << "counter " << counter << " lane " << b;
+        }
+    }
+}
+
 // ---- Prng ----------------------------------------------------------------------------------------
 
 Seed seed_of(uint8_t start) {
@@ -165,6 +180,41 @@ TEST(Prng, StreamLayout) {
             EXPECT_EQ(std::memcmp(got.data() + 64 * ctr, want, 64), 0) << "stream " << stream << " block " << ctr;
         }
     }
+}
+
+// Reads of every size and kind across many internal refills give the keystream block after block
+TEST(Prng, StreamAcrossRefills) {
+    const Seed seed = seed_of(0x21);
+    std::array<uint8_t, 32> key;
+    std::memcpy(key.data(), seed.data(), 32);
+    const auto kw = le_words(key);
+    const uint32_t nonce[3] = {0, 3, 0};
+    const size_t blocks = 3 * kChachaLanes + 5;
+    std::vector<uint8_t> want(64 * blocks);
+    for (uint32_t ctr = 0; ctr < blocks; ++ctr) chacha20_block(kw.data(), ctr, nonce, want.data() + 64 * ctr);
+    Prng p(seed, 3);
+    std::vector<uint8_t> got;
+    for (size_t i = 0; got.size() + 1100 < want.size(); ++i) {
+        switch (i % 4) {
+            case 0: {
+                const uint64_t v = p.next_u64();
+                for (int b = 0; b < 8; ++b) got.push_back(uint8_t(v >> (8 * b)));
+                break;
+            }
+            case 1: {
+                const uint32_t v = p.next_u32();
+                for (int b = 0; b < 4; ++b) got.push_back(uint8_t(v >> (8 * b)));
+                break;
+            }
+            default: {
+                std::vector<uint8_t> part(i % 7 == 0 ? 1000 : i % 13);  // some reads span a refill
+                p.fill(part.data(), part.size());
+                got.insert(got.end(), part.begin(), part.end());
+            }
+        }
+    }
+    ASSERT_GT(got.size(), 64 * 2 * kChachaLanes);
+    EXPECT_TRUE(std::equal(got.begin(), got.end(), want.begin()));
 }
 
 // Same seed and stream -> identical output through every accessor

@@ -55,11 +55,14 @@ std::vector<int64_t> sample_gaussian(math::Prng& prng, size_t n, double sigma) {
         // The error distribution: inversion of a precomputed cumulative table (about 20 entries)
         // scanned in full for every sample, so the time does not depend on the value drawn.
         static const std::vector<uint64_t> table = folded_cdt(kErrorSigma);
+        // The signs come 64 at a time from one word.
+        uint64_t signs = 0;
         for (size_t i = 0; i < n; ++i) {
             const uint64_t u = prng.next_u64();
             int64_t mag = 0;
             for (uint64_t t : table) mag += u >= t ? 1 : 0;
-            const int64_t sign = int64_t(prng.next_u32() & 1) * 2 - 1;
+            if (i % 64 == 0) signs = prng.next_u64();
+            const int64_t sign = int64_t((signs >> (i % 64)) & 1) * 2 - 1;
             e[i] = mag * sign;
         }
         return e;

@@ -2,6 +2,7 @@
 
 #include <sys/random.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -65,6 +66,51 @@ void chacha20_block(const uint32_t key[8], uint32_t counter, const uint32_t nonc
     }
 }
 
+namespace {
+// One quarter round on kChachaLanes independent states (row r of a state is x[r][0..lanes)).
+inline void quarter_round_lanes(uint32_t* __restrict a, uint32_t* __restrict b, uint32_t* __restrict c,
+                                uint32_t* __restrict d) {
+    for (size_t l = 0; l < kChachaLanes; ++l) {
+        a[l] += b[l]; d[l] ^= a[l]; d[l] = rotl(d[l], 16);
+        c[l] += d[l]; b[l] ^= c[l]; b[l] = rotl(b[l], 12);
+        a[l] += b[l]; d[l] ^= a[l]; d[l] = rotl(d[l], 8);
+        c[l] += d[l]; b[l] ^= c[l]; b[l] = rotl(b[l], 7);
+    }
+}
+}  // namespace
+
+__attribute__((target_clones("avx512f", "avx2", "default")))
+void chacha20_blocks(const uint32_t key[8], uint32_t counter, const uint32_t nonce[3],
+                     uint8_t out[64 * kChachaLanes]) {
+    const uint32_t init[16] = {0x61707865, 0x3320646e, 0x79622d32, 0x6b206574,
+                               key[0], key[1], key[2], key[3], key[4], key[5], key[6], key[7],
+                               0, nonce[0], nonce[1], nonce[2]};
+    alignas(64) uint32_t x[16][kChachaLanes];
+    for (size_t w = 0; w < 16; ++w)
+        for (size_t l = 0; l < kChachaLanes; ++l) x[w][l] = init[w];
+    for (size_t l = 0; l < kChachaLanes; ++l) x[12][l] = counter + uint32_t(l);
+    for (int i = 0; i < 10; ++i) {
+        quarter_round_lanes(x[0], x[4], x[8], x[12]);
+        quarter_round_lanes(x[1], x[5], x[9], x[13]);
+        quarter_round_lanes(x[2], x[6], x[10], x[14]);
+        quarter_round_lanes(x[3], x[7], x[11], x[15]);
+        quarter_round_lanes(x[0], x[5], x[10], x[15]);
+        quarter_round_lanes(x[1], x[6], x[11], x[12]);
+        quarter_round_lanes(x[2], x[7], x[8], x[13]);
+        quarter_round_lanes(x[3], x[4], x[9], x[14]);
+    }
+    for (size_t l = 0; l < kChachaLanes; ++l) {
+        uint8_t* o = out + 64 * l;
+        for (size_t w = 0; w < 16; ++w) {
+            const uint32_t v = x[w][l] + (w == 12 ? counter + uint32_t(l) : init[w]);
+            o[4 * w] = uint8_t(v);
+            o[4 * w + 1] = uint8_t(v >> 8);
+            o[4 * w + 2] = uint8_t(v >> 16);
+            o[4 * w + 3] = uint8_t(v >> 24);
+        }
+    }
+}
+
 Prng::Prng() : Prng(os_random_seed(), 0) {}
 
 Prng::Prng(const Seed& seed, uint64_t stream_id) {
@@ -75,16 +121,26 @@ Prng::Prng(const Seed& seed, uint64_t stream_id) {
 }
 
 void Prng::refill() {
-    chacha20_block(key_, counter_, nonce_, block_);
-    if (++counter_ == 0) ++nonce_[0];  // 2^32 blocks per nonce; move to the next nonce word
+    if (counter_ <= UINT32_MAX - (kChachaLanes - 1)) {
+        chacha20_blocks(key_, counter_, nonce_, buffer_);
+        counter_ += uint32_t(kChachaLanes);
+        if (counter_ == 0) ++nonce_[0];
+    } else {
+        // The counter wraps inside this batch: block by block, moving to the next nonce word
+        // after 2^32 blocks (as a generator that makes one block at a time would).
+        for (size_t b = 0; b < kChachaLanes; ++b) {
+            chacha20_block(key_, counter_, nonce_, buffer_ + 64 * b);
+            if (++counter_ == 0) ++nonce_[0];
+        }
+    }
     pos_ = 0;
 }
 
 void Prng::fill(uint8_t* buf, size_t len) {
     while (len > 0) {
-        if (pos_ == 64) refill();
-        const size_t take = std::min(len, size_t(64) - pos_);
-        std::memcpy(buf, block_ + pos_, take);
+        if (pos_ == kBufferBytes) refill();
+        const size_t take = std::min(len, kBufferBytes - pos_);
+        std::memcpy(buf, buffer_ + pos_, take);
         pos_ += take;
         buf += take;
         len -= take;
@@ -92,14 +148,22 @@ void Prng::fill(uint8_t* buf, size_t len) {
 }
 
 uint64_t Prng::next_u64() {
+    if (pos_ + 8 <= kBufferBytes) {  // the common case: no refill inside the word
+        const uint64_t v = uint64_t(load_le32(buffer_ + pos_)) | uint64_t(load_le32(buffer_ + pos_ + 4)) << 32;
+        pos_ += 8;
+        return v;
+    }
     uint8_t b[8];
     fill(b, 8);
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; --i) v = (v << 8) | b[i];
-    return v;
+    return uint64_t(load_le32(b)) | uint64_t(load_le32(b + 4)) << 32;
 }
 
 uint32_t Prng::next_u32() {
+    if (pos_ + 4 <= kBufferBytes) {
+        const uint32_t v = load_le32(buffer_ + pos_);
+        pos_ += 4;
+        return v;
+    }
     uint8_t b[4];
     fill(b, 4);
     return load_le32(b);

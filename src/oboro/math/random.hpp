@@ -24,6 +24,13 @@ void os_random_bytes(uint8_t* buf, size_t len);
 // against the RFC 8439 vectors.
 void chacha20_block(const uint32_t key[8], uint32_t counter, const uint32_t nonce[3], uint8_t out[64]);
 
+// kChachaLanes consecutive blocks (counters counter .. counter + kChachaLanes - 1, which must not
+// wrap), computed lane-parallel so the compiler vectorizes across blocks (AVX-512, AVX2 or SSE2,
+// chosen at load time); the bytes are those of kChachaLanes calls of chacha20_block.
+constexpr size_t kChachaLanes = 16;
+void chacha20_blocks(const uint32_t key[8], uint32_t counter, const uint32_t nonce[3],
+                     uint8_t out[64 * kChachaLanes]);
+
 class Prng {
 public:
     // A generator seeded from the OS.
@@ -40,12 +47,15 @@ public:
     double uniform_double();
 
 private:
+    // The keystream is produced kChachaLanes blocks at a time; the bytes handed out are the same
+    // as block after block (the stored seeds of keys and ciphertexts depend on that).
+    static constexpr size_t kBufferBytes = 64 * kChachaLanes;
     void refill();
     uint32_t key_[8];
     uint32_t nonce_[3];
     uint32_t counter_ = 0;
-    uint8_t block_[64];
-    size_t pos_ = 64;
+    alignas(64) uint8_t buffer_[kBufferBytes];
+    size_t pos_ = kBufferBytes;
 };
 
 }  // namespace oboro::math
