@@ -13,7 +13,7 @@
 // tree; --quick writes nothing unless --out is given) and runs bench/plot_matmul.py for
 // DIR/matmul.png (with $OBORO_PYTHON, else the source tree's .venv/bin/python, else python3).
 //
-//   bench_matmul [--quick] [--threads N] [--trials N] [--runs N] [--out DIR]
+//   bench_matmul [--quick] [--threads N] [--trials N] [--runs N] [--d 4,8,16] [--no-blocks] [--out DIR]
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -270,13 +270,20 @@ std::string tables_md(const std::vector<SquareRow>& sq, const std::vector<BlockR
              "block. 'formula' checks the measured counts against MatmulCost::total (docs/architecture.md). "
              "Median of the timed runs, "
           << threads << " thread" << (threads > 1 ? "s" : "") << ".\n\n"
-             "| m x k x n | base | d | grid | ms | ms per output block | Rot | ModUps | Mult | relin | formula | max error |\n"
-             "|---|---|---:|---|---:|---:|---:|---:|---:|---:|---|---:|\n";
-        for (const auto& b : blocks)
+             "'vs n/2': time against the square product of half the size with the same base (8x the "
+             "block products, 4x the transforms and relinearizations).\n\n"
+             "| m x k x n | base | d | grid | ms | vs n/2 | ms per output block | Rot | ModUps | Mult | relin | formula | "
+             "max error |\n|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---|---:|\n";
+        for (const auto& b : blocks) {
+            std::string scaling;
+            for (const auto& h : blocks)
+                if (h.base == b.base && b.m == b.k && b.k == b.n && h.m == h.k && h.k == h.n && 2 * h.m == b.m)
+                    scaling = fmt("%.1fx", b.ms / h.ms);
             o << "| " << b.m << "x" << b.k << "x" << b.n << " | " << b.base << " | " << b.d << " | " << b.gm << "x" << b.gk
-              << "x" << b.gn << " | " << fmt("%.0f", b.ms) << " | " << fmt("%.1f", b.ms / double(b.gm * b.gn)) << " | "
+              << "x" << b.gn << " | " << fmt("%.0f", b.ms) << " | " << scaling << " | " << fmt("%.1f", b.ms / double(b.gm * b.gn)) << " | "
               << b.ops.rot << " | " << b.ops.key_switch.mod_ups << " | " << b.ops.mult << " | " << b.ops.relin << " | "
               << (b.ops == b.formula ? "equal" : "DIFFERS") << " | " << fmt("%.2g", b.max_err) << " |\n";
+        }
     }
     return o.str();
 }
@@ -293,6 +300,8 @@ int main(int argc, char** argv) {
     bool quick = false;
     int threads = 1, trials = 100, runs = 5;
     std::string out_dir;
+    std::vector<size_t> ds = {4, 8, 16};
+    bool blocks_wanted = true;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         auto next = [&] { return bench::option_value(argc, argv, i); };
@@ -301,15 +310,17 @@ int main(int argc, char** argv) {
         else if (a == "--trials") trials = std::stoi(next());
         else if (a == "--runs") runs = std::stoi(next());
         else if (a == "--out") out_dir = next();
+        else if (a == "--d") { ds.clear(); for (auto& d : bench::split(next(), ',')) ds.push_back(std::stoul(d)); }
+        else if (a == "--no-blocks") blocks_wanted = false;
         else {
-            std::fprintf(stderr, "usage: %s [--quick] [--threads N] [--trials N] [--runs N] [--out DIR]\n", argv[0]);
+            std::fprintf(stderr, "usage: %s [--quick] [--threads N] [--trials N] [--runs N] [--d 4,8,16] [--no-blocks] [--out DIR]\n",
+                         argv[0]);
             return 2;
         }
     }
     if (!quick && out_dir.empty()) out_dir = std::string(OBORO_SOURCE_DIR) + "/docs/benchmarks";
     set_num_threads(threads);
     // --quick: a smoke test: d = 4 only, 2 trials, 1 run, one small block product.
-    std::vector<size_t> ds = {4, 8, 16};
     if (quick) ds = {4}, trials = 2, runs = 1;
 
     Bench B(Context::create(Parameters::preset("S2")));
@@ -331,6 +342,7 @@ int main(int argc, char** argv) {
                                     {256, 256, 256, BlockBase::jiang, 64}, {256, 256, 256, BlockBase::cube, 16},
                                     {100, 200, 50, BlockBase::jiang, 64}};
     if (quick) cases = {{12, 8, 4, BlockBase::cube, 4}};
+    if (!blocks_wanted) cases.clear();
     std::vector<BlockRow> blocks;
     for (const auto& c : cases) {
         const bool big = c.m * c.k * c.n >= 128u * 128u * 128u;

@@ -12,7 +12,7 @@
 // are alive at a time. Cost (MatmulCost::total): gm gk left + gk gn right + gm gk gn product +
 // gm gn finish, i.e. in key switches
 //   jiang: gm gk (R_sigma + 2(d-1)) + gk gn (R_tau + d-1) + gm gn      (hoisted rotations + relins)
-//   3-D:   2 log d (gm gk + gk gn) + gm gn (log d + 1)                 (fused shifts)
+//   3-D:   2 S (gm gk + gk gn) + gm gn (S + 1)    (S: the key switches of one shift sum)
 // against gm gk gn full products done one by one.
 #pragma once
 
