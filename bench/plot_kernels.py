@@ -5,26 +5,16 @@ crossover marked. Exits cleanly (status 0, a message) when matplotlib is not ins
 
 usage: plot_kernels.py RESULTS.json [--out docs/benchmarks/kernels_fma.png]
 """
-import argparse
-import json
-import pathlib
 import sys
+
+from plot_util import finish, start
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("results")
-    ap.add_argument("--out", default="docs/benchmarks/kernels_fma.png")
-    args = ap.parse_args()
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("plot_kernels.py: matplotlib is not installed; no plot written")
+    started = start(__doc__, "plot_kernels.py", "docs/benchmarks/kernels_fma.png")
+    if started is None:
         return 0
-    res = json.loads(pathlib.Path(args.results).read_text())
+    res, out, plt = started
     rows = res["fma"]["results"]
     isas = [i for i in ("scalar", "avx2", "avx512") if any(r["isa"] == i for r in rows)]
     fig, axes = plt.subplots(1, len(isas), figsize=(5 * len(isas), 4), sharey=True, squeeze=False)
@@ -41,13 +31,7 @@ def main():
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=8)
     axes[0][0].set_ylabel("median time (us)")
-    m = res["machine"]
-    fig.suptitle(f"acc + a*b mod q, 60-bit primes, logN 10..15, 1..15 limbs - {m['cpu']}, {m['date_utc']}", fontsize=9)
-    fig.tight_layout()
-    pathlib.Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(args.out, dpi=110)
-    print(f"plot_kernels.py: wrote {args.out}")
-    return 0
+    return finish(fig, res, "acc + a*b mod q, 60-bit primes, logN 10..15, 1..15 limbs", out, "plot_kernels.py")
 
 
 if __name__ == "__main__":

@@ -6,10 +6,9 @@ not installed.
 
 usage: plot_matmul.py RESULTS.json [--out docs/benchmarks/matmul.png]
 """
-import argparse
-import json
-import pathlib
 import sys
+
+from plot_util import finish, start
 
 LABELS = {
     "jiang": "oboro Jiang et al.",
@@ -20,19 +19,10 @@ LABELS = {
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("results")
-    ap.add_argument("--out", default="docs/benchmarks/matmul.png")
-    args = ap.parse_args()
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("plot_matmul.py: matplotlib is not installed; no plot written")
+    started = start(__doc__, "plot_matmul.py", "docs/benchmarks/matmul.png")
+    if started is None:
         return 0
-    res = json.loads(pathlib.Path(args.results).read_text())
+    res, out, plt = started
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
     square = res["square"]
     for method, label in LABELS.items():
@@ -64,13 +54,7 @@ def main():
     right.set_title("block products, S2", fontsize=9)
     right.grid(True, which="both", alpha=0.3)
     right.legend(fontsize=7)
-    m = res["machine"]
-    fig.suptitle(f"encrypted matrix products - {m['cpu']}, {m['date_utc']}", fontsize=9)
-    fig.tight_layout()
-    pathlib.Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(args.out, dpi=110)
-    print(f"plot_matmul.py: wrote {args.out}")
-    return 0
+    return finish(fig, res, "encrypted matrix products", out, "plot_matmul.py")
 
 
 if __name__ == "__main__":

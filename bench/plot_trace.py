@@ -6,10 +6,9 @@ when matplotlib is not installed.
 
 usage: plot_trace.py RESULTS.json [--out docs/benchmarks/trace.png]
 """
-import argparse
-import json
-import pathlib
 import sys
+
+from plot_util import finish, start
 
 
 def speedups(rows, threads, simd):
@@ -27,19 +26,10 @@ def speedups(rows, threads, simd):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("results")
-    ap.add_argument("--out", default="docs/benchmarks/trace.png")
-    args = ap.parse_args()
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("plot_trace.py: matplotlib is not installed; no plot written")
+    started = start(__doc__, "plot_trace.py", "docs/benchmarks/trace.png")
+    if started is None:
         return 0
-    res = json.loads(pathlib.Path(args.results).read_text())
+    res, out, plt = started
     rows = res["trace"]
     panels = sorted({(r["threads"], r["simd"]) for r in rows})
     fig, axes = plt.subplots(1, len(panels), figsize=(4.5 * len(panels), 4), sharey=True, squeeze=False)
@@ -52,13 +42,7 @@ def main():
         ax.grid(True, alpha=0.3)
     axes[0][0].set_ylabel("speed-up over repeated doubling")
     axes[0][-1].legend(fontsize=7)
-    m = res["machine"]
-    fig.suptitle(f"rotate-and-sum, logN 15, M = 7 - {m['cpu']}, {m['date_utc']}", fontsize=9)
-    fig.tight_layout()
-    pathlib.Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(args.out, dpi=110)
-    print(f"plot_trace.py: wrote {args.out}")
-    return 0
+    return finish(fig, res, "rotate-and-sum, logN 15, M = 7", out, "plot_trace.py")
 
 
 if __name__ == "__main__":
