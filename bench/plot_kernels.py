@@ -7,11 +7,11 @@ usage: plot_kernels.py RESULTS.json [--out docs/benchmarks/kernels_fma.png]
 """
 import sys
 
-import plotting
+from plot_util import finish, start
 
 
 def main():
-    started = plotting.start(__doc__, "plot_kernels.py", "docs/benchmarks/kernels_fma.png")
+    started = start(__doc__, "plot_kernels.py", "docs/benchmarks/kernels_fma.png")
     if started is None:
         return 0
     res, out, plt = started
@@ -31,8 +31,7 @@ def main():
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=8)
     axes[0][0].set_ylabel("median time (us)")
-    plotting.save(fig, out, "plot_kernels.py", "acc + a*b mod q, 60-bit primes, logN 10..15, 1..15 limbs", res["machine"])
-    return 0
+    return finish(fig, res, "acc + a*b mod q, 60-bit primes, logN 10..15, 1..15 limbs", out, "plot_kernels.py")
 
 
 if __name__ == "__main__":

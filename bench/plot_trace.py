@@ -8,7 +8,7 @@ usage: plot_trace.py RESULTS.json [--out docs/benchmarks/trace.png]
 """
 import sys
 
-import plotting
+from plot_util import finish, start
 
 
 def speedups(rows, threads, simd):
@@ -26,7 +26,7 @@ def speedups(rows, threads, simd):
 
 
 def main():
-    started = plotting.start(__doc__, "plot_trace.py", "docs/benchmarks/trace.png")
+    started = start(__doc__, "plot_trace.py", "docs/benchmarks/trace.png")
     if started is None:
         return 0
     res, out, plt = started
@@ -42,8 +42,7 @@ def main():
         ax.grid(True, alpha=0.3)
     axes[0][0].set_ylabel("speed-up over repeated doubling")
     axes[0][-1].legend(fontsize=7)
-    plotting.save(fig, out, "plot_trace.py", "rotate-and-sum, logN 15, M = 7", res["machine"])
-    return 0
+    return finish(fig, res, "rotate-and-sum, logN 15, M = 7", out, "plot_trace.py")
 
 
 if __name__ == "__main__":

@@ -12,6 +12,8 @@ Quick start::
 Many ciphertexts at once: ``b = ctx.encrypt_batch(X)`` (one row each) -> oboro.Batch, the same
 operators in one batched call per operation; ``ctx.decrypt(b)`` -> 2-D array.
 
+Encrypted matrices: ``oboro.linalg.encrypt_matrix(ctx, A)``, ``eA @ eB``, ``ctx.decrypt(eC)``.
+
 See help(oboro.Context) and help(oboro.Ciphertext). Errors are oboro.Error and its subclasses
 (ParameterError, ValueError, LevelMismatch, ScaleMismatch, ContextMismatch, MissingKey,
 SerializationError), with the messages of the C++ core.
@@ -38,6 +40,7 @@ from ._core import (
     serialized_info,
     set_num_threads,
 )
+from . import linalg  # noqa: E402  (oboro.linalg.encrypt_matrix, matmul, rotation_steps, keygen)
 
 __all__ = [
     "Batch",
@@ -53,6 +56,7 @@ __all__ = [
     "SerializationError",
     "ValueError",
     "__version__",
+    "linalg",
     "build_info",
     "num_threads",
     "preset_info",

@@ -649,15 +649,29 @@ class EncryptedMatrix:
 
     @property
     def method(self) -> str:
-        """The product method it is laid out for: 'jiang' or '3d'."""
+        """The product method it is laid out for: 'jiang', '3d' or 'block'."""
 
     @property
     def d(self) -> int:
-        """The power of two the matrix is zero-padded to (d x d)."""
+        """
+        The power of two the matrix is zero-padded to (d x d), or the block size ('block').
+        """
+
+    @property
+    def grid(self) -> tuple[int, int]:
+        """
+        (rows, cols) of the grid of d x d blocks, one ciphertext each ((1, 1) unless 'block').
+        """
+
+    @property
+    def base(self) -> str:
+        """
+        The product each block uses: 'jiang' or '3d' (for 'block': '3d' where d^3 fits the slots).
+        """
 
     @property
     def level(self) -> int:
-        """The ciphertext's level."""
+        """The ciphertexts' level."""
 
     def __matmul__(self, other: EncryptedMatrix) -> EncryptedMatrix:
         """The encrypted product self @ other (see oboro.linalg.matmul)."""

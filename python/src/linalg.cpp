@@ -1,7 +1,7 @@
 // oboro.linalg: encrypted matrices and their products (oboro.linalg.encrypt_matrix, matmul, @,
 // rotation_steps, Context.decrypt of an EncryptedMatrix). The algorithms are in
-// src/oboro/algorithms/ (matmul_jiang, matmul_3d); this file maps NumPy matrices onto their
-// layouts and picks the method.
+// src/oboro/algorithms/ (matmul_jiang, matmul_3d, matmul_block); this file maps NumPy matrices
+// onto their blocks and layouts and picks the method.
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
@@ -13,8 +13,7 @@
 #include <optional>
 #include <tuple>
 
-#include "oboro/algorithms/matmul_3d.hpp"
-#include "oboro/algorithms/matmul_jiang.hpp"
+#include "oboro/algorithms/matmul_block.hpp"
 #include "oboro/algorithms/requirements.hpp"
 #include "oboro/util/error.hpp"
 #include "state.hpp"
@@ -26,9 +25,9 @@ namespace alg = oboro::algorithms;
 
 namespace {
 
-enum class Method { jiang, cube };
+enum class Method { jiang, cube, block };
 
-const char* method_name(Method m) { return m == Method::jiang ? "jiang" : "3d"; }
+const char* method_name(Method m) { return m == Method::jiang ? "jiang" : m == Method::cube ? "3d" : "block"; }
 
 size_t next_pow2(size_t x) {
     size_t p = 2;
@@ -36,73 +35,80 @@ size_t next_pow2(size_t x) {
     return p;
 }
 
-// The padded dimension d of matrices whose dimensions are `dims` (given d, or the next power of two).
-size_t padded_dim(const char* op, const std::vector<size_t>& dims, std::optional<size_t> d) {
+size_t largest_dim(const char* op, const std::vector<size_t>& dims) {
     size_t biggest = 1;
     for (size_t x : dims) {
         if (x == 0) raise<oboro::ValueError>(op, ": a matrix dimension is 0");
         biggest = std::max(biggest, x);
     }
-    if (!d) return next_pow2(biggest);
-    alg::check_matrix_dim(op, *d);
-    if (*d < biggest)
-        raise<oboro::ValueError>(op, ": d = ", *d, " is smaller than the matrix dimension ", biggest);
-    return *d;
+    return biggest;
 }
 
-// "auto": the 3-D method where d^3 fits the slots (fewest operations), else Jiang et al.
+// "auto": the 3-D method where d^3 fits the slots (fewest operations), else Jiang et al. where
+// d^2 fits, else blocks.
 Method parse_method(const char* op, const std::string& s, size_t d, size_t max_slots) {
     if (s == "jiang") return Method::jiang;
     if (s == "3d") return Method::cube;
-    if (s == "auto") {
-        if (d * d * d <= max_slots) return Method::cube;
-        if (d * d <= max_slots) return Method::jiang;
-        raise<oboro::ValueError>(op, ": a ", d, " x ", d, " matrix does not fit one ciphertext of ", max_slots,
-                                 " slots (d^2 > slots); block products are not available yet");
-    }
-    raise<oboro::ValueError>(op, ": method '", s, "' is not one of 'auto', 'jiang', '3d'");
+    if (s == "block") return Method::block;
+    if (s == "auto") return d * d * d <= max_slots ? Method::cube : d * d <= max_slots ? Method::jiang : Method::block;
+    raise<oboro::ValueError>(op, ": method '", s, "' is not one of 'auto', 'jiang', '3d', 'block'");
 }
 
-size_t layout_slots(Method m, size_t d) { return m == Method::jiang ? d * d : d * d * d; }
+// The method and d of matrices with dimensions `dims`: d is the given one or the next power of two
+// above the largest dimension (for "block": the block size, by default the largest d with d^2 <=
+// slots, no larger than the matrices need).
+std::pair<Method, size_t> method_and_dim(const char* op, const std::string& method, const std::vector<size_t>& dims,
+                                         std::optional<size_t> d, size_t max_slots) {
+    const size_t biggest = largest_dim(op, dims);
+    const Method m = parse_method(op, method, next_pow2(biggest), max_slots);
+    if (d) {
+        alg::check_matrix_dim(op, *d);
+        if (m != Method::block && *d < biggest)
+            raise<oboro::ValueError>(op, ": d = ", *d, " is smaller than the matrix dimension ", biggest,
+                                     "; use method='block' for matrices larger than d");
+        return {m, *d};
+    }
+    if (m != Method::block) return {m, next_pow2(biggest)};
+    size_t block = 2;
+    while (block < biggest && 4 * block * block <= max_slots) block *= 2;
+    return {m, block};
+}
+
+alg::BlockBase base_of(Method m, size_t d, size_t max_slots) {
+    if (m == Method::jiang) return alg::BlockBase::jiang;
+    if (m == Method::cube) return alg::BlockBase::cube;
+    return alg::BlockMatmul::default_base(d, max_slots);
+}
 
 // The algorithm objects (their masks and diagonals are encoded once per level), shared by all
-// contexts with the same parameters.
+// contexts with the same parameters. A single-ciphertext product is the block product of a 1 x 1
+// grid: the same operations as JiangMatmul / Matmul3D::multiply.
 struct Algorithms {
     std::mutex mutex;
-    std::map<std::tuple<uint64_t, size_t>, std::shared_ptr<alg::JiangMatmul>> jiang;
-    std::map<std::tuple<uint64_t, size_t>, std::shared_ptr<alg::Matmul3D>> cube;
+    std::map<std::tuple<uint64_t, alg::BlockBase, size_t>, std::shared_ptr<alg::BlockMatmul>> cache;
 
     static Algorithms& get() {
         static Algorithms a;
         return a;
     }
-    std::shared_ptr<alg::JiangMatmul> jiang_for(const ContextPtr& ctx, size_t d) {
+    std::shared_ptr<alg::BlockMatmul> for_(const ContextPtr& ctx, Method m, size_t d) {
+        const alg::BlockBase base = base_of(m, d, ctx->max_slots());
         std::lock_guard<std::mutex> lock(mutex);
-        auto& p = jiang[{ctx->id(), d}];
-        if (!p) p = std::make_shared<alg::JiangMatmul>(ctx, d);
-        return p;
-    }
-    std::shared_ptr<alg::Matmul3D> cube_for(const ContextPtr& ctx, size_t d) {
-        std::lock_guard<std::mutex> lock(mutex);
-        auto& p = cube[{ctx->id(), d}];
-        if (!p) p = std::make_shared<alg::Matmul3D>(ctx, d);
+        auto& p = cache[{ctx->id(), base, d}];
+        if (!p) p = std::make_shared<alg::BlockMatmul>(ctx, base, d);
         return p;
     }
 };
 
-std::vector<int64_t> method_steps(const ContextPtr& ctx, Method m, size_t d) {
-    return m == Method::jiang ? Algorithms::get().jiang_for(ctx, d)->rotation_steps()
-                              : Algorithms::get().cube_for(ctx, d)->rotation_steps();
-}
-
 }  // namespace
 
-// An encrypted real matrix of shape (rows, cols), zero-padded to d x d and laid out for `method`.
+// An encrypted real matrix of shape (rows, cols), cut into d x d blocks (one block, zero-padded,
+// for "jiang" and "3d") laid out for its method.
 struct PyEncryptedMatrix {
     StatePtr st;
     Method method = Method::jiang;
     size_t rows = 0, cols = 0, d = 0;
-    Ciphertext ct;
+    alg::BlockGrid grid;
 };
 
 namespace {
@@ -116,20 +122,20 @@ PyEncryptedMatrix encrypt_matrix(const PyContext& c, nb::handle values, const st
     if (h.shape.size() != 2)
         raise<oboro::ValueError>(op, ": expected a 2-D matrix, got an array of shape ", shape_str(h.shape));
     if (h.is_complex) raise<oboro::ValueError>(op, ": the matrix products take real matrices (got complex values)");
-    const size_t max_slots = st->ctx->max_slots();
-    const size_t dd = padded_dim(op, h.shape, d);
-    const Method m = parse_method(op, method, dd, max_slots);
-    const size_t slots = m == Method::jiang ? alg::jiang_slots("matmul_jiang", dd, max_slots)
-                                            : alg::cube_slots("matmul_3d", dd, max_slots);
+    const auto [m, dd] = method_and_dim(op, method, h.shape, d, st->ctx->max_slots());
+    const size_t slots = Algorithms::get().for_(st->ctx, m, dd)->slots();  // checks that d fits the method
     const int lvl = level ? *level : st->ctx->max_level();
     if (lvl < 0 || lvl > st->ctx->max_level())
         raise<oboro::ValueError>(op, ": level ", lvl, " is not in 0..", st->ctx->max_level());
-    std::vector<double> padded(dd * dd, 0.0);
-    for (size_t i = 0; i < h.shape[0]; ++i)
-        for (size_t j = 0; j < h.shape[1]; ++j) padded[i * dd + j] = h.values[i * h.shape[1] + j].real();
-    Plaintext pt = st->encoder->encode(alg::flatten(padded, dd, slots), lvl, st->scales[size_t(lvl)], slots);
-    Ciphertext ct = st->encryptor->encrypt(pt);  // with the GIL: the encryptor's generator is not thread-safe
-    return PyEncryptedMatrix{st, m, h.shape[0], h.shape[1], dd, std::move(ct)};
+    std::vector<double> real(h.values.size());
+    for (size_t i = 0; i < real.size(); ++i) real[i] = h.values[i].real();
+    const alg::BlockShape shape{h.shape[0], h.shape[1], dd};
+    PyEncryptedMatrix out{st, m, h.shape[0], h.shape[1], dd, {shape.grid_rows(), shape.grid_cols(), {}}};
+    for (const auto& block : alg::split_blocks(real, shape)) {
+        Plaintext pt = st->encoder->encode(alg::flatten(block, dd, slots), lvl, st->scales[size_t(lvl)], slots);
+        out.grid.blocks.push_back(st->encryptor->encrypt(pt));  // with the GIL: the encryptor's generator is not thread-safe
+    }
+    return out;
 }
 
 PyEncryptedMatrix matmul(const PyEncryptedMatrix& a, const PyEncryptedMatrix& b) {
@@ -143,19 +149,17 @@ PyEncryptedMatrix matmul(const PyEncryptedMatrix& a, const PyEncryptedMatrix& b)
         raise<oboro::ValueError>(op, ": operand 'A' was encrypted for method '", method_name(a.method),
                                  "' and operand 'B' for '", method_name(b.method), "'; use the same method");
     if (a.d != b.d)
-        raise<oboro::ValueError>(op, ": operand 'A' is padded to d = ", a.d, " and operand 'B' to d = ", b.d,
+        raise<oboro::ValueError>(op, ": operand 'A' is ", a.method == Method::block ? "cut into blocks of" : "padded to",
+                                 " d = ", a.d, " and operand 'B' to d = ", b.d,
                                  "; pass the same d to encrypt_matrix (e.g. d=", std::max(a.d, b.d), ")");
     const State& s = *a.st;
     if (!s.rk) raise<MissingKey>(op, ": no relinearization key; call keygen(relin=True)");
-    const std::vector<int64_t> steps = method_steps(s.ctx, a.method, a.d);
-    alg::require_rotation_keys(op, *s.ctx, galois_keys(s), steps, "oboro.linalg.rotation_steps(ctx, shape, method)");
+    const auto algo = Algorithms::get().for_(s.ctx, a.method, a.d);
+    alg::require_rotation_keys(op, *s.ctx, galois_keys(s), algo->rotation_steps(),
+                               "oboro.linalg.rotation_steps(ctx, shape, method)");
     PyEncryptedMatrix out{a.st, a.method, a.rows, b.cols, a.d, {}};
     nb::gil_scoped_release release;
-    const alg::CountedOps ops(*s.eval, nullptr);
-    if (a.method == Method::jiang)
-        out.ct = Algorithms::get().jiang_for(s.ctx, a.d)->multiply(ops, a.ct, b.ct, *s.rk, galois_keys(s));
-    else
-        out.ct = Algorithms::get().cube_for(s.ctx, a.d)->multiply(ops, a.ct, b.ct, *s.rk, galois_keys(s));
+    out.grid = algo->multiply(alg::CountedOps(*s.eval, nullptr), a.grid, b.grid, *s.rk, galois_keys(s));
     return out;
 }
 
@@ -164,23 +168,19 @@ nb::object decrypt_matrix(const PyContext& c, const PyEncryptedMatrix& m) {
     if (!s.decryptor) raise<MissingKey>("decrypt: this context has no secret key; only the context that holds it can decrypt");
     if (m.st->ctx->id() != s.ctx->id() || m.st->key_id != s.key_id)
         raise<ContextMismatch>("decrypt: the matrix was encrypted under other keys or parameters");
-    std::vector<cplx> v;
+    std::vector<std::vector<double>> blocks;
     {
         nb::gil_scoped_release release;
-        v = s.decryptor->decrypt_decode(m.ct, *s.encoder);
+        for (const Ciphertext& ct : m.grid.blocks) blocks.push_back(alg::unflatten(s.decryptor->decrypt_decode(ct, *s.encoder), m.d));
     }
-    std::vector<cplx> out(m.rows * m.cols);
-    for (size_t i = 0; i < m.rows; ++i)
-        for (size_t j = 0; j < m.cols; ++j) out[i * m.cols + j] = v[i * m.d + j];
-    return to_numpy(out, {m.rows, m.cols}, false);
+    const std::vector<double> matrix = alg::join_blocks(blocks, alg::BlockShape{m.rows, m.cols, m.d});
+    return to_numpy(std::vector<cplx>(matrix.begin(), matrix.end()), {m.rows, m.cols}, false);
 }
 
 std::vector<int64_t> rotation_steps(const PyContext& c, const std::vector<size_t>& shape, const std::string& method,
                                     std::optional<size_t> d) {
-    const char* op = "rotation_steps";
-    const size_t dd = padded_dim(op, shape, d);
-    const Method m = parse_method(op, method, dd, c.st->ctx->max_slots());
-    return method_steps(c.st->ctx, m, dd);
+    const auto [m, dd] = method_and_dim("rotation_steps", method, shape, d, c.st->ctx->max_slots());
+    return Algorithms::get().for_(c.st->ctx, m, dd)->rotation_steps();
 }
 
 }  // namespace
@@ -192,10 +192,17 @@ void add_linalg(nb::module_& m, nb::class_<PyContext>& ctx) {
         .def_prop_ro("shape", [](const PyEncryptedMatrix& x) { return std::make_tuple(x.rows, x.cols); },
                      "(rows, cols) of the matrix.")
         .def_prop_ro("method", [](const PyEncryptedMatrix& x) { return std::string(method_name(x.method)); },
-                     "The product method it is laid out for: 'jiang' or '3d'.")
+                     "The product method it is laid out for: 'jiang', '3d' or 'block'.")
         .def_prop_ro("d", [](const PyEncryptedMatrix& x) { return x.d; },
-                     "The power of two the matrix is zero-padded to (d x d).")
-        .def_prop_ro("level", [](const PyEncryptedMatrix& x) { return x.ct.level(); }, "The ciphertext's level.")
+                     "The power of two the matrix is zero-padded to (d x d), or the block size ('block').")
+        .def_prop_ro("grid", [](const PyEncryptedMatrix& x) { return std::make_tuple(x.grid.rows, x.grid.cols); },
+                     "(rows, cols) of the grid of d x d blocks, one ciphertext each ((1, 1) unless 'block').")
+        .def_prop_ro("base", [](const PyEncryptedMatrix& x) {
+                         return std::string(base_of(x.method, x.d, x.st->ctx->max_slots()) == alg::BlockBase::jiang ? "jiang" : "3d");
+                     },
+                     "The product each block uses: 'jiang' or '3d' (for 'block': '3d' where d^3 fits the slots).")
+        .def_prop_ro("level", [](const PyEncryptedMatrix& x) { return x.grid.blocks.at(0).level(); },
+                     "The ciphertexts' level.")
         .def("__matmul__", &matmul, "other"_a, "The encrypted product self @ other (see oboro.linalg.matmul).");
 
     m.def("encrypt_matrix", &encrypt_matrix, "ctx"_a, "matrix"_a, "method"_a = "auto", "d"_a = nb::none(),

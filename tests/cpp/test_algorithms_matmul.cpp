@@ -13,27 +13,35 @@
 #include "error_test_util.hpp"
 #include "oboro/algorithms/linear_transform.hpp"
 #include "oboro/algorithms/matmul_3d.hpp"
+#include "oboro/algorithms/matmul_block.hpp"
 #include "oboro/algorithms/matmul_jiang.hpp"
+#include "oboro/util/parallel.hpp"
 
 namespace oboro::test {
 namespace {
 
 using namespace oboro::algorithms;
 
-std::vector<double> random_matrix(size_t d, uint64_t seed) {
+std::vector<double> random_matrix(size_t rows, size_t cols, uint64_t seed) {
     std::mt19937_64 gen(seed);  // test inputs only
     std::uniform_real_distribution<double> u(-1.0, 1.0);
-    std::vector<double> m(d * d);
+    std::vector<double> m(rows * cols);
     for (auto& x : m) x = u(gen);
     return m;
 }
+std::vector<double> random_matrix(size_t d, uint64_t seed) { return random_matrix(d, d, seed); }
 
-std::vector<double> matmul_ref(const std::vector<double>& a, const std::vector<double>& b, size_t d) {
-    std::vector<double> c(d * d, 0.0);
-    for (size_t i = 0; i < d; ++i)
-        for (size_t k = 0; k < d; ++k)
-            for (size_t j = 0; j < d; ++j) c[i * d + j] += a[i * d + k] * b[k * d + j];
+// (m x k) (k x n), row-major
+std::vector<double> matmul_ref(const std::vector<double>& a, const std::vector<double>& b, size_t m, size_t k,
+                               size_t n) {
+    std::vector<double> c(m * n, 0.0);
+    for (size_t i = 0; i < m; ++i)
+        for (size_t l = 0; l < k; ++l)
+            for (size_t j = 0; j < n; ++j) c[i * n + j] += a[i * k + l] * b[l * n + j];
     return c;
+}
+std::vector<double> matmul_ref(const std::vector<double>& a, const std::vector<double>& b, size_t d) {
+    return matmul_ref(a, b, d, d, d);
 }
 
 double max_abs_diff(const std::vector<double>& x, const std::vector<double>& y) {
@@ -63,7 +71,7 @@ struct MatmulKeys {
     std::unique_ptr<Decryptor> decryptor;
     std::unique_ptr<Evaluator> eval;
     std::map<size_t, std::unique_ptr<JiangMatmul>> jiang;
-    std::map<size_t, std::unique_ptr<Matmul3D>> cube, cube_paper;
+    std::map<size_t, std::unique_ptr<Matmul3D>> cube, cube_paper, cube_hoisted;  // fused, paper, hoisted shifts
 
     static MatmulKeys& get(const std::string& name) {
         static std::map<std::string, std::unique_ptr<MatmulKeys>> cache;
@@ -85,10 +93,11 @@ struct MatmulKeys {
             jiang[d] = std::make_unique<JiangMatmul>(ctx, d);
             for (int64_t s : jiang[d]->rotation_steps()) steps.push_back(s);
             if (d * d * d <= ctx->max_slots()) {
-                cube[d] = std::make_unique<Matmul3D>(ctx, d);
-                cube_paper[d] = std::make_unique<Matmul3D>(ctx, d, 0, /*fuse_shifts=*/false);
-                for (int64_t s : cube[d]->rotation_steps()) steps.push_back(s);
-                for (int64_t s : cube_paper[d]->rotation_steps()) steps.push_back(s);
+                cube[d] = std::make_unique<Matmul3D>(ctx, d, 0, Shifts3D::fused);
+                cube_paper[d] = std::make_unique<Matmul3D>(ctx, d, 0, Shifts3D::paper);
+                cube_hoisted[d] = std::make_unique<Matmul3D>(ctx, d, 0, Shifts3D::hoisted);
+                for (auto* m : {cube[d].get(), cube_paper[d].get(), cube_hoisted[d].get()})
+                    for (int64_t s : m->rotation_steps()) steps.push_back(s);
             }
         }
         gk = keygen->galois_keys(steps);
@@ -223,10 +232,10 @@ TEST_P(MatmulAccuracy, BothMethodsMatchDoubleMatmul) {
         EXPECT_LT(max_abs_diff(K.decrypt(cj, d), want), GetParam().bound) << "jiang d=" << d;
         EXPECT_EQ(cj.level(), K.ctx->max_level() - 3);
         if (!K.cube.count(d)) continue;
-        for (auto* m : {K.cube[d].get(), K.cube_paper[d].get()}) {
+        for (auto* m : {K.cube[d].get(), K.cube_paper[d].get(), K.cube_hoisted[d].get()}) {
             const Ciphertext c3 = m->multiply(CountedOps(*K.eval, nullptr), K.encrypt(a, d, m->slots()),
                                               K.encrypt(b, d, m->slots()), K.rk, K.gk);
-            EXPECT_LT(max_abs_diff(K.decrypt(c3, d), want), GetParam().bound) << "3d d=" << d;
+            EXPECT_LT(max_abs_diff(K.decrypt(c3, d), want), GetParam().bound) << "3d d=" << d << " " << to_string(m->shifts());
             EXPECT_EQ(c3.level(), K.ctx->max_level() - 3);
             // the other squares are masked to zero
             const auto all = K.decryptor->decrypt_decode(c3, *K.encoder);
@@ -358,6 +367,128 @@ TEST(MatmulErrors, MissingRotationKeysAreNamed) {
     const Ciphertext a3 = K.encrypt(random_matrix(4, 1), 4, 64);
     EXPECT_ERROR(MissingKey, K.cube[4]->multiply(CountedOps(*K.eval, nullptr), a3, a3, K.rk, few), "matmul_3d",
                  "-15", "16", "Matmul3D::rotation_steps");
+}
+
+// ---- block products ----
+
+TEST(MatrixEncoding, SplitAndJoinBlocksRoundTripWithZeroPadding) {
+    const BlockShape shape{5, 7, 4};  // a 2 x 2 grid, the last row and column of blocks padded
+    const auto m = random_matrix(5, 7, 3);
+    const auto blocks = split_blocks(m, shape);
+    ASSERT_EQ(blocks.size(), 4u);
+    EXPECT_EQ(blocks[1][0 * 4 + 2], m[0 * 7 + 6]);  // (0, 6): block (0, 1), entry (0, 2)
+    EXPECT_EQ(blocks[2][0 * 4 + 3], m[4 * 7 + 3]);  // (4, 3): block (1, 0), entry (0, 3)
+    EXPECT_EQ(blocks[3][0 * 4 + 3], 0.0);           // (4, 7) is padding
+    EXPECT_EQ(blocks[1][1 * 4 + 3], 0.0);           // (1, 7) is padding
+    EXPECT_EQ(join_blocks(blocks, shape), m);
+    EXPECT_ERROR(ValueError, split_blocks(m, BlockShape{5, 6, 4}), "35 values", "5 x 6");
+    EXPECT_ERROR(ValueError, split_blocks(m, BlockShape{5, 7, 3}), "power of two");
+    EXPECT_ERROR(ValueError, join_blocks(blocks, BlockShape{9, 7, 4}), "4 blocks", "3 x 2");
+}
+
+BlockGrid encrypt_grid(MatmulKeys& K, const std::vector<double>& m, const BlockShape& s, size_t slots, int level = -1) {
+    BlockGrid g{s.grid_rows(), s.grid_cols(), {}};
+    for (const auto& block : split_blocks(m, s)) g.blocks.push_back(K.encrypt(block, s.d, slots, level));
+    return g;
+}
+
+std::vector<double> decrypt_grid(MatmulKeys& K, const BlockGrid& g, const BlockShape& s) {
+    std::vector<std::vector<double>> blocks;
+    for (const auto& ct : g.blocks) blocks.push_back(K.decrypt(ct, s.d));
+    return join_blocks(blocks, s);
+}
+
+struct BlockCase {
+    const char* set;
+    size_t m, k, n, d;
+    double bound;
+};
+
+class BlockMatmulAccuracy : public ::testing::TestWithParam<BlockCase> {};
+
+// Against a double matmul on both bases, and the measured op counts against the cost formula,
+// with one thread and with two (the counts do not depend on how the work is spread).
+TEST_P(BlockMatmulAccuracy, MatchesDoubleMatmulAndItsCostFormula) {
+    const BlockCase& p = GetParam();
+    auto& K = MatmulKeys::get(p.set);
+    const BlockShape sa{p.m, p.k, p.d}, sb{p.k, p.n, p.d}, sc{p.m, p.n, p.d};
+    const auto a = random_matrix(p.m, p.k, 7), b = random_matrix(p.k, p.n, 8);
+    const auto want = matmul_ref(a, b, p.m, p.k, p.n);
+    const int threads = num_threads();
+    for (BlockBase base : {BlockBase::jiang, BlockBase::cube}) {
+        const BlockMatmul mm(K.ctx, base, p.d);
+        const BlockGrid ea = encrypt_grid(K, a, sa, mm.slots()), eb = encrypt_grid(K, b, sb, mm.slots());
+        for (int t : {1, 2}) {
+            set_num_threads(t);
+            OpCounts counts;
+            const BlockGrid c = mm.multiply(CountedOps(*K.eval, &counts), ea, eb, K.rk, K.gk);
+            ASSERT_EQ(c.rows, sc.grid_rows());
+            ASSERT_EQ(c.cols, sc.grid_cols());
+            EXPECT_EQ(c.blocks[0].level(), K.ctx->max_level() - 3);
+            EXPECT_LT(max_abs_diff(decrypt_grid(K, c, sc), want), p.bound) << int(base) << " threads " << t;
+            EXPECT_EQ(counts, mm.cost(sa.grid_rows(), sa.grid_cols(), sb.grid_cols())) << int(base) << " threads " << t;
+            // one relinearization per output block, one transform per input block
+            EXPECT_EQ(counts.relin, sc.grid_rows() * sc.grid_cols());
+        }
+    }
+    set_num_threads(threads);
+}
+
+INSTANTIATE_TEST_SUITE_P(Grids, BlockMatmulAccuracy,
+                         ::testing::Values(BlockCase{"S2", 32, 32, 32, 8, 1e-4},      // 4 x 4 x 4 blocks
+                                           BlockCase{"S2", 20, 12, 28, 8, 1e-4},      // rectangular, padded
+                                           BlockCase{"small", 16, 8, 12, 4, 1e-2}),  // N = 2^13, 30-bit scale
+                         [](const auto& info) {
+                             const BlockCase& c = info.param;
+                             return std::string(c.set) + "_" + std::to_string(c.m) + "x" + std::to_string(c.k) + "x" +
+                                    std::to_string(c.n) + "_d" + std::to_string(c.d);
+                         });
+
+TEST(MatmulCounts, OneBlockCostIsTheSingleProduct) {
+    // MatmulCost::total(1, 1, 1) is exactly what multiply() of the base methods counts
+    auto& K = MatmulKeys::get("S2");
+    for (size_t d : {4, 8, 16}) {
+        OpCounts cj, c3;
+        K.jiang[d]->multiply(CountedOps(*K.eval, &cj), K.encrypt(random_matrix(d, 1), d, d * d),
+                             K.encrypt(random_matrix(d, 2), d, d * d), K.rk, K.gk);
+        EXPECT_EQ(cj, K.jiang[d]->cost().total(1, 1, 1)) << d;
+        for (auto* m : {K.cube[d].get(), K.cube_paper[d].get(), K.cube_hoisted[d].get()}) {
+            m->multiply(CountedOps(*K.eval, &c3), K.encrypt(random_matrix(d, 1), d, m->slots()),
+                        K.encrypt(random_matrix(d, 2), d, m->slots()), K.rk, K.gk);
+            EXPECT_EQ(c3, m->cost().total(1, 1, 1)) << d << " " << to_string(m->shifts());
+            c3 = {};
+        }
+        // hoisted: fewer ModUps than fused (the same Mult/cMult; more, cheaper, inner products)
+        const OpCounts fused = K.cube[d]->cost().total(1, 1, 1), hoisted = K.cube_hoisted[d]->cost().total(1, 1, 1);
+        EXPECT_LE(hoisted.key_switch.mod_ups, fused.key_switch.mod_ups) << d;
+        EXPECT_EQ(hoisted.cmult, 3u);
+        EXPECT_EQ(hoisted.mult, 1u);
+    }
+}
+
+TEST(MatmulErrors, BlockGridsAreChecked) {
+    auto& K = MatmulKeys::get("S2");
+    const BlockMatmul mm(K.ctx, BlockBase::cube, 4);
+    const BlockShape s{8, 8, 4};
+    const BlockGrid a = encrypt_grid(K, random_matrix(8, 8, 1), s, mm.slots());
+    const BlockGrid tall = encrypt_grid(K, random_matrix(12, 8, 1), BlockShape{12, 8, 4}, mm.slots());
+    const CountedOps ops(*K.eval, nullptr);
+    EXPECT_ERROR(ValueError, mm.multiply(ops, a, tall, K.rk, K.gk), "matmul_block", "2 x 2", "3 x 2", "do not match");
+    BlockGrid mixed = a;
+    mixed.blocks[3] = K.encrypt(random_matrix(4, 1), 4, mm.slots(), 2);
+    EXPECT_ERROR(LevelMismatch, mm.multiply(ops, a, mixed, K.rk, K.gk), "matmul_block", "'B'", "different levels");
+    BlockGrid low = encrypt_grid(K, random_matrix(8, 8, 1), s, mm.slots(), 2);
+    EXPECT_ERROR(LevelMismatch, mm.multiply(ops, low, a, K.rk, K.gk), "'A'", "3 levels");
+    const BlockGrid jiang_layout = encrypt_grid(K, random_matrix(8, 8, 1), s, 16);
+    EXPECT_ERROR(ValueError, mm.multiply(ops, a, jiang_layout, K.rk, K.gk), "'B'", "16 slots", "64");
+    BlockGrid ragged = a;
+    ragged.blocks.pop_back();
+    EXPECT_ERROR(ValueError, mm.multiply(ops, ragged, a, K.rk, K.gk), "3 blocks", "2 x 2 grid");
+    EXPECT_ERROR(MissingKey, mm.multiply(ops, a, a, K.rk, K.keygen->galois_keys({1})), "matmul_block",
+                 "BlockMatmul::rotation_steps");
+    EXPECT_ERROR(ValueError, BlockMatmul(K.ctx, BlockBase::cube, 32), "d^3");
+    EXPECT_EQ(BlockMatmul::default_base(16, 8192), BlockBase::cube);
+    EXPECT_EQ(BlockMatmul::default_base(32, 8192), BlockBase::jiang);
 }
 
 }  // namespace

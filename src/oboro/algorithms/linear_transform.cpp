@@ -83,6 +83,20 @@ std::vector<int64_t> LinearTransform::rotation_steps() const {
     return {s.begin(), s.end()};
 }
 
+OpCounts LinearTransform::cost() const {
+    OpCounts c;
+    c.rot = plan_.rotations();
+    c.cmult = offsets_.size();
+    c.add = offsets_.size() - 1;
+    c.rescale = 1;
+    bool hoisted_babies = false;
+    for (int64_t b : plan_.baby_steps) hoisted_babies |= b != 0;
+    c.key_switch.mod_ups = uint64_t(hoisted_babies);
+    for (int64_t g : plan_.giant_steps) c.key_switch.mod_ups += g != 0;
+    c.key_switch.inner_products = c.key_switch.mod_downs = c.rot;
+    return c;
+}
+
 ckks::Ciphertext LinearTransform::apply(const CountedOps& ops, const ckks::Ciphertext& x,
                                         const ckks::GaloisKeys& keys) const {
     const char* op = "linear_transform";

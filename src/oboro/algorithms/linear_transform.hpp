@@ -45,6 +45,10 @@ public:
     // Distinct non-zero rotation steps it performs (sorted).
     std::vector<int64_t> rotation_steps() const;
 
+    // What apply() performs: the BSGS rotations (the baby steps hoisted: one ModUp), one cMult per
+    // diagonal, the sums, one rescale.
+    OpCounts cost() const;
+
     // y = M x, one level lower, same scale. Keys are checked before any work.
     ckks::Ciphertext apply(const CountedOps& ops, const ckks::Ciphertext& x, const ckks::GaloisKeys& keys) const;
 

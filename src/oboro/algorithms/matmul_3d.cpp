@@ -3,6 +3,7 @@
 #include <set>
 
 #include "oboro/algorithms/requirements.hpp"
+#include "oboro/ckks/trace.hpp"
 #include "oboro/util/error.hpp"
 
 namespace oboro::algorithms {
@@ -28,21 +29,40 @@ int log2_exact(size_t d) {
 }
 }  // namespace
 
-Matmul3D::Matmul3D(ckks::ContextPtr ctx, size_t d, size_t slots, bool fuse_shifts)
+const char* to_string(Shifts3D s) {
+    return s == Shifts3D::paper ? "paper" : s == Shifts3D::fused ? "fused" : "hoisted";
+}
+
+Matmul3D::Matmul3D(ckks::ContextPtr ctx, size_t d, size_t slots, Shifts3D shifts)
     : ctx_(ctx),
       d_(d),
       slots_(checked_slots(*ctx, d, slots)),
-      fuse_(fuse_shifts),
+      shifts_(shifts),
       log_d_(log2_exact(d)),
-      masks_(ctx, {column_mask(d, 0, slots_), row_mask(d, 0, slots_), square_mask(d, 0, slots_)}, slots_) {}
+      masks_(ctx, {column_mask(d, 0, slots_), row_mask(d, 0, slots_), square_mask(d, 0, slots_)}, slots_) {
+    if (shifts_ == Shifts3D::hoisted) h_ = ckks::choose_iterations(*ctx, ctx->max_level(), log_d_);
+}
+
+std::vector<int64_t> Matmul3D::sum_strides() const {
+    const int64_t d = int64_t(d_), sq = d * d;
+    // ComputeAbar, ComputeBbar: ShiftSqrs(Shift(x, 1), -1) (fused), then Shift(x, -1); ComputeC: ShiftSqrs(x, 1)
+    return {1 - sq, d - sq, -1, -d, sq};
+}
 
 std::vector<int64_t> Matmul3D::rotation_steps() const {
     std::set<int64_t> s;
     const int64_t d = int64_t(d_), sq = d * d;
+    if (shifts_ == Shifts3D::hoisted) {
+        for (int64_t stride : sum_strides())
+            for (int64_t k : ckks::sum_rotation_steps(*ctx_, ckks::SumSpec{stride, log_d_}, slots_,
+                                                      ckks::SumStrategy::hoisted, h_))
+                s.insert(k);
+        return {s.begin(), s.end()};
+    }
     for (int i = 0; i < log_d_; ++i) {
         const int64_t p = int64_t(1) << i;
         for (int64_t unit : {int64_t(1), d}) {  // ComputeAbar (columns), ComputeBbar (rows)
-            if (fuse_) {
+            if (shifts_ == Shifts3D::fused) {
                 s.insert(p * unit - p * sq);
             } else {
                 s.insert(p * unit);
@@ -55,29 +75,72 @@ std::vector<int64_t> Matmul3D::rotation_steps() const {
     return {s.begin(), s.end()};
 }
 
+ckks::Ciphertext Matmul3D::shift_sum(const CountedOps& ops, ckks::Ciphertext x, int64_t stride,
+                                     const ckks::GaloisKeys& keys) const {
+    if (shifts_ == Shifts3D::hoisted) return ops.rotate_and_sum(x, ckks::SumSpec{stride, log_d_}, keys, h_);
+    for (int i = 0; i < log_d_; ++i) {
+        ckks::Ciphertext shifted = ops.rotate(x, (int64_t(1) << i) * stride, keys);
+        ops.add_inplace(x, shifted);
+    }
+    return x;
+}
+
+MatmulCost Matmul3D::cost() const {
+    const uint64_t log_d = uint64_t(log_d_);
+    // one shift sum: log d rotations each feeding the next, or the hoisted iterations
+    OpCounts sum;
+    if (shifts_ == Shifts3D::hoisted) {
+        for (int r : ckks::unrolled_rounds(log_d_, h_)) {
+            const uint64_t terms = (uint64_t(1) << r) - 1;
+            sum.rot += terms;
+            sum.add += terms;
+            sum.key_switch += ckks::KeySwitchCounts{1, terms, 1};
+        }
+    } else {
+        sum.rot = sum.add = log_d;
+        sum.key_switch = {log_d, log_d, log_d};
+    }
+    MatmulCost c;
+    OpCounts bar = repeated(sum, 2);
+    if (shifts_ == Shifts3D::paper) {  // the first loop's composed shifts take two rotations each
+        bar.rot += log_d;
+        bar.key_switch += ckks::KeySwitchCounts{log_d, log_d, log_d};
+    }
+    bar.cmult = 1;
+    bar.rescale = 1;
+    c.left = c.right = bar;
+    c.product.mult = 1;
+    c.product.add = 1;
+    c.finish = sum;
+    c.finish.relin = 1;
+    c.finish.rescale = 2;
+    c.finish.cmult = 1;
+    c.finish.key_switch += ckks::KeySwitchCounts{1, 1, 1};
+    return c;
+}
+
 ckks::Ciphertext Matmul3D::compute_bar(const CountedOps& ops, const ckks::Ciphertext& x, int64_t unit, size_t mask,
                                        const char* name, const ckks::GaloisKeys& keys) const {
     require_layout(kOp, x, name, slots_, "3-D (slots >= d^3)");
     require_levels(kOp, x, name, 1, "one cMult");
     const int64_t sq = int64_t(d_ * d_);
+    // ShiftSqrs(Shift(bar, 2^i), -2^i): square t gets bar shifted by 2^i more columns/rows
     ckks::Ciphertext bar = x;
-    for (int i = 0; i < log_d_; ++i) {
-        const int64_t p = int64_t(1) << i;
-        // ShiftSqrs(Shift(bar, 2^i), -2^i): square t gets bar shifted by 2^i more columns/rows
-        ckks::Ciphertext shifted = fuse_ ? ops.rotate(bar, p * unit - p * sq, keys)
-                                         : ops.rotate(ops.rotate(bar, p * unit, keys), -p * sq, keys);
-        ops.add_inplace(bar, shifted);
+    if (shifts_ == Shifts3D::paper) {
+        for (int i = 0; i < log_d_; ++i) {
+            const int64_t p = int64_t(1) << i;
+            ckks::Ciphertext shifted = ops.rotate(ops.rotate(bar, p * unit, keys), -p * sq, keys);
+            ops.add_inplace(bar, shifted);
+        }
+    } else {
+        bar = shift_sum(ops, std::move(bar), unit - sq, keys);
     }
     const double scale = bar.scale();
     ops.multiply_plain_inplace(bar, masks_.at(bar.level())[mask]);
     ops.rescale_inplace(bar);
     bar.set_scale(scale);  // the mask's scale is q_l exactly: the rescale restores the scale
-    for (int i = 0; i < log_d_; ++i) {
-        // copy column 0 (row 0) of every square into the next 2^i columns (rows)
-        ckks::Ciphertext shifted = ops.rotate(bar, -(int64_t(1) << i) * unit, keys);
-        ops.add_inplace(bar, shifted);
-    }
-    return bar;
+    // copy column 0 (row 0) of every square into the other columns (rows)
+    return shift_sum(ops, std::move(bar), -unit, keys);
 }
 
 ckks::Ciphertext Matmul3D::compute_abar(const CountedOps& ops, const ckks::Ciphertext& a,
@@ -112,10 +175,7 @@ ckks::Ciphertext Matmul3D::finish(const CountedOps& ops, ckks::Ciphertext acc, c
     require_levels(kOp, acc, "C", 2, "the product's rescale and the M_S(0) cMult");
     ops.relinearize_inplace(acc, rk);
     ops.rescale_inplace(acc);
-    for (int i = 0; i < log_d_; ++i) {
-        ckks::Ciphertext shifted = ops.rotate(acc, (int64_t(1) << i) * int64_t(d_ * d_), keys);
-        ops.add_inplace(acc, shifted);
-    }
+    acc = shift_sum(ops, std::move(acc), int64_t(d_ * d_), keys);  // sum the squares into square 0
     const double scale = acc.scale();
     ops.multiply_plain_inplace(acc, masks_.at(acc.level())[kSquare0]);
     ops.rescale_inplace(acc);

@@ -44,6 +44,26 @@ std::vector<int64_t> JiangMatmul::rotation_steps() const {
     return {s.begin(), s.end()};
 }
 
+MatmulCost JiangMatmul::cost() const {
+    const uint64_t d = d_;
+    MatmulCost c;
+    c.left = sigma_.cost();
+    c.left.rot += 2 * (d - 1);  // phi^k: rot(A0, k) and rot(A0, k - d), all hoisted together
+    c.left.cmult += 2 * (d - 1);
+    c.left.add += d - 1;
+    c.left.rescale += d - 1;
+    c.left.key_switch += ckks::KeySwitchCounts{1, 2 * (d - 1), 2 * (d - 1)};
+    c.right = tau_.cost();
+    c.right.rot += d - 1;  // psi^k = rot(B0, k d), hoisted
+    c.right.key_switch += ckks::KeySwitchCounts{1, d - 1, d - 1};
+    c.product.mult = d;
+    c.product.add = d;
+    c.finish.relin = 1;
+    c.finish.rescale = 1;
+    c.finish.key_switch = {1, 1, 1};
+    return c;
+}
+
 std::vector<ckks::Ciphertext> JiangMatmul::left_operands(const CountedOps& ops, const ckks::Ciphertext& a,
                                                          const ckks::GaloisKeys& keys) const {
     require_layout(kOp, a, "A", slots(), "Jiang (d^2 slots)");

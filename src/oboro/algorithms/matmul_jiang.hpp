@@ -34,6 +34,11 @@ public:
     // Every rotation step the product performs (sorted, distinct): the Galois keys it needs.
     std::vector<int64_t> rotation_steps() const;
 
+    // The operations of multiply() by step (op_counts.hpp): left = sigma + the 2(d-1) hoisted phi
+    // rotations and masks, right = tau + the d-1 hoisted psi rotations, product = d tensor products
+    // added up, finish = one relinearization and rescale.
+    MatmulCost cost() const;
+
     // A_k = phi^k(sigma(A)), k = 0..d-1, all at level(A) - 2 and A's scale.
     std::vector<ckks::Ciphertext> left_operands(const CountedOps& ops, const ckks::Ciphertext& a,
                                                 const ckks::GaloisKeys& keys) const;

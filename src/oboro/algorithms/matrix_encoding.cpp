@@ -48,6 +48,38 @@ std::vector<double> unflatten(const std::vector<std::complex<double>>& slots, si
 }
 
 namespace {
+void check_block_shape(const char* op, const BlockShape& s) {
+    check_matrix_dim(op, s.d);
+    if (s.rows == 0 || s.cols == 0) raise<ValueError>(op, ": a ", s.rows, " x ", s.cols, " matrix is empty");
+}
+}  // namespace
+
+std::vector<std::vector<double>> split_blocks(const std::vector<double>& matrix, const BlockShape& s) {
+    check_block_shape("split_blocks", s);
+    if (matrix.size() != s.rows * s.cols)
+        raise<ValueError>("split_blocks: got ", matrix.size(), " values for a ", s.rows, " x ", s.cols, " matrix");
+    std::vector<std::vector<double>> blocks(s.grid_rows() * s.grid_cols(), std::vector<double>(s.d * s.d, 0.0));
+    for (size_t i = 0; i < s.rows; ++i)
+        for (size_t j = 0; j < s.cols; ++j)
+            blocks[(i / s.d) * s.grid_cols() + j / s.d][(i % s.d) * s.d + j % s.d] = matrix[i * s.cols + j];
+    return blocks;
+}
+
+std::vector<double> join_blocks(const std::vector<std::vector<double>>& blocks, const BlockShape& s) {
+    check_block_shape("join_blocks", s);
+    if (blocks.size() != s.grid_rows() * s.grid_cols())
+        raise<ValueError>("join_blocks: got ", blocks.size(), " blocks for a ", s.grid_rows(), " x ", s.grid_cols(), " grid");
+    std::vector<double> matrix(s.rows * s.cols);
+    for (size_t i = 0; i < s.rows; ++i)
+        for (size_t j = 0; j < s.cols; ++j) {
+            const auto& block = blocks[(i / s.d) * s.grid_cols() + j / s.d];
+            if (block.size() < s.d * s.d) raise<ValueError>("join_blocks: a block of ", block.size(), " values for d = ", s.d);
+            matrix[i * s.cols + j] = block[(i % s.d) * s.d + j % s.d];
+        }
+    return matrix;
+}
+
+namespace {
 // 1 where pred(square, row, column) holds, over `slots` slots read as d x d squares.
 template <typename Pred> std::vector<double> mask(size_t d, size_t slots, Pred pred) {
     if (slots % (d * d) != 0) raise<ValueError>("mask: ", slots, " slots are not a whole number of ", d, " x ", d, " squares");

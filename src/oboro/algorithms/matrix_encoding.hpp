@@ -33,6 +33,16 @@ std::vector<double> flatten(const std::vector<double>& matrix, size_t d, size_t 
 // The first d*d slots -> the row-major d x d matrix (real parts).
 std::vector<double> unflatten(const std::vector<std::complex<double>>& slots, size_t d);
 
+// Block layout (matmul_block.hpp): a rows x cols row-major matrix cut into d x d blocks, the
+// grid ceil(rows/d) x ceil(cols/d) in row-major order, each block row-major and zero-padded.
+struct BlockShape {
+    size_t rows = 0, cols = 0, d = 0;
+    size_t grid_rows() const { return (rows + d - 1) / d; }
+    size_t grid_cols() const { return (cols + d - 1) / d; }
+};
+std::vector<std::vector<double>> split_blocks(const std::vector<double>& matrix, const BlockShape& shape);
+std::vector<double> join_blocks(const std::vector<std::vector<double>>& blocks, const BlockShape& shape);
+
 // 3-D masks over `slots` slots (slots a multiple of d^2): M_C(k) column k of every square, M_R(k)
 // row k of every square, M_S(k) square k.
 std::vector<double> column_mask(size_t d, size_t k, size_t slots);

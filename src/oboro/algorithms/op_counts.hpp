@@ -14,6 +14,7 @@
 
 #include "oboro/ckks/evaluator.hpp"
 #include "oboro/ckks/hoisting.hpp"
+#include "oboro/ckks/trace.hpp"
 
 namespace oboro::algorithms {
 
@@ -37,6 +38,38 @@ struct OpCounts {
         return *this;
     }
     bool operator==(const OpCounts&) const = default;
+};
+
+// `times` repetitions of `c`.
+inline OpCounts repeated(const OpCounts& c, uint64_t times) {
+    OpCounts r;
+    r.add = c.add * times;
+    r.rot = c.rot * times;
+    r.cmult = c.cmult * times;
+    r.mult = c.mult * times;
+    r.relin = c.relin * times;
+    r.rescale = c.rescale * times;
+    r.key_switch = {c.key_switch.mod_ups * times, c.key_switch.inner_products * times, c.key_switch.mod_downs * times};
+    return r;
+}
+
+// The cost of a matrix product in the four steps that block products reuse (the formulas, not a
+// measurement): transforming a left operand, transforming a right operand, adding one degree-2
+// product of transformed operands to an accumulator, and finishing an accumulator (relinearize,
+// rescale and what follows). One product is left + right + product + finish less one add (the
+// first product starts the accumulator); a block product with a grid of m x k times k x n blocks
+// is m k left + k n right + m k n product + m n (finish - one add).
+struct MatmulCost {
+    OpCounts left, right, product, finish;
+
+    OpCounts total(uint64_t m, uint64_t k, uint64_t n) const {
+        OpCounts c = repeated(left, m * k);
+        c += repeated(right, k * n);
+        c += repeated(product, m * k * n);
+        c += repeated(finish, m * n);
+        c.add -= m * n;
+        return c;
+    }
 };
 
 // The homomorphic operations of the algorithms layer, each adding itself to `counts` (nullptr:
@@ -67,6 +100,19 @@ public:
         if (counts_)
             for (int64_t s : steps) counts_->rot += s != 0;
         return out;
+    }
+    // sum_{j < 2^rounds} rot(a, j * stride) by ckks::rotate_and_sum, hoisted in h iterations:
+    // each summed rotation counts as one Rot and one Add (the inner products are summed lazily).
+    ckks::Ciphertext rotate_and_sum(const ckks::Ciphertext& a, const ckks::SumSpec& spec, const ckks::GaloisKeys& keys,
+                                    int h) const {
+        ckks::KeySwitchCounts ks;
+        ckks::Ciphertext r = ckks::rotate_and_sum(eval_, a, spec, keys, ckks::SumStrategy::hoisted, h, &ks);
+        if (counts_) {
+            counts_->rot += ks.inner_products;
+            counts_->add += ks.inner_products;
+            counts_->key_switch += ks;
+        }
+        return r;
     }
     void multiply_plain_inplace(ckks::Ciphertext& a, const ckks::Plaintext& p) const {
         eval_.multiply_inplace(a, p);
