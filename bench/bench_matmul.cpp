@@ -13,7 +13,8 @@
 // tree; --quick writes nothing unless --out is given) and runs bench/plot_matmul.py for
 // DIR/matmul.png (with $OBORO_PYTHON, else the source tree's .venv/bin/python, else python3).
 //
-//   bench_matmul [--quick] [--threads N] [--trials N] [--runs N] [--d 4,8,16] [--no-blocks] [--out DIR]
+//   bench_matmul [--quick] [--threads N] [--trials N] [--runs N] [--d 4,8,16] [--methods jiang,3d,...]
+//                [--no-blocks] [--out DIR]
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -304,6 +305,7 @@ int main(int argc, char** argv) {
     std::string out_dir;
     std::vector<size_t> ds = {4, 8, 16};
     bool blocks_wanted = true;
+    std::vector<std::string> methods;  // empty: all
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         auto next = [&] { return bench::option_value(argc, argv, i); };
@@ -314,8 +316,9 @@ int main(int argc, char** argv) {
         else if (a == "--out") out_dir = next();
         else if (a == "--d") { ds.clear(); for (auto& d : bench::split(next(), ',')) ds.push_back(std::stoul(d)); }
         else if (a == "--no-blocks") blocks_wanted = false;
+        else if (a == "--methods") methods = bench::split(next(), ',');
         else {
-            std::fprintf(stderr, "usage: %s [--quick] [--threads N] [--trials N] [--runs N] [--d 4,8,16] [--no-blocks] [--out DIR]\n",
+            std::fprintf(stderr, "usage: %s [--quick] [--threads N] [--trials N] [--runs N] [--d 4,8,16] [--methods jiang,3d,3d-fused,3d-paper] [--no-blocks] [--out DIR]\n",
                          argv[0]);
             return 2;
         }
@@ -330,6 +333,7 @@ int main(int argc, char** argv) {
     std::vector<SquareRow> sq;
     for (size_t d : ds)
         for (const auto& m : kMethods) {
+            if (!methods.empty() && std::find(methods.begin(), methods.end(), m.name) == methods.end()) continue;
             sq.push_back(run_square(B, m, d, runs, trials, gen));
             std::fprintf(stderr, "d=%zu %s: %.1f ms\n", d, m.name.c_str(), sq.back().ms);
         }

@@ -673,6 +673,8 @@ class EncryptedMatrix:
     def level(self) -> int:
         """The ciphertexts' level."""
 
+    def __repr__(self) -> str: ...
+
     def __matmul__(self, other: EncryptedMatrix) -> EncryptedMatrix:
         """The encrypted product self @ other (see oboro.linalg.matmul)."""
 

@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <sstream>
 #include <tuple>
 
 #include "oboro/algorithms/matmul_block.hpp"
@@ -177,6 +178,14 @@ nb::object decrypt_matrix(const PyContext& c, const PyEncryptedMatrix& m) {
     return to_numpy(std::vector<cplx>(matrix.begin(), matrix.end()), {m.rows, m.cols}, false);
 }
 
+std::string matrix_repr(const PyEncryptedMatrix& x) {
+    std::ostringstream os;
+    os << "<oboro.EncryptedMatrix shape=(" << x.rows << ", " << x.cols << ") method=" << method_name(x.method)
+       << " d=" << x.d << " grid=(" << x.grid.rows << ", " << x.grid.cols << ") level=" << x.grid.blocks.at(0).level()
+       << ">";
+    return os.str();
+}
+
 std::vector<int64_t> rotation_steps(const PyContext& c, const std::vector<size_t>& shape, const std::string& method,
                                     std::optional<size_t> d) {
     const auto [m, dd] = method_and_dim("rotation_steps", method, shape, d, c.st->ctx->max_slots());
@@ -203,6 +212,7 @@ void add_linalg(nb::module_& m, nb::class_<PyContext>& ctx) {
                      "The product each block uses: 'jiang' or '3d' (for 'block': '3d' where d^3 fits the slots).")
         .def_prop_ro("level", [](const PyEncryptedMatrix& x) { return x.grid.blocks.at(0).level(); },
                      "The ciphertexts' level.")
+        .def("__repr__", &matrix_repr)
         .def("__matmul__", &matmul, "other"_a, "The encrypted product self @ other (see oboro.linalg.matmul).");
 
     m.def("encrypt_matrix", &encrypt_matrix, "ctx"_a, "matrix"_a, "method"_a = "auto", "d"_a = nb::none(),

@@ -316,6 +316,9 @@ TEST_P(ContextProps, GaloisElements) {
     EXPECT_EQ(ctx.galois_element(slots - 1), ctx.galois_element(-1));
     EXPECT_EQ(ctx.galois_element(slots + 3), ctx.galois_element(3));
     EXPECT_EQ(ctx.conjugation_element(), two_n - 1);
+    // 5^s by squaring equals s repeated products, for every step
+    uint64_t power = 1;
+    for (int64_t s = 0; s < slots; ++s, power = power * 5 % two_n) ASSERT_EQ(ctx.galois_element(s), power) << s;
     for (int64_t s : std::vector<int64_t>{1, 7, -1, -9, slots / 2}) {
         const uint64_t g = ctx.galois_element(s);
         EXPECT_EQ(g % 2, 1u);

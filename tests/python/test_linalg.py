@@ -50,6 +50,7 @@ def test_square_products_match_numpy_at_s2(s2, method, d):
     ea = linalg.encrypt_matrix(s2, a, method=method)
     eb = linalg.encrypt_matrix(s2, b, method=method)
     assert (ea.shape, ea.method, ea.d) == ((d, d), method, d)
+    assert repr(ea) == f"<oboro.EncryptedMatrix shape=({d}, {d}) method={method} d={d} grid=(1, 1) level=3>"
     ec = linalg.matmul(ea, eb)
     assert ec.shape == (d, d) and ec.level == ea.level - 3
     assert max_err(s2.decrypt(ec), a @ b) <= S2_BOUND
