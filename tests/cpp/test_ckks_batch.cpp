@@ -203,13 +203,16 @@ TEST_P(BatchTest, RotationsBitExact) {
     const BatchEvaluator bev(k().ctx);
     auto a = encrypt_many(k(), 4, 800);
     const auto A = CiphertextBatch::from_ciphertexts(*k().ctx, a.cts);
-    std::vector<Ciphertext> same, each;
+    std::vector<Ciphertext> same, each, conj;
     const std::vector<int64_t> steps = {1, 0, -1, 5};
     for (size_t c = 0; c < 4; ++c) {
         same.push_back(ev.rotate(a.cts[c], 5, k().gk));
         each.push_back(ev.rotate(a.cts[c], steps[c], k().gk));
+        conj.push_back(ev.conjugate(a.cts[c], k().gk));
     }
     expect_elements(bev.rotate(A, 5, k().gk), same);
+    const auto C = bev.conjugate(A, k().gk);
+    expect_elements(C, conj);
     const auto E = bev.rotate(A, steps, k().gk);
     expect_elements(E, each);
     for (size_t c = 0; c < 4; ++c) {
@@ -217,6 +220,8 @@ TEST_P(BatchTest, RotationsBitExact) {
         std::vector<cplx> want(slots);
         for (size_t i = 0; i < slots; ++i) want[i] = a.values[c][(i + size_t(steps[c] + int64_t(slots))) % slots];
         EXPECT_GE(precision_bits(k().decrypt(E.at(c)), want), 18.0) << "element " << c;
+        for (size_t i = 0; i < slots; ++i) want[i] = std::conj(a.values[c][i]);
+        EXPECT_GE(precision_bits(k().decrypt(C.at(c)), want), 18.0) << "conjugate, element " << c;
     }
 }
 
@@ -368,6 +373,8 @@ TEST(BatchErrors, OperandsCheckedBeforeAnyWork) {
     const int64_t slots = int64_t(A.slots());
     EXPECT_ERROR(ValueError, bev.rotate(A, slots, k.gk), "rotate", "out of range");
     EXPECT_ERROR(ValueError, bev.rotate(T, 1, k.gk), "rotate", "3 polynomials");
+    EXPECT_ERROR(ValueError, bev.conjugate(T, k.gk), "conjugate", "3 polynomials");
+    EXPECT_ERROR(MissingKey, bev.conjugate(A, k.keygen->galois_keys({1})), "conjugate", "no conjugation key");
     X = A;
     EXPECT_ERROR(ValueError, bev.multiply_inplace(X, 1e20), "multiply", "does not fit");
     EXPECT_TRUE(same_batch(X, A));
@@ -389,6 +396,7 @@ TEST(BatchErrors, ForeignContextAndKeys) {
     EXPECT_ERROR(ContextMismatch, bev.add(A, F), "add", "'b'", "another parameter set");
     EXPECT_ERROR(ContextMismatch, bev.multiply_relin_rescale(A, A, other.rk), "multiply_relin_rescale", "key");
     EXPECT_ERROR(ContextMismatch, bev.rotate(A, 1, other.gk), "rotate", "Galois keys");
+    EXPECT_ERROR(ContextMismatch, bev.conjugate(A, other.gk), "conjugate", "Galois keys");
 }
 
 }  // namespace
