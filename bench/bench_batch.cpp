@@ -17,7 +17,6 @@
 // --publish writes docs/benchmarks/batch.{json,md,png} of the source tree (the published figures);
 // --plot runs bench/plot_batch.py on the JSON (needs matplotlib; skipped with a message without).
 #include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -150,45 +149,42 @@ Row time_op(const Setup& s, const std::string& op, const std::vector<Ciphertext>
     return r;
 }
 
-// Peak RSS of one batched call on d fresh pairs, in a child process (so the timing runs' memory
-// does not count): the batches are filled one encryption at a time, then `op` runs once.
-Memory measure_memory(const Setup& s, const std::string& op, size_t d, int threads) {
-    int fds[2];
-    if (pipe(fds) != 0) return {};
-    const pid_t pid = fork();
-    if (pid == 0) {
-        close(fds[0]);
-        set_num_threads(threads);
-        const BatchEvaluator bev(s.ctx);
-        Memory m{op, d, threads};
-        m.baseline_mib = rss_mib();  // program, context, keys
-        const Ciphertext proto = s.fresh(0);
-        CiphertextBatch A(*s.ctx, d, 2, proto.level(), proto.scale(), proto.slots());
-        CiphertextBatch B(*s.ctx, d, 2, proto.level(), proto.scale(), proto.slots());
-        for (size_t c = 0; c < d; ++c) {
-            const Ciphertext x = s.fresh(c), y = s.fresh(c + d);
-            std::memcpy(A.poly(c, 0), x.data(), 2 * x.limbs() * x.n() * sizeof(uint64_t));
-            std::memcpy(B.poly(c, 0), y.data(), 2 * y.limbs() * y.n() * sizeof(uint64_t));
-        }
-        const CiphertextBatch C = op == kOps[0] ? bev.add(A, B)
-                                  : op == kOps[1] ? bev.multiply(A, B)
-                                                  : bev.multiply_relin_rescale(A, B, s.rk);
-        m.data_mib = mib(A) + mib(B) + mib(C);
-        rusage ru{};
-        getrusage(RUSAGE_SELF, &ru);
-        m.peak_mib = double(ru.ru_maxrss) / 1024;
-        const double out[3] = {m.baseline_mib, m.data_mib, m.peak_mib};
-        if (write(fds[1], out, sizeof out) != ssize_t(sizeof out)) _exit(1);
-        _exit(0);
+// Peak RSS of one batched call on d fresh pairs, measured in this process, which must hold nothing
+// else (bench_batch --memory-child): the batches are filled one encryption at a time, then `op`
+// runs once. Prints "baseline data peak" in MiB.
+int memory_child(size_t op_index, size_t d, int threads) {
+    set_num_threads(threads);
+    const Setup s;
+    const BatchEvaluator bev(s.ctx);
+    const double baseline = rss_mib();  // program, context, keys
+    const Ciphertext proto = s.fresh(0);
+    CiphertextBatch A(*s.ctx, d, 2, proto.level(), proto.scale(), proto.slots());
+    CiphertextBatch B(*s.ctx, d, 2, proto.level(), proto.scale(), proto.slots());
+    for (size_t c = 0; c < d; ++c) {
+        const Ciphertext x = s.fresh(c), y = s.fresh(c + d);
+        std::memcpy(A.poly(c, 0), x.data(), 2 * x.limbs() * x.n() * sizeof(uint64_t));
+        std::memcpy(B.poly(c, 0), y.data(), 2 * y.limbs() * y.n() * sizeof(uint64_t));
     }
-    close(fds[1]);
-    double in[3] = {0, 0, 0};
-    const bool ok = read(fds[0], in, sizeof in) == ssize_t(sizeof in);
-    close(fds[0]);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    if (!ok) return {};
-    return Memory{op, d, threads, in[0], in[1], in[2]};
+    const CiphertextBatch C = op_index == 0   ? bev.add(A, B)
+                              : op_index == 1 ? bev.multiply(A, B)
+                                              : bev.multiply_relin_rescale(A, B, s.rk);
+    rusage ru{};
+    getrusage(RUSAGE_SELF, &ru);
+    std::printf("%.3f %.3f %.3f\n", baseline, mib(A) + mib(B) + mib(C), double(ru.ru_maxrss) / 1024);
+    return 0;
+}
+
+// Runs memory_child in a fresh process (this program again): so that neither the timing runs'
+// memory nor this process's thread pool (which a plain fork() would not carry over) gets in the way.
+Memory measure_memory(size_t op_index, size_t d, int threads) {
+    Memory m{kOps[op_index], d, threads};
+    const std::string cmd = "/proc/" + std::to_string(getpid()) + "/exe --memory-child " + std::to_string(op_index) +
+                            " " + std::to_string(d) + " " + std::to_string(threads);
+    FILE* child = popen(cmd.c_str(), "r");
+    if (!child) return m;
+    if (std::fscanf(child, "%lf %lf %lf", &m.baseline_mib, &m.data_mib, &m.peak_mib) != 3) m = Memory{kOps[op_index], d, threads};
+    pclose(child);
+    return m;
 }
 
 std::string read_file(const std::string& path) {
@@ -284,6 +280,8 @@ int main(int argc, char** argv) {
     std::vector<int> threads = {1, 2};
     int runs = 3;
     std::string json_path, md_path, plot_path;
+    if (argc == 5 && std::string(argv[1]) == "--memory-child")
+        return memory_child(std::stoul(argv[2]), std::stoul(argv[3]), std::stoi(argv[4]));
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         auto next = [&] { return bench::option_value(argc, argv, i); };
@@ -314,9 +312,9 @@ int main(int argc, char** argv) {
     const int t_max = *std::max_element(threads.begin(), threads.end());
 
     const Setup s;
-    // Memory first, in child processes, while this process holds only the context and keys.
+    // Memory first, each measured in a fresh process of its own.
     std::vector<Memory> memory;
-    for (const char* op : {kOps[0], kOps[2]}) memory.push_back(measure_memory(s, op, d_max, t_max));
+    for (size_t op : {0, 2}) memory.push_back(measure_memory(op, d_max, t_max));
 
     std::vector<Row> rows;
     for (size_t d : ds) {
