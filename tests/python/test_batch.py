@@ -50,6 +50,17 @@ def same_as_single(ctx, batch_result, fn, *batches):
         np.testing.assert_array_equal(got[i], want)
 
 
+def check_rotation_per_element(ctx, a, X, steps):
+    """a.rotate(steps) rotates element i by steps[i]: against np.roll, and bit-exact against
+    Ciphertext.rotate on each element."""
+    got = ctx.decrypt(a.rotate(steps))
+    want = np.stack([np.roll(X[i], -s) for i, s in enumerate(steps)])
+    assert bits(got, want) >= ROT_BITS
+    cts = a.to_ciphertexts()
+    for i, s in enumerate(steps):
+        np.testing.assert_array_equal(got[i], ctx.decrypt(cts[i].rotate(s)))
+
+
 def test_encrypt_decrypt_and_layout(ctx, X):
     b = ctx.encrypt_batch(X)
     assert isinstance(b, oboro.Batch)
@@ -128,14 +139,7 @@ def test_rotations(ctx, X):
     r = a.rotate(1)
     assert bits(ctx.decrypt(r), np.roll(X, -1, axis=1)) >= ROT_BITS
     same_as_single(ctx, r, lambda p: p.rotate(1), a)
-    steps = [1, 0, -1, 3]
-    r = a.rotate(steps)
-    want = np.stack([np.roll(X[i], -s) for i, s in enumerate(steps)])
-    assert bits(ctx.decrypt(r), want) >= ROT_BITS
-    got = ctx.decrypt(r)
-    cts = a.to_ciphertexts()
-    for i, s in enumerate(steps):
-        np.testing.assert_array_equal(got[i], ctx.decrypt(cts[i].rotate(s)))
+    check_rotation_per_element(ctx, a, X, [1, 0, -1, 3])
     # automatic mode: a step is reduced modulo the slots (LEN - 1 == -1)
     assert bits(ctx.decrypt(a.rotate(LEN - 1)), np.roll(X, 1, axis=1)) >= ROT_BITS
 
@@ -145,14 +149,8 @@ def test_composed_rotations_match_ciphertext(X):
     ctx = oboro.Context.from_preset("S1")
     ctx.keygen()  # the signed powers of two only
     a = ctx.encrypt_batch(X)
-    steps = [3, 0, -5, 7]  # 3 = 4 - 1, 7 = 8 - 1, -5 = -4 - 1: compositions of different lengths
-    r = a.rotate(steps)
-    want = np.stack([np.roll(X[i], -s) for i, s in enumerate(steps)])
-    assert bits(ctx.decrypt(r), want) >= ROT_BITS
-    got = ctx.decrypt(r)
-    cts = a.to_ciphertexts()
-    for i, s in enumerate(steps):
-        np.testing.assert_array_equal(got[i], ctx.decrypt(cts[i].rotate(s)))
+    # 3 = 4 - 1, 7 = 8 - 1, -5 = -4 - 1: compositions of different lengths
+    check_rotation_per_element(ctx, a, X, [3, 0, -5, 7])
     same_as_single(ctx, a.rotate(3), lambda p: p.rotate(3), a)
 
 
