@@ -5,6 +5,7 @@
 // caller. Context.encrypt_batch / decrypt(batch) convert from / to 2-D NumPy arrays.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <optional>
 #include <string>
@@ -403,18 +404,18 @@ PyBatch encrypt_batch(const StatePtr& st, nb::handle values, std::optional<int> 
     if (ndim < 2 || shape[0] == 0)
         raise<oboro::ValueError>("encrypt_batch: expected a 2-D array with one row per ciphertext, got shape ",
                                  shape_str(shape));
-    std::vector<Ciphertext> cts;
-    cts.reserve(shape[0]);
     PyBatch out;
     out.st = st;
+    // Each encryption goes straight into its place in the batch (the rows share one encoding's
+    // level, scale and slots), so the memory peak is the batch plus one ciphertext.
     for (size_t r = 0; r < shape[0]; ++r) {
         PyPlaintext p = encode_array(st, arr[nb::int_(r)], level, scale, slots, "encrypt_batch");
-        cts.push_back(st->encryptor->encrypt(p.pt));  // with the GIL: the encryptor's generator is not thread-safe
+        const Ciphertext ct = st->encryptor->encrypt(p.pt);  // with the GIL: the generator is not thread-safe
+        if (r == 0) out.batch = CiphertextBatch(*st->ctx, shape[0], ct.size(), ct.level(), ct.scale(), ct.slots());
+        std::memcpy(out.batch.poly(r, 0), ct.data(), ct.size() * ct.limbs() * ct.n() * sizeof(uint64_t));
         out.shape = std::move(p.shape);
         out.is_complex = p.is_complex;
     }
-    nb::gil_scoped_release release;
-    out.batch = CiphertextBatch::from_ciphertexts(*st->ctx, cts);
     return out;
 }
 
