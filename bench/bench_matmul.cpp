@@ -11,7 +11,7 @@
 //            measured op counts against the cost formula, scaling with size.
 // Writes DIR/matmul.json and DIR/matmul.md (DIR: --out, by default docs/benchmarks of the source
 // tree; --quick writes nothing unless --out is given) and runs bench/plot_matmul.py for
-// DIR/matmul.png (with $OBORO_PYTHON, else the source tree's .venv/bin/python, else python3).
+// DIR/matmul.png (with $OBORO_PYTHON, else the Python CMake was configured with).
 //
 //   bench_matmul [--quick] [--threads N] [--trials N] [--runs N] [--d 4,8,16] [--methods jiang,3d,...]
 //                [--no-blocks] [--out DIR]
@@ -291,11 +291,6 @@ std::string tables_md(const std::vector<SquareRow>& sq, const std::vector<BlockR
     return o.str();
 }
 
-std::string source_python() {
-    if (const char* p = std::getenv("OBORO_PYTHON")) return p;
-    const std::string venv = std::string(OBORO_SOURCE_DIR) + "/.venv/bin/python";
-    return std::ifstream(venv).good() ? venv : "python3";
-}
 
 }  // namespace
 
@@ -391,9 +386,7 @@ int main(int argc, char** argv) {
        << "figures are noisy.\n\n![ms per product](matmul.png)\n\n"
        << tables;
     md.close();
-    const std::string cmd = source_python() + " " + OBORO_SOURCE_DIR + "/bench/plot_matmul.py " + out_dir +
-                            "/matmul.json --out " + out_dir + "/matmul.png";
-    if (std::system(cmd.c_str()) != 0) std::fprintf(stderr, "bench_matmul: the plot failed (%s)\n", cmd.c_str());
+    bench::run_plot("plot_matmul.py", "\"" + out_dir + "/matmul.json\" --out \"" + out_dir + "/matmul.png\"");
     std::fprintf(stderr, "bench_matmul: wrote %s/matmul.{json,md,png}\n", out_dir.c_str());
     return 0;
 }

@@ -16,6 +16,18 @@
 
 namespace oboro::bench {
 
+// Runs bench/<script> (a matplotlib plot of a benchmark's JSON) with `args`, through $OBORO_PYTHON
+// or else the interpreter CMake was configured with (OBORO_PYTHON); a failed plot is reported,
+// never fatal: the JSON and Markdown are the results.
+#if defined(OBORO_SOURCE_DIR) && defined(OBORO_PYTHON)
+inline void run_plot(const std::string& script, const std::string& args) {
+    const char* env = std::getenv("OBORO_PYTHON");
+    const std::string cmd = std::string("\"") + (env ? env : OBORO_PYTHON) + "\" \"" + OBORO_SOURCE_DIR + "/bench/" +
+                            script + "\" " + args;
+    if (std::system(cmd.c_str()) != 0) std::fprintf(stderr, "the plot failed: %s\n", cmd.c_str());
+}
+#endif
+
 struct Timing {
     double median_us = 0, min_us = 0;
     int runs = 0;

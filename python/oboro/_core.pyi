@@ -542,8 +542,8 @@ class Batch:
 
     Operands: another Batch (same length and element shape), a number, an array of one element's shape
     (the same for every element) or of the batch's shape (one row per element). rotate takes one step
-    for all or one step per element. In automatic mode a batch rotates by steps that have a key
-    (modulo the slots); it does not compose a step from other keys as Ciphertext.rotate does.
+    for all or one step per element; automatic mode composes a step without a key from keyed steps
+    exactly as Ciphertext.rotate does (one batched call per step of the longest composition).
     """
 
     __array_ufunc__: None = None
@@ -609,6 +609,8 @@ class Batch:
 
     def __imul__(self, other: Batch | complex | numpy.typing.ArrayLike, /) -> Batch: ...
 
+    def __itruediv__(self, other: Batch | complex | numpy.typing.ArrayLike, /) -> Batch: ...
+
     def __neg__(self) -> Batch:
         """-self"""
 
@@ -618,9 +620,18 @@ class Batch:
     def copy(self) -> Batch:
         """A copy of the batch."""
 
+    def __copy__(self) -> Batch: ...
+
+    def __deepcopy__(self, memo: object) -> Batch: ...
+
     def rotate(self, steps: int | Sequence[int], /) -> Batch:
         """
         Rotates every element left by `steps`, or element i by steps[i] (one step per element, 0 allowed), in one batched call. Manual mode needs the key of each exact step, automatic mode a key of the step modulo the slots; else MissingKey naming the steps.
+        """
+
+    def conj(self) -> Batch:
+        """
+        Complex conjugate of every value of every element, in one batched call (needs keygen(conjugation=True), else MissingKey).
         """
 
     def rescale(self) -> Batch:
@@ -634,7 +645,9 @@ class Batch:
         """
 
     def drop_to_level(self, level: int) -> Batch:
-        """The same values at a lower level (limbs dropped, scale kept)."""
+        """
+        The same values at a lower level, as Ciphertext.drop_to_level: manual mode keeps the scale (limbs are dropped); automatic mode moves a batch at its level's standard scale to the standard scale of the new level.
+        """
 
     def __repr__(self) -> str: ...
 

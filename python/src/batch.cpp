@@ -3,7 +3,9 @@
 // of the C++ BatchEvaluator over all d elements; automatic mode relinearizes, rescales and aligns
 // like Ciphertext (the same standard scales and the same rules), manual mode leaves that to the
 // caller. Context.encrypt_batch / decrypt(batch) convert from / to 2-D NumPy arrays.
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <optional>
 #include <string>
@@ -351,33 +353,43 @@ nb::object inplace(BatchRef self, nb::handle other, Op op) {
 
 // ---- rotations: one step for all, or one per element -----------------------------------------
 
-// The step actually used for k: exactly k in manual mode; in automatic mode k modulo the slots, or
-// its equivalent with a key (keyed_step). Batches do not compose steps from other keys.
-int64_t batch_step(const State& s, int64_t k, int64_t slots) {
-    if (!s.auto_mode) return k;
-    if (auto d = keyed_step(s, k, slots)) return *d;
-    raise<MissingKey>("rotate: no Galois key for a rotation by ", k, " (", ((k % slots) + slots) % slots,
-                      " modulo the ", slots, " slots); a batch rotates by keyed steps only: generate it with "
-                      "keygen(rotations=[", k, "])");
-}
-
+// Manual mode: one batched rotation by exactly these steps. Automatic mode: each element's step
+// becomes its rotation plan (rotation_plan, as Ciphertext.rotate), and round r rotates every
+// element by the r-th step of its plan (0, a copy, once its plan is done): the same rotations
+// as on each Ciphertext, one batched call per round.
 PyBatch rotate_batch(const PyBatch& self, nb::handle steps) {
     const State& s = *self.st;
-    const int64_t slots = int64_t(self.batch.slots());
-    PyBatch out = self;
+    const BatchEvaluator ev = evaluator(s);
+    std::vector<int64_t> per;
     if (PyLong_Check(steps.ptr())) {
-        const int64_t k = batch_step(s, nb::cast<int64_t>(steps), slots);
-        nb::gil_scoped_release release;
-        if (s.auto_mode) relinearize_if_needed(s, out.batch, "rotate");
-        out.batch = evaluator(s).rotate(out.batch, k, galois_keys(s));
+        per.assign(self.batch.count(), nb::cast<int64_t>(steps));
+    } else {
+        per = nb::cast<std::vector<int64_t>>(
+            nb::module_::import_("numpy").attr("asarray")(steps, "int64").attr("ravel")().attr("tolist")());
+    }
+    PyBatch out = self;
+    nb::gil_scoped_release release;
+    if (!s.auto_mode) {
+        out.batch = ev.rotate(out.batch, per, galois_keys(s));
         return out;
     }
-    std::vector<int64_t> per = nb::cast<std::vector<int64_t>>(
-        nb::module_::import_("numpy").attr("asarray")(steps, "int64").attr("ravel")().attr("tolist")());
-    for (int64_t& k : per) k = batch_step(s, k, slots);
-    nb::gil_scoped_release release;
-    if (s.auto_mode) relinearize_if_needed(s, out.batch, "rotate");
-    out.batch = evaluator(s).rotate(out.batch, per, galois_keys(s));
+    if (per.size() != self.batch.count())
+        raise<oboro::ValueError>("rotate: ", per.size(), " steps were given for a ", describe(self.batch),
+                                 "; give one per element");
+    const int64_t slots = int64_t(self.batch.slots());
+    std::vector<std::vector<int64_t>> plans;
+    size_t rounds = 0;
+    for (int64_t k : per) {
+        plans.push_back(rotation_plan(s, k, slots));
+        rounds = std::max(rounds, plans.back().size());
+    }
+    relinearize_if_needed(s, out.batch, "rotate");
+    for (size_t r = 0; r < rounds; ++r) {
+        std::vector<int64_t> round(plans.size(), 0);
+        for (size_t c = 0; c < plans.size(); ++c)
+            if (r < plans[c].size()) round[c] = plans[c][r];
+        out.batch = ev.rotate(out.batch, round, galois_keys(s));
+    }
     return out;
 }
 
@@ -392,18 +404,18 @@ PyBatch encrypt_batch(const StatePtr& st, nb::handle values, std::optional<int> 
     if (ndim < 2 || shape[0] == 0)
         raise<oboro::ValueError>("encrypt_batch: expected a 2-D array with one row per ciphertext, got shape ",
                                  shape_str(shape));
-    std::vector<Ciphertext> cts;
-    cts.reserve(shape[0]);
     PyBatch out;
     out.st = st;
+    // Each encryption goes straight into its place in the batch (the rows share one encoding's
+    // level, scale and slots), so the memory peak is the batch plus one ciphertext.
     for (size_t r = 0; r < shape[0]; ++r) {
         PyPlaintext p = encode_array(st, arr[nb::int_(r)], level, scale, slots, "encrypt_batch");
-        cts.push_back(st->encryptor->encrypt(p.pt));  // with the GIL: the encryptor's generator is not thread-safe
+        const Ciphertext ct = st->encryptor->encrypt(p.pt);  // with the GIL: the generator is not thread-safe
+        if (r == 0) out.batch = CiphertextBatch(*st->ctx, shape[0], ct.size(), ct.level(), ct.scale(), ct.slots());
+        std::memcpy(out.batch.poly(r, 0), ct.data(), ct.size() * ct.limbs() * ct.n() * sizeof(uint64_t));
         out.shape = std::move(p.shape);
         out.is_complex = p.is_complex;
     }
-    nb::gil_scoped_release release;
-    out.batch = CiphertextBatch::from_ciphertexts(*st->ctx, cts);
     return out;
 }
 
@@ -482,8 +494,8 @@ results as the same operator on each oboro.Ciphertext, and the same automatic / 
 
 Operands: another Batch (same length and element shape), a number, an array of one element's shape
 (the same for every element) or of the batch's shape (one row per element). rotate takes one step
-for all or one step per element. In automatic mode a batch rotates by steps that have a key
-(modulo the slots); it does not compose a step from other keys as Ciphertext.rotate does.)doc";
+for all or one step per element; automatic mode composes a step without a key from keyed steps
+exactly as Ciphertext.rotate does (one batched call per step of the longest composition).)doc";
 
 }  // namespace
 
@@ -531,6 +543,7 @@ void add_batch_class(nb::module_& m, nb::class_<PyContext>& ctx) {
         .def("__iadd__", [](BatchRef s, nb::handle o) { return inplace(s, o, Op::add); }, opsig("__iadd__"))
         .def("__isub__", [](BatchRef s, nb::handle o) { return inplace(s, o, Op::sub); }, opsig("__isub__"))
         .def("__imul__", [](BatchRef s, nb::handle o) { return inplace(s, o, Op::mul); }, opsig("__imul__"))
+        .def("__itruediv__", [](BatchRef s, nb::handle o) { return inplace(s, o, Op::div); }, opsig("__itruediv__"))
         .def("__neg__",
              [](const PyBatch& s) {
                  PyBatch out = s;
@@ -540,11 +553,23 @@ void add_batch_class(nb::module_& m, nb::class_<PyContext>& ctx) {
              "-self")
         .def("__pos__", [](const PyBatch& s) { return s; }, "+self (a copy)")
         .def("copy", [](const PyBatch& s) { return s; }, "A copy of the batch.")
+        .def("__copy__", [](const PyBatch& s) { return s; })
+        .def("__deepcopy__", [](const PyBatch& s, nb::handle) { return s; }, "memo"_a)
         .def("rotate", &rotate_batch, "steps"_a,
              nb::sig("def rotate(self, steps: int | collections.abc.Sequence[int], /) -> Batch"),
              "Rotates every element left by `steps`, or element i by steps[i] (one step per element, 0 allowed), "
              "in one batched call. Manual mode needs the key of each exact step, automatic mode a key of the step "
              "modulo the slots; else MissingKey naming the steps.")
+        .def("conj",
+             [](const PyBatch& s) {
+                 PyBatch out = s;
+                 nb::gil_scoped_release release;
+                 if (s.st->auto_mode) relinearize_if_needed(*s.st, out.batch, "conjugate");
+                 out.batch = evaluator(*s.st).conjugate(out.batch, galois_keys(*s.st));
+                 return out;
+             },
+             "Complex conjugate of every value of every element, in one batched call (needs "
+             "keygen(conjugation=True), else MissingKey).")
         .def("rescale",
              [](const PyBatch& s) {
                  PyBatch out = s;
@@ -566,10 +591,22 @@ void add_batch_class(nb::module_& m, nb::class_<PyContext>& ctx) {
              [](const PyBatch& s, int level) {
                  PyBatch out = s;
                  nb::gil_scoped_release release;
-                 out.batch = evaluator(*s.st).drop_to_level(s.batch, level);
+                 const State& st = *s.st;
+                 if (st.auto_mode && level >= 0 && level < out.batch.level() &&
+                     same_scale(out.batch.scale(), st.scales[size_t(out.batch.level())])) {
+                     try {
+                         bring_to(st, out.batch, level, st.scales[size_t(level)], "drop_to_level");
+                         return out;
+                     } catch (const ScaleMismatch&) {
+                     }
+                 }
+                 out.batch = evaluator(st).drop_to_level(s.batch, level);
                  return out;
              },
-             "level"_a, "The same values at a lower level (limbs dropped, scale kept).")
+             "level"_a,
+             "The same values at a lower level, as Ciphertext.drop_to_level: manual mode keeps the scale (limbs "
+             "are dropped); automatic mode moves a batch at its level's standard scale to the standard scale of "
+             "the new level.")
         .def("__repr__", &batch_repr);
 
     ctx.def(

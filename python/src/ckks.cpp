@@ -514,22 +514,11 @@ std::optional<int64_t> keyed_step(const State& s, int64_t step, int64_t slots) {
     return std::nullopt;
 }
 
-void rotate(const State& s, Ciphertext& a, int64_t k) {
-    const Evaluator& ev = *s.eval;
-    const GaloisKeys& gk = galois_keys(s);
-    if (!s.auto_mode) {
-        ev.rotate_inplace(a, k, gk);
-        return;
-    }
-    relinearize_if_needed(s, a, "rotate");
-    const int64_t slots = int64_t(a.slots());
+std::vector<int64_t> rotation_plan(const State& s, int64_t k, int64_t slots) {
     const int64_t r = ((k % slots) + slots) % slots;
-    if (r == 0) return;
+    if (r == 0) return {};
     auto keyed = [&](int64_t step) { return keyed_step(s, step, slots); };
-    if (auto d = keyed(r)) {
-        ev.rotate_inplace(a, *d, gk);
-        return;
-    }
+    if (auto d = keyed(r)) return {*d};
     // Decompose into signed powers of two (NAF) that have keys, e.g. 3 = 4 - 1.
     std::optional<std::vector<int64_t>> best;
     for (int64_t cand : {r, r - slots}) {
@@ -550,7 +539,18 @@ void rotate(const State& s, Ciphertext& a, int64_t k) {
                           " slots), nor for a decomposition into rotations by signed powers of two; generate it "
                           "with keygen(rotations=[",
                           k, "])");
-    for (int64_t d : *best) ev.rotate_inplace(a, d, gk);
+    return *best;
+}
+
+void rotate(const State& s, Ciphertext& a, int64_t k) {
+    const Evaluator& ev = *s.eval;
+    const GaloisKeys& gk = galois_keys(s);
+    if (!s.auto_mode) {
+        ev.rotate_inplace(a, k, gk);
+        return;
+    }
+    relinearize_if_needed(s, a, "rotate");
+    for (int64_t d : rotation_plan(s, k, int64_t(a.slots()))) ev.rotate_inplace(a, d, gk);
 }
 
 // ------------------------------------------------------------------------------------------------

@@ -129,8 +129,12 @@ double product_scale(const State& s, int level, double scale, const std::string&
 // The step (reduced modulo `slots`) or its equivalent step -+ slots that has a Galois key; 0 for
 // a multiple of the slots; nullopt when neither has a key.
 std::optional<int64_t> keyed_step(const State& s, int64_t step, int64_t slots);
+// The keyed steps whose rotations, one after the other, rotate by k modulo `slots` (automatic
+// mode): the step itself when it has a key, else its shortest decomposition into signed powers of
+// two that have keys; empty for a multiple of the slots. MissingKey when there is none.
+std::vector<int64_t> rotation_plan(const State& s, int64_t k, int64_t slots);
 // A rotation by k: manual mode needs exactly that key; automatic mode reduces k modulo the slots
-// and composes it from keyed steps when needed.
+// and composes it from keyed steps when needed (rotation_plan).
 void rotate(const State& s, Ciphertext& a, int64_t k);
 
 // ciphertext (op) plaintext in place, in the context's mode (plaintext.cpp; without the GIL).

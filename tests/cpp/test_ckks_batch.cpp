@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -203,13 +204,16 @@ TEST_P(BatchTest, RotationsBitExact) {
     const BatchEvaluator bev(k().ctx);
     auto a = encrypt_many(k(), 4, 800);
     const auto A = CiphertextBatch::from_ciphertexts(*k().ctx, a.cts);
-    std::vector<Ciphertext> same, each;
+    std::vector<Ciphertext> same, each, conj;
     const std::vector<int64_t> steps = {1, 0, -1, 5};
     for (size_t c = 0; c < 4; ++c) {
         same.push_back(ev.rotate(a.cts[c], 5, k().gk));
         each.push_back(ev.rotate(a.cts[c], steps[c], k().gk));
+        conj.push_back(ev.conjugate(a.cts[c], k().gk));
     }
     expect_elements(bev.rotate(A, 5, k().gk), same);
+    const auto C = bev.conjugate(A, k().gk);
+    expect_elements(C, conj);
     const auto E = bev.rotate(A, steps, k().gk);
     expect_elements(E, each);
     for (size_t c = 0; c < 4; ++c) {
@@ -217,6 +221,8 @@ TEST_P(BatchTest, RotationsBitExact) {
         std::vector<cplx> want(slots);
         for (size_t i = 0; i < slots; ++i) want[i] = a.values[c][(i + size_t(steps[c] + int64_t(slots))) % slots];
         EXPECT_GE(precision_bits(k().decrypt(E.at(c)), want), 18.0) << "element " << c;
+        for (size_t i = 0; i < slots; ++i) want[i] = std::conj(a.values[c][i]);
+        EXPECT_GE(precision_bits(k().decrypt(C.at(c)), want), 18.0) << "conjugate, element " << c;
     }
 }
 
@@ -297,6 +303,87 @@ TEST(BatchEdges, KeySwitchingScratchIsReused) {
     EXPECT_EQ(scratch_pool().idle_capacity_words(), words);  // nothing was allocated again
 }
 
+// ---- the queue contract (backend/queue.hpp): one kernel per batched op, no waiting --------------
+
+// Forwards every kernel to the CPU queue and counts the calls: what a GPU backend would launch.
+class CountingQueue final : public BatchQueue {
+public:
+    int kernels = 0, syncs = 0;
+    const char* device_name() const override { return "counting"; }
+    void synchronize() override { ++syncs; }
+    void add(const Context& c, BatchSpan o, ConstBatchSpan a, ConstBatchSpan b) override { ++kernels, cpu().add(c, o, a, b); }
+    void sub(const Context& c, BatchSpan o, ConstBatchSpan a, ConstBatchSpan b) override { ++kernels, cpu().sub(c, o, a, b); }
+    void negate(const Context& c, BatchSpan o, ConstBatchSpan a) override { ++kernels, cpu().negate(c, o, a); }
+    void add_scalar(const Context& c, BatchSpan o, ConstBatchSpan a, const uint64_t* s) override {
+        ++kernels, cpu().add_scalar(c, o, a, s);
+    }
+    void mul_scalar(const Context& c, BatchSpan o, ConstBatchSpan a, const uint64_t* s) override {
+        ++kernels, cpu().mul_scalar(c, o, a, s);
+    }
+    void mul_plain(const Context& c, BatchSpan o, ConstBatchSpan a, ConstBatchSpan b) override {
+        ++kernels, cpu().mul_plain(c, o, a, b);
+    }
+    void tensor(const Context& c, BatchSpan o, ConstBatchSpan a, ConstBatchSpan b) override {
+        ++kernels, cpu().tensor(c, o, a, b);
+    }
+    void drop_limbs(BatchSpan o, ConstBatchSpan a) override { ++kernels, cpu().drop_limbs(o, a); }
+    void rescale(const Context& c, BatchSpan o, ConstBatchSpan a) override { ++kernels, cpu().rescale(c, o, a); }
+    void relinearize(const Context& c, BatchSpan o, ConstBatchSpan a, const RelinKey& rk) override {
+        ++kernels, cpu().relinearize(c, o, a, rk);
+    }
+    void multiply_relin_rescale(const Context& c, BatchSpan o, ConstBatchSpan a, ConstBatchSpan b,
+                                const RelinKey& rk) override {
+        ++kernels, cpu().multiply_relin_rescale(c, o, a, b, rk);
+    }
+    void apply_galois(const Context& c, BatchSpan o, ConstBatchSpan a, const uint32_t* const* perms,
+                      const KeySwitchKey* const* keys) override {
+        ++kernels, cpu().apply_galois(c, o, a, perms, keys);
+    }
+
+private:
+    static BatchQueue& cpu() { return cpu_batch_queue(); }
+};
+
+TEST(BatchQueueContract, OneKernelPerOpAndNoWaiting) {
+    Keys& k = Keys::get("S1");
+    CountingQueue q;
+    const BatchEvaluator bev(k.ctx, &q);
+    EXPECT_STREQ(bev.queue().device_name(), "counting");
+    auto a = encrypt_many(k, 5, 1900), b = encrypt_many(k, 5, 2000);
+    const auto A = CiphertextBatch::from_ciphertexts(*k.ctx, a.cts);
+    const auto B = CiphertextBatch::from_ciphertexts(*k.ctx, b.cts);
+    std::vector<Plaintext> pts;
+    for (size_t c = 0; c < 5; ++c) pts.push_back(k.encoder->encode(random_real(8, 1.0, 2100 + c)));
+    const auto P = PlaintextBatch::from_plaintexts(*k.ctx, pts);
+    const auto T = bev.multiply(A, B);
+    CiphertextBatch out;
+    const std::pair<const char*, std::function<void()>> ops[] = {
+        {"add", [&] { (void)bev.add(A, B); }},
+        {"add_into", [&] { bev.add_into(A, B, out); }},
+        {"sub", [&] { (void)bev.sub(A, B); }},
+        {"negate", [&] { (void)bev.negate(A); }},
+        {"add constant", [&] { (void)bev.add(A, 0.5); }},
+        {"add plaintext", [&] { (void)bev.add(A, P); }},
+        {"multiply plaintext", [&] { (void)bev.multiply(A, P); }},
+        {"multiply", [&] { (void)bev.multiply(A, B); }},
+        {"relinearize", [&] { (void)bev.relinearize(T, k.rk); }},
+        {"rescale", [&] { (void)bev.rescale(A); }},
+        {"multiply_relin_rescale", [&] { (void)bev.multiply_relin_rescale(A, B, k.rk); }},
+        {"drop_to_level", [&] { (void)bev.drop_to_level(A, 0); }},
+        {"rotate", [&] { (void)bev.rotate(A, 1, k.gk); }},
+        {"rotate per element", [&] { (void)bev.rotate(A, std::vector<int64_t>{1, 0, -1, 5, 1}, k.gk); }},
+        {"conjugate", [&] { (void)bev.conjugate(A, k.gk); }},
+    };
+    for (const auto& [name, op] : ops) {
+        q.kernels = 0;
+        op();
+        EXPECT_EQ(q.kernels, 1) << name << ": one kernel for all 5 elements";
+    }
+    EXPECT_EQ(q.syncs, 0);  // operations never wait; only the caller's synchronize() does
+    bev.synchronize();
+    EXPECT_EQ(q.syncs, 1);
+}
+
 // ---- errors ----------------------------------------------------------------------------------------
 
 TEST(BatchErrors, FromCiphertexts) {
@@ -328,6 +415,11 @@ TEST(BatchErrors, FromCiphertexts) {
                  "another parameter set");
     const auto A = CiphertextBatch::from_ciphertexts(*k.ctx, a.cts);
     EXPECT_ERROR(ValueError, A.at(2), "index 2", "batch of 2");
+    // plaintext batches share the checks
+    std::vector<Plaintext> pts = {k.encoder->encode(random_real(8, 1.0, 1)), k.encoder->encode(random_real(8, 1.0, 2), 0)};
+    EXPECT_ERROR(LevelMismatch, PlaintextBatch::from_plaintexts(*k.ctx, pts), "from_plaintexts", "element 1");
+    EXPECT_ERROR(ValueError, PlaintextBatch::from_plaintexts(*k.ctx, std::vector<Plaintext>{}), "from_plaintexts",
+                 "empty");
 }
 
 TEST(BatchErrors, OperandsCheckedBeforeAnyWork) {
@@ -368,6 +460,8 @@ TEST(BatchErrors, OperandsCheckedBeforeAnyWork) {
     const int64_t slots = int64_t(A.slots());
     EXPECT_ERROR(ValueError, bev.rotate(A, slots, k.gk), "rotate", "out of range");
     EXPECT_ERROR(ValueError, bev.rotate(T, 1, k.gk), "rotate", "3 polynomials");
+    EXPECT_ERROR(ValueError, bev.conjugate(T, k.gk), "conjugate", "3 polynomials");
+    EXPECT_ERROR(MissingKey, bev.conjugate(A, k.keygen->galois_keys({1})), "conjugate", "no conjugation key");
     X = A;
     EXPECT_ERROR(ValueError, bev.multiply_inplace(X, 1e20), "multiply", "does not fit");
     EXPECT_TRUE(same_batch(X, A));
@@ -389,6 +483,7 @@ TEST(BatchErrors, ForeignContextAndKeys) {
     EXPECT_ERROR(ContextMismatch, bev.add(A, F), "add", "'b'", "another parameter set");
     EXPECT_ERROR(ContextMismatch, bev.multiply_relin_rescale(A, A, other.rk), "multiply_relin_rescale", "key");
     EXPECT_ERROR(ContextMismatch, bev.rotate(A, 1, other.gk), "rotate", "Galois keys");
+    EXPECT_ERROR(ContextMismatch, bev.conjugate(A, other.gk), "conjugate", "Galois keys");
 }
 
 }  // namespace

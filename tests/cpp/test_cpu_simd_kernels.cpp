@@ -381,7 +381,7 @@ TEST(EltwiseDispatch, BaseConvertMatchesBaseConverter) {
             std::copy(row.begin(), row.end(), in.begin() + i * n);
         }
         for (bool centered : {false, true}) {
-            std::vector<uint64_t> want(to.size() * n), scratch(k * n);
+            std::vector<uint64_t> want(to.size() * n), scratch(backend::cpu::base_convert_scratch_words(k, n));
             if (centered) conv.convert_centered(in.data(), n, want.data(), n, n, scratch.data());
             else conv.convert(in.data(), n, want.data(), n, n, scratch.data());
             for (bool simd : {false, true}) {

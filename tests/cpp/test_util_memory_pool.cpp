@@ -74,3 +74,14 @@ TEST(MemoryPool, ThreadsAllocateAndFreeConcurrently) {
     for (auto& th : threads) th.join();
     EXPECT_LE(pool_cached_bytes(), pool_limit());
 }
+
+TEST(MemoryPool, CountsEveryAllocation) {
+    const size_t before = pool_allocation_count();
+    { AlignedBuffer<uint64_t> small(16), large(1 << 17), none; }  // cached or not, sizes 0 excluded
+    EXPECT_EQ(pool_allocation_count() - before, 2u);
+    AlignedBuffer<uint64_t> a(1 << 17);
+    AlignedBuffer<uint64_t> moved = std::move(a);  // a move allocates nothing, a copy does
+    EXPECT_EQ(pool_allocation_count() - before, 3u);
+    AlignedBuffer<uint64_t> copy = moved;
+    EXPECT_EQ(pool_allocation_count() - before, 4u);
+}

@@ -50,6 +50,17 @@ def same_as_single(ctx, batch_result, fn, *batches):
         np.testing.assert_array_equal(got[i], want)
 
 
+def check_rotation_per_element(ctx, a, X, steps):
+    """a.rotate(steps) rotates element i by steps[i]: against np.roll, and bit-exact against
+    Ciphertext.rotate on each element."""
+    got = ctx.decrypt(a.rotate(steps))
+    want = np.stack([np.roll(X[i], -s) for i, s in enumerate(steps)])
+    assert bits(got, want) >= ROT_BITS
+    cts = a.to_ciphertexts()
+    for i, s in enumerate(steps):
+        np.testing.assert_array_equal(got[i], ctx.decrypt(cts[i].rotate(s)))
+
+
 def test_encrypt_decrypt_and_layout(ctx, X):
     b = ctx.encrypt_batch(X)
     assert isinstance(b, oboro.Batch)
@@ -128,16 +139,61 @@ def test_rotations(ctx, X):
     r = a.rotate(1)
     assert bits(ctx.decrypt(r), np.roll(X, -1, axis=1)) >= ROT_BITS
     same_as_single(ctx, r, lambda p: p.rotate(1), a)
-    steps = [1, 0, -1, 3]
-    r = a.rotate(steps)
-    want = np.stack([np.roll(X[i], -s) for i, s in enumerate(steps)])
-    assert bits(ctx.decrypt(r), want) >= ROT_BITS
-    got = ctx.decrypt(r)
-    cts = a.to_ciphertexts()
-    for i, s in enumerate(steps):
-        np.testing.assert_array_equal(got[i], ctx.decrypt(cts[i].rotate(s)))
+    check_rotation_per_element(ctx, a, X, [1, 0, -1, 3])
     # automatic mode: a step is reduced modulo the slots (LEN - 1 == -1)
     assert bits(ctx.decrypt(a.rotate(LEN - 1)), np.roll(X, 1, axis=1)) >= ROT_BITS
+
+
+def test_composed_rotations_match_ciphertext(X):
+    """Automatic mode composes a step without a key from keyed steps, per element, as Ciphertext does."""
+    ctx = oboro.Context.from_preset("S1")
+    ctx.keygen()  # the signed powers of two only
+    a = ctx.encrypt_batch(X)
+    # 3 = 4 - 1, 7 = 8 - 1, -5 = -4 - 1: compositions of different lengths
+    check_rotation_per_element(ctx, a, X, [3, 0, -5, 7])
+    same_as_single(ctx, a.rotate(3), lambda p: p.rotate(3), a)
+
+
+def test_conjugate(X, Y):
+    ctx = oboro.Context.from_preset("S1")
+    ctx.keygen(rotations=[1], conjugation=True)
+    Z = X + 1j * Y
+    a = ctx.encrypt_batch(Z)
+    c = a.conj()
+    assert c.dtype == np.complex128
+    assert bits(ctx.decrypt(c), np.conj(Z)) >= ROT_BITS
+    same_as_single(ctx, c, lambda p: p.conj(), a)
+    # a real batch conjugates to itself and stays real, like Ciphertext.conj
+    x = ctx.encrypt_batch(X)
+    r = x.conj()
+    assert r.dtype == np.float64
+    assert bits(ctx.decrypt(r), X) >= ROT_BITS
+    same_as_single(ctx, r, lambda p: p.conj(), x)
+    nokey = oboro.Context.from_preset("S1")
+    nokey.keygen(rotations=[1])
+    with pytest.raises(oboro.MissingKey, match="conjugat"):
+        nokey.encrypt_batch(X).conj()
+
+
+def test_division_copies_and_drop_to_level(ctx, X):
+    import copy
+
+    a = ctx.encrypt_batch(X)
+    b = a.copy()
+    b /= 4.0
+    assert bits(ctx.decrypt(b), X / 4.0) >= MUL_BITS
+    same_as_single(ctx, b, lambda p: p / 4.0, a)
+    for c in (copy.copy(a), copy.deepcopy(a)):
+        assert c is not a
+        np.testing.assert_array_equal(ctx.decrypt(c), ctx.decrypt(a))
+    # automatic mode lands on the new level's standard scale, as Ciphertext.drop_to_level
+    low = a.drop_to_level(a.level - 1)
+    assert low.level == a.level - 1
+    assert abs(low.scale / ctx.scale_at_level(low.level) - 1) < 2**-30  # within the alignment tolerance
+    assert bits(ctx.decrypt(low), X) >= ADD_BITS
+    same_as_single(ctx, low, lambda p: p.drop_to_level(a.level - 1), a)
+    with pytest.raises(oboro.LevelMismatch):
+        a.drop_to_level(a.level + 1)
 
 
 def test_manual_mode(X, Y):

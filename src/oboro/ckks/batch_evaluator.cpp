@@ -323,12 +323,16 @@ CiphertextBatch BatchEvaluator::rotate(const CiphertextBatch& a, const std::vect
     return apply_rotations("rotate", a, steps, keys);
 }
 
-CiphertextBatch BatchEvaluator::apply_rotations(const char* op, const CiphertextBatch& a,
-                                                const std::vector<int64_t>& steps, const GaloisKeys& keys) const {
+void BatchEvaluator::check_galois_keys(const char* op, const CiphertextBatch& a, const GaloisKeys& keys) const {
     check_size2(op, a, "a");
     if (keys.context_id != 0 && keys.context_id != ctx_->id())
         raise<ContextMismatch>(op, ": the Galois keys belong to another parameter set (operand 'a' is a ", describe(a),
                                ")");
+}
+
+CiphertextBatch BatchEvaluator::apply_rotations(const char* op, const CiphertextBatch& a,
+                                                const std::vector<int64_t>& steps, const GaloisKeys& keys) const {
+    check_galois_keys(op, a, keys);
     const int64_t slots = int64_t(a.slots());
     std::vector<const uint32_t*> perms(a.count(), nullptr);
     std::vector<const KeySwitchKey*> key_of(a.count(), nullptr);
@@ -353,8 +357,25 @@ CiphertextBatch BatchEvaluator::apply_rotations(const char* op, const Ciphertext
     if (!missing.empty())
         raise<MissingKey>(op, ": no Galois key for the rotation(s) by ", missing, " of operand 'a' (", describe(a),
                           "); generate them with galois_keys({", missing, "})");
+    return run_galois(a, perms, key_of);
+}
+
+CiphertextBatch BatchEvaluator::conjugate(const CiphertextBatch& a, const GaloisKeys& keys) const {
+    check_batch("conjugate", a, "a");
+    check_galois_keys("conjugate", a, keys);
+    const uint64_t g = ctx_->conjugation_element();
+    auto it = keys.keys.find(g);
+    if (it == keys.keys.end())
+        raise<MissingKey>("conjugate: no conjugation key for operand 'a' (", describe(a),
+                          "); generate Galois keys with conjugation = true");
+    return run_galois(a, std::vector<const uint32_t*>(a.count(), ctx_->automorphism_permutation(g).data()),
+                      std::vector<const KeySwitchKey*>(a.count(), &it->second));
+}
+
+CiphertextBatch BatchEvaluator::run_galois(const CiphertextBatch& a, const std::vector<const uint32_t*>& perms,
+                                           const std::vector<const KeySwitchKey*>& keys) const {
     CiphertextBatch out(*ctx_, a.count(), 2, a.level(), a.scale(), a.slots());
-    queue_->apply_galois(*ctx_, span_of(out), span_of(a), perms.data(), key_of.data());
+    queue_->apply_galois(*ctx_, span_of(out), span_of(a), perms.data(), keys.data());
     return out;
 }
 

@@ -82,6 +82,8 @@ public:
     // Element c rotated by steps[c] (steps.size() == a.count(); 0 allowed). MissingKey names every
     // step without a key.
     CiphertextBatch rotate(const CiphertextBatch& a, const std::vector<int64_t>& steps, const GaloisKeys& keys) const;
+    // Every element complex-conjugated (needs the conjugation key, else MissingKey).
+    CiphertextBatch conjugate(const CiphertextBatch& a, const GaloisKeys& keys) const;
 
 private:
     void check_batch(const char* op, const PolyBatch& x, const char* name) const;
@@ -97,6 +99,10 @@ private:
     void check_relin_key(const char* op, const RelinKey& rk, const CiphertextBatch& a) const;
     CiphertextBatch apply_rotations(const char* op, const CiphertextBatch& a, const std::vector<int64_t>& steps,
                                     const GaloisKeys& keys) const;
+    void check_galois_keys(const char* op, const CiphertextBatch& a, const GaloisKeys& keys) const;
+    // The output of the automorphisms perms[c] with key switching by keys[c], in one batched call.
+    CiphertextBatch run_galois(const CiphertextBatch& a, const std::vector<const uint32_t*>& perms,
+                               const std::vector<const KeySwitchKey*>& keys) const;
 
     ContextPtr ctx_;
     BatchQueue* queue_;

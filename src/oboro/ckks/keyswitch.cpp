@@ -32,8 +32,8 @@ void mod_up(const Context& ctx, int level, const uint64_t* c, uint64_t* digits_o
     std::memcpy(coeff, c, nq * n * sizeof(uint64_t));
     cpu::ntt_inverse(coeff, ctx.ntt_tables(), nq);
     // One base-conversion scratch per digit, taken here because the digits run in parallel.
-    const size_t alpha = ctx.digit_size();
-    uint64_t* scratch = ws.take(digits.size() * alpha * n);
+    const size_t per_digit = cpu::base_convert_scratch_words(ctx.digit_size(), n);
+    uint64_t* scratch = ws.take(digits.size() * per_digit);
 
     parallel_for(digits.size(), [&](size_t j) {
         const DigitConversion& d = digits[j];
@@ -49,7 +49,7 @@ void mod_up(const Context& ctx, int level, const uint64_t* c, uint64_t* digits_o
             targets[count] = ext + i * n;
             tables[count++] = i < nq ? &ctx.ntt_tables()[i] : &ctx.p_ntt_tables()[i - nq];
         }
-        cpu::base_convert(d.to_others, coeff + d.begin * n, n, targets.data(), n, scratch + j * alpha * n, true);
+        cpu::base_convert(d.to_others, coeff + d.begin * n, n, targets.data(), n, scratch + j * per_digit, true);
         for (size_t t = 0; t < count; ++t) cpu::ntt_forward_limb(targets[t], *tables[t]);
     });
 }
@@ -100,7 +100,7 @@ void divide_and_drop(const Context& ctx, int level, const uint64_t* x, uint64_t*
         dropped == Dropped::p ? lc.p_inv : dropped == Dropped::last_q_and_p ? lc.qlp_inv : lc.inv_last;
     Workspace::Scope scope(ws);
     uint64_t* conv = ws.take(kept * n);
-    uint64_t* scratch = ws.take(dropped_limbs * n);
+    uint64_t* scratch = ws.take(cpu::base_convert_scratch_words(dropped_limbs, n));
     std::array<uint64_t*, kMaxExtLimbs> conv_limbs;
     for (size_t i = 0; i < kept; ++i) conv_limbs[i] = conv + i * n;
     cpu::base_convert(converter, dropped_data, n, conv_limbs.data(), n, scratch, true);

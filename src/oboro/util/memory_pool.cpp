@@ -1,5 +1,6 @@
 #include "oboro/util/memory_pool.hpp"
 
+#include <atomic>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -38,6 +39,8 @@ struct BlockCache {
     }
 };
 
+std::atomic<size_t> allocations{0};
+
 BlockCache& cache() {
     static BlockCache* c = new BlockCache;  // never destroyed: buffers may be freed during exit
     return *c;
@@ -46,6 +49,7 @@ BlockCache& cache() {
 }  // namespace
 
 void* pool_allocate(size_t bytes) {
+    allocations.fetch_add(1, std::memory_order_relaxed);
     bytes = (bytes + kAlignment - 1) / kAlignment * kAlignment;
     if (bytes >= kPooledBytes) {
         BlockCache& c = cache();
@@ -110,5 +114,7 @@ void pool_trim() {
     std::lock_guard<std::mutex> lock(c.mutex);
     c.shrink_to(0);
 }
+
+size_t pool_allocation_count() { return allocations.load(std::memory_order_relaxed); }
 
 }  // namespace oboro

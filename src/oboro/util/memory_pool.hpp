@@ -32,4 +32,9 @@ size_t pool_limit();
 void set_pool_limit(size_t bytes);
 void pool_trim();
 
+// Blocks handed out by pool_allocate since the process started, of every size, cached or fresh:
+// every AlignedBuffer allocation. Tests and benchmarks difference it around a call to count the
+// buffers that call allocated (e.g. none per ciphertext in a batched operation).
+size_t pool_allocation_count();
+
 }  // namespace oboro

@@ -35,7 +35,7 @@ public:
         start_workers();
     }
 
-    void run(size_t count, const std::function<void(size_t)>& body) {
+    void run(size_t count, LoopBody body) {
         if (threads_ <= 1 || count <= 1 || in_parallel_region) {
             for (size_t i = 0; i < count; ++i) body(i);
             return;
@@ -118,7 +118,7 @@ private:
     std::vector<std::thread> workers_;
     std::mutex call_mutex_, m_;
     std::condition_variable cv_, done_cv_;
-    const std::function<void(size_t)>* body_ = nullptr;
+    const LoopBody* body_ = nullptr;
     size_t count_ = 0;
     std::atomic<size_t> next_{0};
     int active_ = 0;
@@ -132,6 +132,6 @@ private:
 void set_num_threads(int n) { Pool::instance().resize(n); }
 int num_threads() { return Pool::instance().size(); }
 
-void parallel_for(size_t count, const std::function<void(size_t)>& body) { Pool::instance().run(count, body); }
+void parallel_for(size_t count, LoopBody body) { Pool::instance().run(count, body); }
 
 }  // namespace oboro

@@ -4,7 +4,6 @@
 #include "oboro/backend/cpu/ntt_simd.hpp"
 
 #include "oboro/math/modarith.hpp"
-#include "oboro/util/buffer.hpp"
 #include "oboro/util/parallel.hpp"
 
 namespace oboro::backend::cpu {
@@ -130,11 +129,11 @@ void base_convert(const math::BaseConverter& converter, const uint64_t* in, size
     for (size_t i = 0; i < k; ++i)
         kn.mul_scalar(scratch + i * n, in + i * in_stride, from.punctured_inv(i), from.punctured_inv_shoup(i), from[i],
                       n);
-    AlignedBuffer<uint8_t> counts(centered ? n : 0);
-    if (centered) converter.centered_overflow(scratch, n, counts.data());
+    uint8_t* counts = reinterpret_cast<uint8_t*>(scratch + k * n);
+    if (centered) converter.centered_overflow(scratch, n, counts);
     for (size_t j = 0; j < to.size(); ++j) {
         const uint64_t u = converter.q_mod_target(j);
-        kn.weighted_sum(outs[j], scratch, n, k, converter.punctured_mod_target(j), centered ? counts.data() : nullptr, u,
+        kn.weighted_sum(outs[j], scratch, n, k, converter.punctured_mod_target(j), centered ? counts : nullptr, u,
                         shoup_precompute(u, to[j]), to.modulus(j), n);
     }
 }

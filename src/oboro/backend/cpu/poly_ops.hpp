@@ -51,7 +51,11 @@ void permute(uint64_t* dst, const uint64_t* src, const uint32_t* perm, size_t li
 // Fast base conversion of coefficient-form limbs (math::BaseConverter; `centered` selects
 // convert_centered): from one prime with this CPU's SIMD kernel (the common case of one-prime
 // digits and one special prime), otherwise with the converter itself. Output limb j goes to
-// outs[j]; scratch: converter.from().size() * n words.
+// outs[j]; scratch: base_convert_scratch_words(converter.from().size(), n) words (the caller's, so
+// that a conversion allocates nothing: it runs per ciphertext inside key switching).
+constexpr size_t base_convert_scratch_words(size_t from_limbs, size_t n) {
+    return from_limbs * n + (n + 7) / 8;  // the scaled inputs, then one byte per coefficient (overflow counts)
+}
 void base_convert(const math::BaseConverter& converter, const uint64_t* in, size_t in_stride, uint64_t* const* outs,
                   size_t n, uint64_t* scratch, bool centered);
 
