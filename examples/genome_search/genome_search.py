@@ -138,7 +138,7 @@ def markdown(rep: dict, machine: dict) -> str:
               "| message | size |", "|---|---:|"]
     lines += [f"| {k} | {_mib(v)} |" for k, v in rep["bytes"].items()]
     lines += ["", f"Peak RSS of the process (client and server together): {_mib(rep['peak_rss_bytes'])}.", "",
-              f"Matching ids ({len(rep['found'])}): {', '.join(map(str, rep['found'][:20]))}{' ...' if len(rep['found']) > 20 else ''} ("{'the same as' if rep['correct'] else 'DIFFERENT FROM'} the plaintext "
+              f"Matching ids ({len(rep['found'])}): {', '.join(map(str, rep['found'][:20]))}{' ...' if len(rep['found']) > 20 else ''} ({'the same as' if rep['correct'] else 'DIFFERENT FROM'} the plaintext "
               f"search); largest distance of an indicator from 0 or 1: {rep['margin']:.2e}.", ""]
     return "\n".join(lines)
 
