@@ -8,8 +8,8 @@ Per query (ops timed by kind with an OpTimer):
 1. score_j = sum(block)(query * db_j) for each database ciphertext j: a plaintext product, then a
    rotate-and-sum inside each record's block (ct.sum(block=...), hoisted rotations) that leaves the
    number of agreeing positions in each block's first slot.
-2. Per group of `block` ciphertexts: one oboro.Batch product with the mask of the blocks' first
-   slots, then a merge tree (rotate by 1, 2, 4, ... and add) that packs the group's scores into one
+2. Per group of `block` ciphertexts: a product with the mask of the blocks' first slots, then a
+   merge tree (rotate by 1, 2, 4, ... and add) that packs the group's scores into one
    ciphertext (Layout.response_slot says where each record lands).
 3. The match indicator prod_{k<m} (score - k): 0 for a score in 0..m-1 (and for the masked slots),
    m! for a full match; a product tree of depth ceil(log2 m). The client divides by m!.
@@ -57,19 +57,19 @@ class Server:
         t = self.timer
         with t("other"):
             q = oboro.Ciphertext.deserialize(self.ctx, query)
-        scores = []
-        for pt in self.plaintexts:
-            self._step(f"scores of database ciphertext {len(scores) + 1}/{len(self.plaintexts)}")
-            with t("multiply"):
-                prod = q * pt
-            with t("rotation"):
-                scores.append(prod.sum(block=self.layout.block))
-            self._done()
-        block = self.layout.block
+        block, n = self.layout.block, len(self.plaintexts)
         replies = []
-        for g in range(0, len(scores), block):
+        for g in range(0, n, block):  # one group at a time: at most `block` score ciphertexts alive
+            scores = []
+            for j in range(g, min(g + block, n)):
+                self._step(f"scores of database ciphertext {j + 1}/{n}")
+                with t("multiply"):
+                    prod = q * self.plaintexts[j]
+                with t("rotation"):
+                    scores.append(prod.sum(block=block))
+                self._done()
             self._step(f"indicators of group {g // block + 1}")
-            packed = self._pack(scores[g:g + block])
+            packed = self._pack(scores)
             indicator = self._indicator(packed, query_size)
             with t("other"):
                 replies.append(indicator.serialize())
@@ -90,13 +90,18 @@ class Server:
             self.progress.advance()
 
     def _pack(self, scores: list) -> oboro.Ciphertext:
-        """Keeps each block's first slot (one batched product for the group), then merges: at round r,
-        ciphertext 2i + 1 of the previous round rotates 2^r slots left and is added to ciphertext 2i."""
-        mask = np.zeros(self.ctx.slots)
-        mask[:: self.layout.block] = 1.0
+        """Keeps each block's first slot (a product with a mask encoded once), then merges: at round r,
+        ciphertext 2i + 1 of the previous round rotates 2^r slots left and is added to ciphertext 2i.
+        The mask products are one Ciphertext * Plaintext each: an oboro.Batch of the group measured
+        4x slower here with its conversions from and to ciphertexts (Batch has no block sum) and
+        2-3x the memory (docs/genome_search.md)."""
         t = self.timer
+        with t("other"):
+            mask = np.zeros(self.ctx.slots)
+            mask[:: self.layout.block] = 1.0
+            mask = self.ctx.encode(mask, level=scores[0].level)
         with t("multiply", calls=len(scores)):
-            masked = (oboro.Batch.from_ciphertexts(scores) * mask).to_ciphertexts()
+            masked = [s * mask for s in scores]
         step = 1
         while len(masked) > 1:
             merged = []

@@ -203,7 +203,7 @@ def plot_ops(report: dict, directory: str) -> list[str]:
 
 
 def plot_chain(report: dict, directory: str) -> list[str]:
-    """chain.png: time (left) and peak memory (right) of the chain against depth, one line per library."""
+    """compare_chain.png: time (left) and peak memory (right) of the chain against depth, one line per library."""
     plt = load_pyplot()
     os.makedirs(directory, exist_ok=True)
     ok = [r for r in report["runs"] if r["status"] == "ok"]
@@ -223,7 +223,7 @@ def plot_chain(report: dict, directory: str) -> list[str]:
     s = report["settings"]
     fig.suptitle(f"multiplication chain: CKKS N = 2^{s['chain_log_n']}, BFV/BGV N = 2^{s['chain_log_n'] - 1} (dashed) — {report['machine']['cpu']}, "
                  f"{report['machine']['date_utc']}", fontsize=10)
-    path = os.path.join(directory, "chain.png")
+    path = os.path.join(directory, "compare_chain.png")
     fig.savefig(path, dpi=100)
     plt.close(fig)
     return [path]
