@@ -34,6 +34,21 @@ def _gen_context(p, notes: list[str]):
         return fhe.GenCryptoContext(p), "HEStd_NotSet"
 
 
+def _context_and_keys(p, notes: list[str], *extra_features):
+    """The crypto context of p (see _gen_context) with PKE, key switching, leveled SHE and the
+    extra features enabled, its key pair and relinearization key, and their serialized sizes."""
+    cc, security = _gen_context(p, notes)
+    for feature in (fhe.PKESchemeFeature.PKE, fhe.PKESchemeFeature.KEYSWITCH, fhe.PKESchemeFeature.LEVELEDSHE, *extra_features):
+        cc.Enable(feature)
+    keys = cc.KeyGen()
+    cc.EvalMultKeyGen(keys.secretKey)
+    sizes = {
+        "public": _file_size(lambda f: fhe.SerializeToFile(f, keys.publicKey, fhe.BINARY)),
+        "relin": _file_size(lambda f: cc.SerializeEvalMultKey(f, fhe.BINARY)),
+    }
+    return cc, keys, security, sizes
+
+
 class Adapter:
     def __init__(self, params: dict, threads: int, rotations: bool):
         # Threads: OpenMP, from OMP_NUM_THREADS (set by the runner before this process started).
@@ -54,16 +69,7 @@ class Adapter:
         p.SetKeySwitchTechnique(fhe.KeySwitchTechnique.HYBRID)
         if params.get("dnum"):
             p.SetNumLargeDigits(params["dnum"])
-        cc, security = _gen_context(p, self.notes)
-        for feature in (fhe.PKESchemeFeature.PKE, fhe.PKESchemeFeature.KEYSWITCH, fhe.PKESchemeFeature.LEVELEDSHE,
-                        fhe.PKESchemeFeature.ADVANCEDSHE):
-            cc.Enable(feature)
-        keys = cc.KeyGen()
-        cc.EvalMultKeyGen(keys.secretKey)
-        self.key_sizes = {
-            "public": _file_size(lambda f: fhe.SerializeToFile(f, keys.publicKey, fhe.BINARY)),
-            "relin": _file_size(lambda f: cc.SerializeEvalMultKey(f, fhe.BINARY)),
-        }
+        cc, keys, security, self.key_sizes = _context_and_keys(p, self.notes, fhe.PKESchemeFeature.ADVANCEDSHE)
         if rotations:
             cc.EvalRotateKeyGen(keys.secretKey, [1])
             self.key_sizes["rotation"] = _file_size(lambda f: cc.SerializeEvalAutomorphismKey(f, fhe.BINARY))
@@ -123,15 +129,7 @@ class IntegerAdapter:
         if scheme == "bgv":
             p.SetScalingTechnique(fhe.ScalingTechnique.FIXEDMANUAL)
         self.notes = []
-        cc, security = _gen_context(p, self.notes)
-        for feature in (fhe.PKESchemeFeature.PKE, fhe.PKESchemeFeature.KEYSWITCH, fhe.PKESchemeFeature.LEVELEDSHE):
-            cc.Enable(feature)
-        keys = cc.KeyGen()
-        cc.EvalMultKeyGen(keys.secretKey)
-        self.key_sizes = {
-            "public": _file_size(lambda f: fhe.SerializeToFile(f, keys.publicKey, fhe.BINARY)),
-            "relin": _file_size(lambda f: cc.SerializeEvalMultKey(f, fhe.BINARY)),
-        }
+        cc, keys, security, self.key_sizes = _context_and_keys(p, self.notes)
         self.cc, self.keys, self.scheme, self.plain_modulus = cc, keys, scheme, t
         self.slots = cc.GetRingDimension()  # t = 1 mod 2N: one slot per coefficient
         self.version = importlib.metadata.version("openfhe")
