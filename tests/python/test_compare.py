@@ -213,3 +213,12 @@ def test_integer_chain_with_installed_peers(tmp_path):
     runs = json.loads((tmp_path / "ch.json").read_text())["runs"]
     assert {(r["library"], r["scheme"]) for r in runs} == {(lib, s) for lib in libs for s in ("bfv", "bgv")}
     assert all(r["status"] == "ok" and r["checks"]["chain"] == 0 and r["used"]["N"] == 2**13 for r in runs)
+
+
+def test_worker_that_ignores_the_scheme_is_refused(tmp_path):
+    # e.g. a Lattigo program built before BFV/BGV: it would time CKKS under a BFV label
+    old = tmp_path / "old.py"
+    old.write_text("import json,sys; json.load(sys.stdin); print(json.dumps({'times': {'chain': {'median_us': 1.0}}, "
+                   "'checks': {'chain': 0.0}, 'sizes': {}}))")
+    o = runner.run_worker(peers.Launch("lattigo", (sys.executable, str(old))), {"threads": 1, "scheme": "bfv"}, "depth 2")
+    assert o.result is None and "ran CKKS instead of BFV" in o.error and "make -C bench/peers/lattigo" in o.error

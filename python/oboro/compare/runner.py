@@ -79,6 +79,11 @@ def run_worker(launch: Launch, task: dict, key: str, timeout_s: float = DEFAULT_
     except ValueError:
         out.error = f"worker printed no JSON result: {stdout[:200]!r}"
         return out
+    ran = out.result.get("scheme", "ckks")  # a worker from before BFV/BGV ignores the task's scheme
+    if ran != out.scheme:
+        out.result, out.error = None, (f"the worker ran {ran.upper()} instead of {out.scheme.upper()}: it is out of date "
+                                       f"(rebuild the Lattigo program: make -C bench/peers/lattigo)")
+        return out
     # The worker's own VmHWM: the rusage of the child includes the parent's peak (see worker.py).
     out.peak_rss_bytes = out.result.get("peak_rss_bytes") or out.peak_rss_bytes
     out.failed_checks = {op: err for op, err in out.result.get("checks", {}).items() if not err <= TOLERANCE[op]}
