@@ -166,11 +166,15 @@ def test_chain_markdown_labels_schemes():
                               "checks": {"chain": 0.0}}, failed_checks={} if ok else {"chain": 3.0}, peak_rss_bytes=2**20)
 
     rep = report.to_json("chain", {"date_utc": "d", "cpu": "c", "usable_cores": 2, "platform": "p", "python": "3"},
-                         {"depths": [2], "chain_log_n": 15, "schemes": ["ckks", "bgv"]}, {}, [],
-                         [run("oboro", "ckks", 1000.0), run("lattigo", "bgv", 2000.0), run("openfhe", "bgv", 5.0, ok=False)])
+                         {"depths": [2], "chain_log_n": 15, "schemes": ["ckks", "bgv"],
+                          "params": {"ckks depth 2": {"log_n": 15}, "bgv depth 2": {"log_n": 14}}}, {}, [],
+                         [run("oboro", "ckks", 1000.0), run("lattigo", "bgv", 2000.0), run("openfhe", "bgv", 5.0, ok=False),
+                          run("desilofhe", "ckks", 500.0)])
+    rep["runs"][1]["used"] = {"N": 2**14}  # the task's ring: no mark
+    rep["runs"][3]["used"] = {"N": 2**13}  # desilofhe's own choice: marked
     md = report.markdown_chain(rep)
-    assert "| depth | oboro 1t | lattigo BGV 1t | openfhe BGV 1t |" in md
-    assert "| 2 | 1.00 ms | 2.00 ms | FAILED |" in md
+    assert "| depth | oboro 1t | lattigo BGV 1t | openfhe BGV 1t | desilofhe 1t |" in md
+    assert "| 2 | 1.00 ms | 2.00 ms | FAILED | 500 us (N = 2^13) |" in md
     assert "FAILED: openfhe BGV 1t depth 2: checks failed: chain error 3.00e+00" in md
     assert "t = 65537 at N = 2^14" in md
 

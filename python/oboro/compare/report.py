@@ -141,6 +141,13 @@ def markdown_ops(report: dict) -> str:
     return "\n".join(lines)
 
 
+def _other_ring(run: dict, settings: dict) -> str:
+    """' (N = 2^k)' when the run's ring dimension is not the task's, else ''."""
+    n = (run.get("used") or {}).get("N")
+    want = (settings.get("params") or {}).get(f"{run.get('scheme', 'ckks')} {run['key']}", {}).get("log_n")
+    return f" (N = 2^{int(n).bit_length() - 1})" if n and want and n != 2**want else ""
+
+
 def markdown_chain(report: dict) -> str:
     s = report["settings"]
     lines = ["# oboro compare --chain: multiplication chain vs depth (paper 002, Figures 2 and 3)", ""] + _header(report)
@@ -162,10 +169,11 @@ def markdown_chain(report: dict) -> str:
             cells = []
             for col in cols:
                 r = by.get((col, f"depth {d}"))
-                cells.append("n/a" if r is None else "FAILED" if r["status"] != "ok" else cell(r))
+                cells.append("n/a" if r is None else "FAILED" if r["status"] != "ok" else cell(r) + _other_ring(r, s))
             lines.append(f"| {d} | " + " | ".join(cells) + " |")
         lines.append("")
-    lines += ["Parameters actually used and notes:", ""] + _run_notes(runs) + [""]
+    lines += ["`(N = 2^k)`: the library chose another ring dimension than the others (desilofhe picks its own from "
+              "the level count): not the same work.", "", "Parameters actually used and notes:", ""] + _run_notes(runs) + [""]
     return "\n".join(lines)
 
 
