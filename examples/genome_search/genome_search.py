@@ -126,7 +126,8 @@ def markdown(rep: dict, machine: dict) -> str:
     for kind, r in rep["server_by_kind"].items():
         lines.append(f"| {kind} | {r['calls']:,} | {r['seconds']:.3f} s | {100 * r['share']:.1f} % |")
     lines += [f"| **server, one query** | | **{rep['server_seconds']:.3f} s** | |", "",
-              "rotation: the block sums (`ct.sum(block=...)`, hoisted) and the merge tree's rotations; multiply: the "
+              "rotation: the block sums (`ct.sum(block=...)`, hoisted; the additions inside a sum count here) and the "
+              "merge tree's rotations; multiply: the "
               "database and mask products (plaintext) and the indicator's product tree (ciphertext); add: the merge "
               "tree and the indicator's factors; other: (de)serialization. oboro has no bootstrapping: the circuit "
               "is leveled (paper 002's 35 % bootstrapping share has no counterpart here).", "",

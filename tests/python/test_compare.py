@@ -56,6 +56,8 @@ def test_oboro_alone_json_and_markdown(tmp_path, no_peers):
     assert "| op | oboro 1t |" in md and "## S1: N = 2^13" in md and "skipped: lattigo" in md
     assert "| multiply + relinearize + rescale |" in md and "| peak RSS of the process |" in md
     assert rep["machine"]["date_utc"] in md
+    load = rep["machine"]["load_average"]
+    assert load["start"] >= 0 and load["end"] >= 0 and "Load average (1 min) at the start and end of the run" in md
 
 
 def test_missing_python_peer_is_skipped_with_reason(tmp_path, no_peers):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import TextIO
 
@@ -217,6 +218,7 @@ def execute(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | N
             if not la.skipped and not (la.library in SINGLE_THREADED and t > 1) and runs_library(la.library, task)]
     policy = None if args.omp_wait_policy == "default" else args.omp_wait_policy.upper()
 
+    load_start = _load_average()
     progress = bench.Progress(len(runs), stream=err, enabled=not args.no_progress)
     outcomes: list[Outcome] = []
     try:
@@ -236,6 +238,7 @@ def execute(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | N
     mode = "chain" if args.chain else "ops"
     rep = report.to_json(mode, bench.machine_info(settings["threads"][0]), settings, skipped, notes, outcomes)
     rep["machine"]["threads"] = settings["threads"]
+    rep["machine"]["load_average"] = {"start": load_start, "end": _load_average()}
     rep["notes"] += report.thread_anomalies(rep)
     md = report.markdown_chain(rep) if args.chain else report.markdown_ops(rep)
     print(md, file=out)
@@ -252,6 +255,14 @@ def execute(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | N
         for path in (report.plot_chain(rep, args.plot) if args.chain else report.plot_ops(rep, args.plot)):
             print(f"wrote {path}", file=out)
     return 1 if any(o.error or o.failed_checks for o in outcomes) else 0
+
+
+def _load_average() -> float | None:
+    """The 1-minute load average: other work on the machine, recorded beside the figures."""
+    try:
+        return round(os.getloadavg()[0], 2)
+    except (AttributeError, OSError):
+        return None
 
 
 def main(argv: list[str] | None = None) -> int:

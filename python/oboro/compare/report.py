@@ -78,6 +78,12 @@ def _header(report: dict) -> list[str]:
              f"{m['platform']}, Python {m['python']}. Times are medians in microseconds (µs) unless a unit is given; "
              f"`1t`/`2t`: one or two threads; `(x r)`: the library's time divided by oboro's at the same thread count "
              f"(r > 1: oboro is faster). Shared machines drift: compare within one run.", ""]
+    load = m.get("load_average") or {}
+    if load.get("start") is not None and load.get("end") is not None:
+        busy = max(load["start"], load["end"]) > m["usable_cores"]
+        lines += [f"Load average (1 min) at the start and end of the run: {load['start']:g} and {load['end']:g} on "
+                  f"{m['usable_cores']} usable cores" + (": other processes competed for the cores, so the 2-thread "
+                  "columns are suspect." if busy else "."), ""]
     for lib, why in report["skipped"].items():
         lines.append(f"- skipped: {lib}: {why}")
     for note in report["notes"]:
