@@ -179,7 +179,8 @@ def markdown_chain(report: dict) -> str:
             lines.append(f"| {d} | " + " | ".join(cells) + " |")
         lines.append("")
     lines += ["`(N = 2^k)`: the library chose another ring dimension than the others (desilofhe picks its own from "
-              "the level count): not the same work.", "", "Parameters actually used and notes:", ""] + _run_notes(runs) + [""]
+              "the level count): not the same work.", "", "Parameters actually used at the first depth (the JSON has every run) "
+              "and notes:", ""] + _run_notes(runs) + [""]
     return "\n".join(lines)
 
 
