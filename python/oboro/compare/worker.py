@@ -25,8 +25,9 @@ For the chain mode's BFV / BGV runs (scheme "bfv" / "bgv"; OpenFHE only on the P
 defines `IntegerAdapter(params, threads, scheme)` with slots, plain_modulus, prepare_input, encrypt,
 multiply (with relinearization, and the modulus switch for BGV), decrypt and the same metadata.
 
-The task (JSON on stdin): library, mode ("ops" or "chain"), scheme ("ckks", or "bfv"/"bgv" in chain mode), params (log_n, moduli_bits, special_bits,
-scale_bits, dnum; plain_modulus for BFV/BGV), threads, repeat, min_seconds, ops (mode ops) or depth (mode chain), seed.
+The task (JSON on stdin): library, mode ("ops" or "chain"), scheme ("ckks", or "bfv"/"bgv" in chain
+mode), params (log_n, moduli_bits, special_bits, scale_bits, dnum; plain_modulus for BFV/BGV), threads,
+repeat, min_seconds, ops (mode ops) or depth (mode chain), seed.
 The result (JSON on stdout): the library's version, the parameters it actually used and notes, the
 median times in microseconds, the checks (max abs error of every op against NumPy) and key sizes.
 """
@@ -101,14 +102,7 @@ def run_chain(ad, task: dict) -> dict:
     """Times depth successive squarings (multiply + relinearize + rescale each) of a fresh ciphertext."""
     depth = task["depth"]
     inp = Inputs(ad.slots, task.get("seed", 42), chain=True)
-    a = ad.encrypt(ad.prepare_input(inp.x))
-
-    def chain():
-        c = a
-        for _ in range(depth):
-            c = ad.multiply(c, c)
-        return c
-
+    chain = _squarings(ad, ad.encrypt(ad.prepare_input(inp.x)), depth)
     check = _err(ad.decrypt(chain()), inp.x ** (2**depth))
     return _chain_result(ad, chain, check, task)
 
@@ -121,7 +115,12 @@ def run_integer_chain(ad, task: dict) -> dict:
     want = x.copy()
     for _ in range(depth):
         want = want * want % t  # t < 2^17: no overflow
-    a = ad.encrypt(ad.prepare_input(x))
+    chain = _squarings(ad, ad.encrypt(ad.prepare_input(x)), depth)
+    return _chain_result(ad, chain, _err(ad.decrypt(chain()), want.astype(np.float64)), task)
+
+
+def _squarings(ad, a, depth: int):
+    """The timed call of the chain mode: `depth` successive squarings of a (a stays unchanged)."""
 
     def chain():
         c = a
@@ -129,7 +128,7 @@ def run_integer_chain(ad, task: dict) -> dict:
             c = ad.multiply(c, c)
         return c
 
-    return _chain_result(ad, chain, _err(ad.decrypt(chain()), want.astype(np.float64)), task)
+    return chain
 
 
 def _chain_result(ad, chain, check: float, task: dict) -> dict:
@@ -166,8 +165,8 @@ def main() -> int:
         body = run_ops(ad, task)
     else:
         body = run_chain(ad, task) if scheme == "ckks" else run_integer_chain(ad, task)
-    out = {"library": lib, "scheme": scheme, "version": ad.version, "used": ad.used, "notes": ad.notes, "setup_seconds": setup_s, **body,
-           "peak_rss_bytes": peak_rss_bytes()}
+    out = {"library": lib, "scheme": scheme, "version": ad.version, "used": ad.used, "notes": ad.notes,
+           "setup_seconds": setup_s, **body, "peak_rss_bytes": peak_rss_bytes()}
     json.dump(out, sys.stdout)
     return 0
 
