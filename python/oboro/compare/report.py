@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 
 from ..bench import fmt_us, load_pyplot
+from .peers import LIBRARIES
 from .protocol import OPS
 from .runner import Outcome
 
@@ -184,6 +185,10 @@ def markdown_chain(report: dict) -> str:
     return "\n".join(lines)
 
 
+def _color(library: str) -> str:
+    return f"C{LIBRARIES.index(library) % 10}" if library in LIBRARIES else "C9"
+
+
 def plot_ops(report: dict, directory: str) -> list[str]:
     """compare_<preset>.png: time per op (log scale), one bar per library, one panel per thread count."""
     plt = load_pyplot()
@@ -202,7 +207,7 @@ def plot_ops(report: dict, directory: str) -> list[str]:
             for i, r in enumerate(libs):
                 xs = [j + i * width for j, op in enumerate(OPS) if op in (r.get("times") or {})]
                 ys = [r["times"][op]["median_us"] for op in OPS if op in (r.get("times") or {})]
-                ax.bar(xs, ys, width, label=r["library"])
+                ax.bar(xs, ys, width, label=r["library"], color=_color(r["library"]))  # one color per library in every panel
             ax.set_xticks([j + 0.4 - width / 2 for j in range(len(OPS))], list(OPS.values()), rotation=30, ha="right", fontsize=8)
             ax.set_yscale("log")
             ax.set_ylabel("median time per call (µs, log scale)")
