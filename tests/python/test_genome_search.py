@@ -151,7 +151,7 @@ def test_command_line_writes_json_and_markdown(tmp_path, capsys):
     assert rc == 0
     rep = json.loads((tmp_path / "g.json").read_text())
     assert rep["correct"] and rep["found"] == rep["expected"] and len(rep["found"]) >= rep["planted"] == 3
-    assert len(rep["query"]) == 5 and rep["records"] == 1000 and rep["machine"]["date_utc"]
+    assert len(rep["query"]) == 5 and rep["records"] == 1000 and rep["machine"]["date_utc"] and rep["load_average"]["end"] >= 0
     assert rep["bytes"]["public context"] > rep["bytes"]["query"] > 0 and rep["peak_rss_bytes"] > 0
     md = (tmp_path / "g.md").read_text()
     assert "| rotation |" in md and "| **end to end** |" in md and "the same as the plaintext search" in md
