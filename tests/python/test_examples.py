@@ -18,3 +18,13 @@ def test_client_server_example(tmp_path):
     assert "no secret key" in out.stdout and "max error" in out.stdout
     # the server saw only public material; the files are what was exchanged
     assert sorted(p.name for p in tmp_path.iterdir()) == ["context.oboro", "query.ct", "result.ct"]
+
+
+def test_genome_search_example_runs_as_a_script():
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "examples/genome_search/genome_search.py"), "--records", "1000", "--snps", "4",
+         "--query-size", "3", "--no-progress"],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "| rotation |" in out.stdout and "the same as the plaintext search" in out.stdout

@@ -24,11 +24,13 @@ import (
 
 type task struct {
 	Mode   string `json:"mode"`
+	Scheme string `json:"scheme"` // "ckks" (default), or "bfv" / "bgv" (chain mode only: integer.go)
 	Params struct {
-		LogN        int     `json:"log_n"`
-		ModuliBits  []int   `json:"moduli_bits"`
-		SpecialBits []int   `json:"special_bits"`
-		ScaleBits   float64 `json:"scale_bits"`
+		LogN         int     `json:"log_n"`
+		ModuliBits   []int   `json:"moduli_bits"`
+		SpecialBits  []int   `json:"special_bits"`
+		ScaleBits    float64 `json:"scale_bits"`
+		PlainModulus uint64  `json:"plain_modulus"`
 	} `json:"params"`
 	Threads    int      `json:"threads"`
 	Repeat     int      `json:"repeat"`
@@ -113,6 +115,10 @@ func main() {
 	fail(json.NewDecoder(os.Stdin).Decode(&t))
 	if t.Threads > 0 {
 		runtime.GOMAXPROCS(t.Threads)
+	}
+	if t.Scheme == "bfv" || t.Scheme == "bgv" {
+		runIntegerChain(t)
+		return
 	}
 	t0 := time.Now()
 	params, err := ckks.NewParametersFromLiteral(ckks.ParametersLiteral{

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import importlib.metadata
-
+import math
 import os
 import tempfile
 
@@ -17,6 +17,36 @@ def _file_size(write) -> int:
         if not write(path):
             raise RuntimeError("OpenFHE serialization failed")
         return os.path.getsize(path)
+
+
+def _gen_context(p, notes: list[str]):
+    """(crypto context, security text) at HEStd_128_classic, or, when OpenFHE's check refuses the
+    parameters with the moduli it adds itself, without the check and a note saying so (the others
+    run at the task's parameters, which pass oboro's 128-bit check)."""
+    p.SetSecurityLevel(fhe.SecurityLevel.HEStd_128_classic)
+    try:
+        return fhe.GenCryptoContext(p), "HEStd_128_classic (OpenFHE's own check passed)"
+    except Exception as e:
+        why = str(e).strip().rsplit("): ", 1)[-1][:200]
+        p.SetSecurityLevel(fhe.SecurityLevel.HEStd_NotSet)
+        notes.append(f"OpenFHE's 128-bit check refused these parameters with the moduli it chose ({why}), "
+                     f"so it ran without the check")
+        return fhe.GenCryptoContext(p), "HEStd_NotSet"
+
+
+def _context_and_keys(p, notes: list[str], *extra_features):
+    """The crypto context of p (see _gen_context) with PKE, key switching, leveled SHE and the
+    extra features enabled, its key pair and relinearization key, and their serialized sizes."""
+    cc, security = _gen_context(p, notes)
+    for feature in (fhe.PKESchemeFeature.PKE, fhe.PKESchemeFeature.KEYSWITCH, fhe.PKESchemeFeature.LEVELEDSHE, *extra_features):
+        cc.Enable(feature)
+    keys = cc.KeyGen()
+    cc.EvalMultKeyGen(keys.secretKey)
+    sizes = {
+        "public": _file_size(lambda f: fhe.SerializeToFile(f, keys.publicKey, fhe.BINARY)),
+        "relin": _file_size(lambda f: cc.SerializeEvalMultKey(f, fhe.BINARY)),
+    }
+    return cc, keys, security, sizes
 
 
 class Adapter:
@@ -39,26 +69,7 @@ class Adapter:
         p.SetKeySwitchTechnique(fhe.KeySwitchTechnique.HYBRID)
         if params.get("dnum"):
             p.SetNumLargeDigits(params["dnum"])
-        p.SetSecurityLevel(fhe.SecurityLevel.HEStd_128_classic)
-        try:
-            cc = fhe.GenCryptoContext(p)
-            security = "HEStd_128_classic (OpenFHE's own check passed)"
-        except Exception as e:  # OpenFHE adds its own special primes; the total may exceed the bound
-            why = str(e).strip().rsplit("): ", 1)[-1][:200]
-            p.SetSecurityLevel(fhe.SecurityLevel.HEStd_NotSet)
-            cc = fhe.GenCryptoContext(p)
-            security = "HEStd_NotSet"
-            self.notes.append(f"OpenFHE's 128-bit check refused these parameters with its own special primes "
-                              f"({why}), so it ran without the check")
-        for feature in (fhe.PKESchemeFeature.PKE, fhe.PKESchemeFeature.KEYSWITCH, fhe.PKESchemeFeature.LEVELEDSHE,
-                        fhe.PKESchemeFeature.ADVANCEDSHE):
-            cc.Enable(feature)
-        keys = cc.KeyGen()
-        cc.EvalMultKeyGen(keys.secretKey)
-        self.key_sizes = {
-            "public": _file_size(lambda f: fhe.SerializeToFile(f, keys.publicKey, fhe.BINARY)),
-            "relin": _file_size(lambda f: cc.SerializeEvalMultKey(f, fhe.BINARY)),
-        }
+        cc, keys, security, self.key_sizes = _context_and_keys(p, self.notes, fhe.PKESchemeFeature.ADVANCEDSHE)
         if rotations:
             cc.EvalRotateKeyGen(keys.secretKey, [1])
             self.key_sizes["rotation"] = _file_size(lambda f: cc.SerializeEvalAutomorphismKey(f, fhe.BINARY))
@@ -101,3 +112,43 @@ class Adapter:
 
     def ciphertext_bytes(self, ct) -> int:
         return _file_size(lambda f: fhe.SerializeToFile(f, ct, fhe.BINARY))
+
+
+class IntegerAdapter:
+    """BFV or BGV (scheme "bfv" / "bgv") for the chain mode only: encrypt, multiply (EvalMult, which
+    relinearizes; BGV then ModReduce, the modulus switch, explicit as CKKS's rescale), decrypt.
+    OpenFHE picks its own moduli for the depth; ring dimension and plaintext modulus are the task's."""
+
+    def __init__(self, params: dict, threads: int, scheme: str):
+        n, depth, t = 2 ** params["log_n"], len(params["moduli_bits"]) - 1, params["plain_modulus"]
+        p = fhe.CCParamsBFVRNS() if scheme == "bfv" else fhe.CCParamsBGVRNS()
+        p.SetPlaintextModulus(t)
+        p.SetMultiplicativeDepth(depth)
+        p.SetRingDim(n)
+        p.SetKeySwitchTechnique(fhe.KeySwitchTechnique.HYBRID)
+        if scheme == "bgv":
+            p.SetScalingTechnique(fhe.ScalingTechnique.FIXEDMANUAL)
+        self.notes = []
+        cc, keys, security, self.key_sizes = _context_and_keys(p, self.notes)
+        self.cc, self.keys, self.scheme, self.plain_modulus = cc, keys, scheme, t
+        self.slots = cc.GetRingDimension()  # t = 1 mod 2N: one slot per coefficient
+        self.version = importlib.metadata.version("openfhe")
+        self.used = {"N": cc.GetRingDimension(), "t": t, "depth": depth,
+                     "logQ": f"{math.log2(cc.GetModulus()):.0f} bits, chosen by OpenFHE", "security": security}
+        self.notes += [f"{scheme.upper()}: OpenFHE chooses the moduli for the depth (HYBRID key switching)"
+                      + ("; multiply: EvalMult + ModReduce (FIXEDMANUAL)" if scheme == "bgv" else "; multiply: EvalMult")]
+
+    def prepare_input(self, x):
+        return [int(v) for v in x]
+
+    def encrypt(self, x):
+        return self.cc.Encrypt(self.keys.publicKey, self.cc.MakePackedPlaintext(x))
+
+    def decrypt(self, ct):
+        pt = self.cc.Decrypt(ct, self.keys.secretKey)
+        pt.SetLength(self.slots)
+        return [v % self.plain_modulus for v in pt.GetPackedValue()]  # OpenFHE answers in (-t/2, t/2]
+
+    def multiply(self, a, b):
+        c = self.cc.EvalMult(a, b)
+        return self.cc.ModReduce(c) if self.scheme == "bgv" else c

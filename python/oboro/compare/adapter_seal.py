@@ -46,13 +46,20 @@ class Adapter:
         keygen.create_public_key(pk)
         rlk = seal.RelinKeys()
         keygen.create_relin_keys(rlk)
-        # SEAL's default Galois keys are the powers of two (both directions), which both rotate(1)
-        # and the manual total sum use; the size of one is the file size divided by the count.
+        # The keys of the left rotations by 1, 2, 4, ..., slots/2: rotate(1) and the manual total sum
+        # use these only (SEAL's default set has both directions: twice the keys, the memory and the
+        # key generation time; the others generate only what their sum needs too). sealapi's list
+        # overload takes Galois elements, not steps. One key's size is measured on a set of one key:
+        # saving the whole set would add a second copy of it to the peak memory (GBs at S4).
         gk = seal.GaloisKeys()
         self.key_sizes = {"public": _saved_size(pk), "relin": _saved_size(rlk)}
         if rotations:
-            keygen.create_galois_keys(gk)
-            self.key_sizes["rotation"] = _saved_size(gk) // gk.size()
+            tool = ctx.key_context_data().galois_tool()
+            one = seal.GaloisKeys()
+            keygen.create_galois_keys([tool.get_elt_from_step(1)], one)
+            self.key_sizes["rotation"] = _saved_size(one)
+            del one
+            keygen.create_galois_keys([tool.get_elt_from_step(1 << i) for i in range((n // 2).bit_length() - 1)], gk)
         self.ctx, self.pk, self.rlk, self.gk = ctx, pk, rlk, gk
         self.encoder = seal.CKKSEncoder(ctx)
         self.encryptor = seal.Encryptor(ctx, pk)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import TextIO
 
@@ -17,6 +18,13 @@ DEFAULT_PRESETS = ("S1", "S2")
 DEFAULT_DEPTHS = (2, 4, 6, 8, 10)
 #: paper 002's CKKS ring (N = 65536); --chain-log-n 15 or 14 for quicker runs (14 fits depth <= 8)
 DEFAULT_CHAIN_LOG_N = 16
+#: the chain mode's integer schemes (paper 002 shows BFV and BGV beside CKKS), where a library has them
+INTEGER_SCHEMES = {"openfhe": ("bfv", "bgv"), "lattigo": ("bfv", "bgv")}
+SCHEMES = ("ckks", "bfv", "bgv")
+#: paper 002's BFV/BGV plaintext modulus (t = 1 mod 2N up to N = 2^15: one slot per coefficient)
+PLAIN_MODULUS = 65537
+#: OMP_WAIT_POLICY values passed to every worker (only OpenMP runtimes read it: OpenFHE's)
+OMP_WAIT_POLICIES = ("default", "passive", "active")
 #: SEAL has no threads inside an op: its two-thread run would repeat the one-thread one
 SINGLE_THREADED = {"seal": "SEAL runs each op on one thread (no threads inside an op): only its 1t column is measured"}
 
@@ -47,12 +55,26 @@ def chain_params(log_n: int, depth: int) -> dict:
     return p
 
 
+def integer_chain_params(log_n: int, depth: int) -> dict:
+    """BFV/BGV at paper 002's t = 65537: the CKKS chain's moduli on a ring of N/2 (the same slot count,
+    as in the paper: CKKS N = 65536, BFV/BGV N = 32768), checked against the same 128-bit bound."""
+    return {**chain_params(log_n, depth), "plain_modulus": PLAIN_MODULUS}
+
+
 def _libraries_arg(text: str) -> list[str]:
     libs = bench._comma_list(text)
     for lib in libs:
         if lib not in LIBRARIES:
             raise argparse.ArgumentTypeError(f"unknown library '{lib}' (known: {', '.join(LIBRARIES)})")
     return list(dict.fromkeys(libs))
+
+
+def _schemes_arg(text: str) -> list[str]:
+    schemes = [s.lower() for s in bench._comma_list(text)]
+    for s in schemes:
+        if s not in SCHEMES:
+            raise argparse.ArgumentTypeError(f"unknown scheme '{s}' (known: {', '.join(SCHEMES)})")
+    return list(dict.fromkeys(schemes))
 
 
 def _int_list(text: str) -> list[int]:
@@ -72,7 +94,8 @@ DESCRIPTION = (
     + "\n".join(f"  {k:<9} {v}" for k, v in OPS.items())
     + "\n\nat 1 and 2 threads, plus key and ciphertext sizes. Every op is checked against NumPy first.\n"
     "--chain instead times a chain of squarings (multiply + relinearize + rescale) against depth, with\n"
-    "the peak memory of each depth (paper 002, Figures 2 and 3). Missing libraries are skipped with the\n"
+    "the peak memory of each depth (paper 002, Figures 2 and 3), in CKKS for every library and in BFV and\n"
+    "BGV (t = 65537, N/2) for OpenFHE and Lattigo. Missing libraries are skipped with the\n"
     "reason; scripts/install_peers.sh installs them. Progress goes to stderr."
 )
 
@@ -82,6 +105,8 @@ examples:
   oboro compare --quick --libraries oboro,lattigo
   oboro compare --s4 --json c.json --markdown c.md --plot plots/
   oboro compare --chain --depths 2,4,6 --chain-log-n 15 --threads 1
+  oboro compare --chain --schemes ckks --libraries oboro,seal
+  oboro compare --omp-wait-policy passive       OpenMP threads sleep instead of spinning (docs/compare.md)
 """
 
 
@@ -102,6 +127,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--depths", type=_int_list, default=None, metavar="LIST", help=f"--chain depths (default {','.join(map(str, DEFAULT_DEPTHS))})")
     p.add_argument("--chain-log-n", type=int, default=DEFAULT_CHAIN_LOG_N, metavar="LOGN",
                    help=f"--chain ring dimension log2(N) (default {DEFAULT_CHAIN_LOG_N}, paper 002's CKKS ring)")
+    p.add_argument("--schemes", type=_schemes_arg, default=None, metavar="LIST",
+                   help="--chain schemes (default ckks,bfv,bgv; BFV/BGV at N = 2^(LOGN-1), t = 65537, in OpenFHE and Lattigo)")
+    p.add_argument("--omp-wait-policy", choices=OMP_WAIT_POLICIES, default="default",
+                   help="OMP_WAIT_POLICY of every worker (default: each runtime's own; see docs/compare.md on spin-waiting)")
     p.add_argument("--peer-python", default=None, metavar="PATH",
                    help="Python interpreter with openfhe/tenseal/desilofhe (default: $OBORO_PEER_PYTHON, .peers/py310, this one)")
     p.add_argument("--lattigo", default=None, metavar="PATH", help="the Lattigo program (default: $OBORO_LATTIGO, bench/peers/lattigo/lattigo-bench)")
@@ -129,13 +158,22 @@ def plan_tasks(args: argparse.Namespace) -> tuple[list[tuple[str, dict]], dict]:
         if args.presets or args.s4 or args.ops:
             raise CompareError("--chain takes --depths and --chain-log-n, not --presets/--s4/--ops")
         depths = args.depths or list(DEFAULT_DEPTHS)
+        libs = args.libraries or LIBRARIES
+        with_integer = {s for lib in libs for s in INTEGER_SCHEMES.get(lib, ())}
+        schemes = args.schemes or [s for s in SCHEMES if s == "ckks" or s in with_integer]
+        for s in schemes:
+            if s != "ckks" and s not in with_integer:
+                raise CompareError(f"no selected library has {s.upper()} (those that do: {', '.join(INTEGER_SCHEMES)})")
         threads = args.threads or [1]
-        tasks = [(f"depth {d}", {"mode": "chain", "depth": d, "params": chain_params(args.chain_log_n, d)}) for d in depths]
-        settings.update(depths=depths, chain_log_n=args.chain_log_n, threads=threads,
-                        params={k: t["params"] for k, t in tasks})
+        tasks = [(f"depth {d}", {"mode": "chain", "scheme": "ckks", "depth": d, "params": chain_params(args.chain_log_n, d)})
+                 for d in depths] if "ckks" in schemes else []
+        tasks += [(f"depth {d}", {"mode": "chain", "scheme": s, "depth": d, "params": integer_chain_params(args.chain_log_n - 1, d)})
+                  for s in schemes if s != "ckks" for d in depths]
+        settings.update(depths=depths, chain_log_n=args.chain_log_n, schemes=schemes, threads=threads,
+                        params={f"{t['scheme']} {k}": t["params"] for k, t in tasks})
     else:
-        if args.depths:
-            raise CompareError("--depths needs --chain")
+        if args.depths or args.schemes:
+            raise CompareError("--depths and --schemes need --chain")
         names = list(dict.fromkeys((args.presets or list(DEFAULT_PRESETS)) + (["S4"] if args.s4 else [])))
         ops = list(dict.fromkeys(args.ops or OPS))
         for op in ops:
@@ -146,7 +184,13 @@ def plan_tasks(args: argparse.Namespace) -> tuple[list[tuple[str, dict]], dict]:
         settings.update(presets=names, ops=ops, threads=threads, params={k: t["params"] for k, t in tasks})
     for _, t in tasks:
         t.update(repeat=repeat, min_seconds=min_s, seed=42)
+    settings["omp_wait_policy"] = args.omp_wait_policy
     return tasks, settings
+
+
+def runs_library(library: str, task: dict) -> bool:
+    """Whether `library` has the task's scheme (every library has CKKS)."""
+    return task.get("scheme", "ckks") == "ckks" or task["scheme"] in INTEGER_SCHEMES.get(library, ())
 
 
 def execute(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
@@ -171,14 +215,17 @@ def execute(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | N
     notes = [f"{lib}: {why}" for lib, why in SINGLE_THREADED.items() if lib in libs and lib not in skipped
              and any(t > 1 for t in settings["threads"])]
     runs = [(key, task, t, la) for key, task in tasks for t in settings["threads"] for la in launches
-            if not la.skipped and not (la.library in SINGLE_THREADED and t > 1)]
+            if not la.skipped and not (la.library in SINGLE_THREADED and t > 1) and runs_library(la.library, task)]
+    policy = None if args.omp_wait_policy == "default" else args.omp_wait_policy.upper()
 
+    load_start = _load_average()
     progress = bench.Progress(len(runs), stream=err, enabled=not args.no_progress)
     outcomes: list[Outcome] = []
     try:
         for key, task, t, la in runs:
-            progress.start(f"{la.library} {key} {t}t")
-            o = run_worker(la, {**task, "library": la.library, "threads": t}, key, args.timeout)
+            scheme = "" if task.get("scheme", "ckks") == "ckks" else f" {task['scheme'].upper()}"
+            progress.start(f"{la.library}{scheme} {key} {t}t")
+            o = run_worker(la, {**task, "library": la.library, "threads": t}, key, args.timeout, omp_wait_policy=policy)
             progress.advance()
             if o.error or o.failed_checks:
                 progress.note(f"oboro compare: {la.library} {key} {t}t FAILED: {o.error or o.failed_checks}")
@@ -191,6 +238,8 @@ def execute(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | N
     mode = "chain" if args.chain else "ops"
     rep = report.to_json(mode, bench.machine_info(settings["threads"][0]), settings, skipped, notes, outcomes)
     rep["machine"]["threads"] = settings["threads"]
+    rep["machine"]["load_average"] = {"start": load_start, "end": _load_average()}
+    rep["notes"] += report.thread_anomalies(rep)
     md = report.markdown_chain(rep) if args.chain else report.markdown_ops(rep)
     print(md, file=out)
     if args.json is not None:
@@ -206,6 +255,14 @@ def execute(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | N
         for path in (report.plot_chain(rep, args.plot) if args.chain else report.plot_ops(rep, args.plot)):
             print(f"wrote {path}", file=out)
     return 1 if any(o.error or o.failed_checks for o in outcomes) else 0
+
+
+def _load_average() -> float | None:
+    """The 1-minute load average: other work on the machine, recorded beside the figures."""
+    try:
+        return round(os.getloadavg()[0], 2)
+    except (AttributeError, OSError):
+        return None
 
 
 def main(argv: list[str] | None = None) -> int:

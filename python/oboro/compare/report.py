@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 
 from ..bench import fmt_us, load_pyplot
+from .peers import LIBRARIES
 from .protocol import OPS
 from .runner import Outcome
 
@@ -21,7 +22,7 @@ def fmt_bytes(n: float) -> str:
 
 
 def outcome_json(o: Outcome) -> dict:
-    d = {"library": o.library, "key": o.key, "threads": o.threads,
+    d = {"library": o.library, "scheme": o.scheme, "key": o.key, "threads": o.threads,
          "status": "ok" if o.result is not None and not o.failed_checks else "failed",
          "error": o.error, "peak_rss_bytes": o.peak_rss_bytes, "wall_seconds": o.wall_seconds,
          "failed_checks": o.failed_checks}
@@ -37,8 +38,39 @@ def to_json(mode: str, machine: dict, settings: dict, skipped: dict, notes: list
             "runs": [outcome_json(o) for o in outcomes]}
 
 
-def _column(o: Outcome) -> str:
-    return f"{o.library} {o.threads}t"
+def column_label(run: dict) -> str:
+    """'oboro 1t', or with the scheme when it is not CKKS: 'openfhe BGV 1t'."""
+    scheme = run.get("scheme", "ckks")
+    return f"{run['library']}{'' if scheme == 'ckks' else ' ' + scheme.upper()} {run['threads']}t"
+
+
+#: a run at more threads whose median is this many times its one-thread median is not a measurement
+#: of the library but of threads waiting for a core (see thread_anomalies)
+THREAD_ANOMALY_RATIO = 4.0
+
+
+def thread_anomalies(report: dict) -> list[str]:
+    """Notes for every (library, preset, op) whose median at t > 1 threads is THREAD_ANOMALY_RATIO
+    times its one-thread median or more. More threads never make an op that much slower by
+    themselves: the threads waited for a core taken by other processes. OpenMP runtimes (OpenFHE's
+    libgomp) spin-wait at each barrier, and a spinning thread on a 2-core machine shared with
+    other work keeps the core from the thread it waits for until the scheduler's time slice ends
+    (milliseconds): --omp-wait-policy passive, or a quiet machine, measures the library instead."""
+    ok = [r for r in report["runs"] if r["status"] == "ok" and r.get("times")]
+    one = {(r["library"], r.get("scheme", "ckks"), r["key"]): r for r in ok if r["threads"] == 1}
+    notes = []
+    for r in ok:
+        base = one.get((r["library"], r.get("scheme", "ckks"), r["key"]))
+        if r["threads"] == 1 or base is None:
+            continue
+        for op, t in r["times"].items():
+            b = (base["times"] or {}).get(op)
+            if b and t["median_us"] >= THREAD_ANOMALY_RATIO * b["median_us"]:
+                notes.append(f"{column_label(r)} {r['key']} {op}: median {fmt_us(t['median_us'])} is "
+                             f"x{t['median_us'] / b['median_us']:.0f} its 1t median ({fmt_us(b['median_us'])}): threads "
+                             f"waited for a busy core (spin-waiting on a shared machine, docs/compare.md), not a "
+                             f"property of the library")
+    return notes
 
 
 def _header(report: dict) -> list[str]:
@@ -47,6 +79,12 @@ def _header(report: dict) -> list[str]:
              f"{m['platform']}, Python {m['python']}. Times are medians in microseconds (µs) unless a unit is given; "
              f"`1t`/`2t`: one or two threads; `(x r)`: the library's time divided by oboro's at the same thread count "
              f"(r > 1: oboro is faster). Shared machines drift: compare within one run.", ""]
+    load = m.get("load_average") or {}
+    if load.get("start") is not None and load.get("end") is not None:
+        busy = max(load["start"], load["end"]) > m["usable_cores"]
+        lines += [f"Load average (1 min) at the start and end of the run: {load['start']:g} and {load['end']:g} on "
+                  f"{m['usable_cores']} usable cores" + (": other processes competed for the cores, so the 2-thread "
+                  "columns are suspect." if busy else "."), ""]
     for lib, why in report["skipped"].items():
         lines.append(f"- skipped: {lib}: {why}")
     for note in report["notes"]:
@@ -62,17 +100,17 @@ def _run_notes(runs: list[dict]) -> list[str]:
     """'Parameters actually used' and each library's notes, once per library."""
     lines, seen = [], set()
     for r in runs:
-        if r["library"] in seen:
+        who = r["library"] + ("" if r.get("scheme", "ckks") == "ckks" else " " + r["scheme"].upper())
+        if who in seen or r.get("used") is None:
             continue
-        seen.add(r["library"])
-        if r.get("used") is not None:
-            used = ", ".join(f"{k}={v}" for k, v in r["used"].items())
-            lines.append(f"- **{r['library']}** ({r.get('version')}): {used}")
-            lines += [f"  - {n}" for n in r.get("notes") or []]
+        seen.add(who)
+        used = ", ".join(f"{k}={v}" for k, v in r["used"].items())
+        lines.append(f"- **{who}** ({r.get('version')}): {used}")
+        lines += [f"  - {n}" for n in r.get("notes") or []]
     failed = [r for r in runs if r["status"] != "ok"]
     for r in failed:
         why = r["error"] or "checks failed: " + ", ".join(f"{k} error {v:.2e}" for k, v in r["failed_checks"].items())
-        lines.append(f"- FAILED: {r['library']} {r['key']} {r['threads']}t: {why}")
+        lines.append(f"- FAILED: {column_label(r)} {r['key']}: {why}")
     return lines
 
 
@@ -110,28 +148,45 @@ def markdown_ops(report: dict) -> str:
     return "\n".join(lines)
 
 
+def _other_ring(run: dict, settings: dict) -> str:
+    """' (N = 2^k)' when the run's ring dimension is not the task's, else ''."""
+    n = (run.get("used") or {}).get("N")
+    want = (settings.get("params") or {}).get(f"{run.get('scheme', 'ckks')} {run['key']}", {}).get("log_n")
+    return f" (N = 2^{int(n).bit_length() - 1})" if n and want and n != 2**want else ""
+
+
 def markdown_chain(report: dict) -> str:
     s = report["settings"]
     lines = ["# oboro compare --chain: multiplication chain vs depth (paper 002, Figures 2 and 3)", ""] + _header(report)
     lines += [f"Each run squares a fresh ciphertext `depth` times (multiply + relinearize + rescale each) at "
               f"N = 2^{s['chain_log_n']}, Q = [60] + depth x [40] bits, P = [60], dnum = depth + 1, in a process of its "
-              f"own (peak RSS = context, keys and chain of that depth alone).", ""]
+              f"own (peak RSS = context, keys and chain of that depth alone)."]
+    if any(sc != "ckks" for sc in s.get("schemes", ["ckks"])):
+        lines.append(f"BFV and BGV (paper 002's reference, dashed in the plot): the same chain of squarings on integer "
+                     f"slots mod t = 65537 at N = 2^{s['chain_log_n'] - 1} (the same slot count), checked exactly; "
+                     f"Lattigo with the same moduli, OpenFHE with the moduli it chooses for the depth.")
+    lines.append("")
     runs = report["runs"]
-    cols = list(dict.fromkeys((r["library"], r["threads"]) for r in runs))
-    by = {(r["library"], r["threads"], r["key"]): r for r in runs}
+    cols = list(dict.fromkeys(column_label(r) for r in runs))
+    by = {(column_label(r), r["key"]): r for r in runs}
     for title, cell in (("time of the whole chain", lambda r: fmt_us(r["times"]["chain"]["median_us"])),
                         ("peak RSS of the process", lambda r: fmt_bytes(r["peak_rss_bytes"]))):
-        lines += [f"### {title}", "", "| depth | " + " | ".join(f"{lib} {t}t" for lib, t in cols) + " |",
-                  "|---:|" + "---:|" * len(cols)]
+        lines += [f"### {title}", "", "| depth | " + " | ".join(cols) + " |", "|---:|" + "---:|" * len(cols)]
         for d in s["depths"]:
             cells = []
-            for lib, t in cols:
-                r = by.get((lib, t, f"depth {d}"))
-                cells.append("n/a" if r is None else "FAILED" if r["status"] != "ok" else cell(r))
+            for col in cols:
+                r = by.get((col, f"depth {d}"))
+                cells.append("n/a" if r is None else "FAILED" if r["status"] != "ok" else cell(r) + _other_ring(r, s))
             lines.append(f"| {d} | " + " | ".join(cells) + " |")
         lines.append("")
-    lines += ["Parameters actually used and notes:", ""] + _run_notes(runs) + [""]
+    lines += ["`(N = 2^k)`: the library chose another ring dimension than the others (desilofhe picks its own from "
+              "the level count): not the same work.", "", "Parameters actually used at the first depth (the JSON has every run) "
+              "and notes:", ""] + _run_notes(runs) + [""]
     return "\n".join(lines)
+
+
+def _color(library: str) -> str:
+    return f"C{LIBRARIES.index(library) % 10}" if library in LIBRARIES else "C9"
 
 
 def plot_ops(report: dict, directory: str) -> list[str]:
@@ -152,7 +207,7 @@ def plot_ops(report: dict, directory: str) -> list[str]:
             for i, r in enumerate(libs):
                 xs = [j + i * width for j, op in enumerate(OPS) if op in (r.get("times") or {})]
                 ys = [r["times"][op]["median_us"] for op in OPS if op in (r.get("times") or {})]
-                ax.bar(xs, ys, width, label=r["library"])
+                ax.bar(xs, ys, width, label=r["library"], color=_color(r["library"]))  # one color per library in every panel
             ax.set_xticks([j + 0.4 - width / 2 for j in range(len(OPS))], list(OPS.values()), rotation=30, ha="right", fontsize=8)
             ax.set_yscale("log")
             ax.set_ylabel("median time per call (µs, log scale)")
@@ -168,16 +223,17 @@ def plot_ops(report: dict, directory: str) -> list[str]:
 
 
 def plot_chain(report: dict, directory: str) -> list[str]:
-    """chain.png: time (left) and peak memory (right) of the chain against depth, one line per library."""
+    """compare_chain.png: time (left) and peak memory (right) of the chain against depth, one line per library."""
     plt = load_pyplot()
     os.makedirs(directory, exist_ok=True)
     ok = [r for r in report["runs"] if r["status"] == "ok"]
     fig, (ax_t, ax_m) = plt.subplots(1, 2, figsize=(12, 4.6), layout="constrained")
-    for lib, t in dict.fromkeys((r["library"], r["threads"]) for r in ok):
-        pts = sorted((int(r["key"].split()[1]), r) for r in ok if r["library"] == lib and r["threads"] == t)
+    for col in dict.fromkeys(column_label(r) for r in ok):
+        pts = sorted((int(r["key"].split()[1]), r) for r in ok if column_label(r) == col)
         xs = [d for d, _ in pts]
-        ax_t.plot(xs, [r["times"]["chain"]["median_us"] / 1e6 for _, r in pts], marker="o", label=f"{lib} {t}t")
-        ax_m.plot(xs, [r["peak_rss_bytes"] / 2**20 for _, r in pts], marker="o", label=f"{lib} {t}t")
+        style = "-" if pts[0][1].get("scheme", "ckks") == "ckks" else "--"  # BFV/BGV dashed
+        ax_t.plot(xs, [r["times"]["chain"]["median_us"] / 1e6 for _, r in pts], style, marker="o", label=col)
+        ax_m.plot(xs, [r["peak_rss_bytes"] / 2**20 for _, r in pts], style, marker="o", label=col)
     ax_t.set_ylabel("time of the chain (s)")
     ax_m.set_ylabel("peak RSS of the process (MiB)")
     for ax in (ax_t, ax_m):
@@ -185,9 +241,9 @@ def plot_chain(report: dict, directory: str) -> list[str]:
         ax.grid(alpha=0.4)
         ax.legend(fontsize=8)
     s = report["settings"]
-    fig.suptitle(f"CKKS multiplication chain, N = 2^{s['chain_log_n']} — {report['machine']['cpu']}, "
+    fig.suptitle(f"multiplication chain: CKKS N = 2^{s['chain_log_n']}, BFV/BGV N = 2^{s['chain_log_n'] - 1} (dashed) — {report['machine']['cpu']}, "
                  f"{report['machine']['date_utc']}", fontsize=10)
-    path = os.path.join(directory, "chain.png")
+    path = os.path.join(directory, "compare_chain.png")
     fig.savefig(path, dpi=100)
     plt.close(fig)
     return [path]

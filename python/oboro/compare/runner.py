@@ -31,6 +31,7 @@ class Outcome:
     library: str
     key: str  # preset name (ops) or "depth <d>" (chain)
     threads: int
+    scheme: str = "ckks"  # or "bfv" / "bgv" (chain mode)
     result: dict | None = None
     error: str | None = None
     peak_rss_bytes: int = 0
@@ -38,21 +39,26 @@ class Outcome:
     failed_checks: dict = field(default_factory=dict)
 
 
-def thread_env(threads: int) -> dict:
-    """The environment of a worker that may use `threads` threads (every runtime's own variable)."""
+def thread_env(threads: int, omp_wait_policy: str | None = None) -> dict:
+    """The environment of a worker that may use `threads` threads (every runtime's own variable), and
+    OMP_WAIT_POLICY when given (else the runtime's default, also when the caller's environment has one)."""
     env = dict(os.environ)
     for var in ("OMP_NUM_THREADS", "OBORO_NUM_THREADS", "GOMAXPROCS"):
         env[var] = str(threads)
+    env.pop("OMP_WAIT_POLICY", None)
+    if omp_wait_policy is not None:
+        env["OMP_WAIT_POLICY"] = omp_wait_policy
     return env
 
 
-def run_worker(launch: Launch, task: dict, key: str, timeout_s: float = DEFAULT_TIMEOUT_S) -> Outcome:
+def run_worker(launch: Launch, task: dict, key: str, timeout_s: float = DEFAULT_TIMEOUT_S,
+               omp_wait_policy: str | None = None) -> Outcome:
     """Starts the worker, feeds it the task, waits for it and returns its Outcome (never raises for a
     worker's failure: a crash, a timeout or bad output become Outcome.error)."""
-    out = Outcome(launch.library, key, task["threads"])
+    out = Outcome(launch.library, key, task["threads"], scheme=task.get("scheme", "ckks"))
     with tempfile.TemporaryFile() as fout, tempfile.TemporaryFile() as ferr:
         t0 = time.perf_counter()
-        proc = subprocess.Popen(launch.argv, stdin=subprocess.PIPE, stdout=fout, stderr=ferr, env=thread_env(task["threads"]))
+        proc = subprocess.Popen(launch.argv, stdin=subprocess.PIPE, stdout=fout, stderr=ferr, env=thread_env(task["threads"], omp_wait_policy))
         proc.stdin.write(json.dumps(task).encode())
         proc.stdin.close()
         status, rusage = _wait(proc, timeout_s)
@@ -72,6 +78,11 @@ def run_worker(launch: Launch, task: dict, key: str, timeout_s: float = DEFAULT_
         out.result = json.loads(stdout)
     except ValueError:
         out.error = f"worker printed no JSON result: {stdout[:200]!r}"
+        return out
+    ran = out.result.get("scheme", "ckks")  # a worker from before BFV/BGV ignores the task's scheme
+    if ran != out.scheme:
+        out.result, out.error = None, (f"the worker ran {ran.upper()} instead of {out.scheme.upper()}: it is out of date "
+                                       f"(rebuild the Lattigo program: make -C bench/peers/lattigo)")
         return out
     # The worker's own VmHWM: the rusage of the child includes the parent's peak (see worker.py).
     out.peak_rss_bytes = out.result.get("peak_rss_bytes") or out.peak_rss_bytes

@@ -21,8 +21,13 @@ before any clock starts), encode/decode, encrypt (encode + public-key encryption
 total_sum (every slot, or at least slot 0, gets the sum of all slots) and ciphertext_bytes. Results
 are new objects; operands stay unchanged, so each timed call sees the same input.
 
-The task (JSON on stdin): library, mode ("ops" or "chain"), params (log_n, moduli_bits, special_bits,
-scale_bits, dnum), threads, repeat, min_seconds, ops (mode ops) or depth (mode chain), seed.
+For the chain mode's BFV / BGV runs (scheme "bfv" / "bgv"; OpenFHE only on the Python side) the module
+defines `IntegerAdapter(params, threads, scheme)` with slots, plain_modulus, prepare_input, encrypt,
+multiply (with relinearization, and the modulus switch for BGV), decrypt and the same metadata.
+
+The task (JSON on stdin): library, mode ("ops" or "chain"), scheme ("ckks", or "bfv"/"bgv" in chain
+mode), params (log_n, moduli_bits, special_bits, scale_bits, dnum; plain_modulus for BFV/BGV), threads,
+repeat, min_seconds, ops (mode ops) or depth (mode chain), seed.
 The result (JSON on stdout): the library's version, the parameters it actually used and notes, the
 median times in microseconds, the checks (max abs error of every op against NumPy) and key sizes.
 """
@@ -97,7 +102,25 @@ def run_chain(ad, task: dict) -> dict:
     """Times depth successive squarings (multiply + relinearize + rescale each) of a fresh ciphertext."""
     depth = task["depth"]
     inp = Inputs(ad.slots, task.get("seed", 42), chain=True)
-    a = ad.encrypt(ad.prepare_input(inp.x))
+    chain = _squarings(ad, ad.encrypt(ad.prepare_input(inp.x)), depth)
+    check = _err(ad.decrypt(chain()), inp.x ** (2**depth))
+    return _chain_result(ad, chain, check, task)
+
+
+def run_integer_chain(ad, task: dict) -> dict:
+    """BFV / BGV: the same chain on integer slots mod t, checked exactly against x^(2^depth) mod t
+    (the error is 0 or at least 1, so the chain tolerance passes exact results only)."""
+    depth, t = task["depth"], ad.plain_modulus
+    x = np.random.default_rng(task.get("seed", 42)).integers(0, t, ad.slots, dtype=np.int64)
+    want = x.copy()
+    for _ in range(depth):
+        want = want * want % t  # t < 2^17: no overflow
+    chain = _squarings(ad, ad.encrypt(ad.prepare_input(x)), depth)
+    return _chain_result(ad, chain, _err(ad.decrypt(chain()), want.astype(np.float64)), task)
+
+
+def _squarings(ad, a, depth: int):
+    """The timed call of the chain mode: `depth` successive squarings of a (a stays unchanged)."""
 
     def chain():
         c = a
@@ -105,7 +128,10 @@ def run_chain(ad, task: dict) -> dict:
             c = ad.multiply(c, c)
         return c
 
-    check = _err(ad.decrypt(chain()), inp.x ** (2**depth))
+    return chain
+
+
+def _chain_result(ad, chain, check: float, task: dict) -> dict:
     t = measure(chain, task["repeat"], task["min_seconds"])
     return {"times": {"chain": {"median_us": t.median_us, "min_us": t.min_us, "max_us": t.max_us, "repeats": t.repeats}},
             "checks": {"chain": check}, "sizes": dict(ad.key_sizes)}
@@ -127,13 +153,20 @@ def peak_rss_bytes() -> int:
 def main() -> int:
     task = json.load(sys.stdin)
     lib = task["library"]
+    scheme = task.get("scheme", "ckks")
     adapter = importlib.import_module(ADAPTERS[lib])
     t0 = time.perf_counter()
-    ad = adapter.Adapter(task["params"], task["threads"], rotations=task["mode"] == "ops")
+    if scheme == "ckks":
+        ad = adapter.Adapter(task["params"], task["threads"], rotations=task["mode"] == "ops")
+    else:  # BFV / BGV: chain mode, libraries of INTEGER_SCHEMES only
+        ad = adapter.IntegerAdapter(task["params"], task["threads"], scheme)
     setup_s = time.perf_counter() - t0
-    body = run_ops(ad, task) if task["mode"] == "ops" else run_chain(ad, task)
-    out = {"library": lib, "version": ad.version, "used": ad.used, "notes": ad.notes, "setup_seconds": setup_s, **body,
-           "peak_rss_bytes": peak_rss_bytes()}
+    if task["mode"] == "ops":
+        body = run_ops(ad, task)
+    else:
+        body = run_chain(ad, task) if scheme == "ckks" else run_integer_chain(ad, task)
+    out = {"library": lib, "scheme": scheme, "version": ad.version, "used": ad.used, "notes": ad.notes,
+           "setup_seconds": setup_s, **body, "peak_rss_bytes": peak_rss_bytes()}
     json.dump(out, sys.stdout)
     return 0
 
