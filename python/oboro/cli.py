@@ -136,29 +136,29 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-v", "--verbose", action="store_true", help="also list the prime sizes")
     p.set_defaults(func=_cmd_params)
 
+    # Subcommands whose options and help text live in their own module (DESCRIPTION, EPILOG,
+    # add_arguments, execute).
     from . import bench
-
-    p = sub.add_parser(
-        "bench",
-        help="time the CKKS primitives per preset and level (table, JSON, PNG plots)",
-        description=bench.DESCRIPTION,
-        epilog=bench.EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    bench.add_arguments(p)
-    p.set_defaults(func=_cmd_bench)
-
     from .compare import command as compare
 
-    p = sub.add_parser(
-        "compare",
-        help="time oboro beside other CKKS libraries (OpenFHE, SEAL, desilofhe, Lattigo): ops, memory, depth",
-        description=compare.DESCRIPTION,
-        epilog=compare.EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    compare.add_arguments(p)
-    p.set_defaults(func=_cmd_compare)
+    for name, module, func, summary in (
+        ("bench", bench, _cmd_bench, "time the CKKS primitives per preset and level (table, JSON, PNG plots)"),
+        (
+            "compare",
+            compare,
+            _cmd_compare,
+            "time oboro beside other CKKS libraries (OpenFHE, SEAL, desilofhe, Lattigo): ops, memory, depth",
+        ),
+    ):
+        p = sub.add_parser(
+            name,
+            help=summary,
+            description=module.DESCRIPTION,
+            epilog=module.EPILOG,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        module.add_arguments(p)
+        p.set_defaults(func=func)
 
     # ---- more subcommands are registered here ----
 
