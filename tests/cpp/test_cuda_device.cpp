@@ -23,8 +23,10 @@
 #if defined(OBORO_WITH_CUDA_RUNTIME)
 #include "oboro/backend/cuda/base_conversion.hpp"
 #include "oboro/backend/cuda/elementwise.hpp"
+#include "oboro/backend/cuda/keyswitch.hpp"
 #include "oboro/backend/cuda/ntt.hpp"
 #endif
+#include "ckks_test_util.hpp"
 
 namespace {
 
@@ -275,5 +277,50 @@ TEST_F(CudaDevice, BatchElementwiseMatchesCpuBackend) {
 }
 
 TEST_F(CudaDevice, MulAddModWord32) { check_mul_add<uint32_t>(); }
+
+// Key switching of a batch on the GPU: ckks::key_switch, Evaluator::relinearize and rotate, bit
+// for bit, on real S2 ciphertexts at two levels.
+TEST_F(CudaDevice, KeySwitchRelinearizeRotateMatchCpu) {
+#if defined(OBORO_WITH_CUDA_RUNTIME)
+    auto& keys = oboro::test::Keys::get("S2");
+    const auto& ctx = *keys.ctx;
+    const size_t slots = ctx.max_slots();
+    std::vector<oboro::ckks::Ciphertext> cts;
+    for (int i = 0; i < 3; ++i) cts.push_back(keys.encrypt(oboro::test::random_complex(slots, 1.0, uint64_t(i))));
+    for (int level : {ctx.max_level(), 1}) {
+        SCOPED_TRACE("level " + std::to_string(level));
+        std::vector<oboro::ckks::Ciphertext> in2, in3;
+        for (const auto& c : cts) {
+            in2.push_back(keys.eval->drop_to_level(c, level));
+            in3.push_back(keys.eval->multiply(in2.back(), in2.back()));
+        }
+        const size_t poly = size_t(level + 1) * ctx.n();
+        std::vector<uint64_t> pairs, triples, out(in2.size() * 2 * poly);
+        for (size_t c = 0; c < in2.size(); ++c) {
+            pairs.insert(pairs.end(), in2[c].data(), in2[c].data() + 2 * poly);
+            triples.insert(triples.end(), in3[c].data(), in3[c].data() + 3 * poly);
+        }
+        const uint32_t count = uint32_t(in2.size());
+
+        oboro::cuda::key_switch_host(ctx, level, pairs.data() + poly, 1, keys.rk, out.data());
+        std::vector<uint64_t> ks(2 * poly);
+        oboro::ckks::key_switch(ctx, level, pairs.data() + poly, keys.rk, ks.data(), ks.data() + poly);
+        ASSERT_TRUE(std::equal(ks.begin(), ks.end(), out.begin())) << "key switch";
+
+        oboro::cuda::relinearize_host(ctx, level, triples.data(), count, keys.rk, out.data());
+        for (uint32_t c = 0; c < count; ++c) {
+            const auto r = keys.eval->relinearize(in3[c], keys.rk);
+            ASSERT_TRUE(std::equal(r.data(), r.data() + 2 * poly, out.begin() + std::ptrdiff_t(2 * poly * c))) << c;
+        }
+
+        const uint64_t g = ctx.galois_element(5);
+        oboro::cuda::rotate_host(ctx, level, pairs.data(), count, g, keys.gk.keys.at(g), out.data());
+        for (uint32_t c = 0; c < count; ++c) {
+            const auto r = keys.eval->rotate(in2[c], 5, keys.gk);
+            ASSERT_TRUE(std::equal(r.data(), r.data() + 2 * poly, out.begin() + std::ptrdiff_t(2 * poly * c))) << c;
+        }
+    }
+#endif
+}
 
 }  // namespace
