@@ -1,7 +1,8 @@
 // The CUDA hybrid key switching (keyswitch_kernels.hpp: batched ModUp, key inner product,
 // ModDown by the fused divide-and-drop) and the ops built on it (relinearize, rotate, hoisted
 // rotations) through the CPU grid emulator, bit for bit against the CPU: ckks::key_switch on
-// random inputs and keys at every level of S1, S2 and small multi-digit contexts, then
+// random inputs and keys at every level of S1, S2, S3 and small contexts with multi-prime digits
+// and several special primes, then
 // Evaluator::relinearize / rotate / rotate_many on real ciphertexts (which also still decrypt).
 #include <cmath>
 #include <complex>
@@ -136,11 +137,25 @@ TEST(CudaKeySwitchEmulated, MultiPrimeDigitsPerElementKeysEveryThreadOrder) {
     }
 }
 
-TEST(CudaKeySwitchEmulated, RefusesSeveralSpecialPrimes) {
-    auto p = small_params({30, 25, 25}, 0);
-    p.p_bits = {40, 40};
-    const auto ctx = Context::create(p);
-    EXPECT_THROW(kernels::KeySwitchHostData(*ctx, ctx->max_level()), oboro::ParameterError);
+// Several special primes: ModDown by INTT + base conversion P -> Q_l + NTT with the fused
+// subtraction (a small context with 2 and 3 special primes, and S3's 10 at two levels).
+TEST(CudaKeySwitchEmulated, SeveralSpecialPrimesMatchCpu) {
+    auto two = small_params({30, 25, 25, 25}, 2), three = small_params({40, 30, 30, 30, 30}, 0);
+    two.p_bits = {40, 40};
+    three.p_bits = {36, 36, 36};
+    for (const auto& params : {two, three}) {
+        const auto ctx = Context::create(params);
+        for (int level = ctx->max_level(); level >= 0; --level)
+            for (auto order : {ThreadOrder::forward, ThreadOrder::reverse}) {
+                SCOPED_TRACE("k " + std::to_string(ctx->p_count()) + " level " + std::to_string(level));
+                expect_key_switch_matches_cpu(*ctx, level, 2, true, order);
+            }
+    }
+    const auto s3 = Context::create(oboro::ckks::Parameters::preset("S3"));
+    for (int level : {s3->max_level(), 1}) {
+        SCOPED_TRACE("S3 level " + std::to_string(level));
+        expect_key_switch_matches_cpu(*s3, level, 1, false);
+    }
 }
 
 // ---- ciphertext ops on real ciphertexts ------------------------------------------------------

@@ -61,7 +61,7 @@ template <typename T> DeviceBuffer to_device(const std::vector<T>& v) {
 DeviceKeySwitchLevel::DeviceKeySwitchLevel(const ckks::Context& ctx, int level) {
     const kernels::KeySwitchHostData h(ctx, level);
     std::vector<math::NttTables> ext(ctx.ntt_tables(), ctx.ntt_tables() + h.level.nq);
-    ext.push_back(ctx.p_ntt_tables()[0]);
+    ext.insert(ext.end(), ctx.p_ntt_tables(), ctx.p_ntt_tables() + h.level.k);
     tables_ = std::make_unique<DeviceNttTables>(ext.data(), ext.size());
     moduli_ = to_device(h.ext_moduli);
     drop_ = to_device(h.drop);
@@ -84,6 +84,10 @@ DeviceKeySwitchLevel::DeviceKeySwitchLevel(const ckks::Context& ctx, int level) 
     level_.drop = drop_.as<const kernels::DropLimb>();
     level_.q_values = q_values_.as<const uint64_t>();
     level_.digit_steps = steps_.data();
+    if (h.level.k > 1) {
+        converters_.push_back(std::make_unique<DeviceBaseConverter>(ctx.level(level).p_to_q));
+        level_.p_to_q = converters_.back()->view();
+    }
 }
 
 void launch_key_switch(const kernels::KeySwitchArgs& args, void* stream) {

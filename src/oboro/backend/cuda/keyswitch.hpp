@@ -19,8 +19,7 @@
 namespace oboro::cuda {
 
 // The constants of key switching at one level in device memory; get() is what the args take
-// (its digit_steps stay in host memory, where the launcher reads them). Throws ParameterError for
-// a context with several special primes (KeySwitchHostData).
+// (its digit_steps stay in host memory, where the launcher reads them).
 class DeviceKeySwitchLevel {
 public:
     DeviceKeySwitchLevel(const ckks::Context& ctx, int level);
@@ -29,7 +28,7 @@ public:
 private:
     std::unique_ptr<DeviceNttTables> tables_;
     DeviceBuffer moduli_, drop_, q_values_, out_limbs_;
-    std::vector<std::unique_ptr<DeviceBaseConverter>> converters_;
+    std::vector<std::unique_ptr<DeviceBaseConverter>> converters_;  // the digits', then P -> Q_l
     std::vector<kernels::DigitStep> steps_;
     kernels::KeySwitchLevel level_;
 };

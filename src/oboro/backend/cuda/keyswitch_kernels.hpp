@@ -15,11 +15,11 @@
 //                coefficient summed in 128 bits and reduced once (every `chunk` terms for the
 //                few primes that need it), as cpu dot2. With a permutation the digits are read
 //                through it (hoisted rotation: sigma_g of the ModUp'd digits, no new ModUp).
-//   ModDown      the fused division by the special prime (launch_divide_and_drop): 4 launches.
-// So a key switch of a whole batch is 2 + 2 beta + 1 + 2 + 4 launches whatever `count` is.
-//
-// ModDown here divides by ONE special prime (the fused divide-and-drop kernels); contexts with
-// several special primes are refused by the host side (KeySwitchHostData).
+//   ModDown      one special prime: the fused division by it (launch_divide_and_drop), 4 launches;
+//                k > 1 special primes: 1 batched INTT of the k special limbs of every accumulator,
+//                1 base-conversion pair P -> Q_l (centred), 1 batched NTT whose stores compute
+//                (acc - conv) * P^{-1} (the divide-and-drop epilogue, NttArgs::sub_from): 5 launches.
+// So a key switch of a whole batch is 2 + 2 beta + 1 + 2 + 4 (or 5) launches whatever `count` is.
 #pragma once
 
 #include <cstddef>
@@ -142,11 +142,12 @@ struct DigitStep {
 struct KeySwitchLevel {
     const NttTableView* ext_tables = nullptr;             // ne: q_0 .. q_l, then P
     const math::Barrett<uint64_t>* ext_moduli = nullptr;  // ne
-    const DropLimb* drop = nullptr;                       // nq: division by P onto q_0 .. q_l
+    const DropLimb* drop = nullptr;                       // nq: division by P onto q_0 .. q_l (inv = P^-1)
     const uint64_t* q_values = nullptr;                   // nq: q_0 .. q_l
-    uint64_t special_prime = 0;
+    uint64_t special_prime = 0;                           // P when k == 1
+    BaseConvView p_to_q;                                  // P -> Q_l when k > 1
     const DigitStep* digit_steps = nullptr;  // beta, host memory
-    uint32_t nq = 0, ne = 0, beta = 0, alpha = 0, q_count = 0, chunk = 1;
+    uint32_t nq = 0, ne = 0, k = 1, beta = 0, alpha = 0, q_count = 0, chunk = 1;
     NttPlan plan;
 };
 
@@ -163,7 +164,10 @@ inline KeySwitchScratch key_switch_scratch(const KeySwitchLevel& L, uint32_t cou
     s.digits = size_t(count) * L.beta * L.ne * n;
     s.conv = base_conversion_scratch_words(count, L.alpha, n);
     s.acc = size_t(count) * 2 * L.ne * n;
-    s.drop = divide_drop_scratch_words(2 * count, L.nq, n);
+    // ModDown: one special prime: the fused division's scratch; k > 1: the special limbs in
+    // coefficient form, their conversion to Q_l, and the conversion's own scratch.
+    s.drop = L.k == 1 ? divide_drop_scratch_words(2 * count, L.nq, n)
+                      : size_t(2) * count * (L.k + L.nq) * n + base_conversion_scratch_words(2 * count, L.k, n);
     s.pair = size_t(count) * 2 * L.nq * n;  // the key-switched pairs of relinearize / rotate
     return s;
 }
@@ -250,6 +254,65 @@ template <typename Ops> void for_each_mod_up_step(const KeySwitchArgs& a, const 
     ops.ntt(static_cast<const NttArgs&>(fwd), true);
 }
 
+// ModDown of the 2 count accumulators at acc (ne limbs each: q_0 .. q_l, then P) into a.out
+// (2 count polynomials of nq limbs): round(acc / P). ops.divide_drop (one special prime) or
+// ops.ntt / ops.base_conversion (several).
+template <typename Ops> void for_each_mod_down_step(const KeySwitchArgs& a, uint64_t* acc, uint64_t* scratch, Ops& ops) {
+    const KeySwitchLevel& L = a.level;
+    const uint64_t n = uint64_t(1) << L.plan.log_n, polys = 2 * uint64_t(a.count);
+    if (L.k == 1) {
+        DivideDropArgs dd;
+        dd.tables = L.ext_tables;
+        dd.limbs = L.drop;
+        dd.dropped_prime = L.special_prime;
+        dd.dropped_table = L.nq;
+        dd.kept = L.nq;
+        dd.polys = uint32_t(polys);
+        dd.plan = L.plan;
+        dd.in = RowSet{acc, uint64_t(L.ne) * n};
+        dd.out = RowSet{a.out, uint64_t(L.nq) * n};
+        dd.scratch = scratch;
+        ops.divide_drop(static_cast<const DivideDropArgs&>(dd));
+        return;
+    }
+    uint64_t* special = scratch;                       // polys x k x n, coefficient form
+    uint64_t* converted = special + polys * L.k * n;   // polys x nq x n
+    uint64_t* conv_scratch = converted + polys * L.nq * n;
+
+    NttArgs inv;
+    inv.tables = L.ext_tables;
+    inv.first_table = L.nq;
+    inv.limbs = L.k;
+    inv.polys = uint32_t(polys);
+    inv.plan = L.plan;
+    inv.src = RowSet{acc + uint64_t(L.nq) * n, uint64_t(L.ne) * n};
+    inv.mid = inv.dst = RowSet{special, uint64_t(L.k) * n};
+    ops.ntt(static_cast<const NttArgs&>(inv), false);
+
+    BaseConvArgs conv;
+    conv.conv = L.p_to_q;
+    conv.centered = true;
+    conv.n = uint32_t(n);
+    conv.polys = uint32_t(polys);
+    conv.in = special;
+    conv.in_poly_stride = uint64_t(L.k) * n;
+    conv.out = converted;
+    conv.out_poly_stride = uint64_t(L.nq) * n;
+    conv.scratch = conv_scratch;
+    ops.base_conversion(static_cast<const BaseConvArgs&>(conv));
+
+    NttArgs fwd;
+    fwd.tables = L.ext_tables;
+    fwd.limbs = L.nq;
+    fwd.polys = uint32_t(polys);
+    fwd.plan = L.plan;
+    fwd.src = fwd.mid = RowSet{converted, uint64_t(L.nq) * n};
+    fwd.sub_from = RowSet{acc, uint64_t(L.ne) * n};
+    fwd.drop = L.drop;
+    fwd.dst = RowSet{a.out, uint64_t(L.nq) * n};
+    ops.ntt(static_cast<const NttArgs&>(fwd), true);
+}
+
 // The inner product and ModDown of digits already in b.digits (after for_each_mod_up_step):
 // ops.inner_product(InnerProductArgs), ops.divide_drop(DivideDropArgs).
 template <typename Ops>
@@ -273,19 +336,7 @@ void for_each_key_product_step(const KeySwitchArgs& a, const KeySwitchBuffers& b
     ip.chunk = L.chunk;
     ops.inner_product(static_cast<const InnerProductArgs&>(ip));
 
-    // (acc0, acc1) of every element: 2 count polynomials of ne = nq + 1 limbs, P last.
-    DivideDropArgs dd;
-    dd.tables = L.ext_tables;
-    dd.limbs = L.drop;
-    dd.dropped_prime = L.special_prime;
-    dd.dropped_table = L.nq;
-    dd.kept = L.nq;
-    dd.polys = 2 * a.count;
-    dd.plan = L.plan;
-    dd.in = RowSet{b.acc, uint64_t(L.ne) * n};
-    dd.scratch = b.drop;
-    dd.out = RowSet{a.out, uint64_t(L.nq) * n};
-    ops.divide_drop(static_cast<const DivideDropArgs&>(dd));
+    for_each_mod_down_step(a, b.acc, b.drop, ops);
 }
 
 // The whole key switch of a batch: ModUp, inner product, ModDown.
@@ -407,33 +458,32 @@ void for_each_hoisted_rotation_step(const CiphertextKeySwitchArgs& a, const uint
 // ---- host-side constants of one level --------------------------------------------------------------
 
 // The host arrays a KeySwitchLevel points into: what the emulator points at directly and what
-// the CUDA side uploads. Throws ParameterError for a context with several special primes.
+// the CUDA side uploads.
 struct KeySwitchHostData {
     std::vector<NttTableView> ext_tables;  // host views (the emulator); the device side replaces them
     std::vector<math::Barrett<uint64_t>> ext_moduli;
     std::vector<DropLimb> drop;
     std::vector<uint64_t> q_values;
+    BaseConvHostData p_to_q;
     std::vector<BaseConvHostData> conv;
     std::vector<std::vector<uint32_t>> out_limbs;
     std::vector<DigitStep> steps;  // views into conv / out_limbs (host pointers)
     KeySwitchLevel level;
 
-    KeySwitchHostData(const ckks::Context& ctx, int lvl) {
-        if (ctx.p_count() != 1)
-            raise<ParameterError>("CUDA key switching: ", ctx.p_count(),
-                                  " special primes; the GPU ModDown divides by exactly one");
-        const uint32_t nq = uint32_t(lvl) + 1, ne = nq + 1;
+    KeySwitchHostData(const ckks::Context& ctx, int lvl) : p_to_q(ctx.level(lvl).p_to_q) {
+        const uint32_t nq = uint32_t(lvl) + 1, k = uint32_t(ctx.p_count()), ne = nq + k;
         const auto& lc = ctx.level(lvl);
         for (uint32_t i = 0; i < nq; ++i) ext_tables.push_back(host_table_view(ctx.ntt_tables()[i]));
-        ext_tables.push_back(host_table_view(ctx.p_ntt_tables()[0]));
+        for (uint32_t i = 0; i < k; ++i) ext_tables.push_back(host_table_view(ctx.p_ntt_tables()[i]));
         uint64_t chunk = 64;
         for (uint32_t i = 0; i < ne; ++i) {
-            const math::Modulus& m = i < nq ? ctx.moduli()[i] : ctx.p_moduli()[0];
+            const math::Modulus& m = i < nq ? ctx.moduli()[i] : ctx.p_moduli()[i - nq];
             ext_moduli.push_back(m.barrett);
             chunk = std::min<uint64_t>(chunk, backend::cpu::lazy_product_terms(m.value));
         }
         for (uint32_t i = 0; i < nq; ++i) q_values.push_back(ctx.moduli()[i].value);
         drop.resize(nq);
+        // inv = P^{-1} mod q_j; the dropped-prime residue only serves the one-prime fused path
         make_drop_limbs(q_values.data(), nq, ctx.p_moduli()[0].value, lc.p_inv.data(), drop.data());
         conv.reserve(lc.digits.size());
         for (const auto& d : lc.digits) {
@@ -458,6 +508,8 @@ struct KeySwitchHostData {
         level.drop = drop.data();
         level.q_values = q_values.data();
         level.special_prime = ctx.p_moduli()[0].value;
+        level.p_to_q = p_to_q.view();
+        level.k = k;
         level.digit_steps = steps.data();
         level.nq = nq;
         level.ne = ne;
