@@ -22,6 +22,7 @@
 
 #if defined(OBORO_WITH_CUDA_RUNTIME)
 #include "oboro/backend/cuda/base_conversion.hpp"
+#include "oboro/backend/cuda/batch_queue.hpp"
 #include "oboro/backend/cuda/elementwise.hpp"
 #include "oboro/backend/cuda/keyswitch.hpp"
 #include "oboro/backend/cuda/ntt.hpp"
@@ -320,6 +321,80 @@ TEST_F(CudaDevice, KeySwitchRelinearizeRotateMatchCpu) {
             ASSERT_TRUE(std::equal(r.data(), r.data() + 2 * poly, out.begin() + std::ptrdiff_t(2 * poly * c))) << c;
         }
     }
+#endif
+}
+
+// The CUDA batch queue against the CPU queue on the same S2 data: every op of the contract, with
+// the data on the device between ops and one synchronize() at the end. multiply_relin_rescale is
+// compared with the CPU's tensor, relinearize, rescale in sequence (the GPU does not fuse ModDown
+// and rescale).
+TEST_F(CudaDevice, BatchQueueMatchesCpuQueue) {
+#if defined(OBORO_WITH_CUDA_RUNTIME)
+    using oboro::ckks::BatchSpan;
+    using oboro::ckks::ConstBatchSpan;
+    auto& keys = oboro::test::Keys::get("S2");
+    const auto& ctx = *keys.ctx;
+    const size_t count = 3, limbs = size_t(ctx.max_level()) + 1, n = ctx.n(), poly = limbs * n;
+    std::vector<oboro::ckks::Ciphertext> cts;
+    for (size_t i = 0; i < count; ++i) cts.push_back(keys.encrypt(oboro::test::random_complex(ctx.max_slots(), 1.0, i + 7)));
+    std::vector<uint64_t> a, b;
+    for (size_t c = 0; c < count; ++c) a.insert(a.end(), cts[c].data(), cts[c].data() + 2 * poly);
+    for (size_t c = 0; c < count; ++c) b.insert(b.end(), cts[(c + 1) % count].data(), cts[(c + 1) % count].data() + 2 * poly);
+
+    auto gpu = oboro::cuda::make_cuda_batch_queue();
+    auto& cpu = oboro::ckks::cpu_batch_queue();
+    oboro::cuda::DeviceBuffer da(a.size() * 8), db(b.size() * 8), d3(count * 3 * poly * 8), d2(count * 2 * poly * 8),
+        dr(count * 2 * poly * 8);
+    da.upload(a.data(), a.size() * 8);
+    db.upload(b.data(), b.size() * 8);
+    auto span = [&](const oboro::cuda::DeviceBuffer& d, size_t polys, size_t l) {
+        return BatchSpan{d.as<uint64_t>(), count, polys, l, n};
+    };
+    auto cspan = [&](const oboro::cuda::DeviceBuffer& d, size_t polys, size_t l) {
+        return ConstBatchSpan{d.as<const uint64_t>(), count, polys, l, n};
+    };
+    auto host = [&](std::vector<uint64_t>& v, size_t polys, size_t l) {
+        return BatchSpan{v.data(), count, polys, l, n};
+    };
+    auto chost = [&](const std::vector<uint64_t>& v, size_t polys, size_t l) {
+        return ConstBatchSpan{v.data(), count, polys, l, n};
+    };
+    auto download = [&](const oboro::cuda::DeviceBuffer& d, size_t words) {
+        gpu->synchronize();
+        std::vector<uint64_t> v(words);
+        d.download(v.data(), words * 8);
+        return v;
+    };
+
+    std::vector<uint64_t> e2(count * 2 * poly), e3(count * 3 * poly), er(count * 2 * poly);
+    // add, then tensor, relinearize and rescale, queued back to back on the GPU
+    gpu->add(ctx, span(d2, 2, limbs), cspan(da, 2, limbs), cspan(db, 2, limbs));
+    cpu.add(ctx, host(e2, 2, limbs), chost(a, 2, limbs), chost(b, 2, limbs));
+    ASSERT_EQ(download(d2, e2.size()), e2) << "add";
+    gpu->tensor(ctx, span(d3, 3, limbs), cspan(da, 2, limbs), cspan(db, 2, limbs));
+    gpu->relinearize(ctx, span(d2, 2, limbs), cspan(d3, 3, limbs), keys.rk);
+    gpu->rescale(ctx, span(dr, 2, limbs - 1), cspan(d2, 2, limbs));
+    cpu.tensor(ctx, host(e3, 3, limbs), chost(a, 2, limbs), chost(b, 2, limbs));
+    cpu.relinearize(ctx, host(e2, 2, limbs), chost(e3, 3, limbs), keys.rk);
+    cpu.rescale(ctx, host(er, 2, limbs - 1), chost(e2, 2, limbs));
+    ASSERT_EQ(download(dr, count * 2 * (limbs - 1) * n), std::vector<uint64_t>(er.begin(), er.begin() + std::ptrdiff_t(count * 2 * (limbs - 1) * n)))
+        << "tensor, relinearize, rescale";
+    gpu->multiply_relin_rescale(ctx, span(dr, 2, limbs - 1), cspan(da, 2, limbs), cspan(db, 2, limbs), keys.rk);
+    ASSERT_EQ(download(dr, count * 2 * (limbs - 1) * n), std::vector<uint64_t>(er.begin(), er.begin() + std::ptrdiff_t(count * 2 * (limbs - 1) * n)))
+        << "multiply_relin_rescale";
+
+    // rotations: steps 1, 0 (a copy) and 5
+    const std::vector<int64_t> steps = {1, 0, 5};
+    std::vector<const uint32_t*> perms;
+    std::vector<const oboro::ckks::KeySwitchKey*> ks;
+    for (int64_t s : steps) {
+        const uint64_t g = ctx.galois_element(s);
+        perms.push_back(s == 0 ? nullptr : ctx.automorphism_permutation(g).data());
+        ks.push_back(s == 0 ? nullptr : &keys.gk.keys.at(g));
+    }
+    gpu->apply_galois(ctx, span(d2, 2, limbs), cspan(da, 2, limbs), perms.data(), ks.data());
+    cpu.apply_galois(ctx, host(e2, 2, limbs), chost(a, 2, limbs), perms.data(), ks.data());
+    ASSERT_EQ(download(d2, e2.size()), e2) << "apply_galois";
 #endif
 }
 

@@ -1,0 +1,27 @@
+// The CUDA implementation of the batch backend contract (ckks/batch_queue.hpp): every batched
+// op is one launch (element-wise) or one fixed launch sequence (rescale, key switching) for the
+// whole batch, enqueued on the queue's own stream; nothing synchronises but synchronize().
+// Scratch comes from the device's stream-ordered memory pool (cudaMallocAsync / cudaFreeAsync:
+// reused from op to op without a synchronisation); a context's tables, a level's key-switching
+// constants, keys and automorphism permutations are uploaded once and cached by the queue.
+//
+// The spans given to this queue point to DEVICE memory (BatchQueue's contract: memory of the
+// queue's device). Results are bit-exact with cpu_batch_queue(), except multiply_relin_rescale,
+// which runs tensor, relinearize and rescale (bit-exact with those three CPU ops in sequence)
+// where the CPU fuses ModDown and rescale into one division by q_l * P (rounded once).
+// A key switching key is cached by its address: it must not change while the queue lives.
+//
+// Plain C++: no CUDA headers. Defined in batch_queue.cu; available to targets linking `oboro_cuda`.
+#pragma once
+
+#include <memory>
+
+#include "oboro/ckks/batch_queue.hpp"
+
+namespace oboro::cuda {
+
+// A queue on CUDA device `device`. Throws oboro::Error "no CUDA GPU found (...)" when the process
+// sees no GPU, ValueError for a device index out of range.
+std::unique_ptr<ckks::BatchQueue> make_cuda_batch_queue(int device = 0);
+
+}  // namespace oboro::cuda
