@@ -209,14 +209,10 @@ struct KeySwitchBuffers {
 template <typename Ops> void for_each_mod_up_step(const KeySwitchArgs& a, const KeySwitchBuffers& b, Ops& ops) {
     const KeySwitchLevel& L = a.level;
     const uint64_t n = uint64_t(1) << L.plan.log_n;
-    NttArgs inv;
-    inv.tables = L.ext_tables;
-    inv.limbs = L.nq;
-    inv.polys = a.count;
-    inv.plan = L.plan;
-    inv.src = RowSet{const_cast<uint64_t*>(a.in), a.in_stride};  // pass 1 only reads src
-    inv.mid = inv.dst = RowSet{b.coeff, L.nq * n};
-    ops.ntt(static_cast<const NttArgs&>(inv), false);
+    // pass 1 only reads src
+    ops.ntt(ntt_args(L.ext_tables, 0, L.nq, a.count, L.plan, RowSet{const_cast<uint64_t*>(a.in), a.in_stride},
+                     RowSet{b.coeff, L.nq * n}),
+            false);
 
     DigitCopyArgs copy;
     copy.coeff = b.coeff;
@@ -245,13 +241,8 @@ template <typename Ops> void for_each_mod_up_step(const KeySwitchArgs& a, const 
         ops.base_conversion(static_cast<const BaseConvArgs&>(conv));
     }
 
-    NttArgs fwd;
-    fwd.tables = L.ext_tables;
-    fwd.limbs = L.ne;
-    fwd.polys = a.count * L.beta;
-    fwd.plan = L.plan;
-    fwd.src = fwd.mid = fwd.dst = RowSet{b.digits, L.ne * n};
-    ops.ntt(static_cast<const NttArgs&>(fwd), true);
+    const RowSet digits{b.digits, L.ne * n};
+    ops.ntt(ntt_args(L.ext_tables, 0, L.ne, a.count * L.beta, L.plan, digits, digits), true);
 }
 
 // ModDown of the 2 count accumulators at acc (ne limbs each: q_0 .. q_l, then P) into a.out
@@ -279,15 +270,9 @@ template <typename Ops> void for_each_mod_down_step(const KeySwitchArgs& a, uint
     uint64_t* converted = special + polys * L.k * n;   // polys x nq x n
     uint64_t* conv_scratch = converted + polys * L.nq * n;
 
-    NttArgs inv;
-    inv.tables = L.ext_tables;
-    inv.first_table = L.nq;
-    inv.limbs = L.k;
-    inv.polys = uint32_t(polys);
-    inv.plan = L.plan;
-    inv.src = RowSet{acc + uint64_t(L.nq) * n, uint64_t(L.ne) * n};
-    inv.mid = inv.dst = RowSet{special, uint64_t(L.k) * n};
-    ops.ntt(static_cast<const NttArgs&>(inv), false);
+    ops.ntt(ntt_args(L.ext_tables, L.nq, L.k, uint32_t(polys), L.plan, RowSet{acc + uint64_t(L.nq) * n, uint64_t(L.ne) * n},
+                     RowSet{special, uint64_t(L.k) * n}),
+            false);
 
     BaseConvArgs conv;
     conv.conv = L.p_to_q;
@@ -301,12 +286,8 @@ template <typename Ops> void for_each_mod_down_step(const KeySwitchArgs& a, uint
     conv.scratch = conv_scratch;
     ops.base_conversion(static_cast<const BaseConvArgs&>(conv));
 
-    NttArgs fwd;
-    fwd.tables = L.ext_tables;
-    fwd.limbs = L.nq;
-    fwd.polys = uint32_t(polys);
-    fwd.plan = L.plan;
-    fwd.src = fwd.mid = RowSet{converted, uint64_t(L.nq) * n};
+    const RowSet conv_rows{converted, uint64_t(L.nq) * n};
+    NttArgs fwd = ntt_args(L.ext_tables, 0, L.nq, uint32_t(polys), L.plan, conv_rows, conv_rows);
     fwd.sub_from = RowSet{acc, uint64_t(L.ne) * n};
     fwd.drop = L.drop;
     fwd.dst = RowSet{a.out, uint64_t(L.nq) * n};
