@@ -28,6 +28,7 @@
 #include "oboro/backend/cuda/ntt.hpp"
 #endif
 #include "ckks_test_util.hpp"
+#include "oboro/ckks/batch_evaluator.hpp"
 
 namespace {
 
@@ -395,6 +396,47 @@ TEST_F(CudaDevice, BatchQueueMatchesCpuQueue) {
     gpu->apply_galois(ctx, span(d2, 2, limbs), cspan(da, 2, limbs), perms.data(), ks.data());
     cpu.apply_galois(ctx, host(e2, 2, limbs), chost(a, 2, limbs), perms.data(), ks.data());
     ASSERT_EQ(download(d2, e2.size()), e2) << "apply_galois";
+#endif
+}
+
+// BatchEvaluator on the CUDA queue: batches moved to the device, every op with the data staying
+// there, results read back once and compared with the CPU evaluator bit for bit
+// (multiply_relin_rescale with the CPU's unfused multiply, relinearize, rescale).
+TEST_F(CudaDevice, BatchEvaluatorOnGpuMatchesCpu) {
+#if defined(OBORO_WITH_CUDA_RUNTIME)
+    using namespace oboro::ckks;
+    for (const std::string preset : {"S1", "S2"}) {
+        auto& keys = oboro::test::Keys::get(preset);
+        const auto& ctx = *keys.ctx;
+        std::vector<Ciphertext> xs, ys;
+        for (int i = 0; i < 4; ++i) {
+            xs.push_back(keys.encrypt(oboro::test::random_complex(ctx.max_slots(), 1.0, uint64_t(i))));
+            ys.push_back(keys.encrypt(oboro::test::random_complex(ctx.max_slots(), 1.0, uint64_t(20 + i))));
+        }
+        const auto ha = CiphertextBatch::from_ciphertexts(ctx, xs), hb = CiphertextBatch::from_ciphertexts(ctx, ys);
+        auto queue = oboro::cuda::make_cuda_batch_queue();
+        const BatchEvaluator cpu(keys.ctx), gpu(keys.ctx, queue.get());
+        const auto da = ha.to_device(*queue), db = hb.to_device(*queue);
+        auto same = [&](const CiphertextBatch& d, const CiphertextBatch& h, const char* what) {
+            const auto back = d.to_host();
+            ASSERT_EQ(back.word_count(), h.word_count()) << what;
+            EXPECT_TRUE(std::equal(back.data(), back.data() + back.word_count(), h.data())) << preset << " " << what;
+        };
+        same(gpu.add(da, db), cpu.add(ha, hb), "add");
+        same(gpu.sub(da, db), cpu.sub(ha, hb), "sub");
+        same(gpu.negate(da), cpu.negate(ha), "negate");
+        same(gpu.add(da, 0.25), cpu.add(ha, 0.25), "add constant");
+        same(gpu.multiply(da, db), cpu.multiply(ha, hb), "multiply");
+        same(gpu.relinearize(gpu.multiply(da, db), keys.rk), cpu.relinearize(cpu.multiply(ha, hb), keys.rk), "relinearize");
+        same(gpu.rescale(gpu.relinearize(gpu.multiply(da, db), keys.rk)),
+             cpu.rescale(cpu.relinearize(cpu.multiply(ha, hb), keys.rk)), "multiply, relinearize, rescale");
+        same(gpu.multiply_relin_rescale(da, db, keys.rk), cpu.rescale(cpu.relinearize(cpu.multiply(ha, hb), keys.rk)),
+             "multiply_relin_rescale");
+        same(gpu.rotate(da, 1, keys.gk), cpu.rotate(ha, 1, keys.gk), "rotate");
+        same(gpu.rotate(da, std::vector<int64_t>{1, 0, 5, -1}, keys.gk), cpu.rotate(ha, std::vector<int64_t>{1, 0, 5, -1}, keys.gk),
+             "rotate per element");
+        same(gpu.drop_to_level(da, 0), cpu.drop_to_level(ha, 0), "drop_to_level");
+    }
 #endif
 }
 

@@ -3,6 +3,9 @@
 // Results are equal, bit for bit, to the single-ciphertext Evaluator's on each element (the
 // kernels are the same functions), and the errors are the Evaluator's typed errors.
 //
+// On a device queue (the CUDA one) operands must be in that device's memory
+// (CiphertextBatch::to_device) and the results are too; on the CPU queue, in host memory.
+//
 // Every operand is checked before anything is enqueued, so an operation that throws leaves its
 // in-place operand unchanged. Operations never wait for the queue; synchronize() does (the CPU
 // queue has finished each op when it returns, so CPU callers may skip it).
@@ -97,6 +100,9 @@ private:
     void check_relin_key(const char* op, const RelinKey& rk, const CiphertextBatch& a) const;
     CiphertextBatch apply_rotations(const char* op, const CiphertextBatch& a, const std::vector<int64_t>& steps,
                                     const GaloisKeys& keys) const;
+
+    // Where this evaluator's outputs live: nullptr (host memory) or its device queue.
+    BatchQueue* memory() const;
 
     ContextPtr ctx_;
     BatchQueue* queue_;

@@ -75,7 +75,7 @@ struct DeviceContext {
 
 class CudaBatchQueue final : public ckks::BatchQueue {
 public:
-    explicit CudaBatchQueue(int device) : device_(device), name_("cuda:" + std::to_string(device)) {
+    explicit CudaBatchQueue(int device) : name_("cuda:" + std::to_string(device)) {
         detail::check(cudaSetDevice(device), "cudaSetDevice");
         detail::check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
         // keep freed pool memory for reuse instead of returning it at each synchronisation
@@ -91,6 +91,27 @@ public:
 
     const char* device_name() const override { return name_.c_str(); }
     void synchronize() override { detail::check(cudaStreamSynchronize(stream_), "CudaBatchQueue::synchronize"); }
+
+    // ---- memory: batches live on the device, allocated from the stream-ordered pool ----
+    bool host_memory() const override { return false; }
+    std::shared_ptr<uint64_t> allocate(size_t words) override {
+        uint64_t* p = nullptr;
+        if (words) detail::check(cudaMallocAsync(reinterpret_cast<void**>(&p), words * 8, stream_), "cudaMallocAsync (batch)");
+        const cudaStream_t stream = stream_;
+        return std::shared_ptr<uint64_t>(p, [stream](uint64_t* q) {
+            if (q) cudaFreeAsync(q, stream);
+        });
+    }
+    void copy_to_device(uint64_t* dst, const uint64_t* src, size_t words) override {
+        detail::check(cudaMemcpyAsync(dst, src, words * 8, cudaMemcpyHostToDevice, stream_), "cudaMemcpyAsync (upload)");
+    }
+    void copy_on_device(uint64_t* dst, const uint64_t* src, size_t words) override {
+        detail::check(cudaMemcpyAsync(dst, src, words * 8, cudaMemcpyDeviceToDevice, stream_), "cudaMemcpyAsync (copy)");
+    }
+    void copy_to_host(uint64_t* dst, const uint64_t* src, size_t words) override {
+        synchronize();
+        detail::check(cudaMemcpy(dst, src, words * 8, cudaMemcpyDeviceToHost), "cudaMemcpy (download)");
+    }
 
     // ---- element-wise ----
     void add(const ckks::Context& ctx, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b) override {
@@ -302,7 +323,6 @@ private:
         detail::check(cudaGetLastError(), "CudaBatchQueue: element-wise launch");
     }
 
-    int device_;
     std::string name_;
     cudaStream_t stream_ = nullptr;
     std::map<uint64_t, std::unique_ptr<DeviceContext>> contexts_;
