@@ -75,30 +75,6 @@ void PolyBatch::copy_to_memory(PolyBatch& out, BatchQueue* memory) const {
     }
 }
 
-CiphertextBatch CiphertextBatch::to_device(BatchQueue& queue) const {
-    CiphertextBatch out;
-    copy_to_memory(out, &queue);
-    return out;
-}
-
-CiphertextBatch CiphertextBatch::to_host() const {
-    CiphertextBatch out;
-    copy_to_memory(out, nullptr);
-    return out;
-}
-
-PlaintextBatch PlaintextBatch::to_device(BatchQueue& queue) const {
-    PlaintextBatch out;
-    copy_to_memory(out, &queue);
-    return out;
-}
-
-PlaintextBatch PlaintextBatch::to_host() const {
-    PlaintextBatch out;
-    copy_to_memory(out, nullptr);
-    return out;
-}
-
 namespace {
 // The checks shared by from_ciphertexts and from_plaintexts: every element non-empty, of this
 // context, at the first one's level, scale and slot count.

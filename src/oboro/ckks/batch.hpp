@@ -60,6 +60,11 @@ protected:
               BatchQueue* memory = nullptr);
     // The same batch with its data in `memory`'s memory (host memory for nullptr or a host queue).
     void copy_to_memory(PolyBatch& out, BatchQueue* memory) const;
+    template <typename Batch> Batch copied_to(BatchQueue* memory) const {
+        Batch out;
+        copy_to_memory(out, memory);
+        return out;
+    }
 
     AlignedBuffer<uint64_t> data_;       // host memory
     BatchQueue* device_ = nullptr;       // device memory: its queue, the allocation and its size
@@ -94,8 +99,8 @@ public:
 
     // A copy in the memory of `queue`'s device (a copy in host memory for a host queue), and a
     // copy in host memory (waits for the batch's queue).
-    CiphertextBatch to_device(BatchQueue& queue) const;
-    CiphertextBatch to_host() const;
+    CiphertextBatch to_device(BatchQueue& queue) const { return copied_to<CiphertextBatch>(&queue); }
+    CiphertextBatch to_host() const { return copied_to<CiphertextBatch>(nullptr); }
 
     // Polynomials per ciphertext: 2, or 3 after a multiplication before relinearization.
     size_t size() const { return polys_; }
@@ -110,8 +115,8 @@ class PlaintextBatch : public PolyBatch {
 public:
     PlaintextBatch() = default;
     static PlaintextBatch from_plaintexts(const Context& ctx, std::span<const Plaintext> pts);
-    PlaintextBatch to_device(BatchQueue& queue) const;
-    PlaintextBatch to_host() const;
+    PlaintextBatch to_device(BatchQueue& queue) const { return copied_to<PlaintextBatch>(&queue); }
+    PlaintextBatch to_host() const { return copied_to<PlaintextBatch>(nullptr); }
 
 private:
     PlaintextBatch(const Context& ctx, size_t count, int level, double scale, size_t slots)
