@@ -70,8 +70,9 @@ BatchQueue* queue_for_device(const std::string& device) {
         }
     }
 #if defined(OBORO_WITH_CUDA_RUNTIME)
-    static std::map<int, std::unique_ptr<BatchQueue>> queues;  // never destroyed before the batches
-    auto& slot = queues[index];
+    // Never destroyed: Python may free batches (device memory of a queue) after static destructors.
+    static auto* queues = new std::map<int, std::unique_ptr<BatchQueue>>;
+    auto& slot = (*queues)[index];
     if (!slot) slot = oboro::cuda::make_cuda_batch_queue(index);
     return slot.get();
 #else
