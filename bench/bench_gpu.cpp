@@ -15,7 +15,9 @@
 //  - paper 000's table in spirit: S1, d = 10/100/1000 ciphertexts, add and multiply (tensor +
 //    relinearize + rescale), per ciphertext: (a) a loop of single-ciphertext launch sequences
 //    with a sync after each, (b) the same loop with one sync at the end, (c) one batched launch
-//    sequence for all d;
+//    sequence for all d; then the same through the public API (BatchEvaluator on the CUDA queue,
+//    batches resident on the device: add and multiply_relin_rescale, d calls on batches of one
+//    with a synchronize() each, vs one call on the batch of d);
 //  - per-op latency at S2 and S4 for one ciphertext at the top level (launch + sync, and queued:
 //    100 launch sequences, one sync): the kernels, relinearize, rotate and multiply + relinearize +
 //    rescale (backend/cuda/keyswitch.hpp).
@@ -30,10 +32,13 @@
 #include <vector>
 
 #include "bench_util.hpp"
+#include "oboro/backend/cuda/batch_queue.hpp"
 #include "oboro/backend/cuda/elementwise.hpp"
 #include "oboro/backend/cuda/keyswitch.hpp"
 #include "oboro/backend/cuda/ntt.hpp"
+#include "oboro/ckks/batch_evaluator.hpp"
 #include "oboro/ckks/context.hpp"
+#include "oboro/ckks/keygen.hpp"
 #include "oboro/ckks/keyswitch.hpp"
 #include "oboro/math/random.hpp"
 #include "oboro/util/parallel.hpp"
@@ -300,6 +305,54 @@ void paper000(const std::vector<uint32_t>& ds, int runs, std::vector<BatchRow>& 
     }
 }
 
+// The same comparison through the public batch API: BatchEvaluator on the CUDA queue with the
+// batches resident on the device; (a) d batches of one ciphertext, one call + synchronize() each,
+// (b) the same loop with one synchronize(), (c) one call on the batch of d.
+void paper000_api(const std::vector<uint32_t>& ds, int runs, std::vector<BatchRow>& rows) {
+    const auto ctx = ckks::Context::create(ckks::Parameters::preset("S1"));
+    const ckks::RelinKey rk = ckks::KeyGenerator(ctx).relin_key();
+    auto queue = cuda::make_cuda_batch_queue();
+    const ckks::BatchEvaluator ev(ctx, queue.get());
+    const int level = ctx->max_level();
+    auto device_batch = [&](uint32_t d) {
+        ckks::CiphertextBatch host(*ctx, d, 2, level, ctx->params().scale, ctx->max_slots());
+        const auto v = random_polys(*ctx, level + 1, 2 * size_t(d));
+        std::copy(v.begin(), v.end(), host.data());
+        return host.to_device(*queue);
+    };
+    for (uint32_t d : ds) {
+        const auto a = device_batch(d), b = device_batch(d);
+        std::vector<ckks::CiphertextBatch> as, bs;
+        for (uint32_t i = 0; i < d; ++i) as.push_back(device_batch(1)), bs.push_back(device_batch(1));
+        using Op = std::function<void(const ckks::CiphertextBatch&, const ckks::CiphertextBatch&)>;
+        const Op add = [&](const ckks::CiphertextBatch& x, const ckks::CiphertextBatch& y) { (void)ev.add(x, y); };
+        const Op mul = [&](const ckks::CiphertextBatch& x, const ckks::CiphertextBatch& y) {
+            (void)ev.multiply_relin_rescale(x, y, rk);
+        };
+        for (const auto& [name, op] :
+             {std::pair<std::string, Op>{"add", add}, {"multiply_relin_rescale", mul}}) {
+            BatchRow r;
+            r.op = "BatchEvaluator " + name;
+            r.d = d;
+            r.looped_sync_us = bench::measure([&] {
+                                   for (uint32_t i = 0; i < d; ++i) {
+                                       op(as[i], bs[i]);
+                                       ev.synchronize();
+                                   }
+                               }, runs).median_us / d;
+            r.looped_us = bench::measure([&] {
+                              for (uint32_t i = 0; i < d; ++i) op(as[i], bs[i]);
+                              ev.synchronize();
+                          }, runs).median_us / d;
+            r.batched_us = bench::measure([&] {
+                               op(a, b);
+                               ev.synchronize();
+                           }, runs).median_us / d;
+            rows.push_back(r);
+        }
+    }
+}
+
 // ---- per-kernel latency --------------------------------------------------------------------------
 
 struct OpRow {
@@ -425,6 +478,7 @@ int main(int argc, char** argv) {
     std::vector<OpRow> op_rows;
     if (gpu) {
         paper000(ds, runs, batch_rows);
+        paper000_api(ds, runs, batch_rows);
         kernel_latency(presets, runs, op_rows);
     }
 
@@ -453,7 +507,7 @@ int main(int argc, char** argv) {
 
     if (gpu) {
         emit("\n## Paper 000 in spirit (S1, kernel level): us per ciphertext; (a) loop with a sync per op, "
-                    "(b) loop with one sync, (c) one batched launch\n\n");
+                    "(b) loop with one sync, (c) one batched launch (BatchEvaluator rows: the public API on the CUDA queue)\n\n");
         emit("| op | d | (a) looped + sync | (b) looped | (c) batched | (a)/(c) |\n|---|---|---|---|---|---|\n");
         for (const BatchRow& r : batch_rows)
             emit("| %s | %u | %s | %s | %s | %.1fx |\n", r.op.c_str(), r.d, cell1(r.looped_sync_us).c_str(),
