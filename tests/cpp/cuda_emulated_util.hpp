@@ -78,6 +78,14 @@ struct EmulatedKeySwitchOps {
         oboro::cuda::emulate_grid(kernels::elementwise_shape(a.n, a.rows),
                                   [&](const oboro::cuda::ThreadIndex& t) { kernels::permute_thread(t, a); });
     }
+    void tensor(const kernels::TensorArgs<uint64_t>& a) {
+        oboro::cuda::emulate_grid(kernels::elementwise_shape(a.n, a.count * a.limbs),
+                                  [&](const oboro::cuda::ThreadIndex& t) { kernels::tensor_thread(t, a); });
+    }
+    void fold(const kernels::FoldArgs& a) {
+        oboro::cuda::emulate_grid(kernels::elementwise_shape(a.n, a.count * 2 * a.nq),
+                                  [&](const oboro::cuda::ThreadIndex& t) { kernels::fold_thread(t, a); });
+    }
     void strided_add(const kernels::StridedAddArgs& a) {
         oboro::cuda::emulate_grid(kernels::elementwise_shape(a.n, a.count * a.polys * a.limbs),
                                   [&](const oboro::cuda::ThreadIndex& t) { kernels::strided_add_thread(t, a); });

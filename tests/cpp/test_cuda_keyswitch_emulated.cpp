@@ -14,6 +14,7 @@
 
 #include "ckks_test_util.hpp"
 #include "cuda_emulated_util.hpp"
+#include "oboro/ckks/batch_queue.hpp"
 #include "oboro/ckks/context.hpp"
 #include "oboro/ckks/keyswitch.hpp"
 #include "oboro/math/random.hpp"
@@ -155,6 +156,50 @@ TEST(CudaKeySwitchEmulated, SeveralSpecialPrimesMatchCpu) {
     for (int level : {s3->max_level(), 1}) {
         SCOPED_TRACE("S3 level " + std::to_string(level));
         expect_key_switch_matches_cpu(*s3, level, 1, false);
+    }
+}
+
+// multiply_relin_rescale fused (one division by q_l * P), bit for bit the CPU queue's, on random
+// size-2 inputs with random keys: S1, S2, a context with two special primes and multi-prime
+// digits; b per element and broadcast; every level >= 1.
+TEST(CudaKeySwitchEmulated, MultiplyRelinRescaleMatchesCpuQueue) {
+    auto two = small_params({30, 25, 25, 25}, 2);
+    two.p_bits = {40, 40};
+    for (const auto& params : {oboro::ckks::Parameters::preset("S1"), oboro::ckks::Parameters::preset("S2"), two}) {
+        const auto ctx = Context::create(params);
+        const auto key = random_key(*ctx, 7);
+        for (int level = ctx->max_level(); level >= 1; --level)
+            for (uint32_t b_count : {3u, 1u}) {
+                SCOPED_TRACE("log_n " + std::to_string(params.log_n) + " level " + std::to_string(level) + " b_count " +
+                             std::to_string(b_count));
+                const uint32_t count = 3;
+                const size_t n = ctx->n(), nq = size_t(level) + 1;
+                auto q_of = [&](size_t i) { return ctx->moduli()[i].value; };
+                const auto a = random_rows(count * 2 * nq, nq, n, uint8_t(level), q_of);
+                const auto b = random_rows(b_count * 2 * nq, nq, n, uint8_t(level + 50), q_of);
+                std::vector<uint64_t> expect(count * 2 * (nq - 1) * n);
+                oboro::ckks::cpu_batch_queue().multiply_relin_rescale(
+                    *ctx, {expect.data(), count, 2, nq - 1, n}, {a.data(), count, 2, nq, n}, {b.data(), b_count, 2, nq, n},
+                    key);
+
+                const kernels::KeySwitchHostData h(*ctx, level);
+                std::vector<const uint64_t*> key_ptrs(count, key.data.data());
+                std::vector<uint64_t> out(expect.size(), 0xABCD),
+                    scratch(kernels::key_switch_scratch(h.level, count, true).total(), oboro::cuda::shared_poison);
+                kernels::MultiplyRelinRescaleArgs m;
+                m.level = h.level;
+                m.a = a.data();
+                m.b = b.data();
+                m.b_count = b_count;
+                m.out = out.data();
+                m.keys = key_ptrs.data();
+                m.key_qp_limbs = key.qp_limbs;
+                m.count = count;
+                m.scratch = scratch.data();
+                EmulatedKeySwitchOps ops;
+                kernels::for_each_multiply_relin_rescale_step(m, ops);
+                ASSERT_EQ(out, expect);
+            }
     }
 }
 

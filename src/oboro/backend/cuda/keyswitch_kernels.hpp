@@ -22,8 +22,10 @@
 // So a key switch of a whole batch is 2 + 2 beta + 1 + 2 + 4 (or 5) launches whatever `count` is.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "oboro/backend/cpu/word_barrett.hpp"  // lazy_product_terms (host side only)
@@ -128,6 +130,30 @@ OBORO_HD void strided_add_thread(const ThreadIndex& t, const StridedAddArgs& a) 
     });
 }
 
+// ---- P * (d0, d1) into the accumulators (multiply_relin_rescale) --------------------------------
+
+// acc(c, t) += P * d_t on the ciphertext limbs i < nq (t = 0, 1), so that one division by q_l * P
+// does the ModDown and the rescale together (ckks multiply_relin_rescale_polys). d_t of element c
+// at prod + (3 c + t) nq n; acc(c, t) at acc + (2 c + t) ne n. Rows = count x 2 x nq.
+struct FoldArgs {
+    uint64_t* acc = nullptr;
+    const uint64_t* prod = nullptr;
+    const uint64_t* w = nullptr;        // nq: P mod q_i
+    const uint64_t* w_shoup = nullptr;  // nq
+    const math::Barrett<uint64_t>* moduli = nullptr;  // nq
+    uint32_t n = 0, nq = 0, ne = 0, count = 0;
+};
+
+OBORO_HD void fold_thread(const ThreadIndex& t, const FoldArgs& a) {
+    for_each_row_element(t, a.n, a.count * 2 * a.nq, [&](uint64_t, uint64_t row) {
+        const uint64_t col = t.global_x(), i = row % a.nq, ct = row / a.nq, c = ct / 2, h = ct % 2;
+        const uint64_t q = a.moduli[i].q;
+        const uint64_t d = a.prod[((3 * c + h) * a.nq + i) * a.n + col];
+        uint64_t& x = a.acc[((2 * c + h) * a.ne + i) * a.n + col];
+        x = math::add_mod(x, math::mul_shoup(d, a.w[i], a.w_shoup[i], q), q);
+    });
+}
+
 // ---- the constants of one level, and the launch sequence ------------------------------------------
 
 // Per digit j: its first limb, its own-limb count and the base conversion to the other limbs.
@@ -146,6 +172,11 @@ struct KeySwitchLevel {
     const uint64_t* q_values = nullptr;                   // nq: q_0 .. q_l
     uint64_t special_prime = 0;                           // P when k == 1
     BaseConvView p_to_q;                                  // P -> Q_l when k > 1
+    // ModDown fused with the rescale (level >= 1): division by q_l * P onto q_0 .. q_{l-1}
+    BaseConvView qlp_to_q;                                // {q_l} u P -> Q_{l-1}
+    const DropLimb* rescale_drop = nullptr;               // nq - 1 (inv = (q_l P)^-1)
+    const uint64_t* p_mod_q = nullptr;                    // nq: P mod q_i, and its Shoup companion
+    const uint64_t* p_mod_q_shoup = nullptr;
     const DigitStep* digit_steps = nullptr;  // beta, host memory
     uint32_t nq = 0, ne = 0, k = 1, beta = 0, alpha = 0, q_count = 0, chunk = 1;
     NttPlan plan;
@@ -157,7 +188,13 @@ struct KeySwitchScratch {
     size_t total() const { return coeff + digits + conv + acc + drop + pair; }
 };
 
-inline KeySwitchScratch key_switch_scratch(const KeySwitchLevel& L, uint32_t count) {
+// Scratch of a division of `polys` polynomials by `dropped` primes onto `kept` (the general path).
+inline size_t divide_scratch_words(uint32_t polys, uint32_t kept, uint32_t dropped, uint64_t n) {
+    return size_t(polys) * (dropped + kept) * n + base_conversion_scratch_words(polys, dropped, n);
+}
+
+// fused: also room for multiply_relin_rescale (the size-3 products and the fused division).
+inline KeySwitchScratch key_switch_scratch(const KeySwitchLevel& L, uint32_t count, bool fused = false) {
     const uint64_t n = uint64_t(1) << L.plan.log_n;
     KeySwitchScratch s;
     s.coeff = size_t(count) * L.nq * n;
@@ -166,9 +203,12 @@ inline KeySwitchScratch key_switch_scratch(const KeySwitchLevel& L, uint32_t cou
     s.acc = size_t(count) * 2 * L.ne * n;
     // ModDown: one special prime: the fused division's scratch; k > 1: the special limbs in
     // coefficient form, their conversion to Q_l, and the conversion's own scratch.
-    s.drop = L.k == 1 ? divide_drop_scratch_words(2 * count, L.nq, n)
-                      : size_t(2) * count * (L.k + L.nq) * n + base_conversion_scratch_words(2 * count, L.k, n);
+    s.drop = L.k == 1 ? divide_drop_scratch_words(2 * count, L.nq, n) : divide_scratch_words(2 * count, L.nq, L.k, n);
     s.pair = size_t(count) * 2 * L.nq * n;  // the key-switched pairs of relinearize / rotate
+    if (fused) {
+        s.drop = std::max(s.drop, divide_scratch_words(2 * count, L.nq - 1, L.k + 1, n));
+        s.pair = size_t(count) * 3 * L.nq * n;  // the products
+    }
     return s;
 }
 
@@ -193,8 +233,8 @@ struct KeySwitchArgs {
 // The scratch pointers of args, in the order of KeySwitchScratch.
 struct KeySwitchBuffers {
     uint64_t *coeff, *digits, *conv, *acc, *drop, *pair;
-    KeySwitchBuffers(const KeySwitchArgs& a) {
-        const KeySwitchScratch s = key_switch_scratch(a.level, a.count);
+    explicit KeySwitchBuffers(const KeySwitchArgs& a, bool fused = false) {
+        const KeySwitchScratch s = key_switch_scratch(a.level, a.count, fused);
         coeff = a.scratch;
         digits = coeff + s.coeff;
         conv = digits + s.digits;
@@ -245,6 +285,43 @@ template <typename Ops> void for_each_mod_up_step(const KeySwitchArgs& a, const 
     ops.ntt(ntt_args(L.ext_tables, 0, L.ne, a.count * L.beta, L.plan, digits, digits), true);
 }
 
+// The division with rounding of `polys` polynomials at acc (ne limbs each, NTT form) by the
+// product of their limbs kept .. kept+dropped-1 (q_l and/or the special primes), onto limbs 0 ..
+// kept-1, into out (polys x kept limbs): ckks divide_and_drop's algorithm. 1 batched INTT of the
+// dropped limbs, 1 base-conversion pair (centred) to the kept primes, 1 batched NTT whose stores
+// compute (acc - conv) * D^-1 (drop[j].inv).
+template <typename Ops>
+void divide_by_dropped(const KeySwitchLevel& L, uint32_t kept, uint32_t dropped, const BaseConvView& converter,
+                       const DropLimb* drop, uint64_t* acc, uint64_t* out, uint32_t polys, uint64_t* scratch, Ops& ops) {
+    const uint64_t n = uint64_t(1) << L.plan.log_n, ne_n = uint64_t(L.ne) * n;
+    uint64_t* coeffs = scratch;                                    // polys x dropped x n
+    uint64_t* converted = coeffs + uint64_t(polys) * dropped * n;  // polys x kept x n
+    uint64_t* conv_scratch = converted + uint64_t(polys) * kept * n;
+
+    ops.ntt(ntt_args(L.ext_tables, kept, dropped, polys, L.plan, RowSet{acc + uint64_t(kept) * n, ne_n},
+                     RowSet{coeffs, uint64_t(dropped) * n}),
+            false);
+
+    BaseConvArgs conv;
+    conv.conv = converter;
+    conv.centered = true;
+    conv.n = uint32_t(n);
+    conv.polys = polys;
+    conv.in = coeffs;
+    conv.in_poly_stride = uint64_t(dropped) * n;
+    conv.out = converted;
+    conv.out_poly_stride = uint64_t(kept) * n;
+    conv.scratch = conv_scratch;
+    ops.base_conversion(static_cast<const BaseConvArgs&>(conv));
+
+    const RowSet conv_rows{converted, uint64_t(kept) * n};
+    NttArgs fwd = ntt_args(L.ext_tables, 0, kept, polys, L.plan, conv_rows, conv_rows);
+    fwd.sub_from = RowSet{acc, ne_n};
+    fwd.drop = drop;
+    fwd.dst = RowSet{out, uint64_t(kept) * n};
+    ops.ntt(static_cast<const NttArgs&>(fwd), true);
+}
+
 // ModDown of the 2 count accumulators at acc (ne limbs each: q_0 .. q_l, then P) into a.out
 // (2 count polynomials of nq limbs): round(acc / P). ops.divide_drop (one special prime) or
 // ops.ntt / ops.base_conversion (several).
@@ -266,38 +343,11 @@ template <typename Ops> void for_each_mod_down_step(const KeySwitchArgs& a, uint
         ops.divide_drop(static_cast<const DivideDropArgs&>(dd));
         return;
     }
-    uint64_t* special = scratch;                       // polys x k x n, coefficient form
-    uint64_t* converted = special + polys * L.k * n;   // polys x nq x n
-    uint64_t* conv_scratch = converted + polys * L.nq * n;
-
-    ops.ntt(ntt_args(L.ext_tables, L.nq, L.k, uint32_t(polys), L.plan, RowSet{acc + uint64_t(L.nq) * n, uint64_t(L.ne) * n},
-                     RowSet{special, uint64_t(L.k) * n}),
-            false);
-
-    BaseConvArgs conv;
-    conv.conv = L.p_to_q;
-    conv.centered = true;
-    conv.n = uint32_t(n);
-    conv.polys = uint32_t(polys);
-    conv.in = special;
-    conv.in_poly_stride = uint64_t(L.k) * n;
-    conv.out = converted;
-    conv.out_poly_stride = uint64_t(L.nq) * n;
-    conv.scratch = conv_scratch;
-    ops.base_conversion(static_cast<const BaseConvArgs&>(conv));
-
-    const RowSet conv_rows{converted, uint64_t(L.nq) * n};
-    NttArgs fwd = ntt_args(L.ext_tables, 0, L.nq, uint32_t(polys), L.plan, conv_rows, conv_rows);
-    fwd.sub_from = RowSet{acc, uint64_t(L.ne) * n};
-    fwd.drop = L.drop;
-    fwd.dst = RowSet{a.out, uint64_t(L.nq) * n};
-    ops.ntt(static_cast<const NttArgs&>(fwd), true);
+    divide_by_dropped(L, L.nq, L.k, L.p_to_q, L.drop, acc, a.out, uint32_t(polys), scratch, ops);
 }
 
-// The inner product and ModDown of digits already in b.digits (after for_each_mod_up_step):
-// ops.inner_product(InnerProductArgs), ops.divide_drop(DivideDropArgs).
-template <typename Ops>
-void for_each_key_product_step(const KeySwitchArgs& a, const KeySwitchBuffers& b, Ops& ops) {
+// The key inner product of the digits in b.digits into b.acc (2 count accumulators of ne limbs).
+template <typename Ops> void inner_product_step(const KeySwitchArgs& a, const KeySwitchBuffers& b, Ops& ops) {
     const KeySwitchLevel& L = a.level;
     const uint64_t n = uint64_t(1) << L.plan.log_n;
     InnerProductArgs ip;
@@ -316,7 +366,12 @@ void for_each_key_product_step(const KeySwitchArgs& a, const KeySwitchBuffers& b
     ip.count = a.count;
     ip.chunk = L.chunk;
     ops.inner_product(static_cast<const InnerProductArgs&>(ip));
+}
 
+// The inner product and ModDown of digits already in b.digits (after for_each_mod_up_step).
+template <typename Ops>
+void for_each_key_product_step(const KeySwitchArgs& a, const KeySwitchBuffers& b, Ops& ops) {
+    inner_product_step(a, b, ops);
     for_each_mod_down_step(a, b.acc, b.drop, ops);
 }
 
@@ -436,6 +491,68 @@ void for_each_hoisted_rotation_step(const CiphertextKeySwitchArgs& a, const uint
     }
 }
 
+// Multiply, relinearize and rescale, fused (level >= 1): a, b = count x 2 polys (b_count 1:
+// broadcast), out = count x 2 polys of nq - 1 limbs; bit for bit the CPU's
+// multiply_relin_rescale_polys: the tensor product (1 launch), ModUp of d2, the inner product,
+// acc += P (d0, d1) (1 launch) and ONE division by q_l * P (INTT, base conversion, NTT: 5
+// launches) instead of a ModDown and a rescale. Scratch: key_switch_scratch(level, count, true).
+struct MultiplyRelinRescaleArgs {
+    KeySwitchLevel level;
+    const uint64_t* a = nullptr;
+    const uint64_t* b = nullptr;
+    uint32_t b_count = 0;
+    uint64_t* out = nullptr;
+    const uint64_t* const* keys = nullptr;  // count entries
+    uint64_t key_qp_limbs = 0;
+    uint32_t count = 0;
+    uint64_t* scratch = nullptr;
+};
+
+template <typename Ops> void for_each_multiply_relin_rescale_step(const MultiplyRelinRescaleArgs& m, Ops& ops) {
+    const KeySwitchLevel& L = m.level;
+    const uint64_t n = uint64_t(1) << L.plan.log_n, poly = uint64_t(L.nq) * n;
+    KeySwitchArgs ks;
+    ks.level = L;
+    ks.keys = m.keys;
+    ks.key_qp_limbs = m.key_qp_limbs;
+    ks.count = m.count;
+    ks.scratch = m.scratch;
+    const KeySwitchBuffers b(ks, true);
+    uint64_t* prod = b.pair;  // count x 3 x nq x n
+
+    TensorArgs<uint64_t> t;
+    t.out = prod;
+    t.out_stride = 3 * poly;
+    t.a = m.a;
+    t.a_stride = 2 * poly;
+    t.b = m.b;
+    t.b_stride = m.b_count == 1 ? 0 : 2 * poly;
+    t.moduli = L.ext_moduli;
+    t.n = uint32_t(n);
+    t.limbs = L.nq;
+    t.count = m.count;
+    ops.tensor(static_cast<const TensorArgs<uint64_t>&>(t));
+
+    ks.in = prod + 2 * poly;
+    ks.in_stride = 3 * poly;
+    for_each_mod_up_step(ks, b, ops);
+    inner_product_step(ks, b, ops);
+
+    FoldArgs f;
+    f.acc = b.acc;
+    f.prod = prod;
+    f.w = L.p_mod_q;
+    f.w_shoup = L.p_mod_q_shoup;
+    f.moduli = L.ext_moduli;
+    f.n = uint32_t(n);
+    f.nq = L.nq;
+    f.ne = L.ne;
+    f.count = m.count;
+    ops.fold(static_cast<const FoldArgs&>(f));
+
+    divide_by_dropped(L, L.nq - 1, L.k + 1, L.qlp_to_q, L.rescale_drop, b.acc, m.out, 2 * m.count, b.drop, ops);
+}
+
 // ---- host-side constants of one level --------------------------------------------------------------
 
 // The host arrays a KeySwitchLevel points into: what the emulator points at directly and what
@@ -446,6 +563,9 @@ struct KeySwitchHostData {
     std::vector<DropLimb> drop;
     std::vector<uint64_t> q_values;
     BaseConvHostData p_to_q;
+    std::optional<BaseConvHostData> qlp_to_q;  // level >= 1
+    std::vector<DropLimb> rescale_drop;
+    std::vector<uint64_t> p_mod_q, p_mod_q_shoup;
     std::vector<BaseConvHostData> conv;
     std::vector<std::vector<uint32_t>> out_limbs;
     std::vector<DigitStep> steps;  // views into conv / out_limbs (host pointers)
@@ -491,6 +611,20 @@ struct KeySwitchHostData {
         level.special_prime = ctx.p_moduli()[0].value;
         level.p_to_q = p_to_q.view();
         level.k = k;
+        for (uint32_t i = 0; i < nq; ++i) {
+            p_mod_q.push_back(ctx.p_mod_q()[i]);
+            p_mod_q_shoup.push_back(math::shoup_precompute(ctx.p_mod_q()[i], q_values[i]));
+        }
+        level.p_mod_q = p_mod_q.data();
+        level.p_mod_q_shoup = p_mod_q_shoup.data();
+        if (lvl >= 1) {
+            qlp_to_q.emplace(lc.qlp_to_q);
+            level.qlp_to_q = qlp_to_q->view();
+            rescale_drop.resize(nq - 1);
+            // the dropped-prime residue only serves the one-prime fused path: any prime will do
+            make_drop_limbs(q_values.data(), nq - 1, q_values[nq - 1], lc.qlp_inv.data(), rescale_drop.data());
+            level.rescale_drop = rescale_drop.data();
+        }
         level.digit_steps = steps.data();
         level.nq = nq;
         level.ne = ne;
