@@ -13,7 +13,7 @@
 //   gpu_batch_us  one rescale launch sequence for a batch of `--batch` ciphertexts, per ciphertext
 // With a GPU it also prints, at the kernel level (the BatchEvaluator is not wired to the GPU yet):
 //  - paper 000's table in spirit: S1, d = 10/100/1000 ciphertexts, add and multiply (tensor +
-//    relinearize + rescale), per ciphertext: (a) a loop of single-ciphertext launch sequences
+//    relinearize + rescale, fused), per ciphertext: (a) a loop of single-ciphertext launch sequences
 //    with a sync after each, (b) the same loop with one sync at the end, (c) one batched launch
 //    sequence for all d; then the same through the public API (BatchEvaluator on the CUDA queue,
 //    batches resident on the device: add and multiply_relin_rescale, d calls on batches of one
@@ -219,7 +219,7 @@ struct DeviceKeySwitch {
     uint64_t qp_limbs;
 
     DeviceKeySwitch(const ckks::Context& ctx, int lvl, uint32_t max_count)
-        : level(ctx, lvl), scratch(kernels::key_switch_scratch(level.get(), max_count).total() * 8),
+        : level(ctx, lvl), scratch(kernels::key_switch_scratch(level.get(), max_count, true).total() * 8),
           qp_limbs(ctx.q_count() + ctx.p_count()) {
         const size_t digits = ctx.level(ctx.max_level()).digits.size();
         std::vector<uint64_t> k(2 * digits * qp_limbs * ctx.n());
@@ -249,6 +249,20 @@ struct DeviceKeySwitch {
     }
     // count size-3 ciphertexts at in -> count size-2 at out
     void relinearize(uint64_t* out, const uint64_t* in, uint32_t count) const { cuda::launch_relinearize(args(in, out, count)); }
+    // count products of size-2 ciphertexts a, b relinearized and rescaled (fused) into out
+    void multiply_relin_rescale(uint64_t* out, const uint64_t* a, const uint64_t* b, uint32_t count) const {
+        kernels::MultiplyRelinRescaleArgs m;
+        m.level = level.get();
+        m.a = a;
+        m.b = b;
+        m.b_count = count;
+        m.out = out;
+        m.keys = key_ptrs.as<const uint64_t* const>();
+        m.key_qp_limbs = qp_limbs;
+        m.count = count;
+        m.scratch = scratch.as<uint64_t>();
+        cuda::launch_multiply_relin_rescale(m);
+    }
     // count size-2 ciphertexts at in rotated (permutation perm) into out
     void rotate(uint64_t* out, const uint64_t* in, const uint32_t* perm, uint32_t count) const {
         auto a = args(in, out, count);
@@ -263,9 +277,8 @@ void paper000(const std::vector<uint32_t>& ds, int runs, std::vector<BatchRow>& 
     const uint64_t poly = dl.poly(), n = dl.n;
     for (uint32_t d : ds) {
         const auto host = random_polys(*ctx, int(dl.limbs), 2 * size_t(d));
-        cuda::DeviceBuffer a(host.size() * 8), b(host.size() * 8), sum(host.size() * 8), prod(3 * d * poly * 8),
-            rel(2 * d * poly * 8), res(2 * size_t(d) * dl.level * n * 8),
-            scratch(kernels::divide_drop_scratch_words(2 * d, dl.level, n) * 8);
+        cuda::DeviceBuffer a(host.size() * 8), b(host.size() * 8), sum(host.size() * 8),
+            res(2 * size_t(d) * dl.level * n * 8);
         const DeviceKeySwitch ks(*ctx, int(dl.level), d);
         a.upload(host.data(), host.size() * 8);
         b.upload(host.data(), host.size() * 8);
@@ -275,14 +288,11 @@ void paper000(const std::vector<uint32_t>& ds, int runs, std::vector<BatchRow>& 
                    b.as<uint64_t>() + first * 2 * poly, count);
         };
         const Op mul = [&](uint32_t first, uint32_t count) {
-            uint64_t* t = prod.as<uint64_t>() + first * 3 * poly;
-            uint64_t* r = rel.as<uint64_t>() + first * 2 * poly;
-            dl.tensor(t, a.as<uint64_t>() + first * 2 * poly, b.as<uint64_t>() + first * 2 * poly, count);
-            ks.relinearize(r, t, count);
-            dl.rescale_polys(res.as<uint64_t>() + first * 2 * dl.level * n, r, 2 * count, scratch.as<uint64_t>());
+            ks.multiply_relin_rescale(res.as<uint64_t>() + first * 2 * dl.level * n, a.as<uint64_t>() + first * 2 * poly,
+                                      b.as<uint64_t>() + first * 2 * poly, count);
         };
         for (const auto& [name, op] :
-             {std::pair<std::string, Op>{"add", add}, {"multiply (tensor + relinearize + rescale)", mul}}) {
+             {std::pair<std::string, Op>{"add", add}, {"multiply + relinearize + rescale (fused)", mul}}) {
             BatchRow r;
             r.op = name;
             r.d = d;
@@ -399,12 +409,8 @@ void kernel_latency(const std::vector<std::string>& presets, int runs, std::vect
             {"relinearize", [&] { ks.relinearize(rel.as<uint64_t>(), out.as<uint64_t>(), 1); }},
             {"rotate (automorphism + key switch)",
              [&] { ks.rotate(rel.as<uint64_t>(), a.as<uint64_t>(), perm.as<const uint32_t>(), 1); }},
-            {"multiply + relinearize + rescale",
-             [&] {
-                 dl.tensor(out.as<uint64_t>(), a.as<uint64_t>(), b.as<uint64_t>(), 1);
-                 ks.relinearize(rel.as<uint64_t>(), out.as<uint64_t>(), 1);
-                 dl.rescale_polys(res.as<uint64_t>(), rel.as<uint64_t>(), 2, scratch.as<uint64_t>());
-             }},
+            {"multiply + relinearize + rescale (fused)",
+             [&] { ks.multiply_relin_rescale(res.as<uint64_t>(), a.as<uint64_t>(), b.as<uint64_t>(), 1); }},
         };
         for (const auto& [name, f] : ops) {
             OpRow r;

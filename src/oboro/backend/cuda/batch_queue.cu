@@ -169,12 +169,21 @@ public:
     }
     void multiply_relin_rescale(const ckks::Context& ctx, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b,
                                 const ckks::RelinKey& rk) override {
-        const uint64_t poly = a.limbs * a.n;
-        StreamScratch product(a.count * 3 * poly, stream_), relin(a.count * 2 * poly, stream_);
-        tensor(ctx, BatchSpan{product.get(), a.count, 3, a.limbs, a.n}, a, b);
-        relinearize(ctx, BatchSpan{relin.get(), a.count, 2, a.limbs, a.n},
-                    ConstBatchSpan{product.get(), a.count, 3, a.limbs, a.n}, rk);
-        rescale_rows(ctx, out.data, relin.get(), uint32_t(a.count * 2), int(a.limbs) - 1);
+        const int level = int(a.limbs) - 1;
+        StreamScratch scratch(kernels::key_switch_scratch(key_level(ctx, level), uint32_t(a.count), true).total(), stream_);
+        const std::vector<const uint64_t*> keys(a.count, device_key(rk));
+        StreamScratch key_ptrs(words_for(keys.size() * sizeof(void*)), stream_);
+        kernels::MultiplyRelinRescaleArgs m;
+        m.level = key_level(ctx, level);
+        m.a = a.data;
+        m.b = b.data;
+        m.b_count = uint32_t(b.count);
+        m.out = out.data;
+        m.keys = key_ptrs.fill(keys.data(), keys.size());
+        m.key_qp_limbs = rk.qp_limbs;
+        m.count = uint32_t(a.count);
+        m.scratch = scratch.get();
+        launch_multiply_relin_rescale(m, stream_);
     }
     void apply_galois(const ckks::Context& ctx, BatchSpan out, ConstBatchSpan a, const uint32_t* const* perms,
                       const ckks::KeySwitchKey* const* keys) override {

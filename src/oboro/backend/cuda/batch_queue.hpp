@@ -8,9 +8,9 @@
 // The spans given to this queue point to DEVICE memory (BatchQueue's contract: memory of the
 // queue's device): a BatchEvaluator on this queue works on batches moved there with
 // CiphertextBatch::to_device(queue), and its results stay there until to_host / to_ciphertexts
-// (which wait for the queue). Batches allocated by the queue must not outlive it. Results are bit-exact with cpu_batch_queue(), except multiply_relin_rescale,
-// which runs tensor, relinearize and rescale (bit-exact with those three CPU ops in sequence)
-// where the CPU fuses ModDown and rescale into one division by q_l * P (rounded once).
+// (which wait for the queue). Batches allocated by the queue must not outlive it. Results are
+// bit-exact with cpu_batch_queue(), multiply_relin_rescale included (the same fused division by
+// q_l * P).
 // A key switching key is cached by its address: it must not change while the queue lives.
 //
 // Plain C++: no CUDA headers. Defined in batch_queue.cu; available to targets linking `oboro_cuda`.

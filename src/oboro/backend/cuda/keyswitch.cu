@@ -23,6 +23,7 @@ __global__ void inner_product_kernel(const kernels::InnerProductArgs args) {
 __global__ void strided_add_kernel(const kernels::StridedAddArgs args) {
     kernels::strided_add_thread(detail::this_thread(), args);
 }
+__global__ void fold_kernel(const kernels::FoldArgs args) { kernels::fold_thread(detail::this_thread(), args); }
 
 // The operations of the launch sequences, as CUDA launches on one stream.
 struct CudaKeySwitchOps {
@@ -48,6 +49,8 @@ struct CudaKeySwitchOps {
     void strided_add(const kernels::StridedAddArgs& a) {
         elementwise(strided_add_kernel, a, a.count * a.polys * a.limbs, "key switch: addition");
     }
+    void tensor(const kernels::TensorArgs<uint64_t>& a) { launch_tensor(a, stream); }
+    void fold(const kernels::FoldArgs& a) { elementwise(fold_kernel, a, a.count * 2 * a.nq, "multiply_relin_rescale: P (d0, d1)"); }
 };
 
 template <typename T> DeviceBuffer to_device(const std::vector<T>& v) {
@@ -66,6 +69,10 @@ DeviceKeySwitchLevel::DeviceKeySwitchLevel(const ckks::Context& ctx, int level) 
     moduli_ = to_device(h.ext_moduli);
     drop_ = to_device(h.drop);
     q_values_ = to_device(h.q_values);
+    std::vector<uint64_t> p_mod_q = h.p_mod_q;
+    p_mod_q.insert(p_mod_q.end(), h.p_mod_q_shoup.begin(), h.p_mod_q_shoup.end());
+    p_mod_q_ = to_device(p_mod_q);
+    if (!h.rescale_drop.empty()) rescale_drop_ = to_device(h.rescale_drop);
     std::vector<uint32_t> all_limbs;  // the digits' target lists, one after the other
     for (const auto& l : h.out_limbs) all_limbs.insert(all_limbs.end(), l.begin(), l.end());
     out_limbs_ = to_device(all_limbs);
@@ -88,6 +95,13 @@ DeviceKeySwitchLevel::DeviceKeySwitchLevel(const ckks::Context& ctx, int level) 
         converters_.push_back(std::make_unique<DeviceBaseConverter>(ctx.level(level).p_to_q));
         level_.p_to_q = converters_.back()->view();
     }
+    level_.p_mod_q = p_mod_q_.as<const uint64_t>();
+    level_.p_mod_q_shoup = level_.p_mod_q + h.level.nq;
+    if (level >= 1) {
+        converters_.push_back(std::make_unique<DeviceBaseConverter>(ctx.level(level).qlp_to_q));
+        level_.qlp_to_q = converters_.back()->view();
+        level_.rescale_drop = rescale_drop_.as<const kernels::DropLimb>();
+    }
 }
 
 void launch_key_switch(const kernels::KeySwitchArgs& args, void* stream) {
@@ -103,6 +117,12 @@ void launch_relinearize(const kernels::CiphertextKeySwitchArgs& args, void* stre
 void launch_rotate(const kernels::CiphertextKeySwitchArgs& args, void* stream) {
     CudaKeySwitchOps ops{static_cast<cudaStream_t>(stream)};
     kernels::for_each_rotate_step(args, ops);
+}
+
+void launch_multiply_relin_rescale(const kernels::MultiplyRelinRescaleArgs& args, void* stream) {
+    if (args.level.nq < 2) raise<LevelMismatch>("launch_multiply_relin_rescale: level 0 cannot be rescaled");
+    CudaKeySwitchOps ops{static_cast<cudaStream_t>(stream)};
+    kernels::for_each_multiply_relin_rescale_step(args, ops);
 }
 
 void launch_hoisted_rotations(const kernels::CiphertextKeySwitchArgs& args, const uint32_t* const* perms,

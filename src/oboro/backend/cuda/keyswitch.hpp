@@ -27,8 +27,8 @@ public:
 
 private:
     std::unique_ptr<DeviceNttTables> tables_;
-    DeviceBuffer moduli_, drop_, q_values_, out_limbs_;
-    std::vector<std::unique_ptr<DeviceBaseConverter>> converters_;  // the digits', then P -> Q_l
+    DeviceBuffer moduli_, drop_, q_values_, out_limbs_, p_mod_q_, rescale_drop_;
+    std::vector<std::unique_ptr<DeviceBaseConverter>> converters_;  // the digits', P -> Q_l, q_l P -> Q_{l-1}
     std::vector<kernels::DigitStep> steps_;
     kernels::KeySwitchLevel level_;
 };
@@ -37,6 +37,8 @@ private:
 void launch_key_switch(const kernels::KeySwitchArgs& args, void* stream = nullptr);
 void launch_relinearize(const kernels::CiphertextKeySwitchArgs& args, void* stream = nullptr);
 void launch_rotate(const kernels::CiphertextKeySwitchArgs& args, void* stream = nullptr);
+// The fused multiply + relinearize + rescale (level >= 1; scratch key_switch_scratch(level, count, true)).
+void launch_multiply_relin_rescale(const kernels::MultiplyRelinRescaleArgs& args, void* stream = nullptr);
 // kernels::for_each_hoisted_rotation_step: perms, keys_per_rotation and outs are host arrays of
 // `rotations` device pointers.
 void launch_hoisted_rotations(const kernels::CiphertextKeySwitchArgs& args, const uint32_t* const* perms,
