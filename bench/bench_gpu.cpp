@@ -11,14 +11,18 @@
 //   gpu_us        100 back-to-back rescales of the ciphertext, one sync, divided by 100:
 //                 device time per rescale when the queue is kept busy (DESIGN.md: no per-op sync)
 //   gpu_batch_us  one rescale launch sequence for a batch of `--batch` ciphertexts, per ciphertext
-// With a GPU it also prints, at the kernel level (the evaluator is not wired to the GPU yet):
+// With a GPU it also prints, at the kernel level (the BatchEvaluator is not wired to the GPU yet):
 //  - paper 000's table in spirit: S1, d = 10/100/1000 ciphertexts, add and multiply (tensor +
-//    rescale; relinearization is not on the GPU yet), per ciphertext: (a) a loop of single-
-//    ciphertext launches with a sync after each, (b) the same loop with one sync at the end,
-//    (c) one batched launch for all d;
-//  - per-kernel latency at S2 and S4 for one ciphertext at the top level (launch + sync, and
-//    queued: 100 launches, one sync).
-// Usage: bench_gpu [--quick] [--cpu-only] [--batch D] [--runs N] [--json F]
+//    relinearize + rescale, fused), per ciphertext: (a) a loop of single-ciphertext launch sequences
+//    with a sync after each, (b) the same loop with one sync at the end, (c) one batched launch
+//    sequence for all d; then the same through the public API (BatchEvaluator on the CUDA queue,
+//    batches resident on the device: add and multiply_relin_rescale, d calls on batches of one
+//    with a synchronize() each, vs one call on the batch of d);
+//  - per-op latency at S2 and S4 for one ciphertext at the top level (launch + sync, and queued:
+//    100 launch sequences, one sync): the kernels, relinearize, rotate and multiply + relinearize +
+//    rescale (backend/cuda/keyswitch.hpp).
+// The tables go to stdout, and with --markdown F to F (with the machine, the GPU and the date).
+// Usage: bench_gpu [--quick] [--cpu-only] [--batch D] [--runs N] [--json F] [--markdown F]
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
@@ -28,9 +32,13 @@
 #include <vector>
 
 #include "bench_util.hpp"
+#include "oboro/backend/cuda/batch_queue.hpp"
 #include "oboro/backend/cuda/elementwise.hpp"
+#include "oboro/backend/cuda/keyswitch.hpp"
 #include "oboro/backend/cuda/ntt.hpp"
+#include "oboro/ckks/batch_evaluator.hpp"
 #include "oboro/ckks/context.hpp"
+#include "oboro/ckks/keygen.hpp"
 #include "oboro/ckks/keyswitch.hpp"
 #include "oboro/math/random.hpp"
 #include "oboro/util/parallel.hpp"
@@ -203,14 +211,75 @@ struct DeviceLevel {
     }
 };
 
+// Key switching of up to `max_count` ciphertexts at one level: the level's constants, a key with
+// random entries (the timing does not depend on them) and the scratch.
+struct DeviceKeySwitch {
+    cuda::DeviceKeySwitchLevel level;
+    cuda::DeviceBuffer key, key_ptrs, scratch;
+    uint64_t qp_limbs;
+
+    DeviceKeySwitch(const ckks::Context& ctx, int lvl, uint32_t max_count)
+        : level(ctx, lvl), scratch(kernels::key_switch_scratch(level.get(), max_count, true).total() * 8),
+          qp_limbs(ctx.q_count() + ctx.p_count()) {
+        const size_t digits = ctx.level(ctx.max_level()).digits.size();
+        std::vector<uint64_t> k(2 * digits * qp_limbs * ctx.n());
+        math::Seed seed{};
+        math::Prng prng(seed);
+        for (size_t r = 0; r < 2 * digits * qp_limbs; ++r) {
+            const size_t i = r % qp_limbs;
+            const uint64_t q = i < ctx.q_count() ? ctx.moduli()[i].value : ctx.p_moduli()[i - ctx.q_count()].value;
+            for (size_t c = 0; c < ctx.n(); ++c) k[r * ctx.n() + c] = prng.uniform(q);
+        }
+        key = cuda::DeviceBuffer(k.size() * 8);
+        key.upload(k.data(), k.size() * 8);
+        const std::vector<const uint64_t*> ptrs(max_count, key.as<const uint64_t>());
+        key_ptrs = cuda::DeviceBuffer(max_count * sizeof(void*));
+        key_ptrs.upload(ptrs.data(), max_count * sizeof(void*));
+    }
+    kernels::CiphertextKeySwitchArgs args(const uint64_t* in, uint64_t* out, uint32_t count) const {
+        kernels::CiphertextKeySwitchArgs a;
+        a.level = level.get();
+        a.in = in;
+        a.out = out;
+        a.keys = key_ptrs.as<const uint64_t* const>();
+        a.key_qp_limbs = qp_limbs;
+        a.count = count;
+        a.scratch = scratch.as<uint64_t>();
+        return a;
+    }
+    // count size-3 ciphertexts at in -> count size-2 at out
+    void relinearize(uint64_t* out, const uint64_t* in, uint32_t count) const { cuda::launch_relinearize(args(in, out, count)); }
+    // count products of size-2 ciphertexts a, b relinearized and rescaled (fused) into out
+    void multiply_relin_rescale(uint64_t* out, const uint64_t* a, const uint64_t* b, uint32_t count) const {
+        kernels::MultiplyRelinRescaleArgs m;
+        m.level = level.get();
+        m.a = a;
+        m.b = b;
+        m.b_count = count;
+        m.out = out;
+        m.keys = key_ptrs.as<const uint64_t* const>();
+        m.key_qp_limbs = qp_limbs;
+        m.count = count;
+        m.scratch = scratch.as<uint64_t>();
+        cuda::launch_multiply_relin_rescale(m);
+    }
+    // count size-2 ciphertexts at in rotated (permutation perm) into out
+    void rotate(uint64_t* out, const uint64_t* in, const uint32_t* perm, uint32_t count) const {
+        auto a = args(in, out, count);
+        a.perms = perm;
+        cuda::launch_rotate(a);
+    }
+};
+
 void paper000(const std::vector<uint32_t>& ds, int runs, std::vector<BatchRow>& rows) {
     const auto ctx = ckks::Context::create(ckks::Parameters::preset("S1"));
     const DeviceLevel dl(*ctx, uint32_t(ctx->max_level()));
     const uint64_t poly = dl.poly(), n = dl.n;
     for (uint32_t d : ds) {
         const auto host = random_polys(*ctx, int(dl.limbs), 2 * size_t(d));
-        cuda::DeviceBuffer a(host.size() * 8), b(host.size() * 8), sum(host.size() * 8), prod(3 * d * poly * 8),
-            res(3 * size_t(d) * dl.level * n * 8), scratch(kernels::divide_drop_scratch_words(3 * d, dl.level, n) * 8);
+        cuda::DeviceBuffer a(host.size() * 8), b(host.size() * 8), sum(host.size() * 8),
+            res(2 * size_t(d) * dl.level * n * 8);
+        const DeviceKeySwitch ks(*ctx, int(dl.level), d);
         a.upload(host.data(), host.size() * 8);
         b.upload(host.data(), host.size() * 8);
         using Op = std::function<void(uint32_t, uint32_t)>;  // (first ciphertext, count)
@@ -219,11 +288,11 @@ void paper000(const std::vector<uint32_t>& ds, int runs, std::vector<BatchRow>& 
                    b.as<uint64_t>() + first * 2 * poly, count);
         };
         const Op mul = [&](uint32_t first, uint32_t count) {
-            uint64_t* t = prod.as<uint64_t>() + first * 3 * poly;
-            dl.tensor(t, a.as<uint64_t>() + first * 2 * poly, b.as<uint64_t>() + first * 2 * poly, count);
-            dl.rescale_polys(res.as<uint64_t>() + first * 3 * dl.level * n, t, 3 * count, scratch.as<uint64_t>());
+            ks.multiply_relin_rescale(res.as<uint64_t>() + first * 2 * dl.level * n, a.as<uint64_t>() + first * 2 * poly,
+                                      b.as<uint64_t>() + first * 2 * poly, count);
         };
-        for (const auto& [name, op] : {std::pair<std::string, Op>{"add", add}, {"multiply (tensor + rescale)", mul}}) {
+        for (const auto& [name, op] :
+             {std::pair<std::string, Op>{"add", add}, {"multiply + relinearize + rescale (fused)", mul}}) {
             BatchRow r;
             r.op = name;
             r.d = d;
@@ -246,6 +315,54 @@ void paper000(const std::vector<uint32_t>& ds, int runs, std::vector<BatchRow>& 
     }
 }
 
+// The same comparison through the public batch API: BatchEvaluator on the CUDA queue with the
+// batches resident on the device; (a) d batches of one ciphertext, one call + synchronize() each,
+// (b) the same loop with one synchronize(), (c) one call on the batch of d.
+void paper000_api(const std::vector<uint32_t>& ds, int runs, std::vector<BatchRow>& rows) {
+    const auto ctx = ckks::Context::create(ckks::Parameters::preset("S1"));
+    const ckks::RelinKey rk = ckks::KeyGenerator(ctx).relin_key();
+    auto queue = cuda::make_cuda_batch_queue();
+    const ckks::BatchEvaluator ev(ctx, queue.get());
+    const int level = ctx->max_level();
+    auto device_batch = [&](uint32_t d) {
+        ckks::CiphertextBatch host(*ctx, d, 2, level, ctx->params().scale, ctx->max_slots());
+        const auto v = random_polys(*ctx, level + 1, 2 * size_t(d));
+        std::copy(v.begin(), v.end(), host.data());
+        return host.to_device(*queue);
+    };
+    for (uint32_t d : ds) {
+        const auto a = device_batch(d), b = device_batch(d);
+        std::vector<ckks::CiphertextBatch> as, bs;
+        for (uint32_t i = 0; i < d; ++i) as.push_back(device_batch(1)), bs.push_back(device_batch(1));
+        using Op = std::function<void(const ckks::CiphertextBatch&, const ckks::CiphertextBatch&)>;
+        const Op add = [&](const ckks::CiphertextBatch& x, const ckks::CiphertextBatch& y) { (void)ev.add(x, y); };
+        const Op mul = [&](const ckks::CiphertextBatch& x, const ckks::CiphertextBatch& y) {
+            (void)ev.multiply_relin_rescale(x, y, rk);
+        };
+        for (const auto& [name, op] :
+             {std::pair<std::string, Op>{"add", add}, {"multiply_relin_rescale", mul}}) {
+            BatchRow r;
+            r.op = "BatchEvaluator " + name;
+            r.d = d;
+            r.looped_sync_us = bench::measure([&] {
+                                   for (uint32_t i = 0; i < d; ++i) {
+                                       op(as[i], bs[i]);
+                                       ev.synchronize();
+                                   }
+                               }, runs).median_us / d;
+            r.looped_us = bench::measure([&] {
+                              for (uint32_t i = 0; i < d; ++i) op(as[i], bs[i]);
+                              ev.synchronize();
+                          }, runs).median_us / d;
+            r.batched_us = bench::measure([&] {
+                               op(a, b);
+                               ev.synchronize();
+                           }, runs).median_us / d;
+            rows.push_back(r);
+        }
+    }
+}
+
 // ---- per-kernel latency --------------------------------------------------------------------------
 
 struct OpRow {
@@ -260,8 +377,9 @@ void kernel_latency(const std::vector<std::string>& presets, int runs, std::vect
         const DeviceLevel dl(*ctx, uint32_t(ctx->max_level()));
         const uint64_t poly = dl.poly(), n = dl.n;
         const auto host = random_polys(*ctx, int(dl.limbs), 2);
-        cuda::DeviceBuffer a(host.size() * 8), b(host.size() * 8), out(3 * poly * 8),
-            scratch(kernels::divide_drop_scratch_words(2, dl.level, n) * 8);
+        cuda::DeviceBuffer a(host.size() * 8), b(host.size() * 8), out(3 * poly * 8), rel(2 * poly * 8),
+            res(2 * poly * 8), scratch(kernels::divide_drop_scratch_words(2, dl.level, n) * 8);
+        const DeviceKeySwitch ks(*ctx, int(dl.level), 1);
         a.upload(host.data(), host.size() * 8);
         b.upload(host.data(), host.size() * 8);
         const auto& perm_host = ctx->automorphism_permutation(ctx->galois_element(1));
@@ -288,6 +406,11 @@ void kernel_latency(const std::vector<std::string>& presets, int runs, std::vect
             {"tensor", [&] { dl.tensor(out.as<uint64_t>(), a.as<uint64_t>(), b.as<uint64_t>(), 1); }},
             {"add", [&] { dl.add(out.as<uint64_t>(), a.as<uint64_t>(), b.as<uint64_t>(), 1); }},
             {"automorphism", [&] { cuda::launch_permute(pa); }},
+            {"relinearize", [&] { ks.relinearize(rel.as<uint64_t>(), out.as<uint64_t>(), 1); }},
+            {"rotate (automorphism + key switch)",
+             [&] { ks.rotate(rel.as<uint64_t>(), a.as<uint64_t>(), perm.as<const uint32_t>(), 1); }},
+            {"multiply + relinearize + rescale (fused)",
+             [&] { ks.multiply_relin_rescale(res.as<uint64_t>(), a.as<uint64_t>(), b.as<uint64_t>(), 1); }},
         };
         for (const auto& [name, f] : ops) {
             OpRow r;
@@ -323,7 +446,7 @@ int main(int argc, char** argv) {
     bool quick = false, cpu_only = false;
     uint32_t batch = 16;
     int runs = 11;
-    std::string json_path;
+    std::string json_path, md_path;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--quick") quick = true;
@@ -331,8 +454,9 @@ int main(int argc, char** argv) {
         else if (a == "--batch") batch = uint32_t(std::stoul(bench::option_value(argc, argv, i)));
         else if (a == "--runs") runs = std::stoi(bench::option_value(argc, argv, i));
         else if (a == "--json") json_path = bench::option_value(argc, argv, i);
+        else if (a == "--markdown") md_path = bench::option_value(argc, argv, i);
         else {
-            std::fprintf(stderr, "usage: %s [--quick] [--cpu-only] [--batch D] [--runs N] [--json F]\n", argv[0]);
+            std::fprintf(stderr, "usage: %s [--quick] [--cpu-only] [--batch D] [--runs N] [--json F] [--markdown F]\n", argv[0]);
             return 2;
         }
     }
@@ -360,31 +484,44 @@ int main(int argc, char** argv) {
     std::vector<OpRow> op_rows;
     if (gpu) {
         paper000(ds, runs, batch_rows);
+        paper000_api(ds, runs, batch_rows);
         kernel_latency(presets, runs, op_rows);
     }
 
-    std::printf("\n# Rescale of one ciphertext (2 polynomials) from L limbs to L-1, us (median of %d runs)\n", runs);
-    std::printf("# CPU: %s, %zu threads; paper 001: SEAL on a Xeon E5-2690 v4, naive GPU port on a V100\n\n",
+    // The tables, printed and kept for --markdown.
+    std::string md;
+    auto emit = [&](const char* fmt, auto... args) {
+        std::string line = fmt;
+        if constexpr (sizeof...(args) > 0) {
+            char buf[1024];
+            std::snprintf(buf, sizeof buf, fmt, args...);
+            line = buf;
+        }
+        std::fputs(line.c_str(), stdout);
+        md += line;
+    };
+    emit("\n## Rescale of one ciphertext (2 polynomials) from L limbs to L-1, us (median of %d runs)\n", runs);
+    emit("CPU: %s, %zu threads; paper 001: SEAL on a Xeon E5-2690 v4, naive GPU port on a V100\n\n",
                 bench::cpu_model().c_str(), size_t(num_threads()));
-    std::printf("| N | L | oboro CPU | oboro GPU sync | oboro GPU queued | oboro GPU batch of %u (per ct) | paper SEAL CPU | paper naive GPU |\n",
+    emit("| N | L | oboro CPU | oboro GPU sync | oboro GPU queued | oboro GPU batch of %u (per ct) | paper SEAL CPU | paper naive GPU |\n",
                 batch);
-    std::printf("|---|---|---|---|---|---|---|---|\n");
+    emit("|---|---|---|---|---|---|---|---|\n");
     for (const Row& r : rows)
-        std::printf("| %d | %d | %s | %s | %s | %s | %s | %s |\n", 1 << r.log_n, r.limbs, cell(r.cpu_us).c_str(),
+        emit("| %d | %d | %s | %s | %s | %s | %s | %s |\n", 1 << r.log_n, r.limbs, cell(r.cpu_us).c_str(),
                     cell1(r.gpu_sync_us).c_str(), cell1(r.gpu_us).c_str(), cell1(r.gpu_batch_us).c_str(),
                     cell(r.paper_seal_cpu_us).c_str(), cell(r.paper_naive_gpu_us).c_str());
 
     if (gpu) {
-        std::printf("\n# Paper 000 in spirit (S1, kernel level): us per ciphertext; (a) loop with a sync per op, "
-                    "(b) loop with one sync, (c) one batched launch\n\n");
-        std::printf("| op | d | (a) looped + sync | (b) looped | (c) batched | (a)/(c) |\n|---|---|---|---|---|---|\n");
+        emit("\n## Paper 000 in spirit (S1, kernel level): us per ciphertext; (a) loop with a sync per op, "
+                    "(b) loop with one sync, (c) one batched launch (BatchEvaluator rows: the public API on the CUDA queue)\n\n");
+        emit("| op | d | (a) looped + sync | (b) looped | (c) batched | (a)/(c) |\n|---|---|---|---|---|---|\n");
         for (const BatchRow& r : batch_rows)
-            std::printf("| %s | %u | %s | %s | %s | %.1fx |\n", r.op.c_str(), r.d, cell1(r.looped_sync_us).c_str(),
+            emit("| %s | %u | %s | %s | %s | %.1fx |\n", r.op.c_str(), r.d, cell1(r.looped_sync_us).c_str(),
                         cell1(r.looped_us).c_str(), cell1(r.batched_us).c_str(), r.looped_sync_us / r.batched_us);
-        std::printf("\n# Per-kernel latency, one ciphertext at the top level, us (launch + sync; queued: 100 launches, one sync)\n\n");
-        std::printf("| preset | N | L | kernel | sync | queued |\n|---|---|---|---|---|---|\n");
+        emit("\n## Per-op latency, one ciphertext at the top level, us (launch + sync; queued: 100 launch sequences, one sync)\n\n");
+        emit("| preset | N | L | op | sync | queued |\n|---|---|---|---|---|---|\n");
         for (const OpRow& r : op_rows)
-            std::printf("| %s | %d | %d | %s | %s | %s |\n", r.preset.c_str(), 1 << r.log_n, r.limbs, r.op.c_str(),
+            emit("| %s | %d | %d | %s | %s | %s |\n", r.preset.c_str(), 1 << r.log_n, r.limbs, r.op.c_str(),
                         cell1(r.sync_us).c_str(), cell1(r.queued_us).c_str());
     }
 
@@ -417,6 +554,15 @@ int main(int argc, char** argv) {
                 << num(r.queued_us) << "}" << (i + 1 < op_rows.size() ? "," : "") << "\n";
         }
         out << "  ]\n}\n";
+    }
+    if (!md_path.empty()) {
+        std::ofstream out(md_path);
+        out << "# GPU benchmark (papers 000 and 001)\n\nGenerated by `bench/bench_gpu` on " << bench::utc_now() << ".\n\n"
+            << "- GPU: " << (gpu ? summary : "none (" + summary + "): only the CPU column was measured") << "\n"
+            << "- CPU: " << bench::cpu_model() << ", " << num_threads() << " threads\n\n"
+            << "Regenerate with `bench_gpu --json docs/benchmarks/gpu.json --markdown docs/benchmarks/gpu.md` "
+               "(add `--cpu-only` on a machine without a GPU).\n"
+            << md;
     }
     return 0;
 }

@@ -127,7 +127,11 @@ endfunction()
 # (tests/cpp builds every test_*.cpp; test_cuda_device skips itself, printing "SKIPPED: no CUDA GPU
 # found", when it is built without a linkable CUDA runtime or runs where there is no GPU).
 function(oboro_cuda_attach_tests)
-  if(TARGET test_cuda_device AND TARGET oboro_cuda AND OBORO_CUDA_LINKABLE)
-    target_link_libraries(test_cuda_device PRIVATE oboro_cuda)
+  if(TARGET oboro_cuda AND OBORO_CUDA_LINKABLE)
+    foreach(t test_cuda_device test_cuda_queue)
+      if(TARGET ${t})
+        target_link_libraries(${t} PRIVATE oboro_cuda)
+      endif()
+    endforeach()
   endif()
 endfunction()

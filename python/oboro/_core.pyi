@@ -283,9 +283,9 @@ class Context:
         The rotation steps whose keys Ciphertext.sum(...) needs with these arguments, for keygen(rotations=...). slots: the ciphertexts' slot count (default: all slots of the context). 'auto' lists the keys of the cost model's h at the top level.
         """
 
-    def encrypt_batch(self, values: numpy.typing.ArrayLike, level: int | None = None, scale: float | None = None, slots: int | None = None) -> Batch:
+    def encrypt_batch(self, values: numpy.typing.ArrayLike, level: int | None = None, scale: float | None = None, slots: int | None = None, device: str = 'cpu') -> Batch:
         """
-        Encrypts each row of a 2-D (or higher) array as one ciphertext of a Batch: values[i] is element i. level, scale and slots as in encrypt().
+        Encrypts each row of a 2-D (or higher) array as one ciphertext of a Batch: values[i] is element i. level, scale and slots as in encrypt(). device: 'cpu', or 'cuda' / 'cuda:N' to keep the batch on that GPU, where every operation on it then runs (oboro.Error 'no CUDA GPU found' when there is none).
         """
 
 class Ciphertext:
@@ -559,6 +559,10 @@ class Batch:
 
     def __len__(self) -> int:
         """The number of ciphertexts."""
+
+    @property
+    def device(self) -> str:
+        """Where the batch lives and its operations run: 'cpu' or 'cuda:N'."""
 
     def __getitem__(self, index: int) -> Ciphertext:
         """

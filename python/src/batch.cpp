@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,6 +19,9 @@
 
 #include "oboro/ckks/batch.hpp"
 #include "oboro/ckks/batch_evaluator.hpp"
+#if defined(OBORO_WITH_CUDA_RUNTIME)
+#include "oboro/backend/cuda/batch_queue.hpp"
+#endif
 #include "oboro/util/error.hpp"
 #include "state.hpp"
 
@@ -45,7 +49,40 @@ struct PyBatch {
     }
 };
 
-BatchEvaluator evaluator(const State& s) { return BatchEvaluator(s.ctx); }
+// The evaluator of batches that live where x lives: the CPU queue for host memory, else the
+// device queue that holds x (a batch made with encrypt_batch(..., device="cuda")).
+BatchEvaluator evaluator(const State& s, const PolyBatch& x) { return BatchEvaluator(s.ctx, x.device()); }
+
+// p in the memory of a (the right operand of a batched op must live where a does).
+PlaintextBatch where(PlaintextBatch p, const CiphertextBatch& a) { return a.device() ? p.to_device(*a.device()) : p; }
+
+// The queue of device "cuda" / "cuda:N", made once per device and kept for the process (batches
+// it allocates must not outlive it); "cpu": nullptr. Errors: unknown device names (ValueError),
+// no GPU or a build without the CUDA runtime (oboro.Error "no CUDA GPU found ...").
+BatchQueue* queue_for_device(const std::string& device) {
+    if (device == "cpu") return nullptr;
+    int index = 0;
+    if (device.rfind("cuda", 0) != 0 || (device.size() > 4 && device[4] != ':'))
+        raise<oboro::ValueError>("device: '", device, "' is not one of 'cpu', 'cuda', 'cuda:N'");
+    if (device.size() > 5) {
+        try {
+            index = std::stoi(device.substr(5));
+        } catch (const std::exception&) {
+            raise<oboro::ValueError>("device: '", device, "' does not end in a device number");
+        }
+    }
+#if defined(OBORO_WITH_CUDA_RUNTIME)
+    // Never destroyed: Python may free batches (device memory of a queue) after static destructors.
+    static auto* queues = new std::map<int, std::unique_ptr<BatchQueue>>;
+    auto& slot = (*queues)[index];
+    if (!slot) slot = oboro::cuda::make_cuda_batch_queue(index);
+    return slot.get();
+#else
+    (void)index;
+    raise<oboro::Error>("no CUDA GPU found (this oboro was built without the CUDA backend; build it with "
+                        "-C cmake.define.OBORO_CUDA=ON on a machine with the CUDA runtime)");
+#endif
+}
 
 // ---- automatic mode: relinearization and alignment (the rules of bring_to/align in ckks.cpp) ----
 
@@ -54,12 +91,12 @@ void relinearize_if_needed(const State& s, CiphertextBatch& x, const char* op) {
     if (!s.rk)
         raise<MissingKey>(op, ": the operand (", describe(x), ") has ", x.size(),
                           " polynomials and the context has no relinearization key; call keygen(relin=True)");
-    x = evaluator(s).relinearize(x, *s.rk);
+    x = evaluator(s, x).relinearize(x, *s.rk);
 }
 
 // x brought down to (level, scale): a drop when the scale matches, else rescale_to from level + 1.
 void bring_to(const State& s, CiphertextBatch& x, int level, double scale, const char* op) {
-    const BatchEvaluator ev = evaluator(s);
+    const BatchEvaluator ev = evaluator(s, x);
     if (same_scale(x.scale(), scale)) {
         if (x.level() > level) x = ev.drop_to_level(x, level);
         return;
@@ -99,7 +136,7 @@ void align(const State& s, CiphertextBatch& a, CiphertextBatch& b, bool match_sc
         bring_to(s, tmp, lo.level(), lo.scale(), op);
         hi = std::move(tmp);
     } catch (const ScaleMismatch&) {
-        hi = evaluator(s).drop_to_level(hi, lo.level());
+        hi = evaluator(s, hi).drop_to_level(hi, lo.level());
     }
 }
 
@@ -115,12 +152,12 @@ PlaintextBatch encode_rows(const State& s, const std::vector<cplx>& values, size
         std::vector<cplx> row(values.begin() + long(r * row_len), values.begin() + long((r + 1) * row_len));
         pts.push_back(s.encoder->encode(row, a.level(), scale, a.slots()));
     }
-    return PlaintextBatch::from_plaintexts(*s.ctx, pts);
+    return where(PlaintextBatch::from_plaintexts(*s.ctx, pts), a);
 }
 
 PlaintextBatch encode_constant(const State& s, cplx c, const CiphertextBatch& a, double scale) {
     std::vector<Plaintext> pts = {s.encoder->encode_constant(c, a.level(), scale, a.slots())};
-    return PlaintextBatch::from_plaintexts(*s.ctx, pts);
+    return where(PlaintextBatch::from_plaintexts(*s.ctx, pts), a);
 }
 
 enum class Kind { batch, integer, real, complex, array, unsupported };
@@ -187,7 +224,7 @@ Operand classify(nb::handle o, const PyBatch& self, const char* op) {
 
 void add_sub_batch(const State& s, CiphertextBatch& a, const CiphertextBatch& b_in, bool sub) {
     const char* op = sub ? "sub" : "add";
-    const BatchEvaluator ev = evaluator(s);
+    const BatchEvaluator ev = evaluator(s, a);
     if (!s.auto_mode) {
         sub ? ev.sub_inplace(a, b_in) : ev.add_inplace(a, b_in);
         return;
@@ -201,7 +238,7 @@ void add_sub_batch(const State& s, CiphertextBatch& a, const CiphertextBatch& b_
 }
 
 void multiply_batch(const State& s, CiphertextBatch& a, const CiphertextBatch& b_in) {
-    const BatchEvaluator ev = evaluator(s);
+    const BatchEvaluator ev = evaluator(s, a);
     if (!s.auto_mode) {
         a = ev.multiply(a, b_in);
         return;
@@ -217,7 +254,7 @@ void multiply_batch(const State& s, CiphertextBatch& a, const CiphertextBatch& b
 }
 
 void add_sub_constant(const State& s, CiphertextBatch& a, size_t count, cplx c, bool sub) {
-    const BatchEvaluator ev = evaluator(s);
+    const BatchEvaluator ev = evaluator(s, a);
     if (c.imag() == 0 && count == a.slots()) {
         sub ? ev.sub_inplace(a, c.real()) : ev.add_inplace(a, c.real());
         return;
@@ -228,7 +265,7 @@ void add_sub_constant(const State& s, CiphertextBatch& a, size_t count, cplx c, 
 }
 
 void multiply_constant(const State& s, CiphertextBatch& a, cplx c) {
-    const BatchEvaluator ev = evaluator(s);
+    const BatchEvaluator ev = evaluator(s, a);
     if (!s.auto_mode) {
         if (c.imag() == 0) {
             ev.multiply_inplace(a, c.real());
@@ -250,7 +287,7 @@ void multiply_constant(const State& s, CiphertextBatch& a, cplx c) {
 }
 
 void multiply_array(const State& s, CiphertextBatch& a, const Operand& o, size_t row_len) {
-    const BatchEvaluator ev = evaluator(s);
+    const BatchEvaluator ev = evaluator(s, a);
     if (!s.auto_mode) {
         ev.multiply_inplace(a, encode_rows(s, o.arr.values, o.rows, row_len, a, double(s.ctx->q()[size_t(a.level())])));
         return;
@@ -270,7 +307,7 @@ bool apply(PyBatch& target, const PyBatch& self, nb::handle other, Op op) {
     Operand o = classify(other, self, name);
     if (o.kind == Kind::unsupported) return false;
     const State& s = *self.st;
-    const BatchEvaluator ev = evaluator(s);
+    const BatchEvaluator ev = evaluator(s, self.batch);
     bool is_complex = self.is_complex;
     switch (o.kind) {
         case Kind::batch: {
@@ -359,7 +396,7 @@ nb::object inplace(BatchRef self, nb::handle other, Op op) {
 // as on each Ciphertext, one batched call per round.
 PyBatch rotate_batch(const PyBatch& self, nb::handle steps) {
     const State& s = *self.st;
-    const BatchEvaluator ev = evaluator(s);
+    const BatchEvaluator ev = evaluator(s, self.batch);
     std::vector<int64_t> per;
     if (PyLong_Check(steps.ptr())) {
         per.assign(self.batch.count(), nb::cast<int64_t>(steps));
@@ -396,7 +433,8 @@ PyBatch rotate_batch(const PyBatch& self, nb::handle steps) {
 // ---- conversions ----------------------------------------------------------------------------------
 
 PyBatch encrypt_batch(const StatePtr& st, nb::handle values, std::optional<int> level, std::optional<double> scale,
-                      std::optional<size_t> slots) {
+                      std::optional<size_t> slots, const std::string& device) {
+    BatchQueue* queue = queue_for_device(device);  // first: a bad device fails before any work
     if (!st->encryptor) raise<MissingKey>("encrypt_batch: the context has no keys yet; call keygen() first");
     nb::object arr = nb::module_::import_("numpy").attr("asarray")(values);
     const size_t ndim = nb::cast<size_t>(arr.attr("ndim"));
@@ -415,6 +453,10 @@ PyBatch encrypt_batch(const StatePtr& st, nb::handle values, std::optional<int> 
         std::memcpy(out.batch.poly(r, 0), ct.data(), ct.size() * ct.limbs() * ct.n() * sizeof(uint64_t));
         out.shape = std::move(p.shape);
         out.is_complex = p.is_complex;
+    }
+    if (queue) {
+        nb::gil_scoped_release release;
+        out.batch = out.batch.to_device(*queue);
     }
     return out;
 }
@@ -521,6 +563,9 @@ void add_batch_class(nb::module_& m, nb::class_<PyContext>& ctx) {
              },
              "The elements as a list of separate Ciphertexts (copies).")
         .def("__len__", [](const PyBatch& s) { return s.batch.count(); }, "The number of ciphertexts.")
+        .def_prop_ro(
+            "device", [](const PyBatch& s) { return std::string(s.batch.device() ? s.batch.device()->device_name() : "cpu"); },
+            "Where the batch lives and its operations run: 'cpu' or 'cuda:N'.")
         .def("__getitem__", &element, "index"_a, "Element `index` as a Ciphertext (a copy); negative counts from the end.")
         .def_prop_ro("level", [](const PyBatch& s) { return s.batch.level(); }, "The level of every element.")
         .def_prop_ro("scale", [](const PyBatch& s) { return s.batch.scale(); }, "The exact scale of every element.")
@@ -547,7 +592,7 @@ void add_batch_class(nb::module_& m, nb::class_<PyContext>& ctx) {
         .def("__neg__",
              [](const PyBatch& s) {
                  PyBatch out = s;
-                 evaluator(*s.st).negate_inplace(out.batch);
+                 evaluator(*s.st, out.batch).negate_inplace(out.batch);
                  return out;
              },
              "-self")
@@ -565,7 +610,7 @@ void add_batch_class(nb::module_& m, nb::class_<PyContext>& ctx) {
                  PyBatch out = s;
                  nb::gil_scoped_release release;
                  if (s.st->auto_mode) relinearize_if_needed(*s.st, out.batch, "conjugate");
-                 out.batch = evaluator(*s.st).conjugate(out.batch, galois_keys(*s.st));
+                 out.batch = evaluator(*s.st, out.batch).conjugate(out.batch, galois_keys(*s.st));
                  return out;
              },
              "Complex conjugate of every value of every element, in one batched call (needs "
@@ -574,7 +619,7 @@ void add_batch_class(nb::module_& m, nb::class_<PyContext>& ctx) {
              [](const PyBatch& s) {
                  PyBatch out = s;
                  nb::gil_scoped_release release;
-                 out.batch = evaluator(*s.st).rescale(s.batch);
+                 out.batch = evaluator(*s.st, s.batch).rescale(s.batch);
                  return out;
              },
              "Divides every element by the last prime and drops it (manual mode; automatic mode does it itself).")
@@ -600,7 +645,7 @@ void add_batch_class(nb::module_& m, nb::class_<PyContext>& ctx) {
                      } catch (const ScaleMismatch&) {
                      }
                  }
-                 out.batch = evaluator(st).drop_to_level(s.batch, level);
+                 out.batch = evaluator(st, s.batch).drop_to_level(s.batch, level);
                  return out;
              },
              "level"_a,
@@ -612,12 +657,15 @@ void add_batch_class(nb::module_& m, nb::class_<PyContext>& ctx) {
     ctx.def(
            "encrypt_batch",
            [](const PyContext& c, nb::handle values, std::optional<int> level, std::optional<double> scale,
-              std::optional<size_t> slots) { return encrypt_batch(c.st, values, level, scale, slots); },
-           "values"_a, "level"_a = nb::none(), "scale"_a = nb::none(), "slots"_a = nb::none(),
+              std::optional<size_t> slots, const std::string& device) {
+               return encrypt_batch(c.st, values, level, scale, slots, device);
+           },
+           "values"_a, "level"_a = nb::none(), "scale"_a = nb::none(), "slots"_a = nb::none(), "device"_a = "cpu",
            nb::sig("def encrypt_batch(self, values: numpy.typing.ArrayLike, level: int | None = None, "
-                   "scale: float | None = None, slots: int | None = None) -> Batch"),
+                   "scale: float | None = None, slots: int | None = None, device: str = 'cpu') -> Batch"),
            "Encrypts each row of a 2-D (or higher) array as one ciphertext of a Batch: values[i] is element i. "
-           "level, scale and slots as in encrypt().")
+           "level, scale and slots as in encrypt(). device: 'cpu', or 'cuda' / 'cuda:N' to keep the batch on that "
+           "GPU, where every operation on it then runs (oboro.Error 'no CUDA GPU found' when there is none).")
         .def(
             "decrypt", [](const PyContext& c, const PyBatch& b) { return decrypt_batch(*c.st, b); }, "batch"_a,
             nb::sig("def decrypt(self, batch: Batch) -> numpy.typing.NDArray[typing.Any]"),

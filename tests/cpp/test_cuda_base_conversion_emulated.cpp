@@ -8,8 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include "cuda_emulated_util.hpp"
 #include "oboro/backend/cuda/base_conversion_kernels.hpp"
-#include "oboro/backend/cuda/grid_emulator.hpp"
 #include "oboro/ckks/context.hpp"
 #include "oboro/math/primes.hpp"
 #include "oboro/math/random.hpp"
@@ -18,7 +18,6 @@ namespace {
 
 namespace kernels = oboro::cuda::kernels;
 namespace math = oboro::math;
-using oboro::cuda::ThreadIndex;
 
 // Runs the emulated conversion of `polys` polynomials (in: polys x k limbs), targets at out_limbs
 // of polynomials of out_limb_count limbs (or contiguous when out_limbs is empty).
@@ -41,12 +40,7 @@ std::vector<uint64_t> emulated(const math::BaseConverter& c, bool centered, cons
     a.out_poly_stride = uint64_t(out_limb_count) * n;
     a.out_limbs = out_limbs.empty() ? nullptr : out_limbs.data();
     a.scratch = scratch.data();
-    kernels::for_each_base_conversion_launch(a, [&](int kernel, const oboro::cuda::LaunchShape& s) {
-        oboro::cuda::emulate_grid(s, [&](const ThreadIndex& t) {
-            if (kernel == 1) kernels::base_conversion_prepare_thread(t, a);
-            else kernels::base_conversion_output_thread(t, a);
-        });
-    });
+    oboro::test::cuda_emu::emulate_base_conversion(a);
     return out;
 }
 

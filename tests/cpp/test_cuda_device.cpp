@@ -22,9 +22,13 @@
 
 #if defined(OBORO_WITH_CUDA_RUNTIME)
 #include "oboro/backend/cuda/base_conversion.hpp"
+#include "oboro/backend/cuda/batch_queue.hpp"
 #include "oboro/backend/cuda/elementwise.hpp"
+#include "oboro/backend/cuda/keyswitch.hpp"
 #include "oboro/backend/cuda/ntt.hpp"
 #endif
+#include "ckks_test_util.hpp"
+#include "oboro/ckks/batch_evaluator.hpp"
 
 namespace {
 
@@ -275,5 +279,163 @@ TEST_F(CudaDevice, BatchElementwiseMatchesCpuBackend) {
 }
 
 TEST_F(CudaDevice, MulAddModWord32) { check_mul_add<uint32_t>(); }
+
+// Key switching of a batch on the GPU: ckks::key_switch, Evaluator::relinearize and rotate, bit
+// for bit, on real S2 ciphertexts at two levels.
+TEST_F(CudaDevice, KeySwitchRelinearizeRotateMatchCpu) {
+#if defined(OBORO_WITH_CUDA_RUNTIME)
+    auto& keys = oboro::test::Keys::get("S2");
+    const auto& ctx = *keys.ctx;
+    const size_t slots = ctx.max_slots();
+    std::vector<oboro::ckks::Ciphertext> cts;
+    for (int i = 0; i < 3; ++i) cts.push_back(keys.encrypt(oboro::test::random_complex(slots, 1.0, uint64_t(i))));
+    for (int level : {ctx.max_level(), 1}) {
+        SCOPED_TRACE("level " + std::to_string(level));
+        std::vector<oboro::ckks::Ciphertext> in2, in3;
+        for (const auto& c : cts) {
+            in2.push_back(keys.eval->drop_to_level(c, level));
+            in3.push_back(keys.eval->multiply(in2.back(), in2.back()));
+        }
+        const size_t poly = size_t(level + 1) * ctx.n();
+        std::vector<uint64_t> pairs, triples, out(in2.size() * 2 * poly);
+        for (size_t c = 0; c < in2.size(); ++c) {
+            pairs.insert(pairs.end(), in2[c].data(), in2[c].data() + 2 * poly);
+            triples.insert(triples.end(), in3[c].data(), in3[c].data() + 3 * poly);
+        }
+        const uint32_t count = uint32_t(in2.size());
+
+        oboro::cuda::key_switch_host(ctx, level, pairs.data() + poly, 1, keys.rk, out.data());
+        std::vector<uint64_t> ks(2 * poly);
+        oboro::ckks::key_switch(ctx, level, pairs.data() + poly, keys.rk, ks.data(), ks.data() + poly);
+        ASSERT_TRUE(std::equal(ks.begin(), ks.end(), out.begin())) << "key switch";
+
+        oboro::cuda::relinearize_host(ctx, level, triples.data(), count, keys.rk, out.data());
+        for (uint32_t c = 0; c < count; ++c) {
+            const auto r = keys.eval->relinearize(in3[c], keys.rk);
+            ASSERT_TRUE(std::equal(r.data(), r.data() + 2 * poly, out.begin() + std::ptrdiff_t(2 * poly * c))) << c;
+        }
+
+        const uint64_t g = ctx.galois_element(5);
+        oboro::cuda::rotate_host(ctx, level, pairs.data(), count, g, keys.gk.keys.at(g), out.data());
+        for (uint32_t c = 0; c < count; ++c) {
+            const auto r = keys.eval->rotate(in2[c], 5, keys.gk);
+            ASSERT_TRUE(std::equal(r.data(), r.data() + 2 * poly, out.begin() + std::ptrdiff_t(2 * poly * c))) << c;
+        }
+    }
+#endif
+}
+
+// The CUDA batch queue against the CPU queue on the same S2 data: every op of the contract, with
+// the data on the device between ops and one synchronize() at the end.
+TEST_F(CudaDevice, BatchQueueMatchesCpuQueue) {
+#if defined(OBORO_WITH_CUDA_RUNTIME)
+    using oboro::ckks::BatchSpan;
+    using oboro::ckks::ConstBatchSpan;
+    auto& keys = oboro::test::Keys::get("S2");
+    const auto& ctx = *keys.ctx;
+    const size_t count = 3, limbs = size_t(ctx.max_level()) + 1, n = ctx.n(), poly = limbs * n;
+    std::vector<oboro::ckks::Ciphertext> cts;
+    for (size_t i = 0; i < count; ++i) cts.push_back(keys.encrypt(oboro::test::random_complex(ctx.max_slots(), 1.0, i + 7)));
+    std::vector<uint64_t> a, b;
+    for (size_t c = 0; c < count; ++c) a.insert(a.end(), cts[c].data(), cts[c].data() + 2 * poly);
+    for (size_t c = 0; c < count; ++c) b.insert(b.end(), cts[(c + 1) % count].data(), cts[(c + 1) % count].data() + 2 * poly);
+
+    auto gpu = oboro::cuda::make_cuda_batch_queue();
+    auto& cpu = oboro::ckks::cpu_batch_queue();
+    oboro::cuda::DeviceBuffer da(a.size() * 8), db(b.size() * 8), d3(count * 3 * poly * 8), d2(count * 2 * poly * 8),
+        dr(count * 2 * poly * 8);
+    da.upload(a.data(), a.size() * 8);
+    db.upload(b.data(), b.size() * 8);
+    auto span = [&](const oboro::cuda::DeviceBuffer& d, size_t polys, size_t l) {
+        return BatchSpan{d.as<uint64_t>(), count, polys, l, n};
+    };
+    auto cspan = [&](const oboro::cuda::DeviceBuffer& d, size_t polys, size_t l) {
+        return ConstBatchSpan{d.as<const uint64_t>(), count, polys, l, n};
+    };
+    auto host = [&](std::vector<uint64_t>& v, size_t polys, size_t l) {
+        return BatchSpan{v.data(), count, polys, l, n};
+    };
+    auto chost = [&](const std::vector<uint64_t>& v, size_t polys, size_t l) {
+        return ConstBatchSpan{v.data(), count, polys, l, n};
+    };
+    auto download = [&](const oboro::cuda::DeviceBuffer& d, size_t words) {
+        gpu->synchronize();
+        std::vector<uint64_t> v(words);
+        d.download(v.data(), words * 8);
+        return v;
+    };
+
+    std::vector<uint64_t> e2(count * 2 * poly), e3(count * 3 * poly), er(count * 2 * poly);
+    // add, then tensor, relinearize and rescale, queued back to back on the GPU
+    gpu->add(ctx, span(d2, 2, limbs), cspan(da, 2, limbs), cspan(db, 2, limbs));
+    cpu.add(ctx, host(e2, 2, limbs), chost(a, 2, limbs), chost(b, 2, limbs));
+    ASSERT_EQ(download(d2, e2.size()), e2) << "add";
+    gpu->tensor(ctx, span(d3, 3, limbs), cspan(da, 2, limbs), cspan(db, 2, limbs));
+    gpu->relinearize(ctx, span(d2, 2, limbs), cspan(d3, 3, limbs), keys.rk);
+    gpu->rescale(ctx, span(dr, 2, limbs - 1), cspan(d2, 2, limbs));
+    cpu.tensor(ctx, host(e3, 3, limbs), chost(a, 2, limbs), chost(b, 2, limbs));
+    cpu.relinearize(ctx, host(e2, 2, limbs), chost(e3, 3, limbs), keys.rk);
+    cpu.rescale(ctx, host(er, 2, limbs - 1), chost(e2, 2, limbs));
+    ASSERT_EQ(download(dr, count * 2 * (limbs - 1) * n), std::vector<uint64_t>(er.begin(), er.begin() + std::ptrdiff_t(count * 2 * (limbs - 1) * n)))
+        << "tensor, relinearize, rescale";
+    gpu->multiply_relin_rescale(ctx, span(dr, 2, limbs - 1), cspan(da, 2, limbs), cspan(db, 2, limbs), keys.rk);
+    cpu.multiply_relin_rescale(ctx, host(er, 2, limbs - 1), chost(a, 2, limbs), chost(b, 2, limbs), keys.rk);
+    ASSERT_EQ(download(dr, count * 2 * (limbs - 1) * n), std::vector<uint64_t>(er.begin(), er.begin() + std::ptrdiff_t(count * 2 * (limbs - 1) * n)))
+        << "multiply_relin_rescale (fused)";
+
+    // rotations: steps 1, 0 (a copy) and 5
+    const std::vector<int64_t> steps = {1, 0, 5};
+    std::vector<const uint32_t*> perms;
+    std::vector<const oboro::ckks::KeySwitchKey*> ks;
+    for (int64_t s : steps) {
+        const uint64_t g = ctx.galois_element(s);
+        perms.push_back(s == 0 ? nullptr : ctx.automorphism_permutation(g).data());
+        ks.push_back(s == 0 ? nullptr : &keys.gk.keys.at(g));
+    }
+    gpu->apply_galois(ctx, span(d2, 2, limbs), cspan(da, 2, limbs), perms.data(), ks.data());
+    cpu.apply_galois(ctx, host(e2, 2, limbs), chost(a, 2, limbs), perms.data(), ks.data());
+    ASSERT_EQ(download(d2, e2.size()), e2) << "apply_galois";
+#endif
+}
+
+// BatchEvaluator on the CUDA queue: batches moved to the device, every op with the data staying
+// there, results read back once and compared with the CPU evaluator bit for bit.
+TEST_F(CudaDevice, BatchEvaluatorOnGpuMatchesCpu) {
+#if defined(OBORO_WITH_CUDA_RUNTIME)
+    using namespace oboro::ckks;
+    for (const std::string preset : {"S1", "S2"}) {
+        auto& keys = oboro::test::Keys::get(preset);
+        const auto& ctx = *keys.ctx;
+        std::vector<Ciphertext> xs, ys;
+        for (int i = 0; i < 4; ++i) {
+            xs.push_back(keys.encrypt(oboro::test::random_complex(ctx.max_slots(), 1.0, uint64_t(i))));
+            ys.push_back(keys.encrypt(oboro::test::random_complex(ctx.max_slots(), 1.0, uint64_t(20 + i))));
+        }
+        const auto ha = CiphertextBatch::from_ciphertexts(ctx, xs), hb = CiphertextBatch::from_ciphertexts(ctx, ys);
+        auto queue = oboro::cuda::make_cuda_batch_queue();
+        const BatchEvaluator cpu(keys.ctx), gpu(keys.ctx, queue.get());
+        const auto da = ha.to_device(*queue), db = hb.to_device(*queue);
+        auto same = [&](const CiphertextBatch& d, const CiphertextBatch& h, const char* what) {
+            const auto back = d.to_host();
+            ASSERT_EQ(back.word_count(), h.word_count()) << what;
+            EXPECT_TRUE(std::equal(back.data(), back.data() + back.word_count(), h.data())) << preset << " " << what;
+        };
+        same(gpu.add(da, db), cpu.add(ha, hb), "add");
+        same(gpu.sub(da, db), cpu.sub(ha, hb), "sub");
+        same(gpu.negate(da), cpu.negate(ha), "negate");
+        same(gpu.add(da, 0.25), cpu.add(ha, 0.25), "add constant");
+        same(gpu.multiply(da, db), cpu.multiply(ha, hb), "multiply");
+        same(gpu.relinearize(gpu.multiply(da, db), keys.rk), cpu.relinearize(cpu.multiply(ha, hb), keys.rk), "relinearize");
+        same(gpu.rescale(gpu.relinearize(gpu.multiply(da, db), keys.rk)),
+             cpu.rescale(cpu.relinearize(cpu.multiply(ha, hb), keys.rk)), "multiply, relinearize, rescale");
+        same(gpu.multiply_relin_rescale(da, db, keys.rk), cpu.multiply_relin_rescale(ha, hb, keys.rk),
+             "multiply_relin_rescale");
+        same(gpu.rotate(da, 1, keys.gk), cpu.rotate(ha, 1, keys.gk), "rotate");
+        same(gpu.rotate(da, std::vector<int64_t>{1, 0, 5, -1}, keys.gk), cpu.rotate(ha, std::vector<int64_t>{1, 0, 5, -1}, keys.gk),
+             "rotate per element");
+        same(gpu.drop_to_level(da, 0), cpu.drop_to_level(ha, 0), "drop_to_level");
+    }
+#endif
+}
 
 }  // namespace

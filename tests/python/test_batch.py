@@ -275,3 +275,39 @@ def test_errors(ctx, X, Y):
     nokeys = oboro.Context.from_preset(ctx.preset)
     with pytest.raises(oboro.MissingKey, match="keygen"):
         nokeys.encrypt_batch(X)
+
+
+# ---- device="cuda" ------------------------------------------------------------------------------
+
+HAS_GPU = oboro.build_info()["cuda_devices"] > 0
+
+
+def test_batch_device_is_cpu_by_default(ctx, X):
+    assert ctx.encrypt_batch(X).device == "cpu"
+    assert ctx.encrypt_batch(X, device="cpu").device == "cpu"
+
+
+@pytest.mark.parametrize("device", ["gpu", "cuda0", "cuda:x", ""])
+def test_batch_unknown_device_is_a_value_error(ctx, X, device):
+    with pytest.raises(oboro.ValueError, match="device"):
+        ctx.encrypt_batch(X, device=device)
+
+
+@pytest.mark.skipif(HAS_GPU, reason="a CUDA GPU is present")
+def test_batch_cuda_without_gpu_is_a_clear_error(ctx, X):
+    with pytest.raises(oboro.Error, match="no CUDA GPU found"):
+        ctx.encrypt_batch(X, device="cuda")
+    with pytest.raises(oboro.Error, match="no CUDA GPU found"):
+        ctx.encrypt_batch(X, device="cuda:0")
+
+
+@pytest.mark.skipif(not HAS_GPU, reason="SKIPPED: no CUDA GPU found")
+def test_batch_on_cuda_matches_cpu_and_numpy(ctx, X, Y):
+    gx, gy = ctx.encrypt_batch(X, device="cuda"), ctx.encrypt_batch(Y, device="cuda")
+    assert gx.device == "cuda:0"
+    prod = gx * gy + 0.5
+    assert prod.device == "cuda:0"
+    assert bits(ctx.decrypt(prod), X * Y + 0.5) >= MUL_BITS
+    cx = ctx.encrypt_batch(X)
+    with pytest.raises(oboro.ValueError, match="memory"):
+        _ = gx + cx  # a GPU batch and a CPU batch do not mix

@@ -2,19 +2,77 @@
 
 #include <cstring>
 
+#include "oboro/ckks/batch_queue.hpp"
 #include "oboro/ckks/evaluator.hpp"
 #include "oboro/util/error.hpp"
 
 namespace oboro::ckks {
 
-PolyBatch::PolyBatch(const Context& ctx, size_t count, size_t polys, int level, double scale, size_t slots)
+namespace {
+// The queue whose device memory a batch for `q` lives in: nullptr for host memory.
+BatchQueue* device_memory_of(BatchQueue* q) { return q && !q->host_memory() ? q : nullptr; }
+}  // namespace
+
+PolyBatch::PolyBatch(const Context& ctx, size_t count, size_t polys, int level, double scale, size_t slots,
+                     BatchQueue* memory)
     : n_(ctx.n()), level_(level), scale_(scale), slots_(slots), context_id_(ctx.id()) {
     if (level < 0 || level > ctx.max_level())
         raise<LevelMismatch>("batch: level ", level, " is outside 0..", ctx.max_level());
     if (count == 0) raise<ValueError>("batch: a batch needs at least one element");
     count_ = count;
     polys_ = polys;
-    data_ = AlignedBuffer<uint64_t>(count * polys * limbs() * n_);
+    const size_t words = count * polys * limbs() * n_;
+    device_ = device_memory_of(memory);
+    if (device_) {
+        device_data_ = device_->allocate(words);
+        device_words_ = words;
+    } else {
+        data_ = AlignedBuffer<uint64_t>(words);
+    }
+}
+
+PolyBatch::PolyBatch(const PolyBatch& other)
+    : data_(other.data_), device_(other.device_), device_words_(other.device_words_), count_(other.count_),
+      polys_(other.polys_), n_(other.n_), level_(other.level_), scale_(other.scale_), slots_(other.slots_),
+      context_id_(other.context_id_) {
+    if (device_) {
+        device_data_ = device_->allocate(device_words_);
+        device_->copy_on_device(device_data_.get(), other.device_data_.get(), device_words_);
+    }
+}
+
+PolyBatch& PolyBatch::operator=(const PolyBatch& other) {
+    if (this != &other) *this = PolyBatch(other);
+    return *this;
+}
+
+void PolyBatch::copy_to_memory(PolyBatch& out, BatchQueue* memory) const {
+    BatchQueue* target = device_memory_of(memory);
+    out.count_ = count_;
+    out.polys_ = polys_;
+    out.n_ = n_;
+    out.level_ = level_;
+    out.scale_ = scale_;
+    out.slots_ = slots_;
+    out.context_id_ = context_id_;
+    out.device_ = target;
+    const size_t words = word_count();
+    if (target) {
+        out.device_data_ = target->allocate(words);
+        out.device_words_ = words;
+        if (device_ == target) target->copy_on_device(out.device_data_.get(), data(), words);
+        else if (device_) {  // another device: through host memory
+            AlignedBuffer<uint64_t> staging(words);
+            device_->copy_to_host(staging.data(), data(), words);
+            target->copy_to_device(out.device_data_.get(), staging.data(), words);
+        } else {
+            target->copy_to_device(out.device_data_.get(), data(), words);
+        }
+    } else {
+        out.data_ = AlignedBuffer<uint64_t>(words);
+        if (device_) device_->copy_to_host(out.data_.data(), data(), words);
+        else std::memcpy(out.data_.data(), data(), words * sizeof(uint64_t));
+    }
 }
 
 namespace {
@@ -54,8 +112,9 @@ CiphertextBatch CiphertextBatch::from_ciphertexts(const Context& ctx, std::span<
 }
 
 void CiphertextBatch::prepare_output(const Context& ctx, size_t count, size_t size, int level, double scale,
-                                     size_t slots) {
-    if (word_count() == count * size * size_t(level + 1) * ctx.n() && context_id_ == ctx.id()) {
+                                     size_t slots, BatchQueue* memory) {
+    if (word_count() == count * size * size_t(level + 1) * ctx.n() && context_id_ == ctx.id() &&
+        device_ == device_memory_of(memory)) {
         count_ = count;
         polys_ = size;
         level_ = level;
@@ -63,14 +122,16 @@ void CiphertextBatch::prepare_output(const Context& ctx, size_t count, size_t si
         slots_ = slots;
         return;
     }
-    *this = CiphertextBatch(ctx, count, size, level, scale, slots);
+    *this = CiphertextBatch(ctx, count, size, level, scale, slots, memory);
 }
 
 Ciphertext CiphertextBatch::at(size_t c) const {
     if (c >= count_) raise<ValueError>("batch: index ", c, " is out of range for a batch of ", count_);
     Ciphertext out;
     out.reset_shape(n_, polys_, level_, scale_, slots_, context_id_);
-    std::memcpy(out.data(), poly(c, 0), polys_ * limbs() * n_ * sizeof(uint64_t));
+    const size_t words = polys_ * limbs() * n_;
+    if (device_) device_->copy_to_host(out.data(), poly(c, 0), words);
+    else std::memcpy(out.data(), poly(c, 0), words * sizeof(uint64_t));
     return out;
 }
 

@@ -3,10 +3,16 @@
 // i is the n words at data() + ((c * size + j) * limbs + i) * n. One batched kernel (one parallel
 // loop on the CPU, one launch on a GPU) then covers all d elements; BatchEvaluator
 // (batch_evaluator.hpp) runs the operations.
+//
+// A batch lives in host memory, or in the memory of a device queue (BatchQueue::host_memory() is
+// false, e.g. the CUDA queue): device() names that queue, data() is then a device pointer that
+// only the queue's kernels dereference, and to_device / to_host move a batch between the two.
+// Copying a batch copies its data where it lives.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -16,9 +22,15 @@
 
 namespace oboro::ckks {
 
+class BatchQueue;
+
 class PolyBatch {
 public:
     PolyBatch() = default;
+    PolyBatch(const PolyBatch& other);
+    PolyBatch& operator=(const PolyBatch& other);
+    PolyBatch(PolyBatch&&) noexcept = default;
+    PolyBatch& operator=(PolyBatch&&) noexcept = default;
 
     size_t count() const { return count_; }
     size_t polys() const { return polys_; }
@@ -32,17 +44,32 @@ public:
 
     void set_scale(double s) { scale_ = s; }
 
-    // Polynomial j of element c.
-    uint64_t* poly(size_t c, size_t j) { return data_.data() + (c * polys_ + j) * limbs() * n_; }
-    const uint64_t* poly(size_t c, size_t j) const { return data_.data() + (c * polys_ + j) * limbs() * n_; }
-    uint64_t* data() { return data_.data(); }
-    const uint64_t* data() const { return data_.data(); }
-    size_t word_count() const { return data_.size(); }
+    // The device queue whose memory holds the data, or nullptr: host memory.
+    BatchQueue* device() const { return device_; }
+
+    // Polynomial j of element c (a device pointer when device() is set).
+    uint64_t* poly(size_t c, size_t j) { return data() + (c * polys_ + j) * limbs() * n_; }
+    const uint64_t* poly(size_t c, size_t j) const { return data() + (c * polys_ + j) * limbs() * n_; }
+    uint64_t* data() { return device_ ? device_data_.get() : data_.data(); }
+    const uint64_t* data() const { return device_ ? device_data_.get() : data_.data(); }
+    size_t word_count() const { return device_ ? device_words_ : data_.size(); }
 
 protected:
-    PolyBatch(const Context& ctx, size_t count, size_t polys, int level, double scale, size_t slots);
+    // memory: where the data lives; a host queue (or nullptr) means host memory.
+    PolyBatch(const Context& ctx, size_t count, size_t polys, int level, double scale, size_t slots,
+              BatchQueue* memory = nullptr);
+    // The same batch with its data in `memory`'s memory (host memory for nullptr or a host queue).
+    void copy_to_memory(PolyBatch& out, BatchQueue* memory) const;
+    template <typename Batch> Batch copied_to(BatchQueue* memory) const {
+        Batch out;
+        copy_to_memory(out, memory);
+        return out;
+    }
 
-    AlignedBuffer<uint64_t> data_;
+    AlignedBuffer<uint64_t> data_;       // host memory
+    BatchQueue* device_ = nullptr;       // device memory: its queue, the allocation and its size
+    std::shared_ptr<uint64_t> device_data_;
+    size_t device_words_ = 0;
     size_t count_ = 0, polys_ = 0, n_ = 0;
     int level_ = 0;
     double scale_ = 1;
@@ -54,8 +81,10 @@ class CiphertextBatch : public PolyBatch {
 public:
     CiphertextBatch() = default;
     // d ciphertexts with undefined contents (outputs of the evaluator).
-    CiphertextBatch(const Context& ctx, size_t count, size_t size, int level, double scale, size_t slots)
-        : PolyBatch(ctx, count, size, level, scale, slots) {}
+    // memory: where the data lives (nullptr or a host queue: host memory).
+    CiphertextBatch(const Context& ctx, size_t count, size_t size, int level, double scale, size_t slots,
+                    BatchQueue* memory = nullptr)
+        : PolyBatch(ctx, count, size, level, scale, slots, memory) {}
 
     // Copies the ciphertexts into one allocation. They must be non-empty, of this context, and
     // share level (LevelMismatch), scale (to 40 bits; ScaleMismatch), size and slot count
@@ -64,11 +93,19 @@ public:
 
     // Turns this into an output batch of that shape (contents undefined), keeping the allocation
     // when it already has exactly the words needed: the *_into operations reuse their outputs.
-    void prepare_output(const Context& ctx, size_t count, size_t size, int level, double scale, size_t slots);
+    // The allocation must also be in `memory`'s memory.
+    void prepare_output(const Context& ctx, size_t count, size_t size, int level, double scale, size_t slots,
+                        BatchQueue* memory = nullptr);
+
+    // A copy in the memory of `queue`'s device (a copy in host memory for a host queue), and a
+    // copy in host memory (waits for the batch's queue).
+    CiphertextBatch to_device(BatchQueue& queue) const { return copied_to<CiphertextBatch>(&queue); }
+    CiphertextBatch to_host() const { return copied_to<CiphertextBatch>(nullptr); }
 
     // Polynomials per ciphertext: 2, or 3 after a multiplication before relinearization.
     size_t size() const { return polys_; }
-    // A copy of ciphertext c (ValueError when c >= count()), and all of them.
+    // A copy of ciphertext c (ValueError when c >= count()), and all of them; from device memory
+    // they wait for the batch's queue.
     Ciphertext at(size_t c) const;
     std::vector<Ciphertext> to_ciphertexts() const;
 };
@@ -78,6 +115,8 @@ class PlaintextBatch : public PolyBatch {
 public:
     PlaintextBatch() = default;
     static PlaintextBatch from_plaintexts(const Context& ctx, std::span<const Plaintext> pts);
+    PlaintextBatch to_device(BatchQueue& queue) const { return copied_to<PlaintextBatch>(&queue); }
+    PlaintextBatch to_host() const { return copied_to<PlaintextBatch>(nullptr); }
 
 private:
     PlaintextBatch(const Context& ctx, size_t count, int level, double scale, size_t slots)

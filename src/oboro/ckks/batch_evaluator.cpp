@@ -24,8 +24,14 @@ BatchEvaluator::BatchEvaluator(ContextPtr ctx, BatchQueue* queue)
 
 // ---- checks (all before any work) ---------------------------------------------------------------
 
+BatchQueue* BatchEvaluator::memory() const { return queue_->host_memory() ? nullptr : queue_; }
+
 void BatchEvaluator::check_batch(const char* op, const PolyBatch& x, const char* name) const {
     if (x.empty()) raise<ValueError>(op, ": operand '", name, "' is an empty batch");
+    if (x.device() != memory())
+        raise<ValueError>(op, ": operand '", name, "' is in ", x.device() ? x.device()->device_name() : "host",
+                          " memory but this evaluator runs on ", queue_->device_name(),
+                          "; move it with to_device / to_host");
     if (x.context_id() != ctx_->id())
         raise<ContextMismatch>(op, ": operand '", name, "' (", describe(x), ") belongs to another parameter set");
 }
@@ -98,7 +104,7 @@ CiphertextBatch BatchEvaluator::add(const CiphertextBatch& a, const CiphertextBa
 void BatchEvaluator::add_into(const CiphertextBatch& a, const CiphertextBatch& b, CiphertextBatch& out) const {
     check_add("add", a, b);
     check_output("add", out, a, b);
-    out.prepare_output(*ctx_, a.count(), a.size(), a.level(), a.scale(), a.slots());
+    out.prepare_output(*ctx_, a.count(), a.size(), a.level(), a.scale(), a.slots(), memory());
     queue_->add(*ctx_, span_of(out), span_of(a), span_of(b));
 }
 
@@ -109,7 +115,7 @@ void BatchEvaluator::add_inplace(CiphertextBatch& a, const CiphertextBatch& b) c
 
 CiphertextBatch BatchEvaluator::sub(const CiphertextBatch& a, const CiphertextBatch& b) const {
     check_add("sub", a, b);
-    CiphertextBatch out(*ctx_, a.count(), a.size(), a.level(), a.scale(), a.slots());
+    CiphertextBatch out(*ctx_, a.count(), a.size(), a.level(), a.scale(), a.slots(), memory());
     queue_->sub(*ctx_, span_of(out), span_of(a), span_of(b));
     return out;
 }
@@ -122,7 +128,7 @@ void BatchEvaluator::sub_inplace(CiphertextBatch& a, const CiphertextBatch& b) c
 CiphertextBatch BatchEvaluator::add(const CiphertextBatch& a, const PlaintextBatch& b) const {
     check_pair("add", a, b);
     check_same_scale("add", a, b);
-    CiphertextBatch out(*ctx_, a.count(), a.size(), a.level(), a.scale(), a.slots());
+    CiphertextBatch out(*ctx_, a.count(), a.size(), a.level(), a.scale(), a.slots(), memory());
     queue_->add(*ctx_, span_of(out), span_of(a), span_of(b));
     return out;
 }
@@ -136,7 +142,7 @@ void BatchEvaluator::add_inplace(CiphertextBatch& a, const PlaintextBatch& b) co
 CiphertextBatch BatchEvaluator::sub(const CiphertextBatch& a, const PlaintextBatch& b) const {
     check_pair("sub", a, b);
     check_same_scale("sub", a, b);
-    CiphertextBatch out(*ctx_, a.count(), a.size(), a.level(), a.scale(), a.slots());
+    CiphertextBatch out(*ctx_, a.count(), a.size(), a.level(), a.scale(), a.slots(), memory());
     queue_->sub(*ctx_, span_of(out), span_of(a), span_of(b));
     return out;
 }
@@ -150,7 +156,7 @@ void BatchEvaluator::sub_inplace(CiphertextBatch& a, const PlaintextBatch& b) co
 CiphertextBatch BatchEvaluator::add(const CiphertextBatch& a, double c) const {
     check_batch("add", a, "a");
     const auto s = scaled_constant(*ctx_, "add", c, a.scale(), a.level());
-    CiphertextBatch out(*ctx_, a.count(), a.size(), a.level(), a.scale(), a.slots());
+    CiphertextBatch out(*ctx_, a.count(), a.size(), a.level(), a.scale(), a.slots(), memory());
     queue_->add_scalar(*ctx_, span_of(out), span_of(a), s.data());
     return out;
 }
@@ -171,7 +177,7 @@ void BatchEvaluator::sub_inplace(CiphertextBatch& a, double c) const {
 
 CiphertextBatch BatchEvaluator::negate(const CiphertextBatch& a) const {
     check_batch("negate", a, "a");
-    CiphertextBatch out(*ctx_, a.count(), a.size(), a.level(), a.scale(), a.slots());
+    CiphertextBatch out(*ctx_, a.count(), a.size(), a.level(), a.scale(), a.slots(), memory());
     queue_->negate(*ctx_, span_of(out), span_of(a));
     return out;
 }
@@ -199,14 +205,14 @@ CiphertextBatch BatchEvaluator::multiply(const CiphertextBatch& a, const Ciphert
 void BatchEvaluator::multiply_into(const CiphertextBatch& a, const CiphertextBatch& b, CiphertextBatch& out) const {
     check_multiply("multiply", a, b);
     check_output("multiply", out, a, b);
-    out.prepare_output(*ctx_, a.count(), 3, a.level(), a.scale() * b.scale(), a.slots());
+    out.prepare_output(*ctx_, a.count(), 3, a.level(), a.scale() * b.scale(), a.slots(), memory());
     queue_->tensor(*ctx_, span_of(out), span_of(a), span_of(b));
 }
 
 CiphertextBatch BatchEvaluator::multiply(const CiphertextBatch& a, const PlaintextBatch& b) const {
     check_pair("multiply", a, b);
     check_product_scale("multiply", a, b.scale());
-    CiphertextBatch out(*ctx_, a.count(), a.size(), a.level(), a.scale() * b.scale(), a.slots());
+    CiphertextBatch out(*ctx_, a.count(), a.size(), a.level(), a.scale() * b.scale(), a.slots(), memory());
     queue_->mul_plain(*ctx_, span_of(out), span_of(a), span_of(b));
     return out;
 }
@@ -240,7 +246,7 @@ CiphertextBatch BatchEvaluator::relinearize(const CiphertextBatch& a, const Reli
     check_relin_key("relinearize", rk, a);
     if (a.size() != 3) raise<ValueError>("relinearize: operand 'a' (", describe(a), ") has ", a.size(),
                                          " polynomials; only size-3 batches can be relinearized");
-    CiphertextBatch out(*ctx_, a.count(), 2, a.level(), a.scale(), a.slots());
+    CiphertextBatch out(*ctx_, a.count(), 2, a.level(), a.scale(), a.slots(), memory());
     queue_->relinearize(*ctx_, span_of(out), span_of(a), rk);
     return out;
 }
@@ -250,7 +256,7 @@ CiphertextBatch BatchEvaluator::rescale(const CiphertextBatch& a) const {
     const int l = a.level();
     if (l == 0)
         raise<LevelMismatch>("rescale: operand 'a' (", describe(a), ") is at level 0; no prime is left to divide by");
-    CiphertextBatch out(*ctx_, a.count(), a.size(), l - 1, a.scale() / double(ctx_->q()[size_t(l)]), a.slots());
+    CiphertextBatch out(*ctx_, a.count(), a.size(), l - 1, a.scale() / double(ctx_->q()[size_t(l)]), a.slots(), memory());
     queue_->rescale(*ctx_, span_of(out), span_of(a));
     return out;
 }
@@ -277,7 +283,7 @@ void BatchEvaluator::multiply_relin_rescale_into(const CiphertextBatch& a, const
     check_multiply_relin_rescale(a, b, rk);
     check_output("multiply_relin_rescale", out, a, b);
     const int l = a.level();
-    out.prepare_output(*ctx_, a.count(), 2, l - 1, a.scale() * b.scale() / double(ctx_->q()[size_t(l)]), a.slots());
+    out.prepare_output(*ctx_, a.count(), 2, l - 1, a.scale() * b.scale() / double(ctx_->q()[size_t(l)]), a.slots(), memory());
     queue_->multiply_relin_rescale(*ctx_, span_of(out), span_of(a), span_of(b), rk);
 }
 
@@ -286,7 +292,7 @@ CiphertextBatch BatchEvaluator::drop_to_level(const CiphertextBatch& a, int leve
     if (level < 0 || level > a.level())
         raise<LevelMismatch>("drop_to_level: cannot go from a ", describe(a), " to level ", level, " (only down, to 0..",
                              a.level(), ")");
-    CiphertextBatch out(*ctx_, a.count(), a.size(), level, a.scale(), a.slots());
+    CiphertextBatch out(*ctx_, a.count(), a.size(), level, a.scale(), a.slots(), memory());
     queue_->drop_limbs(span_of(out), span_of(a));
     return out;
 }
@@ -302,7 +308,7 @@ CiphertextBatch BatchEvaluator::rescale_to(const CiphertextBatch& a, int level, 
                              " with one rescale by 2^", std::log2(ql));
     check_product_scale("rescale_to", a, factor);
     const auto s = scaled_constant(*ctx_, "rescale_to", 1.0, factor, a.level());
-    CiphertextBatch scaled(*ctx_, a.count(), a.size(), a.level(), a.scale() * factor, a.slots());
+    CiphertextBatch scaled(*ctx_, a.count(), a.size(), a.level(), a.scale() * factor, a.slots(), memory());
     queue_->mul_scalar(*ctx_, span_of(scaled), span_of(a), s.data());
     CiphertextBatch out = rescale(scaled);
     return level == out.level() ? out : drop_to_level(out, level);
@@ -374,7 +380,7 @@ CiphertextBatch BatchEvaluator::conjugate(const CiphertextBatch& a, const Galois
 
 CiphertextBatch BatchEvaluator::run_galois(const CiphertextBatch& a, const std::vector<const uint32_t*>& perms,
                                            const std::vector<const KeySwitchKey*>& keys) const {
-    CiphertextBatch out(*ctx_, a.count(), 2, a.level(), a.scale(), a.slots());
+    CiphertextBatch out(*ctx_, a.count(), 2, a.level(), a.scale(), a.slots(), memory());
     queue_->apply_galois(*ctx_, span_of(out), span_of(a), perms.data(), keys.data());
     return out;
 }

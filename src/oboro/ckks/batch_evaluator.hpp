@@ -3,6 +3,9 @@
 // Results are equal, bit for bit, to the single-ciphertext Evaluator's on each element (the
 // kernels are the same functions), and the errors are the Evaluator's typed errors.
 //
+// On a device queue (the CUDA one) operands must be in that device's memory
+// (CiphertextBatch::to_device) and the results are too; on the CPU queue, in host memory.
+//
 // Every operand is checked before anything is enqueued, so an operation that throws leaves its
 // in-place operand unchanged. Operations never wait for the queue; synchronize() does (the CPU
 // queue has finished each op when it returns, so CPU callers may skip it).
@@ -103,6 +106,9 @@ private:
     // The output of the automorphisms perms[c] with key switching by keys[c], in one batched call.
     CiphertextBatch run_galois(const CiphertextBatch& a, const std::vector<const uint32_t*>& perms,
                                const std::vector<const KeySwitchKey*>& keys) const;
+
+    // Where this evaluator's outputs live: nullptr (host memory) or its device queue.
+    BatchQueue* memory() const;
 
     ContextPtr ctx_;
     BatchQueue* queue_;

@@ -9,6 +9,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <memory>
 
 #include "oboro/backend/queue.hpp"
 #include "oboro/ckks/batch.hpp"
@@ -32,6 +34,20 @@ inline ConstBatchSpan span_of(const PolyBatch& b) { return {b.data(), b.count(),
 
 class BatchQueue : public backend::Queue {
 public:
+    // ---- memory (batch.hpp: where a batch's data lives) ----
+    // true: the spans point to host memory (the CPU queue) and the rest of this section is unused.
+    virtual bool host_memory() const { return true; }
+    // `words` of device memory, freed by the deleter (in queue order: ops enqueued before the
+    // release still see it). Batches allocated by a queue must not outlive it.
+    virtual std::shared_ptr<uint64_t> allocate(size_t words) { return std::shared_ptr<uint64_t>(new uint64_t[words], std::default_delete<uint64_t[]>()); }
+    // Enqueued copies (host -> device, device -> device); copy_to_host waits for the queue first.
+    virtual void copy_to_device(uint64_t* dst, const uint64_t* src, size_t words) { std::memcpy(dst, src, words * 8); }
+    virtual void copy_on_device(uint64_t* dst, const uint64_t* src, size_t words) { std::memcpy(dst, src, words * 8); }
+    virtual void copy_to_host(uint64_t* dst, const uint64_t* src, size_t words) {
+        synchronize();
+        std::memcpy(dst, src, words * 8);
+    }
+
     // ---- element-wise (work items: element x polynomial x limb) ----
     // out = a + b (or a - b) on the first b.polys polynomials; the others are a's (copied unless
     // out is a). out may be a.

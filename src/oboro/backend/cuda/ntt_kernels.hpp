@@ -184,6 +184,20 @@ struct NttArgs {
     const DropLimb* drop = nullptr;  // `limbs` entries
 };
 
+// A plain transform of polys x limbs rows (tables first_table + limb), src -> dst (mid = dst).
+inline NttArgs ntt_args(const NttTableView* tables, uint32_t first_table, uint32_t limbs, uint32_t polys,
+                        const NttPlan& plan, RowSet src, RowSet dst) {
+    NttArgs a;
+    a.tables = tables;
+    a.first_table = first_table;
+    a.limbs = limbs;
+    a.polys = polys;
+    a.plan = plan;
+    a.src = src;
+    a.mid = a.dst = dst;
+    return a;
+}
+
 // ---- pass geometry ------------------------------------------------------------------------------
 
 OBORO_HD uint32_t pass_group_log(const NttPlan& p, NttPass pass) {

@@ -1,0 +1,74 @@
+// The element-wise operations of the batch backend contract (ckks/batch_queue.hpp) as one
+// per-thread body (host and device code; the CUDA kernel and the queue are in batch_queue.cu, the
+// CPU emulation in the tests): one launch per operation for the whole batch, with the contract's
+// semantics exactly: a right operand of one element is broadcast to every element, add / sub
+// touch the first b.polys polynomials and copy the others, add_scalar touches polynomial 0 only,
+// drop_limbs keeps the first out_limbs limbs. Every result is the canonical residue, so it equals
+// the CPU queue's bit for bit.
+#pragma once
+
+#include <cstdint>
+
+#include "oboro/backend/cuda/elementwise_kernels.hpp"
+
+namespace oboro::cuda::kernels {
+
+enum class BatchOp : uint32_t { add, sub, negate, add_scalar, mul_scalar, mul_plain, drop_limbs };
+
+// Element c, polynomial j, limb i of an operand with `polys` polynomials of `limbs` limbs is the
+// row ((c * polys + j) * limbs + i). out has out_limbs limbs per polynomial (= limbs except for
+// drop_limbs). Rows = count x polys x out_limbs. out may alias a (same shape).
+struct BatchEltArgs {
+    uint64_t* out = nullptr;
+    const uint64_t* a = nullptr;
+    const uint64_t* b = nullptr;         // add / sub: b_polys polynomials; mul_plain: 1
+    uint32_t b_count = 0, b_polys = 0;   // b_count 1: broadcast
+    const uint64_t* scalar = nullptr;        // add_scalar / mul_scalar: one per limb
+    const uint64_t* scalar_shoup = nullptr;  // mul_scalar
+    const math::Barrett<uint64_t>* moduli = nullptr;  // limbs
+    uint32_t n = 0, count = 0, polys = 0, limbs = 0, out_limbs = 0;
+};
+
+template <BatchOp Op> OBORO_HD void batch_elt_thread(const ThreadIndex& t, const BatchEltArgs& p) {
+    const uint32_t per_elem = p.polys * p.out_limbs;
+    for_each_row_element(t, p.n, p.count * per_elem, [&](uint64_t o, uint64_t row) {
+        const uint64_t col = o - row * p.n, c = row / per_elem, j = (row / p.out_limbs) % p.polys,
+                       i = row % p.out_limbs;
+        const uint64_t x = p.a[((c * p.polys + j) * p.limbs + i) * p.n + col];
+        const math::Barrett<uint64_t>& br = p.moduli[i];
+        auto rhs = [&](uint64_t jb) {
+            const uint64_t cb = p.b_count == 1 ? 0 : c;
+            return p.b[((cb * p.b_polys + jb) * p.limbs + i) * p.n + col];
+        };
+        uint64_t r = x;  // drop_limbs, and the polynomials an op does not touch
+        if constexpr (Op == BatchOp::add) {
+            if (j < p.b_polys) r = math::add_mod(x, rhs(j), br.q);
+        } else if constexpr (Op == BatchOp::sub) {
+            if (j < p.b_polys) r = math::sub_mod(x, rhs(j), br.q);
+        } else if constexpr (Op == BatchOp::negate) {
+            r = math::neg_mod(x, br.q);
+        } else if constexpr (Op == BatchOp::add_scalar) {
+            if (j == 0) r = math::add_mod(x, p.scalar[i], br.q);
+        } else if constexpr (Op == BatchOp::mul_scalar) {
+            r = math::mul_shoup(x, p.scalar[i], p.scalar_shoup[i], br.q);
+        } else if constexpr (Op == BatchOp::mul_plain) {
+            r = br.mul(x, rhs(0));
+        }
+        p.out[o] = r;
+    });
+}
+
+// Calls f(std::integral_constant-like tag) for op: the switch from a run-time op to the template.
+template <typename F> void dispatch_batch_op(BatchOp op, F&& f) {
+    switch (op) {
+    case BatchOp::add: f.template operator()<BatchOp::add>(); break;
+    case BatchOp::sub: f.template operator()<BatchOp::sub>(); break;
+    case BatchOp::negate: f.template operator()<BatchOp::negate>(); break;
+    case BatchOp::add_scalar: f.template operator()<BatchOp::add_scalar>(); break;
+    case BatchOp::mul_scalar: f.template operator()<BatchOp::mul_scalar>(); break;
+    case BatchOp::mul_plain: f.template operator()<BatchOp::mul_plain>(); break;
+    case BatchOp::drop_limbs: f.template operator()<BatchOp::drop_limbs>(); break;
+    }
+}
+
+}  // namespace oboro::cuda::kernels

@@ -1,0 +1,350 @@
+// CudaBatchQueue: the batch backend contract on a CUDA stream (batch_queue.hpp). Thin host code:
+// the per-thread bodies and launch sequences it runs are the emulated-tested ones
+// (batch_kernels.hpp, elementwise_kernels.hpp, ntt_kernels.hpp, keyswitch_kernels.hpp).
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#include "oboro/backend/cuda/batch_kernels.hpp"
+#include "oboro/backend/cuda/batch_queue.hpp"
+#include "oboro/backend/cuda/cuda_check.cuh"
+#include "oboro/backend/cuda/elementwise.hpp"
+#include "oboro/backend/cuda/keyswitch.hpp"
+#include "oboro/backend/cuda/ntt.hpp"
+
+namespace oboro::cuda {
+
+namespace {
+
+using ckks::BatchSpan;
+using ckks::ConstBatchSpan;
+using kernels::BatchOp;
+
+template <BatchOp Op> __global__ void batch_elt_kernel(const kernels::BatchEltArgs args) {
+    kernels::batch_elt_thread<Op>(detail::this_thread(), args);
+}
+
+// Words from the device's stream-ordered pool, given back on the stream when this goes out of
+// scope: the ops enqueued meanwhile still see it, and the next op reuses it without a sync.
+class StreamScratch {
+public:
+    StreamScratch(size_t words, cudaStream_t stream) : stream_(stream) {
+        if (words) detail::check(cudaMallocAsync(reinterpret_cast<void**>(&ptr_), words * 8, stream), "cudaMallocAsync");
+    }
+    ~StreamScratch() {
+        if (ptr_) cudaFreeAsync(ptr_, stream_);
+    }
+    StreamScratch(const StreamScratch&) = delete;
+    StreamScratch& operator=(const StreamScratch&) = delete;
+    uint64_t* get() const { return ptr_; }
+    // Copies host words in on the stream (pageable memory: staged before the call returns).
+    template <typename T> T* fill(const T* host, size_t count) {
+        detail::check(cudaMemcpyAsync(ptr_, host, count * sizeof(T), cudaMemcpyHostToDevice, stream_), "cudaMemcpyAsync");
+        return reinterpret_cast<T*>(ptr_);
+    }
+
+private:
+    uint64_t* ptr_ = nullptr;
+    cudaStream_t stream_;
+};
+
+size_t words_for(size_t bytes) { return (bytes + 7) / 8; }
+
+// A context's constants on the device, uploaded when first needed.
+struct DeviceContext {
+    std::unique_ptr<DeviceNttTables> q_tables;
+    DeviceBuffer barrett;  // q_count Barretts
+    std::map<int, std::unique_ptr<DeviceKeySwitchLevel>> key_switch;
+    std::map<int, std::unique_ptr<DeviceDropLimbs>> rescale;
+    std::map<const uint32_t*, DeviceBuffer> perms;  // by the context's own host permutation
+
+    explicit DeviceContext(const ckks::Context& ctx) {
+        q_tables = std::make_unique<DeviceNttTables>(ctx.ntt_tables(), ctx.q_count());
+        std::vector<math::Barrett<uint64_t>> br;
+        for (size_t i = 0; i < ctx.q_count(); ++i) br.push_back(ctx.moduli()[i].barrett);
+        barrett = DeviceBuffer(br.size() * sizeof(br[0]));
+        barrett.upload(br.data(), br.size() * sizeof(br[0]));
+    }
+};
+
+class CudaBatchQueue final : public ckks::BatchQueue {
+public:
+    explicit CudaBatchQueue(int device) : name_("cuda:" + std::to_string(device)) {
+        detail::check(cudaSetDevice(device), "cudaSetDevice");
+        detail::check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+        // keep freed pool memory for reuse instead of returning it at each synchronisation
+        cudaMemPool_t pool;
+        detail::check(cudaDeviceGetDefaultMemPool(&pool, device), "cudaDeviceGetDefaultMemPool");
+        uint64_t keep = UINT64_MAX;
+        detail::check(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep), "cudaMemPoolSetAttribute");
+    }
+    ~CudaBatchQueue() override {
+        cudaStreamSynchronize(stream_);
+        cudaStreamDestroy(stream_);
+    }
+
+    const char* device_name() const override { return name_.c_str(); }
+    void synchronize() override { detail::check(cudaStreamSynchronize(stream_), "CudaBatchQueue::synchronize"); }
+
+    // ---- memory: batches live on the device, allocated from the stream-ordered pool ----
+    bool host_memory() const override { return false; }
+    std::shared_ptr<uint64_t> allocate(size_t words) override {
+        uint64_t* p = nullptr;
+        if (words) detail::check(cudaMallocAsync(reinterpret_cast<void**>(&p), words * 8, stream_), "cudaMallocAsync (batch)");
+        const cudaStream_t stream = stream_;
+        return std::shared_ptr<uint64_t>(p, [stream](uint64_t* q) {
+            if (q) cudaFreeAsync(q, stream);
+        });
+    }
+    void copy_to_device(uint64_t* dst, const uint64_t* src, size_t words) override {
+        detail::check(cudaMemcpyAsync(dst, src, words * 8, cudaMemcpyHostToDevice, stream_), "cudaMemcpyAsync (upload)");
+    }
+    void copy_on_device(uint64_t* dst, const uint64_t* src, size_t words) override {
+        detail::check(cudaMemcpyAsync(dst, src, words * 8, cudaMemcpyDeviceToDevice, stream_), "cudaMemcpyAsync (copy)");
+    }
+    void copy_to_host(uint64_t* dst, const uint64_t* src, size_t words) override {
+        synchronize();
+        detail::check(cudaMemcpy(dst, src, words * 8, cudaMemcpyDeviceToHost), "cudaMemcpy (download)");
+    }
+
+    // ---- element-wise ----
+    void add(const ckks::Context& ctx, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b) override {
+        elementwise(ctx, BatchOp::add, out, a, b, nullptr);
+    }
+    void sub(const ckks::Context& ctx, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b) override {
+        elementwise(ctx, BatchOp::sub, out, a, b, nullptr);
+    }
+    void negate(const ckks::Context& ctx, BatchSpan out, ConstBatchSpan a) override {
+        elementwise(ctx, BatchOp::negate, out, a, {}, nullptr);
+    }
+    void add_scalar(const ckks::Context& ctx, BatchSpan out, ConstBatchSpan a, const uint64_t* s) override {
+        elementwise(ctx, BatchOp::add_scalar, out, a, {}, s);
+    }
+    void mul_scalar(const ckks::Context& ctx, BatchSpan out, ConstBatchSpan a, const uint64_t* s) override {
+        elementwise(ctx, BatchOp::mul_scalar, out, a, {}, s);
+    }
+    void mul_plain(const ckks::Context& ctx, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b) override {
+        elementwise(ctx, BatchOp::mul_plain, out, a, b, nullptr);
+    }
+    void drop_limbs(BatchSpan out, ConstBatchSpan a) override {
+        kernels::BatchEltArgs p = shape(out, a);
+        launch(BatchOp::drop_limbs, p);
+    }
+    void tensor(const ckks::Context& ctx, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b) override {
+        const uint64_t poly = a.limbs * a.n;
+        kernels::TensorArgs<uint64_t> t;
+        t.out = out.data;
+        t.out_stride = 3 * poly;
+        t.a = a.data;
+        t.a_stride = 2 * poly;
+        t.b = b.data;
+        t.b_stride = b.count == 1 ? 0 : 2 * poly;  // one right operand: broadcast
+        t.moduli = dctx(ctx).barrett.as<const math::Barrett<uint64_t>>();
+        t.n = uint32_t(a.n);
+        t.limbs = uint32_t(a.limbs);
+        t.count = uint32_t(a.count);
+        launch_tensor(t, stream_);
+    }
+
+    // ---- rescaling ----
+    void rescale(const ckks::Context& ctx, BatchSpan out, ConstBatchSpan a) override {
+        rescale_rows(ctx, out.data, a.data, uint32_t(a.count * a.polys), int(a.limbs) - 1);
+    }
+
+    // ---- key switching ----
+    void relinearize(const ckks::Context& ctx, BatchSpan out, ConstBatchSpan a, const ckks::RelinKey& rk) override {
+        const int level = int(a.limbs) - 1;
+        StreamScratch scratch(kernels::key_switch_scratch(key_level(ctx, level), uint32_t(a.count)).total(), stream_);
+        const std::vector<const uint64_t*> keys(a.count, device_key(rk));
+        StreamScratch key_ptrs(words_for(keys.size() * sizeof(void*)), stream_);
+        launch_relinearize(ks_args(ctx, level, a.data, out.data, key_ptrs.fill(keys.data(), keys.size()), rk.qp_limbs,
+                                   uint32_t(a.count), scratch.get()),
+                           stream_);
+    }
+    void multiply_relin_rescale(const ckks::Context& ctx, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b,
+                                const ckks::RelinKey& rk) override {
+        const int level = int(a.limbs) - 1;
+        StreamScratch scratch(kernels::key_switch_scratch(key_level(ctx, level), uint32_t(a.count), true).total(), stream_);
+        const std::vector<const uint64_t*> keys(a.count, device_key(rk));
+        StreamScratch key_ptrs(words_for(keys.size() * sizeof(void*)), stream_);
+        kernels::MultiplyRelinRescaleArgs m;
+        m.level = key_level(ctx, level);
+        m.a = a.data;
+        m.b = b.data;
+        m.b_count = uint32_t(b.count);
+        m.out = out.data;
+        m.keys = key_ptrs.fill(keys.data(), keys.size());
+        m.key_qp_limbs = rk.qp_limbs;
+        m.count = uint32_t(a.count);
+        m.scratch = scratch.get();
+        launch_multiply_relin_rescale(m, stream_);
+    }
+    void apply_galois(const ckks::Context& ctx, BatchSpan out, ConstBatchSpan a, const uint32_t* const* perms,
+                      const ckks::KeySwitchKey* const* keys) override {
+        const int level = int(a.limbs) - 1;
+        const uint64_t words = a.polys * a.limbs * a.n;
+        // Elements without a permutation (rotation by 0) go through the batch with another
+        // element's permutation and key, and are then overwritten by a copy of their input.
+        size_t first = 0;
+        while (first < a.count && !perms[first]) ++first;
+        if (first < a.count) {
+            std::vector<const uint64_t*> key_ptrs(a.count);
+            std::vector<const uint32_t*> dev_perms(a.count);
+            bool same_perm = true;
+            for (size_t c = 0; c < a.count; ++c) {
+                const size_t e = perms[c] ? c : first;
+                key_ptrs[c] = device_key(*keys[e]);
+                dev_perms[c] = device_perm(ctx, perms[e]);
+                same_perm &= dev_perms[c] == dev_perms[0];
+            }
+            // per-element permutations are read as one contiguous array
+            StreamScratch perm_array(same_perm ? 0 : a.count * a.n / 2 + 1, stream_);
+            const uint32_t* perm_arg = dev_perms[0];
+            if (!same_perm) {
+                auto* dst = reinterpret_cast<uint32_t*>(perm_array.get());
+                for (size_t c = 0; c < a.count; ++c)
+                    detail::check(cudaMemcpyAsync(dst + c * a.n, dev_perms[c], a.n * 4, cudaMemcpyDeviceToDevice, stream_),
+                                  "cudaMemcpyAsync");
+                perm_arg = dst;
+            }
+            StreamScratch key_array(words_for(a.count * sizeof(void*)), stream_);
+            StreamScratch scratch(kernels::key_switch_scratch(key_level(ctx, level), uint32_t(a.count)).total(), stream_);
+            auto args = ks_args(ctx, level, a.data, out.data, key_array.fill(key_ptrs.data(), key_ptrs.size()),
+                                keys[first]->qp_limbs, uint32_t(a.count), scratch.get());
+            args.perms = perm_arg;
+            args.perm_count = same_perm ? 1 : uint32_t(a.count);
+            launch_rotate(args, stream_);
+        }
+        for (size_t c = 0; c < a.count; ++c)
+            if (!perms[c])
+                detail::check(cudaMemcpyAsync(out.data + c * words, a.data + c * words, words * 8, cudaMemcpyDeviceToDevice,
+                                              stream_),
+                              "cudaMemcpyAsync");
+    }
+
+private:
+    DeviceContext& dctx(const ckks::Context& ctx) {
+        auto& slot = contexts_[ctx.id()];
+        if (!slot) slot = std::make_unique<DeviceContext>(ctx);
+        return *slot;
+    }
+    const kernels::KeySwitchLevel& key_level(const ckks::Context& ctx, int level) {
+        auto& slot = dctx(ctx).key_switch[level];
+        if (!slot) slot = std::make_unique<DeviceKeySwitchLevel>(ctx, level);
+        return slot->get();
+    }
+    const uint64_t* device_key(const ckks::KeySwitchKey& key) {
+        auto& slot = keys_[key.data.data()];
+        if (slot.bytes() != key.data.size() * 8) {
+            slot = DeviceBuffer(key.data.size() * 8);
+            slot.upload(key.data.data(), key.data.size() * 8);
+        }
+        return slot.as<const uint64_t>();
+    }
+    const uint32_t* device_perm(const ckks::Context& ctx, const uint32_t* host) {
+        auto& slot = dctx(ctx).perms[host];
+        if (slot.bytes() == 0) {
+            slot = DeviceBuffer(ctx.n() * 4);
+            slot.upload(host, ctx.n() * 4);
+        }
+        return slot.as<const uint32_t>();
+    }
+    kernels::CiphertextKeySwitchArgs ks_args(const ckks::Context& ctx, int level, const uint64_t* in, uint64_t* out,
+                                             const uint64_t* const* keys, uint64_t qp_limbs, uint32_t count,
+                                             uint64_t* scratch) {
+        kernels::CiphertextKeySwitchArgs args;
+        args.level = key_level(ctx, level);
+        args.in = in;
+        args.out = out;
+        args.keys = keys;
+        args.key_qp_limbs = qp_limbs;
+        args.count = count;
+        args.scratch = scratch;
+        return args;
+    }
+
+    // polys polynomials of level+1 limbs at in -> level limbs at out (may be in).
+    void rescale_rows(const ckks::Context& ctx, uint64_t* out, const uint64_t* in, uint32_t polys, int level) {
+        DeviceContext& d = dctx(ctx);
+        auto& limbs = d.rescale[level];
+        if (!limbs) {
+            std::vector<uint64_t> q(ctx.q().begin(), ctx.q().begin() + level);
+            limbs = std::make_unique<DeviceDropLimbs>(q.data(), uint32_t(level), ctx.q()[size_t(level)],
+                                                      ctx.level(level).inv_last.data());
+        }
+        const uint64_t n = ctx.n();
+        StreamScratch scratch(kernels::divide_drop_scratch_words(polys, uint32_t(level), n), stream_);
+        kernels::DivideDropArgs r;
+        r.tables = d.q_tables->views();
+        r.limbs = limbs->get();
+        r.dropped_prime = ctx.q()[size_t(level)];
+        r.dropped_table = uint32_t(level);
+        r.kept = uint32_t(level);
+        r.polys = polys;
+        r.plan = kernels::make_ntt_plan(d.q_tables->log_n());
+        r.in = kernels::RowSet{const_cast<uint64_t*>(in), uint64_t(level + 1) * n};  // read only
+        r.out = kernels::RowSet{out, uint64_t(level) * n};
+        r.scratch = scratch.get();
+        launch_divide_and_drop(r, stream_);
+    }
+
+    static kernels::BatchEltArgs shape(BatchSpan out, ConstBatchSpan a) {
+        kernels::BatchEltArgs p;
+        p.out = out.data;
+        p.a = a.data;
+        p.n = uint32_t(a.n);
+        p.count = uint32_t(a.count);
+        p.polys = uint32_t(a.polys);
+        p.limbs = uint32_t(a.limbs);
+        p.out_limbs = uint32_t(out.limbs);
+        return p;
+    }
+    void elementwise(const ckks::Context& ctx, BatchOp op, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b,
+                     const uint64_t* per_limb) {
+        kernels::BatchEltArgs p = shape(out, a);
+        p.b = b.data;
+        p.b_count = uint32_t(b.count);
+        p.b_polys = uint32_t(b.polys);
+        p.moduli = dctx(ctx).barrett.as<const math::Barrett<uint64_t>>();
+        StreamScratch scalars(per_limb ? 2 * a.limbs : 0, stream_);
+        if (per_limb) {
+            std::vector<uint64_t> host(per_limb, per_limb + a.limbs);
+            for (size_t i = 0; i < a.limbs; ++i) host.push_back(math::shoup_precompute(per_limb[i], ctx.q()[i]));
+            const uint64_t* d = scalars.fill(host.data(), host.size());
+            p.scalar = d;
+            p.scalar_shoup = d + a.limbs;
+        }
+        launch(op, p);
+    }
+    void launch(BatchOp op, const kernels::BatchEltArgs& p) {
+        const uint32_t rows = p.count * p.polys * p.out_limbs;
+        if (rows == 0 || p.n == 0) return;
+        const LaunchShape s = kernels::elementwise_shape(p.n, rows);
+        kernels::dispatch_batch_op(op, [&]<BatchOp Op>() {
+            batch_elt_kernel<Op><<<detail::to_dim3(s.grid), detail::to_dim3(s.block), 0, stream_>>>(p);
+        });
+        detail::check(cudaGetLastError(), "CudaBatchQueue: element-wise launch");
+    }
+
+    std::string name_;
+    cudaStream_t stream_ = nullptr;
+    std::map<uint64_t, std::unique_ptr<DeviceContext>> contexts_;
+    std::map<const uint64_t*, DeviceBuffer> keys_;
+};
+
+}  // namespace
+
+std::unique_ptr<ckks::BatchQueue> make_cuda_batch_queue(int device) {
+    const int count = device_count();
+    if (count == 0) raise<Error>("no CUDA GPU found (", device_summary(), ")");
+    if (device < 0 || device >= count) raise<ValueError>("CUDA device ", device, " does not exist (", count, " found)");
+    return std::make_unique<CudaBatchQueue>(device);
+}
+
+}  // namespace oboro::cuda

@@ -1,0 +1,62 @@
+// Host API of the CUDA key switching (keyswitch_kernels.hpp): hybrid key switching, relinearize,
+// rotate and hoisted rotations of a whole batch, each a fixed sequence of launches on one stream
+// with no synchronisation. Plain C++: no CUDA headers. Defined in keyswitch.cu; available to
+// targets linking `oboro_cuda` (OBORO_WITH_CUDA_RUNTIME).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "oboro/backend/cuda/base_conversion.hpp"
+#include "oboro/backend/cuda/device_buffer.hpp"
+#include "oboro/backend/cuda/keyswitch_kernels.hpp"
+#include "oboro/backend/cuda/ntt.hpp"
+#include "oboro/ckks/context.hpp"
+#include "oboro/ckks/keys.hpp"
+
+namespace oboro::cuda {
+
+// The constants of key switching at one level in device memory; get() is what the args take
+// (its digit_steps stay in host memory, where the launcher reads them).
+class DeviceKeySwitchLevel {
+public:
+    DeviceKeySwitchLevel(const ckks::Context& ctx, int level);
+    const kernels::KeySwitchLevel& get() const { return level_; }
+
+private:
+    std::unique_ptr<DeviceNttTables> tables_;
+    DeviceBuffer moduli_, drop_, q_values_, out_limbs_, p_mod_q_, rescale_drop_;
+    std::vector<std::unique_ptr<DeviceBaseConverter>> converters_;  // the digits', P -> Q_l, q_l P -> Q_{l-1}
+    std::vector<kernels::DigitStep> steps_;
+    kernels::KeySwitchLevel level_;
+};
+
+// Asynchronous on `stream` (a cudaStream_t, nullptr: the default stream); device memory only.
+void launch_key_switch(const kernels::KeySwitchArgs& args, void* stream = nullptr);
+void launch_relinearize(const kernels::CiphertextKeySwitchArgs& args, void* stream = nullptr);
+void launch_rotate(const kernels::CiphertextKeySwitchArgs& args, void* stream = nullptr);
+// The fused multiply + relinearize + rescale (level >= 1; scratch key_switch_scratch(level, count, true)).
+void launch_multiply_relin_rescale(const kernels::MultiplyRelinRescaleArgs& args, void* stream = nullptr);
+// kernels::for_each_hoisted_rotation_step: perms, keys_per_rotation and outs are host arrays of
+// `rotations` device pointers.
+void launch_hoisted_rotations(const kernels::CiphertextKeySwitchArgs& args, const uint32_t* const* perms,
+                              const uint64_t* const* const* keys_per_rotation, uint64_t* const* outs,
+                              uint32_t rotations, void* stream = nullptr);
+
+// Host memory, for tests and examples (copy in, launch, wait, copy out):
+// in = count x (level+1) limbs; out = count x 2 x (level+1) limbs = (ks0, ks1) of each input,
+// bit for bit ckks::key_switch.
+void key_switch_host(const ckks::Context& ctx, int level, const uint64_t* in, uint32_t count,
+                     const ckks::KeySwitchKey& key, uint64_t* out);
+// in = count ciphertexts of 3 polynomials at `level`; out = count x 2 polynomials, bit for bit
+// Evaluator::relinearize.
+void relinearize_host(const ckks::Context& ctx, int level, const uint64_t* in, uint32_t count,
+                      const ckks::RelinKey& rk, uint64_t* out);
+// in = count ciphertexts of 2 polynomials at `level`; out = each rotated by the automorphism
+// `galois` with its key, bit for bit Evaluator::apply_galois (rotate, conjugate).
+void rotate_host(const ckks::Context& ctx, int level, const uint64_t* in, uint32_t count, uint64_t galois,
+                 const ckks::KeySwitchKey& key, uint64_t* out);
+
+}  // namespace oboro::cuda

@@ -1,0 +1,119 @@
+// Batches in device memory (batch.hpp: device(), to_device, to_host) and BatchEvaluator on a queue
+// whose batches live there, tested without a GPU: OffsiteQueue is a device queue whose "device
+// memory" is separate host allocations (the BatchQueue defaults) and whose kernels are the CPU
+// queue's. Checks: results equal the host-memory path bit for bit, outputs are allocated by the
+// queue, copies are deep, at() / to_ciphertexts read back, and mixing memories is a clear error.
+#include <cstdint>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "ckks_test_util.hpp"
+#include "error_test_util.hpp"
+#include "oboro/ckks/batch.hpp"
+#include "oboro/ckks/batch_evaluator.hpp"
+#include "oboro/ckks/batch_queue.hpp"
+
+namespace {
+
+using namespace oboro::ckks;
+using oboro::test::Keys;
+
+class OffsiteQueue final : public BatchQueue {
+public:
+    size_t allocations = 0;
+    bool host_memory() const override { return false; }
+    std::shared_ptr<uint64_t> allocate(size_t words) override {
+        ++allocations;
+        return BatchQueue::allocate(words);
+    }
+    const char* device_name() const override { return "offsite"; }
+    void synchronize() override {}
+    void add(const Context& c, BatchSpan o, ConstBatchSpan a, ConstBatchSpan b) override { cpu().add(c, o, a, b); }
+    void sub(const Context& c, BatchSpan o, ConstBatchSpan a, ConstBatchSpan b) override { cpu().sub(c, o, a, b); }
+    void negate(const Context& c, BatchSpan o, ConstBatchSpan a) override { cpu().negate(c, o, a); }
+    void add_scalar(const Context& c, BatchSpan o, ConstBatchSpan a, const uint64_t* s) override { cpu().add_scalar(c, o, a, s); }
+    void mul_scalar(const Context& c, BatchSpan o, ConstBatchSpan a, const uint64_t* s) override { cpu().mul_scalar(c, o, a, s); }
+    void mul_plain(const Context& c, BatchSpan o, ConstBatchSpan a, ConstBatchSpan b) override { cpu().mul_plain(c, o, a, b); }
+    void tensor(const Context& c, BatchSpan o, ConstBatchSpan a, ConstBatchSpan b) override { cpu().tensor(c, o, a, b); }
+    void drop_limbs(BatchSpan o, ConstBatchSpan a) override { cpu().drop_limbs(o, a); }
+    void rescale(const Context& c, BatchSpan o, ConstBatchSpan a) override { cpu().rescale(c, o, a); }
+    void relinearize(const Context& c, BatchSpan o, ConstBatchSpan a, const RelinKey& rk) override {
+        cpu().relinearize(c, o, a, rk);
+    }
+    void multiply_relin_rescale(const Context& c, BatchSpan o, ConstBatchSpan a, ConstBatchSpan b,
+                                const RelinKey& rk) override {
+        cpu().multiply_relin_rescale(c, o, a, b, rk);
+    }
+    void apply_galois(const Context& c, BatchSpan o, ConstBatchSpan a, const uint32_t* const* perms,
+                      const KeySwitchKey* const* keys) override {
+        cpu().apply_galois(c, o, a, perms, keys);
+    }
+
+private:
+    static BatchQueue& cpu() { return cpu_batch_queue(); }
+};
+
+void expect_same(const CiphertextBatch& device_batch, const CiphertextBatch& host_batch) {
+    ASSERT_NE(device_batch.device(), nullptr);
+    ASSERT_EQ(host_batch.device(), nullptr);
+    const CiphertextBatch back = device_batch.to_host();
+    ASSERT_EQ(back.device(), nullptr);
+    ASSERT_EQ(back.word_count(), host_batch.word_count());
+    EXPECT_TRUE(std::equal(back.data(), back.data() + back.word_count(), host_batch.data()));
+    EXPECT_EQ(back.level(), host_batch.level());
+    EXPECT_EQ(back.scale(), host_batch.scale());
+}
+
+TEST(BatchDeviceMemory, EvaluatorOnDeviceBatchesMatchesHostPath) {
+    auto& k = Keys::get("S1");
+    const auto& ctx = *k.ctx;
+    std::vector<Ciphertext> xs, ys;
+    for (int i = 0; i < 3; ++i) {
+        xs.push_back(k.encrypt(oboro::test::random_complex(ctx.max_slots(), 1.0, uint64_t(i))));
+        ys.push_back(k.encrypt(oboro::test::random_complex(ctx.max_slots(), 1.0, uint64_t(10 + i))));
+    }
+    const auto ha = CiphertextBatch::from_ciphertexts(ctx, xs), hb = CiphertextBatch::from_ciphertexts(ctx, ys);
+    OffsiteQueue q;
+    const BatchEvaluator host(k.ctx), dev(k.ctx, &q);
+    const auto da = ha.to_device(q), db = hb.to_device(q);
+    EXPECT_EQ(da.device(), &q);
+    EXPECT_EQ(q.allocations, 2u);
+
+    expect_same(dev.add(da, db), host.add(ha, hb));
+    expect_same(dev.multiply_relin_rescale(da, db, k.rk), host.multiply_relin_rescale(ha, hb, k.rk));
+    expect_same(dev.rescale(dev.relinearize(dev.multiply(da, db), k.rk)),
+                host.rescale(host.relinearize(host.multiply(ha, hb), k.rk)));
+    expect_same(dev.rotate(da, 1, k.gk), host.rotate(ha, 1, k.gk));
+    CiphertextBatch out;
+    dev.multiply_into(da, db, out);
+    EXPECT_EQ(out.device(), &q);
+    const size_t before = q.allocations;
+    dev.multiply_into(da, db, out);  // reused: no new allocation
+    EXPECT_EQ(q.allocations, before);
+
+    // read back element by element
+    const auto cts = dev.add(da, db).to_ciphertexts();
+    const auto expect = host.add(ha, hb).to_ciphertexts();
+    for (size_t c = 0; c < cts.size(); ++c)
+        EXPECT_TRUE(std::equal(cts[c].data(), cts[c].data() + cts[c].word_count(), expect[c].data()));
+}
+
+TEST(BatchDeviceMemory, CopiesAreDeepAndMemoriesDoNotMix) {
+    auto& k = Keys::get("S1");
+    const auto& ctx = *k.ctx;
+    const auto ha = CiphertextBatch::from_ciphertexts(ctx, std::vector<Ciphertext>{k.encrypt({{0.5, 0.0}})});
+    OffsiteQueue q;
+    const BatchEvaluator host(k.ctx), dev(k.ctx, &q);
+    const auto da = ha.to_device(q);
+    CiphertextBatch copy = da;
+    EXPECT_NE(copy.data(), da.data());
+    dev.negate_inplace(copy);
+    expect_same(da, ha);  // the original is unchanged
+    expect_same(copy, host.negate(ha));
+
+    EXPECT_ERROR(oboro::ValueError, (void)dev.add(da, ha), "operand 'b'", "host memory", "offsite", "to_device");
+    EXPECT_ERROR(oboro::ValueError, (void)host.add(ha, da), "operand 'b'", "offsite memory", "cpu", "to_host");
+}
+
+}  // namespace
