@@ -50,6 +50,24 @@ TEST(MemoryPool, LimitIsRespectedAndTrimFreesEverything) {
     pool_trim();
 }
 
+// A full cache makes room for the block just released (the next op likely needs its size again)
+TEST(MemoryPool, NewestBlockReplacesOlderOnesWhenFull) {
+    pool_trim();
+    const size_t old_limit = pool_limit();
+    set_pool_limit(size_t(5) << 20);  // 5 MiB
+    { AlignedBuffer<uint64_t> a((size_t(3) << 20) / 8); }  // 3 MiB cached
+    EXPECT_EQ(pool_cached_bytes(), size_t(3) << 20);
+    {
+        AlignedBuffer<uint64_t> keep((size_t(3) << 20) / 8);  // takes the cached 3 MiB block
+        AlignedBuffer<uint64_t> b((size_t(4) << 20) / 8);    // a fresh 4 MiB block
+        EXPECT_EQ(reinterpret_cast<uintptr_t>(b.data()) % (size_t(2) << 20), 0u);  // huge-page aligned
+    }  // b is released first (4 MiB cached), then keep's 3 MiB replaces it
+    EXPECT_EQ(pool_cached_bytes(), size_t(3) << 20);
+    AlignedBuffer<uint64_t> again((size_t(3) << 20) / 8);
+    EXPECT_EQ(pool_cached_bytes(), 0u);  // served from the cache
+    set_pool_limit(old_limit);
+}
+
 TEST(MemoryPool, CopiesAndMovesOwnTheirBlocks) {
     AlignedBuffer<uint64_t> a(size_t(1) << 14);
     for (size_t i = 0; i < a.size(); ++i) a[i] = i;
