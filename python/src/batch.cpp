@@ -19,31 +19,12 @@
 #include "oboro/ckks/batch.hpp"
 #include "oboro/ckks/batch_evaluator.hpp"
 #include "oboro/util/error.hpp"
+#include "batch.hpp"
 #include "state.hpp"
 
 using namespace nanobind::literals;
 
 namespace oboro::py {
-
-namespace {
-
-struct PyBatch {
-    StatePtr st;
-    CiphertextBatch batch;
-    std::vector<size_t> shape;  // of one element
-    bool is_complex = false;
-
-    size_t element_count() const {
-        size_t c = 1;
-        for (size_t d : shape) c *= d;
-        return c;
-    }
-    std::vector<size_t> full_shape() const {
-        std::vector<size_t> s = {batch.count()};
-        s.insert(s.end(), shape.begin(), shape.end());
-        return s;
-    }
-};
 
 BatchEvaluator evaluator(const State& s) { return BatchEvaluator(s.ctx); }
 
@@ -56,6 +37,8 @@ void relinearize_if_needed(const State& s, CiphertextBatch& x, const char* op) {
                           " polynomials and the context has no relinearization key; call keygen(relin=True)");
     x = evaluator(s).relinearize(x, *s.rk);
 }
+
+namespace {
 
 // x brought down to (level, scale): a drop when the scale matches, else rescale_to from level + 1.
 void bring_to(const State& s, CiphertextBatch& x, int level, double scale, const char* op) {
@@ -351,6 +334,8 @@ nb::object inplace(BatchRef self, nb::handle other, Op op) {
     return nb::borrow(self.h);
 }
 
+}  // namespace
+
 // ---- rotations: one step for all, or one per element -----------------------------------------
 
 // Manual mode: one batched rotation by exactly these steps. Automatic mode: each element's step
@@ -392,6 +377,8 @@ PyBatch rotate_batch(const PyBatch& self, nb::handle steps) {
     }
     return out;
 }
+
+namespace {
 
 // ---- conversions ----------------------------------------------------------------------------------
 
@@ -528,6 +515,15 @@ void add_batch_class(nb::module_& m, nb::class_<PyContext>& ctx) {
         .def_prop_ro("shape", [](const PyBatch& s) { return to_tuple(s.full_shape()); },
                      nb::sig("def shape(self) -> tuple[int, ...]"),
                      "(len(batch),) + the shape of one element: the shape decrypt returns.")
+        .def_prop_ro("size", [](const PyBatch& s) { return s.batch.count() * s.element_count(); },
+                     "Number of encrypted values in all elements (the size of the array decrypt returns).")
+        .def_prop_ro("ndim", [](const PyBatch& s) { return s.shape.size() + 1; },
+                     "len(shape): 1 + the dimensions of one element.")
+        .def_prop_ro("element_shape", [](const PyBatch& s) { return to_tuple(s.shape); },
+                     nb::sig("def element_shape(self) -> tuple[int, ...]"),
+                     "The shape of one element (one row): batch[i].shape.")
+        .def_prop_ro("auto", [](const PyBatch& s) { return s.st->auto_mode; },
+                     "Whether the batch's context is in automatic mode.")
         .def_prop_ro("dtype", [](const PyBatch& s) { return numpy_dtype(s.is_complex); },
                      nb::sig("def dtype(self) -> numpy.dtype[typing.Any]"), "float64 or complex128, as decrypt returns.")
         .def_prop_ro("poly_count", [](const PyBatch& s) { return s.batch.size(); },
@@ -608,6 +604,8 @@ void add_batch_class(nb::module_& m, nb::class_<PyContext>& ctx) {
              "are dropped); automatic mode moves a batch at its level's standard scale to the standard scale of "
              "the new level.")
         .def("__repr__", &batch_repr);
+    add_batch_trace_methods(b);
+    add_batch_serialization(b);
 
     ctx.def(
            "encrypt_batch",

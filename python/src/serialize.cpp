@@ -14,42 +14,21 @@
 
 #include "oboro/io/serialize.hpp"
 #include "oboro/util/error.hpp"
+#include "batch.hpp"
+#include "buffer.hpp"
 #include "state.hpp"
 
 using namespace nanobind::literals;
 
 namespace oboro::py {
 
-namespace {
-
-// A read-only view of any object with the buffer protocol (bytes, bytearray, memoryview, NumPy
-// uint8 arrays, mmap), released on destruction.
-class BufferView {
-public:
-    explicit BufferView(nb::handle obj, const char* op) {
-        if (PyObject_GetBuffer(obj.ptr(), &buf_, PyBUF_SIMPLE) != 0) {
-            PyErr_Clear();
-            throw nb::type_error((std::string(op) + ": expected bytes (or bytearray / memoryview), got " +
-                                  nb::cast<std::string>(nb::str(obj.type().attr("__name__"))))
-                                     .c_str());
-        }
-    }
-    ~BufferView() { PyBuffer_Release(&buf_); }
-    BufferView(const BufferView&) = delete;
-    BufferView& operator=(const BufferView&) = delete;
-    io::ByteView view() const { return {static_cast<const uint8_t*>(buf_.buf), size_t(buf_.len)}; }
-
-private:
-    Py_buffer buf_{};
-};
-
-nb::bytes to_bytes(const io::Bytes& b) { return nb::bytes(reinterpret_cast<const char*>(b.data()), b.size()); }
-
-// os.fspath(path): str or pathlib.Path.
-std::string fspath(nb::handle path) {
-    nb::object p = nb::module_::import_("os").attr("fspath")(path);
-    return nb::cast<std::string>(p);
+void check_key_id(uint64_t key_id, const State& s, const char* op, const char* what) {
+    if (key_id != 0 && s.key_id != 0 && key_id != s.key_id)
+        raise<SerializationError>(op, ": the ", what, " was encrypted under other keys than this context's (same "
+                                  "parameters, different key set); load it into the context whose keys encrypted it");
 }
+
+namespace {
 
 // ---- contexts ----
 
@@ -155,15 +134,28 @@ io::Bytes serialize_ciphertext(const PyCiphertext& c, bool compress) {
     return io::serialize(*c.st->ctx, c.ct, array_info(c.shape, c.is_complex, c.st->key_id), compress);
 }
 
+
 PyCiphertext deserialize_ciphertext(const StatePtr& st, io::ByteView data) {
     io::ArrayInfo info;
     Ciphertext ct = io::load_ciphertext(*st->ctx, data, &info);
-    if (info.key_id != 0 && st->key_id != 0 && info.key_id != st->key_id)
-        raise<SerializationError>("Ciphertext.deserialize: the ciphertext was encrypted under other keys than this "
-                                  "context's (same parameters, different key set); load it into the context whose "
-                                  "keys encrypted it");
+    check_key_id(info.key_id, *st, "Ciphertext.deserialize", "ciphertext");
     PyCiphertext out{st, std::move(ct), {}, false};
     restore_array(info, out.ct.slots(), out.shape, out.is_complex);
+    return out;
+}
+
+// ---- batches ----
+
+io::Bytes serialize_batch(const PyBatch& b) {
+    return io::serialize(*b.st->ctx, b.batch, array_info(b.shape, b.is_complex, b.st->key_id));
+}
+
+PyBatch deserialize_batch(const StatePtr& st, io::ByteView data) {
+    io::ArrayInfo info;
+    CiphertextBatch batch = io::load_ciphertext_batch(*st->ctx, data, &info);
+    check_key_id(info.key_id, *st, "Batch.deserialize", "batch");
+    PyBatch out{st, std::move(batch), {}, false};
+    restore_array(info, out.batch.slots(), out.shape, out.is_complex);
     return out;
 }
 
@@ -359,6 +351,51 @@ void add_serialization_methods(nb::module_& m, nb::class_<PyContext>& ctx, nb::c
         "data"_a, nb::sig("def serialized_info(data: bytes) -> dict[str, typing.Any]"),
         "What serialized data holds, from its headers (checksums verified): type, format_version, size, context_id, "
         "and for a bundle (a serialized context) the same for each part.");
+}
+
+void add_batch_serialization(nb::class_<PyBatch>& b) {
+    b.def(
+         "serialize",
+         [](const PyBatch& x) {
+             io::Bytes out;
+             {
+                 nb::gil_scoped_release release;
+                 out = serialize_batch(x);
+             }
+             return to_bytes(out);
+         },
+         "The batch as bytes: its count, level, exact scale, slots, the element shape and dtype, the id of the keys "
+         "that encrypted it, and every element's residues bit-packed. A batch keeps no seeds, so nothing is stored "
+         "as a seed (serialize the elements as Ciphertexts for that). Load with Batch.deserialize(ctx, data).")
+        .def_static(
+            "deserialize",
+            [](const PyContext& c, nb::handle data) {
+                BufferView buf(data, "Batch.deserialize");
+                nb::gil_scoped_release release;
+                return deserialize_batch(c.st, buf.view());
+            },
+            "context"_a, "data"_a, nb::sig("def deserialize(context: Context, data: bytes) -> Batch"),
+            "A batch from Batch.serialize() output, attached to `context`, which must have the same parameters and "
+            "(when both are known) the same keys; else SerializationError, as for truncated, corrupted or oversized "
+            "data.")
+        .def(
+            "save",
+            [](const PyBatch& x, nb::handle path) {
+                const std::string p = fspath(path);
+                nb::gil_scoped_release release;
+                io::write_file(p, serialize_batch(x));
+            },
+            "path"_a, nb::sig("def save(self, path: str | os.PathLike[str]) -> None"),
+            "Writes serialize() to a file (atomically).")
+        .def_static(
+            "load",
+            [](const PyContext& c, nb::handle path) {
+                const std::string p = fspath(path);
+                nb::gil_scoped_release release;
+                return deserialize_batch(c.st, io::read_file(p));
+            },
+            "context"_a, "path"_a, nb::sig("def load(context: Context, path: str | os.PathLike[str]) -> Batch"),
+            "Batch.deserialize of a file written by save().");
 }
 
 }  // namespace oboro::py
