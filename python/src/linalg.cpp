@@ -228,10 +228,10 @@ std::vector<int64_t> rotation_steps(const PyContext& c, const std::vector<size_t
 }  // namespace
 
 void add_linalg(nb::module_& m, nb::class_<PyContext>& ctx) {
-    nb::class_<PyEncryptedMatrix>(m, "EncryptedMatrix",
+    nb::class_<PyEncryptedMatrix> matrix(m, "EncryptedMatrix",
                                   "An encrypted real matrix laid out for one matrix-product method (make it with "
-                                  "oboro.linalg.encrypt_matrix; decrypt it with Context.decrypt).")
-        .def_prop_ro("shape", [](const PyEncryptedMatrix& x) { return std::make_tuple(x.rows, x.cols); },
+                                  "oboro.linalg.encrypt_matrix; decrypt it with Context.decrypt).");
+    matrix.def_prop_ro("shape", [](const PyEncryptedMatrix& x) { return std::make_tuple(x.rows, x.cols); },
                      "(rows, cols) of the matrix.")
         .def_prop_ro("method", [](const PyEncryptedMatrix& x) { return std::string(method_name(x.method)); },
                      "The product method it is laid out for: 'jiang', '3d' or 'block'.")
@@ -247,52 +247,13 @@ void add_linalg(nb::module_& m, nb::class_<PyContext>& ctx) {
                      "The ciphertexts' level.")
         .def_prop_ro("auto", [](const PyEncryptedMatrix& x) { return x.st->auto_mode; },
                      "Whether the matrix's context is in automatic mode.")
-        .def(
-            "serialize",
-            [](const PyEncryptedMatrix& x, bool compress) {
-                io::Bytes out;
-                {
-                    nb::gil_scoped_release release;
-                    out = serialize_matrix(x, compress);
-                }
-                return to_bytes(out);
-            },
-            nb::kw_only(), "compress"_a = true,
-            "The matrix as bytes: its layout (method, d, shape, block grid, key id) and each block ciphertext "
-            "(compress=True stores the random half of fresh secret-key encryptions as a 32-byte seed). Load with "
-            "EncryptedMatrix.deserialize(ctx, data).")
-        .def_static(
-            "deserialize",
-            [](const PyContext& c, nb::handle data) {
-                BufferView buf(data, "EncryptedMatrix.deserialize");
-                nb::gil_scoped_release release;
-                return deserialize_matrix(c.st, buf.view());
-            },
-            "context"_a, "data"_a, nb::sig("def deserialize(context: Context, data: bytes) -> EncryptedMatrix"),
-            "A matrix from EncryptedMatrix.serialize() output for a context with the same parameters and keys; else "
-            "SerializationError, as for truncated, corrupted or inconsistent data.")
-        .def(
-            "save",
-            [](const PyEncryptedMatrix& x, nb::handle path, bool compress) {
-                const std::string p = fspath(path);
-                nb::gil_scoped_release release;
-                io::write_file(p, serialize_matrix(x, compress));
-            },
-            "path"_a, nb::kw_only(), "compress"_a = true,
-            nb::sig("def save(self, path: str | os.PathLike[str], *, compress: bool = True) -> None"),
-            "Writes serialize() to a file (atomically).")
-        .def_static(
-            "load",
-            [](const PyContext& c, nb::handle path) {
-                const std::string p = fspath(path);
-                nb::gil_scoped_release release;
-                return deserialize_matrix(c.st, io::read_file(p));
-            },
-            "context"_a, "path"_a,
-            nb::sig("def load(context: Context, path: str | os.PathLike[str]) -> EncryptedMatrix"),
-            "EncryptedMatrix.deserialize of a file written by save().")
         .def("__repr__", &matrix_repr)
         .def("__matmul__", &matmul, "other"_a, "The encrypted product self @ other (see oboro.linalg.matmul).");
+    def_serialization<true>(
+        matrix, "EncryptedMatrix", &serialize_matrix, &deserialize_matrix,
+        "The matrix as bytes: its layout (method, d, shape, block grid, key id) and each block ciphertext "
+        "(compress=True stores the random half of fresh secret-key encryptions as a 32-byte seed). Load with "
+        "EncryptedMatrix.deserialize(ctx, data).");
 
     m.def("encrypt_matrix", &encrypt_matrix, "ctx"_a, "matrix"_a, "method"_a = "auto", "d"_a = nb::none(),
           "level"_a = nb::none(),

@@ -254,93 +254,16 @@ void add_serialization_methods(nb::module_& m, nb::class_<PyContext>& ctx, nb::c
             nb::sig("def load(path: str | os.PathLike[str], auto: bool = True) -> Context"),
             "Context.deserialize of a file written by save().");
 
-    ct.def(
-          "serialize",
-          [](const PyCiphertext& c, bool compress) {
-              io::Bytes b;
-              {
-                  nb::gil_scoped_release release;
-                  b = serialize_ciphertext(c, compress);
-              }
-              return to_bytes(b);
-          },
-          nb::kw_only(), "compress"_a = true,
-          (std::string("The ciphertext as bytes, with its level, exact scale, slots, shape, dtype and the id of the "
-                       "keys that encrypted it. ") +
-           kCompressDoc + " Load with Ciphertext.deserialize(ctx, data).")
-              .c_str())
-        .def_static(
-            "deserialize",
-            [](const PyContext& c, nb::handle data) {
-                BufferView buf(data, "Ciphertext.deserialize");
-                nb::gil_scoped_release release;
-                return deserialize_ciphertext(c.st, buf.view());
-            },
-            "context"_a, "data"_a, nb::sig("def deserialize(context: Context, data: bytes) -> Ciphertext"),
-            "A ciphertext from Ciphertext.serialize() output, attached to `context`, which must have the same "
-            "parameters and (when both are known) the same keys; else SerializationError, as for truncated or "
-            "corrupted data.")
-        .def(
-            "save",
-            [](const PyCiphertext& c, nb::handle path, bool compress) {
-                const std::string p = fspath(path);
-                nb::gil_scoped_release release;
-                io::write_file(p, serialize_ciphertext(c, compress));
-            },
-            "path"_a, nb::kw_only(), "compress"_a = true,
-            nb::sig("def save(self, path: str | os.PathLike[str], *, compress: bool = True) -> None"),
-            "Writes serialize() to a file (atomically).")
-        .def_static(
-            "load",
-            [](const PyContext& c, nb::handle path) {
-                const std::string p = fspath(path);
-                nb::gil_scoped_release release;
-                return deserialize_ciphertext(c.st, io::read_file(p));
-            },
-            "context"_a, "path"_a,
-            nb::sig("def load(context: Context, path: str | os.PathLike[str]) -> Ciphertext"),
-            "Ciphertext.deserialize of a file written by save().");
-
-    pt.def(
-          "serialize",
-          [](const PyPlaintext& p) {
-              io::Bytes b;
-              {
-                  nb::gil_scoped_release release;
-                  b = serialize_plaintext(p);
-              }
-              return to_bytes(b);
-          },
-          "The plaintext as bytes (level, scale, slots, shape, dtype; residues bit-packed). Load with "
-          "Plaintext.deserialize(ctx, data).")
-        .def_static(
-            "deserialize",
-            [](const PyContext& c, nb::handle data) {
-                BufferView buf(data, "Plaintext.deserialize");
-                nb::gil_scoped_release release;
-                return deserialize_plaintext(c.st, buf.view());
-            },
-            "context"_a, "data"_a, nb::sig("def deserialize(context: Context, data: bytes) -> Plaintext"),
-            "A plaintext from Plaintext.serialize() output, for a context of the same parameters (else "
-            "SerializationError, as for truncated or corrupted data).")
-        .def(
-            "save",
-            [](const PyPlaintext& p, nb::handle path) {
-                const std::string f = fspath(path);
-                nb::gil_scoped_release release;
-                io::write_file(f, serialize_plaintext(p));
-            },
-            "path"_a, nb::sig("def save(self, path: str | os.PathLike[str]) -> None"),
-            "Writes serialize() to a file (atomically).")
-        .def_static(
-            "load",
-            [](const PyContext& c, nb::handle path) {
-                const std::string f = fspath(path);
-                nb::gil_scoped_release release;
-                return deserialize_plaintext(c.st, io::read_file(f));
-            },
-            "context"_a, "path"_a, nb::sig("def load(context: Context, path: str | os.PathLike[str]) -> Plaintext"),
-            "Plaintext.deserialize of a file written by save().");
+    def_serialization<true>(
+        ct, "Ciphertext", [](const PyCiphertext& c, bool compress) { return serialize_ciphertext(c, compress); },
+        &deserialize_ciphertext,
+        std::string("The ciphertext as bytes, with its level, exact scale, slots, shape, dtype and the id of the keys "
+                    "that encrypted it. ") +
+            kCompressDoc + " Load with Ciphertext.deserialize(ctx, data).");
+    def_serialization<false>(
+        pt, "Plaintext", [](const PyPlaintext& p, bool) { return serialize_plaintext(p); }, &deserialize_plaintext,
+        "The plaintext as bytes (level, scale, slots, shape, dtype; residues bit-packed). Load with "
+        "Plaintext.deserialize(ctx, data).");
 
     m.def(
         "serialized_info",
@@ -354,48 +277,11 @@ void add_serialization_methods(nb::module_& m, nb::class_<PyContext>& ctx, nb::c
 }
 
 void add_batch_serialization(nb::class_<PyBatch>& b) {
-    b.def(
-         "serialize",
-         [](const PyBatch& x) {
-             io::Bytes out;
-             {
-                 nb::gil_scoped_release release;
-                 out = serialize_batch(x);
-             }
-             return to_bytes(out);
-         },
-         "The batch as bytes: its count, level, exact scale, slots, the element shape and dtype, the id of the keys "
-         "that encrypted it, and every element's residues bit-packed. A batch keeps no seeds, so nothing is stored "
-         "as a seed (serialize the elements as Ciphertexts for that). Load with Batch.deserialize(ctx, data).")
-        .def_static(
-            "deserialize",
-            [](const PyContext& c, nb::handle data) {
-                BufferView buf(data, "Batch.deserialize");
-                nb::gil_scoped_release release;
-                return deserialize_batch(c.st, buf.view());
-            },
-            "context"_a, "data"_a, nb::sig("def deserialize(context: Context, data: bytes) -> Batch"),
-            "A batch from Batch.serialize() output, attached to `context`, which must have the same parameters and "
-            "(when both are known) the same keys; else SerializationError, as for truncated, corrupted or oversized "
-            "data.")
-        .def(
-            "save",
-            [](const PyBatch& x, nb::handle path) {
-                const std::string p = fspath(path);
-                nb::gil_scoped_release release;
-                io::write_file(p, serialize_batch(x));
-            },
-            "path"_a, nb::sig("def save(self, path: str | os.PathLike[str]) -> None"),
-            "Writes serialize() to a file (atomically).")
-        .def_static(
-            "load",
-            [](const PyContext& c, nb::handle path) {
-                const std::string p = fspath(path);
-                nb::gil_scoped_release release;
-                return deserialize_batch(c.st, io::read_file(p));
-            },
-            "context"_a, "path"_a, nb::sig("def load(context: Context, path: str | os.PathLike[str]) -> Batch"),
-            "Batch.deserialize of a file written by save().");
+    def_serialization<false>(
+        b, "Batch", [](const PyBatch& x, bool) { return serialize_batch(x); }, &deserialize_batch,
+        "The batch as bytes: its count, level, exact scale, slots, the element shape and dtype, the id of the keys "
+        "that encrypted it, and every element's residues bit-packed. A batch keeps no seeds, so nothing is stored as "
+        "a seed (serialize the elements as Ciphertexts for that). Load with Batch.deserialize(ctx, data).");
 }
 
 }  // namespace oboro::py

@@ -6,21 +6,15 @@ auto run the same C++ rotate_and_sum per element). Then the errors.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pytest
 
 import oboro
+from test_batch import bits
 
 ROT_BITS = 22
 SUM_BITS = 17  # a sum of <= 16 values or of the batch's 16 slots
 D, LEN = 3, 16
-
-
-def bits(got, want) -> float:
-    err = float(np.max(np.abs(np.asarray(got) - np.asarray(want))))
-    return math.inf if err == 0 else -math.log2(err)
 
 
 @pytest.fixture(scope="module", params=["S1", "S2"])

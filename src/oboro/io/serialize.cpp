@@ -195,6 +195,32 @@ double read_scale(Reader& r) {
     return scale;
 }
 
+// The fields a ciphertext and a batch's elements share: u32 polys, i32 level, f64 scale, u64 slots.
+struct CiphertextFields {
+    uint32_t polys = 0;
+    int level = 0;
+    double scale = 0;
+    uint64_t slots = 0;
+};
+
+void write_fields(Writer& w, size_t polys, int level, double scale, size_t slots) {
+    w.u32(uint32_t(polys));
+    w.i32(level);
+    w.f64(scale);
+    w.u64(slots);
+}
+
+CiphertextFields read_fields(Reader& r, const Context& ctx) {
+    CiphertextFields f;
+    f.polys = r.u32("the polynomial count");
+    if (f.polys < 2 || f.polys > 3) r.fail(detail::concat("a ciphertext of ", f.polys, " polynomials (2 or 3 expected)"));
+    f.level = checked_i32(r, "the level", 0, ctx.max_level());
+    f.scale = read_scale(r);
+    f.slots = r.u64("the slot count");
+    check_slots(r, f.slots, ctx);
+    return f;
+}
+
 }  // namespace
 
 // ------------------------------------------------------------------------------------------------
@@ -311,10 +337,7 @@ Bytes serialize(const Context& ctx, const Ciphertext& ct, const ArrayInfo& info,
     Writer w(out);
     w.reserve_more(kHeaderSize + 128 + (ct.size() - seeded) * poly_bytes(ctx, ct.limbs()));
     const size_t start = begin_record(w, ObjectType::ciphertext, ctx.id());
-    w.u32(uint32_t(ct.size()));
-    w.i32(ct.level());
-    w.f64(ct.scale());
-    w.u64(ct.slots());
+    write_fields(w, ct.size(), ct.level(), ct.scale(), ct.slots());
     write_seed(w, seeded ? ct.uniform_seed() : std::nullopt);
     for (size_t j = 0; j < ct.size(); ++j)
         if (!(seeded && j == 1)) write_poly(w, ctx, ct.poly(j), ct.limbs());
@@ -325,12 +348,7 @@ Bytes serialize(const Context& ctx, const Ciphertext& ct, const ArrayInfo& info,
 Ciphertext load_ciphertext(const Context& ctx, ByteView data, ArrayInfo* info) {
     const RecordView v = open(data, ObjectType::ciphertext, &ctx);
     Reader r(v.payload, "ciphertext", kHeaderSize);
-    const uint32_t polys = r.u32("the polynomial count");
-    if (polys < 2 || polys > 3) r.fail(detail::concat("a ciphertext of ", polys, " polynomials (2 or 3 expected)"));
-    const int level = checked_i32(r, "the level", 0, ctx.max_level());
-    const double scale = read_scale(r);
-    const uint64_t slots = r.u64("the slot count");
-    check_slots(r, slots, ctx);
+    const auto [polys, level, scale, slots] = read_fields(r, ctx);
     const std::optional<math::Seed> seed = read_seed(r);
     const bool seeded = seed.has_value();
     if (seeded && polys != 2) r.fail("only a 2-polynomial ciphertext can be stored with a seed");
@@ -361,10 +379,7 @@ Bytes serialize(const Context& ctx, const CiphertextBatch& batch, const ArrayInf
     w.reserve_more(kHeaderSize + 128 + batch.count() * batch.size() * poly_bytes(ctx, batch.limbs()));
     const size_t start = begin_record(w, ObjectType::ciphertext_batch, ctx.id());
     w.u64(batch.count());
-    w.u32(uint32_t(batch.size()));
-    w.i32(batch.level());
-    w.f64(batch.scale());
-    w.u64(batch.slots());
+    write_fields(w, batch.size(), batch.level(), batch.scale(), batch.slots());
     w.u8(0);  // flags: no seeds (a batch does not keep its elements' seeds)
     for (size_t c = 0; c < batch.count(); ++c)
         for (size_t j = 0; j < batch.size(); ++j) write_poly(w, ctx, batch.poly(c, j), batch.limbs());
@@ -376,12 +391,7 @@ CiphertextBatch load_ciphertext_batch(const Context& ctx, ByteView data, ArrayIn
     const RecordView v = open(data, ObjectType::ciphertext_batch, &ctx);
     Reader r(v.payload, "ciphertext batch", kHeaderSize);
     const uint64_t count = r.u64("the element count");
-    const uint32_t polys = r.u32("the polynomial count");
-    if (polys < 2 || polys > 3) r.fail(detail::concat("elements of ", polys, " polynomials (2 or 3 expected)"));
-    const int level = checked_i32(r, "the level", 0, ctx.max_level());
-    const double scale = read_scale(r);
-    const uint64_t slots = r.u64("the slot count");
-    check_slots(r, slots, ctx);
+    const auto [polys, level, scale, slots] = read_fields(r, ctx);
     if (const uint8_t flags = r.u8("the flags"); flags != 0)
         r.fail(detail::concat("unknown flags 0x", std::hex, int(flags)));
     // The count bounds the allocation: it must be backed by the bytes that are actually there.
