@@ -436,14 +436,16 @@ class Ciphertext:
         The ciphertext as bytes, with its level, exact scale, slots, shape, dtype and the id of the keys that encrypted it. compress=True stores the uniformly random half of keys and of fresh secret-key ciphertexts as a 32-byte seed (half the size); residues are always bit-packed to the size of their prime. Load with Ciphertext.deserialize(ctx, data).
         """
 
+    def save(self, path: str | os.PathLike[str], *, compress: bool = True) -> None:
+        """
+        Writes serialize() to a file (atomically: a temporary file, then a rename).
+        """
+
     @staticmethod
     def deserialize(context: Context, data: bytes) -> Ciphertext:
         """
-        A ciphertext from Ciphertext.serialize() output, attached to `context`, which must have the same parameters and (when both are known) the same keys; else SerializationError, as for truncated or corrupted data.
+        A Ciphertext from Ciphertext.serialize() output, attached to `context`, which must have the same parameters and, for encrypted data, the same keys (when both are known); else SerializationError, as for truncated, corrupted, oversized or foreign data.
         """
-
-    def save(self, path: str | os.PathLike[str], *, compress: bool = True) -> None:
-        """Writes serialize() to a file (atomically)."""
 
     @staticmethod
     def load(context: Context, path: str | os.PathLike[str]) -> Ciphertext:
@@ -510,14 +512,16 @@ class Plaintext:
         The plaintext as bytes (level, scale, slots, shape, dtype; residues bit-packed). Load with Plaintext.deserialize(ctx, data).
         """
 
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """
+        Writes serialize() to a file (atomically: a temporary file, then a rename).
+        """
+
     @staticmethod
     def deserialize(context: Context, data: bytes) -> Plaintext:
         """
-        A plaintext from Plaintext.serialize() output, for a context of the same parameters (else SerializationError, as for truncated or corrupted data).
+        A Plaintext from Plaintext.serialize() output, attached to `context`, which must have the same parameters and, for encrypted data, the same keys (when both are known); else SerializationError, as for truncated, corrupted, oversized or foreign data.
         """
-
-    def save(self, path: str | os.PathLike[str]) -> None:
-        """Writes serialize() to a file (atomically)."""
 
     @staticmethod
     def load(context: Context, path: str | os.PathLike[str]) -> Plaintext:
@@ -698,14 +702,16 @@ class Batch:
         The batch as bytes: its count, level, exact scale, slots, the element shape and dtype, the id of the keys that encrypted it, and every element's residues bit-packed. A batch keeps no seeds, so nothing is stored as a seed (serialize the elements as Ciphertexts for that). Load with Batch.deserialize(ctx, data).
         """
 
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """
+        Writes serialize() to a file (atomically: a temporary file, then a rename).
+        """
+
     @staticmethod
     def deserialize(context: Context, data: bytes) -> Batch:
         """
-        A batch from Batch.serialize() output, attached to `context`, which must have the same parameters and (when both are known) the same keys; else SerializationError, as for truncated, corrupted or oversized data.
+        A Batch from Batch.serialize() output, attached to `context`, which must have the same parameters and, for encrypted data, the same keys (when both are known); else SerializationError, as for truncated, corrupted, oversized or foreign data.
         """
-
-    def save(self, path: str | os.PathLike[str]) -> None:
-        """Writes serialize() to a file (atomically)."""
 
     @staticmethod
     def load(context: Context, path: str | os.PathLike[str]) -> Batch:
@@ -750,28 +756,30 @@ class EncryptedMatrix:
     def auto(self) -> bool:
         """Whether the matrix's context is in automatic mode."""
 
+    def __repr__(self) -> str: ...
+
+    def __matmul__(self, other: EncryptedMatrix) -> EncryptedMatrix:
+        """The encrypted product self @ other (see oboro.linalg.matmul)."""
+
     def serialize(self, *, compress: bool = True) -> bytes:
         """
         The matrix as bytes: its layout (method, d, shape, block grid, key id) and each block ciphertext (compress=True stores the random half of fresh secret-key encryptions as a 32-byte seed). Load with EncryptedMatrix.deserialize(ctx, data).
         """
 
+    def save(self, path: str | os.PathLike[str], *, compress: bool = True) -> None:
+        """
+        Writes serialize() to a file (atomically: a temporary file, then a rename).
+        """
+
     @staticmethod
     def deserialize(context: Context, data: bytes) -> EncryptedMatrix:
         """
-        A matrix from EncryptedMatrix.serialize() output for a context with the same parameters and keys; else SerializationError, as for truncated, corrupted or inconsistent data.
+        A EncryptedMatrix from EncryptedMatrix.serialize() output, attached to `context`, which must have the same parameters and, for encrypted data, the same keys (when both are known); else SerializationError, as for truncated, corrupted, oversized or foreign data.
         """
-
-    def save(self, path: str | os.PathLike[str], *, compress: bool = True) -> None:
-        """Writes serialize() to a file (atomically)."""
 
     @staticmethod
     def load(context: Context, path: str | os.PathLike[str]) -> EncryptedMatrix:
         """EncryptedMatrix.deserialize of a file written by save()."""
-
-    def __repr__(self) -> str: ...
-
-    def __matmul__(self, other: EncryptedMatrix) -> EncryptedMatrix:
-        """The encrypted product self @ other (see oboro.linalg.matmul)."""
 
 def encrypt_matrix(ctx: Context, matrix: numpy.typing.ArrayLike, method: str = 'auto', d: int | None = None, level: int | None = None) -> EncryptedMatrix:
     """

@@ -98,7 +98,8 @@ void def_serialization(nb::class_<T>& cls, const char* name, Write write, Read r
         },
         "context"_a, "data"_a, sig("def deserialize(context: Context, data: bytes) -> " + n),
         ("A " + n + " from " + n + ".serialize() output, attached to `context`, which must have the same parameters "
-         "and (when both are known) the same keys; else SerializationError, as for truncated, corrupted, oversized "
+         "and, for encrypted data, the same keys (when both are known); else SerializationError, as for truncated, "
+         "corrupted, oversized "
          "or foreign data.")
             .c_str());
     cls.def_static(
