@@ -395,14 +395,18 @@ PyBatch encrypt_batch(const StatePtr& st, nb::handle values, std::optional<int> 
     out.st = st;
     // Each encryption goes straight into its place in the batch (the rows share one encoding's
     // level, scale and slots), so the memory peak is the batch plus one ciphertext.
+    std::vector<std::optional<math::Seed>> seeds(shape[0]);  // of secret-key encryptions
     for (size_t r = 0; r < shape[0]; ++r) {
         PyPlaintext p = encode_array(st, arr[nb::int_(r)], level, scale, slots, "encrypt_batch");
         const Ciphertext ct = st->encryptor->encrypt(p.pt);  // with the GIL: the generator is not thread-safe
         if (r == 0) out.batch = CiphertextBatch(*st->ctx, shape[0], ct.size(), ct.level(), ct.scale(), ct.slots());
         std::memcpy(out.batch.poly(r, 0), ct.data(), ct.size() * ct.limbs() * ct.n() * sizeof(uint64_t));
+        seeds[r] = ct.uniform_seed();
         out.shape = std::move(p.shape);
         out.is_complex = p.is_complex;
     }
+    for (size_t r = 0; r < seeds.size(); ++r)  // after the copies, which forget seeds
+        if (seeds[r]) out.batch.set_uniform_seed(r, *seeds[r]);
     return out;
 }
 

@@ -146,8 +146,8 @@ PyCiphertext deserialize_ciphertext(const StatePtr& st, io::ByteView data) {
 
 // ---- batches ----
 
-io::Bytes serialize_batch(const PyBatch& b) {
-    return io::serialize(*b.st->ctx, b.batch, array_info(b.shape, b.is_complex, b.st->key_id));
+io::Bytes serialize_batch(const PyBatch& b, bool compress) {
+    return io::serialize(*b.st->ctx, b.batch, array_info(b.shape, b.is_complex, b.st->key_id), compress);
 }
 
 PyBatch deserialize_batch(const StatePtr& st, io::ByteView data) {
@@ -277,11 +277,13 @@ void add_serialization_methods(nb::module_& m, nb::class_<PyContext>& ctx, nb::c
 }
 
 void add_batch_serialization(nb::class_<PyBatch>& b) {
-    def_serialization<false>(
-        b, "Batch", [](const PyBatch& x, bool) { return serialize_batch(x); }, &deserialize_batch,
-        "The batch as bytes: its count, level, exact scale, slots, the element shape and dtype, the id of the keys "
-        "that encrypted it, and every element's residues bit-packed. A batch keeps no seeds, so nothing is stored as "
-        "a seed (serialize the elements as Ciphertexts for that). Load with Batch.deserialize(ctx, data).");
+    def_serialization<true>(
+        b, "Batch", &serialize_batch, &deserialize_batch,
+        std::string("The batch as bytes: its count, level, exact scale, slots, the element shape and dtype, the id "
+                    "of the keys that encrypted it, and every element's residues bit-packed. ") +
+            kCompressDoc +
+            " (Elements of a fresh secret-key encrypt_batch keep their seeds until the batch is modified.) Load "
+            "with Batch.deserialize(ctx, data).");
 }
 
 }  // namespace oboro::py

@@ -10,6 +10,7 @@
 #include "ckks_test_util.hpp"
 #include "error_test_util.hpp"
 #include "io_test_util.hpp"
+#include "oboro/ckks/batch_evaluator.hpp"
 #include "oboro/io/serialize.hpp"
 
 namespace oboro::test {
@@ -49,6 +50,32 @@ TEST_P(BatchMatrixRoundTrip, BatchIsBitIdenticalWithItsElementInfo) {
     }
 }
 
+// Fresh secret-key elements keep their seeds in the batch (from_ciphertexts, at) until it is
+// written to; serialization then stores the seeds: about half the size, bit-identical on load,
+// mixed seeded and unseeded elements allowed, and a loaded batch is again compressible.
+TEST_P(BatchMatrixRoundTrip, SeededBatchIsHalfTheSizeAndIdentical) {
+    Keys& k = Keys::get(GetParam());
+    std::vector<Ciphertext> cts;
+    for (size_t c = 0; c < 4; ++c) cts.push_back(k.encrypt(random_complex(8, 1.0, 200 + c), -1, /*with_public_key=*/c == 3, 8));
+    const CiphertextBatch mixed = CiphertextBatch::from_ciphertexts(*k.ctx, cts);  // element 3: public key
+    const CiphertextBatch fresh = CiphertextBatch::from_ciphertexts(*k.ctx, std::span(cts).first(3));
+    for (size_t c = 0; c < 4; ++c) EXPECT_EQ(mixed.uniform_seed(c).has_value(), c != 3);
+    EXPECT_EQ(mixed.at(1).uniform_seed(), cts[1].uniform_seed());
+    const Bytes seeded = io::serialize(*k.ctx, fresh);
+    const Bytes full = io::serialize(*k.ctx, fresh, {}, /*compress=*/false);
+    EXPECT_LT(double(seeded.size()), 0.51 * double(full.size()));
+    for (const CiphertextBatch* b : {&mixed, &fresh}) {
+        const CiphertextBatch back = io::load_ciphertext_batch(*k.ctx, io::serialize(*k.ctx, *b));
+        EXPECT_TRUE(same_words(back.data(), b->data(), b->word_count()));
+        for (size_t c = 0; c < b->count(); ++c) EXPECT_EQ(back.uniform_seed(c), b->uniform_seed(c));
+        EXPECT_EQ(io::serialize(*k.ctx, back), io::serialize(*k.ctx, *b));
+    }
+    CiphertextBatch modified = fresh;
+    BatchEvaluator(k.ctx).add_inplace(modified, fresh);
+    EXPECT_FALSE(modified.uniform_seed(0).has_value());
+    EXPECT_EQ(io::serialize(*k.ctx, modified).size(), full.size());
+}
+
 TEST_P(BatchMatrixRoundTrip, MatrixBlocksAreSeededAndIdentical) {
     Keys& k = Keys::get(GetParam());
     const io::MatrixLayout layout{io::MatrixMethod::block, 5, 3, 4, 2, 1, 9};
@@ -81,7 +108,7 @@ struct Tiny {
 
 TEST(BatchMatrixErrors, WrongKindContextAndVersion) {
     Tiny t;
-    const Bytes batch = io::serialize(*t.k.ctx, batch_of(t.k, 3));
+    const Bytes batch = io::serialize(*t.k.ctx, batch_of(t.k, 3), {}, /*compress=*/false);
     EXPECT_ERROR(SerializationError, io::load_ciphertext(*t.k.ctx, batch), "ciphertext batch, not a ciphertext");
     EXPECT_ERROR(SerializationError, io::load_matrix(*t.k.ctx, batch, nullptr), "not a encrypted matrix");
     Keys& s1 = Keys::get("S1");
@@ -99,7 +126,7 @@ TEST(BatchMatrixErrors, WrongKindContextAndVersion) {
 
 TEST(BatchMatrixErrors, OversizedAndZeroCountsAllocateNothing) {
     Tiny t;
-    const Bytes good = io::serialize(*t.k.ctx, batch_of(t.k, 2));
+    const Bytes good = io::serialize(*t.k.ctx, batch_of(t.k, 2), {}, /*compress=*/false);
     for (uint64_t count : {uint64_t(0), uint64_t(3), uint64_t(1) << 40, ~uint64_t(0)}) {
         Bytes b = good;
         std::memcpy(b.data() + io::kHeaderSize, &count, 8);
@@ -111,9 +138,20 @@ TEST(BatchMatrixErrors, OversizedAndZeroCountsAllocateNothing) {
     reseal(b);
     EXPECT_ERROR(SerializationError, io::load_ciphertext_batch(*t.k.ctx, b), "4 polynomials");
     b = good;
-    b[io::kHeaderSize + 32] = 1;  // flags: seeds are not defined for batches
+    b[io::kHeaderSize + 32] = 2;  // an undefined flag
     reseal(b);
     EXPECT_ERROR(SerializationError, io::load_ciphertext_batch(*t.k.ctx, b), "unknown flags");
+    // Seeded, but the elements have 3 polynomials; and seeded elements announced beyond the data.
+    CiphertextBatch sq = BatchEvaluator(t.k.ctx).multiply(batch_of(t.k, 2), batch_of(t.k, 2));
+    b = io::serialize(*t.k.ctx, sq);
+    b[io::kHeaderSize + 32] = 1;
+    reseal(b);
+    EXPECT_ERROR(SerializationError, io::load_ciphertext_batch(*t.k.ctx, b), "only 2-polynomial elements");
+    b = io::serialize(*t.k.ctx, batch_of(t.k, 2));
+    const uint64_t three = 3;
+    std::memcpy(b.data() + io::kHeaderSize, &three, 8);
+    reseal(b);
+    EXPECT_ERROR(SerializationError, io::load_ciphertext_batch(*t.k.ctx, b), "elements announced");
 }
 
 TEST(BatchMatrixErrors, LayoutsThatDoNotFit) {

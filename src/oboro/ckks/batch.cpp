@@ -50,12 +50,15 @@ CiphertextBatch CiphertextBatch::from_ciphertexts(const Context& ctx, std::span<
     CiphertextBatch out(ctx, cts.size(), first.size(), first.level(), first.scale(), first.slots());
     const size_t words = first.word_count();
     for (size_t c = 0; c < cts.size(); ++c) std::memcpy(out.poly(c, 0), cts[c].data(), words * sizeof(uint64_t));
+    for (size_t c = 0; c < cts.size(); ++c)  // after the copies, which forget seeds
+        if (cts[c].uniform_seed()) out.set_uniform_seed(c, *cts[c].uniform_seed());
     return out;
 }
 
 void CiphertextBatch::prepare_output(const Context& ctx, size_t count, size_t size, int level, double scale,
                                      size_t slots) {
     if (word_count() == count * size * size_t(level + 1) * ctx.n() && context_id_ == ctx.id()) {
+        seeds_.clear();
         count_ = count;
         polys_ = size;
         level_ = level;
@@ -71,6 +74,7 @@ Ciphertext CiphertextBatch::at(size_t c) const {
     Ciphertext out;
     out.reset_shape(n_, polys_, level_, scale_, slots_, context_id_);
     std::memcpy(out.data(), poly(c, 0), polys_ * limbs() * n_ * sizeof(uint64_t));
+    if (const auto seed = uniform_seed(c)) out.set_uniform_seed(*seed);
     return out;
 }
 

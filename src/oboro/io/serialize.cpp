@@ -9,8 +9,9 @@
 //                poly(level+1) for each polynomial (polynomial 1 omitted when seeded), array info
 //   array info   u64 key id, u32 ndim, u64 shape[ndim], u8 complex
 //   ciphertext batch (format version 2)
-//                u64 count, u32 polys, i32 level, f64 scale, u64 slots, u8 flags (0: no seeds),
-//                poly(level+1) for each polynomial of each element (element-major), array info of
+//                u64 count, u32 polys, i32 level, f64 scale, u64 slots, u8 flags (1 = seeds), then
+//                per element: [u8 flags, [32-byte seed] when the batch has seeds], poly(level+1) for
+//                each polynomial (polynomial 1 omitted when the element is seeded); array info of
 //                one element
 //   encrypted matrix (format version 2)
 //                u8 method (0 jiang, 1 3d, 2 block), u64 rows, u64 cols, u64 d, u32 grid rows,
@@ -370,19 +371,26 @@ Ciphertext load_ciphertext(const Context& ctx, ByteView data, ArrayInfo* info) {
 // Batches and encrypted matrices
 // ------------------------------------------------------------------------------------------------
 
-Bytes serialize(const Context& ctx, const CiphertextBatch& batch, const ArrayInfo& info) {
+Bytes serialize(const Context& ctx, const CiphertextBatch& batch, const ArrayInfo& info, bool compress) {
     check_owner(batch.context_id(), ctx, "ciphertext batch");
     check_info(info);
     if (batch.empty()) raise<ValueError>("serialize: the batch is empty");
+    bool seeded = false;  // any element stored with its seed
+    for (size_t c = 0; c < batch.count(); ++c) seeded = seeded || batch.uniform_seed(c).has_value();
+    seeded = seeded && compress && batch.size() == 2;
     Bytes out;
     Writer w(out);
-    w.reserve_more(kHeaderSize + 128 + batch.count() * batch.size() * poly_bytes(ctx, batch.limbs()));
+    w.reserve_more(kHeaderSize + 128 + batch.count() * (33 + batch.size() * poly_bytes(ctx, batch.limbs())));
     const size_t start = begin_record(w, ObjectType::ciphertext_batch, ctx.id());
     w.u64(batch.count());
     write_fields(w, batch.size(), batch.level(), batch.scale(), batch.slots());
-    w.u8(0);  // flags: no seeds (a batch does not keep its elements' seeds)
-    for (size_t c = 0; c < batch.count(); ++c)
-        for (size_t j = 0; j < batch.size(); ++j) write_poly(w, ctx, batch.poly(c, j), batch.limbs());
+    w.u8(seeded ? kSeeded : 0);
+    for (size_t c = 0; c < batch.count(); ++c) {
+        const std::optional<math::Seed> seed = seeded ? batch.uniform_seed(c) : std::nullopt;
+        if (seeded) write_seed(w, seed);
+        for (size_t j = 0; j < batch.size(); ++j)
+            if (!(seed && j == 1)) write_poly(w, ctx, batch.poly(c, j), batch.limbs());
+    }
     write_info(w, info);
     return finish(out, w, start);
 }
@@ -392,15 +400,27 @@ CiphertextBatch load_ciphertext_batch(const Context& ctx, ByteView data, ArrayIn
     Reader r(v.payload, "ciphertext batch", kHeaderSize);
     const uint64_t count = r.u64("the element count");
     const auto [polys, level, scale, slots] = read_fields(r, ctx);
-    if (const uint8_t flags = r.u8("the flags"); flags != 0)
-        r.fail(detail::concat("unknown flags 0x", std::hex, int(flags)));
-    // The count bounds the allocation: it must be backed by the bytes that are actually there.
-    const size_t element_bytes = polys * poly_bytes(ctx, size_t(level) + 1);
-    if (count == 0 || count > r.remaining() / element_bytes)
-        r.fail(detail::concat(count, " elements announced but the data holds at most ", r.remaining() / element_bytes));
+    const uint8_t flags = r.u8("the flags");
+    if (flags & ~kSeeded) r.fail(detail::concat("unknown flags 0x", std::hex, int(flags)));
+    const bool with_seeds = flags & kSeeded;
+    if (with_seeds && polys != 2) r.fail("only 2-polynomial elements can be stored with seeds");
+    // The count bounds the allocation: it must be backed by the bytes that are actually there
+    // (an element takes at least its flags byte and one polynomial when seeds are stored).
+    const size_t limbs = size_t(level) + 1;
+    const size_t min_element = with_seeds ? 1 + poly_bytes(ctx, limbs) : polys * poly_bytes(ctx, limbs);
+    if (count == 0 || count > r.remaining() / min_element)
+        r.fail(detail::concat(count, " elements announced but the data holds at most ", r.remaining() / min_element));
     CiphertextBatch batch(ctx, size_t(count), polys, level, scale, size_t(slots));
-    for (size_t c = 0; c < count; ++c)
-        for (size_t j = 0; j < polys; ++j) read_poly(r, ctx, batch.poly(c, j), batch.limbs(), "a polynomial");
+    std::vector<std::optional<math::Seed>> seeds(count);
+    for (size_t c = 0; c < count; ++c) {
+        if (with_seeds) seeds[c] = read_seed(r);
+        for (size_t j = 0; j < polys; ++j) {
+            if (seeds[c] && j == 1) expand_uniform(*seeds[c], 0, batch.poly(c, 1), ctx.moduli(), limbs, ctx.n());
+            else read_poly(r, ctx, batch.poly(c, j), limbs, "a polynomial");
+        }
+    }
+    for (size_t c = 0; c < count; ++c)  // after the writes, which forget seeds
+        if (seeds[c]) batch.set_uniform_seed(c, *seeds[c]);
     ArrayInfo meta = read_info(r, slots);
     r.expect_end();
     if (info) *info = std::move(meta);

@@ -56,8 +56,10 @@ Bytes serialize(const ckks::Context& ctx, const ckks::Ciphertext& ct, const Arra
 Bytes serialize(const ckks::Context& ctx, const ckks::PublicKey& pk, bool compress = true);
 Bytes serialize_relin_key(const ckks::Context& ctx, const ckks::RelinKey& rk, bool compress = true);
 Bytes serialize(const ckks::Context& ctx, const ckks::GaloisKeys& gk, bool compress = true);
-// A batch: its elements stored plainly (a batch keeps no seeds); `info` describes ONE element.
-Bytes serialize(const ckks::Context& ctx, const ckks::CiphertextBatch& batch, const ArrayInfo& info = {});
+// A batch; `info` describes ONE element. With `compress`, the elements that still have their seed
+// (fresh secret-key encryptions, CiphertextBatch::uniform_seed) are stored with the seed.
+Bytes serialize(const ckks::Context& ctx, const ckks::CiphertextBatch& batch, const ArrayInfo& info = {},
+                bool compress = true);
 // An encrypted matrix: the layout, then each block as a whole ciphertext record (seeded when
 // `compress` and the block is a fresh secret-key encryption). ValueError unless the blocks fit
 // the layout (grid_rows x grid_cols blocks of one level).
