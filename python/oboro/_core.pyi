@@ -697,12 +697,12 @@ class Batch:
         [self.rotate(k) for k in steps]: every element rotated by each step, one batched rotation per step (the same results as Ciphertext.rotate on each element; automatic mode reduces the steps modulo the slots and composes steps without a key, manual mode needs the key of every step).
         """
 
-    def serialize(self) -> bytes:
+    def serialize(self, *, compress: bool = True) -> bytes:
         """
-        The batch as bytes: its count, level, exact scale, slots, the element shape and dtype, the id of the keys that encrypted it, and every element's residues bit-packed. A batch keeps no seeds, so nothing is stored as a seed (serialize the elements as Ciphertexts for that). Load with Batch.deserialize(ctx, data).
+        The batch as bytes: its count, level, exact scale, slots, the element shape and dtype, the id of the keys that encrypted it, and every element's residues bit-packed. compress=True stores the uniformly random half of keys and of fresh secret-key ciphertexts as a 32-byte seed (half the size); residues are always bit-packed to the size of their prime. (Elements of a fresh secret-key encrypt_batch keep their seeds until the batch is modified.) Load with Batch.deserialize(ctx, data).
         """
 
-    def save(self, path: str | os.PathLike[str]) -> None:
+    def save(self, path: str | os.PathLike[str], *, compress: bool = True) -> None:
         """
         Writes serialize() to a file (atomically: a temporary file, then a rename).
         """

@@ -54,6 +54,19 @@ def test_batch_round_trip_is_bit_exact_and_computes(client, X, tmp_path: pathlib
                                   client.decrypt(b * 3))
 
 
+def test_fresh_batches_are_seeded(client, X):
+    b = client.encrypt_batch(X)  # secret-key encryptions: each element keeps its seed
+    seeded, full = b.serialize(), b.serialize(compress=False)
+    assert len(seeded) < 0.51 * len(full)
+    for data in (seeded, full):
+        np.testing.assert_array_equal(client.decrypt(oboro.Batch.deserialize(client, data)), client.decrypt(b))
+    assert len(oboro.Batch.deserialize(client, seeded).serialize()) == len(seeded)  # still seeded after loading
+    assert len(oboro.Batch.from_ciphertexts(b.to_ciphertexts()).serialize()) == len(seeded)  # seeds travel along
+    assert len((b + 1.0).serialize()) == len(full)  # a result has no seeds
+    server = oboro.Context.deserialize(client.serialize())  # public-key encryptions have no uniform half
+    assert len(server.encrypt_batch(X).serialize()) == len(full)
+
+
 @pytest.mark.parametrize("method,shape,d", [("3d", (3, 4), None), ("jiang", (5, 8), None), ("block", (6, 5), 4)])
 def test_matrix_round_trip_keeps_layout_and_products(client, method, shape, d, tmp_path: pathlib.Path):
     rng = np.random.default_rng(5)
