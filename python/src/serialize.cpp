@@ -134,7 +134,6 @@ io::Bytes serialize_ciphertext(const PyCiphertext& c, bool compress) {
     return io::serialize(*c.st->ctx, c.ct, array_info(c.shape, c.is_complex, c.st->key_id), compress);
 }
 
-
 PyCiphertext deserialize_ciphertext(const StatePtr& st, io::ByteView data) {
     io::ArrayInfo info;
     Ciphertext ct = io::load_ciphertext(*st->ctx, data, &info);
