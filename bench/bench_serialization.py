@@ -6,7 +6,8 @@ usage: bench_serialization.py [--presets S1,S2] [--repeat 5] [--min-seconds 0.3]
                               [--markdown docs/benchmarks/serialization.md]
 
 For each preset: a fresh secret-key ciphertext at the top level, a ciphertext after one
-multiplication (no seed left), the public key, the relinearization key and one Galois key: their
+multiplication (no seed left), a fresh Batch of 16 ciphertexts, a fresh 3-D EncryptedMatrix
+(16 x 16, one ciphertext), the public key, the relinearization key and one Galois key: their
 size in memory (64-bit words), serialized without compression (residues bit-packed to their
 prime's size) and with seeded compression (the uniform half as a 32-byte seed), and the median
 times of serialize and deserialize (deserialize of a context includes re-creating it). Other
@@ -26,6 +27,7 @@ import oboro
 from oboro.bench import machine_info, measure
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
+BATCH = 16  # ciphertexts in the serialized Batch
 
 
 def part_sizes(bundle: bytes) -> dict[str, int]:
@@ -41,6 +43,8 @@ def run_preset(name: str, repeat: int, min_seconds: float) -> dict:
     x = np.random.default_rng(1).uniform(-1, 1, ctx.slots)
     fresh = ctx.encrypt(x)
     product = fresh * fresh
+    batch = ctx.encrypt_batch(np.random.default_rng(2).uniform(-1, 1, (BATCH, ctx.slots)))
+    matrix = oboro.linalg.encrypt_matrix(ctx, np.random.default_rng(3).uniform(-1, 1, (16, 16)), method="3d")
     plain, seeded = part_sizes(ctx.serialize(compress=False)), part_sizes(ctx.serialize())
     key_poly = (q_count + p_count) * n * word
     rows = [
@@ -54,6 +58,16 @@ def run_preset(name: str, repeat: int, min_seconds: float) -> dict:
          "serialize_us": measure(lambda: product.serialize(), repeat, min_seconds).median_us,
          "deserialize_us": measure(lambda b=product.serialize(): oboro.Ciphertext.deserialize(ctx, b), repeat,
                                    min_seconds).median_us},
+        {"object": f"Batch of {BATCH} fresh ciphertexts, top level", "memory": BATCH * 2 * levels * n * word,
+         "plain": len(batch.serialize(compress=False)), "seeded": len(batch.serialize()),
+         "serialize_us": measure(lambda: batch.serialize(), repeat, min_seconds).median_us,
+         "deserialize_us": measure(lambda b=batch.serialize(): oboro.Batch.deserialize(ctx, b), repeat,
+                                   min_seconds).median_us},
+        {"object": "EncryptedMatrix 16 x 16, 3-D layout, fresh", "memory": 2 * levels * n * word,
+         "plain": len(matrix.serialize(compress=False)), "seeded": len(matrix.serialize()),
+         "serialize_us": measure(lambda: matrix.serialize(), repeat, min_seconds).median_us,
+         "deserialize_us": measure(lambda b=matrix.serialize(): oboro.linalg.EncryptedMatrix.deserialize(ctx, b),
+                                   repeat, min_seconds).median_us},
         {"object": "public key", "memory": 2 * key_poly, "plain": plain["public key"], "seeded": seeded["public key"]},
         {"object": "relinearization key", "memory": 2 * dnum * key_poly, "plain": plain["relinearization key"],
          "seeded": seeded["relinearization key"]},
