@@ -548,6 +548,8 @@ class Batch:
     (the same for every element) or of the batch's shape (one row per element). rotate takes one step
     for all or one step per element; automatic mode composes a step without a key from keyed steps
     exactly as Ciphertext.rotate does (one batched call per step of the longest composition).
+    sum(...) and rotate_many(...) work as on a Ciphertext (bit-identical per element), and
+    serialize / deserialize / save / load as for ciphertexts (fresh elements stored with their seeds).
     """
 
     __array_ufunc__: None = None

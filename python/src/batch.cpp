@@ -2,7 +2,8 @@
 // (ckks/batch.hpp), with the operators of oboro.Ciphertext. Each operator is one batched call
 // of the C++ BatchEvaluator over all d elements; automatic mode relinearizes, rescales and aligns
 // like Ciphertext (the same standard scales and the same rules), manual mode leaves that to the
-// caller. Context.encrypt_batch / decrypt(batch) convert from / to 2-D NumPy arrays.
+// caller. Context.encrypt_batch / decrypt(batch) convert from / to 2-D NumPy arrays. The sums and
+// rotate_many are in batch_trace.cpp, serialization in serialize.cpp.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -486,7 +487,9 @@ results as the same operator on each oboro.Ciphertext, and the same automatic / 
 Operands: another Batch (same length and element shape), a number, an array of one element's shape
 (the same for every element) or of the batch's shape (one row per element). rotate takes one step
 for all or one step per element; automatic mode composes a step without a key from keyed steps
-exactly as Ciphertext.rotate does (one batched call per step of the longest composition).)doc";
+exactly as Ciphertext.rotate does (one batched call per step of the longest composition).
+sum(...) and rotate_many(...) work as on a Ciphertext (bit-identical per element), and
+serialize / deserialize / save / load as for ciphertexts (fresh elements stored with their seeds).)doc";
 
 }  // namespace
 
