@@ -68,8 +68,9 @@ if [ "${OBORO_ASAN:-1}" != "0" ]; then
     -DOBORO_BUILD_EXAMPLES=OFF \
     "-DCMAKE_CXX_FLAGS=-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
     >/dev/null &&
-    cmake --build build-asan -j "$JOBS" --target test_io_serialize test_io_fuzz 2>&1 | grep -v -e "-Wmaybe-uninitialized" -e "avx512fintrin.h" &&
+    cmake --build build-asan -j "$JOBS" --target test_io_serialize test_io_batch_matrix test_io_fuzz 2>&1 | grep -v -e "-Wmaybe-uninitialized" -e "avx512fintrin.h" &&
     ./build-asan/tests/cpp/test_io_serialize --gtest_brief=1 &&
+    ./build-asan/tests/cpp/test_io_batch_matrix --gtest_brief=1 &&
     ./build-asan/tests/cpp/test_io_fuzz
   ASAN_RC=$?
   set -e

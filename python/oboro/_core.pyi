@@ -436,14 +436,16 @@ class Ciphertext:
         The ciphertext as bytes, with its level, exact scale, slots, shape, dtype and the id of the keys that encrypted it. compress=True stores the uniformly random half of keys and of fresh secret-key ciphertexts as a 32-byte seed (half the size); residues are always bit-packed to the size of their prime. Load with Ciphertext.deserialize(ctx, data).
         """
 
+    def save(self, path: str | os.PathLike[str], *, compress: bool = True) -> None:
+        """
+        Writes serialize() to a file (atomically: a temporary file, then a rename).
+        """
+
     @staticmethod
     def deserialize(context: Context, data: bytes) -> Ciphertext:
         """
-        A ciphertext from Ciphertext.serialize() output, attached to `context`, which must have the same parameters and (when both are known) the same keys; else SerializationError, as for truncated or corrupted data.
+        A Ciphertext from Ciphertext.serialize() output, attached to `context`, which must have the same parameters and, for encrypted data, the same keys (when both are known); else SerializationError, as for truncated, corrupted, oversized or foreign data.
         """
-
-    def save(self, path: str | os.PathLike[str], *, compress: bool = True) -> None:
-        """Writes serialize() to a file (atomically)."""
 
     @staticmethod
     def load(context: Context, path: str | os.PathLike[str]) -> Ciphertext:
@@ -510,14 +512,16 @@ class Plaintext:
         The plaintext as bytes (level, scale, slots, shape, dtype; residues bit-packed). Load with Plaintext.deserialize(ctx, data).
         """
 
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """
+        Writes serialize() to a file (atomically: a temporary file, then a rename).
+        """
+
     @staticmethod
     def deserialize(context: Context, data: bytes) -> Plaintext:
         """
-        A plaintext from Plaintext.serialize() output, for a context of the same parameters (else SerializationError, as for truncated or corrupted data).
+        A Plaintext from Plaintext.serialize() output, attached to `context`, which must have the same parameters and, for encrypted data, the same keys (when both are known); else SerializationError, as for truncated, corrupted, oversized or foreign data.
         """
-
-    def save(self, path: str | os.PathLike[str]) -> None:
-        """Writes serialize() to a file (atomically)."""
 
     @staticmethod
     def load(context: Context, path: str | os.PathLike[str]) -> Plaintext:
@@ -544,6 +548,8 @@ class Batch:
     (the same for every element) or of the batch's shape (one row per element). rotate takes one step
     for all or one step per element; automatic mode composes a step without a key from keyed steps
     exactly as Ciphertext.rotate does (one batched call per step of the longest composition).
+    sum(...) and rotate_many(...) work as on a Ciphertext (bit-identical per element), and
+    serialize / deserialize / save / load as for ciphertexts (fresh elements stored with their seeds).
     """
 
     __array_ufunc__: None = None
@@ -584,6 +590,24 @@ class Batch:
     @property
     def shape(self) -> tuple[int, ...]:
         """(len(batch),) + the shape of one element: the shape decrypt returns."""
+
+    @property
+    def size(self) -> int:
+        """
+        Number of encrypted values in all elements (the size of the array decrypt returns).
+        """
+
+    @property
+    def ndim(self) -> int:
+        """len(shape): 1 + the dimensions of one element."""
+
+    @property
+    def element_shape(self) -> tuple[int, ...]:
+        """The shape of one element (one row): batch[i].shape."""
+
+    @property
+    def auto(self) -> bool:
+        """Whether the batch's context is in automatic mode."""
 
     @property
     def dtype(self) -> numpy.dtype[Any]:
@@ -655,6 +679,50 @@ class Batch:
 
     def __repr__(self) -> str: ...
 
+    def sum(self, block: int | None = None, stride: int | None = None, count: int | None = None, strategy: str = 'auto', h: int | None = None) -> Batch:
+        """
+        Ciphertext.sum on every element, bit-identical to it; 'doubling' runs one batched rotation per round for all elements, 'hoisted' and 'auto' run the hoisted algorithm per element (it shares one ModUp per ciphertext).
+
+        Rotate-and-sum (a trace-type function), one key switch per round or hoisted.
+
+        * sum(): every slot holds the sum of all `slots` values (padding slots are zero).
+        * sum(block=k): the FIRST slot of each block of k consecutive slots holds the block's sum; the
+          other slots hold sums of windows that straddle two blocks (use decrypt(...)[::k] on a 1-D
+          ciphertext). k is a power of two dividing the slots.
+        * sum(stride=s, count=c): slot t holds x[t] + x[t+s] + ... + x[t+(c-1)s] (cyclic); count defaults
+          to slots/|s|, c a power of two with |s|*c <= slots.
+
+        strategy: 'doubling' (log2 of the terms key switches), 'hoisted' (Ishimaki-Yamana unrolled
+        algorithm with h iterations, each one ModUp and one ModDown for 2^r - 1 rotations; h defaults to
+        the cost model's choice), or 'auto' (the cheapest h whose keys the context has). The keys each
+        needs: Context.sum_rotations(...). Automatic mode relinearizes first. Consumes no level.
+        """
+
+    def rotate_many(self, steps: Sequence[int]) -> list[Batch]:
+        """
+        [self.rotate(k) for k in steps]: every element rotated by each step, one batched rotation per step (the same results as Ciphertext.rotate on each element; automatic mode reduces the steps modulo the slots and composes steps without a key, manual mode needs the key of every step).
+        """
+
+    def serialize(self, *, compress: bool = True) -> bytes:
+        """
+        The batch as bytes: its count, level, exact scale, slots, the element shape and dtype, the id of the keys that encrypted it, and every element's residues bit-packed. compress=True stores the uniformly random half of keys and of fresh secret-key ciphertexts as a 32-byte seed (half the size); residues are always bit-packed to the size of their prime. (Elements of a fresh secret-key encrypt_batch keep their seeds until the batch is modified.) Load with Batch.deserialize(ctx, data).
+        """
+
+    def save(self, path: str | os.PathLike[str], *, compress: bool = True) -> None:
+        """
+        Writes serialize() to a file (atomically: a temporary file, then a rename).
+        """
+
+    @staticmethod
+    def deserialize(context: Context, data: bytes) -> Batch:
+        """
+        A Batch from Batch.serialize() output, attached to `context`, which must have the same parameters and, for encrypted data, the same keys (when both are known); else SerializationError, as for truncated, corrupted, oversized or foreign data.
+        """
+
+    @staticmethod
+    def load(context: Context, path: str | os.PathLike[str]) -> Batch:
+        """Batch.deserialize of a file written by save()."""
+
 class EncryptedMatrix:
     """
     An encrypted real matrix laid out for one matrix-product method (make it with oboro.linalg.encrypt_matrix; decrypt it with Context.decrypt).
@@ -690,10 +758,34 @@ class EncryptedMatrix:
     def level(self) -> int:
         """The ciphertexts' level."""
 
+    @property
+    def auto(self) -> bool:
+        """Whether the matrix's context is in automatic mode."""
+
     def __repr__(self) -> str: ...
 
     def __matmul__(self, other: EncryptedMatrix) -> EncryptedMatrix:
         """The encrypted product self @ other (see oboro.linalg.matmul)."""
+
+    def serialize(self, *, compress: bool = True) -> bytes:
+        """
+        The matrix as bytes: its layout (method, d, shape, block grid, key id) and each block ciphertext (compress=True stores the random half of fresh secret-key encryptions as a 32-byte seed). Load with EncryptedMatrix.deserialize(ctx, data).
+        """
+
+    def save(self, path: str | os.PathLike[str], *, compress: bool = True) -> None:
+        """
+        Writes serialize() to a file (atomically: a temporary file, then a rename).
+        """
+
+    @staticmethod
+    def deserialize(context: Context, data: bytes) -> EncryptedMatrix:
+        """
+        A EncryptedMatrix from EncryptedMatrix.serialize() output, attached to `context`, which must have the same parameters and, for encrypted data, the same keys (when both are known); else SerializationError, as for truncated, corrupted, oversized or foreign data.
+        """
+
+    @staticmethod
+    def load(context: Context, path: str | os.PathLike[str]) -> EncryptedMatrix:
+        """EncryptedMatrix.deserialize of a file written by save()."""
 
 def encrypt_matrix(ctx: Context, matrix: numpy.typing.ArrayLike, method: str = 'auto', d: int | None = None, level: int | None = None) -> EncryptedMatrix:
     """

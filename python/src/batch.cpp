@@ -2,7 +2,8 @@
 // (ckks/batch.hpp), with the operators of oboro.Ciphertext. Each operator is one batched call
 // of the C++ BatchEvaluator over all d elements; automatic mode relinearizes, rescales and aligns
 // like Ciphertext (the same standard scales and the same rules), manual mode leaves that to the
-// caller. Context.encrypt_batch / decrypt(batch) convert from / to 2-D NumPy arrays.
+// caller. Context.encrypt_batch / decrypt(batch) convert from / to 2-D NumPy arrays. The sums and
+// rotate_many are in batch_trace.cpp, serialization in serialize.cpp.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -23,43 +24,24 @@
 #include "oboro/backend/cuda/batch_queue.hpp"
 #endif
 #include "oboro/util/error.hpp"
+#include "batch.hpp"
 #include "state.hpp"
 
 using namespace nanobind::literals;
 
 namespace oboro::py {
 
-namespace {
-
-struct PyBatch {
-    StatePtr st;
-    CiphertextBatch batch;
-    std::vector<size_t> shape;  // of one element
-    bool is_complex = false;
-
-    size_t element_count() const {
-        size_t c = 1;
-        for (size_t d : shape) c *= d;
-        return c;
-    }
-    std::vector<size_t> full_shape() const {
-        std::vector<size_t> s = {batch.count()};
-        s.insert(s.end(), shape.begin(), shape.end());
-        return s;
-    }
-};
-
 // The evaluator of batches that live where x lives: the CPU queue for host memory, else the
 // device queue that holds x (a batch made with encrypt_batch(..., device="cuda")).
 BatchEvaluator evaluator(const State& s, const PolyBatch& x) { return BatchEvaluator(s.ctx, x.device()); }
 
 // p in the memory of a (the right operand of a batched op must live where a does).
-PlaintextBatch where(PlaintextBatch p, const CiphertextBatch& a) { return a.device() ? p.to_device(*a.device()) : p; }
+static PlaintextBatch where(PlaintextBatch p, const CiphertextBatch& a) { return a.device() ? p.to_device(*a.device()) : p; }
 
 // The queue of device "cuda" / "cuda:N", made once per device and kept for the process (batches
 // it allocates must not outlive it); "cpu": nullptr. Errors: unknown device names (ValueError),
 // no GPU or a build without the CUDA runtime (oboro.Error "no CUDA GPU found ...").
-BatchQueue* queue_for_device(const std::string& device) {
+static BatchQueue* queue_for_device(const std::string& device) {
     if (device == "cpu") return nullptr;
     int index = 0;
     if (device.rfind("cuda", 0) != 0 || (device.size() > 4 && device[4] != ':'))
@@ -93,6 +75,8 @@ void relinearize_if_needed(const State& s, CiphertextBatch& x, const char* op) {
                           " polynomials and the context has no relinearization key; call keygen(relin=True)");
     x = evaluator(s, x).relinearize(x, *s.rk);
 }
+
+namespace {
 
 // x brought down to (level, scale): a drop when the scale matches, else rescale_to from level + 1.
 void bring_to(const State& s, CiphertextBatch& x, int level, double scale, const char* op) {
@@ -388,6 +372,8 @@ nb::object inplace(BatchRef self, nb::handle other, Op op) {
     return nb::borrow(self.h);
 }
 
+}  // namespace
+
 // ---- rotations: one step for all, or one per element -----------------------------------------
 
 // Manual mode: one batched rotation by exactly these steps. Automatic mode: each element's step
@@ -430,6 +416,8 @@ PyBatch rotate_batch(const PyBatch& self, nb::handle steps) {
     return out;
 }
 
+namespace {
+
 // ---- conversions ----------------------------------------------------------------------------------
 
 PyBatch encrypt_batch(const StatePtr& st, nb::handle values, std::optional<int> level, std::optional<double> scale,
@@ -446,14 +434,18 @@ PyBatch encrypt_batch(const StatePtr& st, nb::handle values, std::optional<int> 
     out.st = st;
     // Each encryption goes straight into its place in the batch (the rows share one encoding's
     // level, scale and slots), so the memory peak is the batch plus one ciphertext.
+    std::vector<std::optional<math::Seed>> seeds(shape[0]);  // of secret-key encryptions
     for (size_t r = 0; r < shape[0]; ++r) {
         PyPlaintext p = encode_array(st, arr[nb::int_(r)], level, scale, slots, "encrypt_batch");
         const Ciphertext ct = st->encryptor->encrypt(p.pt);  // with the GIL: the generator is not thread-safe
         if (r == 0) out.batch = CiphertextBatch(*st->ctx, shape[0], ct.size(), ct.level(), ct.scale(), ct.slots());
         std::memcpy(out.batch.poly(r, 0), ct.data(), ct.size() * ct.limbs() * ct.n() * sizeof(uint64_t));
+        seeds[r] = ct.uniform_seed();
         out.shape = std::move(p.shape);
         out.is_complex = p.is_complex;
     }
+    for (size_t r = 0; r < seeds.size(); ++r)  // after the copies, which forget seeds
+        if (seeds[r]) out.batch.set_uniform_seed(r, *seeds[r]);
     if (queue) {
         nb::gil_scoped_release release;
         out.batch = out.batch.to_device(*queue);
@@ -537,7 +529,9 @@ results as the same operator on each oboro.Ciphertext, and the same automatic / 
 Operands: another Batch (same length and element shape), a number, an array of one element's shape
 (the same for every element) or of the batch's shape (one row per element). rotate takes one step
 for all or one step per element; automatic mode composes a step without a key from keyed steps
-exactly as Ciphertext.rotate does (one batched call per step of the longest composition).)doc";
+exactly as Ciphertext.rotate does (one batched call per step of the longest composition).
+sum(...) and rotate_many(...) work as on a Ciphertext (bit-identical per element), and
+serialize / deserialize / save / load as for ciphertexts (fresh elements stored with their seeds).)doc";
 
 }  // namespace
 
@@ -573,6 +567,15 @@ void add_batch_class(nb::module_& m, nb::class_<PyContext>& ctx) {
         .def_prop_ro("shape", [](const PyBatch& s) { return to_tuple(s.full_shape()); },
                      nb::sig("def shape(self) -> tuple[int, ...]"),
                      "(len(batch),) + the shape of one element: the shape decrypt returns.")
+        .def_prop_ro("size", [](const PyBatch& s) { return s.batch.count() * s.element_count(); },
+                     "Number of encrypted values in all elements (the size of the array decrypt returns).")
+        .def_prop_ro("ndim", [](const PyBatch& s) { return s.shape.size() + 1; },
+                     "len(shape): 1 + the dimensions of one element.")
+        .def_prop_ro("element_shape", [](const PyBatch& s) { return to_tuple(s.shape); },
+                     nb::sig("def element_shape(self) -> tuple[int, ...]"),
+                     "The shape of one element (one row): batch[i].shape.")
+        .def_prop_ro("auto", [](const PyBatch& s) { return s.st->auto_mode; },
+                     "Whether the batch's context is in automatic mode.")
         .def_prop_ro("dtype", [](const PyBatch& s) { return numpy_dtype(s.is_complex); },
                      nb::sig("def dtype(self) -> numpy.dtype[typing.Any]"), "float64 or complex128, as decrypt returns.")
         .def_prop_ro("poly_count", [](const PyBatch& s) { return s.batch.size(); },
@@ -653,6 +656,8 @@ void add_batch_class(nb::module_& m, nb::class_<PyContext>& ctx) {
              "are dropped); automatic mode moves a batch at its level's standard scale to the standard scale of "
              "the new level.")
         .def("__repr__", &batch_repr);
+    add_batch_trace_methods(b);
+    add_batch_serialization(b);
 
     ctx.def(
            "encrypt_batch",

@@ -17,6 +17,8 @@
 #include "oboro/algorithms/matmul_block.hpp"
 #include "oboro/algorithms/requirements.hpp"
 #include "oboro/util/error.hpp"
+#include "buffer.hpp"
+#include "oboro/io/serialize.hpp"
 #include "state.hpp"
 
 namespace oboro::py {
@@ -26,7 +28,8 @@ namespace alg = oboro::algorithms;
 
 namespace {
 
-enum class Method { jiang, cube, block };
+// The values of io::MatrixMethod (the serialized code of each method).
+enum class Method : uint8_t { jiang = 0, cube = 1, block = 2 };
 
 const char* method_name(Method m) { return m == Method::jiang ? "jiang" : m == Method::cube ? "3d" : "block"; }
 
@@ -178,6 +181,36 @@ nb::object decrypt_matrix(const PyContext& c, const PyEncryptedMatrix& m) {
     return to_numpy(std::vector<cplx>(matrix.begin(), matrix.end()), {m.rows, m.cols}, false);
 }
 
+// ---- serialization: the layout and the block ciphertexts, one io record ----
+
+io::Bytes serialize_matrix(const PyEncryptedMatrix& x, bool compress) {
+    const io::MatrixLayout layout{io::MatrixMethod(uint8_t(x.method)), x.rows, x.cols, x.d,
+                                  uint32_t(x.grid.rows), uint32_t(x.grid.cols), x.st->key_id};
+    return io::serialize_matrix(*x.st->ctx, layout, x.grid.blocks, compress);
+}
+
+PyEncryptedMatrix deserialize_matrix(const StatePtr& st, io::ByteView data) {
+    const char* op = "EncryptedMatrix.deserialize";
+    io::MatrixLayout layout;
+    std::vector<Ciphertext> blocks = io::load_matrix(*st->ctx, data, &layout);
+    check_key_id(layout.key_id, *st, op, "matrix");
+    const Method m = Method(uint8_t(layout.method));  // io::MatrixMethod has the values of Method
+    // The io layer checked the grid; the product method must also accept d on these parameters,
+    // with the slot count it encrypts blocks at.
+    size_t slots = 0;
+    try {
+        slots = Algorithms::get().for_(st->ctx, m, size_t(layout.d))->slots();
+    } catch (const Error& e) {
+        raise<SerializationError>(op, ": the stored layout (method '", method_name(m), "', d = ", layout.d,
+                                  ") does not fit these parameters: ", e.what());
+    }
+    if (blocks[0].slots() != slots)
+        raise<SerializationError>(op, ": the blocks have ", blocks[0].slots(), " slots but method '", method_name(m),
+                                  "' with d = ", layout.d, " uses ", slots);
+    return PyEncryptedMatrix{st, m, size_t(layout.rows), size_t(layout.cols), size_t(layout.d),
+                             {layout.grid_rows, layout.grid_cols, std::move(blocks)}};
+}
+
 std::string matrix_repr(const PyEncryptedMatrix& x) {
     std::ostringstream os;
     os << "<oboro.EncryptedMatrix shape=(" << x.rows << ", " << x.cols << ") method=" << method_name(x.method)
@@ -195,10 +228,10 @@ std::vector<int64_t> rotation_steps(const PyContext& c, const std::vector<size_t
 }  // namespace
 
 void add_linalg(nb::module_& m, nb::class_<PyContext>& ctx) {
-    nb::class_<PyEncryptedMatrix>(m, "EncryptedMatrix",
+    nb::class_<PyEncryptedMatrix> matrix(m, "EncryptedMatrix",
                                   "An encrypted real matrix laid out for one matrix-product method (make it with "
-                                  "oboro.linalg.encrypt_matrix; decrypt it with Context.decrypt).")
-        .def_prop_ro("shape", [](const PyEncryptedMatrix& x) { return std::make_tuple(x.rows, x.cols); },
+                                  "oboro.linalg.encrypt_matrix; decrypt it with Context.decrypt).");
+    matrix.def_prop_ro("shape", [](const PyEncryptedMatrix& x) { return std::make_tuple(x.rows, x.cols); },
                      "(rows, cols) of the matrix.")
         .def_prop_ro("method", [](const PyEncryptedMatrix& x) { return std::string(method_name(x.method)); },
                      "The product method it is laid out for: 'jiang', '3d' or 'block'.")
@@ -212,8 +245,15 @@ void add_linalg(nb::module_& m, nb::class_<PyContext>& ctx) {
                      "The product each block uses: 'jiang' or '3d' (for 'block': '3d' where d^3 fits the slots).")
         .def_prop_ro("level", [](const PyEncryptedMatrix& x) { return x.grid.blocks.at(0).level(); },
                      "The ciphertexts' level.")
+        .def_prop_ro("auto", [](const PyEncryptedMatrix& x) { return x.st->auto_mode; },
+                     "Whether the matrix's context is in automatic mode.")
         .def("__repr__", &matrix_repr)
         .def("__matmul__", &matmul, "other"_a, "The encrypted product self @ other (see oboro.linalg.matmul).");
+    def_serialization<true>(
+        matrix, "EncryptedMatrix", &serialize_matrix, &deserialize_matrix,
+        "The matrix as bytes: its layout (method, d, shape, block grid, key id) and each block ciphertext "
+        "(compress=True stores the random half of fresh secret-key encryptions as a 32-byte seed). Load with "
+        "EncryptedMatrix.deserialize(ctx, data).");
 
     m.def("encrypt_matrix", &encrypt_matrix, "ctx"_a, "matrix"_a, "method"_a = "auto", "d"_a = nb::none(),
           "level"_a = nb::none(),

@@ -14,42 +14,21 @@
 
 #include "oboro/io/serialize.hpp"
 #include "oboro/util/error.hpp"
+#include "batch.hpp"
+#include "buffer.hpp"
 #include "state.hpp"
 
 using namespace nanobind::literals;
 
 namespace oboro::py {
 
-namespace {
-
-// A read-only view of any object with the buffer protocol (bytes, bytearray, memoryview, NumPy
-// uint8 arrays, mmap), released on destruction.
-class BufferView {
-public:
-    explicit BufferView(nb::handle obj, const char* op) {
-        if (PyObject_GetBuffer(obj.ptr(), &buf_, PyBUF_SIMPLE) != 0) {
-            PyErr_Clear();
-            throw nb::type_error((std::string(op) + ": expected bytes (or bytearray / memoryview), got " +
-                                  nb::cast<std::string>(nb::str(obj.type().attr("__name__"))))
-                                     .c_str());
-        }
-    }
-    ~BufferView() { PyBuffer_Release(&buf_); }
-    BufferView(const BufferView&) = delete;
-    BufferView& operator=(const BufferView&) = delete;
-    io::ByteView view() const { return {static_cast<const uint8_t*>(buf_.buf), size_t(buf_.len)}; }
-
-private:
-    Py_buffer buf_{};
-};
-
-nb::bytes to_bytes(const io::Bytes& b) { return nb::bytes(reinterpret_cast<const char*>(b.data()), b.size()); }
-
-// os.fspath(path): str or pathlib.Path.
-std::string fspath(nb::handle path) {
-    nb::object p = nb::module_::import_("os").attr("fspath")(path);
-    return nb::cast<std::string>(p);
+void check_key_id(uint64_t key_id, const State& s, const char* op, const char* what) {
+    if (key_id != 0 && s.key_id != 0 && key_id != s.key_id)
+        raise<SerializationError>(op, ": the ", what, " was encrypted under other keys than this context's (same "
+                                  "parameters, different key set); load it into the context whose keys encrypted it");
 }
+
+namespace {
 
 // ---- contexts ----
 
@@ -158,12 +137,24 @@ io::Bytes serialize_ciphertext(const PyCiphertext& c, bool compress) {
 PyCiphertext deserialize_ciphertext(const StatePtr& st, io::ByteView data) {
     io::ArrayInfo info;
     Ciphertext ct = io::load_ciphertext(*st->ctx, data, &info);
-    if (info.key_id != 0 && st->key_id != 0 && info.key_id != st->key_id)
-        raise<SerializationError>("Ciphertext.deserialize: the ciphertext was encrypted under other keys than this "
-                                  "context's (same parameters, different key set); load it into the context whose "
-                                  "keys encrypted it");
+    check_key_id(info.key_id, *st, "Ciphertext.deserialize", "ciphertext");
     PyCiphertext out{st, std::move(ct), {}, false};
     restore_array(info, out.ct.slots(), out.shape, out.is_complex);
+    return out;
+}
+
+// ---- batches ----
+
+io::Bytes serialize_batch(const PyBatch& b, bool compress) {
+    return io::serialize(*b.st->ctx, b.batch, array_info(b.shape, b.is_complex, b.st->key_id), compress);
+}
+
+PyBatch deserialize_batch(const StatePtr& st, io::ByteView data) {
+    io::ArrayInfo info;
+    CiphertextBatch batch = io::load_ciphertext_batch(*st->ctx, data, &info);
+    check_key_id(info.key_id, *st, "Batch.deserialize", "batch");
+    PyBatch out{st, std::move(batch), {}, false};
+    restore_array(info, out.batch.slots(), out.shape, out.is_complex);
     return out;
 }
 
@@ -262,93 +253,16 @@ void add_serialization_methods(nb::module_& m, nb::class_<PyContext>& ctx, nb::c
             nb::sig("def load(path: str | os.PathLike[str], auto: bool = True) -> Context"),
             "Context.deserialize of a file written by save().");
 
-    ct.def(
-          "serialize",
-          [](const PyCiphertext& c, bool compress) {
-              io::Bytes b;
-              {
-                  nb::gil_scoped_release release;
-                  b = serialize_ciphertext(c, compress);
-              }
-              return to_bytes(b);
-          },
-          nb::kw_only(), "compress"_a = true,
-          (std::string("The ciphertext as bytes, with its level, exact scale, slots, shape, dtype and the id of the "
-                       "keys that encrypted it. ") +
-           kCompressDoc + " Load with Ciphertext.deserialize(ctx, data).")
-              .c_str())
-        .def_static(
-            "deserialize",
-            [](const PyContext& c, nb::handle data) {
-                BufferView buf(data, "Ciphertext.deserialize");
-                nb::gil_scoped_release release;
-                return deserialize_ciphertext(c.st, buf.view());
-            },
-            "context"_a, "data"_a, nb::sig("def deserialize(context: Context, data: bytes) -> Ciphertext"),
-            "A ciphertext from Ciphertext.serialize() output, attached to `context`, which must have the same "
-            "parameters and (when both are known) the same keys; else SerializationError, as for truncated or "
-            "corrupted data.")
-        .def(
-            "save",
-            [](const PyCiphertext& c, nb::handle path, bool compress) {
-                const std::string p = fspath(path);
-                nb::gil_scoped_release release;
-                io::write_file(p, serialize_ciphertext(c, compress));
-            },
-            "path"_a, nb::kw_only(), "compress"_a = true,
-            nb::sig("def save(self, path: str | os.PathLike[str], *, compress: bool = True) -> None"),
-            "Writes serialize() to a file (atomically).")
-        .def_static(
-            "load",
-            [](const PyContext& c, nb::handle path) {
-                const std::string p = fspath(path);
-                nb::gil_scoped_release release;
-                return deserialize_ciphertext(c.st, io::read_file(p));
-            },
-            "context"_a, "path"_a,
-            nb::sig("def load(context: Context, path: str | os.PathLike[str]) -> Ciphertext"),
-            "Ciphertext.deserialize of a file written by save().");
-
-    pt.def(
-          "serialize",
-          [](const PyPlaintext& p) {
-              io::Bytes b;
-              {
-                  nb::gil_scoped_release release;
-                  b = serialize_plaintext(p);
-              }
-              return to_bytes(b);
-          },
-          "The plaintext as bytes (level, scale, slots, shape, dtype; residues bit-packed). Load with "
-          "Plaintext.deserialize(ctx, data).")
-        .def_static(
-            "deserialize",
-            [](const PyContext& c, nb::handle data) {
-                BufferView buf(data, "Plaintext.deserialize");
-                nb::gil_scoped_release release;
-                return deserialize_plaintext(c.st, buf.view());
-            },
-            "context"_a, "data"_a, nb::sig("def deserialize(context: Context, data: bytes) -> Plaintext"),
-            "A plaintext from Plaintext.serialize() output, for a context of the same parameters (else "
-            "SerializationError, as for truncated or corrupted data).")
-        .def(
-            "save",
-            [](const PyPlaintext& p, nb::handle path) {
-                const std::string f = fspath(path);
-                nb::gil_scoped_release release;
-                io::write_file(f, serialize_plaintext(p));
-            },
-            "path"_a, nb::sig("def save(self, path: str | os.PathLike[str]) -> None"),
-            "Writes serialize() to a file (atomically).")
-        .def_static(
-            "load",
-            [](const PyContext& c, nb::handle path) {
-                const std::string f = fspath(path);
-                nb::gil_scoped_release release;
-                return deserialize_plaintext(c.st, io::read_file(f));
-            },
-            "context"_a, "path"_a, nb::sig("def load(context: Context, path: str | os.PathLike[str]) -> Plaintext"),
-            "Plaintext.deserialize of a file written by save().");
+    def_serialization<true>(
+        ct, "Ciphertext", [](const PyCiphertext& c, bool compress) { return serialize_ciphertext(c, compress); },
+        &deserialize_ciphertext,
+        std::string("The ciphertext as bytes, with its level, exact scale, slots, shape, dtype and the id of the keys "
+                    "that encrypted it. ") +
+            kCompressDoc + " Load with Ciphertext.deserialize(ctx, data).");
+    def_serialization<false>(
+        pt, "Plaintext", [](const PyPlaintext& p, bool) { return serialize_plaintext(p); }, &deserialize_plaintext,
+        "The plaintext as bytes (level, scale, slots, shape, dtype; residues bit-packed). Load with "
+        "Plaintext.deserialize(ctx, data).");
 
     m.def(
         "serialized_info",
@@ -359,6 +273,16 @@ void add_serialization_methods(nb::module_& m, nb::class_<PyContext>& ctx, nb::c
         "data"_a, nb::sig("def serialized_info(data: bytes) -> dict[str, typing.Any]"),
         "What serialized data holds, from its headers (checksums verified): type, format_version, size, context_id, "
         "and for a bundle (a serialized context) the same for each part.");
+}
+
+void add_batch_serialization(nb::class_<PyBatch>& b) {
+    def_serialization<true>(
+        b, "Batch", &serialize_batch, &deserialize_batch,
+        std::string("The batch as bytes: its count, level, exact scale, slots, the element shape and dtype, the id "
+                    "of the keys that encrypted it, and every element's residues bit-packed. ") +
+            kCompressDoc +
+            " (Elements of a fresh secret-key encrypt_batch keep their seeds until the batch is modified.) Load "
+            "with Batch.deserialize(ctx, data).");
 }
 
 }  // namespace oboro::py

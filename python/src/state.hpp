@@ -20,6 +20,7 @@
 #include "oboro/ckks/evaluator.hpp"
 #include "oboro/ckks/keys.hpp"
 #include "oboro/ckks/parameters.hpp"
+#include "oboro/ckks/trace.hpp"
 
 namespace oboro::py {
 
@@ -136,6 +137,16 @@ std::vector<int64_t> rotation_plan(const State& s, int64_t k, int64_t slots);
 // A rotation by k: manual mode needs exactly that key; automatic mode reduces k modulo the slots
 // and composes it from keyed steps when needed (rotation_plan).
 void rotate(const State& s, Ciphertext& a, int64_t k);
+
+// The arguments of ct.sum / Batch.sum / Context.sum_rotations (trace.cpp): the spec of exactly
+// one of block / stride+count / nothing (all slots), and (strategy, h) for the core, where
+// 'hoisted' without h takes the cost model's h at `level`. ValueError for invalid combinations.
+SumSpec parse_spec(const char* op, size_t slots, std::optional<size_t> block, std::optional<int64_t> stride,
+                   std::optional<size_t> count);
+std::pair<SumStrategy, int> parse_h(const char* op, const Context& ctx, int level, const SumSpec& spec,
+                                    const std::string& strategy, std::optional<int> h);
+// The docstring of ct.sum, shared with Batch.sum.
+extern const char* const kSumDoc;
 
 // ciphertext (op) plaintext in place, in the context's mode (plaintext.cpp; without the GIL).
 void plaintext_op(const State& s, Ciphertext& a, const Plaintext& b, BinOp op);

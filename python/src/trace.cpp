@@ -16,13 +16,14 @@ namespace oboro::py {
 using namespace nb::literals;
 
 namespace {
-
 SumStrategy parse_strategy(const std::string& s, const char* op) {
     if (s == "doubling") return SumStrategy::doubling;
     if (s == "hoisted") return SumStrategy::hoisted;
     if (s == "auto") return SumStrategy::automatic;
     raise<ValueError>(op, ": strategy '", s, "' is not one of 'doubling', 'hoisted', 'auto'");
 }
+
+}  // namespace
 
 // The rotate-and-sum that the keyword arguments describe (exactly one of block / stride+count /
 // nothing = all slots).
@@ -52,6 +53,8 @@ std::pair<SumStrategy, int> parse_h(const char* op, const Context& ctx, int leve
     if (st == SumStrategy::hoisted && !h) return {st, spec.rounds == 0 ? 1 : choose_iterations(ctx, level, spec.rounds)};
     return {st, h.value_or(0)};
 }
+
+namespace {
 
 std::vector<PyCiphertext> rotate_many(const PyCiphertext& self, const std::vector<int64_t>& steps) {
     const State& s = *self.st;
@@ -108,7 +111,9 @@ std::vector<int64_t> sum_rotations(const PyContext& self, std::optional<size_t> 
     return sum_rotation_steps(ctx, spec, n, st, hh);
 }
 
-const char* kSumDoc =
+}  // namespace
+
+const char* const kSumDoc =
     "Rotate-and-sum (a trace-type function), one key switch per round or hoisted.\n\n"
     "* sum(): every slot holds the sum of all `slots` values (padding slots are zero).\n"
     "* sum(block=k): the FIRST slot of each block of k consecutive slots holds the block's sum; the\n"
@@ -121,7 +126,6 @@ const char* kSumDoc =
     "the cost model's choice), or 'auto' (the cheapest h whose keys the context has). The keys each\n"
     "needs: Context.sum_rotations(...). Automatic mode relinearizes first. Consumes no level.";
 
-}  // namespace
 
 void add_trace_methods(nb::class_<PyContext>& ctx, nb::class_<PyCiphertext>& ct) {
     ct.def("rotate_many", &rotate_many, "steps"_a,

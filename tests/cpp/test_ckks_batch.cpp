@@ -12,6 +12,7 @@
 #include "error_test_util.hpp"
 #include "oboro/ckks/batch.hpp"
 #include "oboro/ckks/batch_evaluator.hpp"
+#include "oboro/ckks/trace.hpp"
 #include "oboro/util/parallel.hpp"
 #include "oboro/util/workspace.hpp"
 
@@ -224,6 +225,33 @@ TEST_P(BatchTest, RotationsBitExact) {
         for (size_t i = 0; i < slots; ++i) want[i] = std::conj(a.values[c][i]);
         EXPECT_GE(precision_bits(k().decrypt(C.at(c)), want), 18.0) << "conjugate, element " << c;
     }
+}
+
+// The batched doubling rotate-and-sum equals rotate_and_sum(doubling) on each element, bit for
+// bit, and checks its spec, size and keys before any work.
+TEST_P(BatchTest, RotateAndSumDoublingBitExact) {
+    const BatchEvaluator bev(k().ctx);
+    auto a = encrypt_many(k(), 3, 900);
+    const auto A = CiphertextBatch::from_ciphertexts(*k().ctx, a.cts);
+    const int64_t slots = int64_t(k().ctx->max_slots());
+    // stride 1 x 2 terms (key 1), and stride slots/2 x 2 terms (key slots/2): the keys of Keys
+    for (const SumSpec& spec : {SumSpec::strided(1, 2), SumSpec::strided(slots / 2, 2), SumSpec::strided(1, 1)}) {
+        std::vector<Ciphertext> want;
+        for (const Ciphertext& ct : a.cts)
+            want.push_back(rotate_and_sum(*k().eval, ct, spec, k().gk, SumStrategy::doubling));
+        const CiphertextBatch got = rotate_and_sum_doubling(bev, A, spec, k().gk);
+        expect_elements(got, want);
+        for (size_t c = 0; c < 3 && spec.rounds == 1; ++c) {
+            std::vector<cplx> pair_sum(static_cast<size_t>(slots));
+            for (int64_t i = 0; i < slots; ++i)
+                pair_sum[size_t(i)] = a.values[c][size_t(i)] + a.values[c][size_t((i + spec.stride) % slots)];
+            EXPECT_GE(precision_bits(k().decrypt(got.at(c)), pair_sum), 18.0) << "element " << c;
+        }
+    }
+    EXPECT_ERROR(MissingKey, rotate_and_sum_doubling(bev, A, SumSpec::blocks(4), k().gk), "rotations by 2");
+    EXPECT_ERROR(ValueError, rotate_and_sum_doubling(bev, A, SumSpec::blocks(2 * size_t(slots)), k().gk), "does not fit");
+    const CiphertextBatch sq = bev.multiply(A, A);
+    EXPECT_ERROR(ValueError, rotate_and_sum_doubling(bev, sq, SumSpec::strided(1, 2), k().gk), "relinearize it first");
 }
 
 TEST_P(BatchTest, DropToLevelBitExact) {

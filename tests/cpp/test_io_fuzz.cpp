@@ -115,6 +115,10 @@ TEST(SerializeFuzz, EveryLoaderRejectsMutantsCleanly) {
     const Bytes gk_bytes = io::serialize(c, keygen.galois_keys({1, -1}, true));
     const Bytes sk_bytes = io::serialize_secret_key(c, keygen.secret_key());
     const Bytes bundle = io::make_bundle({ctx_bytes, pk_bytes, sk_bytes});
+    const std::vector<Ciphertext> elements = {sk_enc.encrypt(pt), pk_enc.encrypt(pt), sk_enc.encrypt(pt)};
+    const Bytes batch = io::serialize(c, CiphertextBatch::from_ciphertexts(c, elements), io::ArrayInfo{7, {8}, true});
+    const Bytes matrix = io::serialize_matrix(
+        c, io::MatrixLayout{io::MatrixMethod::block, 3, 2, 2, 2, 1, 7}, std::span(elements).first(2));
 
     fuzz("context", ctx_bytes, [](const Bytes& b) { io::load_context(b); }, 1, n / 4);
     fuzz("ciphertext+seed", seeded_ct, [&](const Bytes& b) { io::load_ciphertext(c, b); }, 2, n);
@@ -129,6 +133,8 @@ TEST(SerializeFuzz, EveryLoaderRejectsMutantsCleanly) {
              for (io::ByteView part : io::split_bundle(b)) (void)io::peek_type(part);
          },
          9, n);
+    fuzz("batch", batch, [&](const Bytes& b) { io::load_ciphertext_batch(c, b); }, 10, n / 2);
+    fuzz("matrix", matrix, [&](const Bytes& b) { io::load_matrix(c, b, nullptr); }, 11, n / 2);
 }
 
 }  // namespace

@@ -182,6 +182,9 @@ def test_fuzzing_loop(client):
     originals = [
         (client.serialize(keys=False), lambda b: oboro.Context.deserialize(b)),
         (client.encrypt([0.5, -0.5]).serialize(), lambda b: oboro.Ciphertext.deserialize(client, b)),
+        (client.encrypt_batch(np.ones((3, 4))).serialize(), lambda b: oboro.Batch.deserialize(client, b)),
+        (oboro.linalg.encrypt_matrix(client, np.ones((2, 3)), method="jiang").serialize(),
+         lambda b: oboro.linalg.EncryptedMatrix.deserialize(client, b)),
     ]
     for data, load in originals:
         for _ in range(300):

@@ -34,7 +34,7 @@ PolyBatch::PolyBatch(const Context& ctx, size_t count, size_t polys, int level, 
 PolyBatch::PolyBatch(const PolyBatch& other)
     : data_(other.data_), device_(other.device_), device_words_(other.device_words_), count_(other.count_),
       polys_(other.polys_), n_(other.n_), level_(other.level_), scale_(other.scale_), slots_(other.slots_),
-      context_id_(other.context_id_) {
+      context_id_(other.context_id_), seeds_(other.seeds_) {
     if (device_) {
         device_data_ = device_->allocate(device_words_);
         device_->copy_on_device(device_data_.get(), other.device_data_.get(), device_words_);
@@ -55,6 +55,7 @@ void PolyBatch::copy_to_memory(PolyBatch& out, BatchQueue* memory) const {
     out.scale_ = scale_;
     out.slots_ = slots_;
     out.context_id_ = context_id_;
+    out.seeds_ = seeds_;  // the same values, wherever they live
     out.device_ = target;
     const size_t words = word_count();
     if (target) {
@@ -108,6 +109,8 @@ CiphertextBatch CiphertextBatch::from_ciphertexts(const Context& ctx, std::span<
     CiphertextBatch out(ctx, cts.size(), first.size(), first.level(), first.scale(), first.slots());
     const size_t words = first.word_count();
     for (size_t c = 0; c < cts.size(); ++c) std::memcpy(out.poly(c, 0), cts[c].data(), words * sizeof(uint64_t));
+    for (size_t c = 0; c < cts.size(); ++c)  // after the copies, which forget seeds
+        if (cts[c].uniform_seed()) out.set_uniform_seed(c, *cts[c].uniform_seed());
     return out;
 }
 
@@ -115,6 +118,7 @@ void CiphertextBatch::prepare_output(const Context& ctx, size_t count, size_t si
                                      size_t slots, BatchQueue* memory) {
     if (word_count() == count * size * size_t(level + 1) * ctx.n() && context_id_ == ctx.id() &&
         device_ == device_memory_of(memory)) {
+        seeds_.clear();
         count_ = count;
         polys_ = size;
         level_ = level;
@@ -132,6 +136,7 @@ Ciphertext CiphertextBatch::at(size_t c) const {
     const size_t words = polys_ * limbs() * n_;
     if (device_) device_->copy_to_host(out.data(), poly(c, 0), words);
     else std::memcpy(out.data(), poly(c, 0), words * sizeof(uint64_t));
+    if (const auto seed = uniform_seed(c)) out.set_uniform_seed(*seed);
     return out;
 }
 

@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -47,10 +48,14 @@ public:
     // The device queue whose memory holds the data, or nullptr: host memory.
     BatchQueue* device() const { return device_; }
 
-    // Polynomial j of element c (a device pointer when device() is set).
+    // Polynomial j of element c (a device pointer when device() is set). Write access forgets the
+    // elements' seeds (see CiphertextBatch::uniform_seed), since the data may change.
     uint64_t* poly(size_t c, size_t j) { return data() + (c * polys_ + j) * limbs() * n_; }
     const uint64_t* poly(size_t c, size_t j) const { return data() + (c * polys_ + j) * limbs() * n_; }
-    uint64_t* data() { return device_ ? device_data_.get() : data_.data(); }
+    uint64_t* data() {
+        seeds_.clear();
+        return device_ ? device_data_.get() : data_.data();
+    }
     const uint64_t* data() const { return device_ ? device_data_.get() : data_.data(); }
     size_t word_count() const { return device_ ? device_words_ : data_.size(); }
 
@@ -75,6 +80,7 @@ protected:
     double scale_ = 1;
     size_t slots_ = 0;
     uint64_t context_id_ = 0;
+    std::vector<std::optional<math::Seed>> seeds_;  // per element (CiphertextBatch); empty: none
 };
 
 class CiphertextBatch : public PolyBatch {
@@ -104,8 +110,20 @@ public:
 
     // Polynomials per ciphertext: 2, or 3 after a multiplication before relinearization.
     size_t size() const { return polys_; }
-    // A copy of ciphertext c (ValueError when c >= count()), and all of them; from device memory
-    // they wait for the batch's queue.
+    // As Ciphertext::uniform_seed, per element: while the batch is untouched, the seed whose
+    // expansion is polynomial 1 of element c (fresh secret-key encryptions). Every write access to
+    // the batch forgets all of them; serialization stores the seeds instead of the polynomials.
+    std::optional<math::Seed> uniform_seed(size_t c) const {
+        return c < seeds_.size() ? seeds_[c] : std::nullopt;
+    }
+    // The caller guarantees that polynomial 1 of element c is the expansion of `seed`.
+    void set_uniform_seed(size_t c, const math::Seed& seed) {
+        seeds_.resize(count_);
+        seeds_.at(c) = seed;
+    }
+
+    // A copy of ciphertext c with its seed (ValueError when c >= count()), and all of them; from
+    // device memory they wait for the batch's queue.
     Ciphertext at(size_t c) const;
     std::vector<Ciphertext> to_ciphertexts() const;
 };

@@ -238,4 +238,21 @@ Ciphertext rotate_and_sum(const Evaluator& eval, const Ciphertext& a, const SumS
     return acc;
 }
 
+CiphertextBatch rotate_and_sum_doubling(const BatchEvaluator& eval, const CiphertextBatch& a, const SumSpec& spec,
+                                        const GaloisKeys& keys) {
+    const char* op = "rotate_and_sum";
+    if (a.empty()) raise<ValueError>(op, ": operand 'a' is empty");
+    check_spec(op, spec, a.slots());
+    if (a.size() != 2)
+        raise<ValueError>(op, ": operand 'a' (", describe(a), ") has ", a.size(), " polynomials; relinearize it first");
+    const auto missing = missing_steps(*eval.context(), steps_for(spec, a.slots(), SumStrategy::doubling, 0), keys);
+    if (!missing.empty())
+        raise<MissingKey>(op, " (doubling): no Galois keys for the rotations by ", join(missing), " of operand 'a' (",
+                          describe(a), "); generate them with galois_keys({", join(missing), "})");
+    CiphertextBatch acc = a;
+    for (int i = 0; i < spec.rounds; ++i)
+        eval.add_inplace(acc, eval.rotate(acc, normalize(spec.stride * (int64_t(1) << i), a.slots()), keys));
+    return acc;
+}
+
 }  // namespace oboro::ckks

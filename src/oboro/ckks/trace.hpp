@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "oboro/ckks/batch_evaluator.hpp"
 #include "oboro/ckks/evaluator.hpp"
 #include "oboro/ckks/hoisting.hpp"
 
@@ -67,5 +68,13 @@ int choose_iterations(const Context& ctx, int level, int rounds);
 // naming every missing step.
 Ciphertext rotate_and_sum(const Evaluator& eval, const Ciphertext& a, const SumSpec& spec, const GaloisKeys& keys,
                           SumStrategy strategy = SumStrategy::automatic, int h = 0, KeySwitchCounts* counts = nullptr);
+
+// Rotate-and-sum of every element of a batch by doubling: per round ONE batched rotation and ONE
+// batched addition over all d elements (d key switches in one kernel). Equal, bit for bit, to
+// rotate_and_sum(..., SumStrategy::doubling) on each element, with the same checks up front.
+// (The hoisted strategy shares one ModUp per ciphertext; the batch queue has no hoisted kernel,
+// so callers run rotate_and_sum per element for it.)
+CiphertextBatch rotate_and_sum_doubling(const BatchEvaluator& eval, const CiphertextBatch& a, const SumSpec& spec,
+                                        const GaloisKeys& keys);
 
 }  // namespace oboro::ckks

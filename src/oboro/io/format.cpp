@@ -17,14 +17,20 @@ const char* to_string(ObjectType type) {
         case ObjectType::galois_keys: return "Galois keys";
         case ObjectType::secret_key: return "secret key";
         case ObjectType::bundle: return "bundle";
+        case ObjectType::ciphertext_batch: return "ciphertext batch";
+        case ObjectType::encrypted_matrix: return "encrypted matrix";
     }
     return "unknown object";
+}
+
+uint16_t version_of(ObjectType type) {
+    return type == ObjectType::ciphertext_batch || type == ObjectType::encrypted_matrix ? 2 : 1;
 }
 
 size_t begin_record(Writer& w, ObjectType type, uint64_t context_id) {
     const size_t start = w.position();
     w.raw(kMagic, sizeof kMagic);
-    w.u16(kFormatVersion);
+    w.u16(version_of(type));
     w.u16(uint16_t(type));
     w.u32(0);
     w.u64(context_id);
@@ -50,9 +56,12 @@ RecordView read_record(ByteView data, const std::string& what, size_t base_offse
         r.fail(detail::concat("format version ", v.version, " is not supported (this build reads version ",
                               kFormatVersion, v.version > kFormatVersion ? "; the data was written by a newer oboro)" : ")"));
     const uint16_t type = r.u16("the object type");
-    if (type < uint16_t(ObjectType::context) || type > uint16_t(ObjectType::bundle))
+    if (type < uint16_t(ObjectType::context) || type > uint16_t(ObjectType::encrypted_matrix))
         r.fail(detail::concat("unknown object type ", type));
     v.type = ObjectType(type);
+    if (v.version < version_of(v.type))
+        r.fail(detail::concat("a ", to_string(v.type), " record needs format version ", version_of(v.type),
+                              " but this one says ", v.version));
     if (const uint32_t flags = r.u32("the flags"); flags != 0)
         r.fail(detail::concat("reserved header flags are set (0x", std::hex, flags, ")"));
     v.context_id = r.u64("the context id");

@@ -8,6 +8,15 @@
 //   ciphertext   u32 polys, i32 level, f64 scale, u64 slots, u8 flags (1 = seeded), [32-byte seed],
 //                poly(level+1) for each polynomial (polynomial 1 omitted when seeded), array info
 //   array info   u64 key id, u32 ndim, u64 shape[ndim], u8 complex
+//   ciphertext batch (format version 2)
+//                u64 count, u32 polys, i32 level, f64 scale, u64 slots, u8 flags (1 = seeds), then
+//                per element: [u8 flags, [32-byte seed] when the batch has seeds], poly(level+1) for
+//                each polynomial (polynomial 1 omitted when the element is seeded); array info of
+//                one element
+//   encrypted matrix (format version 2)
+//                u8 method (0 jiang, 1 3d, 2 block), u64 rows, u64 cols, u64 d, u32 grid rows,
+//                u32 grid cols, u64 key id, then grid rows x grid cols whole ciphertext records
+//                (row-major, each with its own header and checksum)
 //   public key   u8 flags, [seed], b = poly(#q+#p), [a = poly(#q+#p) unless seeded]
 //   relin key    switching key: u32 digits, u8 flags, [seed], b_j for each digit, [a_j unless seeded]
 //   Galois keys  u32 count, then per key: u64 Galois element, switching key (as above)
@@ -187,6 +196,32 @@ double read_scale(Reader& r) {
     return scale;
 }
 
+// The fields a ciphertext and a batch's elements share: u32 polys, i32 level, f64 scale, u64 slots.
+struct CiphertextFields {
+    uint32_t polys = 0;
+    int level = 0;
+    double scale = 0;
+    uint64_t slots = 0;
+};
+
+void write_fields(Writer& w, size_t polys, int level, double scale, size_t slots) {
+    w.u32(uint32_t(polys));
+    w.i32(level);
+    w.f64(scale);
+    w.u64(slots);
+}
+
+CiphertextFields read_fields(Reader& r, const Context& ctx) {
+    CiphertextFields f;
+    f.polys = r.u32("the polynomial count");
+    if (f.polys < 2 || f.polys > 3) r.fail(detail::concat("a ciphertext of ", f.polys, " polynomials (2 or 3 expected)"));
+    f.level = checked_i32(r, "the level", 0, ctx.max_level());
+    f.scale = read_scale(r);
+    f.slots = r.u64("the slot count");
+    check_slots(r, f.slots, ctx);
+    return f;
+}
+
 }  // namespace
 
 // ------------------------------------------------------------------------------------------------
@@ -303,10 +338,7 @@ Bytes serialize(const Context& ctx, const Ciphertext& ct, const ArrayInfo& info,
     Writer w(out);
     w.reserve_more(kHeaderSize + 128 + (ct.size() - seeded) * poly_bytes(ctx, ct.limbs()));
     const size_t start = begin_record(w, ObjectType::ciphertext, ctx.id());
-    w.u32(uint32_t(ct.size()));
-    w.i32(ct.level());
-    w.f64(ct.scale());
-    w.u64(ct.slots());
+    write_fields(w, ct.size(), ct.level(), ct.scale(), ct.slots());
     write_seed(w, seeded ? ct.uniform_seed() : std::nullopt);
     for (size_t j = 0; j < ct.size(); ++j)
         if (!(seeded && j == 1)) write_poly(w, ctx, ct.poly(j), ct.limbs());
@@ -317,12 +349,7 @@ Bytes serialize(const Context& ctx, const Ciphertext& ct, const ArrayInfo& info,
 Ciphertext load_ciphertext(const Context& ctx, ByteView data, ArrayInfo* info) {
     const RecordView v = open(data, ObjectType::ciphertext, &ctx);
     Reader r(v.payload, "ciphertext", kHeaderSize);
-    const uint32_t polys = r.u32("the polynomial count");
-    if (polys < 2 || polys > 3) r.fail(detail::concat("a ciphertext of ", polys, " polynomials (2 or 3 expected)"));
-    const int level = checked_i32(r, "the level", 0, ctx.max_level());
-    const double scale = read_scale(r);
-    const uint64_t slots = r.u64("the slot count");
-    check_slots(r, slots, ctx);
+    const auto [polys, level, scale, slots] = read_fields(r, ctx);
     const std::optional<math::Seed> seed = read_seed(r);
     const bool seeded = seed.has_value();
     if (seeded && polys != 2) r.fail("only a 2-polynomial ciphertext can be stored with a seed");
@@ -338,6 +365,151 @@ Ciphertext load_ciphertext(const Context& ctx, ByteView data, ArrayInfo* info) {
     r.expect_end();
     if (info) *info = std::move(meta);
     return ct;
+}
+
+// ------------------------------------------------------------------------------------------------
+// Batches and encrypted matrices
+// ------------------------------------------------------------------------------------------------
+
+Bytes serialize(const Context& ctx, const CiphertextBatch& batch, const ArrayInfo& info, bool compress) {
+    check_owner(batch.context_id(), ctx, "ciphertext batch");
+    check_info(info);
+    if (batch.empty()) raise<ValueError>("serialize: the batch is empty");
+    bool seeded = false;  // any element stored with its seed
+    for (size_t c = 0; c < batch.count(); ++c) seeded = seeded || batch.uniform_seed(c).has_value();
+    seeded = seeded && compress && batch.size() == 2;
+    Bytes out;
+    Writer w(out);
+    w.reserve_more(kHeaderSize + 128 + batch.count() * (33 + batch.size() * poly_bytes(ctx, batch.limbs())));
+    const size_t start = begin_record(w, ObjectType::ciphertext_batch, ctx.id());
+    w.u64(batch.count());
+    write_fields(w, batch.size(), batch.level(), batch.scale(), batch.slots());
+    w.u8(seeded ? kSeeded : 0);
+    for (size_t c = 0; c < batch.count(); ++c) {
+        const std::optional<math::Seed> seed = seeded ? batch.uniform_seed(c) : std::nullopt;
+        if (seeded) write_seed(w, seed);
+        for (size_t j = 0; j < batch.size(); ++j)
+            if (!(seed && j == 1)) write_poly(w, ctx, batch.poly(c, j), batch.limbs());
+    }
+    write_info(w, info);
+    return finish(out, w, start);
+}
+
+CiphertextBatch load_ciphertext_batch(const Context& ctx, ByteView data, ArrayInfo* info) {
+    const RecordView v = open(data, ObjectType::ciphertext_batch, &ctx);
+    Reader r(v.payload, "ciphertext batch", kHeaderSize);
+    const uint64_t count = r.u64("the element count");
+    const auto [polys, level, scale, slots] = read_fields(r, ctx);
+    const uint8_t flags = r.u8("the flags");
+    if (flags & ~kSeeded) r.fail(detail::concat("unknown flags 0x", std::hex, int(flags)));
+    const bool with_seeds = flags & kSeeded;
+    if (with_seeds && polys != 2) r.fail("only 2-polynomial elements can be stored with seeds");
+    // The count bounds the allocation: it must be backed by the bytes that are actually there
+    // (an element takes at least its flags byte and one polynomial when seeds are stored).
+    const size_t limbs = size_t(level) + 1;
+    const size_t min_element = with_seeds ? 1 + poly_bytes(ctx, limbs) : polys * poly_bytes(ctx, limbs);
+    if (count == 0 || count > r.remaining() / min_element)
+        r.fail(detail::concat(count, " elements announced but the data holds at most ", r.remaining() / min_element));
+    CiphertextBatch batch(ctx, size_t(count), polys, level, scale, size_t(slots));
+    std::vector<std::optional<math::Seed>> seeds(count);
+    for (size_t c = 0; c < count; ++c) {
+        if (with_seeds) seeds[c] = read_seed(r);
+        for (size_t j = 0; j < polys; ++j) {
+            if (seeds[c] && j == 1) expand_uniform(*seeds[c], 0, batch.poly(c, 1), ctx.moduli(), limbs, ctx.n());
+            else read_poly(r, ctx, batch.poly(c, j), limbs, "a polynomial");
+        }
+    }
+    for (size_t c = 0; c < count; ++c)  // after the writes, which forget seeds
+        if (seeds[c]) batch.set_uniform_seed(c, *seeds[c]);
+    ArrayInfo meta = read_info(r, slots);
+    r.expect_end();
+    if (info) *info = std::move(meta);
+    return batch;
+}
+
+namespace {
+
+// What is wrong with a matrix layout for these parameters (empty: nothing).
+std::string layout_problem(const MatrixLayout& m, size_t max_slots) {
+    if (uint8_t(m.method) > uint8_t(MatrixMethod::block)) return detail::concat("unknown method ", int(m.method));
+    if (m.d < 2 || !std::has_single_bit(m.d) || m.d > max_slots / m.d)
+        return detail::concat("d = ", m.d, " is not a power of two >= 2 with d^2 <= ", max_slots, " slots");
+    if (m.rows == 0 || m.cols == 0) return detail::concat("the shape (", m.rows, ", ", m.cols, ") is empty");
+    const uint64_t grid_rows = (m.rows - 1) / m.d + 1, grid_cols = (m.cols - 1) / m.d + 1;
+    if (m.grid_rows != grid_rows || m.grid_cols != grid_cols)
+        return detail::concat("a (", m.rows, ", ", m.cols, ") matrix in ", m.d, " x ", m.d, " blocks needs a (",
+                              grid_rows, ", ", grid_cols, ") grid, not (", m.grid_rows, ", ", m.grid_cols, ")");
+    if (m.method != MatrixMethod::block && (grid_rows != 1 || grid_cols != 1))
+        return detail::concat("a (", m.rows, ", ", m.cols, ") matrix does not fit one ", m.d, " x ", m.d,
+                              " block (only method 'block' has a grid)");
+    return {};
+}
+
+}  // namespace
+
+Bytes serialize_matrix(const Context& ctx, const MatrixLayout& layout, std::span<const Ciphertext> blocks,
+                       bool compress) {
+    if (const std::string problem = layout_problem(layout, ctx.max_slots()); !problem.empty())
+        raise<ValueError>("serialize: ", problem);
+    if (blocks.size() != size_t(layout.grid_rows) * layout.grid_cols)
+        raise<ValueError>("serialize: ", blocks.size(), " blocks for a grid of ", layout.grid_rows, " x ",
+                          layout.grid_cols);
+    std::vector<Bytes> parts;
+    size_t total = kHeaderSize + 64 + kChecksumSize;
+    for (const Ciphertext& ct : blocks) {
+        if (ct.level() != blocks[0].level() || ct.slots() != blocks[0].slots())
+            raise<ValueError>("serialize: the matrix blocks differ in level or slots");
+        parts.push_back(serialize(ctx, ct, ArrayInfo{layout.key_id, {}, false}, compress));
+        total += parts.back().size();
+    }
+    Bytes out;
+    out.reserve(total);
+    Writer w(out);
+    const size_t start = begin_record(w, ObjectType::encrypted_matrix, ctx.id());
+    w.u8(uint8_t(layout.method));
+    w.u64(layout.rows);
+    w.u64(layout.cols);
+    w.u64(layout.d);
+    w.u32(layout.grid_rows);
+    w.u32(layout.grid_cols);
+    w.u64(layout.key_id);
+    for (const Bytes& part : parts) w.raw(part.data(), part.size());
+    return finish(out, w, start);
+}
+
+std::vector<Ciphertext> load_matrix(const Context& ctx, ByteView data, MatrixLayout* layout) {
+    const RecordView v = open(data, ObjectType::encrypted_matrix, &ctx);
+    Reader r(v.payload, "encrypted matrix", kHeaderSize);
+    MatrixLayout m;
+    m.method = MatrixMethod(r.u8("the method"));
+    m.rows = r.u64("the row count");
+    m.cols = r.u64("the column count");
+    m.d = r.u64("the block size d");
+    m.grid_rows = r.u32("the grid rows");
+    m.grid_cols = r.u32("the grid columns");
+    m.key_id = r.u64("the key id");
+    if (const std::string problem = layout_problem(m, ctx.max_slots()); !problem.empty()) r.fail(problem);
+    // Every block is at least an empty record: a bound on the count before anything is allocated.
+    const uint64_t count = uint64_t(m.grid_rows) * m.grid_cols;
+    if (count > r.remaining() / (kHeaderSize + kChecksumSize))
+        r.fail(detail::concat(count, " blocks announced in ", r.remaining(), " bytes"));
+    std::vector<Ciphertext> blocks;
+    blocks.reserve(size_t(count));
+    for (uint64_t i = 0; i < count; ++i) {
+        const size_t offset = kHeaderSize + r.position();
+        const RecordView part = read_record(v.payload.subspan(r.position()), "matrix block", offset);
+        ArrayInfo info;
+        blocks.push_back(load_ciphertext(ctx, r.view(part.size, "a block"), &info));
+        const Ciphertext& ct = blocks.back();
+        if (ct.size() != 2 || ct.level() != blocks[0].level() || ct.slots() != blocks[0].slots() ||
+            ct.slots() < m.d * m.d || info.key_id != m.key_id)
+            r.fail(detail::concat("block ", i, " (", ct.size(), " polynomials, level ", ct.level(), ", ", ct.slots(),
+                                  " slots) does not match the matrix (level ", blocks[0].level(), ", at least ",
+                                  m.d * m.d, " slots, the matrix's key id)"));
+    }
+    r.expect_end();
+    if (layout) *layout = m;
+    return blocks;
 }
 
 // ------------------------------------------------------------------------------------------------

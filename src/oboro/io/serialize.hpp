@@ -14,9 +14,11 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "oboro/ckks/batch.hpp"
 #include "oboro/ckks/ciphertext.hpp"
 #include "oboro/ckks/context.hpp"
 #include "oboro/ckks/keys.hpp"
@@ -34,6 +36,17 @@ struct ArrayInfo {
     bool is_complex = false;
 };
 
+// How an encrypted matrix is laid out (the Python package's oboro.linalg.EncryptedMatrix): the
+// product method it is encrypted for, its true shape, the block size d (a power of two) and the
+// grid of d x d blocks, one ciphertext each, row-major. Only `block` has more than one block.
+enum class MatrixMethod : uint8_t { jiang = 0, cube = 1, block = 2 };
+struct MatrixLayout {
+    MatrixMethod method = MatrixMethod::jiang;
+    uint64_t rows = 0, cols = 0, d = 0;
+    uint32_t grid_rows = 0, grid_cols = 0;
+    uint64_t key_id = 0;  // as ArrayInfo::key_id
+};
+
 // ---- writing ----
 // `label` is free text kept with the context (the Python package stores the preset name).
 Bytes serialize(const ckks::Context& ctx, const std::string& label = {});
@@ -43,6 +56,15 @@ Bytes serialize(const ckks::Context& ctx, const ckks::Ciphertext& ct, const Arra
 Bytes serialize(const ckks::Context& ctx, const ckks::PublicKey& pk, bool compress = true);
 Bytes serialize_relin_key(const ckks::Context& ctx, const ckks::RelinKey& rk, bool compress = true);
 Bytes serialize(const ckks::Context& ctx, const ckks::GaloisKeys& gk, bool compress = true);
+// A batch; `info` describes ONE element. With `compress`, the elements that still have their seed
+// (fresh secret-key encryptions, CiphertextBatch::uniform_seed) are stored with the seed.
+Bytes serialize(const ckks::Context& ctx, const ckks::CiphertextBatch& batch, const ArrayInfo& info = {},
+                bool compress = true);
+// An encrypted matrix: the layout, then each block as a whole ciphertext record (seeded when
+// `compress` and the block is a fresh secret-key encryption). ValueError unless the blocks fit
+// the layout (grid_rows x grid_cols blocks of one level).
+Bytes serialize_matrix(const ckks::Context& ctx, const MatrixLayout& layout, std::span<const ckks::Ciphertext> blocks,
+                       bool compress = true);
 // The secret key: only through this explicitly named function.
 Bytes serialize_secret_key(const ckks::Context& ctx, const ckks::SecretKey& sk);
 // Several records in one (e.g. a context and its public keys); each keeps its own checksum.
@@ -54,6 +76,8 @@ Bytes make_bundle(const std::vector<Bytes>& records);
 ckks::ContextPtr load_context(ByteView data, std::string* label = nullptr);
 ckks::Plaintext load_plaintext(const ckks::Context& ctx, ByteView data, ArrayInfo* info = nullptr);
 ckks::Ciphertext load_ciphertext(const ckks::Context& ctx, ByteView data, ArrayInfo* info = nullptr);
+ckks::CiphertextBatch load_ciphertext_batch(const ckks::Context& ctx, ByteView data, ArrayInfo* info = nullptr);
+std::vector<ckks::Ciphertext> load_matrix(const ckks::Context& ctx, ByteView data, MatrixLayout* layout);
 ckks::PublicKey load_public_key(const ckks::Context& ctx, ByteView data);
 ckks::RelinKey load_relin_key(const ckks::Context& ctx, ByteView data);
 ckks::GaloisKeys load_galois_keys(const ckks::Context& ctx, ByteView data);

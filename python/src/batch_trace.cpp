@@ -1,0 +1,78 @@
+// Batch.sum and Batch.rotate_many: the rotate-and-sum and the multiple rotations of
+// oboro.Ciphertext (trace.cpp) on every element of a batch, with the same arguments and results.
+//
+// How each runs, and why:
+//  * sum(strategy='doubling'): rotate_and_sum_doubling (ckks/trace.hpp), one batched rotation and
+//    one batched addition per round for all d elements.
+//  * sum(strategy='hoisted' / 'auto'): the hoisted algorithm shares ONE decomposition (ModUp) of
+//    a ciphertext among its rotations; the batch queue has no hoisted kernel, so each element
+//    runs the C++ rotate_and_sum itself. Its copy in and out (4 (l+1) N words) is small next to
+//    the key switches (dnum ModUps of (l+1+k) N words each), and the result is bit-identical to
+//    Ciphertext.sum with the same arguments, including the cost model's choice of h for 'auto'.
+//  * rotate_many(steps): [self.rotate(k) for k in steps], each one batched rotation (Batch.rotate,
+//    with automatic mode's composition of steps without a key).
+#include <cstring>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "batch.hpp"
+#include "oboro/ckks/trace.hpp"
+
+namespace oboro::py {
+
+using namespace nb::literals;
+
+namespace {
+
+PyBatch batch_sum(const PyBatch& self, std::optional<size_t> block, std::optional<int64_t> stride,
+                  std::optional<size_t> count, const std::string& strategy, std::optional<int> h) {
+    const State& s = *self.st;
+    PyBatch out = self;
+    nb::gil_scoped_release release;
+    CiphertextBatch& b = out.batch;
+    const SumSpec spec = parse_spec("sum", b.slots(), block, stride, count);
+    const auto [st, hh] = parse_h("sum", *s.ctx, b.level(), spec, strategy, h);
+    if (s.auto_mode) relinearize_if_needed(s, b, "sum");
+    if (st == SumStrategy::doubling) {
+        b = rotate_and_sum_doubling(evaluator(s, b), b, spec, galois_keys(s));
+        return out;
+    }
+    for (size_t c = 0; c < b.count(); ++c) {
+        const Ciphertext sum = rotate_and_sum(*s.eval, b.at(c), spec, galois_keys(s), st, hh);
+        std::memcpy(b.poly(c, 0), sum.data(), sum.word_count() * sizeof(uint64_t));
+    }
+    return out;
+}
+
+std::vector<PyBatch> batch_rotate_many(const PyBatch& self, const std::vector<int64_t>& steps) {
+    std::vector<PyBatch> out;
+    out.reserve(steps.size());
+    for (int64_t k : steps) out.push_back(rotate_batch(self, nb::int_(k)));
+    return out;
+}
+
+}  // namespace
+
+void add_batch_trace_methods(nb::class_<PyBatch>& b) {
+    b.def("sum", &batch_sum, "block"_a = nb::none(), "stride"_a = nb::none(), "count"_a = nb::none(),
+          "strategy"_a = "auto", "h"_a = nb::none(),
+          nb::sig("def sum(self, block: int | None = None, stride: int | None = None, count: int | None = None, "
+                  "strategy: str = 'auto', h: int | None = None) -> Batch"),
+          (std::string("Ciphertext.sum on every element, bit-identical to it; 'doubling' runs one batched rotation "
+                       "per round for all elements, 'hoisted' and 'auto' run the hoisted algorithm per element (it "
+                       "shares one ModUp per ciphertext).\n\n") +
+           kSumDoc)
+              .c_str());
+    b.def("rotate_many", &batch_rotate_many, "steps"_a,
+          nb::sig("def rotate_many(self, steps: collections.abc.Sequence[int]) -> list[Batch]"),
+          "[self.rotate(k) for k in steps]: every element rotated by each step, one batched rotation per step (the "
+          "same results as Ciphertext.rotate on each element; automatic mode reduces the steps modulo the slots and "
+          "composes steps without a key, manual mode needs the key of every step).");
+}
+
+}  // namespace oboro::py
