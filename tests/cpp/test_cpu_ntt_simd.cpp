@@ -1,4 +1,4 @@
-// The AVX-512 NTT against the scalar reference, bit for bit, including inputs at the lazy bounds
+// The AVX-512 NTTs (64-bit, and IFMA for primes below 2^50) against the scalar reference, bit for bit, including inputs at the lazy bounds
 // (forward: [0, 4q), inverse: [0, 2q)). Skipped with a message on CPUs without AVX-512.
 #include <gtest/gtest.h>
 
@@ -21,35 +21,55 @@ std::vector<uint64_t> random_words(size_t n, uint64_t bound, uint64_t seed) {
 }
 }  // namespace
 
-TEST(NttSimd, MatchesScalarBitForBit) {
-    if (!backend::cpu::simd_available()) GTEST_SKIP() << "SKIPPED: this CPU has no AVX-512 (the scalar NTT is used)";
+using NttKernel = void (*)(uint64_t*, const math::NttTables&);
+
+// `forward` / `inverse` against the scalar NTT on every size and prime width up to max_bits,
+// with inputs up to the lazy bounds and the largest word of each bound.
+static void expect_matches_scalar(NttKernel forward, NttKernel inverse, int max_bits) {
     for (uint32_t n : {16u, 32u, 1024u, 8192u, 65536u}) {
-        for (int bits : {30, 40, 50, 60, 61, 62}) {
+        for (int bits : {30, 40, 41, 49, 50, 60, 61, 62}) {
+            if (bits > max_bits) continue;
             const uint64_t q = math::generate_ntt_primes(bits, n, 1)[0];
             const math::NttTables t(q, n);
             for (uint64_t bound : {q, 2 * q, 4 * q}) {
                 auto a = random_words(n, bound, n * 131 + uint64_t(bits));
-                if (bound == 4 * q) a[0] = 4 * q - 1;
+                a[0] = bound - 1;
+                a[n / 2] = bound - 1;
                 auto b = a;
                 math::ntt_forward(a.data(), t);
-                backend::cpu::ntt_forward_avx512(b.data(), t);
+                forward(b.data(), t);
                 ASSERT_EQ(a, b) << "forward n=" << n << " bits=" << bits << " input bound " << bound / q << "q";
             }
             for (uint64_t bound : {q, 2 * q}) {
                 auto a = random_words(n, bound, n * 137 + uint64_t(bits));
-                if (bound == 2 * q) a[n - 1] = 2 * q - 1;
+                a[n - 1] = bound - 1;
+                a[n / 2 - 1] = bound - 1;
                 auto b = a;
                 math::ntt_inverse(a.data(), t);
-                backend::cpu::ntt_inverse_avx512(b.data(), t);
-                ASSERT_EQ(a, b) << "inverse n=" << n << " bits=" << bits;
+                inverse(b.data(), t);
+                ASSERT_EQ(a, b) << "inverse n=" << n << " bits=" << bits << " input bound " << bound / q << "q";
             }
         }
     }
+}
+
+TEST(NttSimd, MatchesScalarBitForBit) {
+    if (!backend::cpu::simd_available()) GTEST_SKIP() << "SKIPPED: this CPU has no AVX-512 (the scalar NTT is used)";
+    expect_matches_scalar(backend::cpu::ntt_forward_avx512, backend::cpu::ntt_inverse_avx512, 62);
+}
+
+TEST(NttSimd, IfmaMatchesScalarBitForBit) {
+    if (!backend::cpu::ifma_available())
+        GTEST_SKIP() << "SKIPPED: this CPU has no AVX-512 IFMA (the 64-bit AVX-512 NTT is used for every prime)";
+    expect_matches_scalar(backend::cpu::ntt_forward_ifma, backend::cpu::ntt_inverse_ifma,
+                          backend::cpu::kIfmaModulusBits);
 }
 
 TEST(NttSimd, DispatchCanBeTurnedOff) {
     backend::cpu::set_simd_enabled(false);
     EXPECT_STREQ(backend::cpu::ntt_implementation(), "scalar");
     backend::cpu::set_simd_enabled(true);
-    EXPECT_STREQ(backend::cpu::ntt_implementation(), backend::cpu::simd_available() ? "avx512" : "scalar");
+    EXPECT_STREQ(backend::cpu::ntt_implementation(), !backend::cpu::simd_available() ? "scalar"
+                                                     : backend::cpu::ifma_available() ? "avx512+ifma"
+                                                                                      : "avx512");
 }

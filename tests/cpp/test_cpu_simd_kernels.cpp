@@ -98,7 +98,9 @@ protected:
 
 #define SIMD_OR_SKIP(k)                                                                               \
     const EltwiseKernels* k = simd();                                                                 \
-    if (!k) GTEST_SKIP() << "SKIPPED: this CPU has no " << (GetParam() == Isa::avx2 ? "AVX2" : "AVX-512")
+    if (!k) GTEST_SKIP() << "SKIPPED: this CPU has no " << (GetParam() == Isa::avx2     ? "AVX2"                  \
+                                                            : GetParam() == Isa::avx512 ? "AVX-512"           \
+                                                                                        : "AVX-512 IFMA")
 
 TEST_P(EltwiseSimd, AddSubNegateAddScalar) {
     SIMD_OR_SKIP(k);
@@ -315,16 +317,19 @@ TEST_P(EltwiseSimd, WeightedSum) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(Isa, EltwiseSimd, ::testing::Values(Isa::avx2, Isa::avx512),
+INSTANTIATE_TEST_SUITE_P(Isa, EltwiseSimd, ::testing::Values(Isa::avx2, Isa::avx512, Isa::avx512ifma),
                          [](const ::testing::TestParamInfo<Isa>& i) {
-                             return std::string(i.param == Isa::avx2 ? "avx2" : "avx512");
+                             return std::string(i.param == Isa::avx2     ? "avx2"
+                                                : i.param == Isa::avx512 ? "avx512"
+                                                                         : "avx512ifma");
                          });
 
 TEST(EltwiseDispatch, SwitchSelectsScalar) {
     backend::cpu::set_simd_enabled(false);
     EXPECT_STREQ(backend::cpu::eltwise_implementation(), "scalar");
     backend::cpu::set_simd_enabled(true);
-    const char* expect = backend::cpu::eltwise_kernels(Isa::avx512)  ? "avx512"
+    const char* expect = backend::cpu::eltwise_kernels(Isa::avx512ifma) ? "avx512+ifma"
+                         : backend::cpu::eltwise_kernels(Isa::avx512)  ? "avx512"
                          : backend::cpu::eltwise_kernels(Isa::avx2) ? "avx2"
                                                                      : "scalar";
     EXPECT_STREQ(backend::cpu::eltwise_implementation(), expect);

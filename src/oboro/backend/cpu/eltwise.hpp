@@ -1,6 +1,7 @@
 // Element-wise kernels on one limb (n words modulo one prime), in one table per instruction set:
-// scalar (any CPU), AVX2 (4 lanes) and AVX-512 (8 lanes). Every table gives bit for bit the same
-// results: each kernel returns canonical residues, and a canonical residue is unique.
+// scalar (any CPU), AVX2 (4 lanes), AVX-512 (8 lanes) and AVX-512 with IFMA products. Every
+// table gives bit for bit the same results: each kernel returns canonical residues, and a
+// canonical residue is unique.
 // The poly_ops functions run the table chosen once at run time for this CPU (eltwise_active),
 // which set_simd_enabled(false) (ntt_simd.hpp) turns back to the scalar table.
 //
@@ -18,7 +19,8 @@
 
 namespace oboro::backend::cpu {
 
-enum class Isa { scalar, avx2, avx512 };
+// avx512ifma: the AVX-512 table with IFMA products for primes below 2^50 (eltwise_avx512ifma.cpp).
+enum class Isa { scalar, avx2, avx512, avx512ifma };
 
 // One term of dot2: x times y0 and y1, element by element.
 struct DotTerm {
@@ -72,12 +74,13 @@ const EltwiseKernels* eltwise_kernels(Isa isa);
 
 // The fastest table this CPU has, or the scalar one after set_simd_enabled(false).
 const EltwiseKernels& eltwise_active();
-// Its name: "avx512", "avx2" or "scalar".
+// Its name: "avx512+ifma", "avx512", "avx2" or "scalar".
 const char* eltwise_implementation();
 
 // Per-ISA tables (defined in eltwise_<isa>.cpp; nullptr-returning where not compiled).
 const EltwiseKernels& scalar_kernels();
 const EltwiseKernels* avx2_kernels();
 const EltwiseKernels* avx512_kernels();
+const EltwiseKernels* avx512ifma_kernels();
 
 }  // namespace oboro::backend::cpu

@@ -14,6 +14,7 @@ bool cpu_has(Isa isa) {
         case Isa::scalar: return true;
         case Isa::avx2: return __builtin_cpu_supports("avx2");
         case Isa::avx512: return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
+        case Isa::avx512ifma: return cpu_has(Isa::avx512) && __builtin_cpu_supports("avx512ifma");
     }
     return false;
 #else
@@ -23,6 +24,7 @@ bool cpu_has(Isa isa) {
 
 const EltwiseKernels& best_for_cpu() {
     static const EltwiseKernels* best = [] {
+        if (const EltwiseKernels* k = eltwise_kernels(Isa::avx512ifma)) return k;
         if (const EltwiseKernels* k = eltwise_kernels(Isa::avx512)) return k;
         if (const EltwiseKernels* k = eltwise_kernels(Isa::avx2)) return k;
         return &scalar_kernels();
@@ -37,6 +39,7 @@ const EltwiseKernels* eltwise_kernels(Isa isa) {
         case Isa::scalar: return &scalar_kernels();
         case Isa::avx2: return avx2_kernels();
         case Isa::avx512: return avx512_kernels();
+        case Isa::avx512ifma: return avx512ifma_kernels();
     }
     return nullptr;
 }

@@ -6,7 +6,8 @@
 
 namespace oboro::backend::cpu {
 
-// Which implementation ntt_forward/ntt_inverse use on this CPU: "avx512" or "scalar".
+// Which implementation ntt_forward/ntt_inverse use on this CPU: "avx512+ifma" (IFMA for primes
+// below 2^50, the 64-bit AVX-512 kernels for the others), "avx512" or "scalar".
 const char* ntt_implementation();
 
 // Forced choice, for tests and benchmarks: false = always scalar (the NTT and the element-wise
@@ -21,5 +22,12 @@ bool simd_requested();
 bool simd_available();
 void ntt_forward_avx512(uint64_t* a, const math::NttTables& t);
 void ntt_inverse_avx512(uint64_t* a, const math::NttTables& t);
+
+// AVX-512 IFMA kernels (ntt_ifma.cpp), for primes below 2^kIfmaModulusBits only; callers must
+// check ifma_available() first.
+inline constexpr int kIfmaModulusBits = 50;
+bool ifma_available();
+void ntt_forward_ifma(uint64_t* a, const math::NttTables& t);
+void ntt_inverse_ifma(uint64_t* a, const math::NttTables& t);
 
 }  // namespace oboro::backend::cpu

@@ -79,14 +79,20 @@ void tensor(uint64_t* d0, uint64_t* d1, uint64_t* d2, const uint64_t* a0, const 
     });
 }
 
+namespace {
+bool ifma_fits(const NttTables& table) { return (table.q >> kIfmaModulusBits) == 0 && ifma_available(); }
+}  // namespace
+
 void ntt_forward_limb(uint64_t* a, const NttTables& table) {
-    if (table.n >= 16 && simd_enabled()) ntt_forward_avx512(a, table);
-    else math::ntt_forward(a, table);
+    if (table.n < 16 || !simd_enabled()) math::ntt_forward(a, table);
+    else if (ifma_fits(table)) ntt_forward_ifma(a, table);
+    else ntt_forward_avx512(a, table);
 }
 
 void ntt_inverse_limb(uint64_t* a, const NttTables& table) {
-    if (table.n >= 16 && simd_enabled()) ntt_inverse_avx512(a, table);
-    else math::ntt_inverse(a, table);
+    if (table.n < 16 || !simd_enabled()) math::ntt_inverse(a, table);
+    else if (ifma_fits(table)) ntt_inverse_ifma(a, table);
+    else ntt_inverse_avx512(a, table);
 }
 
 void ntt_forward(uint64_t* data, const NttTables* tables, size_t limbs) {

@@ -1,0 +1,176 @@
+// The AVX-512 table with the products done by AVX-512 IFMA (vpmadd52luq / vpmadd52huq: the low
+// and high 52 bits of a 52 x 52-bit product, added to a 64-bit lane) for primes below 2^50, the
+// 40-bit ciphertext primes of every preset. Plain AVX-512 has no 64-bit high multiply and
+// builds one from four 32-bit products (eltwise_simd.hpp); here a product is two instructions
+// and its Barrett reduction two more. Kernels on larger primes, and the kernels without
+// products of two residues, are the AVX-512 table's.
+#include "oboro/backend/cpu/eltwise.hpp"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+
+#include <immintrin.h>
+
+// Every header with inline code comes before the target pragma (see eltwise_avx512.cpp).
+#include "oboro/backend/cpu/word_barrett.hpp"
+
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512dq,avx512ifma")
+// GCC 12's AVX-512 intrinsics start from _mm512_undefined_*, which -Wmaybe-uninitialized reports
+// as uninitialised once inlined (GCC bug 105593, fixed in GCC 13).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
+#include "oboro/backend/cpu/eltwise_avx512_ops.hpp"
+
+namespace oboro::backend::cpu {
+namespace {
+
+constexpr int kMaxBits = 50;  // q < 2^50: residues and 3q fit the 52 bits IFMA reads
+
+bool fits(const math::Modulus& m) { return (m.value >> kMaxBits) == 0; }
+
+// Barrett reduction of x = hi * 2^52 + lo (the two IFMA sums) for a b-bit q < 2^50 and any
+// x < 2^(b+51):
+//     c = floor(x / 2^(b-1)) < 2^52,  mu = floor(2^(b+51) / q) < 2^52,  qhat = floor(c * mu / 2^52)
+// c * mu / 2^52 > x/q - x/2^(b+51) - 2^(b-1)/q >= x/q - 2, so qhat is floor(x/q) minus at most 2
+// and r = x - qhat * q is in [0, 3q), below 2^52: it is computed modulo 2^52 (low halves only).
+// Products of residues (x < q^2 < 2^(2b)) and sums of up to 2^(51-b) of them meet the bound.
+struct Barrett52 {
+    __m512i q, two_q, neg_q, mu, mask;
+    __m128i hi_shift, lo_shift;
+    int bits;
+    explicit Barrett52(uint64_t modulus) {
+        bits = 64 - __builtin_clzll(modulus);
+        const uint64_t m = uint64_t((static_cast<unsigned __int128>(1) << (bits + 51)) / modulus);
+        q = _mm512_set1_epi64(int64_t(modulus));
+        two_q = _mm512_set1_epi64(int64_t(2 * modulus));
+        neg_q = _mm512_set1_epi64(int64_t((uint64_t(1) << 52) - modulus));
+        mu = _mm512_set1_epi64(int64_t(m));
+        mask = _mm512_set1_epi64((int64_t(1) << 52) - 1);
+        hi_shift = _mm_cvtsi32_si128(53 - bits);
+        lo_shift = _mm_cvtsi32_si128(bits - 1);
+    }
+    // How many products of residues one reduction can take.
+    uint64_t max_terms() const { return uint64_t(1) << (51 - bits); }
+
+    __m512i reduce(__m512i hi, __m512i lo) const {
+        const __m512i zero = _mm512_setzero_si512();
+        const __m512i c = _mm512_add_epi64(_mm512_sll_epi64(hi, hi_shift), _mm512_srl_epi64(lo, lo_shift));
+        const __m512i qhat = _mm512_madd52hi_epu64(zero, c, mu);
+        const __m512i r = _mm512_and_si512(_mm512_madd52lo_epu64(lo, qhat, neg_q), mask);
+        return Avx512Ops::cond_sub(Avx512Ops::cond_sub(r, two_q), q);
+    }
+    // a * b mod q for residues a, b
+    __m512i mul(__m512i a, __m512i b) const {
+        const __m512i zero = _mm512_setzero_si512();
+        return reduce(_mm512_madd52hi_epu64(zero, a, b), _mm512_madd52lo_epu64(zero, a, b));
+    }
+};
+
+constexpr size_t L = Avx512Ops::lanes;
+
+const EltwiseKernels& base() { return *avx512_kernels(); }
+
+void mul(uint64_t* d, const uint64_t* x, const uint64_t* y, const math::Modulus& m, size_t n) {
+    if (!fits(m)) return base().mul(d, x, y, m, n);
+    const Barrett52 br(m.value);
+    size_t k = 0;
+    for (; k + L <= n; k += L) _mm512_storeu_si512(d + k, br.mul(_mm512_loadu_si512(x + k), _mm512_loadu_si512(y + k)));
+    if (k < n) scalar_kernels().mul(d + k, x + k, y + k, m, n - k);
+}
+
+// acc + x * y < q^2 + 2q < 2^(2b): one reduction.
+void mul_add(uint64_t* acc, const uint64_t* x, const uint64_t* y, const math::Modulus& m, size_t n) {
+    if (!fits(m)) return base().mul_add(acc, x, y, m, n);
+    const Barrett52 br(m.value);
+    const __m512i zero = _mm512_setzero_si512();
+    size_t k = 0;
+    for (; k + L <= n; k += L) {
+        const __m512i a = _mm512_loadu_si512(x + k), b = _mm512_loadu_si512(y + k);
+        const __m512i lo = _mm512_madd52lo_epu64(_mm512_loadu_si512(acc + k), a, b);
+        _mm512_storeu_si512(acc + k, br.reduce(_mm512_madd52hi_epu64(zero, a, b), lo));
+    }
+    if (k < n) scalar_kernels().mul_add(acc + k, x + k, y + k, m, n - k);
+}
+
+void tensor(uint64_t* d0, uint64_t* d1, uint64_t* d2, const uint64_t* x0, const uint64_t* x1, const uint64_t* y0,
+            const uint64_t* y1, const math::Modulus& m, size_t n) {
+    if (!fits(m)) return base().tensor(d0, d1, d2, x0, x1, y0, y1, m, n);
+    const Barrett52 br(m.value);
+    size_t k = 0;
+    for (; k + L <= n; k += L) {
+        const __m512i a0 = _mm512_loadu_si512(x0 + k), a1 = _mm512_loadu_si512(x1 + k);
+        const __m512i b0 = _mm512_loadu_si512(y0 + k), b1 = _mm512_loadu_si512(y1 + k);
+        const __m512i p00 = br.mul(a0, b0), p11 = br.mul(a1, b1);
+        const __m512i cross = br.mul(Avx512Ops::cond_sub(_mm512_add_epi64(a0, a1), br.q),
+                                     Avx512Ops::cond_sub(_mm512_add_epi64(b0, b1), br.q));
+        _mm512_storeu_si512(d0 + k, p00);
+        _mm512_storeu_si512(d1 + k, Avx512Ops::sub_mod(Avx512Ops::sub_mod(cross, p00, br.q), p11, br.q));
+        _mm512_storeu_si512(d2 + k, p11);
+    }
+    if (k < n) scalar_kernels().tensor(d0 + k, d1 + k, d2 + k, x0 + k, x1 + k, y0 + k, y1 + k, m, n - k);
+}
+
+// The key-switching inner product: the low and high halves of the products are summed in two
+// 64-bit lanes each (a low half is below 2^52 and a high half below 2^48, so 64 terms cannot
+// overflow) and reduced once; the old o0 / o1 (canonical) start the low sums.
+void dot2(uint64_t* o0, uint64_t* o1, const DotTerm* terms, size_t count, bool accumulate, const math::Modulus& m,
+          size_t n) {
+    if (!fits(m)) return base().dot2(o0, o1, terms, count, accumulate, m, n);
+    const Barrett52 br(m.value);
+    if (count + (accumulate ? 1 : 0) > br.max_terms()) return base().dot2(o0, o1, terms, count, accumulate, m, n);
+    const __m512i zero = _mm512_setzero_si512();
+    size_t k = 0;
+    for (; k + L <= n; k += L) {
+        __m512i h0 = zero, l0 = accumulate ? _mm512_loadu_si512(o0 + k) : zero;
+        __m512i h1 = zero, l1 = accumulate ? _mm512_loadu_si512(o1 + k) : zero;
+        for (size_t j = 0; j < count; ++j) {
+            const DotTerm& t = terms[j];
+            const __m512i v = _mm512_loadu_si512(t.x + k);
+            const __m512i k0 = _mm512_loadu_si512(t.y0 + k), k1 = _mm512_loadu_si512(t.y1 + k);
+            l0 = _mm512_madd52lo_epu64(l0, v, k0);
+            h0 = _mm512_madd52hi_epu64(h0, v, k0);
+            l1 = _mm512_madd52lo_epu64(l1, v, k1);
+            h1 = _mm512_madd52hi_epu64(h1, v, k1);
+        }
+        _mm512_storeu_si512(o0 + k, br.reduce(h0, l0));
+        _mm512_storeu_si512(o1 + k, br.reduce(h1, l1));
+    }
+    if (k < n) {
+        DotTerm tail[kMaxDotTerms];  // the same terms from element k on
+        for (size_t j = 0; j < count; ++j) tail[j] = {terms[j].x + k, terms[j].y0 + k, terms[j].y1 + k};
+        scalar_kernels().dot2(o0 + k, o1 + k, tail, count, accumulate, m, n - k);
+    }
+}
+
+EltwiseKernels make_table() {
+    EltwiseKernels t = base();
+    t.name = "avx512+ifma";
+    t.mul = mul;
+    t.mul_add = mul_add;
+    t.tensor = tensor;
+    t.dot2 = dot2;
+    return t;
+}
+
+}  // namespace
+}  // namespace oboro::backend::cpu
+
+#pragma GCC diagnostic pop
+#pragma GCC pop_options
+
+namespace oboro::backend::cpu {
+const EltwiseKernels* avx512ifma_kernels() {
+    if (!avx512_kernels()) return nullptr;
+    static const EltwiseKernels table = make_table();
+    return &table;
+}
+}  // namespace oboro::backend::cpu
+
+#else
+
+namespace oboro::backend::cpu {
+const EltwiseKernels* avx512ifma_kernels() { return nullptr; }
+}  // namespace oboro::backend::cpu
+
+#endif

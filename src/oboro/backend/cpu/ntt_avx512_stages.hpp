@@ -1,0 +1,185 @@
+// The AVX-512 negacyclic NTT, written once for two ways of multiplying by a twiddle (the `Mul`
+// policy): 64-bit Shoup products from four vpmuludq (ntt_simd.cpp, any prime) and 52-bit Shoup
+// products from AVX-512 IFMA (ntt_ifma.cpp, primes below 2^50). Both run the lazy Harvey
+// butterflies of math/ntt.cpp with the same bounds, so the canonical outputs are bit-for-bit equal.
+//
+// Include this header only after a `#pragma GCC target` that enables AVX-512 (and IFMA for the
+// 52-bit policy), and include math/modarith.hpp and math/ntt.hpp before that pragma: their inline
+// functions compiled for the wider ISA could otherwise be the copy the linker keeps for the whole
+// program. Everything here has internal linkage, so the copies compiled for different targets in
+// different files never meet at link time.
+//
+// A policy `Mul` has:
+//   Mul(q)                                   the constants for the prime q
+//   __m512i companion(__m512i w_shoup) const   the table's 64-bit Shoup companion, as this policy needs it
+//   __m512i mul_lazy(a, w, companion) const    a * w mod q in [0, 2q), for a < 4q
+#pragma once
+
+#include <immintrin.h>
+
+#include <cstdint>
+
+#include "oboro/math/modarith.hpp"
+#include "oboro/math/ntt.hpp"
+
+namespace oboro::backend::cpu {
+namespace {
+
+// x >= m ? x - m : x, as min(x, x - m) (x - m wraps around when x < m)
+inline __m512i reduce_below(__m512i x, __m512i m) { return _mm512_min_epu64(x, _mm512_sub_epi64(x, m)); }
+
+// The stages whose butterfly distance t is 4, 2 or 1 pair words inside one vector, so they work
+// on two vectors (16 words: 16 / (2t) blocks of t "x" words followed by t "y" words) at once:
+// the x and y words are gathered into one vector each, the butterflies run 8 lanes wide, and
+// the results are scattered back. Lane k of the gathered vectors belongs to block k / t.
+template <uint32_t T> struct SmallStage {
+    static_assert(T == 1 || T == 2 || T == 4);
+    // word index in the pair (a: 0..7, b: 8..15) of lane k of x (second = false) or y
+    static constexpr int64_t gather(int k, bool second) { return (k / T) * 2 * T + (second ? T : 0) + k % T; }
+    // lane of x (0..7) or y (8..15) that goes to word p of the pair
+    static constexpr int64_t scatter(int p) {
+        const int block = p / (2 * T), r = p % (2 * T);
+        return r < int(T) ? block * T + r : 8 + block * T + (r - T);
+    }
+    __m512i gx, gy, sa, sb, tw;
+    SmallStage()
+        : gx(_mm512_set_epi64(gather(7, false), gather(6, false), gather(5, false), gather(4, false),
+                              gather(3, false), gather(2, false), gather(1, false), gather(0, false))),
+          gy(_mm512_set_epi64(gather(7, true), gather(6, true), gather(5, true), gather(4, true), gather(3, true),
+                              gather(2, true), gather(1, true), gather(0, true))),
+          sa(_mm512_set_epi64(scatter(7), scatter(6), scatter(5), scatter(4), scatter(3), scatter(2), scatter(1),
+                              scatter(0))),
+          sb(_mm512_set_epi64(scatter(15), scatter(14), scatter(13), scatter(12), scatter(11), scatter(10),
+                              scatter(9), scatter(8))),
+          tw(_mm512_set_epi64(7 / T, 6 / T, 5 / T, 4 / T, 3 / T, 2 / T, 1 / T, 0)) {}
+    // The twiddle of every lane, from the 8 / T consecutive twiddles of the blocks at w.
+    __m512i twiddles(const uint64_t* w) const { return _mm512_permutexvar_epi64(tw, _mm512_loadu_si512(w)); }
+};
+
+// One stage with t = T over the whole array: gathers the x and y words of 16 / (2T) blocks, runs
+// `butterfly(x, y, w, companion)` on them (w: the twiddle of each lane's block, from `w_table` /
+// `ws_table` at offset m, the number of blocks), and scatters them back.
+template <uint32_t T, typename Mul, typename Butterfly>
+void small_stage(uint64_t* a, uint32_t n, const uint64_t* w_table, const uint64_t* ws_table, const Mul& mul,
+                 const Butterfly& butterfly) {
+    const SmallStage<T> st;
+    const uint32_t m = n / (2 * T);
+    for (uint32_t i = 0; i < m; i += 8 / T) {
+        uint64_t* p = a + 2 * i * T;
+        const __m512i a0 = _mm512_loadu_si512(p), a1 = _mm512_loadu_si512(p + 8);
+        __m512i x = _mm512_permutex2var_epi64(a0, st.gx, a1), y = _mm512_permutex2var_epi64(a0, st.gy, a1);
+        butterfly(x, y, st.twiddles(w_table + m + i), mul.companion(st.twiddles(ws_table + m + i)));
+        _mm512_storeu_si512(p, _mm512_permutex2var_epi64(x, st.sa, y));
+        _mm512_storeu_si512(p + 8, _mm512_permutex2var_epi64(x, st.sb, y));
+    }
+}
+
+// The forward butterfly of math::ntt_forward_lazy: u in [0, 2q), v = y * w lazily in [0, 2q),
+// x' = u + v, y' = u - v + 2q; `last` also applies math::ntt_forward's final reduction to [0, q).
+template <typename Mul> struct ForwardButterfly {
+    const Mul& mul;
+    __m512i q, two_q;
+    bool last;
+    void operator()(__m512i& x, __m512i& y, __m512i w, __m512i wc) const {
+        const __m512i u = reduce_below(x, two_q), v = mul.mul_lazy(y, w, wc);
+        x = _mm512_add_epi64(u, v);
+        y = _mm512_add_epi64(_mm512_sub_epi64(u, v), two_q);
+        if (last) {
+            x = reduce_below(reduce_below(x, two_q), q);
+            y = reduce_below(reduce_below(y, two_q), q);
+        }
+    }
+};
+
+// The inverse butterfly of math::ntt_inverse: x' = (u + v) reduced to [0, 2q), y' = (u - v + 2q) * w lazily.
+template <typename Mul> struct InverseButterfly {
+    const Mul& mul;
+    __m512i two_q;
+    void operator()(__m512i& x, __m512i& y, __m512i w, __m512i wc) const {
+        const __m512i u = x, v = y;
+        x = reduce_below(_mm512_add_epi64(u, v), two_q);
+        y = mul.mul_lazy(_mm512_add_epi64(_mm512_sub_epi64(u, v), two_q), w, wc);
+    }
+};
+
+// In place; input in [0, 4q), output canonical (math::ntt_forward). n >= 16.
+template <typename Mul> void ntt_forward_stages(uint64_t* a, const math::NttTables& tb) {
+    const Mul mul(tb.q);
+    const uint32_t n = tb.n;
+    const __m512i vq = _mm512_set1_epi64(int64_t(tb.q)), v2q = _mm512_set1_epi64(int64_t(2 * tb.q));
+    uint32_t t = n;
+    uint32_t m = 1;
+    // Stages whose butterfly distance t is at least 8: 8 butterflies per vector.
+    for (; m < n && (t >> 1) >= 8; m <<= 1) {
+        t >>= 1;
+        for (uint32_t i = 0; i < m; ++i) {
+            const __m512i w = _mm512_set1_epi64(int64_t(tb.psi_rev[m + i]));
+            const __m512i wc = mul.companion(_mm512_set1_epi64(int64_t(tb.psi_rev_shoup[m + i])));
+            uint64_t* x = a + 2 * i * t;
+            uint64_t* y = x + t;
+            for (uint32_t j = 0; j < t; j += 8) {
+                const __m512i u = reduce_below(_mm512_loadu_si512(x + j), v2q);
+                const __m512i v = mul.mul_lazy(_mm512_loadu_si512(y + j), w, wc);
+                _mm512_storeu_si512(x + j, _mm512_add_epi64(u, v));
+                _mm512_storeu_si512(y + j, _mm512_add_epi64(_mm512_sub_epi64(u, v), v2q));
+            }
+        }
+    }
+    // The last three stages (t = 4, 2, 1), the last one with the final reduction to [0, q).
+    const uint64_t *w = tb.psi_rev.data(), *ws = tb.psi_rev_shoup.data();
+    small_stage<4>(a, n, w, ws, mul, ForwardButterfly<Mul>{mul, vq, v2q, false});
+    small_stage<2>(a, n, w, ws, mul, ForwardButterfly<Mul>{mul, vq, v2q, false});
+    small_stage<1>(a, n, w, ws, mul, ForwardButterfly<Mul>{mul, vq, v2q, true});
+}
+
+// In place; input in [0, 2q), output canonical (math::ntt_inverse). n >= 16.
+template <typename Mul> void ntt_inverse_stages(uint64_t* a, const math::NttTables& tb) {
+    const Mul mul(tb.q);
+    const uint64_t q = tb.q, two_q = 2 * q;
+    const uint32_t n = tb.n;
+    const __m512i vq = _mm512_set1_epi64(int64_t(q)), v2q = _mm512_set1_epi64(int64_t(two_q));
+    // The first three stages (t = 1, 2, 4) pair words inside a vector; then 8 butterflies per vector.
+    const InverseButterfly<Mul> inverse{mul, v2q};
+    const uint64_t *w = tb.psi_inv_rev.data(), *ws = tb.psi_inv_rev_shoup.data();
+    small_stage<1>(a, n, w, ws, mul, inverse);
+    small_stage<2>(a, n, w, ws, mul, inverse);
+    small_stage<4>(a, n, w, ws, mul, inverse);
+    uint32_t t = 8;
+    for (uint32_t m = n / 8; m > 2; m >>= 1) {
+        const uint32_t h = m >> 1;
+        for (uint32_t i = 0; i < h; ++i) {
+            const __m512i wv = _mm512_set1_epi64(int64_t(w[h + i]));
+            const __m512i wc = mul.companion(_mm512_set1_epi64(int64_t(ws[h + i])));
+            uint64_t* x = a + 2 * i * t;
+            uint64_t* y = x + t;
+            for (uint32_t j = 0; j < t; j += 8) {
+                const __m512i u = _mm512_loadu_si512(x + j), v = _mm512_loadu_si512(y + j);
+                _mm512_storeu_si512(x + j, reduce_below(_mm512_add_epi64(u, v), v2q));
+                _mm512_storeu_si512(y + j, mul.mul_lazy(_mm512_add_epi64(_mm512_sub_epi64(u, v), v2q), wv, wc));
+            }
+        }
+        t <<= 1;
+    }
+    // Last stage with n^{-1} folded in (t = n/2 >= 8 for n >= 16).
+    uint64_t* x = a;
+    uint64_t* y = a + t;
+    const __m512i ni = _mm512_set1_epi64(int64_t(tb.n_inv));
+    const __m512i nic = mul.companion(_mm512_set1_epi64(int64_t(tb.n_inv_shoup)));
+    const __m512i li = _mm512_set1_epi64(int64_t(tb.last_inv));
+    const __m512i lic = mul.companion(_mm512_set1_epi64(int64_t(tb.last_inv_shoup)));
+    uint32_t j = 0;
+    for (; j + 8 <= t; j += 8) {
+        const __m512i u = _mm512_loadu_si512(x + j), v = _mm512_loadu_si512(y + j);
+        _mm512_storeu_si512(x + j, reduce_below(mul.mul_lazy(_mm512_add_epi64(u, v), ni, nic), vq));
+        _mm512_storeu_si512(y + j,
+                            reduce_below(mul.mul_lazy(_mm512_add_epi64(_mm512_sub_epi64(u, v), v2q), li, lic), vq));
+    }
+    for (; j < t; ++j) {
+        const uint64_t u = x[j], v = y[j];
+        x[j] = math::reduce_once(math::mul_shoup_lazy(u + v, tb.n_inv, tb.n_inv_shoup, q), q);
+        y[j] = math::reduce_once(math::mul_shoup_lazy(u - v + two_q, tb.last_inv, tb.last_inv_shoup, q), q);
+    }
+}
+
+}  // namespace
+}  // namespace oboro::backend::cpu
