@@ -3,7 +3,8 @@
 // 40-bit ciphertext primes of every preset. Plain AVX-512 has no 64-bit high multiply and
 // builds one from four 32-bit products (eltwise_simd.hpp); here a product is two instructions
 // and its Barrett reduction two more. Kernels on larger primes, and the kernels without
-// products of two residues, are the AVX-512 table's.
+// products of two residues (but the one-prime base conversion and (x - y) * w), are the AVX-512
+// table's.
 #include "oboro/backend/cpu/eltwise.hpp"
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -143,6 +144,47 @@ void dot2(uint64_t* o0, uint64_t* o1, const DotTerm* terms, size_t count, bool a
     }
 }
 
+// x mod t for x < p < 2^62 and a prime t of m below 2^50: with x = xh * 2^52 + xl, x is congruent
+// to xh * (2^52 mod t) + xl < 2^10 * 2^b + 2^52 < 2^(b+51), which Barrett52 reduces. Centred:
+// subtract p mod t where x > p/2, selected as in the AVX-512 kernel.
+void convert_single(uint64_t* d, const uint64_t* x, uint64_t p, bool centered, const math::Modulus& m, size_t n) {
+    if (!fits(m)) return base().convert_single(d, x, p, centered, m, n);
+    const Barrett52 br(m.value);
+    const __m512i r52 = _mm512_set1_epi64(int64_t(m.barrett.reduce_word(uint64_t(1) << 52)));
+    const __m512i half = _mm512_set1_epi64(int64_t(p >> 1)), p_mod_t = _mm512_set1_epi64(int64_t(m.barrett.reduce_word(p)));
+    const __m512i zero = _mm512_setzero_si512();
+    size_t k = 0;
+    for (; k + L <= n; k += L) {
+        const __m512i a = _mm512_loadu_si512(x + k);
+        const __m512i xh = _mm512_srli_epi64(a, 52), xl = _mm512_and_si512(a, br.mask);
+        __m512i r = br.reduce(_mm512_madd52hi_epu64(zero, xh, r52), _mm512_madd52lo_epu64(xl, xh, r52));
+        if (centered) {
+            const __m512i all_ones_above_half = _mm512_sub_epi64(zero, _mm512_srli_epi64(_mm512_sub_epi64(half, a), 63));
+            r = Avx512Ops::sub_mod(r, _mm512_and_si512(all_ones_above_half, p_mod_t), br.q);
+        }
+        _mm512_storeu_si512(d + k, r);
+    }
+    if (k < n) scalar_kernels().convert_single(d + k, x + k, p, centered, m, n - k);
+}
+
+// d = (x - y) * w with Shoup's product in base 2^52 (as in ntt_ifma.cpp: the 52-bit companion is
+// w_shoup >> 12): x - y + q < 2q < 2^51 fits IFMA's 52 bits.
+void sub_mul_scalar(uint64_t* d, const uint64_t* x, const uint64_t* y, uint64_t w, uint64_t ws, uint64_t q,
+                    size_t n) {
+    if ((q >> kMaxBits) != 0) return base().sub_mul_scalar(d, x, y, w, ws, q, n);
+    const __m512i vq = _mm512_set1_epi64(int64_t(q)), vw = _mm512_set1_epi64(int64_t(w));
+    const __m512i w52 = _mm512_set1_epi64(int64_t(ws >> 12)), neg_q = _mm512_set1_epi64(int64_t((uint64_t(1) << 52) - q));
+    const __m512i mask = _mm512_set1_epi64((int64_t(1) << 52) - 1), zero = _mm512_setzero_si512();
+    size_t k = 0;
+    for (; k + L <= n; k += L) {
+        const __m512i diff = _mm512_add_epi64(_mm512_sub_epi64(_mm512_loadu_si512(x + k), _mm512_loadu_si512(y + k)), vq);
+        const __m512i qhat = _mm512_madd52hi_epu64(zero, diff, w52);
+        const __m512i r = _mm512_and_si512(_mm512_madd52lo_epu64(_mm512_madd52lo_epu64(zero, diff, vw), qhat, neg_q), mask);
+        _mm512_storeu_si512(d + k, Avx512Ops::cond_sub(r, vq));
+    }
+    if (k < n) scalar_kernels().sub_mul_scalar(d + k, x + k, y + k, w, ws, q, n - k);
+}
+
 EltwiseKernels make_table() {
     EltwiseKernels t = base();
     t.name = "avx512+ifma";
@@ -150,6 +192,8 @@ EltwiseKernels make_table() {
     t.mul_add = mul_add;
     t.tensor = tensor;
     t.dot2 = dot2;
+    t.convert_single = convert_single;
+    t.sub_mul_scalar = sub_mul_scalar;
     return t;
 }
 
