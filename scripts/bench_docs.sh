@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Regenerates every benchmark figure under docs/benchmarks/ (tables, JSON and plots), one
+# program after the other. Run it on a quiet machine, after `bash scripts/setup.sh` (which builds
+# build/ and .venv/): the figures are medians, but other work on the machine still shifts them.
+# The comparison with the other libraries needs them installed (scripts/install_peers.sh, and
+# `make -C bench/peers/lattigo`); missing ones are reported as skipped.
+#
+#   bash scripts/bench_docs.sh            # everything (about an hour on 2 cores)
+#   bash scripts/bench_docs.sh trace matmul   # only the named steps
+#
+# Steps: primitives kernels trace batch matmul serialization genome compare chain
+# (precision is left out: it does not depend on speed; build/bench/bench_precision regenerates it).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PY=.venv/bin/python
+OUT=docs/benchmarks
+steps=("$@")
+[ ${#steps[@]} -eq 0 ] && steps=(primitives kernels trace batch matmul serialization genome compare chain)
+
+for tool in build/bench/bench_primitives "$PY"; do
+    [ -x "$tool" ] || { echo "bench_docs: $tool is missing; run 'bash scripts/setup.sh' first" >&2; exit 1; }
+done
+
+run() {
+    echo "== bench_docs: $1 ($(date -u +%H:%M:%S))" >&2
+    shift
+    "$@"
+}
+
+for step in "${steps[@]}"; do
+    case "$step" in
+        primitives)
+            tmp=$(mktemp)
+            run primitives build/bench/bench_primitives --presets S1,S2,S4 --json "$tmp"
+            "$PY" bench/report_primitives.py "$tmp" --out $OUT/primitives.md
+            cp "$tmp" $OUT/primitives.json
+            rm -f "$tmp" ;;
+        kernels) run kernels build/bench/bench_kernels --json $OUT/kernels.json --markdown $OUT/kernels.md ;;
+        trace)
+            run trace build/bench/bench_trace --json $OUT/trace.json --markdown $OUT/trace.md
+            "$PY" bench/plot_trace.py $OUT/trace.json --out $OUT/trace.png ;;
+        batch) run batch build/bench/bench_batch --publish ;;
+        matmul) run matmul build/bench/bench_matmul --trials 1000 --out $OUT ;;
+        serialization)
+            run serialization "$PY" bench/bench_serialization.py --json $OUT/serialization.json \
+                --markdown $OUT/serialization.md ;;
+        genome)
+            run genome "$PY" examples/genome_search/genome_search.py --json $OUT/genome_search.json \
+                --markdown $OUT/genome_search.md --no-progress ;;
+        compare)
+            run compare .venv/bin/oboro compare --s4 --json $OUT/compare.json --markdown $OUT/compare.md --plot $OUT ;;
+        chain)
+            run chain .venv/bin/oboro compare --chain --json $OUT/compare_chain.json \
+                --markdown $OUT/compare_chain.md --plot $OUT ;;
+        *) echo "bench_docs: unknown step '$step'" >&2; exit 2 ;;
+    esac
+done
+echo "== bench_docs: done ($(date -u +%H:%M:%S)); review 'git diff --stat docs/benchmarks' and commit" >&2
