@@ -38,7 +38,7 @@ class SerializationError(Error):
 
 def build_info() -> dict[str, Any]:
     """
-    Build information: version, compiler, build type, word size, CUDA (compiled, runtime, architectures, visible devices).
+    Build information: version, compiler, build type, word size, the CPU kernels in use (cpu_ntt, cpu_kernels: avx512+ifma, avx512, avx2 or scalar), CUDA (compiled, runtime, architectures, visible devices).
     """
 
 def presets() -> list[str]:

@@ -11,6 +11,8 @@
 #include <nanobind/stl/string.h>
 
 #include "bindings.hpp"
+#include "oboro/backend/cpu/eltwise.hpp"
+#include "oboro/backend/cpu/ntt_simd.hpp"
 #include "oboro/math/ntt.hpp"
 #include "oboro/math/primes.hpp"
 #include "oboro/math/random.hpp"
@@ -29,6 +31,9 @@ nb::dict build_info() {
     d["compiler"] = OBORO_COMPILER;
     d["build_type"] = OBORO_BUILD_TYPE;
     d["word_size"] = 64;
+    // the CPU kernels this machine runs (chosen at run time): "avx512+ifma", "avx512", "avx2", "scalar"
+    d["cpu_ntt"] = std::string(oboro::backend::cpu::ntt_implementation());
+    d["cpu_kernels"] = std::string(oboro::backend::cpu::eltwise_implementation());
     d["cuda"] = bool(OBORO_CUDA_COMPILED);
     d["cuda_architectures"] = std::string(OBORO_CUDA_ARCHS);
 #if defined(OBORO_WITH_CUDA_RUNTIME)
@@ -71,7 +76,8 @@ NB_MODULE(_core, m) {
     m.doc() = "oboro native core (C++20 CKKS library)";
     m.attr("__version__") = OBORO_VERSION;
     m.def("build_info", &build_info, nb::sig("def build_info() -> dict[str, typing.Any]"),
-          "Build information: version, compiler, build type, word size, CUDA (compiled, runtime, "
+          "Build information: version, compiler, build type, word size, the CPU kernels in use "
+          "(cpu_ntt, cpu_kernels: avx512+ifma, avx512, avx2 or scalar), CUDA (compiled, runtime, "
           "architectures, visible devices).");
     m.def("_selftest_ntt", &selftest_ntt, nb::arg("log_n"), nb::arg("bits"),
           "NTT round trip for n = 2^log_n modulo a bits-bit NTT prime; True on success.");
