@@ -5,6 +5,7 @@
 # Exits non-zero when any step or test fails.
 #   Then the loaders' tests (serialization and its fuzzing loop) again, built with AddressSanitizer
 #   and UndefinedBehaviorSanitizer in build-asan/ (untrusted input must never cause a memory error).
+#   With OBORO_CUDA=ON, also the pip wheel with the CUDA backend (scripts/check_cuda_wheel.sh).
 # Environment: OBORO_JOBS (parallel jobs, default 2), OBORO_CUDA (default ON), OBORO_BUILD_DIR (build),
 #   OBORO_ASAN (default 1; 0 skips the sanitizer phase).
 set -euo pipefail
@@ -60,6 +61,17 @@ if grep -qs "SKIPPED: no CUDA GPU found" "$BUILD/Testing/Temporary/LastTest.log"
 fi
 phase_end
 
+WHEEL_RC=0
+if [ "$CUDA_MODE" = "ON" ]; then
+  phase_start "cuda-wheel"
+  set +e
+  bash scripts/check_cuda_wheel.sh
+  WHEEL_RC=$?
+  set -e
+  [ "$WHEEL_RC" -eq 0 ] && echo "CUDA wheel check: passed" || echo "CUDA wheel check: FAILED (exit $WHEEL_RC)"
+  phase_end
+fi
+
 ASAN_RC=0
 if [ "${OBORO_ASAN:-1}" != "0" ]; then
   phase_start "asan"
@@ -88,7 +100,7 @@ phase_end
 section "summary"
 for t in "${TIMINGS[@]}"; do echo "  $t"; done
 echo "  total      $((SECONDS - T_ALL)) s"
-echo "  ctest exit code $CTEST_RC, sanitizer exit code $ASAN_RC, pytest exit code $PYTEST_RC"
+echo "  ctest exit code $CTEST_RC, CUDA wheel check exit code $WHEEL_RC, sanitizer exit code $ASAN_RC, pytest exit code $PYTEST_RC"
 # One closing line with the counts of both runners.
 "$VIRTUAL_ENV/bin/python" - "$BUILD/ctest-junit.xml" "$BUILD/pytest-junit.xml" <<'PY' || true
 import sys
@@ -108,6 +120,6 @@ for path in sys.argv[1:]:
         s += skip
 print(f"oboro: {p} passed, {f} failed, {s} skipped")
 PY
-if [ "$CTEST_RC" -ne 0 ] || [ "$ASAN_RC" -ne 0 ] || [ "$PYTEST_RC" -ne 0 ]; then
+if [ "$CTEST_RC" -ne 0 ] || [ "$WHEEL_RC" -ne 0 ] || [ "$ASAN_RC" -ne 0 ] || [ "$PYTEST_RC" -ne 0 ]; then
   exit 1
 fi
