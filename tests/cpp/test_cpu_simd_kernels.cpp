@@ -77,6 +77,9 @@ TEST(EltwiseScalar, MatchesWideArithmetic) {
             auto big = words(n, full_word_bound(), q, gen);
             k.mul_scalar(d.data(), big.data(), w, math::shoup_precompute(w, q), q, n);
             for (size_t i = 0; i < n; ++i) ASSERT_EQ(d[i], uint64_t(u128(big[i]) * w % q)) << where(q, n);
+            std::vector<uint64_t> a3 = x;  // canonical accumulator
+            k.mul_scalar_add(a3.data(), big.data(), w, math::shoup_precompute(w, q), q, n);
+            for (size_t i = 0; i < n; ++i) ASSERT_EQ(a3[i], uint64_t((u128(big[i]) * w + x[i]) % q)) << where(q, n);
             k.tensor(d.data(), d2.data(), d3.data(), x.data(), y.data(), acc.data(), a2.data(), m, n);
             for (size_t i = 0; i < n; ++i) {
                 const u128 x0 = x[i], x1 = y[i], y0 = acc[i] % q, y1 = a2[i];
@@ -183,6 +186,10 @@ TEST_P(EltwiseSimd, ShoupMultiplications) {
                 s.sub_mul_scalar(e.data(), x.data(), y.data(), w, ws, q, n);
                 k->sub_mul_scalar(g.data(), x.data(), y.data(), w, ws, q, n);
                 ASSERT_EQ(e, g) << "sub_mul_scalar w=" << w << " " << where(q, n);
+                e = g = y;
+                s.mul_scalar_add(e.data(), any.data(), w, ws, q, n);
+                k->mul_scalar_add(g.data(), any.data(), w, ws, q, n);
+                ASSERT_EQ(e, g) << "mul_scalar_add w=" << w << " " << where(q, n);
             }
         }
     }

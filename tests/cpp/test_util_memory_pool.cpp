@@ -1,5 +1,5 @@
-// The block cache behind AlignedBuffer (util/memory_pool.hpp): large blocks are reused by exact
-// size, the cap is respected, small blocks bypass it, and buffers stay aligned and independent.
+// The block cache behind AlignedBuffer (util/memory_pool.hpp): large blocks are reused for
+// requests of their size or up to half of it, the cap is respected, small blocks bypass it, and buffers stay aligned and independent.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -24,6 +24,32 @@ TEST(MemoryPool, ReusesFreedBlocksOfTheSameSize) {
     AlignedBuffer<uint64_t> b(words);
     EXPECT_EQ(b.data(), first);  // the cached block came back
     EXPECT_EQ(pool_cached_bytes(), 0u);
+}
+
+// One level down, the same operation asks for slightly smaller blocks: a cached block serves any
+// request from half its size up, and goes back to the cache with its own size.
+TEST(MemoryPool, LargerCachedBlockServesSmallerRequests) {
+    pool_trim();
+    const size_t words = 1 << 17;  // 1 MiB
+    const uint64_t* first = nullptr;
+    {
+        AlignedBuffer<uint64_t> a(words);
+        first = a.data();
+    }
+    {
+        AlignedBuffer<uint64_t> smaller(words * 3 / 4);
+        EXPECT_EQ(smaller.data(), first);
+        EXPECT_EQ(pool_cached_bytes(), 0u);
+    }
+    EXPECT_EQ(pool_cached_bytes(), words * sizeof(uint64_t));  // back with its real size
+    {
+        AlignedBuffer<uint64_t> tiny(words / 4);  // below half: a block of its own
+        EXPECT_NE(tiny.data(), first);
+        EXPECT_EQ(pool_cached_bytes(), words * sizeof(uint64_t));
+    }
+    AlignedBuffer<uint64_t> same(words);
+    EXPECT_EQ(same.data(), first);
+    pool_trim();
 }
 
 TEST(MemoryPool, SmallBlocksAreNotCached) {

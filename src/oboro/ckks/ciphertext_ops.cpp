@@ -2,7 +2,6 @@
 
 #include "oboro/backend/cpu/poly_ops.hpp"
 #include "oboro/ckks/keyswitch.hpp"
-#include "oboro/math/modarith.hpp"
 
 namespace oboro::ckks {
 
@@ -34,13 +33,7 @@ void multiply_relin_rescale_polys(const Context& ctx, int level, const uint64_t*
         uint64_t* ext = acc + t * ne * n;
         // ext += P * d_t on the ciphertext limbs: then one division by P*q_level does the ModDown
         // and the rescale together.
-        for (size_t i = 0; i < nq; ++i) {
-            const math::Modulus& m = ctx.moduli()[i];
-            const uint64_t w = ctx.p_mod_q()[i], ws_w = math::shoup_precompute(w, m.value);
-            const uint64_t* d = prod + (t * nq + i) * n;
-            uint64_t* x = ext + i * n;
-            for (size_t k = 0; k < n; ++k) x[k] = math::add_mod(x[k], math::mul_shoup(d[k], w, ws_w, m.value), m.value);
-        }
+        cpu::mul_scalar_add(ext, prod + t * nq * n, ctx.p_mod_q().data(), ctx.moduli(), nq, n);
         mod_down_rescale(ctx, level, ext, outs[t], ws);
     }
 }

@@ -45,6 +45,8 @@ struct EltwiseKernels {
     // d = (x - y) * w (Shoup)
     void (*sub_mul_scalar)(uint64_t* d, const uint64_t* x, const uint64_t* y, uint64_t w, uint64_t w_shoup,
                            uint64_t q, size_t n);
+    // acc = acc + x * w (Shoup; acc canonical, x any word)
+    void (*mul_scalar_add)(uint64_t* acc, const uint64_t* x, uint64_t w, uint64_t w_shoup, uint64_t q, size_t n);
     // d0 = x0*y0, d1 = x0*y1 + x1*y0, d2 = x1*y1 (Karatsuba: three products)
     void (*tensor)(uint64_t* d0, uint64_t* d1, uint64_t* d2, const uint64_t* x0, const uint64_t* x1,
                    const uint64_t* y0, const uint64_t* y1, const math::Modulus& m, size_t n);

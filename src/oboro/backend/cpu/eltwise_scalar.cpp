@@ -45,6 +45,10 @@ void sub_mul_scalar(uint64_t* d, const uint64_t* x, const uint64_t* y, uint64_t 
     for (size_t k = 0; k < n; ++k) d[k] = mul_shoup(x[k] - y[k] + q, w, ws, q);
 }
 
+void mul_scalar_add(uint64_t* acc, const uint64_t* x, uint64_t w, uint64_t ws, uint64_t q, size_t n) {
+    for (size_t k = 0; k < n; ++k) acc[k] = add_mod(acc[k], mul_shoup(x[k], w, ws, q), q);
+}
+
 void tensor(uint64_t* d0, uint64_t* d1, uint64_t* d2, const uint64_t* x0, const uint64_t* x1, const uint64_t* y0,
             const uint64_t* y1, const Modulus& m, size_t n) {
     for (size_t k = 0; k < n; ++k) tensor_karatsuba(x0[k], x1[k], y0[k], y1[k], m.barrett, d0[k], d1[k], d2[k]);
@@ -91,8 +95,9 @@ void weighted_sum(uint64_t* d, const uint64_t* y, size_t stride, size_t terms, c
     }
 }
 
-const EltwiseKernels kTable{"scalar", add,    sub,  negate,         add_scalar,  mul, mul_add, mul_scalar,
-                            sub_mul_scalar, tensor, dot2, convert_single, weighted_sum};
+const EltwiseKernels kTable{"scalar",       add,            sub,    negate, add_scalar,     mul,
+                            mul_add,        mul_scalar,     sub_mul_scalar, mul_scalar_add, tensor,
+                            dot2,           convert_single, weighted_sum};
 }  // namespace
 
 const EltwiseKernels& scalar_kernels() { return kTable; }

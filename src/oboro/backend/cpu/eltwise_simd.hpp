@@ -140,6 +140,16 @@ template <class V> struct Kernels {
         if (k < n) scalar_kernels().sub_mul_scalar(d + k, x + k, y + k, w, ws, q, n - k);
     }
 
+    static void mul_scalar_add(uint64_t* acc, const uint64_t* x, uint64_t w, uint64_t ws, uint64_t q, size_t n) {
+        const R vq = V::set1(q), vw = V::set1(w), vws = V::set1(ws);
+        size_t k = 0;
+        for (; k + L <= n; k += L) {
+            const R p = V::cond_sub(mul_shoup_lazy(V::load(x + k), vw, vws, vq), vq);
+            V::store(acc + k, V::cond_sub(V::add(V::load(acc + k), p), vq));
+        }
+        if (k < n) scalar_kernels().mul_scalar_add(acc + k, x + k, w, ws, q, n - k);
+    }
+
     static void tensor(uint64_t* d0, uint64_t* d1, uint64_t* d2, const uint64_t* x0, const uint64_t* x1,
                        const uint64_t* y0, const uint64_t* y1, const math::Modulus& m, size_t n) {
         const Consts c{WordBarrett(m)};
@@ -248,8 +258,8 @@ template <class V> struct Kernels {
     }
 
     static constexpr EltwiseKernels table(const char* name) {
-        return {name, add, sub, negate, add_scalar, mul, mul_add, mul_scalar, sub_mul_scalar, tensor, dot2,
-                convert_single, weighted_sum};
+        return {name,         add,    sub,  negate,         add_scalar,  mul, mul_add, mul_scalar, sub_mul_scalar,
+                mul_scalar_add, tensor, dot2, convert_single, weighted_sum};
     }
 };
 

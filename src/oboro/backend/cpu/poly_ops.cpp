@@ -56,6 +56,14 @@ void mul_scalar(uint64_t* dst, const uint64_t* a, const uint64_t* s, const Modul
     });
 }
 
+void mul_scalar_add(uint64_t* acc, const uint64_t* a, const uint64_t* s, const Modulus* mods, size_t limbs, size_t n) {
+    const EltwiseKernels& kn = eltwise_active();
+    for_each_limb(limbs, n, [&](size_t i) {
+        const uint64_t q = mods[i].value;
+        kn.mul_scalar_add(acc + i * n, a + i * n, s[i], shoup_precompute(s[i], q), q, n);
+    });
+}
+
 void add_scalar(uint64_t* dst, const uint64_t* a, const uint64_t* s, const Modulus* mods, size_t limbs, size_t n) {
     const EltwiseKernels& kn = eltwise_active();
     for_each_limb(limbs, n, [&](size_t i) { kn.add_scalar(dst + i * n, a + i * n, s[i], mods[i].value, n); });

@@ -24,6 +24,8 @@ void mul(uint64_t* dst, const uint64_t* a, const uint64_t* b, const Modulus* mod
 void mul_add(uint64_t* dst, const uint64_t* a, const uint64_t* b, const Modulus* mods, size_t limbs, size_t n);
 // dst = a * s[i] on limb i (s[i] canonical mod q_i)
 void mul_scalar(uint64_t* dst, const uint64_t* a, const uint64_t* s, const Modulus* mods, size_t limbs, size_t n);
+// acc += a * s[i] on limb i (acc canonical)
+void mul_scalar_add(uint64_t* acc, const uint64_t* a, const uint64_t* s, const Modulus* mods, size_t limbs, size_t n);
 // dst = a + s[i] on limb i
 void add_scalar(uint64_t* dst, const uint64_t* a, const uint64_t* s, const Modulus* mods, size_t limbs, size_t n);
 // dst = (a - b) * s[i] on limb i
