@@ -7,12 +7,12 @@
 
 #include <immintrin.h>
 
-// Every header with inline code comes before the target pragma: inline functions compiled for
-// the wider ISA could otherwise be the copy the linker keeps for the whole program.
+// Every header with inline code comes before the target (simd_target.hpp).
 #include "oboro/backend/cpu/word_barrett.hpp"
 
-#pragma GCC push_options
-#pragma GCC target("avx2")
+#include "oboro/backend/cpu/simd_target.hpp"
+
+OBORO_SIMD_TARGET_BEGIN("avx2")
 
 #include "oboro/backend/cpu/eltwise_simd.hpp"
 
@@ -80,7 +80,7 @@ constexpr EltwiseKernels kTable = simd::Kernels<Avx2Ops>::table("avx2");
 }  // namespace
 }  // namespace oboro::backend::cpu
 
-#pragma GCC pop_options
+OBORO_SIMD_TARGET_END
 
 namespace oboro::backend::cpu {
 const EltwiseKernels* avx2_kernels() {

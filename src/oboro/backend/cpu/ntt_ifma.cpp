@@ -6,12 +6,9 @@
 #include "oboro/math/modarith.hpp"
 #include "oboro/math/ntt.hpp"
 
-#pragma GCC push_options
-#pragma GCC target("avx512f,avx512dq,avx512ifma")
-// GCC 12's AVX-512 intrinsics start from _mm512_undefined_*, which -Wmaybe-uninitialized reports
-// as uninitialised once inlined (GCC bug 105593, fixed in GCC 13).
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include "oboro/backend/cpu/simd_target.hpp"
+
+OBORO_SIMD_TARGET_BEGIN("avx512f,avx512dq,avx512ifma")
 
 #include "oboro/backend/cpu/ntt_avx512_stages.hpp"
 
@@ -44,5 +41,4 @@ void ntt_inverse_ifma(uint64_t* a, const math::NttTables& t) { ntt_inverse_stage
 
 }  // namespace oboro::backend::cpu
 
-#pragma GCC diagnostic pop
-#pragma GCC pop_options
+OBORO_SIMD_TARGET_END

@@ -29,12 +29,9 @@ const char* ntt_implementation() {
 
 }  // namespace oboro::backend::cpu
 
-#pragma GCC push_options
-#pragma GCC target("avx512f,avx512dq")
-// GCC 12's AVX-512 intrinsics start from _mm512_undefined_*, which -Wmaybe-uninitialized reports
-// as uninitialised once inlined (GCC bug 105593, fixed in GCC 13).
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include "oboro/backend/cpu/simd_target.hpp"
+
+OBORO_SIMD_TARGET_BEGIN("avx512f,avx512dq")
 
 #include "oboro/backend/cpu/ntt_avx512_stages.hpp"
 
@@ -74,5 +71,4 @@ void ntt_inverse_avx512(uint64_t* a, const math::NttTables& t) { ntt_inverse_sta
 
 }  // namespace oboro::backend::cpu
 
-#pragma GCC diagnostic pop
-#pragma GCC pop_options
+OBORO_SIMD_TARGET_END
