@@ -311,6 +311,39 @@ class Ciphertext:
 
     __array_ufunc__: None = None
 
+    def __add__(self, other: Ciphertext | complex | numpy.typing.ArrayLike, /) -> Ciphertext:
+        """self + other"""
+
+    def __radd__(self, other: Ciphertext | complex | numpy.typing.ArrayLike, /) -> Ciphertext:
+        """other + self"""
+
+    def __sub__(self, other: Ciphertext | complex | numpy.typing.ArrayLike, /) -> Ciphertext:
+        """self - other"""
+
+    def __rsub__(self, other: Ciphertext | complex | numpy.typing.ArrayLike, /) -> Ciphertext:
+        """other - self"""
+
+    def __mul__(self, other: Ciphertext | complex | numpy.typing.ArrayLike, /) -> Ciphertext:
+        """self * other"""
+
+    def __rmul__(self, other: Ciphertext | complex | numpy.typing.ArrayLike, /) -> Ciphertext:
+        """other * self"""
+
+    def __truediv__(self, other: Ciphertext | complex | numpy.typing.ArrayLike, /) -> Ciphertext:
+        """self / other (other: a non-zero scalar or array, not a ciphertext)"""
+
+    def __iadd__(self, other: Ciphertext | complex | numpy.typing.ArrayLike, /) -> Ciphertext:
+        """self += other (in place)"""
+
+    def __isub__(self, other: Ciphertext | complex | numpy.typing.ArrayLike, /) -> Ciphertext:
+        """self -= other (in place)"""
+
+    def __imul__(self, other: Ciphertext | complex | numpy.typing.ArrayLike, /) -> Ciphertext:
+        """self *= other (in place)"""
+
+    def __itruediv__(self, other: Ciphertext | complex | numpy.typing.ArrayLike, /) -> Ciphertext:
+        """self /= other (in place)"""
+
     @property
     def level(self) -> int:
         """The level: the number of rescales left."""
@@ -352,39 +385,6 @@ class Ciphertext:
     @property
     def auto(self) -> bool:
         """Whether the ciphertext's context is in automatic mode."""
-
-    def __add__(self, other: Ciphertext | complex | numpy.typing.ArrayLike, /) -> Ciphertext:
-        """self + other"""
-
-    def __radd__(self, other: Ciphertext | complex | numpy.typing.ArrayLike, /) -> Ciphertext:
-        """other + self"""
-
-    def __sub__(self, other: Ciphertext | complex | numpy.typing.ArrayLike, /) -> Ciphertext:
-        """self - other"""
-
-    def __rsub__(self, other: Ciphertext | complex | numpy.typing.ArrayLike, /) -> Ciphertext:
-        """other - self"""
-
-    def __mul__(self, other: Ciphertext | complex | numpy.typing.ArrayLike, /) -> Ciphertext:
-        """self * other"""
-
-    def __rmul__(self, other: Ciphertext | complex | numpy.typing.ArrayLike, /) -> Ciphertext:
-        """other * self"""
-
-    def __truediv__(self, other: Ciphertext | complex | numpy.typing.ArrayLike, /) -> Ciphertext:
-        """self / other (other: a non-zero scalar or array, not a ciphertext)"""
-
-    def __iadd__(self, other: Ciphertext | complex | numpy.typing.ArrayLike, /) -> Ciphertext:
-        """self += other (in place)"""
-
-    def __isub__(self, other: Ciphertext | complex | numpy.typing.ArrayLike, /) -> Ciphertext:
-        """self -= other (in place)"""
-
-    def __imul__(self, other: Ciphertext | complex | numpy.typing.ArrayLike, /) -> Ciphertext:
-        """self *= other (in place)"""
-
-    def __itruediv__(self, other: Ciphertext | complex | numpy.typing.ArrayLike, /) -> Ciphertext:
-        """self /= other (in place)"""
 
     def __neg__(self) -> Ciphertext:
         """-self"""
@@ -554,6 +554,39 @@ class Batch:
 
     __array_ufunc__: None = None
 
+    def __add__(self, other: Batch | complex | numpy.typing.ArrayLike, /) -> Batch:
+        """self + other"""
+
+    def __radd__(self, other: Batch | complex | numpy.typing.ArrayLike, /) -> Batch:
+        """other + self"""
+
+    def __sub__(self, other: Batch | complex | numpy.typing.ArrayLike, /) -> Batch:
+        """self - other"""
+
+    def __rsub__(self, other: Batch | complex | numpy.typing.ArrayLike, /) -> Batch:
+        """other - self"""
+
+    def __mul__(self, other: Batch | complex | numpy.typing.ArrayLike, /) -> Batch:
+        """self * other"""
+
+    def __rmul__(self, other: Batch | complex | numpy.typing.ArrayLike, /) -> Batch:
+        """other * self"""
+
+    def __truediv__(self, other: Batch | complex | numpy.typing.ArrayLike, /) -> Batch:
+        """self / other (other: a non-zero scalar or array, not a ciphertext)"""
+
+    def __iadd__(self, other: Batch | complex | numpy.typing.ArrayLike, /) -> Batch:
+        """self += other (in place)"""
+
+    def __isub__(self, other: Batch | complex | numpy.typing.ArrayLike, /) -> Batch:
+        """self -= other (in place)"""
+
+    def __imul__(self, other: Batch | complex | numpy.typing.ArrayLike, /) -> Batch:
+        """self *= other (in place)"""
+
+    def __itruediv__(self, other: Batch | complex | numpy.typing.ArrayLike, /) -> Batch:
+        """self /= other (in place)"""
+
     @staticmethod
     def from_ciphertexts(ciphertexts: Sequence[Ciphertext]) -> Batch:
         """
@@ -616,28 +649,6 @@ class Batch:
     @property
     def poly_count(self) -> int:
         """Polynomials per element: 2, or 3 after a manual-mode multiplication."""
-
-    def __add__(self, other: Batch | complex | numpy.typing.ArrayLike, /) -> Batch: ...
-
-    def __radd__(self, other: Batch | complex | numpy.typing.ArrayLike, /) -> Batch: ...
-
-    def __sub__(self, other: Batch | complex | numpy.typing.ArrayLike, /) -> Batch: ...
-
-    def __rsub__(self, other: Batch | complex | numpy.typing.ArrayLike, /) -> Batch: ...
-
-    def __mul__(self, other: Batch | complex | numpy.typing.ArrayLike, /) -> Batch: ...
-
-    def __rmul__(self, other: Batch | complex | numpy.typing.ArrayLike, /) -> Batch: ...
-
-    def __truediv__(self, other: Batch | complex | numpy.typing.ArrayLike, /) -> Batch: ...
-
-    def __iadd__(self, other: Batch | complex | numpy.typing.ArrayLike, /) -> Batch: ...
-
-    def __isub__(self, other: Batch | complex | numpy.typing.ArrayLike, /) -> Batch: ...
-
-    def __imul__(self, other: Batch | complex | numpy.typing.ArrayLike, /) -> Batch: ...
-
-    def __itruediv__(self, other: Batch | complex | numpy.typing.ArrayLike, /) -> Batch: ...
 
     def __neg__(self) -> Batch:
         """-self"""

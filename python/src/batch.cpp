@@ -25,6 +25,7 @@
 #endif
 #include "oboro/util/error.hpp"
 #include "batch.hpp"
+#include "operators.hpp"
 #include "state.hpp"
 
 using namespace nanobind::literals;
@@ -282,12 +283,10 @@ void multiply_array(const State& s, CiphertextBatch& a, const Operand& o, size_t
     a = ev.rescale(a);
 }
 
-enum class Op { add, sub, rsub, mul, div };
-
 // target (op) other, in place on target (a copy of self, or self for the in-place operators).
 // Returns false when `other` is not supported (the caller returns NotImplemented).
-bool apply(PyBatch& target, const PyBatch& self, nb::handle other, Op op) {
-    const char* name = op == Op::mul || op == Op::div ? "multiply" : (op == Op::add ? "add" : "sub");
+bool apply(PyBatch& target, const PyBatch& self, nb::handle other, BinOp op) {
+    const char* name = op == BinOp::mul || op == BinOp::div ? "multiply" : (op == BinOp::add ? "add" : "sub");
     Operand o = classify(other, self, name);
     if (o.kind == Kind::unsupported) return false;
     const State& s = *self.st;
@@ -295,20 +294,20 @@ bool apply(PyBatch& target, const PyBatch& self, nb::handle other, Op op) {
     bool is_complex = self.is_complex;
     switch (o.kind) {
         case Kind::batch: {
-            if (op == Op::div) return false;
+            if (op == BinOp::div) return false;
             if (o.b->shape != self.shape)
                 raise<oboro::ValueError>(name, ": the batches' elements have different shapes ", shape_str(self.shape),
                                          " and ", shape_str(o.b->shape));
             check_same_keys(s, *o.b->st, name);
             is_complex = is_complex || o.b->is_complex;
             nb::gil_scoped_release release;
-            if (op == Op::mul) {
+            if (op == BinOp::mul) {
                 multiply_batch(s, target.batch, o.b->batch);
-            } else if (op == Op::rsub) {
+            } else if (op == BinOp::rsub) {
                 ev.negate_inplace(target.batch);
                 add_sub_batch(s, target.batch, o.b->batch, false);
             } else {
-                add_sub_batch(s, target.batch, o.b->batch, op == Op::sub);
+                add_sub_batch(s, target.batch, o.b->batch, op == BinOp::sub);
             }
             break;
         }
@@ -317,7 +316,7 @@ bool apply(PyBatch& target, const PyBatch& self, nb::handle other, Op op) {
         case Kind::complex: {
             cplx c = o.kind == Kind::integer ? cplx(double(o.i), 0) : o.kind == Kind::real ? cplx(o.r, 0) : o.c;
             is_complex = is_complex || o.kind == Kind::complex;
-            if (op == Op::div) {
+            if (op == BinOp::div) {
                 if (c == cplx(0, 0)) {
                     PyErr_SetString(PyExc_ZeroDivisionError, "division of a batch by zero");
                     throw nb::python_error();
@@ -326,30 +325,30 @@ bool apply(PyBatch& target, const PyBatch& self, nb::handle other, Op op) {
             }
             const size_t count = self.element_count();
             nb::gil_scoped_release release;
-            if (op == Op::mul && o.kind == Kind::integer) {
+            if (op == BinOp::mul && o.kind == Kind::integer) {
                 ev.multiply_integer_inplace(target.batch, o.i);
-            } else if (op == Op::mul || op == Op::div) {
+            } else if (op == BinOp::mul || op == BinOp::div) {
                 multiply_constant(s, target.batch, c);
-            } else if (op == Op::rsub) {
+            } else if (op == BinOp::rsub) {
                 ev.negate_inplace(target.batch);
                 add_sub_constant(s, target.batch, count, c, false);
             } else {
-                add_sub_constant(s, target.batch, count, c, op == Op::sub);
+                add_sub_constant(s, target.batch, count, c, op == BinOp::sub);
             }
             break;
         }
         case Kind::array: {
-            if (op == Op::div) return false;
+            if (op == BinOp::div) return false;
             is_complex = is_complex || o.arr.is_complex;
             const size_t row_len = self.element_count();
             nb::gil_scoped_release release;
-            if (op == Op::mul) {
+            if (op == BinOp::mul) {
                 multiply_array(s, target.batch, o, row_len);
             } else {
                 CiphertextBatch& a = target.batch;
-                if (op == Op::rsub) ev.negate_inplace(a);
+                if (op == BinOp::rsub) ev.negate_inplace(a);
                 const PlaintextBatch p = encode_rows(s, o.arr.values, o.rows, row_len, a, a.scale());
-                op == Op::sub ? ev.sub_inplace(a, p) : ev.add_inplace(a, p);
+                op == BinOp::sub ? ev.sub_inplace(a, p) : ev.add_inplace(a, p);
             }
             break;
         }
@@ -357,19 +356,6 @@ bool apply(PyBatch& target, const PyBatch& self, nb::handle other, Op op) {
     }
     target.is_complex = is_complex;
     return true;
-}
-
-using BatchRef = nb::pointer_and_handle<PyBatch>;
-
-nb::object binop(const PyBatch& self, nb::handle other, Op op) {
-    PyBatch out = self;
-    if (!apply(out, self, other, op)) return nb::borrow(Py_NotImplemented);
-    return nb::cast(std::move(out));
-}
-
-nb::object inplace(BatchRef self, nb::handle other, Op op) {
-    if (!apply(*self.p, *self.p, other, op)) return nb::borrow(Py_NotImplemented);
-    return nb::borrow(self.h);
 }
 
 }  // namespace
@@ -538,13 +524,7 @@ serialize / deserialize / save / load as for ciphertexts (fresh elements stored 
 void add_batch_class(nb::module_& m, nb::class_<PyContext>& ctx) {
     nb::class_<PyBatch> b(m, "Batch", kBatchDoc);
     b.attr("__array_ufunc__") = nb::none();  // `array * batch` goes to Batch.__rmul__
-    static const char* const other_t = "Batch | complex | numpy.typing.ArrayLike";
-    static std::map<std::string, std::string> sigs;  // nb::sig keeps a pointer to its text
-    auto opsig = [](const char* name) {
-        std::string& text = sigs[name];
-        text = std::string("def ") + name + "(self, other: " + other_t + ", /) -> Batch";
-        return nb::sig(text.c_str());
-    };
+    def_arithmetic_operators<PyBatch, apply>(b, "Batch", "Batch | complex | numpy.typing.ArrayLike");
     b.def_static("from_ciphertexts", &from_ciphertexts, "ciphertexts"_a,
                  nb::sig("def from_ciphertexts(ciphertexts: collections.abc.Sequence[Ciphertext]) -> Batch"),
                  "A batch of copies of the ciphertexts (one context and keys, one level, scale and shape; else "
@@ -580,18 +560,6 @@ void add_batch_class(nb::module_& m, nb::class_<PyContext>& ctx) {
                      nb::sig("def dtype(self) -> numpy.dtype[typing.Any]"), "float64 or complex128, as decrypt returns.")
         .def_prop_ro("poly_count", [](const PyBatch& s) { return s.batch.size(); },
                      "Polynomials per element: 2, or 3 after a manual-mode multiplication.")
-        .def("__add__", [](const PyBatch& s, nb::handle o) { return binop(s, o, Op::add); }, opsig("__add__"))
-        .def("__radd__", [](const PyBatch& s, nb::handle o) { return binop(s, o, Op::add); }, opsig("__radd__"))
-        .def("__sub__", [](const PyBatch& s, nb::handle o) { return binop(s, o, Op::sub); }, opsig("__sub__"))
-        .def("__rsub__", [](const PyBatch& s, nb::handle o) { return binop(s, o, Op::rsub); }, opsig("__rsub__"))
-        .def("__mul__", [](const PyBatch& s, nb::handle o) { return binop(s, o, Op::mul); }, opsig("__mul__"))
-        .def("__rmul__", [](const PyBatch& s, nb::handle o) { return binop(s, o, Op::mul); }, opsig("__rmul__"))
-        .def("__truediv__", [](const PyBatch& s, nb::handle o) { return binop(s, o, Op::div); },
-             opsig("__truediv__"))
-        .def("__iadd__", [](BatchRef s, nb::handle o) { return inplace(s, o, Op::add); }, opsig("__iadd__"))
-        .def("__isub__", [](BatchRef s, nb::handle o) { return inplace(s, o, Op::sub); }, opsig("__isub__"))
-        .def("__imul__", [](BatchRef s, nb::handle o) { return inplace(s, o, Op::mul); }, opsig("__imul__"))
-        .def("__itruediv__", [](BatchRef s, nb::handle o) { return inplace(s, o, Op::div); }, opsig("__itruediv__"))
         .def("__neg__",
              [](const PyBatch& s) {
                  PyBatch out = s;

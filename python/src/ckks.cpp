@@ -46,6 +46,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "bindings.hpp"
+#include "operators.hpp"
 #include "state.hpp"
 #include "oboro/ckks/ciphertext.hpp"
 #include "oboro/ckks/context.hpp"
@@ -882,19 +883,6 @@ nb::dict preset_info(const std::string& name) {
     return d;
 }
 
-using CtRef = nb::pointer_and_handle<PyCiphertext>;
-
-nb::object binop(const PyCiphertext& self, nb::handle other, BinOp op) {
-    PyCiphertext out = self;
-    if (!apply(out, self, other, op)) return nb::borrow(Py_NotImplemented);
-    return nb::cast(std::move(out));
-}
-
-nb::object inplace(CtRef self, nb::handle other, BinOp op) {
-    if (!apply(*self.p, *self.p, other, op)) return nb::borrow(Py_NotImplemented);
-    return nb::borrow(self.h);
-}
-
 // ------------------------------------------------------------------------------------------------
 // Registration
 // ------------------------------------------------------------------------------------------------
@@ -1133,14 +1121,7 @@ void register_ckks(nb::module_& m) {
     // NumPy must not treat a ciphertext as an object to broadcast over: with __array_ufunc__ =
     // None, `array * ct` returns NotImplemented from NumPy and Python calls ct.__rmul__(array).
     ct.attr("__array_ufunc__") = nb::none();
-    // nb::sig keeps a pointer to its text: the strings live in a static map (stable nodes).
-    static std::map<std::string, std::string> op_sigs;
-    auto opsig = [](const char* name) {
-        std::string& text = op_sigs[name];
-        text = std::string("def ") + name +
-               "(self, other: Ciphertext | complex | numpy.typing.ArrayLike, /) -> Ciphertext";
-        return nb::sig(text.c_str());
-    };
+    def_arithmetic_operators<PyCiphertext, apply>(ct, "Ciphertext", "Ciphertext | complex | numpy.typing.ArrayLike");
     ct.def_prop_ro("level", [](const PyCiphertext& c) { return c.ct.level(); },
                    "The level: the number of rescales left.")
         .def_prop_ro("scale", [](const PyCiphertext& c) { return c.ct.scale(); },
@@ -1162,28 +1143,6 @@ void register_ckks(nb::module_& m) {
                      "Number of polynomials: 2, or 3 after a manual-mode multiplication before relinearize().")
         .def_prop_ro("auto", [](const PyCiphertext& c) { return c.st->auto_mode; },
                      "Whether the ciphertext's context is in automatic mode.")
-        .def("__add__", [](const PyCiphertext& s, nb::handle o) { return binop(s, o, BinOp::add); },
-             opsig("__add__"), "self + other")
-        .def("__radd__", [](const PyCiphertext& s, nb::handle o) { return binop(s, o, BinOp::add); },
-             opsig("__radd__"), "other + self")
-        .def("__sub__", [](const PyCiphertext& s, nb::handle o) { return binop(s, o, BinOp::sub); },
-             opsig("__sub__"), "self - other")
-        .def("__rsub__", [](const PyCiphertext& s, nb::handle o) { return binop(s, o, BinOp::rsub); },
-             opsig("__rsub__"), "other - self")
-        .def("__mul__", [](const PyCiphertext& s, nb::handle o) { return binop(s, o, BinOp::mul); },
-             opsig("__mul__"), "self * other")
-        .def("__rmul__", [](const PyCiphertext& s, nb::handle o) { return binop(s, o, BinOp::mul); },
-             opsig("__rmul__"), "other * self")
-        .def("__truediv__", [](const PyCiphertext& s, nb::handle o) { return binop(s, o, BinOp::div); },
-             opsig("__truediv__"), "self / other (other: a non-zero scalar or array, not a ciphertext)")
-        .def("__iadd__", [](CtRef s, nb::handle o) { return inplace(s, o, BinOp::add); }, opsig("__iadd__"),
-             "self += other (in place)")
-        .def("__isub__", [](CtRef s, nb::handle o) { return inplace(s, o, BinOp::sub); }, opsig("__isub__"),
-             "self -= other (in place)")
-        .def("__imul__", [](CtRef s, nb::handle o) { return inplace(s, o, BinOp::mul); }, opsig("__imul__"),
-             "self *= other (in place)")
-        .def("__itruediv__", [](CtRef s, nb::handle o) { return inplace(s, o, BinOp::div); },
-             opsig("__itruediv__"), "self /= other (in place)")
         .def("__neg__",
              [](const PyCiphertext& s) {
                  PyCiphertext out = s;
