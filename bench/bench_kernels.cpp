@@ -1,5 +1,6 @@
 // Element-wise kernel benchmarks (backend/cpu/eltwise.hpp), single-threaded:
-//  (a) every kernel in every table this CPU has (scalar, AVX2, AVX-512): ns per element;
+//  (a) every kernel in every table this CPU has (scalar, AVX2, AVX-512, AVX-512 IFMA), and the NTT
+//      in each implementation, on a 60-bit and a 40-bit prime: ns per element;
 //  (b) paper 004's experiment: the fused multiply-add acc = acc + a*b (one reduction) against a
 //      multiply then an add (two kernels, two reductions), over logN = 10..15 and 1..15 limbs of
 //      60-bit primes, with the input size (paper: 64*(3*N*l + l)/8 bytes) at which fused wins.
@@ -18,6 +19,8 @@
 
 #include "bench_util.hpp"
 #include "oboro/backend/cpu/eltwise.hpp"
+#include "oboro/backend/cpu/ntt_simd.hpp"
+#include "oboro/math/ntt.hpp"
 #include "oboro/math/modarith.hpp"
 #include "oboro/math/primes.hpp"
 #include "oboro/util/buffer.hpp"
@@ -39,11 +42,29 @@ struct FmaRow {
     double bytes = 0, fused_us = 0, separate_us = 0;
 };
 
-std::vector<const EltwiseKernels*> tables() {
+// The tables this CPU has. The IFMA table differs from the AVX-512 one only on primes below 2^50,
+// so the fused multiply-add experiment (60-bit primes) leaves it out.
+std::vector<const EltwiseKernels*> tables(bool with_ifma = true) {
     std::vector<const EltwiseKernels*> out;
-    for (Isa isa : {Isa::scalar, Isa::avx2, Isa::avx512})
-        if (const EltwiseKernels* k = backend::cpu::eltwise_kernels(isa)) out.push_back(k);
+    for (Isa isa : {Isa::scalar, Isa::avx2, Isa::avx512, Isa::avx512ifma})
+        if (isa != Isa::avx512ifma || with_ifma)
+            if (const EltwiseKernels* k = backend::cpu::eltwise_kernels(isa)) out.push_back(k);
     return out;
+}
+
+using NttFn = void (*)(uint64_t*, const math::NttTables&);
+
+// The NTT each table's instruction set runs for a prime of `bits` bits (none for AVX2: there is no
+// AVX2 NTT), as backend/cpu/poly_ops.cpp dispatches it.
+std::pair<NttFn, NttFn> ntt_of(const std::string& isa, int bits) {
+    namespace cpu = backend::cpu;
+    if (isa == "scalar") return {math::ntt_forward, math::ntt_inverse};
+    if (isa == "avx512") return {cpu::ntt_forward_avx512, cpu::ntt_inverse_avx512};
+    if (isa == "avx512+ifma") {
+        if (bits < cpu::kIfmaModulusBits) return {cpu::ntt_forward_ifma, cpu::ntt_inverse_ifma};
+        return {cpu::ntt_forward_avx512, cpu::ntt_inverse_avx512};
+    }
+    return {nullptr, nullptr};
 }
 
 void fill(uint64_t* p, size_t n, uint64_t q, std::mt19937_64& gen) {
@@ -62,9 +83,11 @@ double time_us(const std::function<void()>& f, size_t work, double min_seconds) 
     return t.median_us / reps;
 }
 
-std::vector<KernelRow> run_kernels(double min_seconds) {
+std::vector<KernelRow> run_kernels(double min_seconds, int bits) {
     const size_t n = 8192, terms = 3;  // three arrays of 64 KiB: in L2
-    const uint64_t q = math::generate_ntt_primes(60, n, 1)[0];
+    const uint64_t q = math::generate_ntt_primes(bits, n, 1)[0];
+    const math::NttTables ntt(q, uint32_t(n));
+    const std::string suffix = " [" + std::to_string(bits) + "-bit]";
     const math::Modulus m(q);
     const uint64_t w = q / 3, ws = math::shoup_precompute(w, q);
     std::mt19937_64 gen(1);
@@ -76,9 +99,10 @@ std::vector<KernelRow> run_kernels(double min_seconds) {
     }
     std::vector<KernelRow> rows;
     for (const EltwiseKernels* k : tables()) {
-        auto add = [&](const char* name, const std::function<void()>& f) {
+        auto add = [&](const char* label, const std::function<void()>& f) {
+            const std::string name = label + suffix;
             rows.push_back({k->name, name, 1000.0 * time_us(f, n, min_seconds) / double(n)});
-            std::printf("%-8s %-28s %8.3f ns/element\n", k->name, name, rows.back().ns_per_element);
+            std::printf("%-12s %-36s %8.3f ns/element\n", k->name, name.c_str(), rows.back().ns_per_element);
             std::fflush(stdout);
         };
         add("add", [&] { k->add(d0.data(), x.data(), y.data(), q, n); });
@@ -92,10 +116,16 @@ std::vector<KernelRow> run_kernels(double min_seconds) {
         });
         add("mul_scalar (Shoup)", [&] { k->mul_scalar(d0.data(), x.data(), w, ws, q, n); });
         add("sub_mul_scalar (Shoup)", [&] { k->sub_mul_scalar(d0.data(), x.data(), y.data(), w, ws, q, n); });
+        add("mul_scalar_add (Shoup)", [&] { k->mul_scalar_add(d0.data(), x.data(), w, ws, q, n); });
         add("tensor (3 products)", [&] {
             k->tensor(d0.data(), d1.data(), d2.data(), x.data(), y.data(), z.data(), x.data(), m, n);
         });
         add("dot2 (3 terms, 2 outputs)", [&] { k->dot2(d0.data(), d1.data(), dot_terms, terms, false, m, n); });
+        const auto [forward, inverse] = ntt_of(k->name, bits);
+        if (forward) {
+            add("NTT forward", [&] { forward(d0.data(), ntt); });  // canonical in, canonical out: repeatable
+            add("NTT inverse", [&] { inverse(d0.data(), ntt); });
+        }
     }
     return rows;
 }
@@ -115,7 +145,7 @@ std::vector<FmaRow> run_fma(double min_seconds, int max_logn, int max_limbs) {
                 fill(b.data() + i * n, n, mods[i].value, gen);
                 fill(c.data() + i * n, n, mods[i].value, gen);
             }
-            for (const EltwiseKernels* k : tables()) {
+            for (const EltwiseKernels* k : tables(false)) {
                 // c stays canonical under both forms, so repeating them in place is a fair loop
                 const double fused = time_us(
                     [&] {
@@ -173,7 +203,7 @@ std::vector<FmaRow> of_isa(const std::vector<FmaRow>& rows, const std::string& i
 void write_json(const std::string& path, const std::vector<KernelRow>& k, const std::vector<FmaRow>& f) {
     std::ofstream out(path);
     out << "{\n  \"benchmark\": \"bench_kernels\",\n  \"machine\": " << bench::machine_json()
-        << ",\n  \"threads\": 1,\n  \"kernels\": {\"n\": 8192, \"modulus_bits\": 60, \"unit\": \"ns per element\", \"results\": [\n";
+        << ",\n  \"threads\": 1,\n  \"kernels\": {\"n\": 8192, \"modulus_bits\": [60, 40], \"unit\": \"ns per element\", \"results\": [\n";
     for (size_t i = 0; i < k.size(); ++i)
         out << "    {\"isa\": \"" << k[i].isa << "\", \"kernel\": \"" << k[i].kernel << "\", \"ns_per_element\": "
             << k[i].ns_per_element << "}" << (i + 1 < k.size() ? "," : "") << "\n";
@@ -184,7 +214,7 @@ void write_json(const std::string& path, const std::vector<KernelRow>& k, const 
             << ", \"separate_us\": " << f[i].separate_us << "}" << (i + 1 < f.size() ? "," : "") << "\n";
     out << "  ], \"crossover_bytes\": {";
     bool first = true;
-    for (const EltwiseKernels* t : tables()) {
+    for (const EltwiseKernels* t : tables(false)) {
         out << (first ? "" : ", ") << "\"" << t->name << "\": " << crossover_bytes(of_isa(f, t->name));
         first = false;
     }
@@ -205,7 +235,7 @@ void write_markdown(const std::string& path, const std::vector<KernelRow>& k, co
         << "Machine: " << bench::cpu_model() << " (" << bench::cpu_flags_summary() << "), "
         << std::thread::hardware_concurrency() << " hardware threads, one thread used; " << bench::utc_now()
         << ". Medians; the machine is shared, so figures are noisy.\n\n"
-        << "## (a) Kernels, ns per element (N = 8192, one 60-bit prime)\n\n| kernel |";
+        << "## (a) Kernels, ns per element (N = 8192, one prime of 60 or of 40 bits)\n\n| kernel |";
     for (auto* t : names) out << " " << t->name << " |";
     for (size_t i = 1; i < names.size(); ++i) out << " " << names[i]->name << " speed-up |";
     out << "\n|---|";
@@ -221,14 +251,21 @@ void write_markdown(const std::string& path, const std::vector<KernelRow>& k, co
     };
     for (const auto& kn : kernels) {
         out << "| " << kn << " |";
-        for (auto* t : names) out << " " << fmt("%.3f", value(t->name, kn)) << " |";
-        for (size_t i = 1; i < names.size(); ++i)
-            out << " " << fmt("%.2fx", value("scalar", kn) / value(names[i]->name, kn)) << " |";
+        for (auto* t : names) {
+            const double v = value(t->name, kn);
+            out << " " << (v > 0 ? fmt("%.3f", v) : std::string("n/a")) << " |";
+        }
+        for (size_t i = 1; i < names.size(); ++i) {
+            const double v = value(names[i]->name, kn);
+            out << " " << (v > 0 ? fmt("%.2fx", value("scalar", kn) / v) : std::string("n/a")) << " |";
+        }
         out << "\n";
     }
     out << "\n`dot2` is the key-switching inner product (two outputs sharing their left operand), per element "
            "and term; the AVX2 table runs the scalar one (measured faster, see eltwise_avx2.cpp), so its column "
-           "only shows the noise of the machine.\n\n";
+           "only shows the noise of the machine. `avx512+ifma` is the AVX-512 table with IFMA products for primes "
+           "below 2^50: on the 60-bit prime it runs the AVX-512 kernels. The NTT rows time one forward or inverse "
+           "transform (there is no AVX2 NTT).\n\n";
     out << "## (b) Fused multiply-add vs multiply then add (paper 004, section 5.1)\n\n"
         << "`acc = acc + a*b mod q` over `l` limbs of `N` coefficients (60-bit primes): one kernel with one "
            "reduction (fused) against `mul` into a temporary and `add` (separate). Input size as in the paper: "
@@ -291,9 +328,10 @@ int main(int argc, char** argv) {
             return a == "--help" || a == "-h" ? 0 : 2;
         }
     }
-    const auto k = run_kernels(min_seconds * 4);
+    auto k = run_kernels(min_seconds * 4, 60);
+    for (const auto& r : run_kernels(min_seconds * 4, 40)) k.push_back(r);
     const auto f = run_fma(min_seconds, max_logn, max_limbs);
-    for (auto* t : tables()) {
+    for (auto* t : tables(false)) {
         const double c = crossover_bytes(of_isa(f, t->name));
         std::printf("%-8s fused multiply-add faster from %s\n", t->name,
                     c < 0 ? "(never settles)" : (fmt("%.0f", c) + " bytes on").c_str());
