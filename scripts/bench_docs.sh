@@ -46,7 +46,7 @@ for step in "${steps[@]}"; do
             run serialization "$PY" bench/bench_serialization.py --json $OUT/serialization.json \
                 --markdown $OUT/serialization.md ;;
         genome)
-            run genome "$PY" examples/genome_search/genome_search.py --json $OUT/genome_search.json \
+            run genome "$PY" examples/genome_search/genome_search.py --records 10000 --json $OUT/genome_search.json \
                 --markdown $OUT/genome_search.md --no-progress ;;
         compare)
             run compare .venv/bin/oboro compare --s4 --json $OUT/compare.json --markdown $OUT/compare.md --plot $OUT ;;
