@@ -207,10 +207,16 @@ Operand classify(nb::handle o, const PyBatch& self, const char* op) {
 
 // ---- the operators --------------------------------------------------------------------------------
 
+// Whether automatic mode has work to do before a + b: a relinearization or an alignment.
+bool needs_preparation(const State& s, const CiphertextBatch& a, const CiphertextBatch& b) {
+    return s.auto_mode &&
+           (a.size() > 2 || b.size() > 2 || a.level() != b.level() || !same_scale(a.scale(), b.scale()));
+}
+
 void add_sub_batch(const State& s, CiphertextBatch& a, const CiphertextBatch& b_in, bool sub) {
     const char* op = sub ? "sub" : "add";
     const BatchEvaluator ev = evaluator(s, a);
-    if (!s.auto_mode) {
+    if (!needs_preparation(s, a, b_in)) {  // manual mode, or nothing to align: no copies
         sub ? ev.sub_inplace(a, b_in) : ev.add_inplace(a, b_in);
         return;
     }
@@ -220,6 +226,19 @@ void add_sub_batch(const State& s, CiphertextBatch& a, const CiphertextBatch& b_
     align(s, x, b, true, op);
     sub ? ev.sub_inplace(x, b) : ev.add_inplace(x, b);
     a = std::move(x);
+}
+
+// out = a + b (or a - b) in one batched call into a new batch where nothing needs preparing (the
+// common case); else a copy of a, prepared and added in place.
+void add_sub_batch_into(const State& s, CiphertextBatch& out, const CiphertextBatch& a, const CiphertextBatch& b,
+                        bool sub) {
+    if (!needs_preparation(s, a, b)) {
+        const BatchEvaluator ev = evaluator(s, a);
+        out = sub ? ev.sub(a, b) : ev.add(a, b);
+        return;
+    }
+    out = a;
+    add_sub_batch(s, out, b, sub);
 }
 
 void multiply_batch(const State& s, CiphertextBatch& a, const CiphertextBatch& b_in) {
@@ -283,7 +302,18 @@ void multiply_array(const State& s, CiphertextBatch& a, const Operand& o, size_t
     a = ev.rescale(a);
 }
 
-// target (op) other, in place on target (a copy of self, or self for the in-place operators).
+// The result of a binary operator before apply: self's context, element shape and dtype, no
+// data. Sums and differences of two batches are written straight into it; every other case
+// copies self's data first and works in place.
+PyBatch result_shell(const PyBatch& self) {
+    PyBatch out;
+    out.st = self.st;
+    out.shape = self.shape;
+    out.is_complex = self.is_complex;
+    return out;
+}
+
+// target (op) other: self for the in-place operators, a result_shell of self for the others.
 // Returns false when `other` is not supported (the caller returns NotImplemented).
 bool apply(PyBatch& target, const PyBatch& self, nb::handle other, BinOp op) {
     const char* name = op == BinOp::mul || op == BinOp::div ? "multiply" : (op == BinOp::add ? "add" : "sub");
@@ -292,6 +322,8 @@ bool apply(PyBatch& target, const PyBatch& self, nb::handle other, BinOp op) {
     const State& s = *self.st;
     const BatchEvaluator ev = evaluator(s, self.batch);
     bool is_complex = self.is_complex;
+    const bool out_of_place = &target != &self && o.kind == Kind::batch && (op == BinOp::add || op == BinOp::sub);
+    if (&target != &self && !out_of_place) target.batch = self.batch;  // a result shell: work on a copy
     switch (o.kind) {
         case Kind::batch: {
             if (op == BinOp::div) return false;
@@ -306,6 +338,8 @@ bool apply(PyBatch& target, const PyBatch& self, nb::handle other, BinOp op) {
             } else if (op == BinOp::rsub) {
                 ev.negate_inplace(target.batch);
                 add_sub_batch(s, target.batch, o.b->batch, false);
+            } else if (out_of_place) {
+                add_sub_batch_into(s, target.batch, self.batch, o.b->batch, op == BinOp::sub);
             } else {
                 add_sub_batch(s, target.batch, o.b->batch, op == BinOp::sub);
             }
@@ -524,7 +558,7 @@ serialize / deserialize / save / load as for ciphertexts (fresh elements stored 
 void add_batch_class(nb::module_& m, nb::class_<PyContext>& ctx) {
     nb::class_<PyBatch> b(m, "Batch", kBatchDoc);
     b.attr("__array_ufunc__") = nb::none();  // `array * batch` goes to Batch.__rmul__
-    def_arithmetic_operators<PyBatch, apply>(b, "Batch", "Batch | complex | numpy.typing.ArrayLike");
+    def_arithmetic_operators<PyBatch, apply, result_shell>(b, "Batch", "Batch | complex | numpy.typing.ArrayLike");
     b.def_static("from_ciphertexts", &from_ciphertexts, "ciphertexts"_a,
                  nb::sig("def from_ciphertexts(ciphertexts: collections.abc.Sequence[Ciphertext]) -> Batch"),
                  "A batch of copies of the ciphertexts (one context and keys, one level, scale and shape; else "

@@ -569,8 +569,31 @@ void check_same_keys(const State& a, const State& b, const char* op) {
 }
 
 
-// Applies a binary operator in place on `target` (a copy of self for a + b, self for a += b).
-// Returns false when the operand type is not supported (the caller returns NotImplemented).
+// The result of a binary operator before apply: self's shape and dtype, no data yet. Sums and
+// differences of two ciphertexts are then written straight into it (no copy of self: at S4 the
+// copy cost as much as the addition); every other case copies self's data and works in place.
+PyCiphertext result_shell(const PyCiphertext& self) {
+    PyCiphertext out;
+    out.st = self.st;
+    out.shape = self.shape;
+    out.is_complex = self.is_complex;
+    return out;
+}
+
+// out = a + b (or a - b) out of place, where no alignment is needed (the common case); else a copy
+// of a, aligned and added in place.
+void add_ct_into(const State& s, Ciphertext& out, const Ciphertext& a, const Ciphertext& b, bool sub) {
+    if (!s.auto_mode || (a.level() == b.level() && same_scale(a.scale(), b.scale()))) {
+        out = sub ? s.eval->sub(a, b) : s.eval->add(a, b);
+        return;
+    }
+    out = a;
+    add_ct(s, out, b, sub);
+}
+
+// Applies a binary operator on `target`: self for a += b; for a + b a result_shell of self, whose
+// data is self's copy, or written out of place. Returns false when the operand type is not
+// supported (the caller returns NotImplemented).
 
 bool apply(PyCiphertext& target, const PyCiphertext& self, nb::handle other, BinOp op) {
     const char* name = op == BinOp::mul || op == BinOp::div ? "multiply" : (op == BinOp::add ? "add" : "sub");
@@ -579,6 +602,8 @@ bool apply(PyCiphertext& target, const PyCiphertext& self, nb::handle other, Bin
     const State& s = *self.st;
     const size_t count = self.count();
     bool is_complex = self.is_complex;
+    const bool out_of_place = o.kind == Kind::ciphertext && (op == BinOp::add || op == BinOp::sub);
+    if (target.ct.size() == 0 && !out_of_place) target.ct = self.ct;  // a result shell: work on a copy
     switch (o.kind) {
         case Kind::ciphertext: {
             if (op == BinOp::div) return false;
@@ -594,6 +619,8 @@ bool apply(PyCiphertext& target, const PyCiphertext& self, nb::handle other, Bin
             } else if (op == BinOp::rsub) {
                 s.eval->negate_inplace(target.ct);
                 add_ct(s, target.ct, b, false);
+            } else if (&target != &self) {
+                add_ct_into(s, target.ct, self.ct, b, op == BinOp::sub);
             } else {
                 add_ct(s, target.ct, b, op == BinOp::sub);
             }
@@ -1121,7 +1148,8 @@ void register_ckks(nb::module_& m) {
     // NumPy must not treat a ciphertext as an object to broadcast over: with __array_ufunc__ =
     // None, `array * ct` returns NotImplemented from NumPy and Python calls ct.__rmul__(array).
     ct.attr("__array_ufunc__") = nb::none();
-    def_arithmetic_operators<PyCiphertext, apply>(ct, "Ciphertext", "Ciphertext | complex | numpy.typing.ArrayLike");
+    def_arithmetic_operators<PyCiphertext, apply, result_shell>(ct, "Ciphertext",
+                                                                "Ciphertext | complex | numpy.typing.ArrayLike");
     ct.def_prop_ro("level", [](const PyCiphertext& c) { return c.ct.level(); },
                    "The level: the number of rescales left.")
         .def_prop_ro("scale", [](const PyCiphertext& c) { return c.ct.scale(); },

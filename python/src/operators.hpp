@@ -17,10 +17,16 @@ namespace oboro::py {
 namespace nb = nanobind;
 
 template <typename T> using ApplyFn = bool (*)(T& target, const T& self, nb::handle other, BinOp op);
+// The object a binary operator's result is written into, made from self: by default a copy, which
+// apply then updates in place. A type whose apply can write some results out of place gives a
+// shell without self's data (and apply copies the data itself where it needs it).
+template <typename T> using FreshFn = T (*)(const T& self);
+template <typename T> T copy_of(const T& self) { return self; }
 
 namespace detail {
-template <typename T, ApplyFn<T> Apply> nb::object binary(const T& self, nb::handle other, BinOp op) {
-    T out = self;
+template <typename T, ApplyFn<T> Apply, FreshFn<T> Fresh>
+nb::object binary(const T& self, nb::handle other, BinOp op) {
+    T out = Fresh(self);
     if (!Apply(out, self, other, op)) return nb::borrow(Py_NotImplemented);
     return nb::cast(std::move(out));
 }
@@ -34,7 +40,7 @@ nb::object in_place(nb::pointer_and_handle<T> self, nb::handle other, BinOp op) 
 
 // +, -, *, / with their reflected and in-place forms on `cls`; `other_types` is the annotation of
 // the other operand in the signatures, e.g. "Ciphertext | complex | numpy.typing.ArrayLike".
-template <typename T, ApplyFn<T> Apply>
+template <typename T, ApplyFn<T> Apply, FreshFn<T> Fresh = copy_of<T>>
 void def_arithmetic_operators(nb::class_<T>& cls, const char* type_name, const char* other_types) {
     // nb::sig keeps a pointer to its text: the strings live in a static map (stable nodes), one
     // per class.
@@ -45,7 +51,7 @@ void def_arithmetic_operators(nb::class_<T>& cls, const char* type_name, const c
         return nb::sig(text.c_str());
     };
     using Ref = nb::pointer_and_handle<T>;
-    constexpr auto binary = &detail::binary<T, Apply>;
+    constexpr auto binary = &detail::binary<T, Apply, Fresh>;
     constexpr auto in_place = &detail::in_place<T, Apply>;
     cls.def("__add__", [](const T& s, nb::handle o) { return binary(s, o, BinOp::add); }, sig("__add__"),
             "self + other")

@@ -15,6 +15,7 @@
 #include "oboro/backend/cpu/poly_ops.hpp"
 #include "oboro/math/modarith.hpp"
 #include "oboro/math/primes.hpp"
+#include "oboro/util/buffer.hpp"
 
 using namespace oboro;
 using backend::cpu::EltwiseKernels;
@@ -120,6 +121,16 @@ TEST_P(EltwiseSimd, AddSubNegateAddScalar) {
             s.sub(e.data(), x.data(), y.data(), q, n);
             k->sub(g.data(), x.data(), y.data(), q, n);
             ASSERT_EQ(e, g) << "sub " << where(q, n);
+            // streaming stores: an aligned output, and one a word off (ordinary stores then)
+            for (size_t shift : {size_t(0), size_t(1)}) {
+                AlignedBuffer<uint64_t> out(n + 1);
+                s.add(e.data(), x.data(), y.data(), q, n);
+                k->add_stream(out.data() + shift, x.data(), y.data(), q, n);
+                ASSERT_EQ(e, std::vector<uint64_t>(out.data() + shift, out.data() + shift + n)) << "add_stream " << where(q, n);
+                s.sub(e.data(), x.data(), y.data(), q, n);
+                k->sub_stream(out.data() + shift, x.data(), y.data(), q, n);
+                ASSERT_EQ(e, std::vector<uint64_t>(out.data() + shift, out.data() + shift + n)) << "sub_stream " << where(q, n);
+            }
             s.negate(e.data(), x.data(), q, n);
             k->negate(g.data(), x.data(), q, n);
             ASSERT_EQ(e, g) << "negate " << where(q, n);
@@ -345,35 +356,44 @@ TEST(EltwiseDispatch, SwitchSelectsScalar) {
 // The poly_ops entry points give the same limbs with SIMD on and off (several limbs, each with
 // its own modulus, and the thread pool's split above 2^15 words).
 TEST(EltwiseDispatch, PolyOpsSameWithAndWithoutSimd) {
-    const size_t n = 4096, limbs = 9;
-    std::vector<math::Modulus> mods;
-    for (uint64_t q : math::generate_ntt_primes(60, n, 3)) mods.emplace_back(q);
-    for (uint64_t q : math::generate_ntt_primes(40, n, 6)) mods.emplace_back(q);
-    std::mt19937_64 gen(7);
-    std::vector<uint64_t> a(limbs * n), b(limbs * n), s(limbs);
-    for (size_t i = 0; i < limbs; ++i) {
-        const auto x = words(n, mods[i].value, mods[i].value, gen), y = words(n, mods[i].value, mods[i].value, gen);
-        std::copy(x.begin(), x.end(), a.begin() + i * n);
-        std::copy(y.begin(), y.end(), b.begin() + i * n);
-        s[i] = gen() % mods[i].value;
+    // n = 2^17: 9 MiB per operand, so add and sub take the streaming stores (kStreamingBytes)
+    for (size_t n : {size_t(4096), size_t(1) << 17}) {
+        const size_t limbs = 9;
+        ASSERT_EQ(n * limbs * 8 >= backend::cpu::kStreamingBytes, n > 4096);
+        std::vector<math::Modulus> mods;
+        for (uint64_t q : math::generate_ntt_primes(60, n, 3)) mods.emplace_back(q);
+        for (uint64_t q : math::generate_ntt_primes(40, n, 6)) mods.emplace_back(q);
+        std::mt19937_64 gen(7);
+        std::vector<uint64_t> a(limbs * n), b(limbs * n), s(limbs);
+        for (size_t i = 0; i < limbs; ++i) {
+            const auto x = words(n, mods[i].value, mods[i].value, gen), y = words(n, mods[i].value, mods[i].value, gen);
+            std::copy(x.begin(), x.end(), a.begin() + i * n);
+            std::copy(y.begin(), y.end(), b.begin() + i * n);
+            s[i] = gen() % mods[i].value;
+        }
+        auto run = [&](bool simd) {
+            backend::cpu::set_simd_enabled(simd);
+            std::vector<AlignedBuffer<uint64_t>> buf;  // aligned, as ciphertexts are (streaming stores need it)
+            for (int i = 0; i < 9; ++i) buf.emplace_back(limbs * n);
+            namespace c = backend::cpu;
+            c::add(buf[0].data(), a.data(), b.data(), mods.data(), limbs, n);
+            c::sub(buf[1].data(), a.data(), b.data(), mods.data(), limbs, n);
+            c::mul(buf[2].data(), a.data(), b.data(), mods.data(), limbs, n);
+            std::copy(buf[0].data(), buf[0].data() + limbs * n, buf[3].data());
+            c::mul_add(buf[3].data(), a.data(), b.data(), mods.data(), limbs, n);
+            c::mul_scalar(buf[4].data(), a.data(), s.data(), mods.data(), limbs, n);
+            c::sub_mul_scalar(buf[5].data(), a.data(), b.data(), s.data(), mods.data(), limbs, n);
+            std::copy(buf[1].data(), buf[1].data() + limbs * n, buf[8].data());
+            c::mul_scalar_add(buf[8].data(), a.data(), s.data(), mods.data(), limbs, n);
+            c::tensor(buf[6].data(), buf[7].data(), buf[0].data(), a.data(), b.data(), b.data(), a.data(), mods.data(),
+                      limbs, n);
+            backend::cpu::set_simd_enabled(true);
+            std::vector<std::vector<uint64_t>> out;
+            for (const auto& x : buf) out.emplace_back(x.data(), x.data() + limbs * n);
+            return out;
+        };
+        EXPECT_EQ(run(false), run(true)) << "n = " << n;
     }
-    auto run = [&](bool simd) {
-        backend::cpu::set_simd_enabled(simd);
-        std::vector<std::vector<uint64_t>> out(8, std::vector<uint64_t>(limbs * n));
-        namespace c = backend::cpu;
-        c::add(out[0].data(), a.data(), b.data(), mods.data(), limbs, n);
-        c::sub(out[1].data(), a.data(), b.data(), mods.data(), limbs, n);
-        c::mul(out[2].data(), a.data(), b.data(), mods.data(), limbs, n);
-        out[3] = out[0];
-        c::mul_add(out[3].data(), a.data(), b.data(), mods.data(), limbs, n);
-        c::mul_scalar(out[4].data(), a.data(), s.data(), mods.data(), limbs, n);
-        c::sub_mul_scalar(out[5].data(), a.data(), b.data(), s.data(), mods.data(), limbs, n);
-        c::tensor(out[6].data(), out[7].data(), out[0].data(), a.data(), b.data(), b.data(), a.data(), mods.data(),
-                  limbs, n);
-        backend::cpu::set_simd_enabled(true);
-        return out;
-    };
-    EXPECT_EQ(run(false), run(true));
 }
 
 // cpu::base_convert (SIMD kernels) against math::BaseConverter (the scalar reference), bit for

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "oboro/backend/cpu/eltwise.hpp"
+#include "oboro/backend/cpu/poly_ops.hpp"
 #include "oboro/ckks/batch_queue.hpp"
 #include "oboro/ckks/ciphertext_ops.hpp"
 #include "oboro/ckks/keyswitch.hpp"
@@ -139,7 +140,10 @@ public:
 private:
     void add_or_sub(const Context& ctx, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b, bool subtract) {
         const cpu::EltwiseKernels& kn = cpu::eltwise_active();
-        const auto op = subtract ? kn.sub : kn.add;
+        // the whole batch's output decides: a large batch of small ciphertexts streams too
+        const bool stream = cpu::use_streaming_stores(out.count * out.polys * out.limbs * out.n * sizeof(uint64_t),
+                                                      out.data, a.data, b.data);
+        const auto op = subtract ? (stream ? kn.sub_stream : kn.sub) : (stream ? kn.add_stream : kn.add);
         for_each_limb(a.count, a.polys, a.limbs, a.n, [&](size_t c, size_t j, size_t i, size_t off) {
             if (j < b.polys) op(out.poly(c, j) + off, a.poly(c, j) + off, b.poly(rhs(b, c), j) + off, ctx.q()[i], a.n);
             else copy_limb(out.poly(c, j) + off, a.poly(c, j) + off, a.n);

@@ -33,6 +33,12 @@ struct EltwiseKernels {
     const char* name;
     void (*add)(uint64_t* d, const uint64_t* x, const uint64_t* y, uint64_t q, size_t n);
     void (*sub)(uint64_t* d, const uint64_t* x, const uint64_t* y, uint64_t q, size_t n);
+    // add and sub with non-temporal (streaming) stores, for outputs much larger than the caches
+    // (poly_ops: kStreamingBytes): the output's lines are not read first and do not evict the
+    // inputs. Same results; d must not alias x or y; ordinary stores where d is not aligned to
+    // the vector size (and in the scalar table).
+    void (*add_stream)(uint64_t* d, const uint64_t* x, const uint64_t* y, uint64_t q, size_t n);
+    void (*sub_stream)(uint64_t* d, const uint64_t* x, const uint64_t* y, uint64_t q, size_t n);
     void (*negate)(uint64_t* d, const uint64_t* x, uint64_t q, size_t n);
     // d = x + w
     void (*add_scalar)(uint64_t* d, const uint64_t* x, uint64_t w, uint64_t q, size_t n);

@@ -26,6 +26,8 @@ struct Avx2Ops {
 
     static reg load(const uint64_t* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
     static void store(uint64_t* p, reg v) { _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v); }
+    static void stream(uint64_t* p, reg v) { _mm256_stream_si256(reinterpret_cast<__m256i*>(p), v); }
+    static void store_fence() { _mm_sfence(); }
     static reg set1(uint64_t v) { return _mm256_set1_epi64x(static_cast<long long>(v)); }
     static reg zero() { return _mm256_setzero_si256(); }
     static reg add(reg a, reg b) { return _mm256_add_epi64(a, b); }

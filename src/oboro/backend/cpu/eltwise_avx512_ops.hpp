@@ -23,6 +23,8 @@ struct Avx512Ops {
 
     static reg load(const uint64_t* p) { return _mm512_loadu_si512(p); }
     static void store(uint64_t* p, reg v) { _mm512_storeu_si512(p, v); }
+    static void stream(uint64_t* p, reg v) { _mm512_stream_si512(reinterpret_cast<__m512i*>(p), v); }
+    static void store_fence() { _mm_sfence(); }
     static reg set1(uint64_t v) { return _mm512_set1_epi64(static_cast<long long>(v)); }
     static reg zero() { return _mm512_setzero_si512(); }
     static reg add(reg a, reg b) { return _mm512_add_epi64(a, b); }

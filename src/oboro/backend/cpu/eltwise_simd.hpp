@@ -2,7 +2,8 @@
 // eltwise_avx2.cpp, Avx512Ops in eltwise_avx512.cpp). Include this header only after the
 // `#pragma GCC target` of the instruction set, so that the kernels are compiled for it.
 //
-// V provides: reg, lanes, load, store, set1, zero, add, sub, and_, or_, srli32, slli32 (shift by
+// V provides: reg, lanes, load, store, stream (non-temporal store to an address aligned to the
+// vector size), store_fence, set1, zero, add, sub, and_, or_, srli32, slli32 (shift by
 // 32), shift_count / sll / srl (run-time count), mul32 (vpmuludq: low 32 x low 32 bits), mullo
 // (low word of a 64x64 product), cond_sub(x, m) = x >= m ? x - m : x (for |x - m| < 2^63),
 // sub_mod, neg_mod, add_carry(hi, lo, v): (hi, lo) += v as a 128-bit number.
@@ -73,18 +74,32 @@ template <class V> struct Kernels {
         return reduce_wide(hi, lo, c);
     }
 
-    static void add(uint64_t* d, const uint64_t* x, const uint64_t* y, uint64_t q, size_t n) {
+    // add (Sub false) or sub, with ordinary or streaming stores
+    template <bool Sub, bool Stream>
+    static void add_or_sub(uint64_t* d, const uint64_t* x, const uint64_t* y, uint64_t q, size_t n) {
+        if (Stream && reinterpret_cast<uintptr_t>(d) % sizeof(R) != 0) return add_or_sub<Sub, false>(d, x, y, q, n);
         const R vq = V::set1(q);
         size_t k = 0;
-        for (; k + L <= n; k += L) V::store(d + k, V::cond_sub(V::add(V::load(x + k), V::load(y + k)), vq));
-        if (k < n) scalar_kernels().add(d + k, x + k, y + k, q, n - k);
+        for (; k + L <= n; k += L) {
+            const R a = V::load(x + k), b = V::load(y + k);
+            const R r = Sub ? V::sub_mod(a, b, vq) : V::cond_sub(V::add(a, b), vq);
+            if (Stream) V::stream(d + k, r);
+            else V::store(d + k, r);
+        }
+        if (Stream) V::store_fence();  // streaming stores are weakly ordered: complete them here
+        if (k < n) (Sub ? scalar_kernels().sub : scalar_kernels().add)(d + k, x + k, y + k, q, n - k);
     }
-
+    static void add(uint64_t* d, const uint64_t* x, const uint64_t* y, uint64_t q, size_t n) {
+        add_or_sub<false, false>(d, x, y, q, n);
+    }
     static void sub(uint64_t* d, const uint64_t* x, const uint64_t* y, uint64_t q, size_t n) {
-        const R vq = V::set1(q);
-        size_t k = 0;
-        for (; k + L <= n; k += L) V::store(d + k, V::sub_mod(V::load(x + k), V::load(y + k), vq));
-        if (k < n) scalar_kernels().sub(d + k, x + k, y + k, q, n - k);
+        add_or_sub<true, false>(d, x, y, q, n);
+    }
+    static void add_stream(uint64_t* d, const uint64_t* x, const uint64_t* y, uint64_t q, size_t n) {
+        add_or_sub<false, true>(d, x, y, q, n);
+    }
+    static void sub_stream(uint64_t* d, const uint64_t* x, const uint64_t* y, uint64_t q, size_t n) {
+        add_or_sub<true, true>(d, x, y, q, n);
     }
 
     static void negate(uint64_t* d, const uint64_t* x, uint64_t q, size_t n) {
@@ -258,8 +273,9 @@ template <class V> struct Kernels {
     }
 
     static constexpr EltwiseKernels table(const char* name) {
-        return {name,         add,    sub,  negate,         add_scalar,  mul, mul_add, mul_scalar, sub_mul_scalar,
-                mul_scalar_add, tensor, dot2, convert_single, weighted_sum};
+        return {name,       add,        sub,            add_stream,     sub_stream, negate, add_scalar, mul,
+                mul_add,    mul_scalar, sub_mul_scalar, mul_scalar_add, tensor,     dot2,   convert_single,
+                weighted_sum};
     }
 };
 

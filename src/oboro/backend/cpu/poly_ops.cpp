@@ -23,14 +23,20 @@ template <typename F> void for_each_limb(size_t limbs, size_t n, F&& body) {
 
 // Each operation runs the element-wise table chosen for this CPU (eltwise.hpp), limb by limb.
 
+bool use_streaming_stores(size_t output_bytes, const void* dst, const void* a, const void* b) {
+    return output_bytes >= kStreamingBytes && dst != a && dst != b;
+}
+
 void add(uint64_t* dst, const uint64_t* a, const uint64_t* b, const Modulus* mods, size_t limbs, size_t n) {
     const EltwiseKernels& kn = eltwise_active();
-    for_each_limb(limbs, n, [&](size_t i) { kn.add(dst + i * n, a + i * n, b + i * n, mods[i].value, n); });
+    const auto op = use_streaming_stores(limbs * n * sizeof(uint64_t), dst, a, b) ? kn.add_stream : kn.add;
+    for_each_limb(limbs, n, [&](size_t i) { op(dst + i * n, a + i * n, b + i * n, mods[i].value, n); });
 }
 
 void sub(uint64_t* dst, const uint64_t* a, const uint64_t* b, const Modulus* mods, size_t limbs, size_t n) {
     const EltwiseKernels& kn = eltwise_active();
-    for_each_limb(limbs, n, [&](size_t i) { kn.sub(dst + i * n, a + i * n, b + i * n, mods[i].value, n); });
+    const auto op = use_streaming_stores(limbs * n * sizeof(uint64_t), dst, a, b) ? kn.sub_stream : kn.sub;
+    for_each_limb(limbs, n, [&](size_t i) { op(dst + i * n, a + i * n, b + i * n, mods[i].value, n); });
 }
 
 void negate(uint64_t* dst, const uint64_t* a, const Modulus* mods, size_t limbs, size_t n) {
