@@ -31,11 +31,8 @@ run() {
 for step in "${steps[@]}"; do
     case "$step" in
         primitives)
-            tmp=$(mktemp)
-            run primitives build/bench/bench_primitives --presets S1,S2,S4 --json "$tmp"
-            "$PY" bench/report_primitives.py "$tmp" --out $OUT/primitives.md
-            cp "$tmp" $OUT/primitives.json
-            rm -f "$tmp" ;;
+            run primitives build/bench/bench_primitives --presets S1,S2,S4 --json $OUT/primitives.json
+            "$PY" bench/report_primitives.py $OUT/primitives.json --out $OUT/primitives.md ;;
         kernels) run kernels build/bench/bench_kernels --json $OUT/kernels.json --markdown $OUT/kernels.md ;;
         trace)
             run trace build/bench/bench_trace --json $OUT/trace.json --markdown $OUT/trace.md

@@ -594,7 +594,6 @@ void add_ct_into(const State& s, Ciphertext& out, const Ciphertext& a, const Cip
 // Applies a binary operator on `target`: self for a += b; for a + b a result_shell of self, whose
 // data is self's copy, or written out of place. Returns false when the operand type is not
 // supported (the caller returns NotImplemented).
-
 bool apply(PyCiphertext& target, const PyCiphertext& self, nb::handle other, BinOp op) {
     const char* name = op == BinOp::mul || op == BinOp::div ? "multiply" : (op == BinOp::add ? "add" : "sub");
     Operand o = classify(other, self, name);
@@ -602,8 +601,9 @@ bool apply(PyCiphertext& target, const PyCiphertext& self, nb::handle other, Bin
     const State& s = *self.st;
     const size_t count = self.count();
     bool is_complex = self.is_complex;
-    const bool out_of_place = o.kind == Kind::ciphertext && (op == BinOp::add || op == BinOp::sub);
-    if (target.ct.size() == 0 && !out_of_place) target.ct = self.ct;  // a result shell: work on a copy
+    const bool out_of_place =
+        &target != &self && o.kind == Kind::ciphertext && (op == BinOp::add || op == BinOp::sub);
+    if (&target != &self && !out_of_place) target.ct = self.ct;  // a result shell: work on a copy
     switch (o.kind) {
         case Kind::ciphertext: {
             if (op == BinOp::div) return false;
@@ -619,7 +619,7 @@ bool apply(PyCiphertext& target, const PyCiphertext& self, nb::handle other, Bin
             } else if (op == BinOp::rsub) {
                 s.eval->negate_inplace(target.ct);
                 add_ct(s, target.ct, b, false);
-            } else if (&target != &self) {
+            } else if (out_of_place) {
                 add_ct_into(s, target.ct, self.ct, b, op == BinOp::sub);
             } else {
                 add_ct(s, target.ct, b, op == BinOp::sub);

@@ -12,6 +12,7 @@
 #include <immintrin.h>
 
 // Every header with inline code comes before the target (simd_target.hpp).
+#include "oboro/backend/cpu/ntt_simd.hpp"
 #include "oboro/backend/cpu/word_barrett.hpp"
 
 #include "oboro/backend/cpu/simd_target.hpp"
@@ -19,13 +20,14 @@
 OBORO_SIMD_TARGET_BEGIN("avx512f,avx512dq,avx512ifma")
 
 #include "oboro/backend/cpu/eltwise_avx512_ops.hpp"
+#include "oboro/backend/cpu/ifma_shoup.hpp"
 
 namespace oboro::backend::cpu {
 namespace {
 
-constexpr int kMaxBits = 50;  // q < 2^50: residues and 3q fit the 52 bits IFMA reads
-
-bool fits(const math::Modulus& m) { return (m.value >> kMaxBits) == 0; }
+// q < 2^kIfmaModulusBits (50): residues, lazy values below 4q and 3q fit the 52 bits IFMA reads
+bool fits(uint64_t q) { return (q >> kIfmaModulusBits) == 0; }
+bool fits(const math::Modulus& m) { return fits(m.value); }
 
 // Barrett reduction of x = hi * 2^52 + lo (the two IFMA sums) for a b-bit q < 2^50 and any
 // x < 2^(b+51):
@@ -164,20 +166,18 @@ void convert_single(uint64_t* d, const uint64_t* x, uint64_t p, bool centered, c
     if (k < n) scalar_kernels().convert_single(d + k, x + k, p, centered, m, n - k);
 }
 
-// d = (x - y) * w with Shoup's product in base 2^52 (as in ntt_ifma.cpp: the 52-bit companion is
-// w_shoup >> 12): x - y + q < 2q < 2^51 fits IFMA's 52 bits.
+// d = (x - y) * w with Shoup's product in base 2^52 (ifma_shoup.hpp): x - y + q < 2q < 2^51 fits
+// IFMA's 52 bits.
 void sub_mul_scalar(uint64_t* d, const uint64_t* x, const uint64_t* y, uint64_t w, uint64_t ws, uint64_t q,
                     size_t n) {
-    if ((q >> kMaxBits) != 0) return base().sub_mul_scalar(d, x, y, w, ws, q, n);
+    if (!fits(q)) return base().sub_mul_scalar(d, x, y, w, ws, q, n);
+    const Shoup52 shoup(q);
     const __m512i vq = _mm512_set1_epi64(int64_t(q)), vw = _mm512_set1_epi64(int64_t(w));
-    const __m512i w52 = _mm512_set1_epi64(int64_t(ws >> 12)), neg_q = _mm512_set1_epi64(int64_t((uint64_t(1) << 52) - q));
-    const __m512i mask = _mm512_set1_epi64((int64_t(1) << 52) - 1), zero = _mm512_setzero_si512();
+    const __m512i w52 = shoup.companion(_mm512_set1_epi64(int64_t(ws)));
     size_t k = 0;
     for (; k + L <= n; k += L) {
         const __m512i diff = _mm512_add_epi64(_mm512_sub_epi64(_mm512_loadu_si512(x + k), _mm512_loadu_si512(y + k)), vq);
-        const __m512i qhat = _mm512_madd52hi_epu64(zero, diff, w52);
-        const __m512i r = _mm512_and_si512(_mm512_madd52lo_epu64(_mm512_madd52lo_epu64(zero, diff, vw), qhat, neg_q), mask);
-        _mm512_storeu_si512(d + k, Avx512Ops::cond_sub(r, vq));
+        _mm512_storeu_si512(d + k, Avx512Ops::cond_sub(shoup.mul_lazy(diff, vw, w52), vq));
     }
     if (k < n) scalar_kernels().sub_mul_scalar(d + k, x + k, y + k, w, ws, q, n - k);
 }
