@@ -185,47 +185,26 @@ public:
         m.scratch = scratch.get();
         launch_multiply_relin_rescale(m, stream_);
     }
+    // Element c is rotated by its own permutation and key; elements without one (rotation by 0)
+    // are copied. Each maximal run of consecutive rotated elements is one batched key switch (a
+    // fixed launch sequence), each run of copies one copy: no key switch is spent on an element
+    // that does not rotate, and no element is moved to make the runs contiguous.
     void apply_galois(const ckks::Context& ctx, BatchSpan out, ConstBatchSpan a, const uint32_t* const* perms,
                       const ckks::KeySwitchKey* const* keys) override {
-        const int level = int(a.limbs) - 1;
         const uint64_t words = a.polys * a.limbs * a.n;
-        // Elements without a permutation (rotation by 0) go through the batch with another
-        // element's permutation and key, and are then overwritten by a copy of their input.
-        size_t first = 0;
-        while (first < a.count && !perms[first]) ++first;
-        if (first < a.count) {
-            std::vector<const uint64_t*> key_ptrs(a.count);
-            std::vector<const uint32_t*> dev_perms(a.count);
-            bool same_perm = true;
-            for (size_t c = 0; c < a.count; ++c) {
-                const size_t e = perms[c] ? c : first;
-                key_ptrs[c] = device_key(*keys[e]);
-                dev_perms[c] = device_perm(ctx, perms[e]);
-                same_perm &= dev_perms[c] == dev_perms[0];
-            }
-            // per-element permutations are read as one contiguous array
-            StreamScratch perm_array(same_perm ? 0 : a.count * a.n / 2 + 1, stream_);
-            const uint32_t* perm_arg = dev_perms[0];
-            if (!same_perm) {
-                auto* dst = reinterpret_cast<uint32_t*>(perm_array.get());
-                for (size_t c = 0; c < a.count; ++c)
-                    detail::check(cudaMemcpyAsync(dst + c * a.n, dev_perms[c], a.n * 4, cudaMemcpyDeviceToDevice, stream_),
-                                  "cudaMemcpyAsync");
-                perm_arg = dst;
-            }
-            StreamScratch key_array(words_for(a.count * sizeof(void*)), stream_);
-            StreamScratch scratch(kernels::key_switch_scratch(key_level(ctx, level), uint32_t(a.count)).total(), stream_);
-            auto args = ks_args(ctx, level, a.data, out.data, key_array.fill(key_ptrs.data(), key_ptrs.size()),
-                                keys[first]->qp_limbs, uint32_t(a.count), scratch.get());
-            args.perms = perm_arg;
-            args.perm_count = same_perm ? 1 : uint32_t(a.count);
-            launch_rotate(args, stream_);
-        }
-        for (size_t c = 0; c < a.count; ++c)
-            if (!perms[c])
-                detail::check(cudaMemcpyAsync(out.data + c * words, a.data + c * words, words * 8, cudaMemcpyDeviceToDevice,
-                                              stream_),
+        for (size_t begin = 0; begin < a.count;) {
+            const bool rotates = perms[begin] != nullptr;
+            size_t end = begin + 1;
+            while (end < a.count && (perms[end] != nullptr) == rotates) ++end;
+            if (rotates)
+                rotate_run(ctx, int(a.limbs) - 1, a.data + begin * words, out.data + begin * words, end - begin,
+                           perms + begin, keys + begin);
+            else
+                detail::check(cudaMemcpyAsync(out.data + begin * words, a.data + begin * words,
+                                              (end - begin) * words * 8, cudaMemcpyDeviceToDevice, stream_),
                               "cudaMemcpyAsync");
+            begin = end;
+        }
     }
 
 private:
@@ -267,6 +246,38 @@ private:
         args.count = count;
         args.scratch = scratch;
         return args;
+    }
+
+    // count consecutive elements (2 polynomials of level + 1 limbs each) at in, element c
+    // rotated by perms[c] (none null) with *keys[c], into out: one batched key switch.
+    void rotate_run(const ckks::Context& ctx, int level, const uint64_t* in, uint64_t* out, size_t count,
+                    const uint32_t* const* perms, const ckks::KeySwitchKey* const* keys) {
+        std::vector<const uint64_t*> key_ptrs(count);
+        std::vector<const uint32_t*> dev_perms(count);
+        bool same_perm = true;
+        for (size_t c = 0; c < count; ++c) {
+            key_ptrs[c] = device_key(*keys[c]);
+            dev_perms[c] = device_perm(ctx, perms[c]);
+            same_perm &= dev_perms[c] == dev_perms[0];
+        }
+        // per-element permutations are read as one contiguous array
+        const uint64_t n = ctx.n();
+        StreamScratch perm_array(same_perm ? 0 : words_for(count * n * 4), stream_);
+        const uint32_t* perm_arg = dev_perms[0];
+        if (!same_perm) {
+            auto* dst = reinterpret_cast<uint32_t*>(perm_array.get());
+            for (size_t c = 0; c < count; ++c)
+                detail::check(cudaMemcpyAsync(dst + c * n, dev_perms[c], n * 4, cudaMemcpyDeviceToDevice, stream_),
+                              "cudaMemcpyAsync");
+            perm_arg = dst;
+        }
+        StreamScratch key_array(words_for(count * sizeof(void*)), stream_);
+        StreamScratch scratch(kernels::key_switch_scratch(key_level(ctx, level), uint32_t(count)).total(), stream_);
+        auto args = ks_args(ctx, level, in, out, key_array.fill(key_ptrs.data(), key_ptrs.size()), keys[0]->qp_limbs,
+                            uint32_t(count), scratch.get());
+        args.perms = perm_arg;
+        args.perm_count = same_perm ? 1 : uint32_t(count);
+        launch_rotate(args, stream_);
     }
 
     // polys polynomials of level+1 limbs at in -> level limbs at out (may be in).
