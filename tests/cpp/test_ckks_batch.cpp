@@ -11,6 +11,7 @@
 #include "ckks_test_util.hpp"
 #include "error_test_util.hpp"
 #include "oboro/ckks/batch.hpp"
+#include "oboro/ckks/batch_encoder.hpp"
 #include "oboro/ckks/batch_evaluator.hpp"
 #include "oboro/ckks/trace.hpp"
 #include "oboro/util/parallel.hpp"
@@ -355,6 +356,9 @@ public:
         ++kernels, cpu().tensor(c, o, a, b);
     }
     void drop_limbs(BatchSpan o, ConstBatchSpan a) override { ++kernels, cpu().drop_limbs(o, a); }
+    void encode(const Context& c, BatchSpan o, const double* coefficients, size_t slots) override {
+        ++kernels, cpu().encode(c, o, coefficients, slots);
+    }
     void rescale(const Context& c, BatchSpan o, ConstBatchSpan a) override { ++kernels, cpu().rescale(c, o, a); }
     void relinearize(const Context& c, BatchSpan o, ConstBatchSpan a, const RelinKey& rk) override {
         ++kernels, cpu().relinearize(c, o, a, rk);
@@ -401,6 +405,7 @@ TEST(BatchQueueContract, OneKernelPerOpAndNoWaiting) {
         {"rotate", [&] { (void)bev.rotate(A, 1, k.gk); }},
         {"rotate per element", [&] { (void)bev.rotate(A, std::vector<int64_t>{1, 0, -1, 5, 1}, k.gk); }},
         {"conjugate", [&] { (void)bev.conjugate(A, k.gk); }},
+        {"encode_batch", [&] { (void)encode_batch(*k.encoder, random_complex(5 * 8, 1.0, 2200), 5, -1, 0, 0, &q); }},
     };
     for (const auto& [name, op] : ops) {
         q.kernels = 0;

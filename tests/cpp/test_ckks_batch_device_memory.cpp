@@ -11,6 +11,7 @@
 #include "ckks_test_util.hpp"
 #include "error_test_util.hpp"
 #include "oboro/ckks/batch.hpp"
+#include "oboro/ckks/batch_encoder.hpp"
 #include "oboro/ckks/batch_evaluator.hpp"
 #include "oboro/ckks/batch_queue.hpp"
 
@@ -37,6 +38,9 @@ public:
     void mul_plain(const Context& c, BatchSpan o, ConstBatchSpan a, ConstBatchSpan b) override { cpu().mul_plain(c, o, a, b); }
     void tensor(const Context& c, BatchSpan o, ConstBatchSpan a, ConstBatchSpan b) override { cpu().tensor(c, o, a, b); }
     void drop_limbs(BatchSpan o, ConstBatchSpan a) override { cpu().drop_limbs(o, a); }
+    void encode(const Context& c, BatchSpan o, const double* coefficients, size_t slots) override {
+        cpu().encode(c, o, coefficients, slots);
+    }
     void rescale(const Context& c, BatchSpan o, ConstBatchSpan a) override { cpu().rescale(c, o, a); }
     void relinearize(const Context& c, BatchSpan o, ConstBatchSpan a, const RelinKey& rk) override {
         cpu().relinearize(c, o, a, rk);
@@ -97,6 +101,18 @@ TEST(BatchDeviceMemory, EvaluatorOnDeviceBatchesMatchesHostPath) {
     const auto expect = host.add(ha, hb).to_ciphertexts();
     for (size_t c = 0; c < cts.size(); ++c)
         EXPECT_TRUE(std::equal(cts[c].data(), cts[c].data() + cts[c].word_count(), expect[c].data()));
+}
+
+TEST(BatchDeviceMemory, EncodeBatchWritesStraightIntoDeviceMemory) {
+    auto& k = Keys::get("S1");
+    OffsiteQueue q;
+    const auto values = oboro::test::random_complex(3 * 16, 1.0, 77);
+    const PlaintextBatch dp = encode_batch(*k.encoder, values, 3, -1, 0, 16, &q);
+    EXPECT_EQ(dp.device(), &q);
+    EXPECT_EQ(q.allocations, 1u);  // the batch itself, nothing staged in host memory first
+    const PlaintextBatch hp = encode_batch(*k.encoder, values, 3, -1, 0, 16);
+    const PlaintextBatch back = dp.to_host();
+    EXPECT_TRUE(std::equal(back.data(), back.data() + back.word_count(), hp.data()));
 }
 
 TEST(BatchDeviceMemory, CopiesAreDeepAndMemoriesDoNotMix) {

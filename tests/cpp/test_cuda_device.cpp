@@ -28,6 +28,7 @@
 #include "oboro/backend/cuda/ntt.hpp"
 #endif
 #include "ckks_test_util.hpp"
+#include "oboro/ckks/batch_encoder.hpp"
 #include "oboro/ckks/batch_evaluator.hpp"
 
 namespace {
@@ -434,6 +435,19 @@ TEST_F(CudaDevice, BatchEvaluatorOnGpuMatchesCpu) {
         same(gpu.rotate(da, std::vector<int64_t>{1, 0, 5, -1}, keys.gk), cpu.rotate(ha, std::vector<int64_t>{1, 0, 5, -1}, keys.gk),
              "rotate per element");
         same(gpu.drop_to_level(da, 0), cpu.drop_to_level(ha, 0), "drop_to_level");
+        same(gpu.rotate(da, std::vector<int64_t>{0, 0, 5, 1}, keys.gk), cpu.rotate(ha, std::vector<int64_t>{0, 0, 5, 1}, keys.gk),
+             "rotate per element, leading steps 0");
+
+        // batched encoding on the device (batch_encoder.hpp), sparse and full, then used as operand
+        for (size_t slots : {size_t(8), ctx.max_slots()}) {
+            const auto values = oboro::test::random_complex(4 * slots, 1.0, 90 + slots);
+            const PlaintextBatch dp = encode_batch(*keys.encoder, values, 4, -1, 0, slots, queue.get());
+            const PlaintextBatch hp = encode_batch(*keys.encoder, values, 4, -1, 0, slots);
+            ASSERT_EQ(dp.device(), queue.get());
+            const PlaintextBatch back = dp.to_host();
+            EXPECT_TRUE(std::equal(back.data(), back.data() + back.word_count(), hp.data())) << preset << " encode_batch";
+            if (slots == ctx.max_slots()) same(gpu.multiply(da, dp), cpu.multiply(ha, hp), "multiply by encoded batch");
+        }
     }
 #endif
 }

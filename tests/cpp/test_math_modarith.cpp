@@ -6,6 +6,7 @@
 // (just below 2^(w-2)), plus 2^61 - 1 for 64-bit words.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <random>
 #include <sstream>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "oboro/math/modarith.hpp"
+#include "oboro/math/rns.hpp"
 
 namespace {
 
@@ -452,3 +454,36 @@ TEST(ModArithStatic, MaxModulusBits) {
 }
 
 }  // namespace
+
+// reduce_integral_double (rns.hpp, host and device code): exact v mod q for integral doubles of
+// any magnitude and sign, against a reference that builds |v| = mantissa * 2^e in 128-bit steps.
+TEST(ReduceIntegralDouble, ExactForAnyMagnitudeAndSign) {
+    using oboro::math::Barrett;
+    const uint64_t primes[] = {(uint64_t(1) << 40) - 87, 0xffffffffffffffc5ull >> 3, 1152921504606584833ull, 97};
+    std::mt19937_64 rng(7);
+    for (uint64_t q : primes) {
+        const Barrett<uint64_t> br(q);
+        auto reference = [&](double v) {
+            int e = 0;
+            const double frac = std::frexp(std::fabs(v), &e);  // |v| = frac * 2^e
+            uint64_t mantissa = uint64_t(std::ldexp(frac, 53));
+            e -= 53;
+            if (e < 0) {  // integral v: the low -e bits of the mantissa are zero
+                mantissa >>= -e;
+                e = 0;
+            }
+            unsigned __int128 r = mantissa % q;
+            for (; e > 0; --e) r = (r * 2) % q;
+            const uint64_t m = uint64_t(r);
+            return v < 0 && m ? q - m : m;
+        };
+        std::vector<double> values = {0.0, -0.0, 1.0, -1.0, double(q), -double(q), 0x1p62, 0x1p63, -0x1p63,
+                                      0x1p64, 0x1p100, -0x1p200, 0x1.fffffffffffffp62, 0x1.fffffffffffffp63};
+        for (int i = 0; i < 200; ++i) {
+            const double mag = std::ldexp(double(rng() >> 11), int(rng() % 150));  // 53-bit mantissa, up to 2^203
+            values.push_back(i % 2 ? -mag : mag);
+        }
+        for (double v : values)
+            EXPECT_EQ(oboro::math::reduce_integral_double(v, br), reference(v)) << "v = " << v << ", q = " << q;
+    }
+}

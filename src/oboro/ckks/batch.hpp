@@ -129,16 +129,18 @@ public:
 };
 
 // d plaintexts in one allocation, the right operand of batched ciphertext-plaintext operations.
+// Made from plaintexts, or encoded straight into one allocation by encode_batch
+// (batch_encoder.hpp), on the host or on a device.
 class PlaintextBatch : public PolyBatch {
 public:
     PlaintextBatch() = default;
+    // d plaintexts with undefined contents, in `memory`'s memory (nullptr or a host queue: host).
+    PlaintextBatch(const Context& ctx, size_t count, int level, double scale, size_t slots,
+                   BatchQueue* memory = nullptr)
+        : PolyBatch(ctx, count, 1, level, scale, slots, memory) {}
     static PlaintextBatch from_plaintexts(const Context& ctx, std::span<const Plaintext> pts);
     PlaintextBatch to_device(BatchQueue& queue) const { return copied_to<PlaintextBatch>(&queue); }
     PlaintextBatch to_host() const { return copied_to<PlaintextBatch>(nullptr); }
-
-private:
-    PlaintextBatch(const Context& ctx, size_t count, int level, double scale, size_t slots)
-        : PolyBatch(ctx, count, 1, level, scale, slots) {}
 };
 
 }  // namespace oboro::ckks

@@ -65,6 +65,12 @@ public:
     // out = the first out.limbs limbs of a (drop to a lower level).
     virtual void drop_limbs(BatchSpan out, ConstBatchSpan a) = 0;
 
+    // ---- encoding (work items: elements) ----
+    // Element c of out (1 polynomial) = the plaintext of the 2 * slots subring coefficients at
+    // coefficients + c * 2 * slots (Encoder::scaled_coefficients; host memory, read before the
+    // call returns).
+    virtual void encode(const Context& ctx, BatchSpan out, const double* coefficients, size_t slots) = 0;
+
     // ---- rescaling (work items: element x polynomial) ----
     // out (a.limbs - 1 limbs) = round(a / q_last); a is left unchanged.
     virtual void rescale(const Context& ctx, BatchSpan out, ConstBatchSpan a) = 0;

@@ -11,6 +11,7 @@
 #include "oboro/backend/cpu/poly_ops.hpp"
 #include "oboro/ckks/batch_queue.hpp"
 #include "oboro/ckks/ciphertext_ops.hpp"
+#include "oboro/ckks/encoder.hpp"
 #include "oboro/ckks/keyswitch.hpp"
 #include "oboro/math/modarith.hpp"
 #include "oboro/util/parallel.hpp"
@@ -91,6 +92,12 @@ public:
     void drop_limbs(BatchSpan out, ConstBatchSpan a) override {
         for_each_limb(a.count, a.polys, out.limbs, a.n, [&](size_t c, size_t j, size_t, size_t off) {
             copy_limb(out.poly(c, j) + off, a.poly(c, j) + off, a.n);
+        });
+    }
+
+    void encode(const Context& ctx, BatchSpan out, const double* coefficients, size_t slots) override {
+        parallel_for(out.count, [&](size_t c) {
+            write_plaintext(ctx, coefficients + c * 2 * slots, slots, int(out.limbs) - 1, out.poly(c, 0));
         });
     }
 

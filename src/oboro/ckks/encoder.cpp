@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "oboro/backend/cpu/poly_ops.hpp"
+#include "oboro/ckks/subring_layout.hpp"
 #include "oboro/math/ntt.hpp"
 #include "oboro/util/error.hpp"
 
@@ -81,46 +82,54 @@ void Encoder::check_slots(const char* op, size_t slots, size_t count) const {
         raise<ValueError>(op, ": ", count, " values do not fit into ", slots, " slots");
 }
 
-void Encoder::coefficients_to_plaintext(const std::vector<cplx>& w, size_t slots, double scale, Plaintext& pt) const {
-    const Context& ctx = *ctx_;
-    const size_t n = ctx.n(), half_n = n / 2, gap = half_n / slots, limbs = pt.limbs();
-    const double log2_q = ctx.log2_q(pt.level());
-    // Integer coefficients: real parts at X^(i*gap), imaginary parts at X^(N/2 + i*gap).
-    std::vector<double> coeff(n, 0.0);
-    for (size_t i = 0; i < slots; ++i) {
-        coeff[i * gap] = std::round(w[i].real() * scale);
-        coeff[half_n + i * gap] = std::round(w[i].imag() * scale);
-    }
-    for (size_t k = 0; k < n; ++k) {
-        if (!std::isfinite(coeff[k]))
-            raise<ValueError>("encode: a value is not finite (NaN or infinity) after scaling by 2^", std::log2(scale));
-        if (coeff[k] != 0 && std::log2(std::fabs(coeff[k])) >= log2_q - 1)
-            raise<ValueError>("encode: a value times the scale 2^", std::log2(scale), " reaches 2^",
-                              std::log2(std::fabs(coeff[k])), ", beyond the modulus 2^", log2_q, " at level ",
-                              pt.level(), "; use smaller values or a smaller scale");
-    }
-    for (size_t i = 0; i < limbs; ++i) {
-        const math::Modulus& m = ctx.moduli()[i];
-        uint64_t* out = pt.poly(0) + i * n;
-        for (size_t k = 0; k < n; ++k) out[k] = math::reduce_integral_double(coeff[k], m);
-    }
-    cpu::ntt_forward(pt.poly(0), ctx.ntt_tables(), limbs);
-}
-
-Plaintext Encoder::encode(const std::vector<cplx>& values, int level, double scale, size_t slots) const {
+EncodingShape Encoder::encoding_shape(const char* op, size_t value_count, int level, double scale,
+                                      size_t slots) const {
     const Context& ctx = *ctx_;
     if (level == -1) level = ctx.max_level();
     if (level < 0 || level > ctx.max_level())
-        raise<LevelMismatch>("encode: level ", level, " is outside 0..", ctx.max_level(), " (-1 means the top level)");
+        raise<LevelMismatch>(op, ": level ", level, " is outside 0..", ctx.max_level(), " (-1 means the top level)");
     if (scale == 0) scale = ctx.default_scale();
-    if (!(scale >= 1) || !std::isfinite(scale)) raise<ValueError>("encode: scale ", scale, " must be finite and >= 1");
+    if (!(scale >= 1) || !std::isfinite(scale)) raise<ValueError>(op, ": scale ", scale, " must be finite and >= 1");
     if (slots == 0) slots = ctx.max_slots();
-    check_slots("encode", slots, values.size());
-    std::vector<cplx> w(slots, cplx(0, 0));
-    std::copy(values.begin(), values.end(), w.begin());
+    check_slots(op, slots, value_count);
+    return EncodingShape{level, scale, slots};
+}
+
+void Encoder::scaled_coefficients(const char* op, const cplx* values, size_t count, const EncodingShape& shape,
+                                  double* out) const {
+    std::vector<cplx> w(shape.slots, cplx(0, 0));
+    std::copy(values, values + count, w.begin());
     embed_inverse(w);
-    Plaintext pt(ctx, level, scale, slots);
-    coefficients_to_plaintext(w, slots, scale, pt);
+    const double log2_q = ctx_->log2_q(shape.level);
+    for (size_t i = 0; i < 2 * shape.slots; ++i) {
+        const cplx& x = w[i % shape.slots];
+        const double c = std::round((i < shape.slots ? x.real() : x.imag()) * shape.scale);
+        if (!std::isfinite(c))
+            raise<ValueError>(op, ": a value is not finite (NaN or infinity) after scaling by 2^", std::log2(shape.scale));
+        if (c != 0 && std::log2(std::fabs(c)) >= log2_q - 1)
+            raise<ValueError>(op, ": a value times the scale 2^", std::log2(shape.scale), " reaches 2^",
+                              std::log2(std::fabs(c)), ", beyond the modulus 2^", log2_q, " at level ", shape.level,
+                              "; use smaller values or a smaller scale");
+        out[i] = c;
+    }
+}
+
+void write_plaintext(const Context& ctx, const double* coefficients, size_t slots, int level, uint64_t* out) {
+    const size_t n = ctx.n(), limbs = size_t(level + 1);
+    for (size_t i = 0; i < limbs; ++i) {
+        const math::Barrett<uint64_t>& br = ctx.moduli()[i].barrett;
+        for (size_t k = 0; k < n; ++k)
+            out[i * n + k] = math::reduce_integral_double(subring_coefficient(coefficients, slots, n, k), br);
+    }
+    cpu::ntt_forward(out, ctx.ntt_tables(), limbs);
+}
+
+Plaintext Encoder::encode(const std::vector<cplx>& values, int level, double scale, size_t slots) const {
+    const EncodingShape shape = encoding_shape("encode", values.size(), level, scale, slots);
+    std::vector<double> coefficients(2 * shape.slots);
+    scaled_coefficients("encode", values.data(), values.size(), shape, coefficients.data());
+    Plaintext pt(*ctx_, shape.level, shape.scale, shape.slots);
+    write_plaintext(*ctx_, coefficients.data(), shape.slots, shape.level, pt.poly(0));
     return pt;
 }
 

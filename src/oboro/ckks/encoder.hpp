@@ -14,6 +14,13 @@
 
 namespace oboro::ckks {
 
+// The shape of an encoding with the defaults filled in (Encoder::encoding_shape).
+struct EncodingShape {
+    int level = 0;
+    double scale = 1;
+    size_t slots = 0;
+};
+
 class Encoder {
 public:
     explicit Encoder(ContextPtr ctx);
@@ -39,17 +46,29 @@ public:
     void embed(std::vector<std::complex<double>>& v) const;          // coefficients -> slots
     void embed_inverse(std::vector<std::complex<double>>& v) const;  // slots -> coefficients
 
+    // ---- the two halves of encode(), for batched encoding (batch_encoder.hpp) ----
+    // level / scale / slots with defaults resolved (as encode's), checked for `value_count`
+    // values: LevelMismatch, ValueError.
+    EncodingShape encoding_shape(const char* op, size_t value_count, int level, double scale, size_t slots) const;
+    // The 2 * slots integer coefficients of the subring (subring_layout.hpp) of `count` values:
+    // round(coefficient * scale), real parts then imaginary parts. ValueError when one is not
+    // finite or does not fit the modulus at the shape's level.
+    void scaled_coefficients(const char* op, const std::complex<double>* values, size_t count,
+                             const EncodingShape& shape, double* out) const;
+
 private:
     void check_slots(const char* op, size_t slots, size_t count) const;
-    // Writes round(coefficient * scale) of the real polynomial into every limb.
-    void coefficients_to_plaintext(const std::vector<std::complex<double>>& w, size_t slots, double scale,
-                                   Plaintext& pt) const;
 
     ContextPtr ctx_;
     std::vector<std::complex<double>> roots_;  // exp(2*pi*i*k/(2N)), k = 0..2N
     std::vector<uint64_t> rot_group_;          // 5^j mod 2N, j < N/2
 };
 
+
+// The plaintext polynomial (level + 1 limbs, NTT form) of the 2 * slots subring coefficients that
+// Encoder::scaled_coefficients gives, into out: the CPU half of encoding, also the CPU batch
+// queue's (the CUDA queue runs the same per-coefficient steps on the device).
+void write_plaintext(const Context& ctx, const double* coefficients, size_t slots, int level, uint64_t* out);
 
 inline bool is_power_of_two(size_t x) { return x && (x & (x - 1)) == 0; }
 

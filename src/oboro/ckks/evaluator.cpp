@@ -72,7 +72,7 @@ std::vector<uint64_t> scaled_constant(const Context& ctx, const char* op, double
         raise<ValueError>(op, ": the constant ", c, " at scale 2^", std::log2(scale), " does not fit the modulus 2^",
                           ctx.log2_q(level), " at level ", level);
     std::vector<uint64_t> out(size_t(level + 1));
-    for (size_t i = 0; i < out.size(); ++i) out[i] = math::reduce_integral_double(v, ctx.moduli()[i]);
+    for (size_t i = 0; i < out.size(); ++i) out[i] = math::reduce_integral_double(v, ctx.moduli()[i].barrett);
     return out;
 }
 

@@ -6,20 +6,6 @@
 
 namespace oboro::math {
 
-uint64_t reduce_integral_double(double v, const Modulus& m) {
-    const double mag = std::fabs(v);
-    uint64_t r;
-    if (mag < 0x1p63) {
-        r = m.barrett.reduce_word(uint64_t(mag));
-    } else {
-        int exp = 0;
-        const double frac = std::frexp(mag, &exp);  // mag = frac * 2^exp, frac in [0.5, 1)
-        const uint64_t mantissa = uint64_t(std::ldexp(frac, 53));
-        r = m.barrett.mul(m.barrett.reduce_word(mantissa), pow_mod<uint64_t>(2, uint64_t(exp - 53), m.value));
-    }
-    return v < 0 ? neg_mod(r, m.value) : r;
-}
-
 RnsBase::RnsBase(std::vector<uint64_t> moduli) : values_(std::move(moduli)) {
     const size_t k = values_.size();
     for (uint64_t q : values_) {

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "oboro/math/modarith.hpp"
@@ -22,8 +23,23 @@ struct Modulus {
     explicit Modulus(uint64_t q) : value(q), barrett(q) {}
 };
 
-// v mod q for an integral double v of any magnitude (exact: v = mantissa * 2^shift).
-uint64_t reduce_integral_double(double v, const Modulus& m);
+// v mod q for an integral double v of any magnitude, exactly: |v| >= 2^63 is read from its
+// IEEE-754 bits as mantissa * 2^shift. Host and device code (the CUDA encoder calls it per
+// coefficient, bit for bit the CPU encoder's result). v must be finite.
+OBORO_HD uint64_t reduce_integral_double(double v, const Barrett<uint64_t>& br) {
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    const bool negative = bits >> 63;
+    const uint64_t biased_exponent = (bits >> 52) & 0x7ff;
+    uint64_t r;
+    if (biased_exponent < 1023 + 63) {  // |v| < 2^63
+        r = br.reduce_word(uint64_t(negative ? -v : v));
+    } else {  // |v| = mantissa * 2^(biased_exponent - 1075), the mantissa with its implicit bit
+        const uint64_t mantissa = (bits & ((uint64_t(1) << 52) - 1)) | (uint64_t(1) << 52);
+        r = br.mul(br.reduce_word(mantissa), pow_mod<uint64_t>(2, biased_exponent - 1075, br.q));
+    }
+    return negative ? neg_mod(r, br.q) : r;
+}
 
 class RnsBase {
 public:

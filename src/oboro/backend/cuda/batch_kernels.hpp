@@ -10,6 +10,8 @@
 #include <cstdint>
 
 #include "oboro/backend/cuda/elementwise_kernels.hpp"
+#include "oboro/ckks/subring_layout.hpp"
+#include "oboro/math/rns.hpp"
 
 namespace oboro::cuda::kernels {
 
@@ -55,6 +57,25 @@ template <BatchOp Op> OBORO_HD void batch_elt_thread(const ThreadIndex& t, const
             r = br.mul(x, rhs(0));
         }
         p.out[o] = r;
+    });
+}
+
+// The reduction half of batched encoding (ckks/batch_encoder.hpp): row (c, i) of out (count x
+// limbs rows) = the subring coefficients of element c (2 slots doubles at coefficients + c * 2
+// slots, ckks/subring_layout.hpp) modulo prime i, in coefficient form; an NTT of every row follows.
+// The same two functions as the CPU's ckks::write_plaintext, so the same words.
+struct EncodeArgs {
+    uint64_t* out = nullptr;
+    const double* coefficients = nullptr;
+    const math::Barrett<uint64_t>* moduli = nullptr;  // limbs
+    uint32_t n = 0, count = 0, limbs = 0, slots = 0;
+};
+
+OBORO_HD void encode_thread(const ThreadIndex& t, const EncodeArgs& p) {
+    for_each_row_element(t, p.n, p.count * p.limbs, [&](uint64_t o, uint64_t row) {
+        const uint64_t col = o - row * p.n, c = row / p.limbs, i = row % p.limbs;
+        const double v = ckks::subring_coefficient(p.coefficients + c * 2 * p.slots, p.slots, p.n, col);
+        p.out[o] = math::reduce_integral_double(v, p.moduli[i]);
     });
 }
 

@@ -30,6 +30,8 @@ template <BatchOp Op> __global__ void batch_elt_kernel(const kernels::BatchEltAr
     kernels::batch_elt_thread<Op>(detail::this_thread(), args);
 }
 
+__global__ void encode_kernel(const kernels::EncodeArgs args) { kernels::encode_thread(detail::this_thread(), args); }
+
 // Words from the device's stream-ordered pool, given back on the stream when this goes out of
 // scope: the ops enqueued meanwhile still see it, and the next op reuses it without a sync.
 class StreamScratch {
@@ -150,6 +152,28 @@ public:
         t.limbs = uint32_t(a.limbs);
         t.count = uint32_t(a.count);
         launch_tensor(t, stream_);
+    }
+
+    // ---- encoding: the coefficients go up (2 slots doubles per element), one launch reduces
+    // them modulo every prime, one batched NTT transforms every limb ----
+    void encode(const ckks::Context& ctx, BatchSpan out, const double* coefficients, size_t slots) override {
+        StreamScratch upload(out.count * 2 * slots, stream_);
+        kernels::EncodeArgs e;
+        e.out = out.data;
+        e.coefficients = upload.fill(coefficients, out.count * 2 * slots);
+        e.moduli = dctx(ctx).barrett.as<const math::Barrett<uint64_t>>();
+        e.n = uint32_t(out.n);
+        e.count = uint32_t(out.count);
+        e.limbs = uint32_t(out.limbs);
+        e.slots = uint32_t(slots);
+        const LaunchShape s = kernels::elementwise_shape(e.n, e.count * e.limbs);
+        encode_kernel<<<detail::to_dim3(s.grid), detail::to_dim3(s.block), 0, stream_>>>(e);
+        detail::check(cudaGetLastError(), "CudaBatchQueue: encode launch");
+        DeviceContext& d = dctx(ctx);
+        const kernels::RowSet rows{out.data, out.limbs * out.n};
+        launch_ntt_forward(kernels::ntt_args(d.q_tables->views(), 0, e.limbs, e.count,
+                                             kernels::make_ntt_plan(d.q_tables->log_n()), rows, rows),
+                           stream_);
     }
 
     // ---- rescaling ----

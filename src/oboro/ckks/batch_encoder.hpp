@@ -1,0 +1,31 @@
+// Batched encoding: d vectors encoded into one plaintext batch (batch.hpp), in host memory or
+// straight into a device's memory.
+//
+// The encoding is cut where the work changes kind. The host does the embedding (an FFT of
+// `slots` complex doubles per vector, in parallel over the vectors) and the range checks, which
+// yields 2 * slots integer coefficients per vector. The batch queue does the rest for the whole
+// batch: reducing the coefficients modulo every prime of the level, and the NTT of every limb.
+// On a GPU that is one launch of each, and only the 2 * slots coefficients of a vector cross the
+// bus instead of its (level + 1) x N words; on the CPU, one parallel loop. Each element is bit for
+// bit Encoder::encode's plaintext of its vector.
+#pragma once
+
+#include <complex>
+#include <cstddef>
+#include <span>
+
+#include "oboro/ckks/batch.hpp"
+#include "oboro/ckks/encoder.hpp"
+
+namespace oboro::ckks {
+
+// `rows` vectors of values.size() / rows values each (row r at values + r * row length), encoded
+// as Encoder::encode does (level -1: the top level; scale 0: the default scale; slots 0: N/2),
+// into the memory of `queue` (nullptr: the CPU queue, host memory). Errors, raised before
+// anything is enqueued: rows == 0 or values.size() not a multiple of rows (ValueError), and
+// encode's (LevelMismatch, ValueError for too many values, bad slots, non-finite values or values
+// beyond the modulus, naming the row).
+PlaintextBatch encode_batch(const Encoder& encoder, std::span<const std::complex<double>> values, size_t rows,
+                            int level = -1, double scale = 0, size_t slots = 0, BatchQueue* queue = nullptr);
+
+}  // namespace oboro::ckks

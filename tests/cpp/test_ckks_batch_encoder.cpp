@@ -1,0 +1,98 @@
+// Batched encoding (batch_encoder.hpp) on the CPU queue: every element bit for bit
+// Encoder::encode's plaintext of its row, on several parameter sets, at the top level and level
+// 0, with full and sparse slots, zero rows and coefficients beyond 2^63; and every error case,
+// raised before anything is allocated or enqueued.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "ckks_test_util.hpp"
+#include "error_test_util.hpp"
+#include "oboro/ckks/batch_encoder.hpp"
+
+namespace oboro::test {
+namespace {
+
+Parameters small_params() {
+    Parameters p;
+    p.log_n = 5;
+    p.q_bits = {60, 45, 50};
+    p.p_bits = {61};
+    p.security = SecurityLevel::none;
+    return p;
+}
+
+// rows x row_length values: random rows, a zero row, and (huge) a row scaled up by 2^30.
+std::vector<cplx> rows_of(size_t rows, size_t row_length, bool huge) {
+    std::vector<cplx> v;
+    for (size_t r = 0; r < rows; ++r) {
+        auto row = random_complex(row_length, 1.0, 300 + r);
+        if (r == 1) std::fill(row.begin(), row.end(), cplx(0, 0));
+        if (huge && r == 2)
+            for (auto& x : row) x *= 0x1p30;
+        v.insert(v.end(), row.begin(), row.end());
+    }
+    return v;
+}
+
+void expect_rows_encoded(const ContextPtr& ctx, int level, double scale, size_t slots, bool huge) {
+    const Encoder encoder(ctx);
+    const size_t rows = 4, row_length = slots ? slots : ctx->max_slots();
+    const auto values = rows_of(rows, row_length, huge);
+    const PlaintextBatch batch = encode_batch(encoder, values, rows, level, scale, slots);
+    ASSERT_EQ(batch.count(), rows);
+    ASSERT_EQ(batch.device(), nullptr);
+    for (size_t r = 0; r < rows; ++r) {
+        SCOPED_TRACE("row " + std::to_string(r));
+        const std::vector<cplx> row(values.begin() + long(r * row_length), values.begin() + long((r + 1) * row_length));
+        const Plaintext pt = encoder.encode(row, level, scale, slots);
+        EXPECT_EQ(batch.level(), pt.level());
+        EXPECT_EQ(batch.scale(), pt.scale());
+        EXPECT_EQ(batch.slots(), pt.slots());
+        EXPECT_TRUE(std::equal(pt.data(), pt.data() + pt.word_count(), batch.poly(r, 0)));
+    }
+}
+
+TEST(BatchEncoder, EachElementIsEncodersPlaintext) {
+    for (const auto& params : {Parameters::preset("S1"), Parameters::preset("S2"), small_params()}) {
+        const auto ctx = Context::create(params);
+        SCOPED_TRACE("log_n " + std::to_string(params.log_n));
+        for (int level : {-1, 0}) {
+            expect_rows_encoded(ctx, level, 0, 0, false);  // full slots, default scale
+            expect_rows_encoded(ctx, level, 0, 4, false);  // sparse
+        }
+    }
+}
+
+TEST(BatchEncoder, CoefficientsBeyond2To63AreExact) {
+    // S2 at the top level: log2 Q = 180; values up to 2^30 at scale 2^50 give coefficients near 2^80
+    const auto ctx = Context::create(Parameters::preset("S2"));
+    expect_rows_encoded(ctx, -1, 0x1p50, 0, true);
+    expect_rows_encoded(ctx, -1, 0x1p50, 8, true);
+}
+
+TEST(BatchEncoder, Errors) {
+    const auto ctx = Context::create(small_params());
+    const Encoder encoder(ctx);
+    const size_t slots = ctx->max_slots();
+    const auto values = rows_of(3, slots, false);
+    EXPECT_ERROR(ValueError, encode_batch(encoder, values, 0), "at least one row");
+    EXPECT_ERROR(ValueError, encode_batch(encoder, std::span(values).first(values.size() - 1), 3), "equal rows");
+    EXPECT_ERROR(ValueError, encode_batch(encoder, values, 1), "do not fit", std::to_string(slots));
+    EXPECT_ERROR(ValueError, encode_batch(encoder, values, 3, -1, 0, 3), "power of two");
+    EXPECT_ERROR(LevelMismatch, encode_batch(encoder, values, 3, ctx->max_level() + 1), "level");
+    EXPECT_ERROR(ValueError, encode_batch(encoder, values, 3, -1, 0.5), "scale");
+    auto bad = values;
+    bad[2 * slots + 1] = cplx(std::numeric_limits<double>::quiet_NaN(), 0);
+    EXPECT_ERROR(ValueError, encode_batch(encoder, bad, 3), "row 2", "not finite");
+    bad = values;
+    bad[slots] = cplx(0x1p200, 0);
+    EXPECT_ERROR(ValueError, encode_batch(encoder, bad, 3), "row 1", "beyond the modulus");
+}
+
+}  // namespace
+}  // namespace oboro::test
