@@ -588,9 +588,14 @@ class Batch:
         """self /= other (in place)"""
 
     @staticmethod
-    def from_ciphertexts(ciphertexts: Sequence[Ciphertext]) -> Batch:
+    def from_ciphertexts(ciphertexts: Sequence[Ciphertext], device: str = 'cpu') -> Batch:
         """
-        A batch of copies of the ciphertexts (one context and keys, one level, scale and shape; else ValueError, LevelMismatch, ScaleMismatch or ContextMismatch naming the element).
+        A batch of copies of the ciphertexts (one context and keys, one level, scale and shape; else ValueError, LevelMismatch, ScaleMismatch or ContextMismatch naming the element), in the memory of `device` ('cpu', 'cuda', 'cuda:N'). A single ciphertext goes to a GPU as a batch of one.
+        """
+
+    def to(self, device: str) -> Batch:
+        """
+        A copy of the batch in the memory of `device` ('cpu', 'cuda', 'cuda:N'), where its operations then run: a batch received from a client (deserialize) moves to a GPU with to('cuda'), and back with to('cpu'). Unknown device names: ValueError; no GPU: oboro.Error 'no CUDA GPU found'.
         """
 
     def to_ciphertexts(self) -> list[Ciphertext]:

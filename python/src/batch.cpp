@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "oboro/ckks/batch.hpp"
+#include "oboro/ckks/batch_encoder.hpp"
 #include "oboro/ckks/batch_evaluator.hpp"
 #if defined(OBORO_WITH_CUDA_RUNTIME)
 #include "oboro/backend/cuda/batch_queue.hpp"
@@ -35,9 +37,6 @@ namespace oboro::py {
 // The evaluator of batches that live where x lives: the CPU queue for host memory, else the
 // device queue that holds x (a batch made with encrypt_batch(..., device="cuda")).
 BatchEvaluator evaluator(const State& s, const PolyBatch& x) { return BatchEvaluator(s.ctx, x.device()); }
-
-// p in the memory of a (the right operand of a batched op must live where a does).
-static PlaintextBatch where(PlaintextBatch p, const CiphertextBatch& a) { return a.device() ? p.to_device(*a.device()) : p; }
 
 // The queue of device "cuda" / "cuda:N", made once per device and kept for the process (batches
 // it allocates must not outlive it); "cpu": nullptr. Errors: unknown device names (ValueError),
@@ -131,18 +130,13 @@ void align(const State& s, CiphertextBatch& a, CiphertextBatch& b, bool match_sc
 // at the batch's level and slots.
 PlaintextBatch encode_rows(const State& s, const std::vector<cplx>& values, size_t rows, size_t row_len,
                            const CiphertextBatch& a, double scale) {
-    std::vector<Plaintext> pts;
-    pts.reserve(rows);
-    for (size_t r = 0; r < rows; ++r) {
-        std::vector<cplx> row(values.begin() + long(r * row_len), values.begin() + long((r + 1) * row_len));
-        pts.push_back(s.encoder->encode(row, a.level(), scale, a.slots()));
-    }
-    return where(PlaintextBatch::from_plaintexts(*s.ctx, pts), a);
+    // encoded straight into the batch's memory (on a GPU: only the coefficients are uploaded)
+    return encode_batch(*s.encoder, std::span(values).first(rows * row_len), rows, a.level(), scale, a.slots(),
+                        a.device());
 }
 
 PlaintextBatch encode_constant(const State& s, cplx c, const CiphertextBatch& a, double scale) {
-    std::vector<Plaintext> pts = {s.encoder->encode_constant(c, a.level(), scale, a.slots())};
-    return where(PlaintextBatch::from_plaintexts(*s.ctx, pts), a);
+    return encode_rows(s, std::vector<cplx>(a.slots(), c), 1, a.slots(), a, scale);
 }
 
 enum class Kind { batch, integer, real, complex, array, unsupported };
@@ -487,15 +481,32 @@ nb::object decrypt_batch(const State& s, const PyBatch& b) {
     {
         nb::gil_scoped_release release;
         all.reserve(b.batch.count() * row);
-        for (size_t c = 0; c < b.batch.count(); ++c) {
-            const std::vector<cplx> v = s.decryptor->decrypt_decode(b.batch.at(c), *s.encoder);
+        // from a device: one download of the whole batch, not one wait per element
+        const std::optional<CiphertextBatch> downloaded =
+            b.batch.device() ? std::optional<CiphertextBatch>(b.batch.to_host()) : std::nullopt;
+        const CiphertextBatch& host = downloaded ? *downloaded : b.batch;
+        for (size_t c = 0; c < host.count(); ++c) {
+            const std::vector<cplx> v = s.decryptor->decrypt_decode(host.at(c), *s.encoder);
             all.insert(all.end(), v.begin(), v.begin() + long(row));
         }
     }
     return to_numpy(all, b.full_shape(), b.is_complex);
 }
 
-PyBatch from_ciphertexts(const std::vector<const PyCiphertext*>& cts) {
+// A copy of b in the memory of `device` ('cpu', 'cuda', 'cuda:N'), where its operations then run.
+PyBatch moved_to(const PyBatch& b, const std::string& device) {
+    BatchQueue* queue = queue_for_device(device);
+    PyBatch out;
+    out.st = b.st;
+    out.shape = b.shape;
+    out.is_complex = b.is_complex;
+    nb::gil_scoped_release release;
+    out.batch = queue ? b.batch.to_device(*queue) : b.batch.to_host();
+    return out;
+}
+
+PyBatch from_ciphertexts(const std::vector<const PyCiphertext*>& cts, const std::string& device) {
+    BatchQueue* queue = queue_for_device(device);  // first: a bad device fails before any work
     if (cts.empty()) raise<oboro::ValueError>("from_ciphertexts: the list is empty; a batch needs at least one element");
     const PyCiphertext& first = *cts[0];
     std::vector<Ciphertext> core;
@@ -515,6 +526,7 @@ PyBatch from_ciphertexts(const std::vector<const PyCiphertext*>& cts) {
     out.is_complex = is_complex;
     nb::gil_scoped_release release;
     out.batch = CiphertextBatch::from_ciphertexts(*first.st->ctx, core);
+    if (queue) out.batch = out.batch.to_device(*queue);
     return out;
 }
 
@@ -559,10 +571,16 @@ void add_batch_class(nb::module_& m, nb::class_<PyContext>& ctx) {
     nb::class_<PyBatch> b(m, "Batch", kBatchDoc);
     b.attr("__array_ufunc__") = nb::none();  // `array * batch` goes to Batch.__rmul__
     def_arithmetic_operators<PyBatch, apply, result_shell>(b, "Batch", "Batch | complex | numpy.typing.ArrayLike");
-    b.def_static("from_ciphertexts", &from_ciphertexts, "ciphertexts"_a,
-                 nb::sig("def from_ciphertexts(ciphertexts: collections.abc.Sequence[Ciphertext]) -> Batch"),
+    b.def_static("from_ciphertexts", &from_ciphertexts, "ciphertexts"_a, "device"_a = "cpu",
+                 nb::sig("def from_ciphertexts(ciphertexts: collections.abc.Sequence[Ciphertext], device: str = 'cpu') "
+                         "-> Batch"),
                  "A batch of copies of the ciphertexts (one context and keys, one level, scale and shape; else "
-                 "ValueError, LevelMismatch, ScaleMismatch or ContextMismatch naming the element).")
+                 "ValueError, LevelMismatch, ScaleMismatch or ContextMismatch naming the element), in the memory "
+                 "of `device` ('cpu', 'cuda', 'cuda:N'). A single ciphertext goes to a GPU as a batch of one.")
+        .def("to", &moved_to, "device"_a,
+             "A copy of the batch in the memory of `device` ('cpu', 'cuda', 'cuda:N'), where its operations then "
+             "run: a batch received from a client (deserialize) moves to a GPU with to('cuda'), and back with "
+             "to('cpu'). Unknown device names: ValueError; no GPU: oboro.Error 'no CUDA GPU found'.")
         .def("to_ciphertexts",
              [](const PyBatch& s) {
                  std::vector<PyCiphertext> out;

@@ -311,3 +311,46 @@ def test_batch_on_cuda_matches_cpu_and_numpy(ctx, X, Y):
     cx = ctx.encrypt_batch(X)
     with pytest.raises(oboro.ValueError, match="memory"):
         _ = gx + cx  # a GPU batch and a CPU batch do not mix
+
+
+@pytest.mark.skipif(HAS_GPU, reason="a CUDA GPU is present")
+def test_batch_to_cuda_without_gpu_is_a_clear_error(ctx, X):
+    b = ctx.encrypt_batch(X)
+    with pytest.raises(oboro.Error, match="no CUDA GPU found"):
+        b.to("cuda")
+    with pytest.raises(oboro.Error, match="no CUDA GPU found"):
+        oboro.Batch.from_ciphertexts(b.to_ciphertexts(), device="cuda")
+
+
+@pytest.mark.parametrize("device", ["gpu", "cuda:x"])
+def test_batch_to_unknown_device_is_a_value_error(ctx, X, device):
+    b = ctx.encrypt_batch(X)
+    with pytest.raises(oboro.ValueError, match="device"):
+        b.to(device)
+    with pytest.raises(oboro.ValueError, match="device"):
+        oboro.Batch.from_ciphertexts(b.to_ciphertexts(), device=device)
+
+
+def test_batch_to_cpu_is_a_copy(ctx, X):
+    b = ctx.encrypt_batch(X)
+    c = b.to("cpu")
+    assert c.device == "cpu" and c.shape == b.shape
+    assert np.array_equal(ctx.decrypt(c), ctx.decrypt(b))
+    c += 1.0  # a copy: b is unchanged
+    assert bits(ctx.decrypt(b), X) >= MUL_BITS
+    one = oboro.Batch.from_ciphertexts([ctx.encrypt(X[0])], device="cpu")
+    assert one.device == "cpu" and len(one) == 1
+
+
+@pytest.mark.skipif(not HAS_GPU, reason="SKIPPED: no CUDA GPU found")
+def test_batch_moves_between_cpu_and_cuda(ctx, X, Y):
+    cx = ctx.encrypt_batch(X)
+    gx = cx.to("cuda")
+    assert gx.device == "cuda:0"
+    assert np.array_equal(ctx.decrypt(gx), ctx.decrypt(cx))  # bit for bit the same ciphertexts
+    # plaintext operands are encoded on the device; results match the CPU bit for bit
+    assert np.array_equal(ctx.decrypt(gx * Y), ctx.decrypt(cx * Y))
+    assert np.array_equal(ctx.decrypt((gx * Y[0]).to("cpu")), ctx.decrypt(cx * Y[0]))
+    one = oboro.Batch.from_ciphertexts([ctx.encrypt(X[0])], device="cuda")  # one ciphertext on the GPU
+    assert one.device == "cuda:0"
+    assert bits(ctx.decrypt(one * one)[0], X[0] * X[0]) >= MUL_BITS
