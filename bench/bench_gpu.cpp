@@ -11,7 +11,7 @@
 //   gpu_us        100 back-to-back rescales of the ciphertext, one sync, divided by 100:
 //                 device time per rescale when the queue is kept busy (DESIGN.md: no per-op sync)
 //   gpu_batch_us  one rescale launch sequence for a batch of `--batch` ciphertexts, per ciphertext
-// With a GPU it also prints, at the kernel level (the BatchEvaluator is not wired to the GPU yet):
+// With a GPU it also prints:
 //  - paper 000's table in spirit: S1, d = 10/100/1000 ciphertexts, add and multiply (tensor +
 //    relinearize + rescale, fused), per ciphertext: (a) a loop of single-ciphertext launch sequences
 //    with a sync after each, (b) the same loop with one sync at the end, (c) one batched launch
@@ -20,13 +20,17 @@
 //    with a synchronize() each, vs one call on the batch of d);
 //  - per-op latency at S2 and S4 for one ciphertext at the top level (launch + sync, and queued:
 //    100 launch sequences, one sync): the kernels, relinearize, rotate and multiply + relinearize +
-//    rescale (backend/cuda/keyswitch.hpp).
+//    rescale (backend/cuda/keyswitch.hpp);
+//  - batched encoding into GPU memory at S2 and S4 (d = 100): encoded on the CPU and uploaded vs
+//    encode_batch on the CUDA queue.
 // The tables go to stdout, and with --markdown F to F (with the machine, the GPU and the date).
 // Usage: bench_gpu [--quick] [--cpu-only] [--batch D] [--runs N] [--json F] [--markdown F]
+#include <complex>
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <functional>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -36,6 +40,7 @@
 #include "oboro/backend/cuda/elementwise.hpp"
 #include "oboro/backend/cuda/keyswitch.hpp"
 #include "oboro/backend/cuda/ntt.hpp"
+#include "oboro/ckks/batch_encoder.hpp"
 #include "oboro/ckks/batch_evaluator.hpp"
 #include "oboro/ckks/context.hpp"
 #include "oboro/ckks/keygen.hpp"
@@ -363,6 +368,43 @@ void paper000_api(const std::vector<uint32_t>& ds, int runs, std::vector<BatchRo
     }
 }
 
+// ---- batched encoding (batch_encoder.hpp) ---------------------------------------------------------
+
+// d vectors of N/2 values encoded at the top level into a plaintext batch on the GPU: (a) encoded
+// on the CPU (all threads) and uploaded, (b) encode_batch on the CUDA queue (host embedding, then
+// the reduction and NTT of every limb on the device; only the coefficients are uploaded).
+struct EncodeRow {
+    std::string preset;
+    uint32_t d = 0;
+    int limbs = 0;
+    double host_upload_us = -1, device_us = -1;
+};
+
+void batched_encoding(const std::vector<std::string>& presets, uint32_t d, int runs, std::vector<EncodeRow>& rows) {
+    auto queue = cuda::make_cuda_batch_queue();
+    for (const std::string& preset : presets) {
+        const auto ctx = ckks::Context::create(ckks::Parameters::preset(preset));
+        const ckks::Encoder encoder(ctx);
+        std::vector<std::complex<double>> values(size_t(d) * ctx->max_slots());
+        std::mt19937_64 rng(1);
+        std::uniform_real_distribution<double> u(-1, 1);
+        for (auto& v : values) v = {u(rng), u(rng)};
+        EncodeRow r;
+        r.preset = preset;
+        r.d = d;
+        r.limbs = ctx->max_level() + 1;
+        r.host_upload_us = bench::measure([&] {
+                               (void)ckks::encode_batch(encoder, values, d).to_device(*queue);
+                               queue->synchronize();
+                           }, runs).median_us / d;
+        r.device_us = bench::measure([&] {
+                          (void)ckks::encode_batch(encoder, values, d, -1, 0, 0, queue.get());
+                          queue->synchronize();
+                      }, runs).median_us / d;
+        rows.push_back(r);
+    }
+}
+
 // ---- per-kernel latency --------------------------------------------------------------------------
 
 struct OpRow {
@@ -482,10 +524,12 @@ int main(int argc, char** argv) {
     }
     std::vector<BatchRow> batch_rows;
     std::vector<OpRow> op_rows;
+    std::vector<EncodeRow> encode_rows;
     if (gpu) {
         paper000(ds, runs, batch_rows);
         paper000_api(ds, runs, batch_rows);
         kernel_latency(presets, runs, op_rows);
+        batched_encoding(presets, quick ? 10 : 100, runs, encode_rows);
     }
 
     // The tables, printed and kept for --markdown.
@@ -523,6 +567,11 @@ int main(int argc, char** argv) {
         for (const OpRow& r : op_rows)
             emit("| %s | %d | %d | %s | %s | %s |\n", r.preset.c_str(), 1 << r.log_n, r.limbs, r.op.c_str(),
                         cell1(r.sync_us).c_str(), cell1(r.queued_us).c_str());
+        emit("\n## Encoding a batch of N/2-value vectors at the top level into GPU memory, us per vector\n\n");
+        emit("| preset | L | d | encoded on the CPU, uploaded | encode_batch on the GPU | speed-up |\n|---|---|---|---|---|---|\n");
+        for (const EncodeRow& r : encode_rows)
+            emit("| %s | %d | %u | %s | %s | %.1fx |\n", r.preset.c_str(), r.limbs, r.d, cell1(r.host_upload_us).c_str(),
+                 cell1(r.device_us).c_str(), r.host_upload_us / r.device_us);
     }
 
     if (!json_path.empty()) {
@@ -552,6 +601,13 @@ int main(int argc, char** argv) {
             out << "    {\"preset\": \"" << r.preset << "\", \"n\": " << (1 << r.log_n) << ", \"limbs\": " << r.limbs
                 << ", \"kernel\": \"" << r.op << "\", \"sync_us\": " << num(r.sync_us) << ", \"queued_us\": "
                 << num(r.queued_us) << "}" << (i + 1 < op_rows.size() ? "," : "") << "\n";
+        }
+        out << "  ],\n  \"encoding\": [\n";
+        for (size_t i = 0; i < encode_rows.size(); ++i) {
+            const EncodeRow& r = encode_rows[i];
+            out << "    {\"preset\": \"" << r.preset << "\", \"limbs\": " << r.limbs << ", \"d\": " << r.d
+                << ", \"host_upload_us\": " << num(r.host_upload_us) << ", \"device_us\": " << num(r.device_us) << "}"
+                << (i + 1 < encode_rows.size() ? "," : "") << "\n";
         }
         out << "  ]\n}\n";
     }
