@@ -9,6 +9,8 @@
 //    runs the C++ rotate_and_sum itself. Its copy in and out (4 (l+1) N words) is small next to
 //    the key switches (dnum ModUps of (l+1+k) N words each), and the result is bit-identical to
 //    Ciphertext.sum with the same arguments, including the cost model's choice of h for 'auto'.
+//    On a GPU batch, 'auto' is 'doubling' (the data stays on the device); an explicit 'hoisted'
+//    downloads the batch once, runs on the CPU and uploads the result.
 //  * rotate_many(steps): [self.rotate(k) for k in steps], each one batched rotation (Batch.rotate,
 //    with automatic mode's composition of steps without a key).
 #include <cstring>
@@ -38,14 +40,19 @@ PyBatch batch_sum(const PyBatch& self, std::optional<size_t> block, std::optiona
     const SumSpec spec = parse_spec("sum", b.slots(), block, stride, count);
     const auto [st, hh] = parse_h("sum", *s.ctx, b.level(), spec, strategy, h);
     if (s.auto_mode) relinearize_if_needed(s, b, "sum");
-    if (st == SumStrategy::doubling) {
+    // On a device, 'auto' stays there: the hoisted algorithm has no batched kernel
+    if (st == SumStrategy::doubling || (b.device() && strategy == "auto")) {
         b = rotate_and_sum_doubling(evaluator(s, b), b, spec, galois_keys(s));
         return out;
     }
-    for (size_t c = 0; c < b.count(); ++c) {
-        const Ciphertext sum = rotate_and_sum(*s.eval, b.at(c), spec, galois_keys(s), st, hh);
-        std::memcpy(b.poly(c, 0), sum.data(), sum.word_count() * sizeof(uint64_t));
+    // hoisted, per element on the host; a device batch goes down once and back up once
+    BatchQueue* device = b.device();
+    CiphertextBatch host = device ? b.to_host() : std::move(b);
+    for (size_t c = 0; c < host.count(); ++c) {
+        const Ciphertext sum = rotate_and_sum(*s.eval, host.at(c), spec, galois_keys(s), st, hh);
+        std::memcpy(host.poly(c, 0), sum.data(), sum.word_count() * sizeof(uint64_t));
     }
+    b = device ? host.to_device(*device) : std::move(host);
     return out;
 }
 
@@ -65,7 +72,8 @@ void add_batch_trace_methods(nb::class_<PyBatch>& b) {
                   "strategy: str = 'auto', h: int | None = None) -> Batch"),
           (std::string("Ciphertext.sum on every element, bit-identical to it; 'doubling' runs one batched rotation "
                        "per round for all elements, 'hoisted' and 'auto' run the hoisted algorithm per element (it "
-                       "shares one ModUp per ciphertext).\n\n") +
+                       "shares one ModUp per ciphertext). On a GPU batch 'auto' is 'doubling', which stays on the "
+                       "device; 'hoisted' runs on the CPU (one download, one upload).\n\n") +
            kSumDoc)
               .c_str());
     b.def("rotate_many", &batch_rotate_many, "steps"_a,

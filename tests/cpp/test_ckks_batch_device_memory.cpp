@@ -14,6 +14,7 @@
 #include "oboro/ckks/batch_encoder.hpp"
 #include "oboro/ckks/batch_evaluator.hpp"
 #include "oboro/ckks/batch_queue.hpp"
+#include "oboro/io/serialize.hpp"
 
 namespace {
 
@@ -113,6 +114,20 @@ TEST(BatchDeviceMemory, EncodeBatchWritesStraightIntoDeviceMemory) {
     const PlaintextBatch hp = encode_batch(*k.encoder, values, 3, -1, 0, 16);
     const PlaintextBatch back = dp.to_host();
     EXPECT_TRUE(std::equal(back.data(), back.data() + back.word_count(), hp.data()));
+}
+
+TEST(BatchDeviceMemory, SerializingADeviceBatchReadsItBack) {
+    auto& k = Keys::get("S1");
+    const auto& ctx = *k.ctx;
+    std::vector<Ciphertext> xs;
+    for (int i = 0; i < 3; ++i)  // secret-key encryptions: stored with their seeds
+        xs.push_back(k.encrypt(oboro::test::random_complex(8, 1.0, uint64_t(30 + i)), -1, false));
+    const auto host = CiphertextBatch::from_ciphertexts(ctx, xs);
+    OffsiteQueue q;
+    const auto device = host.to_device(q);
+    EXPECT_EQ(oboro::io::serialize(ctx, device), oboro::io::serialize(ctx, host));
+    const auto back = oboro::io::load_ciphertext_batch(ctx, oboro::io::serialize(ctx, device));
+    EXPECT_TRUE(std::equal(back.data(), back.data() + back.word_count(), host.data()));
 }
 
 TEST(BatchDeviceMemory, CopiesAreDeepAndMemoriesDoNotMix) {

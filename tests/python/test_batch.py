@@ -354,3 +354,25 @@ def test_batch_moves_between_cpu_and_cuda(ctx, X, Y):
     one = oboro.Batch.from_ciphertexts([ctx.encrypt(X[0])], device="cuda")  # one ciphertext on the GPU
     assert one.device == "cuda:0"
     assert bits(ctx.decrypt(one * one)[0], X[0] * X[0]) >= MUL_BITS
+
+
+@pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(
+    not HAS_GPU, reason="SKIPPED: no CUDA GPU found"))])
+def test_batch_sum_and_serialize_where_the_batch_lives(device):
+    c = oboro.Context.from_preset("S1")
+    powers = [2**i for i in range(c.slots.bit_length() - 1)]
+    c.keygen(rotations=sorted(set(c.sum_rotations()) | set(powers)))
+    X = np.random.default_rng(5).uniform(-1, 1, (3, 8))
+    cx = c.encrypt_batch(X)
+    gx = cx.to(device)
+    # 'auto' on a GPU batch is the doubling sum, run on the device; on the CPU it is Ciphertext.sum's
+    auto = gx.sum()
+    assert auto.device == gx.device
+    expect_auto = cx.sum(strategy="doubling" if device != "cpu" else "auto")
+    assert np.array_equal(c.decrypt(auto), c.decrypt(expect_auto))
+    # 'hoisted' runs on the CPU and comes back where the batch lives
+    hoisted = gx.sum(strategy="hoisted")
+    assert hoisted.device == gx.device
+    assert np.array_equal(c.decrypt(hoisted), c.decrypt(cx.sum(strategy="hoisted")))
+    assert bits(c.decrypt(hoisted)[:, 0], X.sum(axis=1)) >= 20
+    assert gx.serialize() == cx.serialize()  # a GPU batch is read back once to serialize

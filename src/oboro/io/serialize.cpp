@@ -375,6 +375,7 @@ Bytes serialize(const Context& ctx, const CiphertextBatch& batch, const ArrayInf
     check_owner(batch.context_id(), ctx, "ciphertext batch");
     check_info(info);
     if (batch.empty()) raise<ValueError>("serialize: the batch is empty");
+    if (batch.device()) return serialize(ctx, batch.to_host(), info, compress);  // one download, seeds kept
     bool seeded = false;  // any element stored with its seed
     for (size_t c = 0; c < batch.count(); ++c) seeded = seeded || batch.uniform_seed(c).has_value();
     seeded = seeded && compress && batch.size() == 2;
