@@ -19,7 +19,7 @@
 
 #include "bench_util.hpp"
 #include "oboro/backend/cpu/eltwise.hpp"
-#include "oboro/backend/cpu/ntt_simd.hpp"
+#include "oboro/backend/cpu/poly_ops.hpp"
 #include "oboro/math/ntt.hpp"
 #include "oboro/math/modarith.hpp"
 #include "oboro/math/primes.hpp"
@@ -44,27 +44,17 @@ struct FmaRow {
 
 // The tables this CPU has. The IFMA table differs from the AVX-512 one only on primes below 2^50,
 // so the fused multiply-add experiment (60-bit primes) leaves it out.
-std::vector<const EltwiseKernels*> tables(bool with_ifma = true) {
-    std::vector<const EltwiseKernels*> out;
+std::vector<std::pair<Isa, const EltwiseKernels*>> isa_tables(bool with_ifma = true) {
+    std::vector<std::pair<Isa, const EltwiseKernels*>> out;
     for (Isa isa : {Isa::scalar, Isa::avx2, Isa::avx512, Isa::avx512ifma})
         if (isa != Isa::avx512ifma || with_ifma)
-            if (const EltwiseKernels* k = backend::cpu::eltwise_kernels(isa)) out.push_back(k);
+            if (const EltwiseKernels* k = backend::cpu::eltwise_kernels(isa)) out.push_back({isa, k});
     return out;
 }
-
-using NttFn = void (*)(uint64_t*, const math::NttTables&);
-
-// The NTT each table's instruction set runs for a prime of `bits` bits (none for AVX2: there is no
-// AVX2 NTT), as backend/cpu/poly_ops.cpp dispatches it.
-std::pair<NttFn, NttFn> ntt_of(const std::string& isa, int bits) {
-    namespace cpu = backend::cpu;
-    if (isa == "scalar") return {math::ntt_forward, math::ntt_inverse};
-    if (isa == "avx512") return {cpu::ntt_forward_avx512, cpu::ntt_inverse_avx512};
-    if (isa == "avx512+ifma") {
-        if (bits < cpu::kIfmaModulusBits) return {cpu::ntt_forward_ifma, cpu::ntt_inverse_ifma};
-        return {cpu::ntt_forward_avx512, cpu::ntt_inverse_avx512};
-    }
-    return {nullptr, nullptr};
+std::vector<const EltwiseKernels*> tables(bool with_ifma = true) {
+    std::vector<const EltwiseKernels*> out;
+    for (const auto& [isa, k] : isa_tables(with_ifma)) out.push_back(k);
+    return out;
 }
 
 void fill(uint64_t* p, size_t n, uint64_t q, std::mt19937_64& gen) {
@@ -98,7 +88,7 @@ std::vector<KernelRow> run_kernels(double min_seconds, int bits) {
         dot_terms[j] = {dx.data() + j * n, dy0.data() + j * n, dy1.data() + j * n};
     }
     std::vector<KernelRow> rows;
-    for (const EltwiseKernels* k : tables()) {
+    for (const auto& [isa, k] : isa_tables()) {
         auto add = [&](const char* label, const std::function<void()>& f) {
             const std::string name = label + suffix;
             rows.push_back({k->name, name, 1000.0 * time_us(f, n, min_seconds) / double(n)});
@@ -121,7 +111,7 @@ std::vector<KernelRow> run_kernels(double min_seconds, int bits) {
             k->tensor(d0.data(), d1.data(), d2.data(), x.data(), y.data(), z.data(), x.data(), m, n);
         });
         add("dot2 (3 terms, 2 outputs)", [&] { k->dot2(d0.data(), d1.data(), dot_terms, terms, false, m, n); });
-        const auto [forward, inverse] = ntt_of(k->name, bits);
+        const auto [forward, inverse] = backend::cpu::ntt_functions(isa, q);  // as the library dispatches
         if (forward) {
             add("NTT forward", [&] { forward(d0.data(), ntt); });  // canonical in, canonical out: repeatable
             add("NTT inverse", [&] { inverse(d0.data(), ntt); });

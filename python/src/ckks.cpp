@@ -309,11 +309,16 @@ void bring_to(const State& s, Ciphertext& x, int level, double scale, const char
 // `storage` when it must change. For a multiplication (match_scales = false) the scale of the
 // higher operand is still matched when that is exact, so that products of standard ciphertexts
 // stay standard; otherwise it is just dropped.
+// Whether an addition of a and b needs no alignment: the same level and scale.
+bool addable_as_is(const Ciphertext& a, const Ciphertext& b) {
+    return a.level() == b.level() && same_scale(a.scale(), b.scale());
+}
+
 void align(const State& s, Ciphertext& a, const Ciphertext*& b, Ciphertext& storage, bool match_scales,
            const char* op) {
     const Evaluator& ev = *s.eval;
     if (a.level() == b->level()) {
-        if (!match_scales || same_scale(a.scale(), b->scale())) return;
+        if (!match_scales || addable_as_is(a, *b)) return;
         const int l = a.level();
         if (l == 0)
             raise<ScaleMismatch>(op, ": operand 'a' has ", describe(a), " but operand 'b' has ", describe(*b),
@@ -583,7 +588,7 @@ PyCiphertext result_shell(const PyCiphertext& self) {
 // out = a + b (or a - b) out of place, where no alignment is needed (the common case); else a copy
 // of a, aligned and added in place.
 void add_ct_into(const State& s, Ciphertext& out, const Ciphertext& a, const Ciphertext& b, bool sub) {
-    if (!s.auto_mode || (a.level() == b.level() && same_scale(a.scale(), b.scale()))) {
+    if (!s.auto_mode || addable_as_is(a, b)) {
         out = sub ? s.eval->sub(a, b) : s.eval->add(a, b);
         return;
     }

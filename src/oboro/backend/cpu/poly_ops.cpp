@@ -93,20 +93,32 @@ void tensor(uint64_t* d0, uint64_t* d1, uint64_t* d2, const uint64_t* a0, const 
     });
 }
 
+NttFunctions ntt_functions(Isa isa, uint64_t q) {
+    switch (isa) {
+    case Isa::scalar: return {math::ntt_forward, math::ntt_inverse};
+    case Isa::avx2: return {};
+    case Isa::avx512: return {ntt_forward_avx512, ntt_inverse_avx512};
+    case Isa::avx512ifma:
+        if ((q >> kIfmaModulusBits) == 0) return {ntt_forward_ifma, ntt_inverse_ifma};
+        return {ntt_forward_avx512, ntt_inverse_avx512};
+    }
+    return {};
+}
+
 namespace {
-bool ifma_fits(const NttTables& table) { return (table.q >> kIfmaModulusBits) == 0 && ifma_available(); }
+// The instruction set whose NTT runs on this CPU (tiny rings: the scalar code).
+Isa active_ntt_isa(const NttTables& table) {
+    if (table.n < 16 || !simd_enabled()) return Isa::scalar;
+    return ifma_available() ? Isa::avx512ifma : Isa::avx512;
+}
 }  // namespace
 
 void ntt_forward_limb(uint64_t* a, const NttTables& table) {
-    if (table.n < 16 || !simd_enabled()) math::ntt_forward(a, table);
-    else if (ifma_fits(table)) ntt_forward_ifma(a, table);
-    else ntt_forward_avx512(a, table);
+    ntt_functions(active_ntt_isa(table), table.q).forward(a, table);
 }
 
 void ntt_inverse_limb(uint64_t* a, const NttTables& table) {
-    if (table.n < 16 || !simd_enabled()) math::ntt_inverse(a, table);
-    else if (ifma_fits(table)) ntt_inverse_ifma(a, table);
-    else ntt_inverse_avx512(a, table);
+    ntt_functions(active_ntt_isa(table), table.q).inverse(a, table);
 }
 
 void ntt_forward(uint64_t* data, const NttTables* tables, size_t limbs) {

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "oboro/backend/cpu/eltwise.hpp"
 #include "oboro/math/ntt.hpp"
 #include "oboro/math/rns.hpp"
 
@@ -48,6 +49,17 @@ void tensor(uint64_t* d0, uint64_t* d1, uint64_t* d2, const uint64_t* a0, const 
 // result as math::ntt_forward / ntt_inverse).
 void ntt_forward_limb(uint64_t* a, const NttTables& table);
 void ntt_inverse_limb(uint64_t* a, const NttTables& table);
+
+// The transforms instruction set `isa` (eltwise.hpp) runs for the prime q, which
+// ntt_*_limb call for the active one: the scalar code; the 64-bit AVX-512 kernels for avx512,
+// and for avx512ifma when q >= 2^kIfmaModulusBits; the IFMA kernels for avx512ifma below.
+// {nullptr, nullptr} for avx2 (there is no AVX2 NTT). The ISA must run on this CPU; benchmarks
+// time each one.
+struct NttFunctions {
+    void (*forward)(uint64_t* a, const NttTables& table) = nullptr;
+    void (*inverse)(uint64_t* a, const NttTables& table) = nullptr;
+};
+NttFunctions ntt_functions(Isa isa, uint64_t q);
 
 // In-place NTTs of `limbs` limbs; tables[i] belongs to limb i.
 void ntt_forward(uint64_t* data, const NttTables* tables, size_t limbs);
