@@ -228,6 +228,31 @@ TEST_P(BatchTest, RotationsBitExact) {
     }
 }
 
+// Hoisted rotations of a batch: output r equals Evaluator::rotate_many's rotation r of every
+// element, bit for bit (step 0: a copy), including the largest step.
+TEST_P(BatchTest, RotateManyBitExact) {
+    const Evaluator& ev = *k().eval;
+    const BatchEvaluator bev(k().ctx);
+    auto a = encrypt_many(k(), 3, 850);
+    const auto A = CiphertextBatch::from_ciphertexts(*k().ctx, a.cts);
+    const int64_t slots = int64_t(k().ctx->max_slots());
+    const std::vector<int64_t> steps = {1, 0, -1, 5, slots - 1};
+    const std::vector<CiphertextBatch> got = bev.rotate_many(A, steps, k().gk);
+    ASSERT_EQ(got.size(), steps.size());
+    std::vector<std::vector<Ciphertext>> want(steps.size());
+    for (size_t c = 0; c < a.cts.size(); ++c) {
+        const auto r = ev.rotate_many(a.cts[c], steps, k().gk);
+        for (size_t i = 0; i < steps.size(); ++i) want[i].push_back(r[i]);
+    }
+    for (size_t i = 0; i < steps.size(); ++i) {
+        SCOPED_TRACE("step " + std::to_string(steps[i]));
+        expect_elements(got[i], want[i]);
+    }
+    EXPECT_TRUE(bev.rotate_many(A, {}, k().gk).empty());
+    const auto zeros = bev.rotate_many(A, {0}, k().gk);  // no key switch at all: a copy
+    EXPECT_TRUE(same_batch(zeros.at(0), A));
+}
+
 // The batched doubling rotate-and-sum equals rotate_and_sum(doubling) on each element, bit for
 // bit, and checks its spec, size and keys before any work.
 TEST_P(BatchTest, RotateAndSumDoublingBitExact) {
@@ -371,6 +396,10 @@ public:
                       const KeySwitchKey* const* keys) override {
         ++kernels, cpu().apply_galois(c, o, a, perms, keys);
     }
+    void rotate_hoisted(const Context& c, const BatchSpan* outs, size_t rotations, ConstBatchSpan a,
+                        const uint32_t* const* perms, const KeySwitchKey* const* keys) override {
+        ++kernels, cpu().rotate_hoisted(c, outs, rotations, a, perms, keys);
+    }
 
 private:
     static BatchQueue& cpu() { return cpu_batch_queue(); }
@@ -404,6 +433,7 @@ TEST(BatchQueueContract, OneKernelPerOpAndNoWaiting) {
         {"drop_to_level", [&] { (void)bev.drop_to_level(A, 0); }},
         {"rotate", [&] { (void)bev.rotate(A, 1, k.gk); }},
         {"rotate per element", [&] { (void)bev.rotate(A, std::vector<int64_t>{1, 0, -1, 5, 1}, k.gk); }},
+        {"rotate_many (hoisted)", [&] { (void)bev.rotate_many(A, {1, 0, -1, 5}, k.gk); }},
         {"conjugate", [&] { (void)bev.conjugate(A, k.gk); }},
         {"encode_batch", [&] { (void)encode_batch(*k.encoder, random_complex(5 * 8, 1.0, 2200), 5, -1, 0, 0, &q); }},
     };
@@ -493,6 +523,9 @@ TEST(BatchErrors, OperandsCheckedBeforeAnyWork) {
     const int64_t slots = int64_t(A.slots());
     EXPECT_ERROR(ValueError, bev.rotate(A, slots, k.gk), "rotate", "out of range");
     EXPECT_ERROR(ValueError, bev.rotate(T, 1, k.gk), "rotate", "3 polynomials");
+    EXPECT_ERROR(MissingKey, bev.rotate_many(A, {1, 2, 3, 2}, k.gk), "rotate_many", "2,3");
+    EXPECT_ERROR(ValueError, bev.rotate_many(A, {1, -slots}, k.gk), "rotate_many", "step 1", "out of range");
+    EXPECT_ERROR(ValueError, bev.rotate_many(T, {1}, k.gk), "rotate_many", "3 polynomials");
     EXPECT_ERROR(ValueError, bev.conjugate(T, k.gk), "conjugate", "3 polynomials");
     EXPECT_ERROR(MissingKey, bev.conjugate(A, k.keygen->galois_keys({1})), "conjugate", "no conjugation key");
     X = A;

@@ -54,6 +54,10 @@ public:
                       const KeySwitchKey* const* keys) override {
         cpu().apply_galois(c, o, a, perms, keys);
     }
+    void rotate_hoisted(const Context& c, const BatchSpan* outs, size_t rotations, ConstBatchSpan a,
+                        const uint32_t* const* perms, const KeySwitchKey* const* keys) override {
+        cpu().rotate_hoisted(c, outs, rotations, a, perms, keys);
+    }
 
 private:
     static BatchQueue& cpu() { return cpu_batch_queue(); }
@@ -90,6 +94,8 @@ TEST(BatchDeviceMemory, EvaluatorOnDeviceBatchesMatchesHostPath) {
     expect_same(dev.rescale(dev.relinearize(dev.multiply(da, db), k.rk)),
                 host.rescale(host.relinearize(host.multiply(ha, hb), k.rk)));
     expect_same(dev.rotate(da, 1, k.gk), host.rotate(ha, 1, k.gk));
+    const auto dm = dev.rotate_many(da, {1, 0, -1}, k.gk), hm = host.rotate_many(ha, {1, 0, -1}, k.gk);
+    for (size_t r = 0; r < 3; ++r) expect_same(dm[r], hm[r]);
     CiphertextBatch out;
     dev.multiply_into(da, db, out);
     EXPECT_EQ(out.device(), &q);

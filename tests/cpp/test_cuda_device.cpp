@@ -437,6 +437,9 @@ TEST_F(CudaDevice, BatchEvaluatorOnGpuMatchesCpu) {
         same(gpu.drop_to_level(da, 0), cpu.drop_to_level(ha, 0), "drop_to_level");
         same(gpu.rotate(da, std::vector<int64_t>{0, 0, 5, 1}, keys.gk), cpu.rotate(ha, std::vector<int64_t>{0, 0, 5, 1}, keys.gk),
              "rotate per element, leading steps 0");
+        const std::vector<int64_t> many = {1, 0, 5, -1};
+        const auto gm = gpu.rotate_many(da, many, keys.gk), cm = cpu.rotate_many(ha, many, keys.gk);
+        for (size_t r = 0; r < many.size(); ++r) same(gm[r], cm[r], "rotate_many (hoisted)");
 
         // batched encoding on the device (batch_encoder.hpp), sparse and full, then used as operand
         for (size_t slots : {size_t(8), ctx.max_slots()}) {

@@ -336,18 +336,19 @@ void BatchEvaluator::check_galois_keys(const char* op, const CiphertextBatch& a,
                                ")");
 }
 
-CiphertextBatch BatchEvaluator::apply_rotations(const char* op, const CiphertextBatch& a,
-                                                const std::vector<int64_t>& steps, const GaloisKeys& keys) const {
+void BatchEvaluator::galois_of_steps(const char* op, const CiphertextBatch& a, const std::vector<int64_t>& steps,
+                                     const char* index_name, const GaloisKeys& keys,
+                                     std::vector<const uint32_t*>& perms, std::vector<const KeySwitchKey*>& key_of) const {
     check_galois_keys(op, a, keys);
     const int64_t slots = int64_t(a.slots());
-    std::vector<const uint32_t*> perms(a.count(), nullptr);
-    std::vector<const KeySwitchKey*> key_of(a.count(), nullptr);
+    perms.assign(steps.size(), nullptr);
+    key_of.assign(steps.size(), nullptr);
     std::string missing;
     for (size_t c = 0; c < steps.size(); ++c) {
         const int64_t s = steps[c];
         if (s <= -slots || s >= slots)
-            raise<ValueError>(op, ": step ", s, " (element ", c, ") is out of range for operand 'a' (", describe(a),
-                              ") with ", slots, " slots (allowed: ", -(slots - 1), " .. ", slots - 1, ")");
+            raise<ValueError>(op, ": step ", s, " (", index_name, " ", c, ") is out of range for operand 'a' (",
+                              describe(a), ") with ", slots, " slots (allowed: ", -(slots - 1), " .. ", slots - 1, ")");
         if (s == 0) continue;
         const uint64_t g = ctx_->galois_element(s);
         auto it = keys.keys.find(g);
@@ -363,7 +364,42 @@ CiphertextBatch BatchEvaluator::apply_rotations(const char* op, const Ciphertext
     if (!missing.empty())
         raise<MissingKey>(op, ": no Galois key for the rotation(s) by ", missing, " of operand 'a' (", describe(a),
                           "); generate them with galois_keys({", missing, "})");
+}
+
+CiphertextBatch BatchEvaluator::apply_rotations(const char* op, const CiphertextBatch& a,
+                                                const std::vector<int64_t>& steps, const GaloisKeys& keys) const {
+    std::vector<const uint32_t*> perms;
+    std::vector<const KeySwitchKey*> key_of;
+    galois_of_steps(op, a, steps, "element", keys, perms, key_of);
     return run_galois(a, perms, key_of);
+}
+
+std::vector<CiphertextBatch> BatchEvaluator::rotate_many(const CiphertextBatch& a, const std::vector<int64_t>& steps,
+                                                         const GaloisKeys& keys) const {
+    check_batch("rotate_many", a, "a");
+    std::vector<const uint32_t*> perms;
+    std::vector<const KeySwitchKey*> key_of;
+    galois_of_steps("rotate_many", a, steps, "step", keys, perms, key_of);
+    // every output allocated before the one batched call; a step 0 is a copy of a
+    std::vector<CiphertextBatch> out;
+    out.reserve(steps.size());
+    std::vector<BatchSpan> spans;
+    std::vector<const uint32_t*> used_perms;
+    std::vector<const KeySwitchKey*> used_keys;
+    for (size_t r = 0; r < steps.size(); ++r) {
+        if (!perms[r]) {
+            out.push_back(a);
+            continue;
+        }
+        out.emplace_back(*ctx_, a.count(), 2, a.level(), a.scale(), a.slots(), memory());
+        used_perms.push_back(perms[r]);
+        used_keys.push_back(key_of[r]);
+    }
+    for (size_t r = 0; r < steps.size(); ++r)
+        if (perms[r]) spans.push_back(span_of(out[r]));
+    if (!spans.empty())
+        queue_->rotate_hoisted(*ctx_, spans.data(), spans.size(), span_of(a), used_perms.data(), used_keys.data());
+    return out;
 }
 
 CiphertextBatch BatchEvaluator::conjugate(const CiphertextBatch& a, const GaloisKeys& keys) const {

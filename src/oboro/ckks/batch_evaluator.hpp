@@ -85,6 +85,12 @@ public:
     // Element c rotated by steps[c] (steps.size() == a.count(); 0 allowed). MissingKey names every
     // step without a key.
     CiphertextBatch rotate(const CiphertextBatch& a, const std::vector<int64_t>& steps, const GaloisKeys& keys) const;
+    // Every element rotated by each of `steps` (Evaluator::rotate_many on each element, bit for
+    // bit): ONE ModUp per element serves all the rotations, in one batched call; a step 0 gives a
+    // copy of a. Errors as rotate's (ValueError naming the out-of-range step, MissingKey naming
+    // every step without a key).
+    std::vector<CiphertextBatch> rotate_many(const CiphertextBatch& a, const std::vector<int64_t>& steps,
+                                             const GaloisKeys& keys) const;
     // Every element complex-conjugated (needs the conjugation key, else MissingKey).
     CiphertextBatch conjugate(const CiphertextBatch& a, const GaloisKeys& keys) const;
 
@@ -103,6 +109,11 @@ private:
     CiphertextBatch apply_rotations(const char* op, const CiphertextBatch& a, const std::vector<int64_t>& steps,
                                     const GaloisKeys& keys) const;
     void check_galois_keys(const char* op, const CiphertextBatch& a, const GaloisKeys& keys) const;
+    // The NTT-form permutation and key of each step (nullptr for step 0); ValueError for a step
+    // out of range (naming `index_name` and its index), MissingKey naming every step without a key.
+    void galois_of_steps(const char* op, const CiphertextBatch& a, const std::vector<int64_t>& steps,
+                         const char* index_name, const GaloisKeys& keys, std::vector<const uint32_t*>& perms,
+                         std::vector<const KeySwitchKey*>& key_of) const;
     // The output of the automorphisms perms[c] with key switching by keys[c], in one batched call.
     CiphertextBatch run_galois(const CiphertextBatch& a, const std::vector<const uint32_t*>& perms,
                                const std::vector<const KeySwitchKey*>& keys) const;

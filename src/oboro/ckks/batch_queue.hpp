@@ -85,6 +85,12 @@ public:
     // *keys[c]; perms[c] == nullptr copies the element (rotation by 0). out must not alias a.
     virtual void apply_galois(const Context& ctx, BatchSpan out, ConstBatchSpan a, const uint32_t* const* perms,
                               const KeySwitchKey* const* keys) = 0;
+    // Hoisted rotations (Evaluator::rotate_many on every element): outs[r] (r < rotations, each
+    // shaped like a) = every element of a under the automorphism with NTT-form permutation
+    // perms[r] and key switching with *keys[r] (none null); ONE ModUp of each element's c1 serves
+    // all the rotations. The outs must not alias a.
+    virtual void rotate_hoisted(const Context& ctx, const BatchSpan* outs, size_t rotations, ConstBatchSpan a,
+                                const uint32_t* const* perms, const KeySwitchKey* const* keys) = 0;
 };
 
 // The CPU queue: runs each op when it is enqueued, spread over the thread pool

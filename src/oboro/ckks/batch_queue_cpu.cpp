@@ -6,12 +6,14 @@
 // comes from scratch_pool(): one workspace per running thread, reused from item to item, so the
 // loop does no heap allocation once the workspaces have grown.
 #include <cstring>
+#include <vector>
 
 #include "oboro/backend/cpu/eltwise.hpp"
 #include "oboro/backend/cpu/poly_ops.hpp"
 #include "oboro/ckks/batch_queue.hpp"
 #include "oboro/ckks/ciphertext_ops.hpp"
 #include "oboro/ckks/encoder.hpp"
+#include "oboro/ckks/hoisting.hpp"
 #include "oboro/ckks/keyswitch.hpp"
 #include "oboro/math/modarith.hpp"
 #include "oboro/util/parallel.hpp"
@@ -141,6 +143,16 @@ public:
             auto ws = scratch_pool().acquire();
             apply_galois_polys(ctx, level, a.poly(c, 0), a.poly(c, 1), perms[c], *keys[c], out.poly(c, 0),
                                out.poly(c, 1), *ws);
+        });
+    }
+
+    void rotate_hoisted(const Context& ctx, const BatchSpan* outs, size_t rotations, ConstBatchSpan a,
+                        const uint32_t* const* perms, const KeySwitchKey* const* keys) override {
+        parallel_for(a.count, [&](size_t c) {
+            std::vector<uint64_t*> out0s(rotations), out1s(rotations);
+            for (size_t r = 0; r < rotations; ++r) out0s[r] = outs[r].poly(c, 0), out1s[r] = outs[r].poly(c, 1);
+            rotate_hoisted_polys(ctx, int(a.limbs) - 1, a.poly(c, 0), a.poly(c, 1), rotations, perms, keys,
+                                 out0s.data(), out1s.data());
         });
     }
 

@@ -33,6 +33,21 @@ void HoistedDigits::inner_product(const uint32_t* perm, const KeySwitchKey& key,
     key_inner_product(ctx_, level_, digits, key, acc0, acc1, accumulate);
 }
 
+void rotate_hoisted_polys(const Context& ctx, int level, const uint64_t* c0, const uint64_t* c1, size_t rotations,
+                          const uint32_t* const* perms, const KeySwitchKey* const* keys, uint64_t* const* out0s,
+                          uint64_t* const* out1s) {
+    const size_t n = ctx.n(), limbs = size_t(level + 1), ne = ext_limbs(ctx, level);
+    HoistedDigits digits(ctx, level, c1);
+    AlignedBuffer<uint64_t> acc(2 * ne * n), ks0(limbs * n);
+    for (size_t r = 0; r < rotations; ++r) {
+        digits.inner_product(perms[r], *keys[r], acc.data(), acc.data() + ne * n, false);
+        mod_down(ctx, level, acc.data(), ks0.data());
+        mod_down(ctx, level, acc.data() + ne * n, out1s[r]);
+        cpu::permute(out0s[r], c0, perms[r], limbs, n);
+        cpu::add(out0s[r], out0s[r], ks0.data(), ctx.moduli(), limbs, n);
+    }
+}
+
 // ---- Evaluator: hoisted rotations ------------------------------------------------------------
 
 std::vector<uint64_t> Evaluator::check_rotations(const char* op, const Ciphertext& a, const std::vector<int64_t>& steps,
@@ -60,33 +75,27 @@ std::vector<Ciphertext> Evaluator::rotate_many(const Ciphertext& a, const std::v
                                                const GaloisKeys& keys, KeySwitchCounts* counts) const {
     const std::vector<uint64_t> elements = check_rotations("rotate_many", a, steps, keys);
     const Context& ctx = *ctx_;
-    const size_t n = ctx.n(), limbs = a.limbs(), ne = ext_limbs(ctx, a.level());
+    // outputs allocated up front: a copy for each step 0, a fresh ciphertext for each rotation
     std::vector<Ciphertext> out;
     out.reserve(steps.size());
-    bool any_key = false;
-    for (uint64_t g : elements) any_key |= g != 1;
-    if (!any_key) {
-        for (size_t i = 0; i < steps.size(); ++i) out.push_back(a);
-        return out;
-    }
-    HoistedDigits digits(ctx, a.level(), a.poly(1));
-    AlignedBuffer<uint64_t> acc(2 * ne * n), ks0(limbs * n);
+    std::vector<const uint32_t*> perms;
+    std::vector<const KeySwitchKey*> used_keys;
+    std::vector<uint64_t*> out0s, out1s;
     for (uint64_t g : elements) {
         if (g == 1) {
             out.push_back(a);
             continue;
         }
-        const uint32_t* perm = ctx.automorphism_permutation(g).data();
-        Ciphertext r(ctx, 2, a.level(), a.scale(), a.slots());
-        digits.inner_product(perm, keys.keys.at(g), acc.data(), acc.data() + ne * n, false);
-        mod_down(ctx, a.level(), acc.data(), ks0.data());
-        mod_down(ctx, a.level(), acc.data() + ne * n, r.poly(1));
-        cpu::permute(r.poly(0), a.poly(0), perm, limbs, n);
-        cpu::add(r.poly(0), r.poly(0), ks0.data(), ctx.moduli(), limbs, n);
-        out.push_back(std::move(r));
-        if (counts) counts->inner_products++, counts->mod_downs++;
+        out.emplace_back(ctx, 2, a.level(), a.scale(), a.slots());
+        perms.push_back(ctx.automorphism_permutation(g).data());
+        used_keys.push_back(&keys.keys.at(g));
     }
-    if (counts) counts->mod_ups++;
+    for (size_t i = 0; i < elements.size(); ++i)
+        if (elements[i] != 1) out0s.push_back(out[i].poly(0)), out1s.push_back(out[i].poly(1));
+    if (perms.empty()) return out;
+    rotate_hoisted_polys(ctx, a.level(), a.poly(0), a.poly(1), perms.size(), perms.data(), used_keys.data(),
+                         out0s.data(), out1s.data());
+    if (counts) counts->mod_ups++, counts->inner_products += perms.size(), counts->mod_downs += perms.size();
     return out;
 }
 

@@ -13,6 +13,7 @@
 // header has the building blocks and the operation counter.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "oboro/ckks/context.hpp"
@@ -59,5 +60,13 @@ private:
     AlignedBuffer<uint64_t> scratch_;          // the permuted digits (so one HoistedDigits is not
                                                // for concurrent use)
 };
+
+// Rotations of ONE ciphertext (c0, c1) at `level`: rotation r applies the automorphism with
+// NTT-form permutation perms[r] and key switches with *keys[r] (none null), into (out0s[r],
+// out1s[r]); one ModUp of c1 serves every rotation. Evaluator::rotate_many and the CPU batch
+// queue's hoisted rotations (batch_queue.hpp) both run this. Outputs must not alias c0 or c1.
+void rotate_hoisted_polys(const Context& ctx, int level, const uint64_t* c0, const uint64_t* c1, size_t rotations,
+                          const uint32_t* const* perms, const KeySwitchKey* const* keys, uint64_t* const* out0s,
+                          uint64_t* const* out1s);
 
 }  // namespace oboro::ckks

@@ -231,6 +231,30 @@ public:
         }
     }
 
+    // One ModUp of every element's c1, then per rotation the inner product through its
+    // permutation, ModDown, permutation and addition (for_each_hoisted_rotation_step).
+    void rotate_hoisted(const ckks::Context& ctx, const BatchSpan* outs, size_t rotations, ConstBatchSpan a,
+                        const uint32_t* const* perms, const ckks::KeySwitchKey* const* keys) override {
+        if (rotations == 0 || a.count == 0) return;
+        const int level = int(a.limbs) - 1;
+        std::vector<const uint32_t*> dev_perms(rotations);
+        std::vector<std::unique_ptr<StreamScratch>> key_arrays;  // count key pointers per rotation
+        std::vector<const uint64_t* const*> keys_per_rotation(rotations);
+        std::vector<uint64_t*> out_ptrs(rotations);
+        for (size_t r = 0; r < rotations; ++r) {
+            dev_perms[r] = device_perm(ctx, perms[r]);
+            const std::vector<const uint64_t*> ptrs(a.count, device_key(*keys[r]));
+            key_arrays.push_back(std::make_unique<StreamScratch>(words_for(a.count * sizeof(void*)), stream_));
+            keys_per_rotation[r] = key_arrays.back()->fill(ptrs.data(), ptrs.size());
+            out_ptrs[r] = outs[r].data;
+        }
+        StreamScratch scratch(kernels::key_switch_scratch(key_level(ctx, level), uint32_t(a.count)).total(), stream_);
+        const auto args = ks_args(ctx, level, a.data, nullptr, nullptr, keys[0]->qp_limbs, uint32_t(a.count),
+                                  scratch.get());
+        launch_hoisted_rotations(args, dev_perms.data(), keys_per_rotation.data(), out_ptrs.data(),
+                                 uint32_t(rotations), stream_);
+    }
+
 private:
     DeviceContext& dctx(const ckks::Context& ctx) {
         auto& slot = contexts_[ctx.id()];
