@@ -716,7 +716,7 @@ class Batch:
 
     def rotate_many(self, steps: Sequence[int]) -> list[Batch]:
         """
-        [self.rotate(k) for k in steps]: every element rotated by each step, one batched rotation per step (the same results as Ciphertext.rotate on each element; automatic mode reduces the steps modulo the slots and composes steps without a key, manual mode needs the key of every step).
+        Every element rotated by each step, as Ciphertext.rotate_many on each element (bit-identical): the steps with a key share one decomposition (ModUp) of each element, in one batched call; automatic mode reduces the steps modulo the slots and composes steps without a key, manual mode needs the key of every step (else MissingKey naming them).
         """
 
     def serialize(self, *, compress: bool = True) -> bytes:

@@ -11,8 +11,10 @@
 //    Ciphertext.sum with the same arguments, including the cost model's choice of h for 'auto'.
 //    On a GPU batch, 'auto' is 'doubling' (the data stays on the device); an explicit 'hoisted'
 //    downloads the batch once, runs on the CPU and uploads the result.
-//  * rotate_many(steps): [self.rotate(k) for k in steps], each one batched rotation (Batch.rotate,
-//    with automatic mode's composition of steps without a key).
+//  * rotate_many(steps): as Ciphertext.rotate_many on every element: the steps with a key are
+//    hoisted rotations of the whole batch (BatchEvaluator::rotate_many: one ModUp per element, one
+//    batched call, on the CPU or the GPU); in automatic mode a step without a key is composed from
+//    keyed steps (Batch.rotate).
 #include <cstring>
 #include <optional>
 #include <string>
@@ -57,9 +59,29 @@ PyBatch batch_sum(const PyBatch& self, std::optional<size_t> block, std::optiona
 }
 
 std::vector<PyBatch> batch_rotate_many(const PyBatch& self, const std::vector<int64_t>& steps) {
-    std::vector<PyBatch> out;
-    out.reserve(steps.size());
-    for (int64_t k : steps) out.push_back(rotate_batch(self, nb::int_(k)));
+    const State& s = *self.st;
+    std::vector<PyBatch> out(steps.size(), PyBatch{self.st, {}, self.shape, self.is_complex});
+    // As Ciphertext.rotate_many: the steps with a key share one ModUp per element (one batched
+    // call); in automatic mode the others are composed from keyed steps one by one (rotate).
+    std::vector<int64_t> hoisted;
+    std::vector<size_t> where;
+    CiphertextBatch a = self.batch;
+    {
+        nb::gil_scoped_release release;
+        if (s.auto_mode) relinearize_if_needed(s, a, "rotate_many");
+    }
+    for (size_t i = 0; i < steps.size(); ++i) {
+        const std::optional<int64_t> k = s.auto_mode ? keyed_step(s, steps[i], int64_t(a.slots())) : steps[i];
+        if (k) {
+            hoisted.push_back(*k);
+            where.push_back(i);
+        } else {
+            out[i] = rotate_batch(self, nb::int_(steps[i]));
+        }
+    }
+    nb::gil_scoped_release release;
+    std::vector<CiphertextBatch> h = evaluator(s, a).rotate_many(a, hoisted, galois_keys(s));
+    for (size_t j = 0; j < h.size(); ++j) out[where[j]].batch = std::move(h[j]);
     return out;
 }
 
@@ -78,9 +100,10 @@ void add_batch_trace_methods(nb::class_<PyBatch>& b) {
               .c_str());
     b.def("rotate_many", &batch_rotate_many, "steps"_a,
           nb::sig("def rotate_many(self, steps: collections.abc.Sequence[int]) -> list[Batch]"),
-          "[self.rotate(k) for k in steps]: every element rotated by each step, one batched rotation per step (the "
-          "same results as Ciphertext.rotate on each element; automatic mode reduces the steps modulo the slots and "
-          "composes steps without a key, manual mode needs the key of every step).");
+          "Every element rotated by each step, as Ciphertext.rotate_many on each element (bit-identical): the "
+          "steps with a key share one decomposition (ModUp) of each element, in one batched call; automatic mode "
+          "reduces the steps modulo the slots and composes steps without a key, manual mode needs the key of every "
+          "step (else MissingKey naming them).");
 }
 
 }  // namespace oboro::py
