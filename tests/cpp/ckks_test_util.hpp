@@ -23,6 +23,17 @@ namespace oboro::test {
 using cplx = std::complex<double>;
 using namespace oboro::ckks;
 
+// N = 32, moduli {60, 45, 50} bits, one 61-bit special prime, no security check: a ring small
+// enough that tests cover every coefficient, with primes above and below the IFMA bound.
+inline Parameters small_parameters() {
+    Parameters p;
+    p.log_n = 5;
+    p.q_bits = {60, 45, 50};
+    p.p_bits = {61};
+    p.security = SecurityLevel::none;
+    return p;
+}
+
 struct Keys {
     ContextPtr ctx;
     std::unique_ptr<KeyGenerator> keygen;

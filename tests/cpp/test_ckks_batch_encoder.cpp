@@ -17,15 +17,6 @@
 namespace oboro::test {
 namespace {
 
-Parameters small_params() {
-    Parameters p;
-    p.log_n = 5;
-    p.q_bits = {60, 45, 50};
-    p.p_bits = {61};
-    p.security = SecurityLevel::none;
-    return p;
-}
-
 // rows x row_length values: random rows, a zero row, and (huge) a row scaled up by 2^30.
 std::vector<cplx> rows_of(size_t rows, size_t row_length, bool huge) {
     std::vector<cplx> v;
@@ -58,7 +49,7 @@ void expect_rows_encoded(const ContextPtr& ctx, int level, double scale, size_t 
 }
 
 TEST(BatchEncoder, EachElementIsEncodersPlaintext) {
-    for (const auto& params : {Parameters::preset("S1"), Parameters::preset("S2"), small_params()}) {
+    for (const auto& params : {Parameters::preset("S1"), Parameters::preset("S2"), small_parameters()}) {
         const auto ctx = Context::create(params);
         SCOPED_TRACE("log_n " + std::to_string(params.log_n));
         for (int level : {-1, 0}) {
@@ -76,7 +67,7 @@ TEST(BatchEncoder, CoefficientsBeyond2To63AreExact) {
 }
 
 TEST(BatchEncoder, Errors) {
-    const auto ctx = Context::create(small_params());
+    const auto ctx = Context::create(small_parameters());
     const Encoder encoder(ctx);
     const size_t slots = ctx->max_slots();
     const auto values = rows_of(3, slots, false);

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "ckks_test_util.hpp"
 #include "cuda_emulated_util.hpp"
 #include "oboro/backend/cuda/batch_kernels.hpp"
 #include "oboro/ckks/batch_queue.hpp"
@@ -93,11 +94,7 @@ void run_case(const Context& ctx, const Case& cs, bool in_place) {
 }
 
 TEST(CudaBatchEmulated, ElementwiseOpsMatchCpuQueue) {
-    oboro::ckks::Parameters small;
-    small.log_n = 5;
-    small.q_bits = {60, 45, 50};
-    small.p_bits = {61};
-    small.security = oboro::ckks::SecurityLevel::none;
+    const oboro::ckks::Parameters small = oboro::test::small_parameters();
     const std::vector<Case> cases = {
         {BatchOp::add, 3, 2},        {BatchOp::add, 1, 2}, {BatchOp::add, 3, 1}, {BatchOp::sub, 3, 2},
         {BatchOp::sub, 1, 1},        {BatchOp::negate, 0, 0}, {BatchOp::add_scalar, 0, 0},

@@ -54,11 +54,7 @@ void expect_emulated_encode_matches_cpu(const ckks::ContextPtr& ctx_ptr, int lev
 }
 
 TEST(CudaEncodeEmulated, MatchesCpuQueue) {
-    oboro::ckks::Parameters small;
-    small.log_n = 5;
-    small.q_bits = {60, 45, 50};
-    small.p_bits = {61};
-    small.security = oboro::ckks::SecurityLevel::none;
+    const oboro::ckks::Parameters small = oboro::test::small_parameters();
     for (const auto& params : {oboro::ckks::Parameters::preset("S1"), oboro::ckks::Parameters::preset("S2"), small}) {
         const auto ctx = ckks::Context::create(params);
         for (int level : {ctx->max_level(), 0})

@@ -177,11 +177,7 @@ TEST(CudaRescaleEmulated, MatchesEvaluatorRescaleOnCiphertexts) {
 // ModDown with one special prime (S1, S2 and a small context): the same kernels with P as the
 // dropped prime, bit for bit ckks::mod_down on random extended polynomials (l+1 limbs and P).
 TEST(CudaRescaleEmulated, ModDownWithOneSpecialPrimeMatchesCpu) {
-    oboro::ckks::Parameters small;
-    small.log_n = 5;
-    small.q_bits = {60, 45, 50};
-    small.p_bits = {61};
-    small.security = oboro::ckks::SecurityLevel::none;
+    const oboro::ckks::Parameters small = oboro::test::small_parameters();
     for (const auto& params : {oboro::ckks::Parameters::preset("S1"), oboro::ckks::Parameters::preset("S2"), small}) {
         const auto ctx = Context::create(params);
         ASSERT_EQ(ctx->p_count(), 1u);
