@@ -48,6 +48,28 @@ void rotate_hoisted_polys(const Context& ctx, int level, const uint64_t* c0, con
     }
 }
 
+void rotate_sum_polys(const Context& ctx, int level, const uint64_t* c0, const uint64_t* c1, size_t rotations,
+                      const uint32_t* const* perms, const KeySwitchKey* const* keys, size_t identities, uint64_t* out0,
+                      uint64_t* out1) {
+    const size_t n = ctx.n(), limbs = size_t(level + 1), ne = ext_limbs(ctx, level);
+    // out = (sum_r sigma_r(c0), 0) + ModDown(sum_r <sigma_r(digits), key_r>) + identities * (c0, c1)
+    AlignedBuffer<uint64_t> tmp(limbs * n), acc(2 * ne * n);
+    for (size_t r = 0; r < rotations; ++r) {
+        cpu::permute(r == 0 ? out0 : tmp.data(), c0, perms[r], limbs, n);
+        if (r > 0) cpu::add(out0, out0, tmp.data(), ctx.moduli(), limbs, n);
+    }
+    HoistedDigits digits(ctx, level, c1);
+    for (size_t r = 0; r < rotations; ++r)
+        digits.inner_product(perms[r], *keys[r], acc.data(), acc.data() + ne * n, r > 0);
+    mod_down(ctx, level, acc.data(), tmp.data());
+    mod_down(ctx, level, acc.data() + ne * n, out1);
+    cpu::add(out0, out0, tmp.data(), ctx.moduli(), limbs, n);
+    for (size_t i = 0; i < identities; ++i) {
+        cpu::add(out0, out0, c0, ctx.moduli(), limbs, n);
+        cpu::add(out1, out1, c1, ctx.moduli(), limbs, n);
+    }
+}
+
 // ---- Evaluator: hoisted rotations ------------------------------------------------------------
 
 std::vector<uint64_t> Evaluator::check_rotations(const char* op, const Ciphertext& a, const std::vector<int64_t>& steps,
@@ -104,43 +126,22 @@ Ciphertext Evaluator::rotate_sum(const Ciphertext& a, const std::vector<int64_t>
     const std::vector<uint64_t> elements = check_rotations("rotate_sum", a, steps, keys);
     if (steps.empty()) raise<ValueError>("rotate_sum: no steps given for operand 'a' (", describe(a), ")");
     const Context& ctx = *ctx_;
-    const size_t n = ctx.n(), limbs = a.limbs(), ne = ext_limbs(ctx, a.level());
-    // out = (sum_g sigma_g(c0), 0) + ModDown(sum_g <sigma_g(digits), key_g>) + (identity terms)
-    Ciphertext out(ctx, 2, a.level(), a.scale(), a.slots());
-    AlignedBuffer<uint64_t> tmp(limbs * n);
+    std::vector<const uint32_t*> perms;
+    std::vector<const KeySwitchKey*> used_keys;
     size_t identities = 0;
-    bool first = true;
     for (uint64_t g : elements) {
         if (g == 1) {
             ++identities;
             continue;
         }
-        cpu::permute(first ? out.poly(0) : tmp.data(), a.poly(0), ctx.automorphism_permutation(g).data(), limbs, n);
-        if (!first) cpu::add(out.poly(0), out.poly(0), tmp.data(), ctx.moduli(), limbs, n);
-        first = false;
+        perms.push_back(ctx.automorphism_permutation(g).data());
+        used_keys.push_back(&keys.keys.at(g));
     }
-    if (first) {  // only identities: a times their number, exactly
-        out = multiply_integer(a, int64_t(identities));
-        return out;
-    }
-    HoistedDigits digits(ctx, a.level(), a.poly(1));
-    AlignedBuffer<uint64_t> acc(2 * ne * n);
-    first = true;
-    for (uint64_t g : elements) {
-        if (g == 1) continue;
-        digits.inner_product(ctx.automorphism_permutation(g).data(), keys.keys.at(g), acc.data(), acc.data() + ne * n,
-                             !first);
-        first = false;
-        if (counts) counts->inner_products++;
-    }
-    mod_down(ctx, a.level(), acc.data(), tmp.data());
-    mod_down(ctx, a.level(), acc.data() + ne * n, out.poly(1));
-    cpu::add(out.poly(0), out.poly(0), tmp.data(), ctx.moduli(), limbs, n);
-    for (size_t i = 0; i < identities; ++i) {
-        cpu::add(out.poly(0), out.poly(0), a.poly(0), ctx.moduli(), limbs, n);
-        cpu::add(out.poly(1), out.poly(1), a.poly(1), ctx.moduli(), limbs, n);
-    }
-    if (counts) counts->mod_ups++, counts->mod_downs++;
+    if (perms.empty()) return multiply_integer(a, int64_t(identities));  // only identities: exact
+    Ciphertext out(ctx, 2, a.level(), a.scale(), a.slots());
+    rotate_sum_polys(ctx, a.level(), a.poly(0), a.poly(1), perms.size(), perms.data(), used_keys.data(), identities,
+                     out.poly(0), out.poly(1));
+    if (counts) counts->mod_ups++, counts->inner_products += perms.size(), counts->mod_downs++;
     return out;
 }
 

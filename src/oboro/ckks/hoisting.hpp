@@ -69,4 +69,13 @@ void rotate_hoisted_polys(const Context& ctx, int level, const uint64_t* c0, con
                           const uint32_t* const* perms, const KeySwitchKey* const* keys, uint64_t* const* out0s,
                           uint64_t* const* out1s);
 
+// The sum of rotations of ONE ciphertext with lazy ModDown (Evaluator::rotate_sum): out =
+// sum_r sigma_r(c0, c1) + identities * (c0, c1), where rotation r has permutation perms[r] and
+// key *keys[r] (rotations >= 1, none null): one ModUp, `rotations` inner products accumulated
+// over Q*P, one ModDown. Evaluator::rotate_sum and the CPU batch queue both run this. Outputs
+// must not alias c0 or c1.
+void rotate_sum_polys(const Context& ctx, int level, const uint64_t* c0, const uint64_t* c1, size_t rotations,
+                      const uint32_t* const* perms, const KeySwitchKey* const* keys, size_t identities, uint64_t* out0,
+                      uint64_t* out1);
+
 }  // namespace oboro::ckks
