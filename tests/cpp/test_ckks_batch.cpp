@@ -230,7 +230,7 @@ TEST_P(BatchTest, RotationsBitExact) {
 
 // Hoisted rotations of a batch: output r equals Evaluator::rotate_many's rotation r of every
 // element, bit for bit (step 0: a copy), including the largest step.
-TEST_P(BatchTest, RotateManyBitExact) {
+TEST_P(BatchTest, RotateManyAndRotateSumBitExact) {
     const Evaluator& ev = *k().eval;
     const BatchEvaluator bev(k().ctx);
     auto a = encrypt_many(k(), 3, 850);
@@ -248,6 +248,15 @@ TEST_P(BatchTest, RotateManyBitExact) {
         SCOPED_TRACE("step " + std::to_string(steps[i]));
         expect_elements(got[i], want[i]);
     }
+    // the hoisted sum: Evaluator::rotate_sum on every element, identities included
+    const std::vector<int64_t> sum_steps = {0, 1, 5, 0, -1};
+    std::vector<Ciphertext> sums, only_identities;
+    for (const auto& ct : a.cts) {
+        sums.push_back(ev.rotate_sum(ct, sum_steps, k().gk));
+        only_identities.push_back(ev.rotate_sum(ct, {0, 0, 0}, k().gk));
+    }
+    expect_elements(bev.rotate_sum(A, sum_steps, k().gk), sums);
+    expect_elements(bev.rotate_sum(A, {0, 0, 0}, k().gk), only_identities);
     EXPECT_TRUE(bev.rotate_many(A, {}, k().gk).empty());
     const auto zeros = bev.rotate_many(A, {0}, k().gk);  // no key switch at all: a copy
     EXPECT_TRUE(same_batch(zeros.at(0), A));
@@ -400,6 +409,10 @@ public:
                         const uint32_t* const* perms, const KeySwitchKey* const* keys) override {
         ++kernels, cpu().rotate_hoisted(c, outs, rotations, a, perms, keys);
     }
+    void rotate_sum_hoisted(const Context& c, BatchSpan o, ConstBatchSpan a, size_t rotations,
+                            const uint32_t* const* perms, const KeySwitchKey* const* keys, size_t identities) override {
+        ++kernels, cpu().rotate_sum_hoisted(c, o, a, rotations, perms, keys, identities);
+    }
 
 private:
     static BatchQueue& cpu() { return cpu_batch_queue(); }
@@ -434,6 +447,7 @@ TEST(BatchQueueContract, OneKernelPerOpAndNoWaiting) {
         {"rotate", [&] { (void)bev.rotate(A, 1, k.gk); }},
         {"rotate per element", [&] { (void)bev.rotate(A, std::vector<int64_t>{1, 0, -1, 5, 1}, k.gk); }},
         {"rotate_many (hoisted)", [&] { (void)bev.rotate_many(A, {1, 0, -1, 5}, k.gk); }},
+        {"rotate_sum (hoisted)", [&] { (void)bev.rotate_sum(A, {0, 1, -1, 5}, k.gk); }},
         {"conjugate", [&] { (void)bev.conjugate(A, k.gk); }},
         {"encode_batch", [&] { (void)encode_batch(*k.encoder, random_complex(5 * 8, 1.0, 2200), 5, -1, 0, 0, &q); }},
     };
@@ -526,6 +540,8 @@ TEST(BatchErrors, OperandsCheckedBeforeAnyWork) {
     EXPECT_ERROR(MissingKey, bev.rotate_many(A, {1, 2, 3, 2}, k.gk), "rotate_many", "2,3");
     EXPECT_ERROR(ValueError, bev.rotate_many(A, {1, -slots}, k.gk), "rotate_many", "step 1", "out of range");
     EXPECT_ERROR(ValueError, bev.rotate_many(T, {1}, k.gk), "rotate_many", "3 polynomials");
+    EXPECT_ERROR(ValueError, bev.rotate_sum(A, {}, k.gk), "rotate_sum", "no steps");
+    EXPECT_ERROR(MissingKey, bev.rotate_sum(A, {0, 2}, k.gk), "rotate_sum", "by 2");
     EXPECT_ERROR(ValueError, bev.conjugate(T, k.gk), "conjugate", "3 polynomials");
     EXPECT_ERROR(MissingKey, bev.conjugate(A, k.keygen->galois_keys({1})), "conjugate", "no conjugation key");
     X = A;

@@ -58,6 +58,10 @@ public:
                         const uint32_t* const* perms, const KeySwitchKey* const* keys) override {
         cpu().rotate_hoisted(c, outs, rotations, a, perms, keys);
     }
+    void rotate_sum_hoisted(const Context& c, BatchSpan o, ConstBatchSpan a, size_t rotations,
+                            const uint32_t* const* perms, const KeySwitchKey* const* keys, size_t identities) override {
+        cpu().rotate_sum_hoisted(c, o, a, rotations, perms, keys, identities);
+    }
 
 private:
     static BatchQueue& cpu() { return cpu_batch_queue(); }

@@ -440,6 +440,8 @@ TEST_F(CudaDevice, BatchEvaluatorOnGpuMatchesCpu) {
         const std::vector<int64_t> many = {1, 0, 5, -1};
         const auto gm = gpu.rotate_many(da, many, keys.gk), cm = cpu.rotate_many(ha, many, keys.gk);
         for (size_t r = 0; r < many.size(); ++r) same(gm[r], cm[r], "rotate_many (hoisted)");
+        same(gpu.rotate_sum(da, {0, 1, 5, 0, -1}, keys.gk), cpu.rotate_sum(ha, {0, 1, 5, 0, -1}, keys.gk),
+             "rotate_sum (hoisted, lazy ModDown)");
 
         // batched encoding on the device (batch_encoder.hpp), sparse and full, then used as operand
         for (size_t slots : {size_t(8), ctx.max_slots()}) {

@@ -365,4 +365,50 @@ TEST(CudaKeySwitchEmulated, HoistedRotationsMatchRotateMany) {
     }
 }
 
+// The hoisted sum of rotations of a batch: one ModUp, the inner products accumulated, one
+// ModDown, the permuted c0's and the identities added: bit for bit Evaluator::rotate_sum of each
+// element (two identities among the steps), and it decrypts to the sum of the rotated vectors.
+TEST(CudaKeySwitchEmulated, HoistedSumMatchesRotateSum) {
+    for (const std::string preset : {"S1", "S2"}) {
+        SCOPED_TRACE(preset);
+        OpsFixture f(preset);
+        const size_t slots = f.ctx.max_slots();
+        const auto v0 = test_vector(slots, 0.4), v1 = test_vector(slots, 2.5);
+        const std::vector<Ciphertext> cts = {f.keys.encrypt(v0), f.keys.encrypt(v1)};
+        const kernels::KeySwitchHostData h(f.ctx, cts[0].level());
+        const auto in = batch_of(cts);
+        const std::vector<int64_t> steps = {0, 1, 5, 0, -1};
+        std::vector<const uint32_t*> perms;
+        std::vector<std::vector<const uint64_t*>> key_arrays;
+        std::vector<const uint64_t* const*> keys_per_rotation;
+        uint32_t identities = 0;
+        for (int64_t step : steps) {
+            if (step == 0) {
+                ++identities;
+                continue;
+            }
+            const uint64_t g = f.ctx.galois_element(step);
+            perms.push_back(f.ctx.automorphism_permutation(g).data());
+            key_arrays.emplace_back(in.count, f.keys.gk.keys.at(g).data.data());
+        }
+        for (const auto& k : key_arrays) keys_per_rotation.push_back(k.data());
+        std::vector<uint64_t> out, scratch, tmp(in.data.size(), 0xABCD);
+        auto a = f.args(h, in, out, scratch, {}, f.keys.gk.keys.begin()->second.qp_limbs);
+        EmulatedKeySwitchOps ops;
+        kernels::for_each_hoisted_sum_step(a, perms.data(), keys_per_rotation.data(), uint32_t(perms.size()),
+                                           identities, tmp.data(), ops);
+        for (uint32_t c = 0; c < in.count; ++c) {
+            SCOPED_TRACE("element " + std::to_string(c));
+            expect_element_equals(out, c, f.keys.eval->rotate_sum(cts[c], steps, f.keys.gk));
+        }
+        Ciphertext sum = cts[0];
+        std::copy(out.begin(), out.begin() + std::ptrdiff_t(sum.size() * sum.limbs() * sum.n()), sum.data());
+        const auto dec = f.keys.decrypt(sum);
+        for (size_t i = 0; i < slots; ++i) {
+            const auto want = 2.0 * v0[i] + v0[(i + 1) % slots] + v0[(i + 5) % slots] + v0[(i + slots - 1) % slots];
+            ASSERT_LT(std::abs(dec[i] - want), 1e-4) << i;
+        }
+    }
+}
+
 }  // namespace

@@ -402,6 +402,35 @@ std::vector<CiphertextBatch> BatchEvaluator::rotate_many(const CiphertextBatch& 
     return out;
 }
 
+CiphertextBatch BatchEvaluator::rotate_sum(const CiphertextBatch& a, const std::vector<int64_t>& steps,
+                                           const GaloisKeys& keys) const {
+    check_batch("rotate_sum", a, "a");
+    if (steps.empty()) raise<ValueError>("rotate_sum: no steps given for operand 'a' (", describe(a), ")");
+    std::vector<const uint32_t*> perms;
+    std::vector<const KeySwitchKey*> key_of;
+    galois_of_steps("rotate_sum", a, steps, "step", keys, perms, key_of);
+    std::vector<const uint32_t*> used_perms;
+    std::vector<const KeySwitchKey*> used_keys;
+    size_t identities = 0;
+    for (size_t r = 0; r < steps.size(); ++r) {
+        if (!perms[r]) {
+            ++identities;
+            continue;
+        }
+        used_perms.push_back(perms[r]);
+        used_keys.push_back(key_of[r]);
+    }
+    if (used_perms.empty()) {  // only identities: a times their number, exactly (as Evaluator's)
+        CiphertextBatch out = a;
+        multiply_integer_inplace(out, int64_t(identities));
+        return out;
+    }
+    CiphertextBatch out(*ctx_, a.count(), 2, a.level(), a.scale(), a.slots(), memory());
+    queue_->rotate_sum_hoisted(*ctx_, span_of(out), span_of(a), used_perms.size(), used_perms.data(),
+                               used_keys.data(), identities);
+    return out;
+}
+
 CiphertextBatch BatchEvaluator::conjugate(const CiphertextBatch& a, const GaloisKeys& keys) const {
     check_batch("conjugate", a, "a");
     check_galois_keys("conjugate", a, keys);

@@ -91,6 +91,11 @@ public:
     // every step without a key).
     std::vector<CiphertextBatch> rotate_many(const CiphertextBatch& a, const std::vector<int64_t>& steps,
                                              const GaloisKeys& keys) const;
+    // The sum of every element's rotations by `steps` (0 allowed), Evaluator::rotate_sum on each
+    // element bit for bit: one ModUp per element, the inner products accumulated, one ModDown, in
+    // one batched call. Errors as rotate_many's, and ValueError for no steps.
+    CiphertextBatch rotate_sum(const CiphertextBatch& a, const std::vector<int64_t>& steps,
+                               const GaloisKeys& keys) const;
     // Every element complex-conjugated (needs the conjugation key, else MissingKey).
     CiphertextBatch conjugate(const CiphertextBatch& a, const GaloisKeys& keys) const;
 

@@ -91,6 +91,13 @@ public:
     // all the rotations. The outs must not alias a.
     virtual void rotate_hoisted(const Context& ctx, const BatchSpan* outs, size_t rotations, ConstBatchSpan a,
                                 const uint32_t* const* perms, const KeySwitchKey* const* keys) = 0;
+    // The hoisted sum of rotations (Evaluator::rotate_sum on every element): out = sum_r
+    // sigma_r(a) + identities * a, rotation r with permutation perms[r] and key *keys[r]
+    // (rotations >= 1, none null); one ModUp, the inner products accumulated over Q*P and ONE
+    // ModDown per element. out must not alias a.
+    virtual void rotate_sum_hoisted(const Context& ctx, BatchSpan out, ConstBatchSpan a, size_t rotations,
+                                    const uint32_t* const* perms, const KeySwitchKey* const* keys,
+                                    size_t identities) = 0;
 };
 
 // The CPU queue: runs each op when it is enqueued, spread over the thread pool

@@ -156,6 +156,14 @@ public:
         });
     }
 
+    void rotate_sum_hoisted(const Context& ctx, BatchSpan out, ConstBatchSpan a, size_t rotations,
+                            const uint32_t* const* perms, const KeySwitchKey* const* keys, size_t identities) override {
+        parallel_for(a.count, [&](size_t c) {
+            rotate_sum_polys(ctx, int(a.limbs) - 1, a.poly(c, 0), a.poly(c, 1), rotations, perms, keys, identities,
+                             out.poly(c, 0), out.poly(c, 1));
+        });
+    }
+
 private:
     void add_or_sub(const Context& ctx, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b, bool subtract) {
         const cpu::EltwiseKernels& kn = cpu::eltwise_active();

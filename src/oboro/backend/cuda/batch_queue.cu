@@ -237,22 +237,28 @@ public:
                         const uint32_t* const* perms, const ckks::KeySwitchKey* const* keys) override {
         if (rotations == 0 || a.count == 0) return;
         const int level = int(a.limbs) - 1;
-        std::vector<const uint32_t*> dev_perms(rotations);
-        std::vector<std::unique_ptr<StreamScratch>> key_arrays;  // count key pointers per rotation
-        std::vector<const uint64_t* const*> keys_per_rotation(rotations);
+        const RotationSet set(*this, ctx, a.count, rotations, perms, keys);
         std::vector<uint64_t*> out_ptrs(rotations);
-        for (size_t r = 0; r < rotations; ++r) {
-            dev_perms[r] = device_perm(ctx, perms[r]);
-            const std::vector<const uint64_t*> ptrs(a.count, device_key(*keys[r]));
-            key_arrays.push_back(std::make_unique<StreamScratch>(words_for(a.count * sizeof(void*)), stream_));
-            keys_per_rotation[r] = key_arrays.back()->fill(ptrs.data(), ptrs.size());
-            out_ptrs[r] = outs[r].data;
-        }
+        for (size_t r = 0; r < rotations; ++r) out_ptrs[r] = outs[r].data;
         StreamScratch scratch(kernels::key_switch_scratch(key_level(ctx, level), uint32_t(a.count)).total(), stream_);
         const auto args = ks_args(ctx, level, a.data, nullptr, nullptr, keys[0]->qp_limbs, uint32_t(a.count),
                                   scratch.get());
-        launch_hoisted_rotations(args, dev_perms.data(), keys_per_rotation.data(), out_ptrs.data(),
-                                 uint32_t(rotations), stream_);
+        launch_hoisted_rotations(args, set.perms.data(), set.keys.data(), out_ptrs.data(), uint32_t(rotations),
+                                 stream_);
+    }
+    // One ModUp, the inner products accumulated, one ModDown (for_each_hoisted_sum_step).
+    void rotate_sum_hoisted(const ckks::Context& ctx, BatchSpan out, ConstBatchSpan a, size_t rotations,
+                            const uint32_t* const* perms, const ckks::KeySwitchKey* const* keys,
+                            size_t identities) override {
+        if (rotations == 0 || a.count == 0) return;
+        const int level = int(a.limbs) - 1;
+        const RotationSet set(*this, ctx, a.count, rotations, perms, keys);
+        StreamScratch scratch(kernels::key_switch_scratch(key_level(ctx, level), uint32_t(a.count)).total(), stream_);
+        StreamScratch tmp(a.count * 2 * a.limbs * a.n, stream_);
+        const auto args = ks_args(ctx, level, a.data, out.data, nullptr, keys[0]->qp_limbs, uint32_t(a.count),
+                                  scratch.get());
+        launch_hoisted_sum(args, set.perms.data(), set.keys.data(), uint32_t(rotations), uint32_t(identities),
+                           tmp.get(), stream_);
     }
 
 private:
@@ -327,6 +333,23 @@ private:
         args.perm_count = same_perm ? 1 : uint32_t(count);
         launch_rotate(args, stream_);
     }
+
+    // The device permutations of `rotations` automorphisms and, per rotation, a device array of
+    // `count` pointers to its key (the inner product reads element c's key from it).
+    struct RotationSet {
+        std::vector<const uint32_t*> perms;
+        std::vector<const uint64_t* const*> keys;
+        std::vector<std::unique_ptr<StreamScratch>> key_arrays;
+        RotationSet(CudaBatchQueue& q, const ckks::Context& ctx, size_t count, size_t rotations,
+                    const uint32_t* const* host_perms, const ckks::KeySwitchKey* const* host_keys) {
+            for (size_t r = 0; r < rotations; ++r) {
+                perms.push_back(q.device_perm(ctx, host_perms[r]));
+                const std::vector<const uint64_t*> ptrs(count, q.device_key(*host_keys[r]));
+                key_arrays.push_back(std::make_unique<StreamScratch>(words_for(count * sizeof(void*)), q.stream_));
+                keys.push_back(key_arrays.back()->fill(ptrs.data(), ptrs.size()));
+            }
+        }
+    };
 
     // polys polynomials of level+1 limbs at in -> level limbs at out (may be in).
     void rescale_rows(const ckks::Context& ctx, uint64_t* out, const uint64_t* in, uint32_t polys, int level) {

@@ -347,7 +347,9 @@ template <typename Ops> void for_each_mod_down_step(const KeySwitchArgs& a, uint
 }
 
 // The key inner product of the digits in b.digits into b.acc (2 count accumulators of ne limbs).
-template <typename Ops> void inner_product_step(const KeySwitchArgs& a, const KeySwitchBuffers& b, Ops& ops) {
+// accumulate: added to the accumulators (a sum of key switches, ModDown'd once).
+template <typename Ops>
+void inner_product_step(const KeySwitchArgs& a, const KeySwitchBuffers& b, Ops& ops, bool accumulate = false) {
     const KeySwitchLevel& L = a.level;
     const uint64_t n = uint64_t(1) << L.plan.log_n;
     InnerProductArgs ip;
@@ -365,6 +367,7 @@ template <typename Ops> void inner_product_step(const KeySwitchArgs& a, const Ke
     ip.beta = L.beta;
     ip.count = a.count;
     ip.chunk = L.chunk;
+    ip.accumulate = accumulate;
     ops.inner_product(static_cast<const InnerProductArgs&>(ip));
 }
 
@@ -489,6 +492,36 @@ void for_each_hoisted_rotation_step(const CiphertextKeySwitchArgs& a, const uint
         permute_into(a, outs[r], perms[r], 1, ops);
         add_key_switched_pair(a, outs[r], 2 * poly, 1, outs[r], ks.out, ops);
     }
+}
+
+// The hoisted sum of rotations (Evaluator::rotate_sum for a batch): out = sum_r sigma_r(in) +
+// identities * in for every element, rotation r with permutation perms[r] (n entries, the same
+// for the batch) and Galois key keys_per_rotation[r] (a device array of count pointers),
+// rotations >= 1. ONE ModUp of the c1's; the inner products through each permutation accumulate
+// over Q*P (lazy ModDown) and ONE ModDown follows; then sum_r sigma_r(c0) (a permutation of both
+// polynomials into `tmp`, count x 2 x nq x n words, and an addition of the c0's per rotation),
+// the key-switched pair and the identities are added. out must not alias in or tmp.
+template <typename Ops>
+void for_each_hoisted_sum_step(const CiphertextKeySwitchArgs& a, const uint32_t* const* perms,
+                               const uint64_t* const* const* keys_per_rotation, uint32_t rotations,
+                               uint32_t identities, uint64_t* tmp, Ops& ops) {
+    const uint64_t poly = uint64_t(a.level.nq) << a.level.plan.log_n;
+    KeySwitchArgs ks = key_switch_part(a, a.in + poly, 2 * poly);
+    const KeySwitchBuffers b(ks);
+    for_each_mod_up_step(ks, b, ops);
+    for (uint32_t r = 0; r < rotations; ++r) {
+        ks.perm = perms[r];
+        ks.keys = keys_per_rotation[r];
+        inner_product_step(ks, b, ops, r > 0);
+    }
+    for_each_mod_down_step(ks, b.acc, b.drop, ops);
+    permute_into(a, a.out, perms[0], 1, ops);
+    for (uint32_t r = 1; r < rotations; ++r) {
+        permute_into(a, tmp, perms[r], 1, ops);
+        add_key_switched_pair(a, tmp, 2 * poly, 1, a.out, a.out, ops);  // out(c, 0) += sigma_r(c0)
+    }
+    add_key_switched_pair(a, a.out, 2 * poly, 1, a.out, ks.out, ops);  // (sum + ks0, ks1)
+    for (uint32_t i = 0; i < identities; ++i) add_key_switched_pair(a, a.in, 2 * poly, 2, a.out, a.out, ops);
 }
 
 // Multiply, relinearize and rescale, fused (level >= 1): a, b = count x 2 polys (b_count 1:
