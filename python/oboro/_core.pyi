@@ -697,7 +697,7 @@ class Batch:
 
     def sum(self, block: int | None = None, stride: int | None = None, count: int | None = None, strategy: str = 'auto', h: int | None = None) -> Batch:
         """
-        Ciphertext.sum on every element, bit-identical to it; 'doubling' runs one batched rotation per round for all elements, 'hoisted' and 'auto' run the hoisted algorithm per element (it shares one ModUp per ciphertext). On a GPU batch 'auto' is 'doubling', which stays on the device; 'hoisted' runs on the CPU (one download, one upload).
+        Ciphertext.sum on every element, bit-identical to it; 'doubling' runs one batched rotation per round for all elements, 'hoisted' and 'auto' one batched hoisted sum per iteration (one ModUp per element shared by the iteration's rotations); on the CPU or the GPU, where the batch lives.
 
         Rotate-and-sum (a trace-type function), one key switch per round or hoisted.
 

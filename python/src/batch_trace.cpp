@@ -2,20 +2,16 @@
 // oboro.Ciphertext (trace.cpp) on every element of a batch, with the same arguments and results.
 //
 // How each runs, and why:
-//  * sum(strategy='doubling'): rotate_and_sum_doubling (ckks/trace.hpp), one batched rotation and
-//    one batched addition per round for all d elements.
-//  * sum(strategy='hoisted' / 'auto'): the hoisted algorithm shares ONE decomposition (ModUp) of
-//    a ciphertext among its rotations; the batch queue has no hoisted kernel, so each element
-//    runs the C++ rotate_and_sum itself. Its copy in and out (4 (l+1) N words) is small next to
-//    the key switches (dnum ModUps of (l+1+k) N words each), and the result is bit-identical to
-//    Ciphertext.sum with the same arguments, including the cost model's choice of h for 'auto'.
-//    On a GPU batch, 'auto' is 'doubling' (the data stays on the device); an explicit 'hoisted'
-//    downloads the batch once, runs on the CPU and uploads the result.
+//  * sum(...): ckks::rotate_and_sum on the batch (ckks/trace.hpp), bit-identical to Ciphertext.sum
+//    on each element with the same arguments (the same cost-model choice of h for 'auto'):
+//    'doubling' is one batched rotation and one batched addition per round for all d elements;
+//    'hoisted' (and 'auto') one batched hoisted sum per iteration (BatchEvaluator::rotate_sum:
+//    one ModUp per element shared by the iteration's rotations, one ModDown). Both run where the
+//    batch lives, on the CPU or the GPU.
 //  * rotate_many(steps): as Ciphertext.rotate_many on every element: the steps with a key are
 //    hoisted rotations of the whole batch (BatchEvaluator::rotate_many: one ModUp per element, one
 //    batched call, on the CPU or the GPU); in automatic mode a step without a key is composed from
 //    keyed steps (Batch.rotate).
-#include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,19 +38,7 @@ PyBatch batch_sum(const PyBatch& self, std::optional<size_t> block, std::optiona
     const SumSpec spec = parse_spec("sum", b.slots(), block, stride, count);
     const auto [st, hh] = parse_h("sum", *s.ctx, b.level(), spec, strategy, h);
     if (s.auto_mode) relinearize_if_needed(s, b, "sum");
-    // On a device, 'auto' stays there: the hoisted algorithm has no batched kernel
-    if (st == SumStrategy::doubling || (b.device() && strategy == "auto")) {
-        b = rotate_and_sum_doubling(evaluator(s, b), b, spec, galois_keys(s));
-        return out;
-    }
-    // hoisted, per element on the host; a device batch goes down once and back up once
-    BatchQueue* device = b.device();
-    CiphertextBatch host = device ? b.to_host() : std::move(b);
-    for (size_t c = 0; c < host.count(); ++c) {
-        const Ciphertext sum = rotate_and_sum(*s.eval, host.at(c), spec, galois_keys(s), st, hh);
-        std::memcpy(host.poly(c, 0), sum.data(), sum.word_count() * sizeof(uint64_t));
-    }
-    b = device ? host.to_device(*device) : std::move(host);
+    b = rotate_and_sum(evaluator(s, b), b, spec, galois_keys(s), st, hh);
     return out;
 }
 
@@ -93,9 +77,9 @@ void add_batch_trace_methods(nb::class_<PyBatch>& b) {
           nb::sig("def sum(self, block: int | None = None, stride: int | None = None, count: int | None = None, "
                   "strategy: str = 'auto', h: int | None = None) -> Batch"),
           (std::string("Ciphertext.sum on every element, bit-identical to it; 'doubling' runs one batched rotation "
-                       "per round for all elements, 'hoisted' and 'auto' run the hoisted algorithm per element (it "
-                       "shares one ModUp per ciphertext). On a GPU batch 'auto' is 'doubling', which stays on the "
-                       "device; 'hoisted' runs on the CPU (one download, one upload).\n\n") +
+                       "per round for all elements, 'hoisted' and 'auto' one batched hoisted sum per iteration (one "
+                       "ModUp per element shared by the iteration's rotations); on the CPU or the GPU, where the "
+                       "batch lives.\n\n") +
            kSumDoc)
               .c_str());
     b.def("rotate_many", &batch_rotate_many, "steps"_a,

@@ -262,31 +262,38 @@ TEST_P(BatchTest, RotateManyAndRotateSumBitExact) {
     EXPECT_TRUE(same_batch(zeros.at(0), A));
 }
 
-// The batched doubling rotate-and-sum equals rotate_and_sum(doubling) on each element, bit for
-// bit, and checks its spec, size and keys before any work.
-TEST_P(BatchTest, RotateAndSumDoublingBitExact) {
+// The batched rotate-and-sum equals rotate_and_sum on each element, bit for bit, for every
+// strategy (doubling: one batched rotation per round; hoisted and automatic: one batched hoisted
+// sum per iteration), and checks its spec, size and keys before any work.
+TEST_P(BatchTest, RotateAndSumBitExact) {
     const BatchEvaluator bev(k().ctx);
     auto a = encrypt_many(k(), 3, 900);
     const auto A = CiphertextBatch::from_ciphertexts(*k().ctx, a.cts);
     const int64_t slots = int64_t(k().ctx->max_slots());
     // stride 1 x 2 terms (key 1), and stride slots/2 x 2 terms (key slots/2): the keys of Keys
-    for (const SumSpec& spec : {SumSpec::strided(1, 2), SumSpec::strided(slots / 2, 2), SumSpec::strided(1, 1)}) {
-        std::vector<Ciphertext> want;
-        for (const Ciphertext& ct : a.cts)
-            want.push_back(rotate_and_sum(*k().eval, ct, spec, k().gk, SumStrategy::doubling));
-        const CiphertextBatch got = rotate_and_sum_doubling(bev, A, spec, k().gk);
-        expect_elements(got, want);
-        for (size_t c = 0; c < 3 && spec.rounds == 1; ++c) {
-            std::vector<cplx> pair_sum(static_cast<size_t>(slots));
-            for (int64_t i = 0; i < slots; ++i)
-                pair_sum[size_t(i)] = a.values[c][size_t(i)] + a.values[c][size_t((i + spec.stride) % slots)];
-            EXPECT_GE(precision_bits(k().decrypt(got.at(c)), pair_sum), 18.0) << "element " << c;
+    for (const SumSpec& spec : {SumSpec::strided(1, 2), SumSpec::strided(slots / 2, 2), SumSpec::strided(1, 1)})
+        for (const auto& [strategy, h] : {std::pair{SumStrategy::doubling, 0}, std::pair{SumStrategy::hoisted, 1},
+                                          std::pair{SumStrategy::automatic, 0}}) {
+            if (spec.rounds == 0 && strategy == SumStrategy::hoisted) continue;  // h = 1 needs a round
+            SCOPED_TRACE(std::string(to_string(strategy)) + ", stride " + std::to_string(spec.stride));
+            std::vector<Ciphertext> want;
+            for (const Ciphertext& ct : a.cts) want.push_back(rotate_and_sum(*k().eval, ct, spec, k().gk, strategy, h));
+            const CiphertextBatch got = rotate_and_sum(bev, A, spec, k().gk, strategy, h);
+            expect_elements(got, want);
+            for (size_t c = 0; c < 3 && spec.rounds == 1; ++c) {
+                std::vector<cplx> pair_sum(static_cast<size_t>(slots));
+                for (int64_t i = 0; i < slots; ++i)
+                    pair_sum[size_t(i)] = a.values[c][size_t(i)] + a.values[c][size_t((i + spec.stride) % slots)];
+                EXPECT_GE(precision_bits(k().decrypt(got.at(c)), pair_sum), 18.0) << "element " << c;
+            }
         }
-    }
-    EXPECT_ERROR(MissingKey, rotate_and_sum_doubling(bev, A, SumSpec::blocks(4), k().gk), "rotations by 2");
-    EXPECT_ERROR(ValueError, rotate_and_sum_doubling(bev, A, SumSpec::blocks(2 * size_t(slots)), k().gk), "does not fit");
+    EXPECT_ERROR(MissingKey, rotate_and_sum(bev, A, SumSpec::blocks(4), k().gk, SumStrategy::doubling),
+                 "rotations by 2");
+    EXPECT_ERROR(MissingKey, rotate_and_sum(bev, A, SumSpec::blocks(4), k().gk), "automatic choice");
+    EXPECT_ERROR(ValueError, rotate_and_sum(bev, A, SumSpec::strided(1, 2), k().gk, SumStrategy::hoisted, 2), "h");
+    EXPECT_ERROR(ValueError, rotate_and_sum(bev, A, SumSpec::blocks(2 * size_t(slots)), k().gk), "does not fit");
     const CiphertextBatch sq = bev.multiply(A, A);
-    EXPECT_ERROR(ValueError, rotate_and_sum_doubling(bev, sq, SumSpec::strided(1, 2), k().gk), "relinearize it first");
+    EXPECT_ERROR(ValueError, rotate_and_sum(bev, sq, SumSpec::strided(1, 2), k().gk), "relinearize it first");
 }
 
 TEST_P(BatchTest, DropToLevelBitExact) {

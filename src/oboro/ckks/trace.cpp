@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 #include <string_view>
+#include <type_traits>
 
 #include "oboro/backend/cpu/eltwise.hpp"
 #include "oboro/ckks/keyswitch.hpp"
@@ -179,51 +180,55 @@ std::vector<int64_t> sum_rotation_steps(const Context& ctx, const SumSpec& spec,
 
 // ---- rotate and sum ----------------------------------------------------------------------------
 
-Ciphertext rotate_and_sum(const Evaluator& eval, const Ciphertext& a, const SumSpec& spec, const GaloisKeys& keys,
-                          SumStrategy strategy, int h, KeySwitchCounts* counts) {
-    const char* op = "rotate_and_sum";
-    const Context& ctx = *eval.context();
-    if (a.empty()) raise<ValueError>(op, ": operand 'a' is empty");
-    check_spec(op, spec, a.slots());
-    if (a.size() != 2)
-        raise<ValueError>(op, ": operand 'a' (", describe(a), ") has ", a.size(), " polynomials; relinearize it first");
-    if (spec.rounds == 0) return a;
-    if (strategy == SumStrategy::hoisted) check_h(op, spec.rounds, h);
+namespace {
 
+// The checks every rotate-and-sum makes on its operand before anything else.
+void check_sum_operand(const char* op, bool empty, size_t size, size_t slots, const SumSpec& spec,
+                       const std::string& who) {
+    if (empty) raise<ValueError>(op, ": operand 'a' is empty");
+    check_spec(op, spec, slots);
+    if (size != 2) raise<ValueError>(op, ": operand 'a' (", who, ") has ", size, " polynomials; relinearize it first");
+}
+
+// The strategy and h that rotate-and-sum runs on an operand at `level` with `slots` slots (`who`
+// describes it in the messages): automatic becomes hoisted with the cheapest h by the model whose
+// keys are all there; a bad h raises ValueError and every missing key MissingKey, before any work.
+std::pair<SumStrategy, int> plan_sum(const char* op, const Context& ctx, int level, size_t slots, const SumSpec& spec,
+                                     const GaloisKeys& keys, SumStrategy strategy, int h, const std::string& who) {
+    if (strategy == SumStrategy::hoisted) check_h(op, spec.rounds, h);
     if (strategy == SumStrategy::automatic) {
         // The cheapest h by the model whose keys are all there; doubling's keys are those of h = M.
         std::vector<std::pair<double, int>> ranked;
-        for (int c = 1; c <= spec.rounds; ++c) ranked.emplace_back(sum_cost(ctx, a.level(), spec.rounds, c), c);
+        for (int c = 1; c <= spec.rounds; ++c) ranked.emplace_back(sum_cost(ctx, level, spec.rounds, c), c);
         std::stable_sort(ranked.begin(), ranked.end());
-        h = 0;
         for (auto [cost, c] : ranked)
-            if (missing_steps(ctx, steps_for(spec, a.slots(), SumStrategy::hoisted, c), keys).empty()) {
-                h = c;
-                break;
-            }
-        if (h == 0) {
-            const int want = ranked.front().second;
-            const auto missing = missing_steps(ctx, steps_for(spec, a.slots(), SumStrategy::hoisted, want), keys);
-            raise<MissingKey>(op, ": no complete key set for stride ", spec.stride, ", ", spec.rounds,
-                              " rounds on operand 'a' (", describe(a), "); the automatic choice (h = ", want,
-                              ") is missing the rotations by ", join(missing),
-                              " (sum_rotation_steps lists the keys of each strategy)");
-        }
-        strategy = SumStrategy::hoisted;
-    } else {
-        const auto missing = missing_steps(ctx, steps_for(spec, a.slots(), strategy, h), keys);
-        if (!missing.empty())
-            raise<MissingKey>(op, " (", to_string(strategy), strategy == SumStrategy::hoisted ? ", h = " : "",
-                              strategy == SumStrategy::hoisted ? std::to_string(h) : std::string(),
-                              "): no Galois keys for the rotations by ", join(missing), " of operand 'a' (",
-                              describe(a), "); generate them with galois_keys({", join(missing), "})");
+            if (missing_steps(ctx, steps_for(spec, slots, SumStrategy::hoisted, c), keys).empty())
+                return {SumStrategy::hoisted, c};
+        const int want = ranked.front().second;
+        const auto missing = missing_steps(ctx, steps_for(spec, slots, SumStrategy::hoisted, want), keys);
+        raise<MissingKey>(op, ": no complete key set for stride ", spec.stride, ", ", spec.rounds,
+                          " rounds on operand 'a' (", who, "); the automatic choice (h = ", want,
+                          ") is missing the rotations by ", join(missing),
+                          " (sum_rotation_steps lists the keys of each strategy)");
     }
+    const auto missing = missing_steps(ctx, steps_for(spec, slots, strategy, h), keys);
+    if (!missing.empty())
+        raise<MissingKey>(op, " (", to_string(strategy), strategy == SumStrategy::hoisted ? ", h = " : "",
+                          strategy == SumStrategy::hoisted ? std::to_string(h) : std::string(),
+                          "): no Galois keys for the rotations by ", join(missing), " of operand 'a' (", who,
+                          "); generate them with galois_keys({", join(missing), "})");
+    return {strategy, h};
+}
 
-    Ciphertext acc = a;
+// Runs the planned sum with `eval`'s rotate / add / rotate_sum on a Ciphertext or a batch.
+template <typename Eval, typename Value>
+Value run_sum(const Eval& eval, Value acc, const SumSpec& spec, const GaloisKeys& keys, SumStrategy strategy, int h,
+              KeySwitchCounts* counts) {
+    const size_t slots = acc.slots();
     if (strategy == SumStrategy::doubling) {
         // Algorithm 2.2 of paper 004: one full key switch (ModUp, inner product, ModDown) per round.
         for (int i = 0; i < spec.rounds; ++i) {
-            eval.add_inplace(acc, eval.rotate(acc, normalize(spec.stride * (int64_t(1) << i), a.slots()), keys));
+            eval.add_inplace(acc, eval.rotate(acc, normalize(spec.stride * (int64_t(1) << i), slots), keys));
             if (counts) counts->mod_ups++, counts->inner_products++, counts->mod_downs++;
         }
         return acc;
@@ -231,28 +236,32 @@ Ciphertext rotate_and_sum(const Evaluator& eval, const Ciphertext& a, const SumS
     // Algorithm 3.2: c' <- c' + HoistKS(c', k_i) for each of the h iterations; rotate_sum with the
     // step 0 included is exactly c' + HoistKS(c', k_i) (Algorithm 3.1, lazy ModDown).
     for (auto [base, r] : iterations(spec, h)) {
-        std::vector<int64_t> steps = iteration_steps(base, r, a.slots());
+        std::vector<int64_t> steps = iteration_steps(base, r, slots);
         steps.insert(steps.begin(), 0);
-        acc = eval.rotate_sum(acc, steps, keys, counts);
+        if constexpr (std::is_same_v<Value, Ciphertext>) acc = eval.rotate_sum(acc, steps, keys, counts);
+        else acc = eval.rotate_sum(acc, steps, keys);
     }
     return acc;
 }
 
-CiphertextBatch rotate_and_sum_doubling(const BatchEvaluator& eval, const CiphertextBatch& a, const SumSpec& spec,
-                                        const GaloisKeys& keys) {
+}  // namespace
+
+Ciphertext rotate_and_sum(const Evaluator& eval, const Ciphertext& a, const SumSpec& spec, const GaloisKeys& keys,
+                          SumStrategy strategy, int h, KeySwitchCounts* counts) {
     const char* op = "rotate_and_sum";
-    if (a.empty()) raise<ValueError>(op, ": operand 'a' is empty");
-    check_spec(op, spec, a.slots());
-    if (a.size() != 2)
-        raise<ValueError>(op, ": operand 'a' (", describe(a), ") has ", a.size(), " polynomials; relinearize it first");
-    const auto missing = missing_steps(*eval.context(), steps_for(spec, a.slots(), SumStrategy::doubling, 0), keys);
-    if (!missing.empty())
-        raise<MissingKey>(op, " (doubling): no Galois keys for the rotations by ", join(missing), " of operand 'a' (",
-                          describe(a), "); generate them with galois_keys({", join(missing), "})");
-    CiphertextBatch acc = a;
-    for (int i = 0; i < spec.rounds; ++i)
-        eval.add_inplace(acc, eval.rotate(acc, normalize(spec.stride * (int64_t(1) << i), a.slots()), keys));
-    return acc;
+    check_sum_operand(op, a.empty(), a.size(), a.slots(), spec, a.empty() ? std::string() : describe(a));
+    if (spec.rounds == 0) return a;
+    const auto [st, hh] = plan_sum(op, *eval.context(), a.level(), a.slots(), spec, keys, strategy, h, describe(a));
+    return run_sum(eval, a, spec, keys, st, hh, counts);
+}
+
+CiphertextBatch rotate_and_sum(const BatchEvaluator& eval, const CiphertextBatch& a, const SumSpec& spec,
+                               const GaloisKeys& keys, SumStrategy strategy, int h) {
+    const char* op = "rotate_and_sum";
+    check_sum_operand(op, a.empty(), a.size(), a.slots(), spec, a.empty() ? std::string() : describe(a));
+    if (spec.rounds == 0) return a;
+    const auto [st, hh] = plan_sum(op, *eval.context(), a.level(), a.slots(), spec, keys, strategy, h, describe(a));
+    return run_sum(eval, a, spec, keys, st, hh, nullptr);
 }
 
 }  // namespace oboro::ckks

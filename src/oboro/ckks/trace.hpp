@@ -69,12 +69,12 @@ int choose_iterations(const Context& ctx, int level, int rounds);
 Ciphertext rotate_and_sum(const Evaluator& eval, const Ciphertext& a, const SumSpec& spec, const GaloisKeys& keys,
                           SumStrategy strategy = SumStrategy::automatic, int h = 0, KeySwitchCounts* counts = nullptr);
 
-// Rotate-and-sum of every element of a batch by doubling: per round ONE batched rotation and ONE
-// batched addition over all d elements (d key switches in one kernel). Equal, bit for bit, to
-// rotate_and_sum(..., SumStrategy::doubling) on each element, with the same checks up front.
-// (The hoisted strategy shares one ModUp per ciphertext; the batch queue has no hoisted kernel,
-// so callers run rotate_and_sum per element for it.)
-CiphertextBatch rotate_and_sum_doubling(const BatchEvaluator& eval, const CiphertextBatch& a, const SumSpec& spec,
-                                        const GaloisKeys& keys);
+// Rotate-and-sum of every element of a batch, rotate_and_sum on each element bit for bit (the
+// same checks up front, the same choice of h for `automatic`): doubling runs per round ONE
+// batched rotation and ONE batched addition over all d elements; hoisted runs per iteration ONE
+// batched hoisted sum (BatchEvaluator::rotate_sum: one ModUp per element shared by all the
+// iteration's rotations, one ModDown).
+CiphertextBatch rotate_and_sum(const BatchEvaluator& eval, const CiphertextBatch& a, const SumSpec& spec,
+                               const GaloisKeys& keys, SumStrategy strategy = SumStrategy::automatic, int h = 0);
 
 }  // namespace oboro::ckks
