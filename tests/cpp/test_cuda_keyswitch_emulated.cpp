@@ -320,6 +320,27 @@ TEST(CudaKeySwitchEmulated, RotateMatchesEvaluator) {
     }
 }
 
+// The permutations and per-element key arrays of `steps` (steps 0 are counted as identities), as
+// the hoisted launch sequences take them.
+struct RotationKeys {
+    std::vector<const uint32_t*> perms;
+    std::vector<std::vector<const uint64_t*>> key_arrays;
+    std::vector<const uint64_t* const*> keys_per_rotation;
+    uint32_t identities = 0;
+    RotationKeys(const OpsFixture& f, const std::vector<int64_t>& steps, uint32_t count) {
+        for (int64_t step : steps) {
+            if (step == 0) {
+                ++identities;
+                continue;
+            }
+            const uint64_t g = f.ctx.galois_element(step);
+            perms.push_back(f.ctx.automorphism_permutation(g).data());
+            key_arrays.emplace_back(count, f.keys.gk.keys.at(g).data.data());
+        }
+        for (const auto& k : key_arrays) keys_per_rotation.push_back(k.data());
+    }
+};
+
 // Hoisted rotations of a batch: one ModUp, then per rotation an inner product through the
 // permutation, ModDown and the addition: bit for bit Evaluator::rotate_many of each element; and
 // the rotated ciphertexts decrypt to the rotated vectors.
@@ -333,22 +354,14 @@ TEST(CudaKeySwitchEmulated, HoistedRotationsMatchRotateMany) {
         const kernels::KeySwitchHostData h(f.ctx, cts[0].level());
         const auto in = batch_of(cts);
         const std::vector<int64_t> steps = {1, -1, 5, int64_t(slots) - 1};
-        std::vector<const uint32_t*> perms;
-        std::vector<std::vector<const uint64_t*>> key_arrays;
-        std::vector<const uint64_t* const*> keys_per_rotation;
+        const RotationKeys rk(f, steps, in.count);
         std::vector<std::vector<uint64_t>> outs(steps.size(), std::vector<uint64_t>(in.data.size(), 0xABCD));
         std::vector<uint64_t*> out_ptrs;
-        for (size_t r = 0; r < steps.size(); ++r) {
-            const uint64_t g = f.ctx.galois_element(steps[r]);
-            perms.push_back(f.ctx.automorphism_permutation(g).data());
-            key_arrays.emplace_back(in.count, f.keys.gk.keys.at(g).data.data());
-            out_ptrs.push_back(outs[r].data());
-        }
-        for (const auto& k : key_arrays) keys_per_rotation.push_back(k.data());
+        for (auto& o : outs) out_ptrs.push_back(o.data());
         std::vector<uint64_t> unused_out, scratch;
         auto a = f.args(h, in, unused_out, scratch, {}, f.keys.gk.keys.begin()->second.qp_limbs);
         EmulatedKeySwitchOps ops;
-        kernels::for_each_hoisted_rotation_step(a, perms.data(), keys_per_rotation.data(), out_ptrs.data(),
+        kernels::for_each_hoisted_rotation_step(a, rk.perms.data(), rk.keys_per_rotation.data(), out_ptrs.data(),
                                                 uint32_t(steps.size()), ops);
         for (uint32_t c = 0; c < in.count; ++c) {
             const auto expect = f.keys.eval->rotate_many(cts[c], steps, f.keys.gk);
@@ -378,25 +391,12 @@ TEST(CudaKeySwitchEmulated, HoistedSumMatchesRotateSum) {
         const kernels::KeySwitchHostData h(f.ctx, cts[0].level());
         const auto in = batch_of(cts);
         const std::vector<int64_t> steps = {0, 1, 5, 0, -1};
-        std::vector<const uint32_t*> perms;
-        std::vector<std::vector<const uint64_t*>> key_arrays;
-        std::vector<const uint64_t* const*> keys_per_rotation;
-        uint32_t identities = 0;
-        for (int64_t step : steps) {
-            if (step == 0) {
-                ++identities;
-                continue;
-            }
-            const uint64_t g = f.ctx.galois_element(step);
-            perms.push_back(f.ctx.automorphism_permutation(g).data());
-            key_arrays.emplace_back(in.count, f.keys.gk.keys.at(g).data.data());
-        }
-        for (const auto& k : key_arrays) keys_per_rotation.push_back(k.data());
+        const RotationKeys rk(f, steps, in.count);
         std::vector<uint64_t> out, scratch, tmp(in.data.size(), 0xABCD);
         auto a = f.args(h, in, out, scratch, {}, f.keys.gk.keys.begin()->second.qp_limbs);
         EmulatedKeySwitchOps ops;
-        kernels::for_each_hoisted_sum_step(a, perms.data(), keys_per_rotation.data(), uint32_t(perms.size()),
-                                           identities, tmp.data(), ops);
+        kernels::for_each_hoisted_sum_step(a, rk.perms.data(), rk.keys_per_rotation.data(), uint32_t(rk.perms.size()),
+                                           rk.identities, tmp.data(), ops);
         for (uint32_t c = 0; c < in.count; ++c) {
             SCOPED_TRACE("element " + std::to_string(c));
             expect_element_equals(out, c, f.keys.eval->rotate_sum(cts[c], steps, f.keys.gk));

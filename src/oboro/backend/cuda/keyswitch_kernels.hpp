@@ -470,6 +470,25 @@ template <typename Ops> void for_each_rotate_step(const CiphertextKeySwitchArgs&
     add_key_switched_pair(a, a.out, 2 * poly, 1, a.out, ks.out, ops);
 }
 
+// The key switch of the c1's of a batch of ciphertexts (a) with their ModUp done once, on
+// construction: what hoisted rotations and sums share. select() sets a rotation's permutation
+// (read inside the inner product) and key pointers.
+struct HoistedC1 {
+    KeySwitchArgs ks;
+    KeySwitchBuffers b;
+    template <typename Ops>
+    HoistedC1(const CiphertextKeySwitchArgs& a, Ops& ops)
+        : ks(key_switch_part(a, a.in + (uint64_t(a.level.nq) << a.level.plan.log_n),
+                             2 * (uint64_t(a.level.nq) << a.level.plan.log_n))),
+          b(ks) {
+        for_each_mod_up_step(ks, b, ops);
+    }
+    void select(const uint32_t* perm, const uint64_t* const* keys) {
+        ks.perm = perm;
+        ks.keys = keys;
+    }
+};
+
 // Hoisted rotations (Evaluator::rotate_many for a batch): rotation r of every element into
 // outs[r] (count x 2 x nq x n each) with permutation perms[r] (n entries, the same for the
 // batch) and Galois key keys_per_rotation[r] (a device array of count pointers). ONE ModUp of the
@@ -482,15 +501,12 @@ void for_each_hoisted_rotation_step(const CiphertextKeySwitchArgs& a, const uint
                                     const uint64_t* const* const* keys_per_rotation, uint64_t* const* outs,
                                     uint32_t rotations, Ops& ops) {
     const uint64_t poly = uint64_t(a.level.nq) << a.level.plan.log_n;
-    KeySwitchArgs ks = key_switch_part(a, a.in + poly, 2 * poly);
-    const KeySwitchBuffers b(ks);
-    for_each_mod_up_step(ks, b, ops);
+    HoistedC1 h(a, ops);
     for (uint32_t r = 0; r < rotations; ++r) {
-        ks.perm = perms[r];
-        ks.keys = keys_per_rotation[r];
-        for_each_key_product_step(ks, b, ops);
+        h.select(perms[r], keys_per_rotation[r]);
+        for_each_key_product_step(h.ks, h.b, ops);
         permute_into(a, outs[r], perms[r], 1, ops);
-        add_key_switched_pair(a, outs[r], 2 * poly, 1, outs[r], ks.out, ops);
+        add_key_switched_pair(a, outs[r], 2 * poly, 1, outs[r], h.ks.out, ops);
     }
 }
 
@@ -506,15 +522,13 @@ void for_each_hoisted_sum_step(const CiphertextKeySwitchArgs& a, const uint32_t*
                                const uint64_t* const* const* keys_per_rotation, uint32_t rotations,
                                uint32_t identities, uint64_t* tmp, Ops& ops) {
     const uint64_t poly = uint64_t(a.level.nq) << a.level.plan.log_n;
-    KeySwitchArgs ks = key_switch_part(a, a.in + poly, 2 * poly);
-    const KeySwitchBuffers b(ks);
-    for_each_mod_up_step(ks, b, ops);
+    HoistedC1 h(a, ops);
     for (uint32_t r = 0; r < rotations; ++r) {
-        ks.perm = perms[r];
-        ks.keys = keys_per_rotation[r];
-        inner_product_step(ks, b, ops, r > 0);
+        h.select(perms[r], keys_per_rotation[r]);
+        inner_product_step(h.ks, h.b, ops, r > 0);
     }
-    for_each_mod_down_step(ks, b.acc, b.drop, ops);
+    const KeySwitchArgs& ks = h.ks;
+    for_each_mod_down_step(ks, h.b.acc, h.b.drop, ops);
     permute_into(a, a.out, perms[0], 1, ops);
     for (uint32_t r = 1; r < rotations; ++r) {
         permute_into(a, tmp, perms[r], 1, ops);
