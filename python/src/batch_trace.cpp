@@ -49,11 +49,15 @@ std::vector<PyBatch> batch_rotate_many(const PyBatch& self, const std::vector<in
     // call); in automatic mode the others are composed from keyed steps one by one (rotate).
     std::vector<int64_t> hoisted;
     std::vector<size_t> where;
-    CiphertextBatch a = self.batch;
-    {
+    const CiphertextBatch* source = &self.batch;
+    CiphertextBatch relinearized;  // automatic mode, size 3: relinearized first (a copy only then)
+    if (s.auto_mode && self.batch.size() > 2) {
         nb::gil_scoped_release release;
-        if (s.auto_mode) relinearize_if_needed(s, a, "rotate_many");
+        relinearized = self.batch;
+        relinearize_if_needed(s, relinearized, "rotate_many");
+        source = &relinearized;
     }
+    const CiphertextBatch& a = *source;
     for (size_t i = 0; i < steps.size(); ++i) {
         const std::optional<int64_t> k = s.auto_mode ? keyed_step(s, steps[i], int64_t(a.slots())) : steps[i];
         if (k) {

@@ -83,6 +83,10 @@ def test_sum_relinearizes_size3_in_auto_mode(ctx, X):
     assert sq.poly_count == 3
     got = ctx.decrypt(sq.sum(strategy="doubling"))
     assert bits(got, np.repeat((X * X).sum(axis=1, keepdims=True), LEN, axis=1)) >= SUM_BITS - 3
+    # rotate_many relinearizes too, and leaves the size-3 batch as it was
+    left1, = sq.rotate_many([1])
+    assert left1.poly_count == 2 and sq.poly_count == 3
+    assert bits(ctx.decrypt(left1), np.roll(X * X, -1, axis=1)) >= ROT_BITS - 3
 
 
 def test_rotate_many(ctx, X):
