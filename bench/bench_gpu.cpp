@@ -271,7 +271,7 @@ struct DeviceKeySwitch {
     // count size-2 ciphertexts at in rotated (permutation perm) into out
     void rotate(uint64_t* out, const uint64_t* in, const uint32_t* perm, uint32_t count) const {
         auto a = args(in, out, count);
-        a.perms = perm;
+        a.perm = perm;
         cuda::launch_rotate(a);
     }
 };
@@ -437,7 +437,7 @@ void kernel_latency(const std::vector<std::string>& presets, int runs, std::vect
         kernels::PermuteArgs<uint64_t> pa;
         pa.dst = out.as<uint64_t>();
         pa.src = a.as<uint64_t>();
-        pa.perms = perm.as<const uint32_t>();
+        pa.perm = perm.as<const uint32_t>();
         pa.n = uint32_t(n);
         pa.rows = 2 * dl.limbs;
 

@@ -287,7 +287,10 @@ TEST(CudaEmulatedPermute, MatchesCpuPermute) {
         kernels::PermuteArgs<uint64_t> args;
         args.dst = dst.data();
         args.src = src.data();
-        args.perms = perms.data();
+        std::vector<const uint32_t*> table;
+        for (uint32_t c = 0; c < cts; ++c) table.push_back(perms.data() + size_t(c) * n);
+        args.perm = perms.data();
+        if (per) args.perm_table = table.data();
         args.rows_per_perm = per;
         args.n = n;
         args.rows = rows;

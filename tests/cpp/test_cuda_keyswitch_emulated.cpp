@@ -311,8 +311,10 @@ TEST(CudaKeySwitchEmulated, RotateMatchesEvaluator) {
         }
         std::vector<uint64_t> out, scratch;
         auto a = f.args(h, in, out, scratch, key_ptrs, f.keys.gk.keys.begin()->second.qp_limbs);
-        a.perms = perms.data();
-        a.perm_count = per_element ? in.count : 1;
+        std::vector<const uint32_t*> table;
+        for (uint32_t c = 0; c < in.count; ++c) table.push_back(perms.data() + size_t(c) * f.ctx.n());
+        a.perm = perms.data();
+        if (per_element) a.perm_table = table.data();
         EmulatedKeySwitchOps ops;
         kernels::for_each_rotate_step(a, ops);
         for (uint32_t c = 0; c < in.count; ++c)

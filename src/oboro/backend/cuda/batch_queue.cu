@@ -314,23 +314,15 @@ private:
             dev_perms[c] = device_perm(ctx, perms[c]);
             same_perm &= dev_perms[c] == dev_perms[0];
         }
-        // per-element permutations are read as one contiguous array
-        const uint64_t n = ctx.n();
-        StreamScratch perm_array(same_perm ? 0 : words_for(count * n * 4), stream_);
-        const uint32_t* perm_arg = dev_perms[0];
-        if (!same_perm) {
-            auto* dst = reinterpret_cast<uint32_t*>(perm_array.get());
-            for (size_t c = 0; c < count; ++c)
-                detail::check(cudaMemcpyAsync(dst + c * n, dev_perms[c], n * 4, cudaMemcpyDeviceToDevice, stream_),
-                              "cudaMemcpyAsync");
-            perm_arg = dst;
-        }
+        // per-element permutations: a table of pointers to the cached device permutations (one
+        // upload of count pointers, no copy of the permutations themselves)
+        StreamScratch perm_table(same_perm ? 0 : words_for(count * sizeof(void*)), stream_);
         StreamScratch key_array(words_for(count * sizeof(void*)), stream_);
         StreamScratch scratch(kernels::key_switch_scratch(key_level(ctx, level), uint32_t(count)).total(), stream_);
         auto args = ks_args(ctx, level, in, out, key_array.fill(key_ptrs.data(), key_ptrs.size()), keys[0]->qp_limbs,
                             uint32_t(count), scratch.get());
-        args.perms = perm_arg;
-        args.perm_count = same_perm ? 1 : uint32_t(count);
+        args.perm = dev_perms[0];
+        if (!same_perm) args.perm_table = perm_table.fill(dev_perms.data(), dev_perms.size());
         launch_rotate(args, stream_);
     }
 

@@ -112,10 +112,14 @@ void permute_host(W* dst, const W* src, const uint32_t* perms, uint32_t perm_cou
     const size_t total = size_t(rows) * n;
     detail::DeviceArray<W> ds(src, total), dd(total);
     detail::DeviceArray<uint32_t> dp(perms, size_t(perm_count) * n);
+    std::vector<const uint32_t*> table;
+    for (uint32_t g = 0; g < perm_count; ++g) table.push_back(dp.get() + size_t(g) * n);
+    detail::DeviceArray<const uint32_t*> dt(table.data(), table.size());
     kernels::PermuteArgs<W> args;
     args.dst = dd.get();
     args.src = ds.get();
-    args.perms = dp.get();
+    args.perm = dp.get();
+    if (rows_per_perm) args.perm_table = dt.get();
     args.rows_per_perm = rows_per_perm;
     args.n = n;
     args.rows = rows;

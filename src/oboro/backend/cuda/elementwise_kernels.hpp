@@ -146,14 +146,15 @@ template <typename W> OBORO_HD void tensor_thread(const ThreadIndex& t, const Te
 // ---- automorphism ------------------------------------------------------------------------------
 
 // dst[r][k] = src[r][perm_r[k]] over `rows x n`: an automorphism X -> X^g in NTT form (the CPU
-// backend's permute). perm_r = perms + (r / rows_per_perm) * n, so that one launch applies one
-// permutation to a whole batch (rows_per_perm = 0: the same for all rows) or a different one per
-// ciphertext (rows_per_perm = size x limbs: a different rotation step per ciphertext). dst must
-// not alias src. Writes are coalesced; reads gather within one row.
+// backend's permute). One launch applies one permutation to a whole batch (perm_r = perm) or a
+// different one per ciphertext (perm_r = perm_table[r / rows_per_perm], rows_per_perm = size x
+// limbs: a rotation step per ciphertext, each permutation read where it already is, with no copy
+// into a contiguous array). dst must not alias src. Writes are coalesced; reads gather within a row.
 template <typename W> struct PermuteArgs {
     W* dst = nullptr;
     const W* src = nullptr;
-    const uint32_t* perms = nullptr;
+    const uint32_t* perm = nullptr;                // n entries: every row
+    const uint32_t* const* perm_table = nullptr;   // or, when set, one pointer per rows_per_perm rows
     uint32_t rows_per_perm = 0;
     uint32_t n = 0;
     uint32_t rows = 0;
@@ -161,7 +162,7 @@ template <typename W> struct PermuteArgs {
 
 template <typename W> OBORO_HD void permute_thread(const ThreadIndex& t, const PermuteArgs<W>& p) {
     for_each_row_element(t, p.n, p.rows, [&](uint64_t i, uint64_t row) {
-        const uint32_t* perm = p.perms + (p.rows_per_perm ? row / p.rows_per_perm : 0) * p.n;
+        const uint32_t* perm = p.perm_table ? p.perm_table[row / p.rows_per_perm] : p.perm;
         const uint64_t col = i - row * p.n;
         p.dst[i] = p.src[row * p.n + perm[col]];
     });

@@ -211,8 +211,7 @@ void rotate_host(const ckks::Context& ctx, int level, const uint64_t* in, uint32
     DeviceBuffer dperm(perm.size() * sizeof(uint32_t));
     dperm.upload(perm.data(), perm.size() * sizeof(uint32_t));
     kernels::CiphertextKeySwitchArgs a = call.args(key, count);
-    a.perms = dperm.as<const uint32_t>();
-    a.perm_count = 1;
+    a.perm = dperm.as<const uint32_t>();
     launch_rotate(a);
     call.finish(out);
 }

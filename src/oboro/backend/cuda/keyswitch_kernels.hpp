@@ -390,17 +390,18 @@ template <typename Ops> void for_each_key_switch_step(const KeySwitchArgs& a, Op
 // The key-switching ops of ciphertexts (NTT form, nq limbs per polynomial) for a batch of `count`:
 //  - relinearize: in = count x 3 polys, out = count x 2 polys = (c0 + ks0, c1 + ks1), ks the key
 //    switch of c2 with keys[c] (the relinearization key);
-//  - rotate (an automorphism with NTT-form permutation perms[c or 0]): in = count x 2 polys,
+//  - rotate (an automorphism with an NTT-form permutation per batch or per element): in = count x 2 polys,
 //    out = (sigma(c0) + ks0, ks1), ks the key switch of sigma(c1) with keys[c] (the Galois key).
-// out must not alias in. `perms`: perm_count (1 or count) permutations of n entries.
+// out must not alias in. The permutation (n entries): `perm` for the whole batch, or, when set,
+// perm_table[c] for element c (count pointers).
 struct CiphertextKeySwitchArgs {
     KeySwitchLevel level;
     const uint64_t* in = nullptr;
     uint64_t* out = nullptr;
     const uint64_t* const* keys = nullptr;  // count entries
     uint64_t key_qp_limbs = 0;
-    const uint32_t* perms = nullptr;
-    uint32_t perm_count = 1;
+    const uint32_t* perm = nullptr;
+    const uint32_t* const* perm_table = nullptr;
     uint32_t count = 0;
     uint64_t* scratch = nullptr;  // key_switch_scratch(level, count).total() words
 };
@@ -447,14 +448,16 @@ template <typename Ops> void for_each_relinearize_step(const CiphertextKeySwitch
     add_key_switched_pair(a, a.in, 3 * poly, 2, a.out, ks.out, ops);
 }
 
-// The automorphism of both polynomials of every element into out (one launch).
-template <typename Ops> void permute_into(const CiphertextKeySwitchArgs& a, uint64_t* out, const uint32_t* perms,
-                                          uint32_t perm_count, Ops& ops) {
+// The automorphism of both polynomials of every element into out (one launch): permutation
+// `perm` for every element, or perm_table[c] for element c when the table is given.
+template <typename Ops> void permute_into(const CiphertextKeySwitchArgs& a, uint64_t* out, const uint32_t* perm,
+                                          const uint32_t* const* perm_table, Ops& ops) {
     PermuteArgs<uint64_t> p;
     p.dst = out;
     p.src = a.in;
-    p.perms = perms;
-    p.rows_per_perm = perm_count == 1 ? 0 : 2 * a.level.nq;
+    p.perm = perm;
+    p.perm_table = perm_table;
+    p.rows_per_perm = 2 * a.level.nq;
     p.n = uint32_t(uint64_t(1) << a.level.plan.log_n);
     p.rows = a.count * 2 * a.level.nq;
     ops.permute(static_cast<const PermuteArgs<uint64_t>&>(p));
@@ -464,7 +467,7 @@ template <typename Ops> void permute_into(const CiphertextKeySwitchArgs& a, uint
 // sigma(c1) (read from out), then out = (sigma(c0) + ks0, ks1).
 template <typename Ops> void for_each_rotate_step(const CiphertextKeySwitchArgs& a, Ops& ops) {
     const uint64_t poly = uint64_t(a.level.nq) << a.level.plan.log_n;
-    permute_into(a, a.out, a.perms, a.perm_count, ops);
+    permute_into(a, a.out, a.perm, a.perm_table, ops);
     const KeySwitchArgs ks = key_switch_part(a, a.out + poly, 2 * poly);
     for_each_key_switch_step(ks, ops);
     add_key_switched_pair(a, a.out, 2 * poly, 1, a.out, ks.out, ops);
@@ -495,7 +498,7 @@ struct HoistedC1 {
 // c1's serves every rotation: sigma_r is applied to the digits inside the inner product. Per
 // rotation: inner product, ModDown, the permutation of (c0, c1) into outs[r] (c1's is
 // overwritten by ks1: a full-ciphertext gather keeps it one launch) and the addition.
-// a.keys and a.perms are unused here.
+// a.keys, a.perm and a.perm_table are unused here.
 template <typename Ops>
 void for_each_hoisted_rotation_step(const CiphertextKeySwitchArgs& a, const uint32_t* const* perms,
                                     const uint64_t* const* const* keys_per_rotation, uint64_t* const* outs,
@@ -505,7 +508,7 @@ void for_each_hoisted_rotation_step(const CiphertextKeySwitchArgs& a, const uint
     for (uint32_t r = 0; r < rotations; ++r) {
         h.select(perms[r], keys_per_rotation[r]);
         for_each_key_product_step(h.ks, h.b, ops);
-        permute_into(a, outs[r], perms[r], 1, ops);
+        permute_into(a, outs[r], perms[r], nullptr, ops);
         add_key_switched_pair(a, outs[r], 2 * poly, 1, outs[r], h.ks.out, ops);
     }
 }
@@ -529,9 +532,9 @@ void for_each_hoisted_sum_step(const CiphertextKeySwitchArgs& a, const uint32_t*
     }
     const KeySwitchArgs& ks = h.ks;
     for_each_mod_down_step(ks, h.b.acc, h.b.drop, ops);
-    permute_into(a, a.out, perms[0], 1, ops);
+    permute_into(a, a.out, perms[0], nullptr, ops);
     for (uint32_t r = 1; r < rotations; ++r) {
-        permute_into(a, tmp, perms[r], 1, ops);
+        permute_into(a, tmp, perms[r], nullptr, ops);
         add_key_switched_pair(a, tmp, 2 * poly, 1, a.out, a.out, ops);  // out(c, 0) += sigma_r(c0)
     }
     add_key_switched_pair(a, a.out, 2 * poly, 1, a.out, ks.out, ops);  // (sum + ks0, ks1)
