@@ -374,31 +374,45 @@ CiphertextBatch BatchEvaluator::apply_rotations(const char* op, const Ciphertext
     return run_galois(a, perms, key_of);
 }
 
+namespace {
+// The rotations of a list of steps without its steps 0 (null permutations), and how many of
+// those identities there were.
+struct KeyedRotations {
+    std::vector<const uint32_t*> perms;
+    std::vector<const KeySwitchKey*> keys;
+    size_t identities = 0;
+    KeyedRotations(const std::vector<const uint32_t*>& all_perms, const std::vector<const KeySwitchKey*>& all_keys) {
+        for (size_t r = 0; r < all_perms.size(); ++r) {
+            if (!all_perms[r]) {
+                ++identities;
+                continue;
+            }
+            perms.push_back(all_perms[r]);
+            keys.push_back(all_keys[r]);
+        }
+    }
+};
+}  // namespace
+
 std::vector<CiphertextBatch> BatchEvaluator::rotate_many(const CiphertextBatch& a, const std::vector<int64_t>& steps,
                                                          const GaloisKeys& keys) const {
     check_batch("rotate_many", a, "a");
     std::vector<const uint32_t*> perms;
     std::vector<const KeySwitchKey*> key_of;
     galois_of_steps("rotate_many", a, steps, "step", keys, perms, key_of);
+    const KeyedRotations keyed(perms, key_of);
     // every output allocated before the one batched call; a step 0 is a copy of a
     std::vector<CiphertextBatch> out;
     out.reserve(steps.size());
-    std::vector<BatchSpan> spans;
-    std::vector<const uint32_t*> used_perms;
-    std::vector<const KeySwitchKey*> used_keys;
     for (size_t r = 0; r < steps.size(); ++r) {
-        if (!perms[r]) {
-            out.push_back(a);
-            continue;
-        }
-        out.emplace_back(*ctx_, a.count(), 2, a.level(), a.scale(), a.slots(), memory());
-        used_perms.push_back(perms[r]);
-        used_keys.push_back(key_of[r]);
+        if (perms[r]) out.emplace_back(*ctx_, a.count(), 2, a.level(), a.scale(), a.slots(), memory());
+        else out.push_back(a);
     }
+    std::vector<BatchSpan> spans;
     for (size_t r = 0; r < steps.size(); ++r)
         if (perms[r]) spans.push_back(span_of(out[r]));
     if (!spans.empty())
-        queue_->rotate_hoisted(*ctx_, spans.data(), spans.size(), span_of(a), used_perms.data(), used_keys.data());
+        queue_->rotate_hoisted(*ctx_, spans.data(), spans.size(), span_of(a), keyed.perms.data(), keyed.keys.data());
     return out;
 }
 
@@ -409,25 +423,15 @@ CiphertextBatch BatchEvaluator::rotate_sum(const CiphertextBatch& a, const std::
     std::vector<const uint32_t*> perms;
     std::vector<const KeySwitchKey*> key_of;
     galois_of_steps("rotate_sum", a, steps, "step", keys, perms, key_of);
-    std::vector<const uint32_t*> used_perms;
-    std::vector<const KeySwitchKey*> used_keys;
-    size_t identities = 0;
-    for (size_t r = 0; r < steps.size(); ++r) {
-        if (!perms[r]) {
-            ++identities;
-            continue;
-        }
-        used_perms.push_back(perms[r]);
-        used_keys.push_back(key_of[r]);
-    }
-    if (used_perms.empty()) {  // only identities: a times their number, exactly (as Evaluator's)
+    const KeyedRotations keyed(perms, key_of);
+    if (keyed.perms.empty()) {  // only identities: a times their number, exactly (as Evaluator's)
         CiphertextBatch out = a;
-        multiply_integer_inplace(out, int64_t(identities));
+        multiply_integer_inplace(out, int64_t(keyed.identities));
         return out;
     }
     CiphertextBatch out(*ctx_, a.count(), 2, a.level(), a.scale(), a.slots(), memory());
-    queue_->rotate_sum_hoisted(*ctx_, span_of(out), span_of(a), used_perms.size(), used_perms.data(),
-                               used_keys.data(), identities);
+    queue_->rotate_sum_hoisted(*ctx_, span_of(out), span_of(a), keyed.perms.size(), keyed.perms.data(),
+                               keyed.keys.data(), keyed.identities);
     return out;
 }
 
