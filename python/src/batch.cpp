@@ -583,8 +583,13 @@ void add_batch_class(nb::module_& m, nb::class_<PyContext>& ctx) {
              "to('cpu'). Unknown device names: ValueError; no GPU: oboro.Error 'no CUDA GPU found'.")
         .def("to_ciphertexts",
              [](const PyBatch& s) {
+                 std::vector<Ciphertext> cts;
+                 {
+                     nb::gil_scoped_release release;
+                     cts = s.batch.to_ciphertexts();
+                 }
                  std::vector<PyCiphertext> out;
-                 for (size_t c = 0; c < s.batch.count(); ++c) out.push_back(element(s, int64_t(c)));
+                 for (Ciphertext& ct : cts) out.push_back(PyCiphertext{s.st, std::move(ct), s.shape, s.is_complex});
                  return out;
              },
              "The elements as a list of separate Ciphertexts (copies).")

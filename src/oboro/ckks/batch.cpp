@@ -141,6 +141,7 @@ Ciphertext CiphertextBatch::at(size_t c) const {
 }
 
 std::vector<Ciphertext> CiphertextBatch::to_ciphertexts() const {
+    if (device_) return to_host().to_ciphertexts();  // one download, not one wait per element
     std::vector<Ciphertext> out;
     out.reserve(count_);
     for (size_t c = 0; c < count_; ++c) out.push_back(at(c));
