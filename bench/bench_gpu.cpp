@@ -16,7 +16,8 @@
 //    relinearize + rescale, fused), per ciphertext: (a) a loop of single-ciphertext launch sequences
 //    with a sync after each, (b) the same loop with one sync at the end, (c) one batched launch
 //    sequence for all d; then the same through the public API (BatchEvaluator on the CUDA queue,
-//    batches resident on the device: add and multiply_relin_rescale, d calls on batches of one
+//    batches resident on the device: add, multiply_relin_rescale, and the hoisted rotate_many and
+//    rotate_sum of 7 rotations (one unrolled trace iteration, paper 004), d calls on batches of one
 //    with a synchronize() each, vs one call on the batch of d);
 //  - per-op latency at S2 and S4 for one ciphertext at the top level (launch + sync, and queued:
 //    100 launch sequences, one sync): the kernels, relinearize, rotate and multiply + relinearize +
@@ -325,7 +326,13 @@ void paper000(const std::vector<uint32_t>& ds, int runs, std::vector<BatchRow>& 
 // (b) the same loop with one synchronize(), (c) one call on the batch of d.
 void paper000_api(const std::vector<uint32_t>& ds, int runs, std::vector<BatchRow>& rows) {
     const auto ctx = ckks::Context::create(ckks::Parameters::preset("S1"));
-    const ckks::RelinKey rk = ckks::KeyGenerator(ctx).relin_key();
+    ckks::KeyGenerator keygen(ctx);
+    const ckks::RelinKey rk = keygen.relin_key();
+    // one iteration of an unrolled trace with h = 3 rounds (paper 004): the rotations by 1 .. 7
+    const std::vector<int64_t> steps = {1, 2, 3, 4, 5, 6, 7};
+    const ckks::GaloisKeys gk = keygen.galois_keys(steps);
+    std::vector<int64_t> with_identity = steps;
+    with_identity.insert(with_identity.begin(), 0);
     auto queue = cuda::make_cuda_batch_queue();
     const ckks::BatchEvaluator ev(ctx, queue.get());
     const int level = ctx->max_level();
@@ -344,8 +351,16 @@ void paper000_api(const std::vector<uint32_t>& ds, int runs, std::vector<BatchRo
         const Op mul = [&](const ckks::CiphertextBatch& x, const ckks::CiphertextBatch& y) {
             (void)ev.multiply_relin_rescale(x, y, rk);
         };
+        // the hoisted key switching of paper 004 on a batch: one ModUp per element for 7 rotations
+        const Op many = [&](const ckks::CiphertextBatch& x, const ckks::CiphertextBatch&) {
+            (void)ev.rotate_many(x, steps, gk);
+        };
+        const Op sum = [&](const ckks::CiphertextBatch& x, const ckks::CiphertextBatch&) {
+            (void)ev.rotate_sum(x, with_identity, gk);
+        };
         for (const auto& [name, op] :
-             {std::pair<std::string, Op>{"add", add}, {"multiply_relin_rescale", mul}}) {
+             {std::pair<std::string, Op>{"add", add}, {"multiply_relin_rescale", mul},
+              {"rotate_many (7 hoisted rotations)", many}, {"rotate_sum (x + 7 hoisted rotations)", sum}}) {
             BatchRow r;
             r.op = "BatchEvaluator " + name;
             r.d = d;
