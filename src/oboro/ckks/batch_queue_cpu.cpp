@@ -149,7 +149,10 @@ public:
     void rotate_hoisted(const Context& ctx, const BatchSpan* outs, size_t rotations, ConstBatchSpan a,
                         const uint32_t* const* perms, const KeySwitchKey* const* keys) override {
         parallel_for(a.count, [&](size_t c) {
-            std::vector<uint64_t*> out0s(rotations), out1s(rotations);
+            // the output pointers of element c, in arrays each thread keeps (no allocation per element)
+            thread_local std::vector<uint64_t*> out0s, out1s;
+            out0s.resize(rotations);
+            out1s.resize(rotations);
             for (size_t r = 0; r < rotations; ++r) out0s[r] = outs[r].poly(c, 0), out1s[r] = outs[r].poly(c, 1);
             rotate_hoisted_polys(ctx, int(a.limbs) - 1, a.poly(c, 0), a.poly(c, 1), rotations, perms, keys,
                                  out0s.data(), out1s.data());
