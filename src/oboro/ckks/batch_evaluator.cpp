@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "oboro/ckks/evaluator.hpp"
+#include "oboro/ckks/hoisting.hpp"
 #include "oboro/math/modarith.hpp"
 #include "oboro/util/error.hpp"
 
@@ -373,26 +374,6 @@ CiphertextBatch BatchEvaluator::apply_rotations(const char* op, const Ciphertext
     galois_of_steps(op, a, steps, "element", keys, perms, key_of);
     return run_galois(a, perms, key_of);
 }
-
-namespace {
-// The rotations of a list of steps without its steps 0 (null permutations), and how many of
-// those identities there were.
-struct KeyedRotations {
-    std::vector<const uint32_t*> perms;
-    std::vector<const KeySwitchKey*> keys;
-    size_t identities = 0;
-    KeyedRotations(const std::vector<const uint32_t*>& all_perms, const std::vector<const KeySwitchKey*>& all_keys) {
-        for (size_t r = 0; r < all_perms.size(); ++r) {
-            if (!all_perms[r]) {
-                ++identities;
-                continue;
-            }
-            perms.push_back(all_perms[r]);
-            keys.push_back(all_keys[r]);
-        }
-    }
-};
-}  // namespace
 
 std::vector<CiphertextBatch> BatchEvaluator::rotate_many(const CiphertextBatch& a, const std::vector<int64_t>& steps,
                                                          const GaloisKeys& keys) const {

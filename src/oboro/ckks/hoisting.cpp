@@ -33,6 +33,18 @@ void HoistedDigits::inner_product(const uint32_t* perm, const KeySwitchKey& key,
     key_inner_product(ctx_, level_, digits, key, acc0, acc1, accumulate);
 }
 
+KeyedRotations::KeyedRotations(const std::vector<const uint32_t*>& step_perms,
+                               const std::vector<const KeySwitchKey*>& step_keys) {
+    for (size_t r = 0; r < step_perms.size(); ++r) {
+        if (!step_perms[r]) {
+            ++identities;
+            continue;
+        }
+        perms.push_back(step_perms[r]);
+        keys.push_back(step_keys[r]);
+    }
+}
+
 void rotate_hoisted_polys(const Context& ctx, int level, const uint64_t* c0, const uint64_t* c1, size_t rotations,
                           const uint32_t* const* perms, const KeySwitchKey* const* keys, uint64_t* const* out0s,
                           uint64_t* const* out1s) {
@@ -93,31 +105,41 @@ std::vector<uint64_t> Evaluator::check_rotations(const char* op, const Ciphertex
     return elements;
 }
 
+namespace {
+// The per-step permutations and keys of checked Galois elements (element 1, a step 0: null).
+void galois_of_elements(const Context& ctx, const std::vector<uint64_t>& elements, const GaloisKeys& keys,
+                               std::vector<const uint32_t*>& perms, std::vector<const KeySwitchKey*>& key_of) {
+    perms.assign(elements.size(), nullptr);
+    key_of.assign(elements.size(), nullptr);
+    for (size_t i = 0; i < elements.size(); ++i) {
+        if (elements[i] == 1) continue;
+        perms[i] = ctx.automorphism_permutation(elements[i]).data();
+        key_of[i] = &keys.keys.at(elements[i]);
+    }
+}
+}  // namespace
+
 std::vector<Ciphertext> Evaluator::rotate_many(const Ciphertext& a, const std::vector<int64_t>& steps,
                                                const GaloisKeys& keys, KeySwitchCounts* counts) const {
-    const std::vector<uint64_t> elements = check_rotations("rotate_many", a, steps, keys);
     const Context& ctx = *ctx_;
+    std::vector<const uint32_t*> perms;
+    std::vector<const KeySwitchKey*> key_of;
+    galois_of_elements(ctx, check_rotations("rotate_many", a, steps, keys), keys, perms, key_of);
+    const KeyedRotations keyed(perms, key_of);
     // outputs allocated up front: a copy for each step 0, a fresh ciphertext for each rotation
     std::vector<Ciphertext> out;
     out.reserve(steps.size());
-    std::vector<const uint32_t*> perms;
-    std::vector<const KeySwitchKey*> used_keys;
-    std::vector<uint64_t*> out0s, out1s;
-    for (uint64_t g : elements) {
-        if (g == 1) {
-            out.push_back(a);
-            continue;
-        }
-        out.emplace_back(ctx, 2, a.level(), a.scale(), a.slots());
-        perms.push_back(ctx.automorphism_permutation(g).data());
-        used_keys.push_back(&keys.keys.at(g));
+    for (size_t i = 0; i < steps.size(); ++i) {
+        if (perms[i]) out.emplace_back(ctx, 2, a.level(), a.scale(), a.slots());
+        else out.push_back(a);
     }
-    for (size_t i = 0; i < elements.size(); ++i)
-        if (elements[i] != 1) out0s.push_back(out[i].poly(0)), out1s.push_back(out[i].poly(1));
-    if (perms.empty()) return out;
-    rotate_hoisted_polys(ctx, a.level(), a.poly(0), a.poly(1), perms.size(), perms.data(), used_keys.data(),
-                         out0s.data(), out1s.data());
-    if (counts) counts->mod_ups++, counts->inner_products += perms.size(), counts->mod_downs += perms.size();
+    if (keyed.perms.empty()) return out;
+    std::vector<uint64_t*> out0s, out1s;
+    for (size_t i = 0; i < steps.size(); ++i)
+        if (perms[i]) out0s.push_back(out[i].poly(0)), out1s.push_back(out[i].poly(1));
+    rotate_hoisted_polys(ctx, a.level(), a.poly(0), a.poly(1), keyed.perms.size(), keyed.perms.data(),
+                         keyed.keys.data(), out0s.data(), out1s.data());
+    if (counts) counts->mod_ups++, counts->inner_products += keyed.perms.size(), counts->mod_downs += keyed.perms.size();
     return out;
 }
 
@@ -127,21 +149,14 @@ Ciphertext Evaluator::rotate_sum(const Ciphertext& a, const std::vector<int64_t>
     if (steps.empty()) raise<ValueError>("rotate_sum: no steps given for operand 'a' (", describe(a), ")");
     const Context& ctx = *ctx_;
     std::vector<const uint32_t*> perms;
-    std::vector<const KeySwitchKey*> used_keys;
-    size_t identities = 0;
-    for (uint64_t g : elements) {
-        if (g == 1) {
-            ++identities;
-            continue;
-        }
-        perms.push_back(ctx.automorphism_permutation(g).data());
-        used_keys.push_back(&keys.keys.at(g));
-    }
-    if (perms.empty()) return multiply_integer(a, int64_t(identities));  // only identities: exact
+    std::vector<const KeySwitchKey*> key_of;
+    galois_of_elements(ctx, elements, keys, perms, key_of);
+    const KeyedRotations keyed(perms, key_of);
+    if (keyed.perms.empty()) return multiply_integer(a, int64_t(keyed.identities));  // only identities: exact
     Ciphertext out(ctx, 2, a.level(), a.scale(), a.slots());
-    rotate_sum_polys(ctx, a.level(), a.poly(0), a.poly(1), perms.size(), perms.data(), used_keys.data(), identities,
-                     out.poly(0), out.poly(1));
-    if (counts) counts->mod_ups++, counts->inner_products += perms.size(), counts->mod_downs++;
+    rotate_sum_polys(ctx, a.level(), a.poly(0), a.poly(1), keyed.perms.size(), keyed.perms.data(), keyed.keys.data(),
+                     keyed.identities, out.poly(0), out.poly(1));
+    if (counts) counts->mod_ups++, counts->inner_products += keyed.perms.size(), counts->mod_downs++;
     return out;
 }
 

@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "oboro/ckks/context.hpp"
 #include "oboro/ckks/keys.hpp"
@@ -59,6 +60,16 @@ private:
     AlignedBuffer<uint64_t> digits_;           // digits_at(level) x ext_limbs(level) x n
     AlignedBuffer<uint64_t> scratch_;          // the permuted digits (so one HoistedDigits is not
                                                // for concurrent use)
+};
+
+// A list of rotation steps as the hoisted functions below take it: the permutations and keys of
+// the steps that rotate, and how many identities (steps 0: null permutations in the per-step
+// lists) there were.
+struct KeyedRotations {
+    std::vector<const uint32_t*> perms;
+    std::vector<const KeySwitchKey*> keys;
+    size_t identities = 0;
+    KeyedRotations(const std::vector<const uint32_t*>& step_perms, const std::vector<const KeySwitchKey*>& step_keys);
 };
 
 // Rotations of ONE ciphertext (c0, c1) at `level`: rotation r applies the automorphism with
