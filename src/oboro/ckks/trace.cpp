@@ -182,14 +182,6 @@ std::vector<int64_t> sum_rotation_steps(const Context& ctx, const SumSpec& spec,
 
 namespace {
 
-// The checks every rotate-and-sum makes on its operand before anything else.
-void check_sum_operand(const char* op, bool empty, size_t size, size_t slots, const SumSpec& spec,
-                       const std::string& who) {
-    if (empty) raise<ValueError>(op, ": operand 'a' is empty");
-    check_spec(op, spec, slots);
-    if (size != 2) raise<ValueError>(op, ": operand 'a' (", who, ") has ", size, " polynomials; relinearize it first");
-}
-
 // The strategy and h that rotate-and-sum runs on an operand at `level` with `slots` slots (`who`
 // describes it in the messages): automatic becomes hoisted with the cheapest h by the model whose
 // keys are all there; a bad h raises ValueError and every missing key MissingKey, before any work.
@@ -244,24 +236,30 @@ Value run_sum(const Eval& eval, Value acc, const SumSpec& spec, const GaloisKeys
     return acc;
 }
 
-}  // namespace
-
-Ciphertext rotate_and_sum(const Evaluator& eval, const Ciphertext& a, const SumSpec& spec, const GaloisKeys& keys,
-                          SumStrategy strategy, int h, KeySwitchCounts* counts) {
+// rotate_and_sum of a Ciphertext or a batch: the operand's checks, the plan, the run.
+template <typename Eval, typename Value>
+Value checked_sum(const Eval& eval, const Value& a, const SumSpec& spec, const GaloisKeys& keys, SumStrategy strategy,
+                  int h, KeySwitchCounts* counts) {
     const char* op = "rotate_and_sum";
-    check_sum_operand(op, a.empty(), a.size(), a.slots(), spec, a.empty() ? std::string() : describe(a));
+    if (a.empty()) raise<ValueError>(op, ": operand 'a' is empty");
+    check_spec(op, spec, a.slots());
+    if (a.size() != 2)
+        raise<ValueError>(op, ": operand 'a' (", describe(a), ") has ", a.size(), " polynomials; relinearize it first");
     if (spec.rounds == 0) return a;
     const auto [st, hh] = plan_sum(op, *eval.context(), a.level(), a.slots(), spec, keys, strategy, h, describe(a));
     return run_sum(eval, a, spec, keys, st, hh, counts);
 }
 
+}  // namespace
+
+Ciphertext rotate_and_sum(const Evaluator& eval, const Ciphertext& a, const SumSpec& spec, const GaloisKeys& keys,
+                          SumStrategy strategy, int h, KeySwitchCounts* counts) {
+    return checked_sum(eval, a, spec, keys, strategy, h, counts);
+}
+
 CiphertextBatch rotate_and_sum(const BatchEvaluator& eval, const CiphertextBatch& a, const SumSpec& spec,
                                const GaloisKeys& keys, SumStrategy strategy, int h) {
-    const char* op = "rotate_and_sum";
-    check_sum_operand(op, a.empty(), a.size(), a.slots(), spec, a.empty() ? std::string() : describe(a));
-    if (spec.rounds == 0) return a;
-    const auto [st, hh] = plan_sum(op, *eval.context(), a.level(), a.slots(), spec, keys, strategy, h, describe(a));
-    return run_sum(eval, a, spec, keys, st, hh, nullptr);
+    return checked_sum(eval, a, spec, keys, strategy, h, nullptr);
 }
 
 }  // namespace oboro::ckks
