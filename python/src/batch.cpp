@@ -38,6 +38,14 @@ namespace oboro::py {
 // device queue that holds x (a batch made with encrypt_batch(..., device="cuda")).
 BatchEvaluator evaluator(const State& s, const PolyBatch& x) { return BatchEvaluator(s.ctx, x.device()); }
 
+PyBatch result_shell(const PyBatch& self) {
+    PyBatch out;
+    out.st = self.st;
+    out.shape = self.shape;
+    out.is_complex = self.is_complex;
+    return out;
+}
+
 // The queue of device "cuda" / "cuda:N", made once per device and kept for the process (batches
 // it allocates must not outlive it); "cpu": nullptr. Errors: unknown device names (ValueError),
 // no GPU or a build without the CUDA runtime (oboro.Error "no CUDA GPU found ...").
@@ -296,17 +304,6 @@ void multiply_array(const State& s, CiphertextBatch& a, const Operand& o, size_t
     a = ev.rescale(a);
 }
 
-// The result of a binary operator before apply: self's context, element shape and dtype, no
-// data. Sums and differences of two batches are written straight into it; every other case
-// copies self's data first and works in place.
-PyBatch result_shell(const PyBatch& self) {
-    PyBatch out;
-    out.st = self.st;
-    out.shape = self.shape;
-    out.is_complex = self.is_complex;
-    return out;
-}
-
 // target (op) other: self for the in-place operators, a result_shell of self for the others.
 // Returns false when `other` is not supported (the caller returns NotImplemented).
 bool apply(PyBatch& target, const PyBatch& self, nb::handle other, BinOp op) {
@@ -496,10 +493,7 @@ nb::object decrypt_batch(const State& s, const PyBatch& b) {
 // A copy of b in the memory of `device` ('cpu', 'cuda', 'cuda:N'), where its operations then run.
 PyBatch moved_to(const PyBatch& b, const std::string& device) {
     BatchQueue* queue = queue_for_device(device);
-    PyBatch out;
-    out.st = b.st;
-    out.shape = b.shape;
-    out.is_complex = b.is_complex;
+    PyBatch out = result_shell(b);
     nb::gil_scoped_release release;
     out.batch = queue ? b.batch.to_device(*queue) : b.batch.to_host();
     return out;

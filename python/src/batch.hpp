@@ -32,6 +32,10 @@ struct PyBatch {
 
 // The evaluator of batches that live where x lives (the CPU queue, or the device queue holding x).
 BatchEvaluator evaluator(const State& s, const PolyBatch& x);
+// A batch with self's context, element shape and dtype and no data: the result of an operation
+// before it is written (binary operators write sums and differences of two batches straight into
+// it; moves and rotations fill it with their output).
+PyBatch result_shell(const PyBatch& self);
 // Automatic mode: size-3 elements relinearized (MissingKey without a relinearization key).
 void relinearize_if_needed(const State& s, CiphertextBatch& x, const char* op);
 // Batch.rotate: one step for all elements (an int) or one per element (a sequence).

@@ -44,7 +44,7 @@ PyBatch batch_sum(const PyBatch& self, std::optional<size_t> block, std::optiona
 
 std::vector<PyBatch> batch_rotate_many(const PyBatch& self, const std::vector<int64_t>& steps) {
     const State& s = *self.st;
-    std::vector<PyBatch> out(steps.size(), PyBatch{self.st, {}, self.shape, self.is_complex});
+    std::vector<PyBatch> out(steps.size(), result_shell(self));
     // As Ciphertext.rotate_many: the steps with a key share one ModUp per element (one batched
     // call); in automatic mode the others are composed from keyed steps one by one (rotate).
     std::vector<int64_t> hoisted;
