@@ -10,6 +10,7 @@
 
 #include "ckks_test_util.hpp"
 #include "error_test_util.hpp"
+#include "oboro/backend/cpu/poly_ops.hpp"
 #include "oboro/ckks/batch.hpp"
 #include "oboro/ckks/batch_encoder.hpp"
 #include "oboro/ckks/batch_evaluator.hpp"
@@ -350,6 +351,39 @@ TEST(BatchEdges, SameResultWithOneAndTwoThreads) {
     set_num_threads(before);
     EXPECT_TRUE(same_batch(f1, f2));
     EXPECT_TRUE(same_batch(r1, r2));
+}
+
+// A batch whose output reaches kStreamingBytes is written with streaming stores (add, sub,
+// tensor, plaintext product): the same words as the single-ciphertext ops, which store normally.
+TEST(BatchEdges, LargeBatchesStreamTheSameWords) {
+    Keys& k = Keys::get("S1");
+    const Evaluator& ev = *k.eval;
+    const BatchEvaluator bev(k.ctx);
+    auto a = encrypt_many(k, 4, 1500), b = encrypt_many(k, 4, 1600);
+    const Plaintext pt = k.encoder->encode(random_real(8, 1.0, 1700));
+    const size_t d = 40;  // 40 S1 ciphertexts of 256 KiB: a 10 MiB sum and a 15 MiB tensor product
+    std::vector<Ciphertext> as, bs, sum, diff, tensor, prod;
+    for (size_t c = 0; c < d; ++c) {
+        as.push_back(a.cts[c % 4]);
+        bs.push_back(b.cts[(c / 4) % 4]);
+        sum.push_back(ev.add(as[c], bs[c]));
+        diff.push_back(ev.sub(as[c], bs[c]));
+        tensor.push_back(ev.multiply(as[c], bs[c]));
+        prod.push_back(ev.multiply(as[c], pt));
+    }
+    const auto A = CiphertextBatch::from_ciphertexts(*k.ctx, as);
+    const auto B = CiphertextBatch::from_ciphertexts(*k.ctx, bs);
+    const auto P = PlaintextBatch::from_plaintexts(*k.ctx, std::span(&pt, 1));
+    ASSERT_GE(A.word_count() * sizeof(uint64_t), backend::cpu::kStreamingBytes);
+    for (int threads : {1, 2}) {
+        const int before = num_threads();
+        set_num_threads(threads);
+        expect_elements(bev.add(A, B), sum);
+        expect_elements(bev.sub(A, B), diff);
+        expect_elements(bev.multiply(A, B), tensor);
+        expect_elements(bev.multiply(A, P), prod);
+        set_num_threads(before);
+    }
 }
 
 TEST(BatchEdges, KeySwitchingScratchIsReused) {

@@ -160,6 +160,12 @@ TEST_P(EltwiseSimd, MulAndFusedMulAdd) {
             s.mul(e.data(), x.data(), y.data(), m, n);
             k->mul(g.data(), x.data(), y.data(), m, n);
             ASSERT_EQ(e, g) << "mul " << where(q, n);
+            // streaming stores: an aligned output, and one a word off (ordinary stores then)
+            for (size_t shift : {size_t(0), size_t(1)}) {
+                AlignedBuffer<uint64_t> out(n + 1);
+                k->mul_stream(out.data() + shift, x.data(), y.data(), m, n);
+                ASSERT_EQ(e, std::vector<uint64_t>(out.data() + shift, out.data() + shift + n)) << "mul_stream " << where(q, n);
+            }
             // all q-1: the largest product
             std::vector<uint64_t> top(n, q - 1);
             s.mul(e.data(), top.data(), top.data(), m, n);
@@ -220,6 +226,16 @@ TEST_P(EltwiseSimd, Tensor) {
             ASSERT_EQ(e0, g0) << where(q, n);
             ASSERT_EQ(e1, g1) << where(q, n);
             ASSERT_EQ(e2, g2) << where(q, n);
+            // streaming stores into three aligned outputs, and into outputs a word off
+            for (size_t shift : {size_t(0), size_t(1)}) {
+                const size_t stride = (n + 7) / 8 * 8;  // keeps each output as aligned as the first
+                AlignedBuffer<uint64_t> out(3 * stride + 1);
+                uint64_t* d[3] = {out.data() + shift, out.data() + shift + stride, out.data() + shift + 2 * stride};
+                k->tensor_stream(d[0], d[1], d[2], a0.data(), a1.data(), b0.data(), b1.data(), m, n);
+                ASSERT_EQ(e0, std::vector<uint64_t>(d[0], d[0] + n)) << "tensor_stream " << where(q, n);
+                ASSERT_EQ(e1, std::vector<uint64_t>(d[1], d[1] + n)) << "tensor_stream " << where(q, n);
+                ASSERT_EQ(e2, std::vector<uint64_t>(d[2], d[2] + n)) << "tensor_stream " << where(q, n);
+            }
         }
     }
 }

@@ -77,16 +77,18 @@ public:
 
     void mul_plain(const Context& ctx, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b) override {
         const cpu::EltwiseKernels& kn = cpu::eltwise_active();
+        const auto mul = streams(out, a, b) ? kn.mul_stream : kn.mul;
         for_each_limb(a.count, a.polys, a.limbs, a.n, [&](size_t c, size_t j, size_t i, size_t off) {
-            kn.mul(out.poly(c, j) + off, a.poly(c, j) + off, b.poly(rhs(b, c), 0) + off, ctx.moduli()[i], a.n);
+            mul(out.poly(c, j) + off, a.poly(c, j) + off, b.poly(rhs(b, c), 0) + off, ctx.moduli()[i], a.n);
         });
     }
 
     void tensor(const Context& ctx, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b) override {
         const cpu::EltwiseKernels& kn = cpu::eltwise_active();
+        const auto tensor = streams(out, a, b) ? kn.tensor_stream : kn.tensor;
         for_each_limb(a.count, 1, a.limbs, a.n, [&](size_t c, size_t, size_t i, size_t off) {
             const size_t cb = rhs(b, c);
-            kn.tensor(out.poly(c, 0) + off, out.poly(c, 1) + off, out.poly(c, 2) + off, a.poly(c, 0) + off,
+            tensor(out.poly(c, 0) + off, out.poly(c, 1) + off, out.poly(c, 2) + off, a.poly(c, 0) + off,
                       a.poly(c, 1) + off, b.poly(cb, 0) + off, b.poly(cb, 1) + off, ctx.moduli()[i], a.n);
         });
     }
@@ -168,11 +170,17 @@ public:
     }
 
 private:
+    // Whether an element-wise op writes `out` with streaming stores (poly_ops.hpp): the whole
+    // batch's output decides, so a large batch of small ciphertexts streams too. A batched call's
+    // output is its result, not a temporary that the next step reads back from the cache.
+    static bool streams(BatchSpan out, ConstBatchSpan a, ConstBatchSpan b) {
+        return cpu::use_streaming_stores(out.count * out.polys * out.limbs * out.n * sizeof(uint64_t), out.data,
+                                         a.data, b.data);
+    }
+
     void add_or_sub(const Context& ctx, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b, bool subtract) {
         const cpu::EltwiseKernels& kn = cpu::eltwise_active();
-        // the whole batch's output decides: a large batch of small ciphertexts streams too
-        const bool stream = cpu::use_streaming_stores(out.count * out.polys * out.limbs * out.n * sizeof(uint64_t),
-                                                      out.data, a.data, b.data);
+        const bool stream = streams(out, a, b);
         const auto op = subtract ? (stream ? kn.sub_stream : kn.sub) : (stream ? kn.add_stream : kn.add);
         for_each_limb(a.count, a.polys, a.limbs, a.n, [&](size_t c, size_t j, size_t i, size_t off) {
             if (j < b.polys) op(out.poly(c, j) + off, a.poly(c, j) + off, b.poly(rhs(b, c), j) + off, ctx.q()[i], a.n);

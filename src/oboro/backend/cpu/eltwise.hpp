@@ -33,12 +33,15 @@ struct EltwiseKernels {
     const char* name;
     void (*add)(uint64_t* d, const uint64_t* x, const uint64_t* y, uint64_t q, size_t n);
     void (*sub)(uint64_t* d, const uint64_t* x, const uint64_t* y, uint64_t q, size_t n);
-    // add and sub with non-temporal (streaming) stores, for outputs much larger than the caches
-    // (poly_ops: kStreamingBytes): the output's lines are not read first and do not evict the
-    // inputs. Same results; d must not alias x or y; ordinary stores where d is not aligned to
-    // the vector size (and in the scalar table).
+    // add, sub, mul and tensor (below) with non-temporal (streaming) stores, for outputs much
+    // larger than the caches (poly_ops: kStreamingBytes): the output's lines are not read first
+    // and do not evict the inputs. Same results; the outputs must not alias the inputs; ordinary
+    // stores where an output is not aligned to the vector size (and in the scalar table).
     void (*add_stream)(uint64_t* d, const uint64_t* x, const uint64_t* y, uint64_t q, size_t n);
     void (*sub_stream)(uint64_t* d, const uint64_t* x, const uint64_t* y, uint64_t q, size_t n);
+    void (*mul_stream)(uint64_t* d, const uint64_t* x, const uint64_t* y, const math::Modulus& m, size_t n);
+    void (*tensor_stream)(uint64_t* d0, uint64_t* d1, uint64_t* d2, const uint64_t* x0, const uint64_t* x1,
+                          const uint64_t* y0, const uint64_t* y1, const math::Modulus& m, size_t n);
     void (*negate)(uint64_t* d, const uint64_t* x, uint64_t q, size_t n);
     // d = x + w
     void (*add_scalar)(uint64_t* d, const uint64_t* x, uint64_t w, uint64_t q, size_t n);

@@ -95,10 +95,10 @@ void weighted_sum(uint64_t* d, const uint64_t* y, size_t stride, size_t terms, c
     }
 }
 
-// (no streaming stores in portable code: add_stream and sub_stream are add and sub)
-const EltwiseKernels kTable{"scalar", add,     sub,        add,            sub,            negate, add_scalar, mul,
-                            mul_add,  mul_scalar, sub_mul_scalar, mul_scalar_add, tensor, dot2,   convert_single,
-                            weighted_sum};
+// (no streaming stores in portable code: the *_stream kernels are the ordinary ones)
+const EltwiseKernels kTable{"scalar",   add,    sub,        add,        sub,            mul,
+                            tensor,     negate, add_scalar, mul,        mul_add,        mul_scalar,
+                            sub_mul_scalar, mul_scalar_add, tensor, dot2, convert_single, weighted_sum};
 }  // namespace
 
 const EltwiseKernels& scalar_kernels() { return kTable; }

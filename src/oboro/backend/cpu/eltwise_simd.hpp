@@ -75,16 +75,21 @@ template <class V> struct Kernels {
     }
 
     // add (Sub false) or sub, with ordinary or streaming stores
+    // Streaming stores need an output aligned to the vector size.
+    static bool aligned(const uint64_t* d) { return reinterpret_cast<uintptr_t>(d) % sizeof(R) == 0; }
+    template <bool Stream> static void put(uint64_t* d, R v) {
+        if (Stream) V::stream(d, v);
+        else V::store(d, v);
+    }
+
     template <bool Sub, bool Stream>
     static void add_or_sub(uint64_t* d, const uint64_t* x, const uint64_t* y, uint64_t q, size_t n) {
-        if (Stream && reinterpret_cast<uintptr_t>(d) % sizeof(R) != 0) return add_or_sub<Sub, false>(d, x, y, q, n);
+        if (Stream && !aligned(d)) return add_or_sub<Sub, false>(d, x, y, q, n);
         const R vq = V::set1(q);
         size_t k = 0;
         for (; k + L <= n; k += L) {
             const R a = V::load(x + k), b = V::load(y + k);
-            const R r = Sub ? V::sub_mod(a, b, vq) : V::cond_sub(V::add(a, b), vq);
-            if (Stream) V::stream(d + k, r);
-            else V::store(d + k, r);
+            put<Stream>(d + k, Sub ? V::sub_mod(a, b, vq) : V::cond_sub(V::add(a, b), vq));
         }
         if (Stream) V::store_fence();  // streaming stores are weakly ordered: complete them here
         if (k < n) (Sub ? scalar_kernels().sub : scalar_kernels().add)(d + k, x + k, y + k, q, n - k);
@@ -116,11 +121,20 @@ template <class V> struct Kernels {
         if (k < n) scalar_kernels().add_scalar(d + k, x + k, w, q, n - k);
     }
 
-    static void mul(uint64_t* d, const uint64_t* x, const uint64_t* y, const math::Modulus& m, size_t n) {
+    template <bool Stream> static void mul_to(uint64_t* d, const uint64_t* x, const uint64_t* y, const math::Modulus& m,
+                                              size_t n) {
+        if (Stream && !aligned(d)) return mul_to<false>(d, x, y, m, n);
         const Consts c{WordBarrett(m)};
         size_t k = 0;
-        for (; k + L <= n; k += L) V::store(d + k, mul_mod(V::load(x + k), V::load(y + k), c));
+        for (; k + L <= n; k += L) put<Stream>(d + k, mul_mod(V::load(x + k), V::load(y + k), c));
+        if (Stream) V::store_fence();
         if (k < n) scalar_kernels().mul(d + k, x + k, y + k, m, n - k);
+    }
+    static void mul(uint64_t* d, const uint64_t* x, const uint64_t* y, const math::Modulus& m, size_t n) {
+        mul_to<false>(d, x, y, m, n);
+    }
+    static void mul_stream(uint64_t* d, const uint64_t* x, const uint64_t* y, const math::Modulus& m, size_t n) {
+        mul_to<true>(d, x, y, m, n);
     }
 
     // acc + x*y < q^2 + 2q < 2^(2b) for acc < 2q: one reduction (paper 004, section 4.1).
@@ -165,19 +179,31 @@ template <class V> struct Kernels {
         if (k < n) scalar_kernels().mul_scalar_add(acc + k, x + k, w, ws, q, n - k);
     }
 
-    static void tensor(uint64_t* d0, uint64_t* d1, uint64_t* d2, const uint64_t* x0, const uint64_t* x1,
-                       const uint64_t* y0, const uint64_t* y1, const math::Modulus& m, size_t n) {
+    template <bool Stream>
+    static void tensor_to(uint64_t* d0, uint64_t* d1, uint64_t* d2, const uint64_t* x0, const uint64_t* x1,
+                          const uint64_t* y0, const uint64_t* y1, const math::Modulus& m, size_t n) {
+        if (Stream && !(aligned(d0) && aligned(d1) && aligned(d2)))
+            return tensor_to<false>(d0, d1, d2, x0, x1, y0, y1, m, n);
         const Consts c{WordBarrett(m)};
         size_t k = 0;
         for (; k + L <= n; k += L) {
             const R a0 = V::load(x0 + k), a1 = V::load(x1 + k), b0 = V::load(y0 + k), b1 = V::load(y1 + k);
             const R p00 = mul_mod(a0, b0, c), p11 = mul_mod(a1, b1, c);
             const R cross = mul_mod(V::cond_sub(V::add(a0, a1), c.q), V::cond_sub(V::add(b0, b1), c.q), c);
-            V::store(d0 + k, p00);
-            V::store(d1 + k, V::sub_mod(V::sub_mod(cross, p00, c.q), p11, c.q));
-            V::store(d2 + k, p11);
+            put<Stream>(d0 + k, p00);
+            put<Stream>(d1 + k, V::sub_mod(V::sub_mod(cross, p00, c.q), p11, c.q));
+            put<Stream>(d2 + k, p11);
         }
+        if (Stream) V::store_fence();
         if (k < n) scalar_kernels().tensor(d0 + k, d1 + k, d2 + k, x0 + k, x1 + k, y0 + k, y1 + k, m, n - k);
+    }
+    static void tensor(uint64_t* d0, uint64_t* d1, uint64_t* d2, const uint64_t* x0, const uint64_t* x1,
+                       const uint64_t* y0, const uint64_t* y1, const math::Modulus& m, size_t n) {
+        tensor_to<false>(d0, d1, d2, x0, x1, y0, y1, m, n);
+    }
+    static void tensor_stream(uint64_t* d0, uint64_t* d1, uint64_t* d2, const uint64_t* x0, const uint64_t* x1,
+                              const uint64_t* y0, const uint64_t* y1, const math::Modulus& m, size_t n) {
+        tensor_to<true>(d0, d1, d2, x0, x1, y0, y1, m, n);
     }
 
     // 128-bit lazy accumulation: per term only the products and a carry, no reduction.
@@ -273,9 +299,9 @@ template <class V> struct Kernels {
     }
 
     static constexpr EltwiseKernels table(const char* name) {
-        return {name,       add,        sub,            add_stream,     sub_stream, negate, add_scalar, mul,
-                mul_add,    mul_scalar, sub_mul_scalar, mul_scalar_add, tensor,     dot2,   convert_single,
-                weighted_sum};
+        return {name,   add,        sub,        add_stream,     sub_stream,     mul_stream, tensor_stream, negate,
+                add_scalar, mul,        mul_add,    mul_scalar,     sub_mul_scalar, mul_scalar_add, tensor,
+                dot2,       convert_single, weighted_sum};
     }
 };
 
