@@ -6,6 +6,7 @@
 // test, skipped with a message on CPUs without it.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 #include <string>
 #include <vector>
@@ -346,6 +347,45 @@ TEST_P(EltwiseSimd, WeightedSum) {
                     ASSERT_EQ(e[c], uint64_t(r)) << "scalar terms=" << terms << " " << where(t, n);
                 }
                 ASSERT_EQ(e, g) << "terms=" << terms << " " << where(t, n);
+            }
+        }
+    }
+}
+
+// The centred conversion's overflow counts: the same doubles, summed in the same order, as the
+// portable kernel (math::conversion_overflow), to the bit: the counts decide which multiple of Q
+// is subtracted. Rows of zeros, of q_i - 1 and of (q_i - 1) / 2 (sums just below a half) included.
+TEST_P(EltwiseSimd, OverflowCounts) {
+    SIMD_OR_SKIP(k);
+    const EltwiseKernels& s = backend::cpu::scalar_kernels();
+    std::mt19937_64 gen(10);
+    const auto moduli = test_moduli();
+    for (size_t terms : {size_t(2), size_t(3), size_t(7), size_t(16), size_t(64)}) {
+        for (size_t n : kLengths) {
+            const size_t stride = n + 5;
+            std::vector<uint64_t> y(terms * stride);
+            std::vector<double> inv(terms);
+            for (size_t i = 0; i < terms; ++i) {
+                const uint64_t q = moduli[i % moduli.size()];
+                inv[i] = 1.0 / double(q);
+                const auto row = words(n, q, q, gen);
+                std::copy(row.begin(), row.end(), y.begin() + i * stride);
+                // the first coefficients: all zero, all q - 1, one (q - 1) / 2 and the rest zero
+                if (n > 3) y[i * stride] = 0, y[i * stride + 1] = q - 1, y[i * stride + 2] = i == 0 ? (q - 1) / 2 : 0;
+            }
+            std::vector<uint8_t> e(n), g(n);
+            s.overflow_counts(e.data(), y.data(), stride, terms, inv.data(), n);
+            k->overflow_counts(g.data(), y.data(), stride, terms, inv.data(), n);
+            ASSERT_EQ(e, g) << "terms=" << terms << " n=" << n;
+            if (n > 3) {
+                EXPECT_EQ(e[0], 0) << "terms=" << terms;
+                EXPECT_EQ(e[1], terms) << "terms=" << terms;  // sum of (q_i - 1) / q_i rounds to terms
+                EXPECT_EQ(e[2], 0) << "terms=" << terms;
+            }
+            for (size_t c = 0; c < n; ++c) {  // round(sum y_i / q_i), up to ties
+                long double sum = 0;
+                for (size_t i = 0; i < terms; ++i) sum += (long double)(y[i * stride + c]) / moduli[i % moduli.size()];
+                ASSERT_LE(std::fabs(double(sum - (long double)(e[c]))), 0.5 + 1e-9) << "c=" << c;
             }
         }
     }

@@ -100,6 +100,7 @@ public:
     // (limb i of y at y + i*n), computed in one fixed order so every caller agrees to the bit.
     const uint64_t* punctured_mod_target(size_t j) const { return qhat_mod_t_.data() + j * from_.size(); }
     uint64_t q_mod_target(size_t j) const { return q_mod_t_[j]; }
+    const double* inverse_sources() const { return inv_from_.data(); }  // 1 / q_i, as centered_overflow uses them
     void centered_overflow(const uint64_t* y, size_t n, uint8_t* v) const;
 
 private:

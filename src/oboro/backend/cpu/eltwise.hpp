@@ -29,6 +29,10 @@ struct DotTerm {
     const uint64_t* y1 = nullptr;
 };
 
+// The portable overflow_counts (below), which the tables without a faster one keep.
+void overflow_counts_portable(uint8_t* v, const uint64_t* y, size_t stride, size_t terms, const double* inv,
+                              size_t n);
+
 struct EltwiseKernels {
     const char* name;
     void (*add)(uint64_t* d, const uint64_t* x, const uint64_t* y, uint64_t q, size_t n);
@@ -76,6 +80,12 @@ struct EltwiseKernels {
     // The products are summed in 128 bits and reduced once every 16 terms.
     void (*weighted_sum)(uint64_t* d, const uint64_t* y, size_t stride, size_t terms, const uint64_t* w,
                          const uint8_t* v, uint64_t u, uint64_t u_shoup, const math::Modulus& m, size_t n);
+    // The overflow counts of the centred fast base conversion (math::conversion_overflow):
+    // v[c] = floor(0.5 + sum_i y_i[c] * inv[i]) in double precision, summed in the order of i
+    // with no fused multiply-add, so that every table gives the same counts. y_i: `terms` limbs of
+    // residues below 2^62, `stride` words apart; inv[i] = 1 / q_i.
+    void (*overflow_counts)(uint8_t* v, const uint64_t* y, size_t stride, size_t terms, const double* inv,
+                            size_t n) = overflow_counts_portable;
 };
 
 inline constexpr size_t kMaxDotTerms = 64;

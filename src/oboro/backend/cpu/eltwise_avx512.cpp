@@ -19,7 +19,31 @@ OBORO_SIMD_TARGET_BEGIN("avx512f,avx512dq")
 namespace oboro::backend::cpu {
 namespace {
 
-constexpr EltwiseKernels kTable = simd::Kernels<Avx512Ops>::table("avx512");
+// AVX-512DQ converts 64-bit integers to doubles and back (AVX2 cannot), so the centred overflow
+// counts run 8 coefficients at a time: the same conversions, products and sums, in the same
+// order, as math::conversion_overflow. The products and sums take explicit rounding, which the
+// compiler does not contract into fused multiply-adds (as it would plain _mm512_mul_pd and
+// _mm512_add_pd: AVX-512F brings FMA, and GCC contracts by default).
+void overflow_counts(uint8_t* v, const uint64_t* y, size_t stride, size_t terms, const double* inv, size_t n) {
+    constexpr size_t L = Avx512Ops::lanes;
+    constexpr int kNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+    size_t c = 0;
+    for (; c + L <= n; c += L) {
+        __m512d sum = _mm512_set1_pd(0.5);
+        for (size_t i = 0; i < terms; ++i) {
+            const __m512d yi = _mm512_cvtepu64_pd(_mm512_loadu_si512(y + i * stride + c));
+            sum = _mm512_add_round_pd(sum, _mm512_mul_round_pd(yi, _mm512_set1_pd(inv[i]), kNearest), kNearest);
+        }
+        _mm_storel_epi64(reinterpret_cast<__m128i*>(v + c), _mm512_cvtepi64_epi8(_mm512_cvttpd_epu64(sum)));
+    }
+    if (c < n) overflow_counts_portable(v + c, y + c, stride, terms, inv, n - c);
+}
+
+constexpr EltwiseKernels kTable = [] {
+    EltwiseKernels t = simd::Kernels<Avx512Ops>::table("avx512");
+    t.overflow_counts = overflow_counts;
+    return t;
+}();
 
 }  // namespace
 }  // namespace oboro::backend::cpu

@@ -95,6 +95,14 @@ void weighted_sum(uint64_t* d, const uint64_t* y, size_t stride, size_t terms, c
     }
 }
 
+}  // namespace
+
+void overflow_counts_portable(uint8_t* v, const uint64_t* y, size_t stride, size_t terms, const double* inv,
+                              size_t n) {
+    for (size_t c = 0; c < n; ++c) v[c] = uint8_t(math::conversion_overflow(y + c, stride, inv, terms));
+}
+
+namespace {
 // (no streaming stores in portable code: the *_stream kernels are the ordinary ones)
 const EltwiseKernels kTable{"scalar",   add,    sub,        add,        sub,            mul,
                             tensor,     negate, add_scalar, mul,        mul_add,        mul_scalar,

@@ -162,7 +162,7 @@ void base_convert(const math::BaseConverter& converter, const uint64_t* in, size
         kn.mul_scalar(scratch + i * n, in + i * in_stride, from.punctured_inv(i), from.punctured_inv_shoup(i), from[i],
                       n);
     uint8_t* counts = reinterpret_cast<uint8_t*>(scratch + k * n);
-    if (centered) converter.centered_overflow(scratch, n, counts);
+    if (centered) kn.overflow_counts(counts, scratch, n, k, converter.inverse_sources(), n);
     for (size_t j = 0; j < to.size(); ++j) {
         const uint64_t u = converter.q_mod_target(j);
         kn.weighted_sum(outs[j], scratch, n, k, converter.punctured_mod_target(j), centered ? counts : nullptr, u,
