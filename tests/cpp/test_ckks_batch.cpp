@@ -312,6 +312,43 @@ TEST_P(BatchTest, DropToLevelBitExact) {
     EXPECT_ERROR(LevelMismatch, bev.rescale_to(bev.drop_to_level(A, 0), 0, target), "rescale_to", "target level 0");
 }
 
+// Batched encryption (public and secret key) and batched decryption, in parallel: the values
+// come back to the precision of single encryptions, every element has its own randomness, the
+// secret-key elements keep their seeds, and the batched decryption equals the single one.
+TEST_P(BatchTest, EncryptAndDecryptBatches) {
+    const size_t d = 5;
+    std::vector<cplx> values;
+    for (size_t c = 0; c < d; ++c) {
+        const auto row = random_complex(k().ctx->max_slots(), 1.0, 1800 + c % 3);  // rows 0 and 3 are equal
+        values.insert(values.end(), row.begin(), row.end());
+    }
+    const PlaintextBatch P = encode_batch(*k().encoder, values, d);
+    for (const bool public_key : {true, false}) {
+        Encryptor& enc = public_key ? *k().pk_encryptor : *k().sk_encryptor;
+        const CiphertextBatch X = enc.encrypt_batch(P);
+        ASSERT_EQ(X.count(), d);
+        EXPECT_EQ(X.level(), k().ctx->max_level());
+        EXPECT_EQ(X.scale(), P.scale());
+        const auto batched = k().decryptor->decrypt_decode(X, *k().encoder);
+        ASSERT_EQ(batched.size(), d);
+        for (size_t c = 0; c < d; ++c) {
+            const Ciphertext ct = X.at(c);
+            const auto single = k().decrypt(ct);
+            EXPECT_EQ(batched[c], single) << "element " << c;
+            const std::vector<cplx> want(values.begin() + long(c * k().ctx->max_slots()),
+                                         values.begin() + long((c + 1) * k().ctx->max_slots()));
+            EXPECT_GE(precision_bits(single, want), 25.0) << "element " << c << " public key " << public_key;
+            EXPECT_EQ(X.uniform_seed(c).has_value(), !public_key) << "element " << c;
+        }
+        // the same plaintext, encrypted twice in one call: different randomness
+        EXPECT_NE(std::memcmp(X.poly(0, 0), X.poly(3, 0), X.limbs() * X.n() * sizeof(uint64_t)), 0);
+        if (!public_key) EXPECT_NE(*X.uniform_seed(0), *X.uniform_seed(3));
+        // and two calls on the same plaintexts: different randomness again
+        const CiphertextBatch Y = enc.encrypt_batch(P);
+        EXPECT_NE(std::memcmp(X.poly(0, 0), Y.poly(0, 0), X.limbs() * X.n() * sizeof(uint64_t)), 0);
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(Presets, BatchTest, ::testing::Values("S1", "S2"));
 
 // ---- edge cases ----------------------------------------------------------------------------------
@@ -384,6 +421,34 @@ TEST(BatchEdges, LargeBatchesStreamTheSameWords) {
         expect_elements(bev.multiply(A, P), prod);
         set_num_threads(before);
     }
+}
+
+// Flooded batched decryption: each element gets fresh noise of the requested size (element 0 and
+// element 1 hold the same ciphertext, and two calls differ too), and bad batches are refused.
+TEST(BatchEdges, BatchDecryptionFloodsEveryElement) {
+    Keys& k = Keys::get("S1");
+    const auto v = random_complex(k.ctx->max_slots(), 1.0, 1900);
+    const Ciphertext ct = k.encrypt(v, -1, false);
+    const std::vector<Ciphertext> cts{ct, ct};
+    const auto X = CiphertextBatch::from_ciphertexts(*k.ctx, cts);
+    Decryptor flooded(k.ctx, k.keygen->secret_key());
+    flooded.set_noise_flooding(20);
+    const auto first = flooded.decrypt_decode(X, *k.encoder), second = flooded.decrypt_decode(X, *k.encoder);
+    EXPECT_NE(first[0], first[1]);
+    EXPECT_NE(first[0], second[0]);
+    const double plain = precision_bits(k.decrypt(ct), v);
+    for (const auto& got : {first[0], first[1], second[0]}) {
+        const double noisy = precision_bits(got, v);  // as NoiseFloodingAddsTheRequestedNoise: ~11.5 bits
+        EXPECT_LT(noisy, plain - 10);
+        EXPECT_GT(noisy, 9.0);
+        EXPECT_LT(noisy, 14.0);
+    }
+    Keys& other = Keys::get("S2");
+    EXPECT_ERROR(ContextMismatch, other.decryptor->decrypt_decode(X, *other.encoder), "decrypt", "batch",
+                 "another parameter set");
+    EXPECT_ERROR(ContextMismatch, other.sk_encryptor->encrypt_batch(encode_batch(*k.encoder, v, 1)), "encrypt_batch",
+                 "another parameter set");
+    EXPECT_ERROR(ValueError, k.sk_encryptor->encrypt_batch(PlaintextBatch()), "encrypt_batch");
 }
 
 TEST(BatchEdges, KeySwitchingScratchIsReused) {

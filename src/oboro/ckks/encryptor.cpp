@@ -4,10 +4,12 @@
 #include <cstring>
 
 #include "oboro/backend/cpu/poly_ops.hpp"
+#include "oboro/ckks/batch_evaluator.hpp"
 #include "oboro/ckks/evaluator.hpp"
 #include "oboro/ckks/keyswitch.hpp"
 #include "oboro/ckks/sampling.hpp"
 #include "oboro/util/error.hpp"
+#include "oboro/util/parallel.hpp"
 
 namespace oboro::ckks {
 
@@ -25,33 +27,30 @@ void Encryptor::check(const Plaintext& pt) const {
     if (pt.context_id() != ctx_->id()) raise<ContextMismatch>("encrypt: the plaintext belongs to another parameter set");
 }
 
-Ciphertext Encryptor::encrypt_zero(int level, double scale, size_t slots) {
+std::optional<math::Seed> Encryptor::encrypt_zero_into(int level, uint64_t* c0, uint64_t* c1, math::Prng& prng) const {
     const Context& ctx = *ctx_;
     const size_t n = ctx.n(), nq = size_t(level + 1);
-    if (level < 0 || level > ctx.max_level())
-        raise<LevelMismatch>("encrypt: level ", level, " is outside 0..", ctx.max_level());
-    Ciphertext ct(ctx, 2, level, scale, slots);
     if (sk_) {
         // (c0, c1) = (-a*s + e, a)
         const math::Seed seed = math::os_random_seed();
-        expand_uniform(seed, 0, ct.poly(1), ctx.moduli(), nq, n);
-        small_to_ntt(sample_gaussian(prng_, n), ct.poly(0), ctx.moduli(), ctx.ntt_tables(), nq);
+        expand_uniform(seed, 0, c1, ctx.moduli(), nq, n);
+        small_to_ntt(sample_gaussian(prng, n), c0, ctx.moduli(), ctx.ntt_tables(), nq);
         AlignedBuffer<uint64_t> as(nq * n);
-        cpu::mul(as.data(), ct.poly(1), sk_->ntt.data(), ctx.moduli(), nq, n);
-        cpu::sub(ct.poly(0), ct.poly(0), as.data(), ctx.moduli(), nq, n);
-        ct.set_uniform_seed(seed);
-        return ct;
+        cpu::mul(as.data(), c1, sk_->ntt.data(), ctx.moduli(), nq, n);
+        cpu::sub(c0, c0, as.data(), ctx.moduli(), nq, n);
+        return seed;
     }
     // Over Q_l * P: (u*b + e0, u*a + e1), then divide by P.
     const size_t k = ctx.p_count(), ne = nq + k, qp = ctx.q_count() + k;
     AlignedBuffer<uint64_t> u(ne * n), e(ne * n), ext(2 * ne * n);
-    const auto u_coeffs = sample_ternary(prng_, n);
+    const auto u_coeffs = sample_ternary(prng, n);
     small_to_ntt(u_coeffs, u.data(), ctx.moduli(), ctx.ntt_tables(), nq);
     small_to_ntt(u_coeffs, u.data() + nq * n, ctx.p_moduli(), ctx.p_ntt_tables(), k);
+    uint64_t* outs[2] = {c0, c1};
     for (int part = 0; part < 2; ++part) {
         const uint64_t* key = part == 0 ? pk_->b() : pk_->a(qp, n);
         uint64_t* out = ext.data() + size_t(part) * ne * n;
-        const auto e_coeffs = sample_gaussian(prng_, n);
+        const auto e_coeffs = sample_gaussian(prng, n);
         small_to_ntt(e_coeffs, e.data(), ctx.moduli(), ctx.ntt_tables(), nq);
         small_to_ntt(e_coeffs, e.data() + nq * n, ctx.p_moduli(), ctx.p_ntt_tables(), k);
         // the key's limbs: q_0..q_l, then the special primes at q_count..
@@ -59,8 +58,17 @@ Ciphertext Encryptor::encrypt_zero(int level, double scale, size_t slots) {
         cpu::mul(out + nq * n, u.data() + nq * n, key + ctx.q_count() * n, ctx.p_moduli(), k, n);
         cpu::add(out, out, e.data(), ctx.moduli(), nq, n);
         cpu::add(out + nq * n, out + nq * n, e.data() + nq * n, ctx.p_moduli(), k, n);
-        mod_down(ctx, level, out, ct.poly(size_t(part)));
+        mod_down(ctx, level, out, outs[part]);
     }
+    return std::nullopt;
+}
+
+Ciphertext Encryptor::encrypt_zero(int level, double scale, size_t slots) {
+    const Context& ctx = *ctx_;
+    if (level < 0 || level > ctx.max_level())
+        raise<LevelMismatch>("encrypt: level ", level, " is outside 0..", ctx.max_level());
+    Ciphertext ct(ctx, 2, level, scale, slots);
+    if (const auto seed = encrypt_zero_into(level, ct.poly(0), ct.poly(1), prng_)) ct.set_uniform_seed(*seed);
     return ct;
 }
 
@@ -73,6 +81,29 @@ Ciphertext Encryptor::encrypt(const Plaintext& pt) {
     return ct;
 }
 
+CiphertextBatch Encryptor::encrypt_batch(const PlaintextBatch& pts) {
+    const Context& ctx = *ctx_;
+    if (pts.empty()) raise<ValueError>("encrypt_batch: the plaintext batch is empty");
+    if (pts.context_id() != ctx.id()) raise<ContextMismatch>("encrypt_batch: the plaintexts belong to another parameter set");
+    if (pts.device()) raise<ValueError>("encrypt_batch: the plaintexts are in device memory; encryption runs on the CPU");
+    CiphertextBatch out(ctx, pts.count(), 2, pts.level(), pts.scale(), pts.slots());
+    // One fresh seed from this encryptor's generator; element c draws from stream c of it, so the
+    // elements' randomness is independent and the loop below can run in parallel.
+    math::Seed batch_seed;
+    prng_.fill(batch_seed.data(), batch_seed.size());
+    std::vector<std::optional<math::Seed>> seeds(pts.count());
+    const size_t n = ctx.n(), limbs = pts.limbs();
+    parallel_for(pts.count(), [&](size_t c) {
+        math::Prng prng(batch_seed, c);
+        uint64_t* c0 = out.poly(c, 0);
+        seeds[c] = encrypt_zero_into(pts.level(), c0, out.poly(c, 1), prng);
+        cpu::add(c0, c0, pts.poly(c, 0), ctx.moduli(), limbs, n);
+    });
+    for (size_t c = 0; c < seeds.size(); ++c)  // after the writes, which forget seeds
+        if (seeds[c]) out.set_uniform_seed(c, *seeds[c]);
+    return out;
+}
+
 Decryptor::Decryptor(ContextPtr ctx, SecretKey sk) : ctx_(std::move(ctx)), sk_(std::move(sk)) {
     if (sk_.context_id != ctx_->id()) raise<ContextMismatch>("Decryptor: the secret key belongs to another parameter set");
 }
@@ -83,35 +114,67 @@ void Decryptor::set_noise_flooding(double flooding_bits) {
     flooding_bits_ = flooding_bits;
 }
 
-void Decryptor::decrypt_into(const Ciphertext& ct, uint64_t* out) const {
+void Decryptor::check(uint64_t context_id, size_t size, const std::string& what) const {
+    if (context_id != ctx_->id()) raise<ContextMismatch>("decrypt: the ", what, " belongs to another parameter set");
+    if (size < 2 || size > 3) raise<ValueError>("decrypt: a ciphertext of size ", size, " is not supported");
+}
+
+void Decryptor::decrypt_into(const uint64_t* const* polys, size_t size, size_t limbs, uint64_t* out,
+                             math::Prng& prng) const {
     const Context& ctx = *ctx_;
-    if (ct.context_id() != ctx.id())
-        raise<ContextMismatch>("decrypt: the ciphertext (", describe(ct), ") belongs to another parameter set");
-    if (ct.size() < 2 || ct.size() > 3) raise<ValueError>("decrypt: a ciphertext of size ", ct.size(), " is not supported");
-    const size_t n = ctx.n(), nq = ct.limbs();
+    const size_t n = ctx.n(), nq = limbs;
     // Horner: ((c2*s) + c1)*s + c0
-    std::memcpy(out, ct.poly(ct.size() - 1), nq * n * sizeof(uint64_t));
-    for (size_t j = ct.size() - 1; j-- > 0;) {
+    std::memcpy(out, polys[size - 1], nq * n * sizeof(uint64_t));
+    for (size_t j = size - 1; j-- > 0;) {
         cpu::mul(out, out, sk_.ntt.data(), ctx.moduli(), nq, n);
-        cpu::add(out, out, ct.poly(j), ctx.moduli(), nq, n);
+        cpu::add(out, out, polys[j], ctx.moduli(), nq, n);
     }
     if (flooding_bits_ > 0) {
         AlignedBuffer<uint64_t> noise(nq * n);
-        small_to_ntt(sample_gaussian(prng_, n, std::exp2(flooding_bits_)), noise.data(), ctx.moduli(), ctx.ntt_tables(), nq);
+        small_to_ntt(sample_gaussian(prng, n, std::exp2(flooding_bits_)), noise.data(), ctx.moduli(), ctx.ntt_tables(), nq);
         cpu::add(out, out, noise.data(), ctx.moduli(), nq, n);
     }
 }
 
+math::Seed Decryptor::fresh_seed() const {
+    math::Seed seed;
+    std::lock_guard<std::mutex> lock(prng_mutex_);
+    prng_.fill(seed.data(), seed.size());
+    return seed;
+}
+
 Plaintext Decryptor::decrypt(const Ciphertext& ct) const {
+    check(ct.context_id(), ct.size(), "ciphertext (" + describe(ct) + ")");
     Plaintext pt(*ctx_, ct.level(), ct.scale(), ct.slots());
-    decrypt_into(ct, pt.poly(0));
+    const uint64_t* polys[3] = {ct.poly(0), ct.poly(1), ct.size() > 2 ? ct.poly(2) : nullptr};
+    math::Prng prng(fresh_seed());
+    decrypt_into(polys, ct.size(), ct.limbs(), pt.poly(0), prng);
     return pt;
 }
 
 std::vector<std::complex<double>> Decryptor::decrypt_decode(const Ciphertext& ct, const Encoder& encoder) const {
+    check(ct.context_id(), ct.size(), "ciphertext (" + describe(ct) + ")");
     AlignedBuffer<uint64_t> m(ct.limbs() * ctx_->n());
-    decrypt_into(ct, m.data());
+    const uint64_t* polys[3] = {ct.poly(0), ct.poly(1), ct.size() > 2 ? ct.poly(2) : nullptr};
+    math::Prng prng(fresh_seed());
+    decrypt_into(polys, ct.size(), ct.limbs(), m.data(), prng);
     return encoder.decode_poly(m.data(), ct.level(), ct.scale(), ct.slots());
+}
+
+std::vector<std::vector<std::complex<double>>> Decryptor::decrypt_decode(const CiphertextBatch& batch,
+                                                                         const Encoder& encoder) const {
+    check(batch.context_id(), batch.size(), "batch (" + describe(batch) + ")");
+    if (batch.device()) return decrypt_decode(batch.to_host(), encoder);  // one download, not one per element
+    const math::Seed batch_seed = fresh_seed();  // element c's flooding noise: stream c of it
+    std::vector<std::vector<std::complex<double>>> out(batch.count());
+    parallel_for(batch.count(), [&](size_t c) {
+        math::Prng prng(batch_seed, c);
+        AlignedBuffer<uint64_t> m(batch.limbs() * ctx_->n());
+        const uint64_t* polys[3] = {batch.poly(c, 0), batch.poly(c, 1), batch.size() > 2 ? batch.poly(c, 2) : nullptr};
+        decrypt_into(polys, batch.size(), batch.limbs(), m.data(), prng);
+        out[c] = encoder.decode_poly(m.data(), batch.level(), batch.scale(), batch.slots());
+    });
+    return out;
 }
 
 }  // namespace oboro::ckks

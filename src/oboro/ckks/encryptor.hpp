@@ -9,9 +9,12 @@
 #pragma once
 
 #include <complex>
+#include <mutex>
 #include <optional>
+#include <string>
 #include <vector>
 
+#include "oboro/ckks/batch.hpp"
 #include "oboro/ckks/ciphertext.hpp"
 #include "oboro/ckks/encoder.hpp"
 #include "oboro/ckks/keys.hpp"
@@ -27,9 +30,16 @@ public:
     Ciphertext encrypt(const Plaintext& pt);
     // Encryption of zero at a level (for masking and tests).
     Ciphertext encrypt_zero(int level, double scale, size_t slots);
+    // Every plaintext of the batch (in host memory), encrypted in parallel into one batch. Each
+    // element draws its randomness from its own stream of a fresh seed of this encryptor's
+    // generator; secret-key encryptions keep their uniform seeds (CiphertextBatch::uniform_seed).
+    CiphertextBatch encrypt_batch(const PlaintextBatch& pts);
 
 private:
     void check(const Plaintext& pt) const;
+    // An encryption of zero at `level` into c0, c1 (level + 1 limbs each), with the errors from
+    // `prng`; returns the uniform seed of a secret-key encryption.
+    std::optional<math::Seed> encrypt_zero_into(int level, uint64_t* c0, uint64_t* c1, math::Prng& prng) const;
     ContextPtr ctx_;
     std::optional<PublicKey> pk_;
     std::optional<SecretKey> sk_;
@@ -54,12 +64,23 @@ public:
     Plaintext decrypt(const Ciphertext& ct) const;
     // decrypt + decode in one step (avoids a copy).
     std::vector<std::complex<double>> decrypt_decode(const Ciphertext& ct, const Encoder& encoder) const;
+    // The same for every element of a batch, in parallel (a batch in device memory is downloaded
+    // once); element c's flooding noise comes from its own stream of a fresh seed.
+    std::vector<std::vector<std::complex<double>>> decrypt_decode(const CiphertextBatch& batch,
+                                                                  const Encoder& encoder) const;
 
 private:
-    void decrypt_into(const Ciphertext& ct, uint64_t* out) const;
+    // m = sum_j polys[j] * s^j over `limbs` limbs into out, plus flooding noise from `prng`.
+    void decrypt_into(const uint64_t* const* polys, size_t size, size_t limbs, uint64_t* out, math::Prng& prng) const;
+    void check(uint64_t context_id, size_t size, const std::string& what) const;
+    // A fresh seed from prng_, under a lock: decryptions may run in several threads at once
+    // (Python releases the GIL while it decrypts), and each draws its flooding noise from a
+    // generator of its own seed.
+    math::Seed fresh_seed() const;
     ContextPtr ctx_;
     SecretKey sk_;
     double flooding_bits_ = 0;
+    mutable std::mutex prng_mutex_;
     mutable math::Prng prng_;
 };
 
