@@ -441,22 +441,17 @@ PyBatch encrypt_batch(const StatePtr& st, nb::handle values, std::optional<int> 
     if (ndim < 2 || shape[0] == 0)
         raise<oboro::ValueError>("encrypt_batch: expected a 2-D array with one row per ciphertext, got shape ",
                                  shape_str(shape));
+    HostArray h = to_host(arr, "encrypt_batch");
+    const std::vector<size_t> row_shape(h.shape.begin() + 1, h.shape.end());
+    const Encoding e = resolve_encoding(*st, row_shape, level, scale, slots, "encrypt_batch");
     PyBatch out;
     out.st = st;
-    // Each encryption goes straight into its place in the batch (the rows share one encoding's
-    // level, scale and slots), so the memory peak is the batch plus one ciphertext.
-    std::vector<std::optional<math::Seed>> seeds(shape[0]);  // of secret-key encryptions
-    for (size_t r = 0; r < shape[0]; ++r) {
-        PyPlaintext p = encode_array(st, arr[nb::int_(r)], level, scale, slots, "encrypt_batch");
-        const Ciphertext ct = st->encryptor->encrypt(p.pt);  // with the GIL: the generator is not thread-safe
-        if (r == 0) out.batch = CiphertextBatch(*st->ctx, shape[0], ct.size(), ct.level(), ct.scale(), ct.slots());
-        std::memcpy(out.batch.poly(r, 0), ct.data(), ct.size() * ct.limbs() * ct.n() * sizeof(uint64_t));
-        seeds[r] = ct.uniform_seed();
-        out.shape = std::move(p.shape);
-        out.is_complex = p.is_complex;
-    }
-    for (size_t r = 0; r < seeds.size(); ++r)  // after the copies, which forget seeds
-        if (seeds[r]) out.batch.set_uniform_seed(r, *seeds[r]);
+    out.shape = row_shape;
+    out.is_complex = h.is_complex;
+    // One batched encoding (errors name the row), then every row encrypted in parallel; the
+    // encryptor is used with the GIL held: its generator is not thread-safe.
+    const PlaintextBatch pts = encode_batch(*st->encoder, h.values, shape[0], e.level, e.scale, e.slots);
+    out.batch = st->encryptor->encrypt_batch(pts);
     if (queue) {
         nb::gil_scoped_release release;
         out.batch = out.batch.to_device(*queue);
@@ -479,13 +474,9 @@ nb::object decrypt_batch(const State& s, const PyBatch& b) {
         nb::gil_scoped_release release;
         all.reserve(b.batch.count() * row);
         // from a device: one download of the whole batch, not one wait per element
-        const std::optional<CiphertextBatch> downloaded =
-            b.batch.device() ? std::optional<CiphertextBatch>(b.batch.to_host()) : std::nullopt;
-        const CiphertextBatch& host = downloaded ? *downloaded : b.batch;
-        for (size_t c = 0; c < host.count(); ++c) {
-            const std::vector<cplx> v = s.decryptor->decrypt_decode(host.at(c), *s.encoder);
+        // in parallel over the elements (from a device: after one download of the whole batch)
+        for (const std::vector<cplx>& v : s.decryptor->decrypt_decode(b.batch, *s.encoder))
             all.insert(all.end(), v.begin(), v.begin() + long(row));
-        }
     }
     return to_numpy(all, b.full_shape(), b.is_complex);
 }

@@ -790,24 +790,29 @@ StatePtr public_copy(const State& s) {
     return out;
 }
 
-PyPlaintext encode_array(const StatePtr& st, nb::handle values, std::optional<int> level,
-                         std::optional<double> scale, std::optional<size_t> slots, const char* op) {
-    const State& s = *st;
-    HostArray h = to_host(values, op);
-    const size_t count = h.values.size(), max_slots = s.ctx->max_slots();
-    if (count == 0) raise<oboro::ValueError>(op, ": the array is empty (shape ", shape_str(h.shape), ")");
+Encoding resolve_encoding(const State& s, const std::vector<size_t>& shape, std::optional<int> level,
+                          std::optional<double> scale, std::optional<size_t> slots, const char* op) {
+    size_t count = 1;
+    for (size_t d : shape) count *= d;
+    const size_t max_slots = s.ctx->max_slots();
+    if (count == 0) raise<oboro::ValueError>(op, ": the array is empty (shape ", shape_str(shape), ")");
     if (count > max_slots)
-        raise<oboro::ValueError>(op, ": ", count, " values (shape ", shape_str(h.shape), ") do not fit into the ",
+        raise<oboro::ValueError>(op, ": ", count, " values (shape ", shape_str(shape), ") do not fit into the ",
                                  max_slots, " slots of this context (N = 2^", s.ctx->log_n(), ")");
     const int lvl = level ? *level : s.ctx->max_level();
     if (lvl < 0 || lvl > s.ctx->max_level())
         raise<LevelMismatch>(op, ": level ", lvl, " is outside 0..", s.ctx->max_level());
-    const double sc = scale ? *scale : s.scales[size_t(lvl)];
-    const size_t sl = slots ? *slots : next_pow2(count);
     if (slots && (*slots < count || !is_power_of_two(*slots) || *slots > max_slots))
         raise<oboro::ValueError>(op, ": slots = ", *slots, " must be a power of two in ", next_pow2(count), "..",
                                  max_slots, " for ", count, " values");
-    return PyPlaintext{st, s.encoder->encode(h.values, lvl, sc, sl), std::move(h.shape), h.is_complex};
+    return Encoding{lvl, scale ? *scale : s.scales[size_t(lvl)], slots ? *slots : next_pow2(count)};
+}
+
+PyPlaintext encode_array(const StatePtr& st, nb::handle values, std::optional<int> level,
+                         std::optional<double> scale, std::optional<size_t> slots, const char* op) {
+    HostArray h = to_host(values, op);
+    const Encoding e = resolve_encoding(*st, h.shape, level, scale, slots, op);
+    return PyPlaintext{st, st->encoder->encode(h.values, e.level, e.scale, e.slots), std::move(h.shape), h.is_complex};
 }
 
 PyCiphertext encrypt(const StatePtr& st, nb::handle values, std::optional<int> level, std::optional<double> scale,

@@ -105,6 +105,16 @@ HostArray to_host(nb::handle values, const char* op, const std::vector<size_t>* 
 nb::object to_numpy(const std::vector<cplx>& v, const std::vector<size_t>& shape, bool is_complex);
 // numpy.dtype("complex128") or numpy.dtype("float64").
 nb::object numpy_dtype(bool is_complex);
+// The level, scale and slot count of an encoding of an array of `shape` (`op` names the caller
+// in errors): checks the size, level and slot count and applies the defaults (top level, the
+// level's standard scale, the next power of two of slots).
+struct Encoding {
+    int level;
+    double scale;
+    size_t slots;
+};
+Encoding resolve_encoding(const State& s, const std::vector<size_t>& shape, std::optional<int> level,
+                          std::optional<double> scale, std::optional<size_t> slots, const char* op);
 // The encoding of `values` for encrypt/encode (`op` names the caller in errors): checks the size,
 // level and slot count and applies the defaults (top level, the level's standard scale, the
 // smallest power of two >= the size).

@@ -734,6 +734,10 @@ def test_noise_flooding(rng):
     ctx.noise_flooding = 20
     assert ctx.noise_flooding == 20
     assert 9 <= bits(ctx.decrypt(ct), x) <= 17
+    # a batch is decrypted in parallel, with fresh noise for every element
+    both = ctx.decrypt(ctx.encrypt_batch(np.stack([x, x])))
+    assert all(9 <= bits(row, x) <= 17 for row in both)
+    assert not np.array_equal(both[0], both[1])
     ctx.noise_flooding = 0
     assert bits(ctx.decrypt(ct), x) >= FRESH_BITS
     with pytest.raises(oboro.ValueError, match="0..50"):

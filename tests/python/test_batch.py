@@ -236,6 +236,12 @@ def test_errors(ctx, X, Y):
     a = ctx.encrypt_batch(X)
     with pytest.raises(oboro.ValueError, match="2-D"):
         ctx.encrypt_batch(X[0])
+    bad = X.copy()
+    bad[2, 3] = np.nan
+    with pytest.raises(oboro.ValueError, match="row 2"):
+        ctx.encrypt_batch(bad)
+    with pytest.raises(oboro.ValueError, match="do not fit"):
+        ctx.encrypt_batch(np.zeros((2, ctx.slots * 2)))
     with pytest.raises(oboro.ValueError, match="empty"):
         oboro.Batch.from_ciphertexts([])
     low = ctx.encrypt(X[1], level=0)
