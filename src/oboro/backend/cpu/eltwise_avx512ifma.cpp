@@ -194,6 +194,46 @@ void sub_mul_scalar(uint64_t* d, const uint64_t* x, const uint64_t* y, uint64_t 
     if (k < n) scalar_kernels().sub_mul_scalar(d + k, x + k, y + k, w, ws, q, n - k);
 }
 
+// Fast base conversion's sum into a prime t below 2^50 (the 40-bit primes of every preset).
+// A residue y_i of a source prime may have up to 62 bits, more than IFMA reads, so it is split
+// at bit 31: y_i * w_i = yl * w_i + yh * (2^31 w_i mod t) with yl, yh < 2^31. The count term
+// -v * u is added as v * (t - u). All 2 * terms + 1 products (each below 2^(31+b)) are summed in
+// IFMA's two 52-bit halves and reduced once by Barrett52 (sums below 2^(b+51): far more terms
+// than kMaxDotTerms).
+void weighted_sum(uint64_t* d, const uint64_t* y, size_t stride, size_t terms, const uint64_t* w, const uint8_t* v,
+                  uint64_t u, uint64_t u_shoup, const math::Modulus& m, size_t n) {
+    if (!fits(m) || terms > kMaxDotTerms) return base().weighted_sum(d, y, stride, terms, w, v, u, u_shoup, m, n);
+    const Barrett52 br(m.value);
+    const uint64_t t = m.value, two31 = m.barrett.reduce_word(uint64_t(1) << 31);
+    __m512i w_low[kMaxDotTerms], w_high[kMaxDotTerms];
+    for (size_t i = 0; i < terms; ++i) {
+        w_low[i] = _mm512_set1_epi64(int64_t(w[i]));
+        w_high[i] = _mm512_set1_epi64(int64_t(m.barrett.mul(w[i], two31)));
+    }
+    const __m512i minus_u = _mm512_set1_epi64(int64_t(u == 0 ? 0 : t - u));
+    const __m512i low31 = _mm512_set1_epi64((int64_t(1) << 31) - 1);
+    size_t k = 0;
+    for (; k + L <= n; k += L) {
+        __m512i lo = _mm512_setzero_si512(), hi = _mm512_setzero_si512();
+        for (size_t i = 0; i < terms; ++i) {
+            const __m512i x = _mm512_loadu_si512(y + i * stride + k);
+            const __m512i xl = _mm512_and_si512(x, low31), xh = _mm512_srli_epi64(x, 31);
+            lo = _mm512_madd52lo_epu64(lo, xl, w_low[i]);
+            hi = _mm512_madd52hi_epu64(hi, xl, w_low[i]);
+            lo = _mm512_madd52lo_epu64(lo, xh, w_high[i]);
+            hi = _mm512_madd52hi_epu64(hi, xh, w_high[i]);
+        }
+        if (v) {
+            const __m512i counts = _mm512_cvtepu8_epi64(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(v + k)));
+            lo = _mm512_madd52lo_epu64(lo, counts, minus_u);
+            hi = _mm512_madd52hi_epu64(hi, counts, minus_u);
+        }
+        _mm512_storeu_si512(d + k, br.reduce(hi, lo));
+    }
+    if (k < n)
+        scalar_kernels().weighted_sum(d + k, y + k, stride, terms, w, v ? v + k : nullptr, u, u_shoup, m, n - k);
+}
+
 EltwiseKernels make_table() {
     EltwiseKernels t = base();
     t.name = "avx512+ifma";
@@ -205,6 +245,7 @@ EltwiseKernels make_table() {
     t.dot2 = dot2;
     t.convert_single = convert_single;
     t.sub_mul_scalar = sub_mul_scalar;
+    t.weighted_sum = weighted_sum;
     return t;
 }
 
