@@ -3,8 +3,7 @@
 // 40-bit ciphertext primes of every preset. Plain AVX-512 has no 64-bit high multiply and
 // builds one from four 32-bit products (eltwise_simd.hpp); here a product is two instructions
 // and its Barrett reduction two more. Kernels on larger primes, and the kernels without
-// products of two residues (but the one-prime base conversion and (x - y) * w), are the AVX-512
-// table's.
+// products of two residues (but the base conversions and (x - y) * w), are the AVX-512 table's.
 #include "oboro/backend/cpu/eltwise.hpp"
 
 #if defined(__x86_64__) && defined(__GNUC__)
