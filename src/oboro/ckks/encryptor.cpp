@@ -5,6 +5,7 @@
 
 #include "oboro/backend/cpu/poly_ops.hpp"
 #include "oboro/ckks/batch_evaluator.hpp"
+#include "oboro/ckks/batch_queue.hpp"
 #include "oboro/ckks/evaluator.hpp"
 #include "oboro/ckks/keyswitch.hpp"
 #include "oboro/ckks/sampling.hpp"
@@ -93,10 +94,11 @@ CiphertextBatch Encryptor::encrypt_batch(const PlaintextBatch& pts) {
     prng_.fill(batch_seed.data(), batch_seed.size());
     std::vector<std::optional<math::Seed>> seeds(pts.count());
     const size_t n = ctx.n(), limbs = pts.limbs();
+    const BatchSpan dst = span_of(out);  // taken once: write access to the batch is not thread-safe
     parallel_for(pts.count(), [&](size_t c) {
         math::Prng prng(batch_seed, c);
-        uint64_t* c0 = out.poly(c, 0);
-        seeds[c] = encrypt_zero_into(pts.level(), c0, out.poly(c, 1), prng);
+        uint64_t* c0 = dst.poly(c, 0);
+        seeds[c] = encrypt_zero_into(pts.level(), c0, dst.poly(c, 1), prng);
         cpu::add(c0, c0, pts.poly(c, 0), ctx.moduli(), limbs, n);
     });
     for (size_t c = 0; c < seeds.size(); ++c)  // after the writes, which forget seeds
