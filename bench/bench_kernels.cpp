@@ -84,6 +84,10 @@ std::vector<KernelRow> run_kernels(double min_seconds, int bits) {
     AlignedBuffer<uint64_t> x(n), y(n), z(n), d0(n), d1(n), d2(n), dx(terms * n), dy0(terms * n), dy1(terms * n);
     for (auto* b : {&x, &y, &z, &dx, &dy0, &dy1}) fill(b->data(), b->size(), q, gen);
     backend::cpu::DotTerm dot_terms[terms];
+    const uint64_t weights[terms] = {w, q - 1, q / 7};
+    const double inverses[terms] = {1.0 / double(q), 1.0 / double(q), 1.0 / double(q)};
+    std::vector<uint8_t> counts(n);
+    for (auto& c : counts) c = uint8_t(gen() % (terms + 1));
     for (size_t j = 0; j < terms; ++j) {
         dot_terms[j] = {dx.data() + j * n, dy0.data() + j * n, dy1.data() + j * n};
     }
@@ -111,6 +115,12 @@ std::vector<KernelRow> run_kernels(double min_seconds, int bits) {
             k->tensor(d0.data(), d1.data(), d2.data(), x.data(), y.data(), z.data(), x.data(), m, n);
         });
         add("dot2 (3 terms, 2 outputs)", [&] { k->dot2(d0.data(), d1.data(), dot_terms, terms, false, m, n); });
+        // fast base conversion from three source limbs into this prime: the sum with the overflow
+        // counts subtracted, and the counts themselves (centred conversion)
+        add("weighted_sum (3 terms, counts)", [&] {
+            k->weighted_sum(d0.data(), dx.data(), n, terms, weights, counts.data(), w, ws, m, n);
+        });
+        add("overflow_counts (3 terms)", [&] { k->overflow_counts(counts.data(), dx.data(), n, terms, inverses, n); });
         const auto [forward, inverse] = backend::cpu::ntt_functions(isa, q);  // as the library dispatches
         if (forward) {
             add("NTT forward", [&] { forward(d0.data(), ntt); });  // canonical in, canonical out: repeatable
@@ -251,8 +261,10 @@ void write_markdown(const std::string& path, const std::vector<KernelRow>& k, co
         }
         out << "\n";
     }
-    out << "\n`dot2` is the key-switching inner product (two outputs sharing their left operand), per element "
-           "and term; the AVX2 table runs the scalar one (measured faster, see eltwise_avx2.cpp), so its column "
+    out << "\n`dot2` is the key-switching inner product (two outputs sharing their left operand, 3 terms); "
+           "`weighted_sum` and `overflow_counts` are the two halves of the centred fast base conversion (3 source "
+           "limbs; the counts in double precision, with AVX-512DQ on the AVX-512 tables). Every row is per "
+           "element. The AVX2 table runs the scalar dot2 (measured faster, see eltwise_avx2.cpp), so its column "
            "only shows the noise of the machine. `avx512+ifma` is the AVX-512 table with IFMA products for primes "
            "below 2^50: on the 60-bit prime it runs the AVX-512 kernels. The NTT rows time one forward or inverse "
            "transform (there is no AVX2 NTT).\n\n";
