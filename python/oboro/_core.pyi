@@ -608,9 +608,16 @@ class Batch:
     def device(self) -> str:
         """Where the batch lives and its operations run: 'cpu' or 'cuda:N'."""
 
+    @overload
     def __getitem__(self, index: int) -> Ciphertext:
         """
         Element `index` as a Ciphertext (a copy); negative counts from the end.
+        """
+
+    @overload
+    def __getitem__(self, index: slice | Sequence[int] | numpy.typing.ArrayLike) -> Batch:
+        """
+        The elements a slice, a sequence of integers or a boolean mask (one per element) selects, as a new Batch in the same memory (a copy), in the order given.
         """
 
     @property

@@ -515,14 +515,62 @@ PyBatch from_ciphertexts(const std::vector<const PyCiphertext*>& cts, const std:
     return out;
 }
 
+[[noreturn]] void index_error(const std::string& message) {
+    PyErr_SetString(PyExc_IndexError, message.c_str());
+    throw nb::python_error();
+}
+
+// Element i of a batch of d (negative counts from the end), or IndexError.
+size_t element_index(int64_t i, size_t d) {
+    if (i < -int64_t(d) || i >= int64_t(d))
+        index_error("batch index " + std::to_string(i) + " is out of range for a batch of " + std::to_string(d));
+    return size_t(i < 0 ? i + int64_t(d) : i);
+}
+
 PyCiphertext element(const PyBatch& b, int64_t i) {
-    const int64_t d = int64_t(b.batch.count());
-    if (i < -d || i >= d) {
-        PyErr_SetString(PyExc_IndexError, ("batch index " + std::to_string(i) + " is out of range for a batch of " +
-                                           std::to_string(d)).c_str());
-        throw nb::python_error();
+    return PyCiphertext{b.st, b.batch.at(element_index(i, b.batch.count())), b.shape, b.is_complex};
+}
+
+// batch[slice], batch[[i, j, ...]] (integers, negative ones from the end, repeats allowed) and
+// batch[mask] (one boolean per element): a new Batch of those elements, as NumPy selects rows. A
+// NumPy integer scalar selects one element, as a Python int does.
+nb::object selection(const PyBatch& b, nb::handle index) {
+    const size_t d = b.batch.count();
+    std::vector<size_t> picked;
+    if (PySlice_Check(index.ptr())) {
+        Py_ssize_t start = 0, stop = 0, step = 0;
+        if (PySlice_Unpack(index.ptr(), &start, &stop, &step) < 0) throw nb::python_error();
+        const Py_ssize_t len = PySlice_AdjustIndices(Py_ssize_t(d), &start, &stop, step);
+        for (Py_ssize_t k = 0; k < len; ++k) picked.push_back(size_t(start + k * step));
+    } else {
+        nb::module_ np = nb::module_::import_("numpy");
+        nb::object arr = np.attr("asarray")(index);
+        const std::string kind = nb::cast<std::string>(arr.attr("dtype").attr("kind"));
+        const size_t ndim = nb::cast<size_t>(arr.attr("ndim"));
+        if (ndim == 0 && (kind == "i" || kind == "u")) return nb::cast(element(b, nb::cast<int64_t>(arr.attr("item")())));
+        if (ndim != 1 || (kind != "b" && kind != "i" && kind != "u"))
+            throw nb::type_error(("batch[...]: an index is an integer, a slice, a 1-D sequence of integers or a 1-D "
+                                  "array of one boolean per element, not " +
+                                  nb::cast<std::string>(nb::repr(index)))
+                                     .c_str());
+        if (kind == "b") {
+            const auto mask = nb::cast<std::vector<bool>>(arr.attr("tolist")());
+            if (mask.size() != d)
+                index_error("batch[mask]: a mask of " + std::to_string(mask.size()) +
+                            " booleans does not match a batch of " + std::to_string(d));
+            for (size_t c = 0; c < d; ++c)
+                if (mask[c]) picked.push_back(c);
+        } else {
+            for (int64_t i : nb::cast<std::vector<int64_t>>(arr.attr("tolist")())) picked.push_back(element_index(i, d));
+        }
     }
-    return PyCiphertext{b.st, b.batch.at(size_t(i < 0 ? i + d : i)), b.shape, b.is_complex};
+    if (picked.empty()) raise<oboro::ValueError>("batch[...]: the index selects no element (a batch holds at least one)");
+    PyBatch out = result_shell(b);
+    {
+        nb::gil_scoped_release release;
+        out.batch = b.batch.select(*b.st->ctx, picked);
+    }
+    return nb::cast(std::move(out));
 }
 
 std::string batch_repr(const PyBatch& b) {
@@ -583,6 +631,10 @@ void add_batch_class(nb::module_& m, nb::class_<PyContext>& ctx) {
             "device", [](const PyBatch& s) { return std::string(s.batch.device() ? s.batch.device()->device_name() : "cpu"); },
             "Where the batch lives and its operations run: 'cpu' or 'cuda:N'.")
         .def("__getitem__", &element, "index"_a, "Element `index` as a Ciphertext (a copy); negative counts from the end.")
+        .def("__getitem__", &selection, "index"_a,
+             nb::sig("def __getitem__(self, index: slice | Sequence[int] | numpy.typing.ArrayLike) -> Batch"),
+             "The elements a slice, a sequence of integers or a boolean mask (one per element) selects, as a new "
+             "Batch in the same memory (a copy), in the order given.")
         .def_prop_ro("level", [](const PyBatch& s) { return s.batch.level(); }, "The level of every element.")
         .def_prop_ro("scale", [](const PyBatch& s) { return s.batch.scale(); }, "The exact scale of every element.")
         .def_prop_ro("slots", [](const PyBatch& s) { return s.batch.slots(); }, "The slot count of every element.")

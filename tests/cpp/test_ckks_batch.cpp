@@ -80,6 +80,26 @@ TEST_P(BatchTest, LayoutAndRoundTrip) {
     for (size_t c = 0; c < 3; ++c) EXPECT_TRUE(same_words(back[c], in.cts[c]));
 }
 
+// batch[indices]: the selected elements word for word, in the order given, with their seeds; a
+// run of consecutive indices (one copy) and repeats; errors.
+TEST_P(BatchTest, SelectElements) {
+    std::vector<Ciphertext> cts;
+    for (size_t c = 0; c < 5; ++c)
+        cts.push_back(k().encrypt(random_complex(8, 1.0, 150 + c), -1, /*with_public_key=*/c % 2 == 1));
+    const auto batch = CiphertextBatch::from_ciphertexts(*k().ctx, cts);
+    const std::vector<size_t> picks{1, 2, 3, 0, 0, 4};
+    const auto sel = batch.select(*k().ctx, picks);
+    std::vector<Ciphertext> want;
+    for (size_t c : picks) want.push_back(cts[c]);
+    expect_elements(sel, want);
+    for (size_t k2 = 0; k2 < picks.size(); ++k2)
+        EXPECT_EQ(sel.uniform_seed(k2).has_value(), picks[k2] % 2 == 0) << "element " << k2;  // secret-key ones
+    EXPECT_ERROR(ValueError, batch.select(*k().ctx, std::vector<size_t>{}), "no element");
+    EXPECT_ERROR(ValueError, batch.select(*k().ctx, std::vector<size_t>{0, 5}), "index 5", "batch of 5");
+    Keys& other = Keys::get(GetParam() == std::string("S1") ? "S2" : "S1");
+    EXPECT_ERROR(ContextMismatch, batch.select(*other.ctx, std::vector<size_t>{0}), "another parameter set");
+}
+
 TEST_P(BatchTest, AddSubNegateConstantsBitExact) {
     const Evaluator& ev = *k().eval;
     const BatchEvaluator bev(k().ctx);

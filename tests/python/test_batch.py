@@ -379,3 +379,31 @@ def test_batch_sum_and_serialize_where_the_batch_lives(device):
         np.testing.assert_array_equal(c.decrypt(got), np.array([c.decrypt(s) for s in per_element]))
         assert bits(c.decrypt(got)[:, 0], X.sum(axis=1)) >= 20
     assert gx.serialize() == cx.serialize()  # a GPU batch is read back once to serialize
+
+
+def test_batch_selection_like_numpy_rows(ctx, X):
+    b = ctx.encrypt_batch(X)
+    d = len(b)
+    for index in [slice(1, 3), slice(None, None, -1), slice(0, d, 2), [2, 0, 0], np.array([-1, 1]),
+                  np.arange(d) % 2 == 0]:
+        sel = b[index]
+        assert isinstance(sel, oboro.Batch)
+        assert sel.shape == X[index].shape
+        np.testing.assert_allclose(ctx.decrypt(sel), X[index], atol=1e-6)
+    assert isinstance(b[np.int64(1)], oboro.Ciphertext)  # a NumPy integer is an index like an int
+    np.testing.assert_allclose(ctx.decrypt(b[np.int64(-1)]), X[-1], atol=1e-6)
+    # the elements are copies: changing the selection leaves the batch alone
+    before = ctx.decrypt(b)
+    sel = b[0:2]
+    sel += 1.0
+    np.testing.assert_array_equal(ctx.decrypt(b), before)
+    with pytest.raises(IndexError, match="out of range"):
+        b[[0, d]]
+    with pytest.raises(IndexError, match="mask"):
+        b[np.ones(d + 1, dtype=bool)]
+    with pytest.raises(oboro.ValueError, match="no element"):
+        b[3:1]
+    with pytest.raises(TypeError, match="index"):
+        b[np.ones((2, 2), dtype=int)]
+    with pytest.raises(TypeError, match="index"):
+        b[[0.5, 1.5]]

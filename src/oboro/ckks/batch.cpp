@@ -129,6 +129,28 @@ void CiphertextBatch::prepare_output(const Context& ctx, size_t count, size_t si
     *this = CiphertextBatch(ctx, count, size, level, scale, slots, memory);
 }
 
+CiphertextBatch CiphertextBatch::select(const Context& ctx, std::span<const size_t> indices) const {
+    if (ctx.id() != context_id_) raise<ContextMismatch>("batch selection: the batch belongs to another parameter set");
+    if (indices.empty()) raise<ValueError>("batch selection: no element selected (a batch holds at least one)");
+    for (size_t c : indices)
+        if (c >= count_) raise<ValueError>("batch selection: index ", c, " is out of range for a batch of ", count_);
+    CiphertextBatch out(ctx, indices.size(), polys_, level_, scale_, slots_, device_);
+    const size_t words = polys_ * limbs() * n_;
+    uint64_t* dst = out.data();
+    // consecutive indices are one copy: a slice with step 1 is a single copy on any device
+    for (size_t k = 0; k < indices.size();) {
+        size_t run = 1;
+        while (k + run < indices.size() && indices[k + run] == indices[k] + run) ++run;
+        const uint64_t* src = poly(indices[k], 0);
+        if (device_) device_->copy_on_device(dst + k * words, src, run * words);
+        else std::memcpy(dst + k * words, src, run * words * sizeof(uint64_t));
+        k += run;
+    }
+    for (size_t k = 0; k < indices.size(); ++k)  // after the copies, which forget seeds
+        if (const auto seed = uniform_seed(indices[k])) out.set_uniform_seed(k, *seed);
+    return out;
+}
+
 Ciphertext CiphertextBatch::at(size_t c) const {
     if (c >= count_) raise<ValueError>("batch: index ", c, " is out of range for a batch of ", count_);
     Ciphertext out;

@@ -122,6 +122,11 @@ public:
         seeds_.at(c) = seed;
     }
 
+    // A new batch of the elements at `indices` (in that order, repeats allowed), with their seeds,
+    // in the same memory: NumPy's batch[indices]. ValueError for no index, an index >= count()
+    // or another context.
+    CiphertextBatch select(const Context& ctx, std::span<const size_t> indices) const;
+
     // A copy of ciphertext c with its seed (ValueError when c >= count()), and all of them; from
     // device memory they wait for the batch's queue.
     Ciphertext at(size_t c) const;
