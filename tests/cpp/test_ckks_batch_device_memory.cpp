@@ -157,4 +157,22 @@ TEST(BatchDeviceMemory, CopiesAreDeepAndMemoriesDoNotMix) {
     EXPECT_ERROR(oboro::ValueError, (void)host.add(ha, da), "operand 'b'", "offsite memory", "cpu", "to_host");
 }
 
+// select() on a device batch copies on the device, into the queue's memory, the same words as
+// the host selection (a run of consecutive elements and a repeat).
+TEST(BatchDeviceMemory, SelectionStaysOnTheDevice) {
+    auto& k = Keys::get("S1");
+    const auto& ctx = *k.ctx;
+    std::vector<Ciphertext> cts;
+    for (int c = 0; c < 4; ++c) cts.push_back(k.encrypt({{0.25 * c, 0.0}}));
+    const auto ha = CiphertextBatch::from_ciphertexts(ctx, cts);
+    OffsiteQueue q;
+    const auto da = ha.to_device(q);
+    const size_t before = q.allocations;
+    const std::vector<size_t> picks{1, 2, 0, 0};
+    const auto sel = da.select(ctx, picks);
+    EXPECT_EQ(sel.device(), &q);
+    EXPECT_EQ(q.allocations, before + 1);
+    expect_same(sel, ha.select(ctx, picks));
+}
+
 }  // namespace
