@@ -588,6 +588,12 @@ class Batch:
         """self /= other (in place)"""
 
     @staticmethod
+    def concat(batches: Sequence[Batch]) -> Batch:
+        """
+        The elements of `batches`, in order, in one new Batch (as numpy.concatenate joins rows). They must share keys, element shape, level, scale and memory ('cpu' or one GPU).
+        """
+
+    @staticmethod
     def from_ciphertexts(ciphertexts: Sequence[Ciphertext], device: str = 'cpu') -> Batch:
         """
         A batch of copies of the ciphertexts (one context and keys, one level, scale and shape; else ValueError, LevelMismatch, ScaleMismatch or ContextMismatch naming the element), in the memory of `device` ('cpu', 'cuda', 'cuda:N'). A single ciphertext goes to a GPU as a batch of one.

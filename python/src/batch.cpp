@@ -515,6 +515,27 @@ PyBatch from_ciphertexts(const std::vector<const PyCiphertext*>& cts, const std:
     return out;
 }
 
+// oboro.Batch.concat: the elements of several batches in one, as np.concatenate joins rows.
+PyBatch concat(const std::vector<const PyBatch*>& batches) {
+    if (batches.empty()) raise<oboro::ValueError>("concat: the list is empty; a batch needs at least one element");
+    const PyBatch& first = *batches[0];
+    std::vector<const CiphertextBatch*> parts;
+    bool is_complex = false;
+    for (size_t p = 0; p < batches.size(); ++p) {
+        if (batches[p]->shape != first.shape)
+            raise<oboro::ValueError>("concat: batch ", p, " has elements of shape ", shape_str(batches[p]->shape),
+                                     " but batch 0 has ", shape_str(first.shape));
+        check_same_keys(*first.st, *batches[p]->st, "concat");
+        is_complex = is_complex || batches[p]->is_complex;
+        parts.push_back(&batches[p]->batch);
+    }
+    PyBatch out = result_shell(first);
+    out.is_complex = is_complex;
+    nb::gil_scoped_release release;
+    out.batch = CiphertextBatch::concatenate(*first.st->ctx, parts);
+    return out;
+}
+
 [[noreturn]] void index_error(const std::string& message) {
     PyErr_SetString(PyExc_IndexError, message.c_str());
     throw nb::python_error();
@@ -604,6 +625,10 @@ void add_batch_class(nb::module_& m, nb::class_<PyContext>& ctx) {
     nb::class_<PyBatch> b(m, "Batch", kBatchDoc);
     b.attr("__array_ufunc__") = nb::none();  // `array * batch` goes to Batch.__rmul__
     def_arithmetic_operators<PyBatch, apply, result_shell>(b, "Batch", "Batch | complex | numpy.typing.ArrayLike");
+    b.def_static("concat", &concat, "batches"_a,
+                 nb::sig("def concat(batches: collections.abc.Sequence[Batch]) -> Batch"),
+                 "The elements of `batches`, in order, in one new Batch (as numpy.concatenate joins rows). They "
+                 "must share keys, element shape, level, scale and memory ('cpu' or one GPU).");
     b.def_static("from_ciphertexts", &from_ciphertexts, "ciphertexts"_a, "device"_a = "cpu",
                  nb::sig("def from_ciphertexts(ciphertexts: collections.abc.Sequence[Ciphertext], device: str = 'cpu') "
                          "-> Batch"),

@@ -100,6 +100,30 @@ TEST_P(BatchTest, SelectElements) {
     EXPECT_ERROR(ContextMismatch, batch.select(*other.ctx, std::vector<size_t>{0}), "another parameter set");
 }
 
+// concatenate: the elements of every part in order, with their seeds; parts that disagree are
+// refused with the part named.
+TEST_P(BatchTest, ConcatenateBatches) {
+    std::vector<Ciphertext> cts;
+    for (size_t c = 0; c < 5; ++c)
+        cts.push_back(k().encrypt(random_complex(8, 1.0, 160 + c), -1, /*with_public_key=*/c % 2 == 1));
+    const auto a = CiphertextBatch::from_ciphertexts(*k().ctx, std::span(cts.data(), 2));
+    const auto b = CiphertextBatch::from_ciphertexts(*k().ctx, std::span(cts.data() + 2, 3));
+    const CiphertextBatch* parts[] = {&a, &b, &a};
+    const auto joined = CiphertextBatch::concatenate(*k().ctx, parts);
+    std::vector<Ciphertext> want{cts[0], cts[1], cts[2], cts[3], cts[4], cts[0], cts[1]};
+    expect_elements(joined, want);
+    for (size_t c = 0; c < want.size(); ++c)
+        EXPECT_EQ(joined.uniform_seed(c).has_value(), want[c].uniform_seed().has_value()) << "element " << c;
+
+    const auto low = CiphertextBatch::from_ciphertexts(*k().ctx, std::vector<Ciphertext>{k().encrypt({{1.0, 0.0}}, 0)});
+    const CiphertextBatch* mixed[] = {&a, &low};
+    EXPECT_ERROR(LevelMismatch, CiphertextBatch::concatenate(*k().ctx, mixed), "concatenate", "batch 1");
+    const auto squared = BatchEvaluator(k().ctx).multiply(a, a);  // the square scale (and 3 polynomials)
+    const CiphertextBatch* scales[] = {&a, &squared};
+    EXPECT_ERROR(ScaleMismatch, CiphertextBatch::concatenate(*k().ctx, scales), "concatenate", "batch 1");
+    EXPECT_ERROR(ValueError, CiphertextBatch::concatenate(*k().ctx, std::span<const CiphertextBatch* const>()), "empty");
+}
+
 TEST_P(BatchTest, AddSubNegateConstantsBitExact) {
     const Evaluator& ev = *k().eval;
     const BatchEvaluator bev(k().ctx);

@@ -173,6 +173,16 @@ TEST(BatchDeviceMemory, SelectionStaysOnTheDevice) {
     EXPECT_EQ(sel.device(), &q);
     EXPECT_EQ(q.allocations, before + 1);
     expect_same(sel, ha.select(ctx, picks));
+
+    // concatenation on the device: one device allocation, the host result's words; memories do not mix
+    const CiphertextBatch* device_parts[] = {&sel, &da};
+    const CiphertextBatch host_sel = ha.select(ctx, picks);
+    const CiphertextBatch* host_parts[] = {&host_sel, &ha};
+    const auto joined = CiphertextBatch::concatenate(ctx, device_parts);
+    EXPECT_EQ(joined.device(), &q);
+    expect_same(joined, CiphertextBatch::concatenate(ctx, host_parts));
+    const CiphertextBatch* mixed[] = {&da, &ha};
+    EXPECT_ERROR(oboro::ValueError, CiphertextBatch::concatenate(ctx, mixed), "batch 1", "host memory", "offsite");
 }
 
 }  // namespace

@@ -407,3 +407,16 @@ def test_batch_selection_like_numpy_rows(ctx, X):
         b[np.ones((2, 2), dtype=int)]
     with pytest.raises(TypeError, match="index"):
         b[[0.5, 1.5]]
+
+
+def test_batch_concat_like_numpy_concatenate(ctx, X, Y):
+    a, b = ctx.encrypt_batch(X), ctx.encrypt_batch(Y[:2])
+    joined = oboro.Batch.concat([a, b, a[:1]])
+    assert len(joined) == len(X) + 3
+    np.testing.assert_allclose(ctx.decrypt(joined), np.concatenate([X, Y[:2], X[:1]]), atol=1e-6)
+    with pytest.raises(oboro.ValueError, match="empty"):
+        oboro.Batch.concat([])
+    with pytest.raises(oboro.ValueError, match="shape"):
+        oboro.Batch.concat([a, ctx.encrypt_batch(Y[:, :8])])
+    with pytest.raises(oboro.LevelMismatch, match="batch 1"):
+        oboro.Batch.concat([a, a.drop_to_level(0)])

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "oboro/ckks/batch_evaluator.hpp"
 #include "oboro/ckks/batch_queue.hpp"
 #include "oboro/ckks/evaluator.hpp"
 #include "oboro/util/error.hpp"
@@ -79,28 +80,32 @@ void PolyBatch::copy_to_memory(PolyBatch& out, BatchQueue* memory) const {
 namespace {
 // The checks shared by from_ciphertexts and from_plaintexts: every element non-empty, of this
 // context, at the first one's level, scale and slot count.
-template <typename T> void check_elements(const Context& ctx, std::span<const T> xs, const char* op) {
-    if (xs.empty()) raise<ValueError>(op, ": the list is empty; a batch needs at least one element");
-    const T& first = xs[0];
-    for (size_t c = 0; c < xs.size(); ++c) {
-        const T& x = xs[c];
-        if (x.empty()) raise<ValueError>(op, ": element ", c, " is empty");
+// The parts of a new batch (ciphertexts, plaintexts or batches, named `noun` in errors) agree;
+// part c is get(c), c < count.
+template <typename Get>
+void check_parts(const Context& ctx, size_t count, Get get, const char* op, const char* noun = "element") {
+    if (count == 0) raise<ValueError>(op, ": the list is empty; a batch needs at least one element");
+    const auto& first = get(0);
+    for (size_t c = 0; c < count; ++c) {
+        const auto& x = get(c);
+        if (x.empty()) raise<ValueError>(op, ": ", noun, " ", c, " is empty");
         if (x.context_id() != ctx.id())
-            raise<ContextMismatch>(op, ": element ", c, " (", describe(x), ") belongs to another parameter set");
+            raise<ContextMismatch>(op, ": ", noun, " ", c, " (", describe(x), ") belongs to another parameter set");
         if (x.level() != first.level())
-            raise<LevelMismatch>(op, ": element ", c, " is at ", describe(x), " but element 0 is at ", describe(first),
-                                 "; a batch holds elements of one level");
+            raise<LevelMismatch>(op, ": ", noun, " ", c, " is at ", describe(x), " but ", noun, " 0 is at ",
+                                 describe(first), "; a batch holds elements of one level");
         if (!same_scale(x.scale(), first.scale()))
-            raise<ScaleMismatch>(op, ": element ", c, " has ", describe(x), " but element 0 has ", describe(first),
+            raise<ScaleMismatch>(op, ": ", noun, " ", c, " has ", describe(x), " but ", noun, " 0 has ", describe(first),
                                  "; a batch holds elements of one scale");
         if (x.slots() != first.slots())
-            raise<ValueError>(op, ": element ", c, " has ", x.slots(), " slots but element 0 has ", first.slots());
+            raise<ValueError>(op, ": ", noun, " ", c, " has ", x.slots(), " slots but ", noun, " 0 has ",
+                              first.slots());
     }
 }
 }  // namespace
 
 CiphertextBatch CiphertextBatch::from_ciphertexts(const Context& ctx, std::span<const Ciphertext> cts) {
-    check_elements(ctx, cts, "from_ciphertexts");
+    check_parts(ctx, cts.size(), [&](size_t c) -> const Ciphertext& { return cts[c]; }, "from_ciphertexts");
     const Ciphertext& first = cts[0];
     for (size_t c = 0; c < cts.size(); ++c)
         if (cts[c].size() != first.size())
@@ -127,6 +132,35 @@ void CiphertextBatch::prepare_output(const Context& ctx, size_t count, size_t si
         return;
     }
     *this = CiphertextBatch(ctx, count, size, level, scale, slots, memory);
+}
+
+const char* memory_name(const PolyBatch& x) { return x.device() ? x.device()->device_name() : "host"; }
+
+CiphertextBatch CiphertextBatch::concatenate(const Context& ctx, std::span<const CiphertextBatch* const> parts) {
+    check_parts(ctx, parts.size(), [&](size_t p) -> const CiphertextBatch& { return *parts[p]; }, "concatenate", "batch");
+    const CiphertextBatch& first = *parts[0];
+    size_t count = 0;
+    for (size_t p = 0; p < parts.size(); ++p) {
+        if (parts[p]->size() != first.size())
+            raise<ValueError>("concatenate: batch ", p, " has ", parts[p]->size(),
+                              " polynomials per element but batch 0 has ", first.size());
+        if (parts[p]->device() != first.device())
+            raise<ValueError>("concatenate: batch ", p, " is in ", memory_name(*parts[p]), " memory but batch 0 is in ",
+                              memory_name(first), " memory; move them to one place first (to_device / to_host)");
+        count += parts[p]->count();
+    }
+    CiphertextBatch out(ctx, count, first.size(), first.level(), first.scale(), first.slots(), first.device());
+    uint64_t* dst = out.data();
+    for (const CiphertextBatch* part : parts) {
+        if (part->device()) part->device()->copy_on_device(dst, part->data(), part->word_count());
+        else std::memcpy(dst, part->data(), part->word_count() * sizeof(uint64_t));
+        dst += part->word_count();
+    }
+    size_t c = 0;  // after the copies, which forget seeds
+    for (const CiphertextBatch* part : parts)
+        for (size_t e = 0; e < part->count(); ++e, ++c)
+            if (const auto seed = part->uniform_seed(e)) out.set_uniform_seed(c, *seed);
+    return out;
 }
 
 CiphertextBatch CiphertextBatch::select(const Context& ctx, std::span<const size_t> indices) const {
@@ -171,7 +205,7 @@ std::vector<Ciphertext> CiphertextBatch::to_ciphertexts() const {
 }
 
 PlaintextBatch PlaintextBatch::from_plaintexts(const Context& ctx, std::span<const Plaintext> pts) {
-    check_elements(ctx, pts, "from_plaintexts");
+    check_parts(ctx, pts.size(), [&](size_t c) -> const Plaintext& { return pts[c]; }, "from_plaintexts");
     const Plaintext& first = pts[0];
     PlaintextBatch out(ctx, pts.size(), first.level(), first.scale(), first.slots());
     const size_t words = first.word_count();

@@ -83,6 +83,9 @@ protected:
     std::vector<std::optional<math::Seed>> seeds_;  // per element (CiphertextBatch); empty: none
 };
 
+// Where a batch's data lives, for messages: "host" or its device queue's name ("cuda:0").
+const char* memory_name(const PolyBatch& x);
+
 class CiphertextBatch : public PolyBatch {
 public:
     CiphertextBatch() = default;
@@ -121,6 +124,11 @@ public:
         seeds_.resize(count_);
         seeds_.at(c) = seed;
     }
+
+    // The elements of several batches, in order, in one new batch (NumPy's concatenate along the
+    // element axis), with their seeds. The batches must share context, level, scale, slots, size
+    // and memory (host, or one device's).
+    static CiphertextBatch concatenate(const Context& ctx, std::span<const CiphertextBatch* const> parts);
 
     // A new batch of the elements at `indices` (in that order, repeats allowed), with their seeds,
     // in the same memory: NumPy's batch[indices]. ValueError for no index, an index >= count()

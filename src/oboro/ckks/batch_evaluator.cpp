@@ -30,7 +30,7 @@ BatchQueue* BatchEvaluator::memory() const { return queue_->host_memory() ? null
 void BatchEvaluator::check_batch(const char* op, const PolyBatch& x, const char* name) const {
     if (x.empty()) raise<ValueError>(op, ": operand '", name, "' is an empty batch");
     if (x.device() != memory())
-        raise<ValueError>(op, ": operand '", name, "' is in ", x.device() ? x.device()->device_name() : "host",
+        raise<ValueError>(op, ": operand '", name, "' is in ", memory_name(x),
                           " memory but this evaluator runs on ", queue_->device_name(),
                           "; move it with to_device / to_host");
     if (x.context_id() != ctx_->id())
