@@ -69,6 +69,14 @@ struct Memory {
     double ratio() const { return peak_mib / (baseline_mib + data_mib); }
 };
 
+// Encryption or decryption of d ciphertexts: a loop of single calls against one batched call.
+struct CryptoRow {
+    std::string op;
+    size_t d = 0;
+    int threads = 1;
+    double loop_us = 0, batch_us = 0;  // totals for d ciphertexts
+};
+
 struct Setup {
     ContextPtr ctx;
     std::unique_ptr<KeyGenerator> keygen;
@@ -104,6 +112,39 @@ double rss_mib() {
 }
 
 double mib(const PolyBatch& b) { return double(b.word_count()) * 8 / (1 << 20); }
+
+// Public-key encryption of d plaintexts and decryption + decoding of d ciphertexts: a loop of
+// Encryptor::encrypt / Decryptor::decrypt_decode against Encryptor::encrypt_batch /
+// Decryptor::decrypt_decode(batch), which run over the threads.
+std::vector<CryptoRow> time_crypto(const Setup& s, size_t d, int threads, int runs) {
+    std::vector<Plaintext> pts;
+    for (size_t c = 0; c < d; ++c) {
+        std::vector<std::complex<double>> v(s.ctx->max_slots());
+        for (size_t i = 0; i < v.size(); ++i) v[i] = std::cos(double(c * 17 + i)) * 0.5;
+        pts.push_back(s.encoder->encode(v));
+    }
+    const PlaintextBatch P = PlaintextBatch::from_plaintexts(*s.ctx, pts);
+    Encryptor encryptor(s.ctx, s.keygen->public_key());
+    const Decryptor decryptor(s.ctx, s.keygen->secret_key());
+    std::vector<Ciphertext> cts(d);
+    CiphertextBatch X;
+    auto median = [&](const std::function<void()>& f) { return bench::measure(f, runs, 0.2, 1000).median_us; };
+    CryptoRow enc{"encrypt (public key)", d, threads}, dec{"decrypt + decode", d, threads};
+    enc.loop_us = median([&] { for (size_t c = 0; c < d; ++c) cts[c] = encryptor.encrypt(pts[c]); });
+    enc.batch_us = median([&] { X = encryptor.encrypt_batch(P); });
+    dec.loop_us = median([&] { for (size_t c = 0; c < d; ++c) (void)decryptor.decrypt_decode(cts[c], *s.encoder); });
+    dec.batch_us = median([&] { (void)decryptor.decrypt_decode(X, *s.encoder); });
+    return {enc, dec};
+}
+
+std::string crypto_table(const std::vector<CryptoRow>& rows) {
+    std::ostringstream os;
+    os << "| op | d | threads | loop of single calls | one batched call | loop / batched |\n|---|---:|---:|---:|---:|---:|\n";
+    for (const auto& r : rows)
+        os << "| " << r.op << " | " << r.d << " | " << r.threads << " | " << fmt("%.1f", r.loop_us / double(r.d))
+           << " | " << fmt("%.1f", r.batch_us / double(r.d)) << " | " << fmt("%.2fx", r.loop_us / r.batch_us) << " |\n";
+    return os.str();
+}
 
 // One timed configuration: the four ways of computing `op` on d pairs.
 Row time_op(const Setup& s, const std::string& op, const std::vector<Ciphertext>& a, const std::vector<Ciphertext>& b,
@@ -334,10 +375,23 @@ int main(int argc, char** argv) {
         }
     }
 
+    std::vector<CryptoRow> crypto;
+    for (int t : threads) {
+        set_num_threads(t);
+        for (const CryptoRow& r : time_crypto(s, d_max, t, runs)) {
+            crypto.push_back(r);
+            std::printf("%-30s d=%-5zu %dt  per ciphertext (us): loop %9.1f  batched %9.1f   %.2fx\n", r.op.c_str(), r.d, t,
+                        r.loop_us / double(r.d), r.batch_us / double(r.d), r.loop_us / r.batch_us);
+            std::fflush(stdout);
+        }
+    }
+
     const std::string peers = read_file(OBORO_PEERS_BATCH_JSON);
     const std::string t_rows = table(rows), t_mem = memory_table(memory), t_targets = targets(rows, memory, peers, d_max);
-    std::printf("\n# per-ciphertext cost (us, median of %d runs)\n\n%s\n# peak RSS of one batched call\n\n%s\n# targets\n\n%s",
-                runs, t_rows.c_str(), t_mem.c_str(), t_targets.c_str());
+    const std::string t_crypto = crypto_table(crypto);
+    std::printf("\n# per-ciphertext cost (us, median of %d runs)\n\n%s\n# encryption and decryption\n\n%s\n"
+                "# peak RSS of one batched call\n\n%s\n# targets\n\n%s",
+                runs, t_rows.c_str(), t_crypto.c_str(), t_mem.c_str(), t_targets.c_str());
 
     if (!json_path.empty()) {
         std::ofstream out(json_path);
@@ -354,6 +408,13 @@ int main(int argc, char** argv) {
                 << r.loop_into_buffers << ", \"batched\": " << r.batch_buffers << ", \"batched_allocating\": "
                 << r.batch_alloc_buffers << "}}"
                 << (i + 1 < rows.size() ? "," : "") << "\n";
+        }
+        out << "  ],\n  \"crypto\": [\n";
+        for (size_t i = 0; i < crypto.size(); ++i) {
+            const CryptoRow& r = crypto[i];
+            out << "    {\"op\": \"" << r.op << "\", \"d\": " << r.d << ", \"threads\": " << r.threads
+                << ", \"loop_us\": " << fmt("%.1f", r.loop_us) << ", \"batched_us\": " << fmt("%.1f", r.batch_us) << "}"
+                << (i + 1 < crypto.size() ? "," : "") << "\n";
         }
         out << "  ],\n  \"memory\": [\n";
         for (size_t i = 0; i < memory.size(); ++i) {
@@ -390,7 +451,14 @@ int main(int argc, char** argv) {
             << "- (c') one batched call that allocates its output batch (`BatchEvaluator::add` ...).\n\n"
             << "All four use the same thread count. The last column counts the AlignedBuffer allocations of one call "
                "(`oboro::pool_allocation_count`): d for (a), none for (b) and (c).\n\n"
-            << t_rows << (plot_path.empty() ? "" : "\n![per-ciphertext cost against d](batch.png)\n") << "\n## Peak RSS of one batched call (d = " << d_max << ", " << t_max
+            << t_rows << (plot_path.empty() ? "" : "\n![per-ciphertext cost against d](batch.png)\n")
+            << "\n## Encryption and decryption of d = " << d_max
+            << " ciphertexts\n\nMicroseconds per ciphertext, median of " << runs
+            << " runs: a loop of `Encryptor::encrypt` (public key) or `Decryptor::decrypt_decode` against one "
+               "`Encryptor::encrypt_batch` or `Decryptor::decrypt_decode(batch)`, which spread the elements over the "
+               "threads (each element draws its randomness from its own stream of a fresh seed). Python's "
+               "`ctx.encrypt_batch` and `ctx.decrypt(batch)` run these.\n\n"
+            << t_crypto << "\n## Peak RSS of one batched call (d = " << d_max << ", " << t_max
             << " threads, in a child process)\n\nExpected = the process before the batches (program, context, "
                "relinearization key) + the two input batches + the output batch.\n\n"
             << t_mem << "\n## Targets of issue 6 (d = " << d_max
