@@ -38,13 +38,6 @@ namespace oboro::py {
 // device queue that holds x (a batch made with encrypt_batch(..., device="cuda")).
 BatchEvaluator evaluator(const State& s, const PolyBatch& x) { return BatchEvaluator(s.ctx, x.device()); }
 
-PyBatch result_shell(const PyBatch& self) {
-    PyBatch out;
-    out.st = self.st;
-    out.shape = self.shape;
-    out.is_complex = self.is_complex;
-    return out;
-}
 
 // The queue of device "cuda" / "cuda:N", made once per device and kept for the process (batches
 // it allocates must not outlive it); "cpu": nullptr. Errors: unknown device names (ValueError),
@@ -435,13 +428,10 @@ PyBatch encrypt_batch(const StatePtr& st, nb::handle values, std::optional<int> 
                       std::optional<size_t> slots, const std::string& device) {
     BatchQueue* queue = queue_for_device(device);  // first: a bad device fails before any work
     if (!st->encryptor) raise<MissingKey>("encrypt_batch: the context has no keys yet; call keygen() first");
-    nb::object arr = nb::module_::import_("numpy").attr("asarray")(values);
-    const size_t ndim = nb::cast<size_t>(arr.attr("ndim"));
-    const auto shape = nb::cast<std::vector<size_t>>(arr.attr("shape"));
-    if (ndim < 2 || shape[0] == 0)
+    HostArray h = to_host(values, "encrypt_batch");
+    if (h.shape.size() < 2 || h.shape[0] == 0)
         raise<oboro::ValueError>("encrypt_batch: expected a 2-D array with one row per ciphertext, got shape ",
-                                 shape_str(shape));
-    HostArray h = to_host(arr, "encrypt_batch");
+                                 shape_str(h.shape));
     const std::vector<size_t> row_shape(h.shape.begin() + 1, h.shape.end());
     const Encoding e = resolve_encoding(*st, row_shape, level, scale, slots, "encrypt_batch");
     PyBatch out;
@@ -450,7 +440,7 @@ PyBatch encrypt_batch(const StatePtr& st, nb::handle values, std::optional<int> 
     out.is_complex = h.is_complex;
     // One batched encoding (errors name the row), then every row encrypted in parallel; the
     // encryptor is used with the GIL held: its generator is not thread-safe.
-    const PlaintextBatch pts = encode_batch(*st->encoder, h.values, shape[0], e.level, e.scale, e.slots);
+    const PlaintextBatch pts = encode_batch(*st->encoder, h.values, h.shape[0], e.level, e.scale, e.slots);
     out.batch = st->encryptor->encrypt_batch(pts);
     if (queue) {
         nb::gil_scoped_release release;
@@ -490,49 +480,48 @@ PyBatch moved_to(const PyBatch& b, const std::string& device) {
     return out;
 }
 
+// The parts of a new batch (Ciphertexts or Batches, named `noun` in errors, whose shape is `what`)
+// are there, share one element shape and the same keys; returns whether any of them is complex.
+template <typename Py>
+bool check_parts_agree(const std::vector<const Py*>& parts, const char* op, const char* noun, const char* what) {
+    if (parts.empty()) raise<oboro::ValueError>(op, ": the list is empty; a batch needs at least one element");
+    const Py& first = *parts[0];
+    bool is_complex = false;
+    for (size_t p = 0; p < parts.size(); ++p) {
+        if (parts[p]->shape != first.shape)
+            raise<oboro::ValueError>(op, ": ", noun, " ", p, " has ", what, " ", shape_str(parts[p]->shape), " but ",
+                                     noun, " 0 has ", shape_str(first.shape));
+        check_same_keys(*first.st, *parts[p]->st, op);
+        is_complex = is_complex || parts[p]->is_complex;
+    }
+    return is_complex;
+}
+
 PyBatch from_ciphertexts(const std::vector<const PyCiphertext*>& cts, const std::string& device) {
     BatchQueue* queue = queue_for_device(device);  // first: a bad device fails before any work
-    if (cts.empty()) raise<oboro::ValueError>("from_ciphertexts: the list is empty; a batch needs at least one element");
-    const PyCiphertext& first = *cts[0];
+    const bool is_complex = check_parts_agree(cts, "from_ciphertexts", "element", "shape");
     std::vector<Ciphertext> core;
     core.reserve(cts.size());
-    bool is_complex = false;
-    for (size_t c = 0; c < cts.size(); ++c) {
-        if (cts[c]->shape != first.shape)
-            raise<oboro::ValueError>("from_ciphertexts: element ", c, " has shape ", shape_str(cts[c]->shape),
-                                     " but element 0 has ", shape_str(first.shape));
-        check_same_keys(*first.st, *cts[c]->st, "from_ciphertexts");
-        is_complex = is_complex || cts[c]->is_complex;
-        core.push_back(cts[c]->ct);
-    }
+    for (const PyCiphertext* c : cts) core.push_back(c->ct);
     PyBatch out;
-    out.st = first.st;
-    out.shape = first.shape;
+    out.st = cts[0]->st;
+    out.shape = cts[0]->shape;
     out.is_complex = is_complex;
     nb::gil_scoped_release release;
-    out.batch = CiphertextBatch::from_ciphertexts(*first.st->ctx, core);
+    out.batch = CiphertextBatch::from_ciphertexts(*cts[0]->st->ctx, core);
     if (queue) out.batch = out.batch.to_device(*queue);
     return out;
 }
 
 // oboro.Batch.concat: the elements of several batches in one, as np.concatenate joins rows.
 PyBatch concat(const std::vector<const PyBatch*>& batches) {
-    if (batches.empty()) raise<oboro::ValueError>("concat: the list is empty; a batch needs at least one element");
-    const PyBatch& first = *batches[0];
+    const bool is_complex = check_parts_agree(batches, "concat", "batch", "elements of shape");
     std::vector<const CiphertextBatch*> parts;
-    bool is_complex = false;
-    for (size_t p = 0; p < batches.size(); ++p) {
-        if (batches[p]->shape != first.shape)
-            raise<oboro::ValueError>("concat: batch ", p, " has elements of shape ", shape_str(batches[p]->shape),
-                                     " but batch 0 has ", shape_str(first.shape));
-        check_same_keys(*first.st, *batches[p]->st, "concat");
-        is_complex = is_complex || batches[p]->is_complex;
-        parts.push_back(&batches[p]->batch);
-    }
-    PyBatch out = result_shell(first);
+    for (const PyBatch* b : batches) parts.push_back(&b->batch);
+    PyBatch out = result_shell(*batches[0]);
     out.is_complex = is_complex;
     nb::gil_scoped_release release;
-    out.batch = CiphertextBatch::concatenate(*first.st->ctx, parts);
+    out.batch = CiphertextBatch::concatenate(*batches[0]->st->ctx, parts);
     return out;
 }
 
@@ -624,7 +613,7 @@ serialize / deserialize / save / load as for ciphertexts (fresh elements stored 
 void add_batch_class(nb::module_& m, nb::class_<PyContext>& ctx) {
     nb::class_<PyBatch> b(m, "Batch", kBatchDoc);
     b.attr("__array_ufunc__") = nb::none();  // `array * batch` goes to Batch.__rmul__
-    def_arithmetic_operators<PyBatch, apply, result_shell>(b, "Batch", "Batch | complex | numpy.typing.ArrayLike");
+    def_arithmetic_operators<PyBatch, apply, result_shell<PyBatch>>(b, "Batch", "Batch | complex | numpy.typing.ArrayLike");
     b.def_static("concat", &concat, "batches"_a,
                  nb::sig("def concat(batches: collections.abc.Sequence[Batch]) -> Batch"),
                  "The elements of `batches`, in order, in one new Batch (as numpy.concatenate joins rows). They "

@@ -18,11 +18,7 @@ struct PyBatch {
     std::vector<size_t> shape;  // of one element
     bool is_complex = false;
 
-    size_t element_count() const {
-        size_t c = 1;
-        for (size_t d : shape) c *= d;
-        return c;
-    }
+    size_t element_count() const { return shape_size(shape); }
     std::vector<size_t> full_shape() const {
         std::vector<size_t> s = {batch.count()};
         s.insert(s.end(), shape.begin(), shape.end());
@@ -32,10 +28,6 @@ struct PyBatch {
 
 // The evaluator of batches that live where x lives (the CPU queue, or the device queue holding x).
 BatchEvaluator evaluator(const State& s, const PolyBatch& x);
-// A batch with self's context, element shape and dtype and no data: the result of an operation
-// before it is written (binary operators write sums and differences of two batches straight into
-// it; moves and rotations fill it with their output).
-PyBatch result_shell(const PyBatch& self);
 // Automatic mode: size-3 elements relinearized (MissingKey without a relinearization key).
 void relinearize_if_needed(const State& s, CiphertextBatch& x, const char* op);
 // Batch.rotate: one step for all elements (an int) or one per element (a sequence).

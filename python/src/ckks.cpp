@@ -183,8 +183,7 @@ HostArray to_host(nb::handle values, const char* op, const std::vector<size_t>* 
 
 // A NumPy array of `shape` from the first prod(shape) values; real (float64) unless is_complex.
 nb::object to_numpy(const std::vector<cplx>& v, const std::vector<size_t>& shape, bool is_complex) {
-    size_t count = 1;
-    for (size_t d : shape) count *= d;
+    const size_t count = shape_size(shape);
     if (is_complex) {
         auto* data = new cplx[count];
         std::copy(v.begin(), v.begin() + long(count), data);
@@ -574,16 +573,6 @@ void check_same_keys(const State& a, const State& b, const char* op) {
 }
 
 
-// The result of a binary operator before apply: self's shape and dtype, no data yet. Sums and
-// differences of two ciphertexts are then written straight into it (no copy of self: at S4 the
-// copy cost as much as the addition); every other case copies self's data and works in place.
-PyCiphertext result_shell(const PyCiphertext& self) {
-    PyCiphertext out;
-    out.st = self.st;
-    out.shape = self.shape;
-    out.is_complex = self.is_complex;
-    return out;
-}
 
 // out = a + b (or a - b) out of place, where no alignment is needed (the common case); else a copy
 // of a, aligned and added in place.
@@ -792,9 +781,7 @@ StatePtr public_copy(const State& s) {
 
 Encoding resolve_encoding(const State& s, const std::vector<size_t>& shape, std::optional<int> level,
                           std::optional<double> scale, std::optional<size_t> slots, const char* op) {
-    size_t count = 1;
-    for (size_t d : shape) count *= d;
-    const size_t max_slots = s.ctx->max_slots();
+    const size_t count = shape_size(shape), max_slots = s.ctx->max_slots();
     if (count == 0) raise<oboro::ValueError>(op, ": the array is empty (shape ", shape_str(shape), ")");
     if (count > max_slots)
         raise<oboro::ValueError>(op, ": ", count, " values (shape ", shape_str(shape), ") do not fit into the ",
@@ -1158,7 +1145,7 @@ void register_ckks(nb::module_& m) {
     // NumPy must not treat a ciphertext as an object to broadcast over: with __array_ufunc__ =
     // None, `array * ct` returns NotImplemented from NumPy and Python calls ct.__rmul__(array).
     ct.attr("__array_ufunc__") = nb::none();
-    def_arithmetic_operators<PyCiphertext, apply, result_shell>(ct, "Ciphertext",
+    def_arithmetic_operators<PyCiphertext, apply, result_shell<PyCiphertext>>(ct, "Ciphertext",
                                                                 "Ciphertext | complex | numpy.typing.ArrayLike");
     ct.def_prop_ro("level", [](const PyCiphertext& c) { return c.ct.level(); },
                    "The level: the number of rescales left.")

@@ -54,18 +54,33 @@ struct PyContext {
     StatePtr st;
 };
 
+// The number of values an array of `shape` holds (1 for a scalar's empty shape).
+inline size_t shape_size(const std::vector<size_t>& shape) {
+    size_t c = 1;
+    for (size_t d : shape) c *= d;
+    return c;
+}
+
 struct PyCiphertext {
     StatePtr st;
     Ciphertext ct;
     std::vector<size_t> shape;
     bool is_complex = false;
 
-    size_t count() const {
-        size_t c = 1;
-        for (size_t d : shape) c *= d;
-        return c;
-    }
+    size_t count() const { return shape_size(shape); }
 };
+
+// The result of an operation on `self` (a PyCiphertext or a PyBatch) before it is computed:
+// self's state, element shape and dtype, no data yet. Binary operators write sums and
+// differences straight into it (no copy of self: at S4 the copy cost as much as the addition);
+// moves, selections and rotations fill it with their output.
+template <typename Py> Py result_shell(const Py& self) {
+    Py out;
+    out.st = self.st;
+    out.shape = self.shape;
+    out.is_complex = self.is_complex;
+    return out;
+}
 
 // An encoded, unencrypted array (oboro.Plaintext): a core plaintext plus the NumPy shape and dtype.
 struct PyPlaintext {
