@@ -12,6 +12,12 @@ namespace oboro::ckks {
 namespace {
 // The queue whose device memory a batch for `q` lives in: nullptr for host memory.
 BatchQueue* device_memory_of(BatchQueue* q) { return q && !q->host_memory() ? q : nullptr; }
+
+// Copies `words` words within one memory: that of `device`, or host memory for nullptr.
+void copy_within(BatchQueue* device, uint64_t* dst, const uint64_t* src, size_t words) {
+    if (device) device->copy_on_device(dst, src, words);
+    else std::memcpy(dst, src, words * sizeof(uint64_t));
+}
 }  // namespace
 
 PolyBatch::PolyBatch(const Context& ctx, size_t count, size_t polys, int level, double scale, size_t slots,
@@ -152,8 +158,7 @@ CiphertextBatch CiphertextBatch::concatenate(const Context& ctx, std::span<const
     CiphertextBatch out(ctx, count, first.size(), first.level(), first.scale(), first.slots(), first.device());
     uint64_t* dst = out.data();
     for (const CiphertextBatch* part : parts) {
-        if (part->device()) part->device()->copy_on_device(dst, part->data(), part->word_count());
-        else std::memcpy(dst, part->data(), part->word_count() * sizeof(uint64_t));
+        copy_within(out.device(), dst, part->data(), part->word_count());
         dst += part->word_count();
     }
     size_t c = 0;  // after the copies, which forget seeds
@@ -175,9 +180,7 @@ CiphertextBatch CiphertextBatch::select(const Context& ctx, std::span<const size
     for (size_t k = 0; k < indices.size();) {
         size_t run = 1;
         while (k + run < indices.size() && indices[k + run] == indices[k] + run) ++run;
-        const uint64_t* src = poly(indices[k], 0);
-        if (device_) device_->copy_on_device(dst + k * words, src, run * words);
-        else std::memcpy(dst + k * words, src, run * words * sizeof(uint64_t));
+        copy_within(device_, dst + k * words, poly(indices[k], 0), run * words);
         k += run;
     }
     for (size_t k = 0; k < indices.size(); ++k)  // after the copies, which forget seeds

@@ -116,9 +116,17 @@ void Decryptor::set_noise_flooding(double flooding_bits) {
     flooding_bits_ = flooding_bits;
 }
 
-void Decryptor::check(uint64_t context_id, size_t size, const std::string& what) const {
-    if (context_id != ctx_->id()) raise<ContextMismatch>("decrypt: the ", what, " belongs to another parameter set");
+namespace {
+// Decryption takes ciphertexts of size 2, or 3 (a product before relinearization).
+void check_decryptable_size(size_t size) {
     if (size < 2 || size > 3) raise<ValueError>("decrypt: a ciphertext of size ", size, " is not supported");
+}
+}  // namespace
+
+void Decryptor::check(const Ciphertext& ct) const {
+    if (ct.context_id() != ctx_->id())
+        raise<ContextMismatch>("decrypt: the ciphertext (", describe(ct), ") belongs to another parameter set");
+    check_decryptable_size(ct.size());
 }
 
 void Decryptor::decrypt_into(const uint64_t* const* polys, size_t size, size_t limbs, uint64_t* out,
@@ -145,27 +153,31 @@ math::Seed Decryptor::fresh_seed() const {
     return seed;
 }
 
-Plaintext Decryptor::decrypt(const Ciphertext& ct) const {
-    check(ct.context_id(), ct.size(), "ciphertext (" + describe(ct) + ")");
-    Plaintext pt(*ctx_, ct.level(), ct.scale(), ct.slots());
+void Decryptor::decrypt_ciphertext(const Ciphertext& ct, uint64_t* out) const {
     const uint64_t* polys[3] = {ct.poly(0), ct.poly(1), ct.size() > 2 ? ct.poly(2) : nullptr};
     math::Prng prng(fresh_seed());
-    decrypt_into(polys, ct.size(), ct.limbs(), pt.poly(0), prng);
+    decrypt_into(polys, ct.size(), ct.limbs(), out, prng);
+}
+
+Plaintext Decryptor::decrypt(const Ciphertext& ct) const {
+    check(ct);
+    Plaintext pt(*ctx_, ct.level(), ct.scale(), ct.slots());
+    decrypt_ciphertext(ct, pt.poly(0));
     return pt;
 }
 
 std::vector<std::complex<double>> Decryptor::decrypt_decode(const Ciphertext& ct, const Encoder& encoder) const {
-    check(ct.context_id(), ct.size(), "ciphertext (" + describe(ct) + ")");
+    check(ct);
     AlignedBuffer<uint64_t> m(ct.limbs() * ctx_->n());
-    const uint64_t* polys[3] = {ct.poly(0), ct.poly(1), ct.size() > 2 ? ct.poly(2) : nullptr};
-    math::Prng prng(fresh_seed());
-    decrypt_into(polys, ct.size(), ct.limbs(), m.data(), prng);
+    decrypt_ciphertext(ct, m.data());
     return encoder.decode_poly(m.data(), ct.level(), ct.scale(), ct.slots());
 }
 
 std::vector<std::vector<std::complex<double>>> Decryptor::decrypt_decode(const CiphertextBatch& batch,
                                                                          const Encoder& encoder) const {
-    check(batch.context_id(), batch.size(), "batch (" + describe(batch) + ")");
+    if (batch.context_id() != ctx_->id())
+        raise<ContextMismatch>("decrypt: the batch (", describe(batch), ") belongs to another parameter set");
+    check_decryptable_size(batch.size());
     if (batch.device()) return decrypt_decode(batch.to_host(), encoder);  // one download, not one per element
     const math::Seed batch_seed = fresh_seed();  // element c's flooding noise: stream c of it
     std::vector<std::vector<std::complex<double>>> out(batch.count());

@@ -11,7 +11,6 @@
 #include <complex>
 #include <mutex>
 #include <optional>
-#include <string>
 #include <vector>
 
 #include "oboro/ckks/batch.hpp"
@@ -72,7 +71,10 @@ public:
 private:
     // m = sum_j polys[j] * s^j over `limbs` limbs into out, plus flooding noise from `prng`.
     void decrypt_into(const uint64_t* const* polys, size_t size, size_t limbs, uint64_t* out, math::Prng& prng) const;
-    void check(uint64_t context_id, size_t size, const std::string& what) const;
+    // ContextMismatch / ValueError unless ct can be decrypted here.
+    void check(const Ciphertext& ct) const;
+    // decrypt_into for a checked ciphertext, with flooding noise from a generator of a fresh seed.
+    void decrypt_ciphertext(const Ciphertext& ct, uint64_t* out) const;
     // A fresh seed from prng_, under a lock: decryptions may run in several threads at once
     // (Python releases the GIL while it decrypts), and each draws its flooding noise from a
     // generator of its own seed.
