@@ -10,10 +10,18 @@
 #include "oboro/backend/cuda/keyswitch_kernels.hpp"
 #include "oboro/backend/cuda/ntt_kernels.hpp"
 #include "oboro/math/ntt.hpp"
+#include "oboro/math/rns.hpp"
 
 namespace oboro::test::cuda_emu {
 
 namespace kernels = oboro::cuda::kernels;
+
+// The Barrett constants of the first `count` primes, as the element-wise kernels take them.
+inline std::vector<math::Barrett<uint64_t>> barretts(const math::Modulus* moduli, size_t count) {
+    std::vector<math::Barrett<uint64_t>> out;
+    for (size_t i = 0; i < count; ++i) out.push_back(moduli[i].barrett);
+    return out;
+}
 
 inline std::vector<kernels::NttTableView> table_views(const std::vector<math::NttTables>& t) {
     std::vector<kernels::NttTableView> v;

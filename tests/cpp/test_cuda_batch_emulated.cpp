@@ -69,8 +69,7 @@ void run_case(const Context& ctx, const Case& cs, bool in_place) {
 
     // emulated kernel (in place: out is a copy of a, read and written)
     std::vector<uint64_t> out = in_place ? a : std::vector<uint64_t>(expect.size(), 0xABCD);
-    std::vector<math::Barrett<uint64_t>> moduli;
-    for (size_t i = 0; i < limbs; ++i) moduli.push_back(ctx.moduli()[i].barrett);
+    const auto moduli = oboro::test::cuda_emu::barretts(ctx.moduli(), limbs);
     kernels::BatchEltArgs p;
     p.out = out.data();
     p.a = in_place ? out.data() : a.data();

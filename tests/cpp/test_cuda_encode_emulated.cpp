@@ -33,8 +33,7 @@ void expect_emulated_encode_matches_cpu(const ckks::ContextPtr& ctx_ptr, int lev
     std::vector<uint64_t> expect(count * limbs * n), got(count * limbs * n, 7);
     ckks::cpu_batch_queue().encode(ctx, ckks::BatchSpan{expect.data(), count, 1, limbs, n}, coefficients.data(), slots);
 
-    std::vector<oboro::math::Barrett<uint64_t>> moduli;
-    for (size_t i = 0; i < limbs; ++i) moduli.push_back(ctx.moduli()[i].barrett);
+    const auto moduli = barretts(ctx.moduli(), limbs);
     kernels::EncodeArgs e;
     e.out = got.data();
     e.coefficients = coefficients.data();

@@ -343,18 +343,29 @@ struct RotationKeys {
     }
 };
 
+// The input of the hoisted kernels' tests: two fresh ciphertexts of `preset` (of the vectors
+// test_vector(slots, 0.4) and (slots, 2.5)) as one batch, and the key-switching data of their level.
+struct HoistedInput {
+    OpsFixture f;
+    size_t slots;
+    std::vector<cplx> v0;  // the first element's vector
+    std::vector<Ciphertext> cts;
+    kernels::KeySwitchHostData h;
+    CiphertextBatch in;
+    explicit HoistedInput(const std::string& preset)
+        : f(preset), slots(f.ctx.max_slots()), v0(test_vector(slots, 0.4)),
+          cts{f.keys.encrypt(v0), f.keys.encrypt(test_vector(slots, 2.5))}, h(f.ctx, cts[0].level()),
+          in(batch_of(cts)) {}
+};
+
 // Hoisted rotations of a batch: one ModUp, then per rotation an inner product through the
 // permutation, ModDown and the addition: bit for bit Evaluator::rotate_many of each element; and
 // the rotated ciphertexts decrypt to the rotated vectors.
 TEST(CudaKeySwitchEmulated, HoistedRotationsMatchRotateMany) {
     for (const std::string preset : {"S1", "S2"}) {
         SCOPED_TRACE(preset);
-        OpsFixture f(preset);
-        const size_t slots = f.ctx.max_slots();
-        const auto v0 = test_vector(slots, 0.4), v1 = test_vector(slots, 2.5);
-        const std::vector<Ciphertext> cts = {f.keys.encrypt(v0), f.keys.encrypt(v1)};
-        const kernels::KeySwitchHostData h(f.ctx, cts[0].level());
-        const auto in = batch_of(cts);
+        HoistedInput input(preset);
+        auto& [f, slots, v0, cts, h, in] = input;
         const std::vector<int64_t> steps = {1, -1, 5, int64_t(slots) - 1};
         const RotationKeys rk(f, steps, in.count);
         std::vector<std::vector<uint64_t>> outs(steps.size(), std::vector<uint64_t>(in.data.size(), 0xABCD));
@@ -386,12 +397,8 @@ TEST(CudaKeySwitchEmulated, HoistedRotationsMatchRotateMany) {
 TEST(CudaKeySwitchEmulated, HoistedSumMatchesRotateSum) {
     for (const std::string preset : {"S1", "S2"}) {
         SCOPED_TRACE(preset);
-        OpsFixture f(preset);
-        const size_t slots = f.ctx.max_slots();
-        const auto v0 = test_vector(slots, 0.4), v1 = test_vector(slots, 2.5);
-        const std::vector<Ciphertext> cts = {f.keys.encrypt(v0), f.keys.encrypt(v1)};
-        const kernels::KeySwitchHostData h(f.ctx, cts[0].level());
-        const auto in = batch_of(cts);
+        HoistedInput input(preset);
+        auto& [f, slots, v0, cts, h, in] = input;
         const std::vector<int64_t> steps = {0, 1, 5, 0, -1};
         const RotationKeys rk(f, steps, in.count);
         std::vector<uint64_t> out, scratch, tmp(in.data.size(), 0xABCD);
