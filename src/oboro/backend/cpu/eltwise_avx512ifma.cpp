@@ -19,6 +19,7 @@
 OBORO_SIMD_TARGET_BEGIN("avx512f,avx512dq,avx512ifma")
 
 #include "oboro/backend/cpu/eltwise_avx512_ops.hpp"
+#include "oboro/backend/cpu/eltwise_simd.hpp"
 #include "oboro/backend/cpu/ifma_shoup.hpp"
 
 namespace oboro::backend::cpu {
@@ -70,19 +71,13 @@ constexpr size_t L = Avx512Ops::lanes;
 
 const EltwiseKernels& base() { return *avx512_kernels(); }
 
-// Ordinary or streaming stores (EltwiseKernels::add_stream); streaming ones need an aligned output.
-bool aligned(const uint64_t* d) { return reinterpret_cast<uintptr_t>(d) % sizeof(__m512i) == 0; }
-template <bool Stream> void put(uint64_t* d, __m512i v) {
-    if (Stream) Avx512Ops::stream(d, v);
-    else Avx512Ops::store(d, v);
-}
-
 template <bool Stream> void mul_to(uint64_t* d, const uint64_t* x, const uint64_t* y, const math::Modulus& m, size_t n) {
     if (!fits(m)) return (Stream ? base().mul_stream : base().mul)(d, x, y, m, n);
-    if (Stream && !aligned(d)) return mul_to<false>(d, x, y, m, n);
+    if (Stream && !simd::stream_aligned<Avx512Ops>(d)) return mul_to<false>(d, x, y, m, n);
     const Barrett52 br(m.value);
     size_t k = 0;
-    for (; k + L <= n; k += L) put<Stream>(d + k, br.mul(_mm512_loadu_si512(x + k), _mm512_loadu_si512(y + k)));
+    for (; k + L <= n; k += L)
+        simd::put<Stream, Avx512Ops>(d + k, br.mul(_mm512_loadu_si512(x + k), _mm512_loadu_si512(y + k)));
     if (Stream) Avx512Ops::store_fence();
     if (k < n) scalar_kernels().mul(d + k, x + k, y + k, m, n - k);
 }
@@ -105,6 +100,7 @@ template <bool Stream>
 void tensor_to(uint64_t* d0, uint64_t* d1, uint64_t* d2, const uint64_t* x0, const uint64_t* x1, const uint64_t* y0,
                const uint64_t* y1, const math::Modulus& m, size_t n) {
     if (!fits(m)) return (Stream ? base().tensor_stream : base().tensor)(d0, d1, d2, x0, x1, y0, y1, m, n);
+    const auto aligned = [](const uint64_t* d) { return simd::stream_aligned<Avx512Ops>(d); };
     if (Stream && !(aligned(d0) && aligned(d1) && aligned(d2))) return tensor_to<false>(d0, d1, d2, x0, x1, y0, y1, m, n);
     const Barrett52 br(m.value);
     size_t k = 0;
@@ -114,9 +110,9 @@ void tensor_to(uint64_t* d0, uint64_t* d1, uint64_t* d2, const uint64_t* x0, con
         const __m512i p00 = br.mul(a0, b0), p11 = br.mul(a1, b1);
         const __m512i cross = br.mul(Avx512Ops::cond_sub(_mm512_add_epi64(a0, a1), br.q),
                                      Avx512Ops::cond_sub(_mm512_add_epi64(b0, b1), br.q));
-        put<Stream>(d0 + k, p00);
-        put<Stream>(d1 + k, Avx512Ops::sub_mod(Avx512Ops::sub_mod(cross, p00, br.q), p11, br.q));
-        put<Stream>(d2 + k, p11);
+        simd::put<Stream, Avx512Ops>(d0 + k, p00);
+        simd::put<Stream, Avx512Ops>(d1 + k, Avx512Ops::sub_mod(Avx512Ops::sub_mod(cross, p00, br.q), p11, br.q));
+        simd::put<Stream, Avx512Ops>(d2 + k, p11);
     }
     if (Stream) Avx512Ops::store_fence();
     if (k < n) scalar_kernels().tensor(d0 + k, d1 + k, d2 + k, x0 + k, x1 + k, y0 + k, y1 + k, m, n - k);

@@ -16,6 +16,17 @@
 
 namespace oboro::backend::cpu::simd {
 
+// The stores of kernels with an ordinary and a streaming form (EltwiseKernels::*_stream):
+// streaming stores need an output aligned to the vector size (stream_aligned), else the kernel
+// falls back to its ordinary form.
+template <class V> bool stream_aligned(const uint64_t* d) {
+    return reinterpret_cast<uintptr_t>(d) % sizeof(typename V::reg) == 0;
+}
+template <bool Stream, class V> void put(uint64_t* d, typename V::reg v) {
+    if (Stream) V::stream(d, v);
+    else V::store(d, v);
+}
+
 template <class V> struct Kernels {
     using R = typename V::reg;
     static constexpr size_t L = V::lanes;
@@ -75,21 +86,14 @@ template <class V> struct Kernels {
     }
 
     // add (Sub false) or sub, with ordinary or streaming stores
-    // Streaming stores need an output aligned to the vector size.
-    static bool aligned(const uint64_t* d) { return reinterpret_cast<uintptr_t>(d) % sizeof(R) == 0; }
-    template <bool Stream> static void put(uint64_t* d, R v) {
-        if (Stream) V::stream(d, v);
-        else V::store(d, v);
-    }
-
     template <bool Sub, bool Stream>
     static void add_or_sub(uint64_t* d, const uint64_t* x, const uint64_t* y, uint64_t q, size_t n) {
-        if (Stream && !aligned(d)) return add_or_sub<Sub, false>(d, x, y, q, n);
+        if (Stream && !stream_aligned<V>(d)) return add_or_sub<Sub, false>(d, x, y, q, n);
         const R vq = V::set1(q);
         size_t k = 0;
         for (; k + L <= n; k += L) {
             const R a = V::load(x + k), b = V::load(y + k);
-            put<Stream>(d + k, Sub ? V::sub_mod(a, b, vq) : V::cond_sub(V::add(a, b), vq));
+            put<Stream, V>(d + k, Sub ? V::sub_mod(a, b, vq) : V::cond_sub(V::add(a, b), vq));
         }
         if (Stream) V::store_fence();  // streaming stores are weakly ordered: complete them here
         if (k < n) (Sub ? scalar_kernels().sub : scalar_kernels().add)(d + k, x + k, y + k, q, n - k);
@@ -123,10 +127,10 @@ template <class V> struct Kernels {
 
     template <bool Stream> static void mul_to(uint64_t* d, const uint64_t* x, const uint64_t* y, const math::Modulus& m,
                                               size_t n) {
-        if (Stream && !aligned(d)) return mul_to<false>(d, x, y, m, n);
+        if (Stream && !stream_aligned<V>(d)) return mul_to<false>(d, x, y, m, n);
         const Consts c{WordBarrett(m)};
         size_t k = 0;
-        for (; k + L <= n; k += L) put<Stream>(d + k, mul_mod(V::load(x + k), V::load(y + k), c));
+        for (; k + L <= n; k += L) put<Stream, V>(d + k, mul_mod(V::load(x + k), V::load(y + k), c));
         if (Stream) V::store_fence();
         if (k < n) scalar_kernels().mul(d + k, x + k, y + k, m, n - k);
     }
@@ -182,7 +186,7 @@ template <class V> struct Kernels {
     template <bool Stream>
     static void tensor_to(uint64_t* d0, uint64_t* d1, uint64_t* d2, const uint64_t* x0, const uint64_t* x1,
                           const uint64_t* y0, const uint64_t* y1, const math::Modulus& m, size_t n) {
-        if (Stream && !(aligned(d0) && aligned(d1) && aligned(d2)))
+        if (Stream && !(stream_aligned<V>(d0) && stream_aligned<V>(d1) && stream_aligned<V>(d2)))
             return tensor_to<false>(d0, d1, d2, x0, x1, y0, y1, m, n);
         const Consts c{WordBarrett(m)};
         size_t k = 0;
@@ -190,9 +194,9 @@ template <class V> struct Kernels {
             const R a0 = V::load(x0 + k), a1 = V::load(x1 + k), b0 = V::load(y0 + k), b1 = V::load(y1 + k);
             const R p00 = mul_mod(a0, b0, c), p11 = mul_mod(a1, b1, c);
             const R cross = mul_mod(V::cond_sub(V::add(a0, a1), c.q), V::cond_sub(V::add(b0, b1), c.q), c);
-            put<Stream>(d0 + k, p00);
-            put<Stream>(d1 + k, V::sub_mod(V::sub_mod(cross, p00, c.q), p11, c.q));
-            put<Stream>(d2 + k, p11);
+            put<Stream, V>(d0 + k, p00);
+            put<Stream, V>(d1 + k, V::sub_mod(V::sub_mod(cross, p00, c.q), p11, c.q));
+            put<Stream, V>(d2 + k, p11);
         }
         if (Stream) V::store_fence();
         if (k < n) scalar_kernels().tensor(d0 + k, d1 + k, d2 + k, x0 + k, x1 + k, y0 + k, y1 + k, m, n - k);
