@@ -33,6 +33,16 @@ struct Timing {
     int runs = 0;
 };
 
+// The median and the minimum of some run times (microseconds, not empty).
+inline Timing timing_of(std::vector<double> us) {
+    std::sort(us.begin(), us.end());
+    Timing t;
+    t.runs = int(us.size());
+    t.median_us = us.size() % 2 ? us[us.size() / 2] : 0.5 * (us[us.size() / 2 - 1] + us[us.size() / 2]);
+    t.min_us = us.front();
+    return t;
+}
+
 // Runs f once to warm up, then repeatedly until `min_runs` runs and `min_seconds` have passed
 // (at most `max_runs`); returns the median and the minimum in microseconds.
 inline Timing measure(const std::function<void()>& f, int min_runs = 5, double min_seconds = 0.3,
@@ -49,12 +59,32 @@ inline Timing measure(const std::function<void()>& f, int min_runs = 5, double m
         const double elapsed = std::chrono::duration<double>(t1 - start).count();
         if (int(us.size()) >= min_runs && elapsed >= min_seconds) break;
     }
-    std::sort(us.begin(), us.end());
-    Timing t;
-    t.runs = int(us.size());
-    t.median_us = us.size() % 2 ? us[us.size() / 2] : 0.5 * (us[us.size() / 2 - 1] + us[us.size() / 2]);
-    t.min_us = us.front();
-    return t;
+    return timing_of(us);
+}
+
+// Times several ways of computing the same thing in rounds: each round runs every f once, in
+// order, so a slow spell of a shared machine falls on all of them alike and their ratios stay
+// meaningful (timing one after the other would put the spell on one of them only). Warms each up
+// once, then runs rounds until `min_runs` rounds and `min_seconds` have passed (at most
+// `max_runs`); returns the median and the minimum of each, in microseconds.
+inline std::vector<Timing> measure_interleaved(const std::vector<std::function<void()>>& fs, int min_runs = 5,
+                                               double min_seconds = 0.3, int max_runs = 1000) {
+    using clock = std::chrono::steady_clock;
+    for (const auto& f : fs) f();
+    std::vector<std::vector<double>> us(fs.size());
+    const auto start = clock::now();
+    for (int round = 0; round < max_runs; ++round) {
+        for (size_t i = 0; i < fs.size(); ++i) {
+            const auto t0 = clock::now();
+            fs[i]();
+            us[i].push_back(std::chrono::duration<double, std::micro>(clock::now() - t0).count());
+        }
+        const double elapsed = std::chrono::duration<double>(clock::now() - start).count();
+        if (round + 1 >= min_runs && elapsed >= min_seconds) break;
+    }
+    std::vector<Timing> out;
+    for (auto& u : us) out.push_back(timing_of(u));
+    return out;
 }
 
 // The value of the option at argv[i] (the next argument; i advances to it). A missing value ends

@@ -500,15 +500,15 @@ bool check_parts_agree(const std::vector<const Py*>& parts, const char* op, cons
 PyBatch from_ciphertexts(const std::vector<const PyCiphertext*>& cts, const std::string& device) {
     BatchQueue* queue = queue_for_device(device);  // first: a bad device fails before any work
     const bool is_complex = check_parts_agree(cts, "from_ciphertexts", "element", "shape");
-    std::vector<Ciphertext> core;
+    std::vector<const Ciphertext*> core;  // pointers: each ciphertext is copied once, into the batch
     core.reserve(cts.size());
-    for (const PyCiphertext* c : cts) core.push_back(c->ct);
+    for (const PyCiphertext* c : cts) core.push_back(&c->ct);
     PyBatch out;
     out.st = cts[0]->st;
     out.shape = cts[0]->shape;
     out.is_complex = is_complex;
     nb::gil_scoped_release release;
-    out.batch = CiphertextBatch::from_ciphertexts(*cts[0]->st->ctx, core);
+    out.batch = CiphertextBatch::from_ciphertexts(*cts[0]->st->ctx, std::span<const Ciphertext* const>(core));
     if (queue) out.batch = out.batch.to_device(*queue);
     return out;
 }

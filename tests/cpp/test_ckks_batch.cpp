@@ -78,6 +78,13 @@ TEST_P(BatchTest, LayoutAndRoundTrip) {
     expect_elements(batch, in.cts);
     const auto back = batch.to_ciphertexts();
     for (size_t c = 0; c < 3; ++c) EXPECT_TRUE(same_words(back[c], in.cts[c]));
+    // from pointers (Python's list of Ciphertexts): the same batch, in the order given
+    const std::vector<const Ciphertext*> pointers{&in.cts[2], &in.cts[0], &in.cts[1]};
+    expect_elements(CiphertextBatch::from_ciphertexts(*k().ctx, std::span(pointers)),
+                    {in.cts[2], in.cts[0], in.cts[1]});
+    const std::vector<const Ciphertext*> with_null{&in.cts[0], nullptr};
+    EXPECT_ERROR(ValueError, CiphertextBatch::from_ciphertexts(*k().ctx, std::span(with_null)), "element 1",
+                 "null pointer");
 }
 
 // batch[indices]: the selected elements word for word, in the order given, with their seeds; a

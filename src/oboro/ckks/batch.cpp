@@ -1,11 +1,13 @@
 #include "oboro/ckks/batch.hpp"
 
 #include <cstring>
+#include <vector>
 
 #include "oboro/ckks/batch_evaluator.hpp"
 #include "oboro/ckks/batch_queue.hpp"
 #include "oboro/ckks/evaluator.hpp"
 #include "oboro/util/error.hpp"
+#include "oboro/util/parallel.hpp"
 
 namespace oboro::ckks {
 
@@ -84,8 +86,8 @@ void PolyBatch::copy_to_memory(PolyBatch& out, BatchQueue* memory) const {
 }
 
 namespace {
-// The checks shared by from_ciphertexts and from_plaintexts: every element non-empty, of this
-// context, at the first one's level, scale and slot count.
+// The checks shared by from_ciphertexts, from_plaintexts and concatenate: every part non-empty,
+// of this context, at the first one's level, scale and slot count.
 // The parts of a new batch (ciphertexts, plaintexts or batches, named `noun` in errors) agree;
 // part c is get(c), c < count.
 template <typename Get>
@@ -111,17 +113,26 @@ void check_parts(const Context& ctx, size_t count, Get get, const char* op, cons
 }  // namespace
 
 CiphertextBatch CiphertextBatch::from_ciphertexts(const Context& ctx, std::span<const Ciphertext> cts) {
-    check_parts(ctx, cts.size(), [&](size_t c) -> const Ciphertext& { return cts[c]; }, "from_ciphertexts");
-    const Ciphertext& first = cts[0];
+    std::vector<const Ciphertext*> pointers(cts.size());
+    for (size_t c = 0; c < cts.size(); ++c) pointers[c] = &cts[c];
+    return from_ciphertexts(ctx, std::span<const Ciphertext* const>(pointers));
+}
+
+CiphertextBatch CiphertextBatch::from_ciphertexts(const Context& ctx, std::span<const Ciphertext* const> cts) {
     for (size_t c = 0; c < cts.size(); ++c)
-        if (cts[c].size() != first.size())
-            raise<ValueError>("from_ciphertexts: element ", c, " has ", cts[c].size(), " polynomials but element 0 has ",
+        if (!cts[c]) raise<ValueError>("from_ciphertexts: element ", c, " is a null pointer");
+    check_parts(ctx, cts.size(), [&](size_t c) -> const Ciphertext& { return *cts[c]; }, "from_ciphertexts");
+    const Ciphertext& first = *cts[0];
+    for (size_t c = 0; c < cts.size(); ++c)
+        if (cts[c]->size() != first.size())
+            raise<ValueError>("from_ciphertexts: element ", c, " has ", cts[c]->size(), " polynomials but element 0 has ",
                               first.size());
     CiphertextBatch out(ctx, cts.size(), first.size(), first.level(), first.scale(), first.slots());
     const size_t words = first.word_count();
-    for (size_t c = 0; c < cts.size(); ++c) std::memcpy(out.poly(c, 0), cts[c].data(), words * sizeof(uint64_t));
+    // one copy per element, spread over the threads: a large batch is hundreds of MiB
+    parallel_for(cts.size(), [&](size_t c) { std::memcpy(out.poly(c, 0), cts[c]->data(), words * sizeof(uint64_t)); });
     for (size_t c = 0; c < cts.size(); ++c)  // after the copies, which forget seeds
-        if (cts[c].uniform_seed()) out.set_uniform_seed(c, *cts[c].uniform_seed());
+        if (cts[c]->uniform_seed()) out.set_uniform_seed(c, *cts[c]->uniform_seed());
     return out;
 }
 

@@ -99,6 +99,9 @@ public:
     // share level (LevelMismatch), scale (to 40 bits; ScaleMismatch), size and slot count
     // (ValueError); the batch takes the first one's scale.
     static CiphertextBatch from_ciphertexts(const Context& ctx, std::span<const Ciphertext> cts);
+    // The same from ciphertexts that live elsewhere (Python's list of Ciphertext objects): each
+    // is copied once, straight into the batch. No pointer may be null.
+    static CiphertextBatch from_ciphertexts(const Context& ctx, std::span<const Ciphertext* const> cts);
 
     // Turns this into an output batch of that shape (contents undefined), keeping the allocation
     // when it already has exactly the words needed: the *_into operations reuse their outputs.
