@@ -95,4 +95,11 @@ inline double precision_bits(const std::vector<cplx>& got, const std::vector<cpl
     return err == 0 ? 60.0 : -std::log2(err);
 }
 
+// The precision bound (bits) of a fresh public-key encryption at scale 2^40 with a uniform ternary
+// secret (docs/precision.md): the rounding error of c1/P times s has a real-part standard deviation
+// of N/6 in the slots and a heavy tail whose maximum over the slots lies about 9 of them out, so
+// about 40 - log2(9 N / 6) bits (S1 26.4, S2 25.4, S4 23.4) are expected; the bound leaves 1.5
+// bits for the tail, which reaches 0.5 below the estimate in some runs.
+inline double public_key_fresh_bits_bound(size_t n) { return 40.0 - std::log2(9.0 * double(n) / 6.0) - 1.5; }
+
 }  // namespace oboro::test
