@@ -1,5 +1,5 @@
 // The AVX-512 negacyclic NTT, written once for two ways of multiplying by a twiddle (the `Mul`
-// policy): 64-bit Shoup products from four vpmuludq (ntt_simd.cpp, any prime) and 52-bit Shoup
+// policy): 64-bit Shoup products from three vpmuludq (ntt_simd.cpp, any prime below 2^62) and 52-bit Shoup
 // products from AVX-512 IFMA (ntt_ifma.cpp, primes below 2^50). Both run the lazy Harvey
 // butterflies of math/ntt.cpp with the same bounds, so the canonical outputs are bit-for-bit equal.
 //
