@@ -83,8 +83,8 @@ template <uint32_t From, uint32_t To> struct Relayout {
 // inverse: 1, 2, 4) in one pass over the array: each 16-word group is loaded once, gathered into
 // the first stage's x and y words, moved between the stages' layouts in registers (Relayout) and
 // scattered and stored once: per group, two loads, two stores and four permutations fewer than a
-// pass per stage. The permutations stay the cost of these stages (about a third of an N = 8192
-// transform on a 60-bit prime, against a tenth for each of the other ten stages' fair share). `butterfly(x, y, w, companion)` runs the first two stages,
+// pass per stage. The permutations remain these stages' main cost: fused, they still take about
+// 37% of an N = 8192 transform on a 60-bit prime, each of the other ten stages about 6%. `butterfly(x, y, w, companion)` runs the first two stages,
 // `last` the third; a stage with distance T takes the twiddles of its n / (2T) blocks from
 // `w_table` / `ws_table` at offset n / (2T), as math/ntt.cpp does.
 template <uint32_t T1, uint32_t T2, uint32_t T3, typename Mul, typename Butterfly, typename Last>
