@@ -241,16 +241,18 @@ TEST_P(EltwiseSimd, Tensor) {
     }
 }
 
-// The key-switching inner product, from 1 to 64 terms: past 15 terms of 62-bit products the
-// 128-bit sums are reduced on the way (lazy_product_terms), in both tables; each case runs once more
-// accumulating onto the result.
+// The key-switching inner product, from 1 to 64 terms (up to 7 on primes below 2^60 run the
+// 30-bit halves form, dot2_halves; from 8 on, the 128-bit form): past 15 terms of 62-bit products
+// the 128-bit sums are reduced on the way (lazy_product_terms), in both tables; each case runs
+// once more accumulating onto the result.
 TEST_P(EltwiseSimd, InnerProduct) {
     SIMD_OR_SKIP(k);
     const EltwiseKernels& s = backend::cpu::scalar_kernels();
     std::mt19937_64 gen(6);
     for (uint64_t q : test_moduli()) {
         const math::Modulus m(q);
-        for (size_t terms : {size_t(1), size_t(3), size_t(15), size_t(16), size_t(17), size_t(40), size_t(64)}) {
+        for (size_t terms :
+             {size_t(1), size_t(3), size_t(7), size_t(8), size_t(15), size_t(16), size_t(17), size_t(40), size_t(64)}) {
             const size_t n = terms % 2 ? 29 : 64;
             std::vector<std::vector<uint64_t>> x, y0, y1;
             std::vector<backend::cpu::DotTerm> dot_terms;

@@ -213,6 +213,8 @@ template <class V> struct Kernels {
     // 128-bit lazy accumulation: per term only the products and a carry, no reduction.
     static void dot2(uint64_t* o0, uint64_t* o1, const DotTerm* terms, size_t count, bool accumulate,
                      const math::Modulus& m, size_t n) {
+        if (m.value < kHalvesBound && count <= kHalvesTerms)
+            return dot2_halves(o0, o1, terms, count, accumulate, m, n);
         const Consts c{WordBarrett(m)};
         const size_t chunk = lazy_product_terms(m.value);
         size_t k = 0;
@@ -237,6 +239,55 @@ template <class V> struct Kernels {
             }
             V::store(o0 + k, reduce_acc(h0, l0, c));
             V::store(o1 + k, reduce_acc(h1, l1, c));
+        }
+        if (k < n) {
+            DotTerm tail[kMaxDotTerms];  // the same terms from element k on
+            for (size_t j = 0; j < count; ++j) tail[j] = {terms[j].x + k, terms[j].y0 + k, terms[j].y1 + k};
+            scalar_kernels().dot2(o0 + k, o1 + k, tail, count, accumulate, m, n - k);
+        }
+    }
+
+    // dot2 for primes below 2^60 and at most 7 terms. Residues split into 30-bit halves,
+    // x = x1 2^30 + x0, so that each of the four half products is one 32x32-bit product below
+    // 2^60, and three word sums collect them with no carries to follow: A = sum x0 y0,
+    // B = sum (x0 y1 + x1 y0) (below 2^61 a term: 7 terms stay below 2^64) and C = sum x1 y1.
+    // The 128-bit sum A + B 2^30 + C 2^60 is rebuilt once per output and reduced as in dot2. A
+    // term costs 4 products and 4 additions where the 128-bit form costs 4 products and about
+    // 16 shifts, masks, additions and carry selects (mul_wide and add_carry).
+    static constexpr uint64_t kHalvesBound = uint64_t(1) << 60;
+    static constexpr size_t kHalvesTerms = 7;
+    static void dot2_halves(uint64_t* o0, uint64_t* o1, const DotTerm* terms, size_t count, bool accumulate,
+                            const math::Modulus& m, size_t n) {
+        const Consts c{WordBarrett(m)};
+        const R low30 = V::set1((uint64_t(1) << 30) - 1);
+        const auto s30 = V::shift_count(30), s34 = V::shift_count(34), s60 = V::shift_count(60),
+                   s4 = V::shift_count(4);
+        // (A + B 2^30 + C 2^60 + start) as a 128-bit number, reduced
+        auto finish = [&](R a, R b, R cc, R start) {
+            R hi = V::add(V::srl(b, s34), V::srl(cc, s4)), lo = a;
+            V::add_carry(hi, lo, V::sll(b, s30));
+            V::add_carry(hi, lo, V::sll(cc, s60));
+            V::add_carry(hi, lo, start);
+            return reduce_acc(hi, lo, c);
+        };
+        size_t k = 0;
+        for (; k + L <= n; k += L) {
+            R a0 = V::zero(), b0 = V::zero(), c0 = V::zero(), a1 = V::zero(), b1 = V::zero(), c1 = V::zero();
+            for (size_t j = 0; j < count; ++j) {
+                const DotTerm& t = terms[j];
+                const R x = V::load(t.x + k), y0 = V::load(t.y0 + k), y1 = V::load(t.y1 + k);
+                const R xl = V::and_(x, low30), xh = V::srl(x, s30);
+                const R y0l = V::and_(y0, low30), y0h = V::srl(y0, s30);
+                const R y1l = V::and_(y1, low30), y1h = V::srl(y1, s30);
+                a0 = V::add(a0, V::mul32(xl, y0l));
+                b0 = V::add(b0, V::add(V::mul32(xl, y0h), V::mul32(xh, y0l)));
+                c0 = V::add(c0, V::mul32(xh, y0h));
+                a1 = V::add(a1, V::mul32(xl, y1l));
+                b1 = V::add(b1, V::add(V::mul32(xl, y1h), V::mul32(xh, y1l)));
+                c1 = V::add(c1, V::mul32(xh, y1h));
+            }
+            V::store(o0 + k, finish(a0, b0, c0, accumulate ? V::load(o0 + k) : V::zero()));
+            V::store(o1 + k, finish(a1, b1, c1, accumulate ? V::load(o1 + k) : V::zero()));
         }
         if (k < n) {
             DotTerm tail[kMaxDotTerms];  // the same terms from element k on
