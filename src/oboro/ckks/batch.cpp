@@ -86,10 +86,9 @@ void PolyBatch::copy_to_memory(PolyBatch& out, BatchQueue* memory) const {
 }
 
 namespace {
-// The checks shared by from_ciphertexts, from_plaintexts and concatenate: every part non-empty,
-// of this context, at the first one's level, scale and slot count.
-// The parts of a new batch (ciphertexts, plaintexts or batches, named `noun` in errors) agree;
-// part c is get(c), c < count.
+// The checks shared by from_ciphertexts, from_plaintexts and concatenate: the parts of a new
+// batch (ciphertexts, plaintexts or batches, named `noun` in errors; part c is get(c), c < count)
+// are there, non-empty, of this context, and at the first one's level, scale and slot count.
 template <typename Get>
 void check_parts(const Context& ctx, size_t count, Get get, const char* op, const char* noun = "element") {
     if (count == 0) raise<ValueError>(op, ": the list is empty; a batch needs at least one element");

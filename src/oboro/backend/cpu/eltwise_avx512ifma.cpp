@@ -143,11 +143,7 @@ void dot2(uint64_t* o0, uint64_t* o1, const DotTerm* terms, size_t count, bool a
         _mm512_storeu_si512(o0 + k, br.reduce(h0, l0));
         _mm512_storeu_si512(o1 + k, br.reduce(h1, l1));
     }
-    if (k < n) {
-        DotTerm tail[kMaxDotTerms];  // the same terms from element k on
-        for (size_t j = 0; j < count; ++j) tail[j] = {terms[j].x + k, terms[j].y0 + k, terms[j].y1 + k};
-        scalar_kernels().dot2(o0 + k, o1 + k, tail, count, accumulate, m, n - k);
-    }
+    simd::Kernels<Avx512Ops>::dot2_tail(o0, o1, terms, count, accumulate, m, n, k);
 }
 
 // x mod t for x < p < 2^62 and a prime t of m below 2^50: with x = xh * 2^52 + xl, x is congruent

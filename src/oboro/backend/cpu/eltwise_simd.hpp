@@ -240,11 +240,16 @@ template <class V> struct Kernels {
             V::store(o0 + k, reduce_acc(h0, l0, c));
             V::store(o1 + k, reduce_acc(h1, l1, c));
         }
-        if (k < n) {
-            DotTerm tail[kMaxDotTerms];  // the same terms from element k on
-            for (size_t j = 0; j < count; ++j) tail[j] = {terms[j].x + k, terms[j].y0 + k, terms[j].y1 + k};
-            scalar_kernels().dot2(o0 + k, o1 + k, tail, count, accumulate, m, n - k);
-        }
+        dot2_tail(o0, o1, terms, count, accumulate, m, n, k);
+    }
+
+    // The elements from k on that do not fill a vector, by the scalar table's dot2.
+    static void dot2_tail(uint64_t* o0, uint64_t* o1, const DotTerm* terms, size_t count, bool accumulate,
+                          const math::Modulus& m, size_t n, size_t k) {
+        if (k >= n) return;
+        DotTerm tail[kMaxDotTerms];  // the same terms from element k on
+        for (size_t j = 0; j < count; ++j) tail[j] = {terms[j].x + k, terms[j].y0 + k, terms[j].y1 + k};
+        scalar_kernels().dot2(o0 + k, o1 + k, tail, count, accumulate, m, n - k);
     }
 
     // dot2 for primes below 2^60 and at most 7 terms. Residues split into 30-bit halves,
@@ -289,11 +294,7 @@ template <class V> struct Kernels {
             V::store(o0 + k, finish(a0, b0, c0, accumulate ? V::load(o0 + k) : V::zero()));
             V::store(o1 + k, finish(a1, b1, c1, accumulate ? V::load(o1 + k) : V::zero()));
         }
-        if (k < n) {
-            DotTerm tail[kMaxDotTerms];  // the same terms from element k on
-            for (size_t j = 0; j < count; ++j) tail[j] = {terms[j].x + k, terms[j].y0 + k, terms[j].y1 + k};
-            scalar_kernels().dot2(o0 + k, o1 + k, tail, count, accumulate, m, n - k);
-        }
+        dot2_tail(o0, o1, terms, count, accumulate, m, n, k);
     }
 
     // x mod t by Barrett's single-word reduction (math::Barrett::reduce_word: the estimate
