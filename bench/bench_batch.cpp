@@ -214,8 +214,8 @@ int memory_child(size_t op_index, size_t d, int threads) {
     CiphertextBatch B(*s.ctx, d, 2, proto.level(), proto.scale(), proto.slots());
     for (size_t c = 0; c < d; ++c) {
         const Ciphertext x = s.fresh(c), y = s.fresh(c + d);
-        std::memcpy(A.poly(c, 0), x.data(), 2 * x.limbs() * x.n() * sizeof(uint64_t));
-        std::memcpy(B.poly(c, 0), y.data(), 2 * y.limbs() * y.n() * sizeof(uint64_t));
+        std::memcpy(A.mutable_poly(c, 0), x.data(), 2 * x.limbs() * x.n() * sizeof(uint64_t));
+        std::memcpy(B.mutable_poly(c, 0), y.data(), 2 * y.limbs() * y.n() * sizeof(uint64_t));
     }
     const CiphertextBatch C = op_index == 0   ? bev.add(A, B)
                               : op_index == 1 ? bev.multiply(A, B)

@@ -339,7 +339,7 @@ void paper000_api(const std::vector<uint32_t>& ds, int runs, std::vector<BatchRo
     auto device_batch = [&](uint32_t d) {
         ckks::CiphertextBatch host(*ctx, d, 2, level, ctx->params().scale, ctx->max_slots());
         const auto v = random_polys(*ctx, level + 1, 2 * size_t(d));
-        std::copy(v.begin(), v.end(), host.data());
+        std::copy(v.begin(), v.end(), host.mutable_data());
         return host.to_device(*queue);
     };
     for (uint32_t d : ds) {

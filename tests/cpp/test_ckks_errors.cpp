@@ -463,7 +463,7 @@ TEST_F(ErrorsTest, MultiplyOfASizeThreeCiphertext) {
 
 TEST_F(ErrorsTest, UnsupportedCiphertextSizes) {
     Ciphertext four(*k.ctx, 4, 1, 0x1p40, slots);
-    std::memset(four.data(), 0, four.word_count() * sizeof(uint64_t));
+    std::memset(four.mutable_data(), 0, four.word_count() * sizeof(uint64_t));
     EXPECT_ERROR(ValueError, ev.relinearize(four, k.rk), "relinearize", "4");
     EXPECT_ERROR(ValueError, k.decryptor->decrypt(four), "decrypt", "4");
 }

@@ -385,7 +385,7 @@ TEST(CudaKeySwitchEmulated, HoistedRotationsMatchRotateMany) {
         }
         // and it decrypts: rotation by 1 of element 0 within the usual CKKS error
         Ciphertext rot = cts[0];
-        std::copy(outs[0].begin(), outs[0].begin() + std::ptrdiff_t(rot.size() * rot.limbs() * rot.n()), rot.data());
+        std::copy(outs[0].begin(), outs[0].begin() + std::ptrdiff_t(rot.size() * rot.limbs() * rot.n()), rot.mutable_data());
         const auto dec = f.keys.decrypt(rot);
         for (size_t i = 0; i < slots; ++i) ASSERT_LT(std::abs(dec[i] - v0[(i + 1) % slots]), 1e-4) << i;
     }
@@ -411,7 +411,7 @@ TEST(CudaKeySwitchEmulated, HoistedSumMatchesRotateSum) {
             expect_element_equals(out, c, f.keys.eval->rotate_sum(cts[c], steps, f.keys.gk));
         }
         Ciphertext sum = cts[0];
-        std::copy(out.begin(), out.begin() + std::ptrdiff_t(sum.size() * sum.limbs() * sum.n()), sum.data());
+        std::copy(out.begin(), out.begin() + std::ptrdiff_t(sum.size() * sum.limbs() * sum.n()), sum.mutable_data());
         const auto dec = f.keys.decrypt(sum);
         for (size_t i = 0; i < slots; ++i) {
             const auto want = 2.0 * v0[i] + v0[(i + 1) % slots] + v0[(i + 5) % slots] + v0[(i + slots - 1) % slots];

@@ -123,6 +123,33 @@ TEST_P(SerializeRoundTrip, SeededCiphertextIsHalfTheSizeAndIdentical) {
     EXPECT_EQ(io::serialize(*k.ctx, back).size(), full.size());
 }
 
+// Reading a ciphertext's words, through a non-const object too, keeps its seed (and so its half
+// size on the wire); only the write accessors forget it.
+TEST_P(SerializeRoundTrip, ReadingKeepsTheSeedAndWritingForgetsIt) {
+    Keys& k = Keys::get(GetParam());
+    Ciphertext ct = k.encrypt(random_real(8, 1.0, 13), -1, /*with_public_key=*/false);
+    const size_t seeded = io::serialize(*k.ctx, ct).size();
+    uint64_t sum = 0;
+    for (size_t j = 0; j < ct.size(); ++j) sum += ct.poly(j)[0];
+    sum += ct.data()[1];
+    EXPECT_TRUE(ct.uniform_seed().has_value()) << sum;
+    EXPECT_EQ(io::serialize(*k.ctx, ct).size(), seeded);
+    Ciphertext written = ct;
+    written.mutable_poly(0)[0] = written.poly(0)[0];  // the same word, but through write access
+    EXPECT_FALSE(written.uniform_seed().has_value());
+    Ciphertext written_data = ct;
+    (void)written_data.mutable_data();
+    EXPECT_FALSE(written_data.uniform_seed().has_value());
+    EXPECT_GT(io::serialize(*k.ctx, written).size(), seeded);
+
+    CiphertextBatch batch = CiphertextBatch::from_ciphertexts(*k.ctx, std::vector<Ciphertext>{ct, ct});
+    sum += batch.poly(1, 1)[0] + batch.data()[0];
+    EXPECT_TRUE(batch.uniform_seed(1).has_value()) << sum;
+    (void)batch.mutable_poly(0, 0);
+    EXPECT_FALSE(batch.uniform_seed(0).has_value());
+    EXPECT_FALSE(batch.uniform_seed(1).has_value());  // one write access to the batch forgets all its seeds
+}
+
 TEST_P(SerializeRoundTrip, CiphertextsOfEveryShape) {
     Keys& k = Keys::get(GetParam());
     const auto values = random_real(8, 1.0, 12);

@@ -129,7 +129,8 @@ CiphertextBatch CiphertextBatch::from_ciphertexts(const Context& ctx, std::span<
     CiphertextBatch out(ctx, cts.size(), first.size(), first.level(), first.scale(), first.slots());
     const size_t words = first.word_count();
     // one copy per element, spread over the threads: a large batch is hundreds of MiB
-    parallel_for(cts.size(), [&](size_t c) { std::memcpy(out.poly(c, 0), cts[c]->data(), words * sizeof(uint64_t)); });
+    uint64_t* dst = out.mutable_data();
+    parallel_for(cts.size(), [&](size_t c) { std::memcpy(dst + c * words, cts[c]->data(), words * sizeof(uint64_t)); });
     for (size_t c = 0; c < cts.size(); ++c)  // after the copies, which forget seeds
         if (cts[c]->uniform_seed()) out.set_uniform_seed(c, *cts[c]->uniform_seed());
     return out;
@@ -166,7 +167,7 @@ CiphertextBatch CiphertextBatch::concatenate(const Context& ctx, std::span<const
         count += parts[p]->count();
     }
     CiphertextBatch out(ctx, count, first.size(), first.level(), first.scale(), first.slots(), first.device());
-    uint64_t* dst = out.data();
+    uint64_t* dst = out.mutable_data();
     for (const CiphertextBatch* part : parts) {
         copy_within(out.device(), dst, part->data(), part->word_count());
         dst += part->word_count();
@@ -185,7 +186,7 @@ CiphertextBatch CiphertextBatch::select(const Context& ctx, std::span<const size
         if (c >= count_) raise<ValueError>("batch selection: index ", c, " is out of range for a batch of ", count_);
     CiphertextBatch out(ctx, indices.size(), polys_, level_, scale_, slots_, device_);
     const size_t words = polys_ * limbs() * n_;
-    uint64_t* dst = out.data();
+    uint64_t* dst = out.mutable_data();
     // consecutive indices are one copy: a slice with step 1 is a single copy on any device
     for (size_t k = 0; k < indices.size();) {
         size_t run = 1;
@@ -203,8 +204,8 @@ Ciphertext CiphertextBatch::at(size_t c) const {
     Ciphertext out;
     out.reset_shape(n_, polys_, level_, scale_, slots_, context_id_);
     const size_t words = polys_ * limbs() * n_;
-    if (device_) device_->copy_to_host(out.data(), poly(c, 0), words);
-    else std::memcpy(out.data(), poly(c, 0), words * sizeof(uint64_t));
+    if (device_) device_->copy_to_host(out.mutable_data(), poly(c, 0), words);
+    else std::memcpy(out.mutable_data(), poly(c, 0), words * sizeof(uint64_t));
     if (const auto seed = uniform_seed(c)) out.set_uniform_seed(*seed);
     return out;
 }
@@ -222,7 +223,7 @@ PlaintextBatch PlaintextBatch::from_plaintexts(const Context& ctx, std::span<con
     const Plaintext& first = pts[0];
     PlaintextBatch out(ctx, pts.size(), first.level(), first.scale(), first.slots());
     const size_t words = first.word_count();
-    for (size_t c = 0; c < pts.size(); ++c) std::memcpy(out.poly(c, 0), pts[c].data(), words * sizeof(uint64_t));
+    for (size_t c = 0; c < pts.size(); ++c) std::memcpy(out.mutable_poly(c, 0), pts[c].data(), words * sizeof(uint64_t));
     return out;
 }
 

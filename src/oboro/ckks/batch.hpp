@@ -48,15 +48,16 @@ public:
     // The device queue whose memory holds the data, or nullptr: host memory.
     BatchQueue* device() const { return device_; }
 
-    // Polynomial j of element c (a device pointer when device() is set). Write access forgets the
-    // elements' seeds (see CiphertextBatch::uniform_seed), since the data may change.
-    uint64_t* poly(size_t c, size_t j) { return data() + (c * polys_ + j) * limbs() * n_; }
+    // Polynomial j of element c (a device pointer when device() is set). Read access never
+    // changes anything; write access has its own name, because it forgets the elements' seeds (see
+    // CiphertextBatch::uniform_seed): the data may change.
     const uint64_t* poly(size_t c, size_t j) const { return data() + (c * polys_ + j) * limbs() * n_; }
-    uint64_t* data() {
+    const uint64_t* data() const { return device_ ? device_data_.get() : data_.data(); }
+    uint64_t* mutable_poly(size_t c, size_t j) { return mutable_data() + (c * polys_ + j) * limbs() * n_; }
+    uint64_t* mutable_data() {
         seeds_.clear();
         return device_ ? device_data_.get() : data_.data();
     }
-    const uint64_t* data() const { return device_ ? device_data_.get() : data_.data(); }
     size_t word_count() const { return device_ ? device_words_ : data_.size(); }
 
 protected:

@@ -29,7 +29,7 @@ template <typename Word> struct BasicBatchSpan {
 using BatchSpan = BasicBatchSpan<uint64_t>;
 using ConstBatchSpan = BasicBatchSpan<const uint64_t>;
 
-inline BatchSpan span_of(PolyBatch& b) { return {b.data(), b.count(), b.polys(), b.limbs(), b.n()}; }
+inline BatchSpan span_of(PolyBatch& b) { return {b.mutable_data(), b.count(), b.polys(), b.limbs(), b.n()}; }
 inline ConstBatchSpan span_of(const PolyBatch& b) { return {b.data(), b.count(), b.polys(), b.limbs(), b.n()}; }
 
 class BatchQueue : public backend::Queue {

@@ -31,17 +31,18 @@ public:
     void set_scale(double s) { scale_ = s; }
     void set_slots(size_t s) { slots_ = s; }
 
-    // Write access: it forgets the seed of polynomial 1 (see uniform_seed), since the data may change.
-    uint64_t* poly(size_t j) {
+    // Read access never changes anything; write access has its own name, because it forgets the
+    // seed of polynomial 1 (see uniform_seed): the data may change.
+    const uint64_t* poly(size_t j) const { return data_.data() + j * limbs() * n_; }
+    const uint64_t* data() const { return data_.data(); }
+    uint64_t* mutable_poly(size_t j) {
         uniform_seed_.reset();
         return data_.data() + j * limbs() * n_;
     }
-    const uint64_t* poly(size_t j) const { return data_.data() + j * limbs() * n_; }
-    uint64_t* data() {
+    uint64_t* mutable_data() {
         uniform_seed_.reset();
         return data_.data();
     }
-    const uint64_t* data() const { return data_.data(); }
     size_t word_count() const { return data_.size(); }
 
     // Secret-key encryption draws polynomial 1 (the uniform "a") as the expansion of a 32-byte

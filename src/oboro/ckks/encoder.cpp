@@ -129,7 +129,7 @@ Plaintext Encoder::encode(const std::vector<cplx>& values, int level, double sca
     std::vector<double> coefficients(2 * shape.slots);
     scaled_coefficients("encode", values.data(), values.size(), shape, coefficients.data());
     Plaintext pt(*ctx_, shape.level, shape.scale, shape.slots);
-    write_plaintext(*ctx_, coefficients.data(), shape.slots, shape.level, pt.poly(0));
+    write_plaintext(*ctx_, coefficients.data(), shape.slots, shape.level, pt.mutable_poly(0));
     return pt;
 }
 
@@ -164,7 +164,7 @@ std::vector<cplx> Encoder::decode_poly(uint64_t* poly, int level, double scale, 
 std::vector<cplx> Encoder::decode(const Plaintext& pt) const {
     if (pt.context_id() != ctx_->id()) raise<ContextMismatch>("decode: the plaintext belongs to another parameter set");
     Plaintext copy = pt;
-    return decode_poly(copy.poly(0), copy.level(), copy.scale(), copy.slots());
+    return decode_poly(copy.mutable_poly(0), copy.level(), copy.scale(), copy.slots());
 }
 
 std::vector<double> Encoder::decode_real(const Plaintext& pt) const {

@@ -69,7 +69,7 @@ Ciphertext Encryptor::encrypt_zero(int level, double scale, size_t slots) {
     if (level < 0 || level > ctx.max_level())
         raise<LevelMismatch>("encrypt: level ", level, " is outside 0..", ctx.max_level());
     Ciphertext ct(ctx, 2, level, scale, slots);
-    if (const auto seed = encrypt_zero_into(level, ct.poly(0), ct.poly(1), prng_)) ct.set_uniform_seed(*seed);
+    if (const auto seed = encrypt_zero_into(level, ct.mutable_poly(0), ct.mutable_poly(1), prng_)) ct.set_uniform_seed(*seed);
     return ct;
 }
 
@@ -77,7 +77,7 @@ Ciphertext Encryptor::encrypt(const Plaintext& pt) {
     check(pt);
     Ciphertext ct = encrypt_zero(pt.level(), pt.scale(), pt.slots());
     const std::optional<math::Seed> seed = ct.uniform_seed();
-    cpu::add(ct.poly(0), ct.poly(0), pt.poly(0), ctx_->moduli(), pt.limbs(), ctx_->n());
+    cpu::add(ct.mutable_poly(0), ct.poly(0), pt.poly(0), ctx_->moduli(), pt.limbs(), ctx_->n());
     if (seed) ct.set_uniform_seed(*seed);  // only polynomial 0 changed
     return ct;
 }
@@ -162,7 +162,7 @@ void Decryptor::decrypt_ciphertext(const Ciphertext& ct, uint64_t* out) const {
 Plaintext Decryptor::decrypt(const Ciphertext& ct) const {
     check(ct);
     Plaintext pt(*ctx_, ct.level(), ct.scale(), ct.slots());
-    decrypt_ciphertext(ct, pt.poly(0));
+    decrypt_ciphertext(ct, pt.mutable_poly(0));
     return pt;
 }
 

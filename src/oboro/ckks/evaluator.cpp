@@ -47,7 +47,7 @@ void Evaluator::check_same_level_scale(const char* op, const PolyArray& a, const
 
 void Evaluator::multiply_polys_by(Ciphertext& a, const std::vector<uint64_t>& per_limb) const {
     for (size_t j = 0; j < a.size(); ++j)
-        cpu::mul_scalar(a.poly(j), a.poly(j), per_limb.data(), ctx_->moduli(), a.limbs(), ctx_->n());
+        cpu::mul_scalar(a.mutable_poly(j), a.mutable_poly(j), per_limb.data(), ctx_->moduli(), a.limbs(), ctx_->n());
 }
 
 void Evaluator::check_relin_key(const char* op, const RelinKey& rk, const Ciphertext& a) const {
@@ -106,7 +106,7 @@ void Evaluator::add_inplace(Ciphertext& a, const Ciphertext& b) const {
         return;
     }
     for (size_t j = 0; j < b.size(); ++j)
-        cpu::add(a.poly(j), a.poly(j), b.poly(j), ctx_->moduli(), a.limbs(), ctx_->n());
+        cpu::add(a.mutable_poly(j), a.mutable_poly(j), b.poly(j), ctx_->moduli(), a.limbs(), ctx_->n());
 }
 
 Ciphertext Evaluator::add(const Ciphertext& a, const Ciphertext& b) const {
@@ -116,9 +116,9 @@ Ciphertext Evaluator::add(const Ciphertext& a, const Ciphertext& b) const {
     Ciphertext out(*ctx_, big.size(), a.level(), a.scale(), std::max(a.slots(), b.slots()));
     for (size_t j = 0; j < big.size(); ++j) {
         if (j < small.size())
-            cpu::add(out.poly(j), big.poly(j), small.poly(j), ctx_->moduli(), a.limbs(), ctx_->n());
+            cpu::add(out.mutable_poly(j), big.poly(j), small.poly(j), ctx_->moduli(), a.limbs(), ctx_->n());
         else
-            std::memcpy(out.poly(j), big.poly(j), a.limbs() * ctx_->n() * sizeof(uint64_t));
+            std::memcpy(out.mutable_poly(j), big.poly(j), a.limbs() * ctx_->n() * sizeof(uint64_t));
     }
     return out;
 }
@@ -130,7 +130,7 @@ void Evaluator::sub_inplace(Ciphertext& a, const Ciphertext& b) const {
         return;
     }
     for (size_t j = 0; j < b.size(); ++j)
-        cpu::sub(a.poly(j), a.poly(j), b.poly(j), ctx_->moduli(), a.limbs(), ctx_->n());
+        cpu::sub(a.mutable_poly(j), a.mutable_poly(j), b.poly(j), ctx_->moduli(), a.limbs(), ctx_->n());
 }
 
 Ciphertext Evaluator::sub(const Ciphertext& a, const Ciphertext& b) const {
@@ -138,16 +138,16 @@ Ciphertext Evaluator::sub(const Ciphertext& a, const Ciphertext& b) const {
     const size_t size = std::max(a.size(), b.size()), limbs = a.limbs(), n = ctx_->n();
     Ciphertext out(*ctx_, size, a.level(), a.scale(), std::max(a.slots(), b.slots()));
     for (size_t j = 0; j < size; ++j) {
-        if (j < a.size() && j < b.size()) cpu::sub(out.poly(j), a.poly(j), b.poly(j), ctx_->moduli(), limbs, n);
-        else if (j < a.size()) std::memcpy(out.poly(j), a.poly(j), limbs * n * sizeof(uint64_t));
-        else cpu::negate(out.poly(j), b.poly(j), ctx_->moduli(), limbs, n);
+        if (j < a.size() && j < b.size()) cpu::sub(out.mutable_poly(j), a.poly(j), b.poly(j), ctx_->moduli(), limbs, n);
+        else if (j < a.size()) std::memcpy(out.mutable_poly(j), a.poly(j), limbs * n * sizeof(uint64_t));
+        else cpu::negate(out.mutable_poly(j), b.poly(j), ctx_->moduli(), limbs, n);
     }
     return out;
 }
 
 void Evaluator::add_inplace(Ciphertext& a, const Plaintext& b) const {
     check_same_level_scale("add", a, b);
-    cpu::add(a.poly(0), a.poly(0), b.poly(0), ctx_->moduli(), a.limbs(), ctx_->n());
+    cpu::add(a.mutable_poly(0), a.mutable_poly(0), b.poly(0), ctx_->moduli(), a.limbs(), ctx_->n());
 }
 
 Ciphertext Evaluator::add(const Ciphertext& a, const Plaintext& b) const {
@@ -158,7 +158,7 @@ Ciphertext Evaluator::add(const Ciphertext& a, const Plaintext& b) const {
 
 void Evaluator::sub_inplace(Ciphertext& a, const Plaintext& b) const {
     check_same_level_scale("sub", a, b);
-    cpu::sub(a.poly(0), a.poly(0), b.poly(0), ctx_->moduli(), a.limbs(), ctx_->n());
+    cpu::sub(a.mutable_poly(0), a.mutable_poly(0), b.poly(0), ctx_->moduli(), a.limbs(), ctx_->n());
 }
 
 Ciphertext Evaluator::sub(const Ciphertext& a, const Plaintext& b) const {
@@ -173,7 +173,7 @@ void Evaluator::add_constant(const char* op, Ciphertext& a, double c, bool subtr
     auto s = scaled_constant(op, c, a.scale(), a.level());
     if (subtract)
         for (size_t i = 0; i < s.size(); ++i) s[i] = math::neg_mod(s[i], ctx_->q()[i]);
-    cpu::add_scalar(a.poly(0), a.poly(0), s.data(), ctx_->moduli(), a.limbs(), ctx_->n());
+    cpu::add_scalar(a.mutable_poly(0), a.mutable_poly(0), s.data(), ctx_->moduli(), a.limbs(), ctx_->n());
 }
 
 void Evaluator::add_inplace(Ciphertext& a, double c) const { add_constant("add", a, c, false); }
@@ -194,7 +194,7 @@ Ciphertext Evaluator::sub(const Ciphertext& a, double c) const {
 
 void Evaluator::negate_inplace(Ciphertext& a) const {
     check_context("negate", a, "a");
-    for (size_t j = 0; j < a.size(); ++j) cpu::negate(a.poly(j), a.poly(j), ctx_->moduli(), a.limbs(), ctx_->n());
+    for (size_t j = 0; j < a.size(); ++j) cpu::negate(a.mutable_poly(j), a.mutable_poly(j), ctx_->moduli(), a.limbs(), ctx_->n());
 }
 
 Ciphertext Evaluator::negate(const Ciphertext& a) const {
@@ -237,7 +237,7 @@ void Evaluator::multiply_into(const Ciphertext& a, const Ciphertext& b, Cipherte
     check_multiply("multiply", a, b);
     check_output("multiply", out, a, b);
     out.prepare_output(*ctx_, 3, a.level(), a.scale() * b.scale(), std::max(a.slots(), b.slots()));
-    cpu::tensor(out.poly(0), out.poly(1), out.poly(2), a.poly(0), a.poly(1), b.poly(0), b.poly(1), ctx_->moduli(),
+    cpu::tensor(out.mutable_poly(0), out.mutable_poly(1), out.mutable_poly(2), a.poly(0), a.poly(1), b.poly(0), b.poly(1), ctx_->moduli(),
                 a.limbs(), ctx_->n());
 }
 
@@ -250,7 +250,7 @@ void Evaluator::add_into(const Ciphertext& a, const Ciphertext& b, Ciphertext& o
     }
     out.prepare_output(*ctx_, a.size(), a.level(), a.scale(), std::max(a.slots(), b.slots()));
     for (size_t j = 0; j < a.size(); ++j)
-        cpu::add(out.poly(j), a.poly(j), b.poly(j), ctx_->moduli(), a.limbs(), ctx_->n());
+        cpu::add(out.mutable_poly(j), a.poly(j), b.poly(j), ctx_->moduli(), a.limbs(), ctx_->n());
 }
 
 void Evaluator::multiply_inplace(Ciphertext& a, const Ciphertext& b) const { a = multiply(a, b); }
@@ -264,7 +264,7 @@ void Evaluator::multiply_inplace(Ciphertext& a, const Plaintext& b) const {
         raise<LevelMismatch>("multiply: ciphertext 'a' is at ", describe(a), " but plaintext 'b' is at ", describe(b),
                              "; encode the plaintext at the ciphertext's level");
     check_product_scale(*ctx_, "multiply", a, b.scale());
-    for (size_t j = 0; j < a.size(); ++j) cpu::mul(a.poly(j), a.poly(j), b.poly(0), ctx_->moduli(), a.limbs(), ctx_->n());
+    for (size_t j = 0; j < a.size(); ++j) cpu::mul(a.mutable_poly(j), a.mutable_poly(j), b.poly(0), ctx_->moduli(), a.limbs(), ctx_->n());
     a.set_scale(a.scale() * b.scale());
 }
 
@@ -308,7 +308,7 @@ void Evaluator::relinearize_inplace(Ciphertext& a, const RelinKey& rk) const {
     if (a.size() == 2) return;
     if (a.size() != 3) raise<ValueError>("relinearize: a ciphertext of size ", a.size(), " is not supported");
     auto ws = scratch_pool().acquire();
-    relinearize_polys(*ctx_, a.level(), a.poly(0), a.poly(1), a.poly(2), rk, a.poly(0), a.poly(1), *ws);
+    relinearize_polys(*ctx_, a.level(), a.poly(0), a.poly(1), a.poly(2), rk, a.mutable_poly(0), a.mutable_poly(1), *ws);
     a.reshape(2, a.level());
 }
 
@@ -323,7 +323,7 @@ void Evaluator::rescale_inplace(Ciphertext& a) const {
     const int l = a.level();
     if (l == 0)
         raise<LevelMismatch>("rescale: the ciphertext (", describe(a), ") is at level 0; no prime is left to divide by");
-    for (size_t j = 0; j < a.size(); ++j) rescale_poly(*ctx_, l, a.poly(j));
+    for (size_t j = 0; j < a.size(); ++j) rescale_poly(*ctx_, l, a.mutable_poly(j));
     a.reshape(a.size(), l - 1);
     a.set_scale(a.scale() / double(ctx_->q()[size_t(l)]));
 }
@@ -357,7 +357,7 @@ void Evaluator::multiply_relin_rescale_into(const Ciphertext& a, const Ciphertex
     out.prepare_output(*ctx_, 2, l - 1, a.scale() * b.scale() / double(ctx_->q()[size_t(l)]),
                        std::max(a.slots(), b.slots()));
     auto ws = scratch_pool().acquire();
-    multiply_relin_rescale_polys(*ctx_, l, a.poly(0), a.poly(1), b.poly(0), b.poly(1), rk, out.poly(0), out.poly(1),
+    multiply_relin_rescale_polys(*ctx_, l, a.poly(0), a.poly(1), b.poly(0), b.poly(1), rk, out.mutable_poly(0), out.mutable_poly(1),
                                  *ws);
 }
 
@@ -422,7 +422,7 @@ Ciphertext Evaluator::apply_galois(const Ciphertext& a, uint64_t galois, const G
     const uint32_t* perm = ctx_->automorphism_permutation(galois).data();
     Ciphertext out(*ctx_, 2, a.level(), a.scale(), a.slots());
     auto ws = scratch_pool().acquire();
-    apply_galois_polys(*ctx_, a.level(), a.poly(0), a.poly(1), perm, key, out.poly(0), out.poly(1), *ws);
+    apply_galois_polys(*ctx_, a.level(), a.poly(0), a.poly(1), perm, key, out.mutable_poly(0), out.mutable_poly(1), *ws);
     return out;
 }
 

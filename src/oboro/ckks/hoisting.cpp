@@ -136,7 +136,7 @@ std::vector<Ciphertext> Evaluator::rotate_many(const Ciphertext& a, const std::v
     if (keyed.perms.empty()) return out;
     std::vector<uint64_t*> out0s, out1s;
     for (size_t i = 0; i < steps.size(); ++i)
-        if (perms[i]) out0s.push_back(out[i].poly(0)), out1s.push_back(out[i].poly(1));
+        if (perms[i]) out0s.push_back(out[i].mutable_poly(0)), out1s.push_back(out[i].mutable_poly(1));
     rotate_hoisted_polys(ctx, a.level(), a.poly(0), a.poly(1), keyed.perms.size(), keyed.perms.data(),
                          keyed.keys.data(), out0s.data(), out1s.data());
     if (counts) counts->mod_ups++, counts->inner_products += keyed.perms.size(), counts->mod_downs += keyed.perms.size();
@@ -155,7 +155,7 @@ Ciphertext Evaluator::rotate_sum(const Ciphertext& a, const std::vector<int64_t>
     if (keyed.perms.empty()) return multiply_integer(a, int64_t(keyed.identities));  // only identities: exact
     Ciphertext out(ctx, 2, a.level(), a.scale(), a.slots());
     rotate_sum_polys(ctx, a.level(), a.poly(0), a.poly(1), keyed.perms.size(), keyed.perms.data(), keyed.keys.data(),
-                     keyed.identities, out.poly(0), out.poly(1));
+                     keyed.identities, out.mutable_poly(0), out.mutable_poly(1));
     if (counts) counts->mod_ups++, counts->inner_products += keyed.perms.size(), counts->mod_downs++;
     return out;
 }

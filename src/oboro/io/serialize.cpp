@@ -323,7 +323,7 @@ Plaintext load_plaintext(const Context& ctx, ByteView data, ArrayInfo* info) {
     check_slots(r, slots, ctx);
     require(r, poly_bytes(ctx, size_t(level) + 1), "the polynomial");
     Plaintext pt(ctx, level, scale, size_t(slots));
-    read_poly(r, ctx, pt.poly(0), pt.limbs(), "the polynomial");
+    read_poly(r, ctx, pt.mutable_poly(0), pt.limbs(), "the polynomial");
     ArrayInfo meta = read_info(r, slots);
     r.expect_end();
     if (info) *info = std::move(meta);
@@ -357,8 +357,8 @@ Ciphertext load_ciphertext(const Context& ctx, ByteView data, ArrayInfo* info) {
     require(r, (polys - (seeded ? 1 : 0)) * poly_bytes(ctx, limbs), "the polynomials");
     Ciphertext ct(ctx, polys, level, scale, size_t(slots));
     for (size_t j = 0; j < polys; ++j) {
-        if (seeded && j == 1) expand_uniform(*seed, 0, ct.poly(1), ctx.moduli(), limbs, ctx.n());
-        else read_poly(r, ctx, ct.poly(j), limbs, "a polynomial");
+        if (seeded && j == 1) expand_uniform(*seed, 0, ct.mutable_poly(1), ctx.moduli(), limbs, ctx.n());
+        else read_poly(r, ctx, ct.mutable_poly(j), limbs, "a polynomial");
     }
     if (seeded) ct.set_uniform_seed(*seed);
     ArrayInfo meta = read_info(r, slots);
@@ -416,8 +416,8 @@ CiphertextBatch load_ciphertext_batch(const Context& ctx, ByteView data, ArrayIn
     for (size_t c = 0; c < count; ++c) {
         if (with_seeds) seeds[c] = read_seed(r);
         for (size_t j = 0; j < polys; ++j) {
-            if (seeds[c] && j == 1) expand_uniform(*seeds[c], 0, batch.poly(c, 1), ctx.moduli(), limbs, ctx.n());
-            else read_poly(r, ctx, batch.poly(c, j), limbs, "a polynomial");
+            if (seeds[c] && j == 1) expand_uniform(*seeds[c], 0, batch.mutable_poly(c, 1), ctx.moduli(), limbs, ctx.n());
+            else read_poly(r, ctx, batch.mutable_poly(c, j), limbs, "a polynomial");
         }
     }
     for (size_t c = 0; c < count; ++c)  // after the writes, which forget seeds
