@@ -5,8 +5,8 @@
 //   (a) a loop of single-ciphertext ops with the allocating Evaluator API (the paper's "standard":
 //       each op allocates its result; on the CPU there is no device sync to wait for),
 //   (b) the same loop into preallocated outputs (Evaluator::*_into: no allocation per op),
-//   (c) one batched call (BatchEvaluator::*_into on a batch in one allocation, output reused),
-//   (c') one batched call that allocates its output batch (BatchEvaluator::add / multiply / ...),
+//   (c) one batched call (Evaluator::*_into on a batch in one allocation, output reused),
+//   (c') one batched call that allocates its output batch (Evaluator::add / multiply / ...),
 // with 1 and 2 threads. It prints the per-ciphertext cost, the speed-ups and the buffers each way
 // allocates per call, the peak RSS of the batched computation at the largest d against the data
 // it must hold, and the targets of issue 6.
@@ -28,7 +28,7 @@
 
 #include "bench_util.hpp"
 #include "oboro/ckks/batch.hpp"
-#include "oboro/ckks/batch_evaluator.hpp"
+#include "oboro/ckks/evaluator.hpp"
 #include "oboro/ckks/encoder.hpp"
 #include "oboro/ckks/encryptor.hpp"
 #include "oboro/ckks/evaluator.hpp"
@@ -158,7 +158,7 @@ std::string crypto_table(const std::vector<CryptoRow>& rows) {
 Row time_op(const Setup& s, const std::string& op, const std::vector<Ciphertext>& a, const std::vector<Ciphertext>& b,
             const CiphertextBatch& A, const CiphertextBatch& B, int threads, int runs) {
     const Evaluator ev(s.ctx);
-    const BatchEvaluator bev(s.ctx);
+    const Evaluator bev(s.ctx);
     const size_t d = a.size();
     Row r{op, d, threads};
     std::vector<Ciphertext> out(d), pre(d);
@@ -207,7 +207,7 @@ Row time_op(const Setup& s, const std::string& op, const std::vector<Ciphertext>
 int memory_child(size_t op_index, size_t d, int threads) {
     set_num_threads(threads);
     const Setup s;
-    const BatchEvaluator bev(s.ctx);
+    const Evaluator bev(s.ctx);
     const double baseline = rss_mib();  // program, context, keys
     const Ciphertext proto = s.fresh(0);
     CiphertextBatch A(*s.ctx, d, 2, proto.level(), proto.scale(), proto.slots());
@@ -467,8 +467,8 @@ int main(int argc, char** argv) {
             << "- (a) loop of single-ciphertext ops with the allocating Evaluator API (each op allocates its result: "
                "the paper's \"standard\"; on the CPU there is no device synchronisation to wait for),\n"
             << "- (b) the same loop into preallocated outputs (`Evaluator::*_into`),\n"
-            << "- (c) one batched call into a reused output batch (`BatchEvaluator::*_into`),\n"
-            << "- (c') one batched call that allocates its output batch (`BatchEvaluator::add` ...).\n\n"
+            << "- (c) one batched call into a reused output batch (`Evaluator::*_into`),\n"
+            << "- (c') one batched call that allocates its output batch (`Evaluator::add` ...).\n\n"
             << "All four use the same thread count. The last column counts the AlignedBuffer allocations of one call "
                "(`oboro::pool_allocation_count`): d for (a), none for (b) and (c).\n\n"
             << t_rows << (plot_path.empty() ? "" : "\n![per-ciphertext cost against d](batch.png)\n")

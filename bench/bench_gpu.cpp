@@ -15,7 +15,7 @@
 //  - paper 000's table in spirit: S1, d = 10/100/1000 ciphertexts, add and multiply (tensor +
 //    relinearize + rescale, fused), per ciphertext: (a) a loop of single-ciphertext launch sequences
 //    with a sync after each, (b) the same loop with one sync at the end, (c) one batched launch
-//    sequence for all d; then the same through the public API (BatchEvaluator on the CUDA queue,
+//    sequence for all d; then the same through the public API (Evaluator on the CUDA queue,
 //    batches resident on the device: add, multiply_relin_rescale, and the hoisted rotate_many and
 //    rotate_sum of 7 rotations (one unrolled trace iteration, paper 004), d calls on batches of one
 //    with a synchronize() each, vs one call on the batch of d);
@@ -42,10 +42,10 @@
 #include "oboro/backend/cuda/keyswitch.hpp"
 #include "oboro/backend/cuda/ntt.hpp"
 #include "oboro/ckks/batch_encoder.hpp"
-#include "oboro/ckks/batch_evaluator.hpp"
+#include "oboro/ckks/evaluator.hpp"
 #include "oboro/ckks/context.hpp"
 #include "oboro/ckks/keygen.hpp"
-#include "oboro/ckks/keyswitch.hpp"
+#include "oboro/backend/cpu/keyswitch.hpp"
 #include "oboro/math/random.hpp"
 #include "oboro/util/parallel.hpp"
 
@@ -91,8 +91,8 @@ void measure_cpu(Row& row, int runs) {
     // Rescaling the same buffer again and again costs the same every time (the work does not
     // depend on the values, and the values stay valid residues), so no copy is timed.
     row.cpu_us = bench::measure([&] {
-                     ckks::rescale_poly(*ctx, level, ct.data());
-                     ckks::rescale_poly(*ctx, level, ct.data() + poly);
+                     backend::cpu::rescale_poly(ctx->ring(), level, ct.data());
+                     backend::cpu::rescale_poly(ctx->ring(), level, ct.data() + poly);
                  }, runs).median_us;
 }
 
@@ -225,7 +225,7 @@ struct DeviceKeySwitch {
     uint64_t qp_limbs;
 
     DeviceKeySwitch(const ckks::Context& ctx, int lvl, uint32_t max_count)
-        : level(ctx, lvl), scratch(kernels::key_switch_scratch(level.get(), max_count, true).total() * 8),
+        : level(ctx.ring(), lvl), scratch(kernels::key_switch_scratch(level.get(), max_count, true).total() * 8),
           qp_limbs(ctx.q_count() + ctx.p_count()) {
         const size_t digits = ctx.level(ctx.max_level()).digits.size();
         std::vector<uint64_t> k(2 * digits * qp_limbs * ctx.n());
@@ -321,7 +321,7 @@ void paper000(const std::vector<uint32_t>& ds, int runs, std::vector<BatchRow>& 
     }
 }
 
-// The same comparison through the public batch API: BatchEvaluator on the CUDA queue with the
+// The same comparison through the public batch API: Evaluator on the CUDA queue with the
 // batches resident on the device; (a) d batches of one ciphertext, one call + synchronize() each,
 // (b) the same loop with one synchronize(), (c) one call on the batch of d.
 void paper000_api(const std::vector<uint32_t>& ds, int runs, std::vector<BatchRow>& rows) {
@@ -333,14 +333,14 @@ void paper000_api(const std::vector<uint32_t>& ds, int runs, std::vector<BatchRo
     const ckks::GaloisKeys gk = keygen.galois_keys(steps);
     std::vector<int64_t> with_identity = steps;
     with_identity.insert(with_identity.begin(), 0);
-    auto queue = cuda::make_cuda_batch_queue();
-    const ckks::BatchEvaluator ev(ctx, queue.get());
+    auto queue = cuda::make_cuda_queue();
+    const ckks::Evaluator ev(ctx, queue);
     const int level = ctx->max_level();
     auto device_batch = [&](uint32_t d) {
         ckks::CiphertextBatch host(*ctx, d, 2, level, ctx->params().scale, ctx->max_slots());
         const auto v = random_polys(*ctx, level + 1, 2 * size_t(d));
         std::copy(v.begin(), v.end(), host.mutable_data());
-        return host.to_device(*queue);
+        return host.to_device(queue);
     };
     for (uint32_t d : ds) {
         const auto a = device_batch(d), b = device_batch(d);
@@ -362,7 +362,7 @@ void paper000_api(const std::vector<uint32_t>& ds, int runs, std::vector<BatchRo
              {std::pair<std::string, Op>{"add", add}, {"multiply_relin_rescale", mul},
               {"rotate_many (7 hoisted rotations)", many}, {"rotate_sum (x + 7 hoisted rotations)", sum}}) {
             BatchRow r;
-            r.op = "BatchEvaluator " + name;
+            r.op = "Evaluator " + name;
             r.d = d;
             r.looped_sync_us = bench::measure([&] {
                                    for (uint32_t i = 0; i < d; ++i) {
@@ -396,7 +396,7 @@ struct EncodeRow {
 };
 
 void batched_encoding(const std::vector<std::string>& presets, uint32_t d, int runs, std::vector<EncodeRow>& rows) {
-    auto queue = cuda::make_cuda_batch_queue();
+    auto queue = cuda::make_cuda_queue();
     for (const std::string& preset : presets) {
         const auto ctx = ckks::Context::create(ckks::Parameters::preset(preset));
         const ckks::Encoder encoder(ctx);
@@ -409,11 +409,11 @@ void batched_encoding(const std::vector<std::string>& presets, uint32_t d, int r
         r.d = d;
         r.limbs = ctx->max_level() + 1;
         r.host_upload_us = bench::measure([&] {
-                               (void)ckks::encode_batch(encoder, values, d).to_device(*queue);
+                               (void)ckks::encode_batch(encoder, values, d).to_device(queue);
                                queue->synchronize();
                            }, runs).median_us / d;
         r.device_us = bench::measure([&] {
-                          (void)ckks::encode_batch(encoder, values, d, -1, 0, 0, queue.get());
+                          (void)ckks::encode_batch(encoder, values, d, -1, 0, 0, queue);
                           queue->synchronize();
                       }, runs).median_us / d;
         rows.push_back(r);
@@ -572,7 +572,7 @@ int main(int argc, char** argv) {
 
     if (gpu) {
         emit("\n## Paper 000 in spirit (S1, kernel level): us per ciphertext; (a) loop with a sync per op, "
-                    "(b) loop with one sync, (c) one batched launch (BatchEvaluator rows: the public API on the CUDA queue)\n\n");
+                    "(b) loop with one sync, (c) one batched launch (Evaluator rows: the public API on the CUDA queue)\n\n");
         emit("| op | d | (a) looped + sync | (b) looped | (c) batched | (a)/(c) |\n|---|---|---|---|---|---|\n");
         for (const BatchRow& r : batch_rows)
             emit("| %s | %u | %s | %s | %s | %.1fx |\n", r.op.c_str(), r.d, cell1(r.looped_sync_us).c_str(),

@@ -11,7 +11,7 @@
 
 #include "oboro/ckks/batch.hpp"
 #include "oboro/ckks/batch_encoder.hpp"
-#include "oboro/ckks/batch_evaluator.hpp"
+#include "oboro/ckks/evaluator.hpp"
 #include "oboro/ckks/encoder.hpp"
 #include "oboro/ckks/encryptor.hpp"
 #include "oboro/ckks/keygen.hpp"
@@ -37,7 +37,7 @@ int main(int argc, char** argv) {
     Encoder encoder(ctx);
     Encryptor encryptor(ctx, keygen.public_key());
     Decryptor decryptor(ctx, keygen.secret_key());
-    const BatchEvaluator eval(ctx);
+    const Evaluator eval(ctx);
 
     // Row r of x and y is element r of the batch: d x width values, one row after the other.
     std::mt19937_64 gen(7);

@@ -1,6 +1,6 @@
 // oboro.Batch: d ciphertexts of one context, level, scale and element shape in ONE allocation
 // (ckks/batch.hpp), with the operators of oboro.Ciphertext. Each operator is one batched call
-// of the C++ BatchEvaluator over all d elements; automatic mode relinearizes, rescales and aligns
+// of the C++ Evaluator over all d elements; automatic mode relinearizes, rescales and aligns
 // like Ciphertext (the same standard scales and the same rules), manual mode leaves that to the
 // caller. Context.encrypt_batch / decrypt(batch) convert from / to 2-D NumPy arrays. The sums and
 // rotate_many are in batch_trace.cpp, serialization in serialize.cpp.
@@ -9,6 +9,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -21,7 +22,7 @@
 
 #include "oboro/ckks/batch.hpp"
 #include "oboro/ckks/batch_encoder.hpp"
-#include "oboro/ckks/batch_evaluator.hpp"
+#include "oboro/ckks/evaluator.hpp"
 #if defined(OBORO_WITH_CUDA_RUNTIME)
 #include "oboro/backend/cuda/batch_queue.hpp"
 #endif
@@ -36,13 +37,13 @@ namespace oboro::py {
 
 // The evaluator of batches that live where x lives: the CPU queue for host memory, else the
 // device queue that holds x (a batch made with encrypt_batch(..., device="cuda")).
-BatchEvaluator evaluator(const State& s, const PolyBatch& x) { return BatchEvaluator(s.ctx, x.device()); }
+Evaluator evaluator(const State& s, const PolyBatch& x) { return Evaluator(s.ctx, x.device_queue()); }
 
 
-// The queue of device "cuda" / "cuda:N", made once per device and kept for the process (batches
-// it allocates must not outlive it); "cpu": nullptr. Errors: unknown device names (ValueError),
-// no GPU or a build without the CUDA runtime (oboro.Error "no CUDA GPU found ...").
-static BatchQueue* queue_for_device(const std::string& device) {
+// The queue of device "cuda" / "cuda:N", made once per device (batches in its memory share it, so
+// it lives as long as the last of them); "cpu": nullptr. Errors: unknown device names
+// (ValueError), no GPU or a build without the CUDA runtime (oboro.Error "no CUDA GPU found ...").
+static QueuePtr queue_for_device(const std::string& device) {
     if (device == "cpu") return nullptr;
     int index = 0;
     if (device.rfind("cuda", 0) != 0 || (device.size() > 4 && device[4] != ':'))
@@ -55,11 +56,12 @@ static BatchQueue* queue_for_device(const std::string& device) {
         }
     }
 #if defined(OBORO_WITH_CUDA_RUNTIME)
-    // Never destroyed: Python may free batches (device memory of a queue) after static destructors.
-    static auto* queues = new std::map<int, std::unique_ptr<BatchQueue>>;
-    auto& slot = (*queues)[index];
-    if (!slot) slot = oboro::cuda::make_cuda_batch_queue(index);
-    return slot.get();
+    static std::mutex mutex;
+    static std::map<int, QueuePtr> queues;
+    const std::lock_guard<std::mutex> lock(mutex);
+    QueuePtr& slot = queues[index];
+    if (!slot) slot = oboro::cuda::make_cuda_queue(index);
+    return slot;
 #else
     (void)index;
     raise<oboro::Error>("no CUDA GPU found (this oboro was built without the CUDA backend; build it with "
@@ -81,7 +83,7 @@ namespace {
 
 // x brought down to (level, scale): a drop when the scale matches, else rescale_to from level + 1.
 void bring_to(const State& s, CiphertextBatch& x, int level, double scale, const char* op) {
-    const BatchEvaluator ev = evaluator(s, x);
+    const Evaluator ev = evaluator(s, x);
     if (same_scale(x.scale(), scale)) {
         if (x.level() > level) x = ev.drop_to_level(x, level);
         return;
@@ -133,7 +135,7 @@ PlaintextBatch encode_rows(const State& s, const std::vector<cplx>& values, size
                            const CiphertextBatch& a, double scale) {
     // encoded straight into the batch's memory (on a GPU: only the coefficients are uploaded)
     return encode_batch(*s.encoder, std::span(values).first(rows * row_len), rows, a.level(), scale, a.slots(),
-                        a.device());
+                        a.device_queue());
 }
 
 PlaintextBatch encode_constant(const State& s, cplx c, const CiphertextBatch& a, double scale) {
@@ -210,7 +212,7 @@ bool needs_preparation(const State& s, const CiphertextBatch& a, const Ciphertex
 
 void add_sub_batch(const State& s, CiphertextBatch& a, const CiphertextBatch& b_in, bool sub) {
     const char* op = sub ? "sub" : "add";
-    const BatchEvaluator ev = evaluator(s, a);
+    const Evaluator ev = evaluator(s, a);
     if (!needs_preparation(s, a, b_in)) {  // manual mode, or nothing to align: no copies
         sub ? ev.sub_inplace(a, b_in) : ev.add_inplace(a, b_in);
         return;
@@ -228,7 +230,7 @@ void add_sub_batch(const State& s, CiphertextBatch& a, const CiphertextBatch& b_
 void add_sub_batch_into(const State& s, CiphertextBatch& out, const CiphertextBatch& a, const CiphertextBatch& b,
                         bool sub) {
     if (!needs_preparation(s, a, b)) {
-        const BatchEvaluator ev = evaluator(s, a);
+        const Evaluator ev = evaluator(s, a);
         out = sub ? ev.sub(a, b) : ev.add(a, b);
         return;
     }
@@ -237,7 +239,7 @@ void add_sub_batch_into(const State& s, CiphertextBatch& out, const CiphertextBa
 }
 
 void multiply_batch(const State& s, CiphertextBatch& a, const CiphertextBatch& b_in) {
-    const BatchEvaluator ev = evaluator(s, a);
+    const Evaluator ev = evaluator(s, a);
     if (!s.auto_mode) {
         a = ev.multiply(a, b_in);
         return;
@@ -253,7 +255,7 @@ void multiply_batch(const State& s, CiphertextBatch& a, const CiphertextBatch& b
 }
 
 void add_sub_constant(const State& s, CiphertextBatch& a, size_t count, cplx c, bool sub) {
-    const BatchEvaluator ev = evaluator(s, a);
+    const Evaluator ev = evaluator(s, a);
     if (c.imag() == 0 && count == a.slots()) {
         sub ? ev.sub_inplace(a, c.real()) : ev.add_inplace(a, c.real());
         return;
@@ -264,7 +266,7 @@ void add_sub_constant(const State& s, CiphertextBatch& a, size_t count, cplx c, 
 }
 
 void multiply_constant(const State& s, CiphertextBatch& a, cplx c) {
-    const BatchEvaluator ev = evaluator(s, a);
+    const Evaluator ev = evaluator(s, a);
     if (!s.auto_mode) {
         if (c.imag() == 0) {
             ev.multiply_inplace(a, c.real());
@@ -286,7 +288,7 @@ void multiply_constant(const State& s, CiphertextBatch& a, cplx c) {
 }
 
 void multiply_array(const State& s, CiphertextBatch& a, const Operand& o, size_t row_len) {
-    const BatchEvaluator ev = evaluator(s, a);
+    const Evaluator ev = evaluator(s, a);
     if (!s.auto_mode) {
         ev.multiply_inplace(a, encode_rows(s, o.arr.values, o.rows, row_len, a, double(s.ctx->q()[size_t(a.level())])));
         return;
@@ -304,7 +306,7 @@ bool apply(PyBatch& target, const PyBatch& self, nb::handle other, BinOp op) {
     Operand o = classify(other, self, name);
     if (o.kind == Kind::unsupported) return false;
     const State& s = *self.st;
-    const BatchEvaluator ev = evaluator(s, self.batch);
+    const Evaluator ev = evaluator(s, self.batch);
     bool is_complex = self.is_complex;
     const bool out_of_place = &target != &self && o.kind == Kind::batch && (op == BinOp::add || op == BinOp::sub);
     if (&target != &self && !out_of_place) target.batch = self.batch;  // a result shell: work on a copy
@@ -386,7 +388,7 @@ bool apply(PyBatch& target, const PyBatch& self, nb::handle other, BinOp op) {
 // as on each Ciphertext, one batched call per round.
 PyBatch rotate_batch(const PyBatch& self, nb::handle steps) {
     const State& s = *self.st;
-    const BatchEvaluator ev = evaluator(s, self.batch);
+    const Evaluator ev = evaluator(s, self.batch);
     std::vector<int64_t> per;
     if (PyLong_Check(steps.ptr())) {
         per.assign(self.batch.count(), nb::cast<int64_t>(steps));
@@ -426,7 +428,7 @@ namespace {
 
 PyBatch encrypt_batch(const StatePtr& st, nb::handle values, std::optional<int> level, std::optional<double> scale,
                       std::optional<size_t> slots, const std::string& device) {
-    BatchQueue* queue = queue_for_device(device);  // first: a bad device fails before any work
+    const QueuePtr queue = queue_for_device(device);  // first: a bad device fails before any work
     if (!st->encryptor) raise<MissingKey>("encrypt_batch: the context has no keys yet; call keygen() first");
     HostArray h = to_host(values, "encrypt_batch");
     if (h.shape.size() < 2 || h.shape[0] == 0)
@@ -444,7 +446,7 @@ PyBatch encrypt_batch(const StatePtr& st, nb::handle values, std::optional<int> 
     out.batch = st->encryptor->encrypt_batch(pts);
     if (queue) {
         nb::gil_scoped_release release;
-        out.batch = out.batch.to_device(*queue);
+        out.batch = out.batch.to_device(queue);
     }
     return out;
 }
@@ -473,10 +475,10 @@ nb::object decrypt_batch(const State& s, const PyBatch& b) {
 
 // A copy of b in the memory of `device` ('cpu', 'cuda', 'cuda:N'), where its operations then run.
 PyBatch moved_to(const PyBatch& b, const std::string& device) {
-    BatchQueue* queue = queue_for_device(device);
+    const QueuePtr queue = queue_for_device(device);
     PyBatch out = result_shell(b);
     nb::gil_scoped_release release;
-    out.batch = queue ? b.batch.to_device(*queue) : b.batch.to_host();
+    out.batch = queue ? b.batch.to_device(queue) : b.batch.to_host();
     return out;
 }
 
@@ -498,7 +500,7 @@ bool check_parts_agree(const std::vector<const Py*>& parts, const char* op, cons
 }
 
 PyBatch from_ciphertexts(const std::vector<const PyCiphertext*>& cts, const std::string& device) {
-    BatchQueue* queue = queue_for_device(device);  // first: a bad device fails before any work
+    const QueuePtr queue = queue_for_device(device);  // first: a bad device fails before any work
     const bool is_complex = check_parts_agree(cts, "from_ciphertexts", "element", "shape");
     std::vector<const Ciphertext*> core;  // pointers: each ciphertext is copied once, into the batch
     core.reserve(cts.size());
@@ -509,7 +511,7 @@ PyBatch from_ciphertexts(const std::vector<const PyCiphertext*>& cts, const std:
     out.is_complex = is_complex;
     nb::gil_scoped_release release;
     out.batch = CiphertextBatch::from_ciphertexts(*cts[0]->st->ctx, std::span<const Ciphertext* const>(core));
-    if (queue) out.batch = out.batch.to_device(*queue);
+    if (queue) out.batch = out.batch.to_device(queue);
     return out;
 }
 

@@ -7,7 +7,7 @@
 #include <nanobind/nanobind.h>
 
 #include "oboro/ckks/batch.hpp"
-#include "oboro/ckks/batch_evaluator.hpp"
+#include "oboro/ckks/evaluator.hpp"
 #include "state.hpp"
 
 namespace oboro::py {
@@ -27,7 +27,7 @@ struct PyBatch {
 };
 
 // The evaluator of batches that live where x lives (the CPU queue, or the device queue holding x).
-BatchEvaluator evaluator(const State& s, const PolyBatch& x);
+Evaluator evaluator(const State& s, const PolyBatch& x);
 // Automatic mode: size-3 elements relinearized (MissingKey without a relinearization key).
 void relinearize_if_needed(const State& s, CiphertextBatch& x, const char* op);
 // Batch.rotate: one step for all elements (an int) or one per element (a sequence).

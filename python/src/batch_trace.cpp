@@ -5,11 +5,11 @@
 //  * sum(...): ckks::rotate_and_sum on the batch (ckks/trace.hpp), bit-identical to Ciphertext.sum
 //    on each element with the same arguments (the same cost-model choice of h for 'auto'):
 //    'doubling' is one batched rotation and one batched addition per round for all d elements;
-//    'hoisted' (and 'auto') one batched hoisted sum per iteration (BatchEvaluator::rotate_sum:
+//    'hoisted' (and 'auto') one batched hoisted sum per iteration (Evaluator::rotate_sum:
 //    one ModUp per element shared by the iteration's rotations, one ModDown). Both run where the
 //    batch lives, on the CPU or the GPU.
 //  * rotate_many(steps): as Ciphertext.rotate_many on every element: the steps with a key are
-//    hoisted rotations of the whole batch (BatchEvaluator::rotate_many: one ModUp per element, one
+//    hoisted rotations of the whole batch (Evaluator::rotate_many: one ModUp per element, one
 //    batched call, on the CPU or the GPU); in automatic mode a step without a key is composed from
 //    keyed steps (Batch.rotate).
 #include <optional>

@@ -10,10 +10,11 @@
 
 #include "ckks_test_util.hpp"
 #include "error_test_util.hpp"
+#include "forwarding_queue.hpp"
 #include "oboro/backend/cpu/poly_ops.hpp"
 #include "oboro/ckks/batch.hpp"
 #include "oboro/ckks/batch_encoder.hpp"
-#include "oboro/ckks/batch_evaluator.hpp"
+#include "oboro/ckks/evaluator.hpp"
 #include "oboro/ckks/trace.hpp"
 #include "oboro/util/parallel.hpp"
 #include "oboro/util/workspace.hpp"
@@ -125,7 +126,7 @@ TEST_P(BatchTest, ConcatenateBatches) {
     const auto low = CiphertextBatch::from_ciphertexts(*k().ctx, std::vector<Ciphertext>{k().encrypt({{1.0, 0.0}}, 0)});
     const CiphertextBatch* mixed[] = {&a, &low};
     EXPECT_ERROR(LevelMismatch, CiphertextBatch::concatenate(*k().ctx, mixed), "concatenate", "batch 1");
-    const auto squared = BatchEvaluator(k().ctx).multiply(a, a);  // the square scale (and 3 polynomials)
+    const auto squared = Evaluator(k().ctx).multiply(a, a);  // the square scale (and 3 polynomials)
     const CiphertextBatch* scales[] = {&a, &squared};
     EXPECT_ERROR(ScaleMismatch, CiphertextBatch::concatenate(*k().ctx, scales), "concatenate", "batch 1");
     EXPECT_ERROR(ValueError, CiphertextBatch::concatenate(*k().ctx, std::span<const CiphertextBatch* const>()), "empty");
@@ -133,7 +134,7 @@ TEST_P(BatchTest, ConcatenateBatches) {
 
 TEST_P(BatchTest, AddSubNegateConstantsBitExact) {
     const Evaluator& ev = *k().eval;
-    const BatchEvaluator bev(k().ctx);
+    const Evaluator bev(k().ctx);
     auto a = encrypt_many(k(), 4, 200), b = encrypt_many(k(), 4, 300);
     const auto A = CiphertextBatch::from_ciphertexts(*k().ctx, a.cts);
     const auto B = CiphertextBatch::from_ciphertexts(*k().ctx, b.cts);
@@ -176,11 +177,27 @@ TEST_P(BatchTest, AddSubNegateConstantsBitExact) {
     X = A;
     bev.multiply_integer_inplace(X, -7);
     expect_elements(X, times_int);
+
+    // sizes may differ, as for single ciphertexts: size 2 + size 3 is size 3
+    std::vector<Ciphertext> prods, mixed_sum, mixed_diff;
+    for (size_t c = 0; c < 4; ++c) {
+        prods.push_back(ev.multiply(a.cts[c], b.cts[c]));
+        prods.back().set_scale(a.cts[c].scale());
+        mixed_sum.push_back(ev.add(a.cts[c], prods[c]));
+        mixed_diff.push_back(ev.sub(a.cts[c], prods[c]));
+    }
+    const auto P3 = CiphertextBatch::from_ciphertexts(*k().ctx, prods);
+    expect_elements(bev.add(A, P3), mixed_sum);
+    expect_elements(bev.sub(A, P3), mixed_diff);
+    X = A;
+    bev.add_inplace(X, P3);
+    EXPECT_EQ(X.size(), 3u);
+    expect_elements(X, mixed_sum);
 }
 
 TEST_P(BatchTest, PlaintextOpsBitExact) {
     const Evaluator& ev = *k().eval;
-    const BatchEvaluator bev(k().ctx);
+    const Evaluator bev(k().ctx);
     auto a = encrypt_many(k(), 3, 400);
     const auto A = CiphertextBatch::from_ciphertexts(*k().ctx, a.cts);
     std::vector<Plaintext> pts;
@@ -211,7 +228,7 @@ TEST_P(BatchTest, PlaintextOpsBitExact) {
 
 TEST_P(BatchTest, MultiplyRelinearizeRescaleBitExact) {
     const Evaluator& ev = *k().eval;
-    const BatchEvaluator bev(k().ctx);
+    const Evaluator bev(k().ctx);
     auto a = encrypt_many(k(), 3, 600), b = encrypt_many(k(), 3, 700);
     const auto A = CiphertextBatch::from_ciphertexts(*k().ctx, a.cts);
     const auto B = CiphertextBatch::from_ciphertexts(*k().ctx, b.cts);
@@ -255,7 +272,7 @@ TEST_P(BatchTest, MultiplyRelinearizeRescaleBitExact) {
 
 TEST_P(BatchTest, RotationsBitExact) {
     const Evaluator& ev = *k().eval;
-    const BatchEvaluator bev(k().ctx);
+    const Evaluator bev(k().ctx);
     auto a = encrypt_many(k(), 4, 800);
     const auto A = CiphertextBatch::from_ciphertexts(*k().ctx, a.cts);
     std::vector<Ciphertext> same, each, conj;
@@ -284,7 +301,7 @@ TEST_P(BatchTest, RotationsBitExact) {
 // element, bit for bit (step 0: a copy), including the largest step.
 TEST_P(BatchTest, RotateManyAndRotateSumBitExact) {
     const Evaluator& ev = *k().eval;
-    const BatchEvaluator bev(k().ctx);
+    const Evaluator bev(k().ctx);
     auto a = encrypt_many(k(), 3, 850);
     const auto A = CiphertextBatch::from_ciphertexts(*k().ctx, a.cts);
     const int64_t slots = int64_t(k().ctx->max_slots());
@@ -318,7 +335,7 @@ TEST_P(BatchTest, RotateManyAndRotateSumBitExact) {
 // strategy (doubling: one batched rotation per round; hoisted and automatic: one batched hoisted
 // sum per iteration), and checks its spec, size and keys before any work.
 TEST_P(BatchTest, RotateAndSumBitExact) {
-    const BatchEvaluator bev(k().ctx);
+    const Evaluator bev(k().ctx);
     auto a = encrypt_many(k(), 3, 900);
     const auto A = CiphertextBatch::from_ciphertexts(*k().ctx, a.cts);
     const int64_t slots = int64_t(k().ctx->max_slots());
@@ -350,7 +367,7 @@ TEST_P(BatchTest, RotateAndSumBitExact) {
 
 TEST_P(BatchTest, DropToLevelBitExact) {
     const Evaluator& ev = *k().eval;
-    const BatchEvaluator bev(k().ctx);
+    const Evaluator bev(k().ctx);
     auto a = encrypt_many(k(), 2, 900);
     const auto A = CiphertextBatch::from_ciphertexts(*k().ctx, a.cts);
     std::vector<Ciphertext> want;
@@ -408,7 +425,7 @@ INSTANTIATE_TEST_SUITE_P(Presets, BatchTest, ::testing::Values("S1", "S2"));
 TEST(BatchEdges, OneElementAndLevelZero) {
     Keys& k = Keys::get("S1");
     const Evaluator& ev = *k.eval;
-    const BatchEvaluator bev(k.ctx);
+    const Evaluator bev(k.ctx);
     auto a = encrypt_many(k, 1, 1000, 0), b = encrypt_many(k, 1, 1100, 0);
     const auto A = CiphertextBatch::from_ciphertexts(*k.ctx, a.cts);
     const auto B = CiphertextBatch::from_ciphertexts(*k.ctx, b.cts);
@@ -426,7 +443,7 @@ TEST(BatchEdges, OneElementAndLevelZero) {
 
 TEST(BatchEdges, SameResultWithOneAndTwoThreads) {
     Keys& k = Keys::get("S1");
-    const BatchEvaluator bev(k.ctx);
+    const Evaluator bev(k.ctx);
     auto a = encrypt_many(k, 5, 1200), b = encrypt_many(k, 5, 1300);
     const auto A = CiphertextBatch::from_ciphertexts(*k.ctx, a.cts);
     const auto B = CiphertextBatch::from_ciphertexts(*k.ctx, b.cts);
@@ -447,7 +464,7 @@ TEST(BatchEdges, SameResultWithOneAndTwoThreads) {
 TEST(BatchEdges, LargeBatchesStreamTheSameWords) {
     Keys& k = Keys::get("S1");
     const Evaluator& ev = *k.eval;
-    const BatchEvaluator bev(k.ctx);
+    const Evaluator bev(k.ctx);
     auto a = encrypt_many(k, 4, 1500), b = encrypt_many(k, 4, 1600);
     const Plaintext pt = k.encoder->encode(random_real(8, 1.0, 1700));
     const size_t d = 40;  // 40 S1 ciphertexts of 256 KiB: a 10 MiB sum and a 15 MiB tensor product
@@ -505,7 +522,7 @@ TEST(BatchEdges, BatchDecryptionFloodsEveryElement) {
 
 TEST(BatchEdges, KeySwitchingScratchIsReused) {
     Keys& k = Keys::get("S1");
-    const BatchEvaluator bev(k.ctx);
+    const Evaluator bev(k.ctx);
     auto a = encrypt_many(k, 6, 1400);
     const auto A = CiphertextBatch::from_ciphertexts(*k.ctx, a.cts);
     const auto T = bev.multiply(A, A);
@@ -527,59 +544,21 @@ TEST(BatchEdges, KeySwitchingScratchIsReused) {
 // ---- the queue contract (backend/queue.hpp): one kernel per batched op, no waiting --------------
 
 // Forwards every kernel to the CPU queue and counts the calls: what a GPU backend would launch.
-class CountingQueue final : public BatchQueue {
+class CountingQueue final : public ForwardingQueue {
 public:
     int kernels = 0, syncs = 0;
     const char* device_name() const override { return "counting"; }
     void synchronize() override { ++syncs; }
-    void add(const Context& c, BatchSpan o, ConstBatchSpan a, ConstBatchSpan b) override { ++kernels, cpu().add(c, o, a, b); }
-    void sub(const Context& c, BatchSpan o, ConstBatchSpan a, ConstBatchSpan b) override { ++kernels, cpu().sub(c, o, a, b); }
-    void negate(const Context& c, BatchSpan o, ConstBatchSpan a) override { ++kernels, cpu().negate(c, o, a); }
-    void add_scalar(const Context& c, BatchSpan o, ConstBatchSpan a, const uint64_t* s) override {
-        ++kernels, cpu().add_scalar(c, o, a, s);
-    }
-    void mul_scalar(const Context& c, BatchSpan o, ConstBatchSpan a, const uint64_t* s) override {
-        ++kernels, cpu().mul_scalar(c, o, a, s);
-    }
-    void mul_plain(const Context& c, BatchSpan o, ConstBatchSpan a, ConstBatchSpan b) override {
-        ++kernels, cpu().mul_plain(c, o, a, b);
-    }
-    void tensor(const Context& c, BatchSpan o, ConstBatchSpan a, ConstBatchSpan b) override {
-        ++kernels, cpu().tensor(c, o, a, b);
-    }
-    void drop_limbs(BatchSpan o, ConstBatchSpan a) override { ++kernels, cpu().drop_limbs(o, a); }
-    void encode(const Context& c, BatchSpan o, const double* coefficients, size_t slots) override {
-        ++kernels, cpu().encode(c, o, coefficients, slots);
-    }
-    void rescale(const Context& c, BatchSpan o, ConstBatchSpan a) override { ++kernels, cpu().rescale(c, o, a); }
-    void relinearize(const Context& c, BatchSpan o, ConstBatchSpan a, const RelinKey& rk) override {
-        ++kernels, cpu().relinearize(c, o, a, rk);
-    }
-    void multiply_relin_rescale(const Context& c, BatchSpan o, ConstBatchSpan a, ConstBatchSpan b,
-                                const RelinKey& rk) override {
-        ++kernels, cpu().multiply_relin_rescale(c, o, a, b, rk);
-    }
-    void apply_galois(const Context& c, BatchSpan o, ConstBatchSpan a, const uint32_t* const* perms,
-                      const KeySwitchKey* const* keys) override {
-        ++kernels, cpu().apply_galois(c, o, a, perms, keys);
-    }
-    void rotate_hoisted(const Context& c, const BatchSpan* outs, size_t rotations, ConstBatchSpan a,
-                        const uint32_t* const* perms, const KeySwitchKey* const* keys) override {
-        ++kernels, cpu().rotate_hoisted(c, outs, rotations, a, perms, keys);
-    }
-    void rotate_sum_hoisted(const Context& c, BatchSpan o, ConstBatchSpan a, size_t rotations,
-                            const uint32_t* const* perms, const KeySwitchKey* const* keys, size_t identities) override {
-        ++kernels, cpu().rotate_sum_hoisted(c, o, a, rotations, perms, keys, identities);
-    }
 
-private:
-    static BatchQueue& cpu() { return cpu_batch_queue(); }
+protected:
+    void on_kernel() override { ++kernels; }
 };
 
 TEST(BatchQueueContract, OneKernelPerOpAndNoWaiting) {
     Keys& k = Keys::get("S1");
-    CountingQueue q;
-    const BatchEvaluator bev(k.ctx, &q);
+    const auto queue = std::make_shared<CountingQueue>();
+    CountingQueue& q = *queue;
+    const Evaluator bev(k.ctx, queue);
     EXPECT_STREQ(bev.queue().device_name(), "counting");
     auto a = encrypt_many(k, 5, 1900), b = encrypt_many(k, 5, 2000);
     const auto A = CiphertextBatch::from_ciphertexts(*k.ctx, a.cts);
@@ -607,7 +586,7 @@ TEST(BatchQueueContract, OneKernelPerOpAndNoWaiting) {
         {"rotate_many (hoisted)", [&] { (void)bev.rotate_many(A, {1, 0, -1, 5}, k.gk); }},
         {"rotate_sum (hoisted)", [&] { (void)bev.rotate_sum(A, {0, 1, -1, 5}, k.gk); }},
         {"conjugate", [&] { (void)bev.conjugate(A, k.gk); }},
-        {"encode_batch", [&] { (void)encode_batch(*k.encoder, random_complex(5 * 8, 1.0, 2200), 5, -1, 0, 0, &q); }},
+        {"encode_batch", [&] { (void)encode_batch(*k.encoder, random_complex(5 * 8, 1.0, 2200), 5, -1, 0, 0, queue); }},
     };
     for (const auto& [name, op] : ops) {
         q.kernels = 0;
@@ -659,7 +638,7 @@ TEST(BatchErrors, FromCiphertexts) {
 
 TEST(BatchErrors, OperandsCheckedBeforeAnyWork) {
     Keys& k = Keys::get("S1");
-    const BatchEvaluator bev(k.ctx);
+    const Evaluator bev(k.ctx);
     auto a = encrypt_many(k, 3, 1600), b = encrypt_many(k, 2, 1700);
     const auto A = CiphertextBatch::from_ciphertexts(*k.ctx, a.cts);
     const auto B2 = CiphertextBatch::from_ciphertexts(*k.ctx, b.cts);
@@ -673,29 +652,31 @@ TEST(BatchErrors, OperandsCheckedBeforeAnyWork) {
     EXPECT_ERROR(ValueError, bev.add_inplace(X, B2), "add", "batch of 3", "batch of 2");
     EXPECT_ERROR(LevelMismatch, bev.add_inplace(X, low), "add", "level 1", "level 0");
     EXPECT_ERROR(ScaleMismatch, bev.sub_inplace(X, scaled), "sub", "2^41");
-    auto T_scaled = T;
-    T_scaled.set_scale(A.scale());
-    EXPECT_ERROR(ValueError, bev.add_inplace(X, T_scaled), "add", "has 3", "relinearize");
+    // one size-3 ciphertext combined with every size-2 element: relinearize it first
+    auto T1 = bev.multiply(CiphertextBatch::from_ciphertexts(*k.ctx, std::vector<Ciphertext>{a.cts[0]}),
+                           CiphertextBatch::from_ciphertexts(*k.ctx, std::vector<Ciphertext>{a.cts[0]}));
+    T1.set_scale(A.scale());
+    EXPECT_ERROR(ValueError, bev.add_inplace(X, T1), "add", "3 polynomials", "relinearize 'b' first");
     EXPECT_ERROR(ValueError, bev.add_inplace(X, 1e20), "add", "does not fit");
     EXPECT_TRUE(same_batch(X, A));  // the in-place operand is unchanged after every error
 
     EXPECT_ERROR(ValueError, bev.multiply(T, A), "multiply", "'a'", "3 polynomials");
     EXPECT_ERROR(LevelMismatch, bev.multiply(A, low), "multiply", "level 1", "level 0");
     EXPECT_ERROR(ScaleMismatch, bev.multiply(huge, huge), "multiply", "exceeds the modulus");
-    EXPECT_ERROR(ValueError, bev.relinearize(A, k.rk), "relinearize", "2 polynomials");
+    EXPECT_TRUE(same_batch(bev.relinearize(A, k.rk), A));  // size 2 already: unchanged, as for a Ciphertext
     EXPECT_ERROR(MissingKey, bev.relinearize(T, RelinKey{}), "relinearize", "no relinearization key");
     EXPECT_ERROR(MissingKey, bev.multiply_relin_rescale(A, A, RelinKey{}), "multiply_relin_rescale",
                  "no relinearization key");
     EXPECT_ERROR(LevelMismatch, bev.rescale(low), "rescale", "level 0");
     EXPECT_ERROR(LevelMismatch, bev.drop_to_level(low, 1), "drop_to_level", "level 1");
 
-    EXPECT_ERROR(MissingKey, bev.rotate(A, std::vector<int64_t>{2, 1, 3}, k.gk), "rotate", "2,3");
+    EXPECT_ERROR(MissingKey, bev.rotate(A, std::vector<int64_t>{2, 1, 3}, k.gk), "rotate", "2, 3");
     EXPECT_ERROR(MissingKey, bev.rotate(A, 2, k.gk), "rotate", "by 2");
     EXPECT_ERROR(ValueError, bev.rotate(A, std::vector<int64_t>{1, 1}, k.gk), "rotate", "2 steps", "one per element");
     const int64_t slots = int64_t(A.slots());
     EXPECT_ERROR(ValueError, bev.rotate(A, slots, k.gk), "rotate", "out of range");
     EXPECT_ERROR(ValueError, bev.rotate(T, 1, k.gk), "rotate", "3 polynomials");
-    EXPECT_ERROR(MissingKey, bev.rotate_many(A, {1, 2, 3, 2}, k.gk), "rotate_many", "2,3");
+    EXPECT_ERROR(MissingKey, bev.rotate_many(A, {1, 2, 3, 2}, k.gk), "rotate_many", "2, 3");
     EXPECT_ERROR(ValueError, bev.rotate_many(A, {1, -slots}, k.gk), "rotate_many", "step 1", "out of range");
     EXPECT_ERROR(ValueError, bev.rotate_many(T, {1}, k.gk), "rotate_many", "3 polynomials");
     EXPECT_ERROR(ValueError, bev.rotate_sum(A, {}, k.gk), "rotate_sum", "no steps");
@@ -709,7 +690,7 @@ TEST(BatchErrors, OperandsCheckedBeforeAnyWork) {
 
 TEST(BatchErrors, ForeignContextAndKeys) {
     Keys& k = Keys::get("S1");
-    const BatchEvaluator bev(k.ctx);
+    const Evaluator bev(k.ctx);
     Parameters p;
     p.log_n = 13;
     p.q_bits = {50, 40};

@@ -12,7 +12,7 @@
 
 #include "ckks_test_util.hpp"
 #include "oboro/ckks/batch.hpp"
-#include "oboro/ckks/batch_evaluator.hpp"
+#include "oboro/ckks/evaluator.hpp"
 #include "oboro/util/memory_pool.hpp"
 #include "oboro/util/parallel.hpp"
 #include "oboro/util/workspace.hpp"
@@ -84,7 +84,7 @@ protected:
 };
 
 TEST_F(BatchAllocations, IntoFormsAllocateNothing) {
-    const BatchEvaluator bev(k().ctx);
+    const Evaluator bev(k().ctx);
     const RelinKey& rk = k().rk;
     const auto add = small_and_large(k(), [&](Pairs& p, CiphertextBatch& out) { bev.add_into(p.A, p.B, out); });
     const auto mul = small_and_large(k(), [&](Pairs& p, CiphertextBatch& out) { bev.multiply_into(p.A, p.B, out); });
@@ -98,7 +98,7 @@ TEST_F(BatchAllocations, IntoFormsAllocateNothing) {
 }
 
 TEST_F(BatchAllocations, AllocatingFormsAllocateOnceForAllElements) {
-    const BatchEvaluator bev(k().ctx);
+    const Evaluator bev(k().ctx);
     const RelinKey& rk = k().rk;
     const GaloisKeys& gk = k().gk;
     using Fn = std::function<void(Pairs&, CiphertextBatch&)>;
@@ -138,7 +138,7 @@ TEST(BatchAllocationsThreads, TwoThreadsDoNotAllocatePerCiphertext) {
     Keys& k = Keys::get("S1");
     const int before = num_threads();
     set_num_threads(2);
-    const BatchEvaluator bev(k.ctx);
+    const Evaluator bev(k.ctx);
     Pairs p = make_pairs(k, 8);
     CiphertextBatch out;
     // Warm up until both workers hold a grown workspace. Which threads take part in a call depends

@@ -1,6 +1,6 @@
-// Batches in device memory (batch.hpp: device(), to_device, to_host) and BatchEvaluator on a queue
+// Batches in device memory (batch.hpp: device(), to_device, to_host) and Evaluator on a queue
 // whose batches live there, tested without a GPU: OffsiteQueue is a device queue whose "device
-// memory" is separate host allocations (the BatchQueue defaults) and whose kernels are the CPU
+// memory" is separate host allocations (the backend::Queue defaults) and whose kernels are the CPU
 // queue's. Checks: results equal the host-memory path bit for bit, outputs are allocated by the
 // queue, copies are deep, at() / to_ciphertexts read back, and mixing memories is a clear error.
 #include <cstdint>
@@ -10,61 +10,28 @@
 
 #include "ckks_test_util.hpp"
 #include "error_test_util.hpp"
+#include "forwarding_queue.hpp"
 #include "oboro/ckks/batch.hpp"
 #include "oboro/ckks/batch_encoder.hpp"
-#include "oboro/ckks/batch_evaluator.hpp"
-#include "oboro/ckks/batch_queue.hpp"
+#include "oboro/ckks/evaluator.hpp"
+#include "oboro/backend/queue.hpp"
 #include "oboro/io/serialize.hpp"
 
 namespace {
 
 using namespace oboro::ckks;
 using oboro::test::Keys;
+using oboro::test::ForwardingQueue;
 
-class OffsiteQueue final : public BatchQueue {
+class OffsiteQueue final : public ForwardingQueue {
 public:
     size_t allocations = 0;
     bool host_memory() const override { return false; }
     std::shared_ptr<uint64_t> allocate(size_t words) override {
         ++allocations;
-        return BatchQueue::allocate(words);
+        return ForwardingQueue::allocate(words);
     }
     const char* device_name() const override { return "offsite"; }
-    void synchronize() override {}
-    void add(const Context& c, BatchSpan o, ConstBatchSpan a, ConstBatchSpan b) override { cpu().add(c, o, a, b); }
-    void sub(const Context& c, BatchSpan o, ConstBatchSpan a, ConstBatchSpan b) override { cpu().sub(c, o, a, b); }
-    void negate(const Context& c, BatchSpan o, ConstBatchSpan a) override { cpu().negate(c, o, a); }
-    void add_scalar(const Context& c, BatchSpan o, ConstBatchSpan a, const uint64_t* s) override { cpu().add_scalar(c, o, a, s); }
-    void mul_scalar(const Context& c, BatchSpan o, ConstBatchSpan a, const uint64_t* s) override { cpu().mul_scalar(c, o, a, s); }
-    void mul_plain(const Context& c, BatchSpan o, ConstBatchSpan a, ConstBatchSpan b) override { cpu().mul_plain(c, o, a, b); }
-    void tensor(const Context& c, BatchSpan o, ConstBatchSpan a, ConstBatchSpan b) override { cpu().tensor(c, o, a, b); }
-    void drop_limbs(BatchSpan o, ConstBatchSpan a) override { cpu().drop_limbs(o, a); }
-    void encode(const Context& c, BatchSpan o, const double* coefficients, size_t slots) override {
-        cpu().encode(c, o, coefficients, slots);
-    }
-    void rescale(const Context& c, BatchSpan o, ConstBatchSpan a) override { cpu().rescale(c, o, a); }
-    void relinearize(const Context& c, BatchSpan o, ConstBatchSpan a, const RelinKey& rk) override {
-        cpu().relinearize(c, o, a, rk);
-    }
-    void multiply_relin_rescale(const Context& c, BatchSpan o, ConstBatchSpan a, ConstBatchSpan b,
-                                const RelinKey& rk) override {
-        cpu().multiply_relin_rescale(c, o, a, b, rk);
-    }
-    void apply_galois(const Context& c, BatchSpan o, ConstBatchSpan a, const uint32_t* const* perms,
-                      const KeySwitchKey* const* keys) override {
-        cpu().apply_galois(c, o, a, perms, keys);
-    }
-    void rotate_hoisted(const Context& c, const BatchSpan* outs, size_t rotations, ConstBatchSpan a,
-                        const uint32_t* const* perms, const KeySwitchKey* const* keys) override {
-        cpu().rotate_hoisted(c, outs, rotations, a, perms, keys);
-    }
-    void rotate_sum_hoisted(const Context& c, BatchSpan o, ConstBatchSpan a, size_t rotations,
-                            const uint32_t* const* perms, const KeySwitchKey* const* keys, size_t identities) override {
-        cpu().rotate_sum_hoisted(c, o, a, rotations, perms, keys, identities);
-    }
-
-private:
-    static BatchQueue& cpu() { return cpu_batch_queue(); }
 };
 
 void expect_same(const CiphertextBatch& device_batch, const CiphertextBatch& host_batch) {
@@ -87,9 +54,10 @@ TEST(BatchDeviceMemory, EvaluatorOnDeviceBatchesMatchesHostPath) {
         ys.push_back(k.encrypt(oboro::test::random_complex(ctx.max_slots(), 1.0, uint64_t(10 + i))));
     }
     const auto ha = CiphertextBatch::from_ciphertexts(ctx, xs), hb = CiphertextBatch::from_ciphertexts(ctx, ys);
-    OffsiteQueue q;
-    const BatchEvaluator host(k.ctx), dev(k.ctx, &q);
-    const auto da = ha.to_device(q), db = hb.to_device(q);
+    const auto queue = std::make_shared<OffsiteQueue>();
+    OffsiteQueue& q = *queue;
+    const Evaluator host(k.ctx), dev(k.ctx, queue);
+    const auto da = ha.to_device(queue), db = hb.to_device(queue);
     EXPECT_EQ(da.device(), &q);
     EXPECT_EQ(q.allocations, 2u);
 
@@ -116,9 +84,10 @@ TEST(BatchDeviceMemory, EvaluatorOnDeviceBatchesMatchesHostPath) {
 
 TEST(BatchDeviceMemory, EncodeBatchWritesStraightIntoDeviceMemory) {
     auto& k = Keys::get("S1");
-    OffsiteQueue q;
+    const auto queue = std::make_shared<OffsiteQueue>();
+    OffsiteQueue& q = *queue;
     const auto values = oboro::test::random_complex(3 * 16, 1.0, 77);
-    const PlaintextBatch dp = encode_batch(*k.encoder, values, 3, -1, 0, 16, &q);
+    const PlaintextBatch dp = encode_batch(*k.encoder, values, 3, -1, 0, 16, queue);
     EXPECT_EQ(dp.device(), &q);
     EXPECT_EQ(q.allocations, 1u);  // the batch itself, nothing staged in host memory first
     const PlaintextBatch hp = encode_batch(*k.encoder, values, 3, -1, 0, 16);
@@ -133,8 +102,8 @@ TEST(BatchDeviceMemory, SerializingADeviceBatchReadsItBack) {
     for (int i = 0; i < 3; ++i)  // secret-key encryptions: stored with their seeds
         xs.push_back(k.encrypt(oboro::test::random_complex(8, 1.0, uint64_t(30 + i)), -1, false));
     const auto host = CiphertextBatch::from_ciphertexts(ctx, xs);
-    OffsiteQueue q;
-    const auto device = host.to_device(q);
+    const auto queue = std::make_shared<OffsiteQueue>();
+    const auto device = host.to_device(queue);
     EXPECT_EQ(oboro::io::serialize(ctx, device), oboro::io::serialize(ctx, host));
     const auto back = oboro::io::load_ciphertext_batch(ctx, oboro::io::serialize(ctx, device));
     EXPECT_TRUE(std::equal(back.data(), back.data() + back.word_count(), host.data()));
@@ -144,9 +113,9 @@ TEST(BatchDeviceMemory, CopiesAreDeepAndMemoriesDoNotMix) {
     auto& k = Keys::get("S1");
     const auto& ctx = *k.ctx;
     const auto ha = CiphertextBatch::from_ciphertexts(ctx, std::vector<Ciphertext>{k.encrypt({{0.5, 0.0}})});
-    OffsiteQueue q;
-    const BatchEvaluator host(k.ctx), dev(k.ctx, &q);
-    const auto da = ha.to_device(q);
+    const auto queue = std::make_shared<OffsiteQueue>();
+    const Evaluator host(k.ctx), dev(k.ctx, queue);
+    const auto da = ha.to_device(queue);
     CiphertextBatch copy = da;
     EXPECT_NE(copy.data(), da.data());
     dev.negate_inplace(copy);
@@ -165,8 +134,9 @@ TEST(BatchDeviceMemory, SelectionStaysOnTheDevice) {
     std::vector<Ciphertext> cts;
     for (int c = 0; c < 4; ++c) cts.push_back(k.encrypt({{0.25 * c, 0.0}}));
     const auto ha = CiphertextBatch::from_ciphertexts(ctx, cts);
-    OffsiteQueue q;
-    const auto da = ha.to_device(q);
+    const auto queue = std::make_shared<OffsiteQueue>();
+    OffsiteQueue& q = *queue;
+    const auto da = ha.to_device(queue);
     const size_t before = q.allocations;
     const std::vector<size_t> picks{1, 2, 0, 0};
     const auto sel = da.select(ctx, picks);

@@ -1,5 +1,5 @@
 // The CUDA batch element-wise kernel (batch_kernels.hpp: the element-wise ops of the batch backend
-// contract) through the CPU grid emulator, bit for bit against the CPU queue (cpu_batch_queue())
+// contract) through the CPU grid emulator, bit for bit against the CPU queue (oboro::backend::cpu_queue())
 // on the same spans: every op, a right operand per element and broadcast, add / sub with fewer
 // right polynomials (ciphertext + plaintext), drop_limbs, in place, on S1 and a small context.
 #include <cstdint>
@@ -11,7 +11,7 @@
 #include "ckks_test_util.hpp"
 #include "cuda_emulated_util.hpp"
 #include "oboro/backend/cuda/batch_kernels.hpp"
-#include "oboro/ckks/batch_queue.hpp"
+#include "oboro/backend/queue.hpp"
 #include "oboro/ckks/context.hpp"
 #include "oboro/math/random.hpp"
 
@@ -20,8 +20,8 @@ namespace {
 namespace kernels = oboro::cuda::kernels;
 namespace math = oboro::math;
 using kernels::BatchOp;
-using oboro::ckks::BatchSpan;
-using oboro::ckks::ConstBatchSpan;
+using oboro::backend::BatchSpan;
+using oboro::backend::ConstBatchSpan;
 using oboro::ckks::Context;
 
 std::vector<uint64_t> random_batch(const Context& ctx, size_t count, size_t polys, size_t limbs, uint8_t tag) {
@@ -56,14 +56,14 @@ void run_case(const Context& ctx, const Case& cs, bool in_place) {
     std::vector<uint64_t> expect(count * polys * out_limbs * n);
     const ConstBatchSpan as{a.data(), count, polys, limbs, n}, bs{b.data(), cs.b_count, cs.b_polys, limbs, n};
     const BatchSpan es{expect.data(), count, polys, out_limbs, n};
-    auto& q = oboro::ckks::cpu_batch_queue();
+    auto& q = *oboro::backend::cpu_queue();
     switch (cs.op) {
-    case BatchOp::add: q.add(ctx, es, as, bs); break;
-    case BatchOp::sub: q.sub(ctx, es, as, bs); break;
-    case BatchOp::negate: q.negate(ctx, es, as); break;
-    case BatchOp::add_scalar: q.add_scalar(ctx, es, as, scalar.data()); break;
-    case BatchOp::mul_scalar: q.mul_scalar(ctx, es, as, scalar.data()); break;
-    case BatchOp::mul_plain: q.mul_plain(ctx, es, as, bs); break;
+    case BatchOp::add: q.add(ctx.ring(), es, as, bs); break;
+    case BatchOp::sub: q.sub(ctx.ring(), es, as, bs); break;
+    case BatchOp::negate: q.negate(ctx.ring(), es, as); break;
+    case BatchOp::add_scalar: q.add_scalar(ctx.ring(), es, as, scalar.data()); break;
+    case BatchOp::mul_scalar: q.mul_scalar(ctx.ring(), es, as, scalar.data()); break;
+    case BatchOp::mul_plain: q.mul_plain(ctx.ring(), es, as, bs); break;
     case BatchOp::drop_limbs: q.drop_limbs(es, as); break;
     }
 

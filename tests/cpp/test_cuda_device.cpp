@@ -17,7 +17,7 @@
 
 #include "oboro/backend/cpu/poly_ops.hpp"
 #include "oboro/ckks/context.hpp"
-#include "oboro/ckks/keyswitch.hpp"
+#include "oboro/backend/cpu/keyswitch.hpp"
 #include "oboro/math/ntt.hpp"
 
 #if defined(OBORO_WITH_CUDA_RUNTIME)
@@ -29,7 +29,7 @@
 #endif
 #include "ckks_test_util.hpp"
 #include "oboro/ckks/batch_encoder.hpp"
-#include "oboro/ckks/batch_evaluator.hpp"
+#include "oboro/ckks/evaluator.hpp"
 
 namespace {
 
@@ -135,7 +135,7 @@ TEST_F(CudaDevice, NttMatchesCpuBitForBit) {
     }
 #endif
 }
-// The fused rescale on the GPU against ckks::rescale_poly, bit for bit, at every level of S2 and
+// The fused rescale on the GPU against backend::cpu::rescale_poly, bit for bit, at every level of S2 and
 // of a 2^16 context with 40-bit primes (batches of 3 polynomials).
 TEST_F(CudaDevice, RescaleMatchesCpuBitForBit) {
 #if defined(OBORO_WITH_CUDA_RUNTIME)
@@ -159,7 +159,7 @@ TEST_F(CudaDevice, RescaleMatchesCpuBitForBit) {
                                               ctx->level(level).inv_last.data(), polys);
             for (uint32_t p = 0; p < polys; ++p) {
                 uint64_t* poly = in.data() + size_t(p) * limbs * n;
-                oboro::ckks::rescale_poly(*ctx, level, poly);
+                oboro::backend::cpu::rescale_poly(ctx->ring(), level, poly);
                 for (size_t k = 0; k < size_t(level) * n; ++k)
                     ASSERT_EQ(gpu[size_t(p) * level * n + k], poly[k]) << "poly " << p << " word " << k;
             }
@@ -170,7 +170,7 @@ TEST_F(CudaDevice, RescaleMatchesCpuBitForBit) {
 
 // add / sub / negate, tensor and permute on the GPU against the CPU backend, bit for bit, on a
 // batch of 4 ciphertexts of S2 size.
-// ModDown with one special prime (the same kernels, P dropped) against ckks::mod_down, S2.
+// ModDown with one special prime (the same kernels, P dropped) against backend::cpu::mod_down, S2.
 TEST_F(CudaDevice, ModDownMatchesCpuBitForBit) {
 #if defined(OBORO_WITH_CUDA_RUNTIME)
     const auto ctx = oboro::ckks::Context::create(oboro::ckks::Parameters::preset("S2"));
@@ -189,7 +189,7 @@ TEST_F(CudaDevice, ModDownMatchesCpuBitForBit) {
         oboro::cuda::divide_and_drop_host(in.data(), gpu.data(), ctx->ntt_tables(), ext - 1, uint32_t(ctx->q_count()),
                                           ctx->level(level).p_inv.data(), polys);
         for (uint32_t p = 0; p < polys; ++p) {
-            oboro::ckks::mod_down(*ctx, level, in.data() + size_t(p) * ext * n, cpu.data());
+            oboro::backend::cpu::mod_down(ctx->ring(), level, in.data() + size_t(p) * ext * n, cpu.data());
             ASSERT_TRUE(std::equal(cpu.begin(), cpu.end(), gpu.begin() + std::ptrdiff_t(size_t(p) * (ext - 1) * n)))
                 << "level " << level << " poly " << p;
         }
@@ -305,19 +305,19 @@ TEST_F(CudaDevice, KeySwitchRelinearizeRotateMatchCpu) {
         }
         const uint32_t count = uint32_t(in2.size());
 
-        oboro::cuda::key_switch_host(ctx, level, pairs.data() + poly, 1, keys.rk, out.data());
+        oboro::cuda::key_switch_host(ctx.ring(), level, pairs.data() + poly, 1, keys.rk.view(), out.data());
         std::vector<uint64_t> ks(2 * poly);
-        oboro::ckks::key_switch(ctx, level, pairs.data() + poly, keys.rk, ks.data(), ks.data() + poly);
+        oboro::backend::cpu::key_switch(ctx.ring(), level, pairs.data() + poly, keys.rk.view(), ks.data(), ks.data() + poly);
         ASSERT_TRUE(std::equal(ks.begin(), ks.end(), out.begin())) << "key switch";
 
-        oboro::cuda::relinearize_host(ctx, level, triples.data(), count, keys.rk, out.data());
+        oboro::cuda::relinearize_host(ctx.ring(), level, triples.data(), count, keys.rk.view(), out.data());
         for (uint32_t c = 0; c < count; ++c) {
             const auto r = keys.eval->relinearize(in3[c], keys.rk);
             ASSERT_TRUE(std::equal(r.data(), r.data() + 2 * poly, out.begin() + std::ptrdiff_t(2 * poly * c))) << c;
         }
 
         const uint64_t g = ctx.galois_element(5);
-        oboro::cuda::rotate_host(ctx, level, pairs.data(), count, g, keys.gk.keys.at(g), out.data());
+        oboro::cuda::rotate_host(ctx.ring(), level, pairs.data(), count, g, keys.gk.keys.at(g).view(), out.data());
         for (uint32_t c = 0; c < count; ++c) {
             const auto r = keys.eval->rotate(in2[c], 5, keys.gk);
             ASSERT_TRUE(std::equal(r.data(), r.data() + 2 * poly, out.begin() + std::ptrdiff_t(2 * poly * c))) << c;
@@ -330,8 +330,8 @@ TEST_F(CudaDevice, KeySwitchRelinearizeRotateMatchCpu) {
 // the data on the device between ops and one synchronize() at the end.
 TEST_F(CudaDevice, BatchQueueMatchesCpuQueue) {
 #if defined(OBORO_WITH_CUDA_RUNTIME)
-    using oboro::ckks::BatchSpan;
-    using oboro::ckks::ConstBatchSpan;
+    using oboro::backend::BatchSpan;
+    using oboro::backend::ConstBatchSpan;
     auto& keys = oboro::test::Keys::get("S2");
     const auto& ctx = *keys.ctx;
     const size_t count = 3, limbs = size_t(ctx.max_level()) + 1, n = ctx.n(), poly = limbs * n;
@@ -341,8 +341,8 @@ TEST_F(CudaDevice, BatchQueueMatchesCpuQueue) {
     for (size_t c = 0; c < count; ++c) a.insert(a.end(), cts[c].data(), cts[c].data() + 2 * poly);
     for (size_t c = 0; c < count; ++c) b.insert(b.end(), cts[(c + 1) % count].data(), cts[(c + 1) % count].data() + 2 * poly);
 
-    auto gpu = oboro::cuda::make_cuda_batch_queue();
-    auto& cpu = oboro::ckks::cpu_batch_queue();
+    auto gpu = oboro::cuda::make_cuda_queue();
+    auto& cpu = *oboro::backend::cpu_queue();
     oboro::cuda::DeviceBuffer da(a.size() * 8), db(b.size() * 8), d3(count * 3 * poly * 8), d2(count * 2 * poly * 8),
         dr(count * 2 * poly * 8);
     da.upload(a.data(), a.size() * 8);
@@ -368,38 +368,39 @@ TEST_F(CudaDevice, BatchQueueMatchesCpuQueue) {
 
     std::vector<uint64_t> e2(count * 2 * poly), e3(count * 3 * poly), er(count * 2 * poly);
     // add, then tensor, relinearize and rescale, queued back to back on the GPU
-    gpu->add(ctx, span(d2, 2, limbs), cspan(da, 2, limbs), cspan(db, 2, limbs));
-    cpu.add(ctx, host(e2, 2, limbs), chost(a, 2, limbs), chost(b, 2, limbs));
+    gpu->add(ctx.ring(), span(d2, 2, limbs), cspan(da, 2, limbs), cspan(db, 2, limbs));
+    cpu.add(ctx.ring(), host(e2, 2, limbs), chost(a, 2, limbs), chost(b, 2, limbs));
     ASSERT_EQ(download(d2, e2.size()), e2) << "add";
-    gpu->tensor(ctx, span(d3, 3, limbs), cspan(da, 2, limbs), cspan(db, 2, limbs));
-    gpu->relinearize(ctx, span(d2, 2, limbs), cspan(d3, 3, limbs), keys.rk);
-    gpu->rescale(ctx, span(dr, 2, limbs - 1), cspan(d2, 2, limbs));
-    cpu.tensor(ctx, host(e3, 3, limbs), chost(a, 2, limbs), chost(b, 2, limbs));
-    cpu.relinearize(ctx, host(e2, 2, limbs), chost(e3, 3, limbs), keys.rk);
-    cpu.rescale(ctx, host(er, 2, limbs - 1), chost(e2, 2, limbs));
+    gpu->tensor(ctx.ring(), span(d3, 3, limbs), cspan(da, 2, limbs), cspan(db, 2, limbs));
+    gpu->relinearize(ctx.ring(), span(d2, 2, limbs), cspan(d3, 3, limbs), keys.rk.view());
+    gpu->rescale(ctx.ring(), span(dr, 2, limbs - 1), cspan(d2, 2, limbs));
+    cpu.tensor(ctx.ring(), host(e3, 3, limbs), chost(a, 2, limbs), chost(b, 2, limbs));
+    cpu.relinearize(ctx.ring(), host(e2, 2, limbs), chost(e3, 3, limbs), keys.rk.view());
+    cpu.rescale(ctx.ring(), host(er, 2, limbs - 1), chost(e2, 2, limbs));
     ASSERT_EQ(download(dr, count * 2 * (limbs - 1) * n), std::vector<uint64_t>(er.begin(), er.begin() + std::ptrdiff_t(count * 2 * (limbs - 1) * n)))
         << "tensor, relinearize, rescale";
-    gpu->multiply_relin_rescale(ctx, span(dr, 2, limbs - 1), cspan(da, 2, limbs), cspan(db, 2, limbs), keys.rk);
-    cpu.multiply_relin_rescale(ctx, host(er, 2, limbs - 1), chost(a, 2, limbs), chost(b, 2, limbs), keys.rk);
+    gpu->multiply_relin_rescale(ctx.ring(), span(dr, 2, limbs - 1), cspan(da, 2, limbs), cspan(db, 2, limbs), keys.rk.view());
+    cpu.multiply_relin_rescale(ctx.ring(), host(er, 2, limbs - 1), chost(a, 2, limbs), chost(b, 2, limbs), keys.rk.view());
     ASSERT_EQ(download(dr, count * 2 * (limbs - 1) * n), std::vector<uint64_t>(er.begin(), er.begin() + std::ptrdiff_t(count * 2 * (limbs - 1) * n)))
         << "multiply_relin_rescale (fused)";
 
     // rotations: steps 1, 0 (a copy) and 5
     const std::vector<int64_t> steps = {1, 0, 5};
     std::vector<const uint32_t*> perms;
-    std::vector<const oboro::ckks::KeySwitchKey*> ks;
-    for (int64_t s : steps) {
-        const uint64_t g = ctx.galois_element(s);
-        perms.push_back(s == 0 ? nullptr : ctx.automorphism_permutation(g).data());
-        ks.push_back(s == 0 ? nullptr : &keys.gk.keys.at(g));
+    std::vector<oboro::backend::KeySwitchKeyView> views;
+    std::vector<const oboro::backend::KeySwitchKeyView*> ks;
+    for (int64_t s : steps) views.push_back(s == 0 ? oboro::backend::KeySwitchKeyView{} : keys.gk.keys.at(ctx.galois_element(s)).view());
+    for (size_t i = 0; i < steps.size(); ++i) {
+        perms.push_back(steps[i] == 0 ? nullptr : ctx.automorphism_permutation(ctx.galois_element(steps[i])).data());
+        ks.push_back(steps[i] == 0 ? nullptr : &views[i]);
     }
-    gpu->apply_galois(ctx, span(d2, 2, limbs), cspan(da, 2, limbs), perms.data(), ks.data());
-    cpu.apply_galois(ctx, host(e2, 2, limbs), chost(a, 2, limbs), perms.data(), ks.data());
+    gpu->apply_galois(ctx.ring(), span(d2, 2, limbs), cspan(da, 2, limbs), perms.data(), ks.data());
+    cpu.apply_galois(ctx.ring(), host(e2, 2, limbs), chost(a, 2, limbs), perms.data(), ks.data());
     ASSERT_EQ(download(d2, e2.size()), e2) << "apply_galois";
 #endif
 }
 
-// BatchEvaluator on the CUDA queue: batches moved to the device, every op with the data staying
+// Evaluator on the CUDA queue: batches moved to the device, every op with the data staying
 // there, results read back once and compared with the CPU evaluator bit for bit.
 TEST_F(CudaDevice, BatchEvaluatorOnGpuMatchesCpu) {
 #if defined(OBORO_WITH_CUDA_RUNTIME)
@@ -413,9 +414,9 @@ TEST_F(CudaDevice, BatchEvaluatorOnGpuMatchesCpu) {
             ys.push_back(keys.encrypt(oboro::test::random_complex(ctx.max_slots(), 1.0, uint64_t(20 + i))));
         }
         const auto ha = CiphertextBatch::from_ciphertexts(ctx, xs), hb = CiphertextBatch::from_ciphertexts(ctx, ys);
-        auto queue = oboro::cuda::make_cuda_batch_queue();
-        const BatchEvaluator cpu(keys.ctx), gpu(keys.ctx, queue.get());
-        const auto da = ha.to_device(*queue), db = hb.to_device(*queue);
+        auto queue = oboro::cuda::make_cuda_queue();
+        const Evaluator cpu(keys.ctx), gpu(keys.ctx, queue);
+        const auto da = ha.to_device(queue), db = hb.to_device(queue);
         auto same = [&](const CiphertextBatch& d, const CiphertextBatch& h, const char* what) {
             const auto back = d.to_host();
             ASSERT_EQ(back.word_count(), h.word_count()) << what;
@@ -446,7 +447,7 @@ TEST_F(CudaDevice, BatchEvaluatorOnGpuMatchesCpu) {
         // batched encoding on the device (batch_encoder.hpp), sparse and full, then used as operand
         for (size_t slots : {size_t(8), ctx.max_slots()}) {
             const auto values = oboro::test::random_complex(4 * slots, 1.0, 90 + slots);
-            const PlaintextBatch dp = encode_batch(*keys.encoder, values, 4, -1, 0, slots, queue.get());
+            const PlaintextBatch dp = encode_batch(*keys.encoder, values, 4, -1, 0, slots, queue);
             const PlaintextBatch hp = encode_batch(*keys.encoder, values, 4, -1, 0, slots);
             ASSERT_EQ(dp.device(), queue.get());
             const PlaintextBatch back = dp.to_host();

@@ -11,13 +11,14 @@
 #include "ckks_test_util.hpp"
 #include "cuda_emulated_util.hpp"
 #include "oboro/backend/cuda/batch_kernels.hpp"
-#include "oboro/ckks/batch_queue.hpp"
+#include "oboro/backend/queue.hpp"
 
 namespace {
 
 using namespace oboro::test::cuda_emu;
 using oboro::test::cplx;
 namespace ckks = oboro::ckks;
+namespace backend = oboro::backend;
 
 void expect_emulated_encode_matches_cpu(const ckks::ContextPtr& ctx_ptr, int level, size_t slots, double scale) {
     const ckks::Context& ctx = *ctx_ptr;
@@ -31,7 +32,7 @@ void expect_emulated_encode_matches_cpu(const ckks::ContextPtr& ctx_ptr, int lev
     }
 
     std::vector<uint64_t> expect(count * limbs * n), got(count * limbs * n, 7);
-    ckks::cpu_batch_queue().encode(ctx, ckks::BatchSpan{expect.data(), count, 1, limbs, n}, coefficients.data(), slots);
+    backend::cpu_queue()->encode(ctx.ring(), backend::BatchSpan{expect.data(), count, 1, limbs, n}, coefficients.data(), slots);
 
     const auto moduli = barretts(ctx.moduli(), limbs);
     kernels::EncodeArgs e;

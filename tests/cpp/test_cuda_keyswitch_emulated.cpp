@@ -1,6 +1,6 @@
 // The CUDA hybrid key switching (keyswitch_kernels.hpp: batched ModUp, key inner product,
 // ModDown by the fused divide-and-drop) and the ops built on it (relinearize, rotate, hoisted
-// rotations) through the CPU grid emulator, bit for bit against the CPU: ckks::key_switch on
+// rotations) through the CPU grid emulator, bit for bit against the CPU: backend::cpu::key_switch on
 // random inputs and keys at every level of S1, S2, S3 and small contexts with multi-prime digits
 // and several special primes, then
 // Evaluator::relinearize / rotate / rotate_many on real ciphertexts (which also still decrypt).
@@ -14,9 +14,9 @@
 
 #include "ckks_test_util.hpp"
 #include "cuda_emulated_util.hpp"
-#include "oboro/ckks/batch_queue.hpp"
+#include "oboro/backend/queue.hpp"
 #include "oboro/ckks/context.hpp"
-#include "oboro/ckks/keyswitch.hpp"
+#include "oboro/backend/cpu/keyswitch.hpp"
 #include "oboro/math/random.hpp"
 #include "oboro/util/error.hpp"
 
@@ -63,7 +63,7 @@ KeySwitchKey random_key(const Context& ctx, uint8_t tag) {
 std::vector<uint64_t> emulated_key_switch(const Context& ctx, int level, const std::vector<uint64_t>& in,
                                           const std::vector<const KeySwitchKey*>& keys,
                                           ThreadOrder order = ThreadOrder::forward) {
-    const kernels::KeySwitchHostData h(ctx, level);
+    const kernels::KeySwitchHostData h(ctx.ring(), level);
     const uint32_t count = uint32_t(keys.size());
     const uint64_t n = ctx.n(), nq = uint64_t(level) + 1;
     std::vector<const uint64_t*> key_ptrs;
@@ -97,7 +97,7 @@ void expect_key_switch_matches_cpu(const Context& ctx, int level, uint32_t count
     const auto out = emulated_key_switch(ctx, level, in, keys, order);
     for (uint32_t c = 0; c < count; ++c) {
         std::vector<uint64_t> ks0(nq * n), ks1(nq * n);
-        oboro::ckks::key_switch(ctx, level, in.data() + c * nq * n, *keys[c], ks0.data(), ks1.data());
+        oboro::backend::cpu::key_switch(ctx.ring(), level, in.data() + c * nq * n, keys[c]->view(), ks0.data(), ks1.data());
         const uint64_t* got = out.data() + c * 2 * nq * n;
         ASSERT_TRUE(std::equal(ks0.begin(), ks0.end(), got)) << "ks0 of element " << c;
         ASSERT_TRUE(std::equal(ks1.begin(), ks1.end(), got + nq * n)) << "ks1 of element " << c;
@@ -178,11 +178,11 @@ TEST(CudaKeySwitchEmulated, MultiplyRelinRescaleMatchesCpuQueue) {
                 const auto a = random_rows(count * 2 * nq, nq, n, uint8_t(level), q_of);
                 const auto b = random_rows(b_count * 2 * nq, nq, n, uint8_t(level + 50), q_of);
                 std::vector<uint64_t> expect(count * 2 * (nq - 1) * n);
-                oboro::ckks::cpu_batch_queue().multiply_relin_rescale(
-                    *ctx, {expect.data(), count, 2, nq - 1, n}, {a.data(), count, 2, nq, n}, {b.data(), b_count, 2, nq, n},
-                    key);
+                oboro::backend::cpu_queue()->multiply_relin_rescale(
+                    ctx->ring(), {expect.data(), count, 2, nq - 1, n}, {a.data(), count, 2, nq, n},
+                    {b.data(), b_count, 2, nq, n}, key.view());
 
-                const kernels::KeySwitchHostData h(*ctx, level);
+                const kernels::KeySwitchHostData h(ctx->ring(), level);
                 std::vector<const uint64_t*> key_ptrs(count, key.data.data());
                 std::vector<uint64_t> out(expect.size(), 0xABCD),
                     scratch(kernels::key_switch_scratch(h.level, count, true).total(), oboro::cuda::shared_poison);
@@ -273,7 +273,7 @@ TEST(CudaKeySwitchEmulated, RelinearizeMatchesEvaluatorOnBatches) {
             batches.push_back({f.keys.eval->multiply(lx, f.keys.eval->drop_to_level(cy, lx.level()))});
         for (const auto& batch : batches) {
             const int level = batch[0].level();
-            const kernels::KeySwitchHostData h(f.ctx, level);
+            const kernels::KeySwitchHostData h(f.ctx.ring(), level);
             const auto in = batch_of(batch);
             std::vector<const uint64_t*> key_ptrs(in.count, f.keys.rk.data.data());
             std::vector<uint64_t> out, scratch;
@@ -294,7 +294,7 @@ TEST(CudaKeySwitchEmulated, RotateMatchesEvaluator) {
     const std::vector<Ciphertext> cts = {f.keys.encrypt(test_vector(slots, 0.2)), f.keys.encrypt(test_vector(slots, 0.9)),
                                          f.keys.encrypt(test_vector(slots, 1.7))};
     const int level = cts[0].level();
-    const kernels::KeySwitchHostData h(f.ctx, level);
+    const kernels::KeySwitchHostData h(f.ctx.ring(), level);
     const auto in = batch_of(cts);
     const std::vector<int64_t> steps = {1, -1, 5};
     for (bool per_element : {false, true}) {
@@ -354,7 +354,7 @@ struct HoistedInput {
     CiphertextBatch in;
     explicit HoistedInput(const std::string& preset)
         : f(preset), slots(f.ctx.max_slots()), v0(test_vector(slots, 0.4)),
-          cts{f.keys.encrypt(v0), f.keys.encrypt(test_vector(slots, 2.5))}, h(f.ctx, cts[0].level()),
+          cts{f.keys.encrypt(v0), f.keys.encrypt(test_vector(slots, 2.5))}, h(f.ctx.ring(), cts[0].level()),
           in(batch_of(cts)) {}
 };
 

@@ -1,7 +1,7 @@
 // The CUDA fused rescale (ntt_kernels.hpp: INTT of the last limb, then a forward NTT whose loads
 // convert the last limb and whose stores compute (x - conv) * q_l^{-1}), run through the CPU grid
-// emulator and compared bit for bit with the CPU: ckks::rescale_poly on random polynomials of
-// real contexts, Evaluator::rescale on real ciphertexts, and ckks::mod_down (the same kernels with
+// emulator and compared bit for bit with the CPU: backend::cpu::rescale_poly on random polynomials of
+// real contexts, Evaluator::rescale on real ciphertexts, and backend::cpu::mod_down (the same kernels with
 // the special prime dropped).
 #include <algorithm>
 #include <cmath>
@@ -14,7 +14,7 @@
 #include "ckks_test_util.hpp"
 #include "cuda_emulated_util.hpp"
 #include "oboro/ckks/context.hpp"
-#include "oboro/ckks/keyswitch.hpp"
+#include "oboro/backend/cpu/keyswitch.hpp"
 #include "oboro/math/random.hpp"
 
 namespace {
@@ -73,7 +73,7 @@ std::vector<uint64_t> cpu_rescale(const Context& ctx, int level, std::vector<uin
     const size_t n = ctx.n(), limbs = size_t(level) + 1;
     std::vector<uint64_t> out;
     for (uint32_t p = 0; p < polys; ++p) {
-        oboro::ckks::rescale_poly(ctx, level, v.data() + p * limbs * n);
+        oboro::backend::cpu::rescale_poly(ctx.ring(), level, v.data() + p * limbs * n);
         out.insert(out.end(), v.begin() + std::ptrdiff_t(p * limbs * n), v.begin() + std::ptrdiff_t((p * limbs + level) * n));
     }
     return out;
@@ -175,7 +175,7 @@ TEST(CudaRescaleEmulated, MatchesEvaluatorRescaleOnCiphertexts) {
 }
 
 // ModDown with one special prime (S1, S2 and a small context): the same kernels with P as the
-// dropped prime, bit for bit ckks::mod_down on random extended polynomials (l+1 limbs and P).
+// dropped prime, bit for bit backend::cpu::mod_down on random extended polynomials (l+1 limbs and P).
 TEST(CudaRescaleEmulated, ModDownWithOneSpecialPrimeMatchesCpu) {
     const oboro::ckks::Parameters small = oboro::test::small_parameters();
     for (const auto& params : {oboro::ckks::Parameters::preset("S1"), oboro::ckks::Parameters::preset("S2"), small}) {
@@ -199,7 +199,7 @@ TEST(CudaRescaleEmulated, ModDownWithOneSpecialPrimeMatchesCpu) {
             for (uint32_t p = 0; p < polys; ++p) {
                 std::vector<uint64_t> x(in.begin() + std::ptrdiff_t(p * ext * n), in.begin() + std::ptrdiff_t((p + 1) * ext * n));
                 std::vector<uint64_t> o((ext - 1) * n);
-                oboro::ckks::mod_down(*ctx, level, x.data(), o.data());
+                oboro::backend::cpu::mod_down(ctx->ring(), level, x.data(), o.data());
                 expect.insert(expect.end(), o.begin(), o.end());
             }
             for (auto order : {ThreadOrder::forward, ThreadOrder::reverse})

@@ -10,7 +10,7 @@
 #include "ckks_test_util.hpp"
 #include "error_test_util.hpp"
 #include "io_test_util.hpp"
-#include "oboro/ckks/batch_evaluator.hpp"
+#include "oboro/ckks/evaluator.hpp"
 #include "oboro/io/serialize.hpp"
 
 namespace oboro::test {
@@ -71,7 +71,7 @@ TEST_P(BatchMatrixRoundTrip, SeededBatchIsHalfTheSizeAndIdentical) {
         EXPECT_EQ(io::serialize(*k.ctx, back), io::serialize(*k.ctx, *b));
     }
     CiphertextBatch modified = fresh;
-    BatchEvaluator(k.ctx).add_inplace(modified, fresh);
+    Evaluator(k.ctx).add_inplace(modified, fresh);
     EXPECT_FALSE(modified.uniform_seed(0).has_value());
     EXPECT_EQ(io::serialize(*k.ctx, modified).size(), full.size());
 }
@@ -142,7 +142,7 @@ TEST(BatchMatrixErrors, OversizedAndZeroCountsAllocateNothing) {
     reseal(b);
     EXPECT_ERROR(SerializationError, io::load_ciphertext_batch(*t.k.ctx, b), "unknown flags");
     // Seeded, but the elements have 3 polynomials; and seeded elements announced beyond the data.
-    CiphertextBatch sq = BatchEvaluator(t.k.ctx).multiply(batch_of(t.k, 2), batch_of(t.k, 2));
+    CiphertextBatch sq = Evaluator(t.k.ctx).multiply(batch_of(t.k, 2), batch_of(t.k, 2));
     b = io::serialize(*t.k.ctx, sq);
     b[io::kHeaderSize + 32] = 1;
     reseal(b);

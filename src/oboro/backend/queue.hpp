@@ -1,15 +1,42 @@
-// The execution model every backend follows: work is ENQUEUED on a queue, in order, and only an
-// explicit synchronize() waits for it. An operation never waits for the one before it, so a GPU
-// backend can launch one kernel per batched op back to back (paper 000: the per-op sync is what
-// made small ops slow), and a CPU backend may simply run each op when it is enqueued.
+// A device as the layers above see it: its memory, and the batched kernels of RNS-CKKS over
+// ckks-free descriptions (the Ring, spans of words, key views, permutations).
 //
-// Contract for callers: the inputs of an enqueued op must stay alive and unchanged, and its
-// outputs must not be read, until synchronize() returns (or a later op on the same queue, which
-// runs after it, consumes them). The batched CKKS kernels that run on a queue are declared in
-// ckks/batch_queue.hpp.
+// Execution model: work is ENQUEUED on a queue, in order, and only an explicit synchronize() waits
+// for it. An operation never waits for the one before it, so a GPU backend can launch one kernel
+// per batched op back to back (paper 000: the per-op sync is what made small ops slow), and a CPU
+// backend may simply run each op when it is enqueued.
+//
+// Contract for callers: the inputs of an enqueued op must stay alive and unchanged, and its outputs
+// must not be read, until synchronize() returns (or a later op on the same queue, which runs after
+// it, consumes them). The kernels do no checking: the evaluator (ckks/evaluator.hpp) validates
+// every operand and allocates every output before it enqueues anything. Spans point to memory of
+// the queue's device.
+//
+// Every entry point covers a whole batch of d ciphertexts in one go (one parallel loop on the
+// CPU; one kernel launch, or one short fixed sequence of launches for key switching, on a GPU); a
+// single ciphertext is a batch of one.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+
+#include "oboro/backend/key_switch_key.hpp"
+#include "oboro/backend/ring.hpp"
+
 namespace oboro::backend {
+
+// count x polys x limbs x n words; polynomial j of element c starts at poly(c, j). A right
+// operand with count == 1 is the same for every element (broadcast).
+template <typename Word> struct BasicBatchSpan {
+    Word* data = nullptr;
+    size_t count = 0, polys = 0, limbs = 0, n = 0;
+    Word* poly(size_t c, size_t j) const { return data + (c * polys + j) * limbs * n; }
+    size_t words() const { return count * polys * limbs * n; }
+};
+using BatchSpan = BasicBatchSpan<uint64_t>;
+using ConstBatchSpan = BasicBatchSpan<const uint64_t>;
 
 class Queue {
 public:
@@ -18,6 +45,79 @@ public:
     virtual const char* device_name() const = 0;
     // Blocks until every op enqueued so far has finished; rethrows the first error of one of them.
     virtual void synchronize() = 0;
+
+    // ---- memory (where a batch's data lives) ----
+    // true: the spans point to host memory (the CPU queue) and the rest of this section is unused.
+    virtual bool host_memory() const { return true; }
+    // `words` of device memory, freed by the deleter (in queue order: ops enqueued before the
+    // release still see it). The caller keeps the queue alive as long as the allocation (a batch
+    // holds a shared_ptr to its queue).
+    virtual std::shared_ptr<uint64_t> allocate(size_t words) {
+        return std::shared_ptr<uint64_t>(new uint64_t[words], std::default_delete<uint64_t[]>());
+    }
+    // Enqueued copies (host -> device, device -> device); copy_to_host waits for the queue first.
+    virtual void copy_to_device(uint64_t* dst, const uint64_t* src, size_t words) { std::memcpy(dst, src, words * 8); }
+    virtual void copy_on_device(uint64_t* dst, const uint64_t* src, size_t words) { std::memcpy(dst, src, words * 8); }
+    virtual void copy_to_host(uint64_t* dst, const uint64_t* src, size_t words) {
+        synchronize();
+        std::memcpy(dst, src, words * 8);
+    }
+
+    // ---- element-wise (work items: element x polynomial x limb) ----
+    // out = a + b (or a - b) on the first b.polys polynomials; the others are a's (copied unless
+    // out is a). out may be a.
+    virtual void add(const Ring& ring, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b) = 0;
+    virtual void sub(const Ring& ring, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b) = 0;
+    virtual void negate(const Ring& ring, BatchSpan out, ConstBatchSpan a) = 0;
+    // Polynomial 0 gets + s[i] on limb i, the others are copied (unless out is a).
+    virtual void add_scalar(const Ring& ring, BatchSpan out, ConstBatchSpan a, const uint64_t* per_limb) = 0;
+    // Every polynomial times s[i] on limb i.
+    virtual void mul_scalar(const Ring& ring, BatchSpan out, ConstBatchSpan a, const uint64_t* per_limb) = 0;
+    // Every polynomial times the plaintext b (b.polys == 1).
+    virtual void mul_plain(const Ring& ring, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b) = 0;
+    // The size-3 tensor product of size-2 a and b, written straight into out (3 polynomials).
+    virtual void tensor(const Ring& ring, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b) = 0;
+    // out = the first out.limbs limbs of a (drop to a lower level).
+    virtual void drop_limbs(BatchSpan out, ConstBatchSpan a) = 0;
+
+    // ---- encoding (work items: elements) ----
+    // Element c of out (1 polynomial) = the plaintext of the 2 * slots subring coefficients at
+    // coefficients + c * 2 * slots (subring_layout.hpp; host memory, read before the call
+    // returns).
+    virtual void encode(const Ring& ring, BatchSpan out, const double* coefficients, size_t slots) = 0;
+
+    // ---- rescaling (work items: element x polynomial) ----
+    // out (a.limbs - 1 limbs) = round(a / q_last); a is left unchanged.
+    virtual void rescale(const Ring& ring, BatchSpan out, ConstBatchSpan a) = 0;
+
+    // ---- key switching (work items: elements) ----
+    // out (2 polynomials) = a (3 polynomials) relinearized.
+    virtual void relinearize(const Ring& ring, BatchSpan out, ConstBatchSpan a, const KeySwitchKeyView& rk) = 0;
+    // out (2 polynomials, a.limbs - 1 limbs) = a * b relinearized and rescaled, fused.
+    virtual void multiply_relin_rescale(const Ring& ring, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b,
+                                        const KeySwitchKeyView& rk) = 0;
+    // Element c: the automorphism with NTT-form permutation perms[c] and key switching with
+    // *keys[c]; perms[c] == nullptr copies the element (rotation by 0). out must not alias a.
+    virtual void apply_galois(const Ring& ring, BatchSpan out, ConstBatchSpan a, const uint32_t* const* perms,
+                              const KeySwitchKeyView* const* keys) = 0;
+    // Hoisted rotations (rotate_many on every element): outs[r] (r < rotations, each shaped like
+    // a) = every element of a under the automorphism with NTT-form permutation perms[r] and key
+    // switching with *keys[r] (none null); ONE ModUp of each element's c1 serves all the
+    // rotations. The outs must not alias a.
+    virtual void rotate_hoisted(const Ring& ring, const BatchSpan* outs, size_t rotations, ConstBatchSpan a,
+                                const uint32_t* const* perms, const KeySwitchKeyView* const* keys) = 0;
+    // The hoisted sum of rotations (rotate_sum on every element): out = sum_r sigma_r(a) +
+    // identities * a, rotation r with permutation perms[r] and key *keys[r] (rotations >= 1, none
+    // null); one ModUp, the inner products accumulated over Q*P and ONE ModDown per element. out
+    // must not alias a.
+    virtual void rotate_sum_hoisted(const Ring& ring, BatchSpan out, ConstBatchSpan a, size_t rotations,
+                                    const uint32_t* const* perms, const KeySwitchKeyView* const* keys,
+                                    size_t identities) = 0;
 };
+
+// The CPU queue (backend/cpu/queue.cpp): runs each op when it is enqueued, spread over the thread
+// pool (util/parallel.hpp) and the SIMD kernels; synchronize() has nothing to wait for. One per
+// process.
+const std::shared_ptr<Queue>& cpu_queue();
 
 }  // namespace oboro::backend

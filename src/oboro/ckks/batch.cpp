@@ -3,8 +3,6 @@
 #include <cstring>
 #include <vector>
 
-#include "oboro/ckks/batch_evaluator.hpp"
-#include "oboro/ckks/batch_queue.hpp"
 #include "oboro/ckks/evaluator.hpp"
 #include "oboro/util/error.hpp"
 #include "oboro/util/parallel.hpp"
@@ -13,17 +11,17 @@ namespace oboro::ckks {
 
 namespace {
 // The queue whose device memory a batch for `q` lives in: nullptr for host memory.
-BatchQueue* device_memory_of(BatchQueue* q) { return q && !q->host_memory() ? q : nullptr; }
+QueuePtr device_memory_of(const QueuePtr& q) { return q && !q->host_memory() ? q : nullptr; }
 
 // Copies `words` words within one memory: that of `device`, or host memory for nullptr.
-void copy_within(BatchQueue* device, uint64_t* dst, const uint64_t* src, size_t words) {
+void copy_within(backend::Queue* device, uint64_t* dst, const uint64_t* src, size_t words) {
     if (device) device->copy_on_device(dst, src, words);
     else std::memcpy(dst, src, words * sizeof(uint64_t));
 }
 }  // namespace
 
 PolyBatch::PolyBatch(const Context& ctx, size_t count, size_t polys, int level, double scale, size_t slots,
-                     BatchQueue* memory)
+                     const QueuePtr& memory)
     : n_(ctx.n()), level_(level), scale_(scale), slots_(slots), context_id_(ctx.id()) {
     if (level < 0 || level > ctx.max_level())
         raise<LevelMismatch>("batch: level ", level, " is outside 0..", ctx.max_level());
@@ -55,8 +53,8 @@ PolyBatch& PolyBatch::operator=(const PolyBatch& other) {
     return *this;
 }
 
-void PolyBatch::copy_to_memory(PolyBatch& out, BatchQueue* memory) const {
-    BatchQueue* target = device_memory_of(memory);
+void PolyBatch::copy_to_memory(PolyBatch& out, const QueuePtr& memory) const {
+    const QueuePtr target = device_memory_of(memory);
     out.count_ = count_;
     out.polys_ = polys_;
     out.n_ = n_;
@@ -137,7 +135,7 @@ CiphertextBatch CiphertextBatch::from_ciphertexts(const Context& ctx, std::span<
 }
 
 void CiphertextBatch::prepare_output(const Context& ctx, size_t count, size_t size, int level, double scale,
-                                     size_t slots, BatchQueue* memory) {
+                                     size_t slots, const QueuePtr& memory) {
     if (word_count() == count * size * size_t(level + 1) * ctx.n() && context_id_ == ctx.id() &&
         device_ == device_memory_of(memory)) {
         seeds_.clear();
@@ -166,7 +164,7 @@ CiphertextBatch CiphertextBatch::concatenate(const Context& ctx, std::span<const
                               memory_name(first), " memory; move them to one place first (to_device / to_host)");
         count += parts[p]->count();
     }
-    CiphertextBatch out(ctx, count, first.size(), first.level(), first.scale(), first.slots(), first.device());
+    CiphertextBatch out(ctx, count, first.size(), first.level(), first.scale(), first.slots(), first.device_queue());
     uint64_t* dst = out.mutable_data();
     for (const CiphertextBatch* part : parts) {
         copy_within(out.device(), dst, part->data(), part->word_count());
@@ -191,7 +189,7 @@ CiphertextBatch CiphertextBatch::select(const Context& ctx, std::span<const size
     for (size_t k = 0; k < indices.size();) {
         size_t run = 1;
         while (k + run < indices.size() && indices[k + run] == indices[k] + run) ++run;
-        copy_within(device_, dst + k * words, poly(indices[k], 0), run * words);
+        copy_within(device_.get(), dst + k * words, poly(indices[k], 0), run * words);
         k += run;
     }
     for (size_t k = 0; k < indices.size(); ++k)  // after the copies, which forget seeds

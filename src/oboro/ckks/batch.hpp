@@ -4,10 +4,11 @@
 // loop on the CPU, one launch on a GPU) then covers all d elements; BatchEvaluator
 // (batch_evaluator.hpp) runs the operations.
 //
-// A batch lives in host memory, or in the memory of a device queue (BatchQueue::host_memory() is
-// false, e.g. the CUDA queue): device() names that queue, data() is then a device pointer that
+// A batch lives in host memory, or in the memory of a device queue (backend::Queue::host_memory()
+// is false, e.g. the CUDA queue): device() names that queue, data() is then a device pointer that
 // only the queue's kernels dereference, and to_device / to_host move a batch between the two.
-// Copying a batch copies its data where it lives.
+// Copying a batch copies its data where it lives. A batch in device memory holds its queue (a
+// shared_ptr), so the queue lives as long as any batch in its memory.
 #pragma once
 
 #include <cstddef>
@@ -17,13 +18,15 @@
 #include <span>
 #include <vector>
 
+#include "oboro/backend/queue.hpp"
 #include "oboro/ckks/ciphertext.hpp"
 #include "oboro/ckks/context.hpp"
 #include "oboro/util/buffer.hpp"
 
 namespace oboro::ckks {
 
-class BatchQueue;
+// A device queue, shared by the batches in its memory and the evaluators that run on it.
+using QueuePtr = std::shared_ptr<backend::Queue>;
 
 class PolyBatch {
 public:
@@ -46,7 +49,8 @@ public:
     void set_scale(double s) { scale_ = s; }
 
     // The device queue whose memory holds the data, or nullptr: host memory.
-    BatchQueue* device() const { return device_; }
+    backend::Queue* device() const { return device_.get(); }
+    const QueuePtr& device_queue() const { return device_; }
 
     // Polynomial j of element c (a device pointer when device() is set). Read access never
     // changes anything; write access has its own name, because it forgets the elements' seeds (see
@@ -63,17 +67,17 @@ public:
 protected:
     // memory: where the data lives; a host queue (or nullptr) means host memory.
     PolyBatch(const Context& ctx, size_t count, size_t polys, int level, double scale, size_t slots,
-              BatchQueue* memory = nullptr);
+              const QueuePtr& memory = nullptr);
     // The same batch with its data in `memory`'s memory (host memory for nullptr or a host queue).
-    void copy_to_memory(PolyBatch& out, BatchQueue* memory) const;
-    template <typename Batch> Batch copied_to(BatchQueue* memory) const {
+    void copy_to_memory(PolyBatch& out, const QueuePtr& memory) const;
+    template <typename Batch> Batch copied_to(const QueuePtr& memory) const {
         Batch out;
         copy_to_memory(out, memory);
         return out;
     }
 
     AlignedBuffer<uint64_t> data_;       // host memory
-    BatchQueue* device_ = nullptr;       // device memory: its queue, the allocation and its size
+    QueuePtr device_;                    // device memory: its queue, the allocation and its size
     std::shared_ptr<uint64_t> device_data_;
     size_t device_words_ = 0;
     size_t count_ = 0, polys_ = 0, n_ = 0;
@@ -93,7 +97,7 @@ public:
     // d ciphertexts with undefined contents (outputs of the evaluator).
     // memory: where the data lives (nullptr or a host queue: host memory).
     CiphertextBatch(const Context& ctx, size_t count, size_t size, int level, double scale, size_t slots,
-                    BatchQueue* memory = nullptr)
+                    const QueuePtr& memory = nullptr)
         : PolyBatch(ctx, count, size, level, scale, slots, memory) {}
 
     // Copies the ciphertexts into one allocation. They must be non-empty, of this context, and
@@ -108,11 +112,11 @@ public:
     // when it already has exactly the words needed: the *_into operations reuse their outputs.
     // The allocation must also be in `memory`'s memory.
     void prepare_output(const Context& ctx, size_t count, size_t size, int level, double scale, size_t slots,
-                        BatchQueue* memory = nullptr);
+                        const QueuePtr& memory = nullptr);
 
     // A copy in the memory of `queue`'s device (a copy in host memory for a host queue), and a
     // copy in host memory (waits for the batch's queue).
-    CiphertextBatch to_device(BatchQueue& queue) const { return copied_to<CiphertextBatch>(&queue); }
+    CiphertextBatch to_device(const QueuePtr& queue) const { return copied_to<CiphertextBatch>(queue); }
     CiphertextBatch to_host() const { return copied_to<CiphertextBatch>(nullptr); }
 
     // Polynomials per ciphertext: 2, or 3 after a multiplication before relinearization.
@@ -153,11 +157,15 @@ public:
     PlaintextBatch() = default;
     // d plaintexts with undefined contents, in `memory`'s memory (nullptr or a host queue: host).
     PlaintextBatch(const Context& ctx, size_t count, int level, double scale, size_t slots,
-                   BatchQueue* memory = nullptr)
+                   const QueuePtr& memory = nullptr)
         : PolyBatch(ctx, count, 1, level, scale, slots, memory) {}
     static PlaintextBatch from_plaintexts(const Context& ctx, std::span<const Plaintext> pts);
-    PlaintextBatch to_device(BatchQueue& queue) const { return copied_to<PlaintextBatch>(&queue); }
+    PlaintextBatch to_device(const QueuePtr& queue) const { return copied_to<PlaintextBatch>(queue); }
     PlaintextBatch to_host() const { return copied_to<PlaintextBatch>(nullptr); }
 };
+
+// The words of a batch as the queue's kernels take them.
+inline backend::BatchSpan span_of(PolyBatch& b) { return {b.mutable_data(), b.count(), b.polys(), b.limbs(), b.n()}; }
+inline backend::ConstBatchSpan span_of(const PolyBatch& b) { return {b.data(), b.count(), b.polys(), b.limbs(), b.n()}; }
 
 }  // namespace oboro::ckks

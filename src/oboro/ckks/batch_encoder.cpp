@@ -3,14 +3,13 @@
 #include <string>
 #include <vector>
 
-#include "oboro/ckks/batch_queue.hpp"
 #include "oboro/util/error.hpp"
 #include "oboro/util/parallel.hpp"
 
 namespace oboro::ckks {
 
 PlaintextBatch encode_batch(const Encoder& encoder, std::span<const std::complex<double>> values, size_t rows,
-                            int level, double scale, size_t slots, BatchQueue* queue) {
+                            int level, double scale, size_t slots, const QueuePtr& queue) {
     if (rows == 0) raise<ValueError>("encode_batch: a batch needs at least one row");
     if (values.size() % rows)
         raise<ValueError>("encode_batch: ", values.size(), " values do not split into ", rows, " equal rows");
@@ -32,9 +31,9 @@ PlaintextBatch encode_batch(const Encoder& encoder, std::span<const std::complex
     for (const std::string& e : errors)
         if (!e.empty()) raise<ValueError>(e);
 
-    BatchQueue& q = queue ? *queue : cpu_batch_queue();
-    PlaintextBatch out(*encoder.context(), rows, shape.level, shape.scale, shape.slots, &q);
-    q.encode(*encoder.context(), span_of(out), coefficients.data(), shape.slots);
+    const QueuePtr& q = queue ? queue : backend::cpu_queue();
+    PlaintextBatch out(*encoder.context(), rows, shape.level, shape.scale, shape.slots, q);
+    q->encode(encoder.context()->ring(), span_of(out), coefficients.data(), shape.slots);
     return out;
 }
 

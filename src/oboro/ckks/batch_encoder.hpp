@@ -21,11 +21,11 @@ namespace oboro::ckks {
 
 // `rows` vectors of values.size() / rows values each (row r at values + r * row length), encoded
 // as Encoder::encode does (level -1: the top level; scale 0: the default scale; slots 0: N/2),
-// into the memory of `queue` (nullptr: the CPU queue, host memory). Errors, raised before
+// into the memory of `queue`, whose kernels do the work (nullptr: the CPU queue, host memory). Errors, raised before
 // anything is enqueued: rows == 0 or values.size() not a multiple of rows (ValueError), and
 // encode's (LevelMismatch, ValueError for too many values, bad slots, non-finite values or values
 // beyond the modulus, naming the row).
 PlaintextBatch encode_batch(const Encoder& encoder, std::span<const std::complex<double>> values, size_t rows,
-                            int level = -1, double scale = 0, size_t slots = 0, BatchQueue* queue = nullptr);
+                            int level = -1, double scale = 0, size_t slots = 0, const QueuePtr& queue = nullptr);
 
 }  // namespace oboro::ckks

@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "oboro/backend/cpu/poly_ops.hpp"
-#include "oboro/ckks/subring_layout.hpp"
+#include "oboro/backend/cpu/encode.hpp"
 #include "oboro/math/ntt.hpp"
 #include "oboro/util/error.hpp"
 
@@ -114,22 +114,12 @@ void Encoder::scaled_coefficients(const char* op, const cplx* values, size_t cou
     }
 }
 
-void write_plaintext(const Context& ctx, const double* coefficients, size_t slots, int level, uint64_t* out) {
-    const size_t n = ctx.n(), limbs = size_t(level + 1);
-    for (size_t i = 0; i < limbs; ++i) {
-        const math::Barrett<uint64_t>& br = ctx.moduli()[i].barrett;
-        for (size_t k = 0; k < n; ++k)
-            out[i * n + k] = math::reduce_integral_double(subring_coefficient(coefficients, slots, n, k), br);
-    }
-    cpu::ntt_forward(out, ctx.ntt_tables(), limbs);
-}
-
 Plaintext Encoder::encode(const std::vector<cplx>& values, int level, double scale, size_t slots) const {
     const EncodingShape shape = encoding_shape("encode", values.size(), level, scale, slots);
     std::vector<double> coefficients(2 * shape.slots);
     scaled_coefficients("encode", values.data(), values.size(), shape, coefficients.data());
     Plaintext pt(*ctx_, shape.level, shape.scale, shape.slots);
-    write_plaintext(*ctx_, coefficients.data(), shape.slots, shape.level, pt.mutable_poly(0));
+    cpu::write_plaintext(ctx_->ring(), coefficients.data(), shape.slots, shape.level, pt.mutable_poly(0));
     return pt;
 }
 
@@ -154,7 +144,7 @@ std::vector<cplx> Encoder::decode_poly(uint64_t* poly, int level, double scale, 
             picked[i * 2 * slots + slots + s] = poly[i * n + half_n + s * gap];
         }
     std::vector<double> real(2 * slots);
-    ctx.level(level).crt->to_double(picked.data(), 2 * slots, 2 * slots, 1.0 / scale, real.data());
+    ctx.crt(level).to_double(picked.data(), 2 * slots, 2 * slots, 1.0 / scale, real.data());
     std::vector<cplx> v(slots);
     for (size_t s = 0; s < slots; ++s) v[s] = cplx(real[s], real[slots + s]);
     embed(v);

@@ -65,11 +65,6 @@ private:
 };
 
 
-// The plaintext polynomial (level + 1 limbs, NTT form) of the 2 * slots subring coefficients that
-// Encoder::scaled_coefficients gives, into out: the CPU half of encoding, also the CPU batch
-// queue's (the CUDA queue runs the same per-coefficient steps on the device).
-void write_plaintext(const Context& ctx, const double* coefficients, size_t slots, int level, uint64_t* out);
-
 inline bool is_power_of_two(size_t x) { return x && (x & (x - 1)) == 0; }
 
 }  // namespace oboro::ckks

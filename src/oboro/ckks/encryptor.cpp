@@ -3,11 +3,9 @@
 #include <cmath>
 #include <cstring>
 
+#include "oboro/backend/cpu/keyswitch.hpp"
 #include "oboro/backend/cpu/poly_ops.hpp"
-#include "oboro/ckks/batch_evaluator.hpp"
-#include "oboro/ckks/batch_queue.hpp"
 #include "oboro/ckks/evaluator.hpp"
-#include "oboro/ckks/keyswitch.hpp"
 #include "oboro/ckks/sampling.hpp"
 #include "oboro/util/error.hpp"
 #include "oboro/util/parallel.hpp"
@@ -59,7 +57,7 @@ std::optional<math::Seed> Encryptor::encrypt_zero_into(int level, uint64_t* c0, 
         cpu::mul(out + nq * n, u.data() + nq * n, key + ctx.q_count() * n, ctx.p_moduli(), k, n);
         cpu::add(out, out, e.data(), ctx.moduli(), nq, n);
         cpu::add(out + nq * n, out + nq * n, e.data() + nq * n, ctx.p_moduli(), k, n);
-        mod_down(ctx, level, out, outs[part]);
+        cpu::mod_down(ctx.ring(), level, out, outs[part]);
     }
     return std::nullopt;
 }
@@ -94,7 +92,7 @@ CiphertextBatch Encryptor::encrypt_batch(const PlaintextBatch& pts) {
     prng_.fill(batch_seed.data(), batch_seed.size());
     std::vector<std::optional<math::Seed>> seeds(pts.count());
     const size_t n = ctx.n(), limbs = pts.limbs();
-    const BatchSpan dst = span_of(out);  // taken once: write access to the batch is not thread-safe
+    const backend::BatchSpan dst = span_of(out);  // taken once: write access to the batch is not thread-safe
     parallel_for(pts.count(), [&](size_t c) {
         math::Prng prng(batch_seed, c);
         uint64_t* c0 = dst.poly(c, 0);

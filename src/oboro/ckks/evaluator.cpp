@@ -1,20 +1,18 @@
 #include "oboro/ckks/evaluator.hpp"
 
+#include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <sstream>
+#include <string>
+#include <string_view>
+#include <utility>
 
-#include "oboro/backend/cpu/poly_ops.hpp"
-#include "oboro/ckks/ciphertext_ops.hpp"
-#include "oboro/ckks/keyswitch.hpp"
 #include "oboro/math/modarith.hpp"
 #include "oboro/util/error.hpp"
-#include "oboro/util/parallel.hpp"
-#include "oboro/util/workspace.hpp"
 
 namespace oboro::ckks {
 
-namespace cpu = backend::cpu;
+// ---- helpers shared with the automatic mode and the algorithms ---------------------------------
 
 bool same_scale(double a, double b) { return std::fabs(a - b) <= 0x1p-40 * std::max(std::fabs(a), std::fabs(b)); }
 
@@ -26,43 +24,12 @@ std::string describe(const PolyArray& x) {
     return os.str();
 }
 
-Evaluator::Evaluator(ContextPtr ctx) : ctx_(std::move(ctx)) {}
-
-void Evaluator::check_context(const char* op, const PolyArray& x, const char* name) const {
-    if (x.empty()) raise<ValueError>(op, ": operand '", name, "' is empty");
-    if (x.context_id() != ctx_->id())
-        raise<ContextMismatch>(op, ": operand '", name, "' (", describe(x), ") belongs to another parameter set");
-}
-
-void Evaluator::check_same_level_scale(const char* op, const PolyArray& a, const PolyArray& b) const {
-    check_context(op, a, "a");
-    check_context(op, b, "b");
-    if (a.level() != b.level())
-        raise<LevelMismatch>(op, ": operand 'a' is at ", describe(a), " but operand 'b' is at ", describe(b),
-                             "; bring both to the same level first (drop_to_level or rescale)");
-    if (!same_scale(a.scale(), b.scale()))
-        raise<ScaleMismatch>(op, ": operand 'a' has ", describe(a), " but operand 'b' has ", describe(b),
-                             "; the scales must match");
-}
-
-void Evaluator::multiply_polys_by(Ciphertext& a, const std::vector<uint64_t>& per_limb) const {
-    for (size_t j = 0; j < a.size(); ++j)
-        cpu::mul_scalar(a.mutable_poly(j), a.mutable_poly(j), per_limb.data(), ctx_->moduli(), a.limbs(), ctx_->n());
-}
-
-void Evaluator::check_relin_key(const char* op, const RelinKey& rk, const Ciphertext& a) const {
-    if (rk.empty())
-        raise<MissingKey>(op, ": no relinearization key was given for operand 'a' (", describe(a),
-                          "); generate one with relin_key()");
-    if (rk.context_id != ctx_->id())
-        raise<ContextMismatch>(op, ": the relinearization key belongs to another parameter set (operand 'a' at ",
-                               describe(a), ")");
-}
-
-void Evaluator::check_size2(const char* op, const Ciphertext& a, const char* name) const {
-    if (a.size() != 2)
-        raise<ValueError>(op, ": operand '", name, "' (", describe(a), ") has ", a.size(),
-                          " polynomials; relinearize it first");
+std::string describe(const PolyBatch& x) {
+    std::ostringstream os;
+    os.setf(std::ios::fixed);
+    os.precision(10);
+    os << "batch of " << x.count() << ", level " << x.level() << ", scale 2^" << std::log2(x.scale());
+    return os.str();
 }
 
 std::vector<uint64_t> scaled_constant(const Context& ctx, const char* op, double c, double scale, int level) {
@@ -93,276 +60,516 @@ void check_product_scale(const Context& ctx, const char* op, int level, double s
                              ctx.log2_q(level), " at level ", level, "; rescale first or use smaller scales");
 }
 
-std::vector<uint64_t> Evaluator::scaled_constant(const char* op, double c, double scale, int level) const {
-    return ckks::scaled_constant(*ctx_, op, c, scale, level);
+// ---- how the evaluator sees its operands --------------------------------------------------------
+
+namespace {
+
+template <typename T> constexpr bool is_batch = std::same_as<T, CiphertextBatch> || std::same_as<T, PlaintextBatch>;
+
+// A Ciphertext or Plaintext is a batch of one in host memory.
+backend::BatchSpan span_of(Ciphertext& c) { return {c.mutable_data(), 1, c.size(), c.limbs(), c.n()}; }
+backend::ConstBatchSpan span_of(const Ciphertext& c) { return {c.data(), 1, c.size(), c.limbs(), c.n()}; }
+backend::ConstBatchSpan span_of(const Plaintext& p) { return {p.data(), 1, 1, p.limbs(), p.n()}; }
+using ckks::span_of;
+
+size_t count_of(const PolyArray&) { return 1; }
+size_t count_of(const PolyBatch& x) { return x.count(); }
+backend::Queue* memory_of(const PolyArray&) { return nullptr; }
+backend::Queue* memory_of(const PolyBatch& x) { return x.device(); }
+const char* memory_name_of(const PolyArray&) { return "host"; }
+const char* memory_name_of(const PolyBatch& x) { return memory_name(x); }
+
+// A result of `count` ciphertexts of `size` polynomials (contents undefined), in `memory`.
+template <Encrypted T>
+T make_output(const Context& ctx, const QueuePtr& memory, size_t count, size_t size, int level, double scale,
+              size_t slots) {
+    if constexpr (is_batch<T>) return CiphertextBatch(ctx, count, size, level, scale, slots, memory);
+    else return Ciphertext(ctx, size, level, scale, slots);
 }
+
+// The same into an existing object, keeping its allocation when it has the right size.
+template <Encrypted T>
+void prepare_output(T& out, const Context& ctx, const QueuePtr& memory, size_t count, size_t size, int level,
+                    double scale, size_t slots) {
+    if constexpr (is_batch<T>) out.prepare_output(ctx, count, size, level, scale, slots, memory);
+    else out.prepare_output(ctx, size, level, scale, slots);
+}
+
+// The checks every operation makes, before anything is enqueued.
+class Checks {
+public:
+    Checks(const Context& ctx, const backend::Queue& queue) : ctx_(ctx), queue_(queue) {}
+
+    // x is not empty, lives where the queue computes, and belongs to this context.
+    template <typename X> void operand(const char* op, const X& x, const char* name) const {
+        if (x.empty()) raise<ValueError>(op, ": operand '", name, "' is empty");
+        const backend::Queue* want = queue_.host_memory() ? nullptr : &queue_;
+        if (memory_of(x) != want)
+            raise<ValueError>(op, ": operand '", name, "' is in ", memory_name_of(x), " memory but this evaluator runs on ",
+                              queue_.device_name(), is_batch<X> ? "; move it with to_device / to_host"
+                                                                : "; evaluate it as a batch of one on that device "
+                                                                  "(CiphertextBatch::from_ciphertexts, to_device)");
+        if (x.context_id() != ctx_.id())
+            raise<ContextMismatch>(op, ": operand '", name, "' (", describe(x), ") belongs to another parameter set");
+    }
+
+    // Two operands of one operation: both valid, b with as many elements as a or one, one level.
+    template <typename A, typename B> void pair(const char* op, const A& a, const B& b) const {
+        operand(op, a, "a");
+        operand(op, b, "b");
+        if (count_of(b) != count_of(a) && count_of(b) != 1)
+            raise<ValueError>(op, ": operand 'a' is a ", describe(a), " but operand 'b' a ", describe(b),
+                              "; 'b' must hold as many elements as 'a', or one");
+        if (a.level() != b.level())
+            raise<LevelMismatch>(op, ": operand 'a' is at ", describe(a), " but operand 'b' is at ", describe(b),
+                                 "; bring both to the same level first (drop_to_level or rescale)");
+    }
+
+    template <typename A, typename B> void same_scale(const char* op, const A& a, const B& b) const {
+        if (!ckks::same_scale(a.scale(), b.scale()))
+            raise<ScaleMismatch>(op, ": operand 'a' has ", describe(a), " but operand 'b' has ", describe(b),
+                                 "; the scales must match");
+    }
+
+    template <typename X> void size2(const char* op, const X& x, const char* name) const {
+        if (x.size() != 2)
+            raise<ValueError>(op, ": operand '", name, "' (", describe(x), ") has ", x.size(),
+                              " polynomials; relinearize it first");
+    }
+
+    template <typename X> void product_scale(const char* op, const X& a, double scale_b) const {
+        check_product_scale(ctx_, op, a.level(), a.scale(), scale_b);
+    }
+
+    template <typename X> void output_not_operand(const char* op, const X& out, const X& a, const X& b) const {
+        if (&out == &a || &out == &b) raise<ValueError>(op, ": the output must not be an operand (use the _inplace form)");
+    }
+
+    // A key-switching key that covers x's level (a key made at a lower level cannot switch it).
+    // `what` names the key in messages (a string or a callable that makes one, called only on
+    // failure: checks run per element of a batch and must not allocate).
+    template <typename X, typename What>
+    void key_covers(const char* op, const KeySwitchKey& key, const X& x, const What& what) const {
+        if (key.context_id != ctx_.id())
+            raise<ContextMismatch>(op, ": the ", name_of(what), " belongs to another parameter set (operand 'a' is at ",
+                                   describe(x), ")");
+        const size_t key_q = key.qp_limbs - ctx_.p_count();
+        if (key.qp_limbs < ctx_.p_count() || key_q < x.limbs() || key.digits < ctx_.ring().digits_at(x.level()))
+            raise<LevelMismatch>(op, ": the ", name_of(what), " was generated up to level ", int(key_q) - 1,
+                                 " but operand 'a' is at ", describe(x), "; generate it at level ", x.level(),
+                                 " or above");
+    }
+
+    // The relinearization key, checked (MissingKey when there is none).
+    template <typename X> const RelinKey& relin_key(const char* op, const RelinKey* rk, const X& a) const {
+        if (!rk || rk->empty())
+            raise<MissingKey>(op, ": no relinearization key for operand 'a' (", describe(a),
+                              "); generate one with relin_key()");
+        key_covers(op, *rk, a, "relinearization key");
+        return *rk;
+    }
+
+    // -slots < step < slots; `index` (when not npos) names the step's place in a list of steps.
+    template <typename X>
+    void step(const char* op, const X& a, int64_t s, const char* index_name, size_t index) const {
+        const int64_t slots = int64_t(a.slots());
+        if (s <= -slots || s >= slots)
+            raise<ValueError>(op, ": step ", s, " is out of range for operand 'a' (", describe(a), ") with ", slots,
+                              " slots (allowed: ", -(slots - 1), " .. ", slots - 1, ")",
+                              index == npos ? std::string()
+                              : std::string_view(index_name) == "element"
+                                  ? "; it is the step of element " + std::to_string(index)
+                                  : "; it is " + std::string(index_name) + " " + std::to_string(index) + " of the list");
+    }
+    static constexpr size_t npos = size_t(-1);
+
+private:
+    static std::string name_of(const char* what) { return what; }
+    template <typename F> static std::string name_of(const F& what) { return what(); }
+
+    const Context& ctx_;
+    const backend::Queue& queue_;
+};
+
+// The permutation and key of each step (nullptr for a step 0), checked before any work:
+// ValueError for a step out of range (naming `index_name` and its index when there are several),
+// MissingKey naming every step without a key, ContextMismatch / LevelMismatch for keys that do not
+// fit.
+template <typename X>
+void galois_of_steps(const Context& ctx, const Checks& check, const char* op, const X& a,
+                     const std::vector<int64_t>& steps, const char* index_name, const KeySet& keys,
+                     std::vector<const uint32_t*>& perms, std::vector<backend::KeySwitchKeyView>& views) {
+    check.size2(op, a, "a");
+    if (keys.context_id() != 0 && keys.context_id() != ctx.id())
+        raise<ContextMismatch>(op, ": the Galois keys belong to another parameter set (operand 'a' is at ", describe(a),
+                               ")");
+    perms.assign(steps.size(), nullptr);
+    views.assign(steps.size(), {});
+    std::vector<int64_t> missing;
+    for (size_t c = 0; c < steps.size(); ++c) {
+        const int64_t s = steps[c];
+        check.step(op, a, s, index_name, steps.size() > 1 ? c : Checks::npos);
+        if (s == 0) continue;
+        const uint64_t g = ctx.galois_element(s);
+        const KeySwitchKey* key = keys.galois_key(g);
+        if (!key) {
+            if (std::find(missing.begin(), missing.end(), s) == missing.end()) missing.push_back(s);
+            continue;
+        }
+        check.key_covers(op, *key, a, [s] { return "Galois key of the rotation by " + std::to_string(s); });
+        perms[c] = ctx.automorphism_permutation(g).data();
+        views[c] = key->view();
+    }
+    if (!missing.empty()) {
+        std::string list;
+        for (size_t i = 0; i < missing.size(); ++i) list += (i ? ", " : "") + std::to_string(missing[i]);
+        raise<MissingKey>(op, ": no Galois key for the rotation", missing.size() > 1 ? "s" : "", " by ", list,
+                          " of operand 'a' (", describe(a), "); generate ", missing.size() > 1 ? "them" : "it",
+                          " with galois_keys({", list, "})");
+    }
+}
+
+}  // namespace
+
+// ---- construction ------------------------------------------------------------------------------
+
+Evaluator::Evaluator(ContextPtr ctx, QueuePtr queue)
+    : ctx_(std::move(ctx)), queue_(queue ? std::move(queue) : backend::cpu_queue()) {}
+
+Evaluator::Evaluator(ContextPtr ctx, std::shared_ptr<const KeySet> keys, QueuePtr queue)
+    : ctx_(std::move(ctx)), queue_(queue ? std::move(queue) : backend::cpu_queue()), keys_(std::move(keys)) {}
+
+const KeySet& Evaluator::own_keys() const {
+    static const MemoryKeySet none;
+    return keys_ ? *keys_ : none;
+}
+
+namespace {
+// Where an evaluator's outputs live: nullptr (host memory) or its device queue.
+QueuePtr output_memory(const QueuePtr& queue) { return queue->host_memory() ? nullptr : queue; }
+}  // namespace
 
 // ---- addition and subtraction ----------------------------------------------------------------
 
-void Evaluator::add_inplace(Ciphertext& a, const Ciphertext& b) const {
-    check_same_level_scale("add", a, b);
+namespace {
+// The checks of a ciphertext sum: pair, scale, and a broadcast 'b' no larger than 'a'.
+template <typename T> void check_sum(const Checks& check, const char* op, const T& a, const T& b) {
+    check.pair(op, a, b);
+    check.same_scale(op, a, b);
+    if (b.size() > a.size() && count_of(b) != count_of(a))
+        raise<ValueError>(op, ": operand 'b' (", describe(b), ", combined with every element) has ", b.size(),
+                          " polynomials but operand 'a' has ", a.size(), "; relinearize 'b' first");
+}
+}  // namespace
+
+template <Encrypted T> void Evaluator::add_into(const T& a, const T& b, T& out) const {
+    const Checks check(*ctx_, *queue_);
+    check_sum(check, "add", a, b);
+    check.output_not_operand("add", out, a, b);
+    const bool a_larger = a.size() >= b.size();
+    const T& big = a_larger ? a : b;
+    const T& small = a_larger ? b : a;
+    prepare_output(out, *ctx_, output_memory(queue_), count_of(a), big.size(), a.level(), a.scale(),
+                   std::max(a.slots(), b.slots()));
+    queue_->add(ctx_->ring(), span_of(out), span_of(big), span_of(small));
+}
+
+template <Encrypted T> T Evaluator::add(const T& a, const T& b) const {
+    T out;
+    add_into(a, b, out);
+    return out;
+}
+
+template <Encrypted T> void Evaluator::add_inplace(T& a, const T& b) const {
+    const Checks check(*ctx_, *queue_);
+    check_sum(check, "add", a, b);
     if (a.size() < b.size()) {
         a = add(a, b);
         return;
     }
-    for (size_t j = 0; j < b.size(); ++j)
-        cpu::add(a.mutable_poly(j), a.mutable_poly(j), b.poly(j), ctx_->moduli(), a.limbs(), ctx_->n());
+    queue_->add(ctx_->ring(), span_of(a), span_of(std::as_const(a)), span_of(b));
 }
 
-Ciphertext Evaluator::add(const Ciphertext& a, const Ciphertext& b) const {
-    check_same_level_scale("add", a, b);
-    const Ciphertext& big = a.size() >= b.size() ? a : b;
-    const Ciphertext& small = a.size() >= b.size() ? b : a;
-    Ciphertext out(*ctx_, big.size(), a.level(), a.scale(), std::max(a.slots(), b.slots()));
-    for (size_t j = 0; j < big.size(); ++j) {
-        if (j < small.size())
-            cpu::add(out.mutable_poly(j), big.poly(j), small.poly(j), ctx_->moduli(), a.limbs(), ctx_->n());
-        else
-            std::memcpy(out.mutable_poly(j), big.poly(j), a.limbs() * ctx_->n() * sizeof(uint64_t));
+template <Encrypted T> T Evaluator::sub(const T& a, const T& b) const {
+    const Checks check(*ctx_, *queue_);
+    check_sum(check, "sub", a, b);
+    const size_t size = std::max(a.size(), b.size());
+    T out = make_output<T>(*ctx_, output_memory(queue_), count_of(a), size, a.level(), a.scale(),
+                           std::max(a.slots(), b.slots()));
+    if (a.size() >= b.size()) {
+        queue_->sub(ctx_->ring(), span_of(out), span_of(a), span_of(b));
+    } else {  // b - a, negated: a - b on a's polynomials and -b on the others
+        queue_->sub(ctx_->ring(), span_of(out), span_of(b), span_of(a));
+        queue_->negate(ctx_->ring(), span_of(out), span_of(std::as_const(out)));
     }
     return out;
 }
 
-void Evaluator::sub_inplace(Ciphertext& a, const Ciphertext& b) const {
-    check_same_level_scale("sub", a, b);
+template <Encrypted T> void Evaluator::sub_inplace(T& a, const T& b) const {
+    const Checks check(*ctx_, *queue_);
+    check_sum(check, "sub", a, b);
     if (a.size() < b.size()) {
         a = sub(a, b);
         return;
     }
-    for (size_t j = 0; j < b.size(); ++j)
-        cpu::sub(a.mutable_poly(j), a.mutable_poly(j), b.poly(j), ctx_->moduli(), a.limbs(), ctx_->n());
+    queue_->sub(ctx_->ring(), span_of(a), span_of(std::as_const(a)), span_of(b));
 }
 
-Ciphertext Evaluator::sub(const Ciphertext& a, const Ciphertext& b) const {
-    check_same_level_scale("sub", a, b);
-    const size_t size = std::max(a.size(), b.size()), limbs = a.limbs(), n = ctx_->n();
-    Ciphertext out(*ctx_, size, a.level(), a.scale(), std::max(a.slots(), b.slots()));
-    for (size_t j = 0; j < size; ++j) {
-        if (j < a.size() && j < b.size()) cpu::sub(out.mutable_poly(j), a.poly(j), b.poly(j), ctx_->moduli(), limbs, n);
-        else if (j < a.size()) std::memcpy(out.mutable_poly(j), a.poly(j), limbs * n * sizeof(uint64_t));
-        else cpu::negate(out.mutable_poly(j), b.poly(j), ctx_->moduli(), limbs, n);
-    }
+template <Encrypted T, typename P> requires PlainOperandOf<P, T> void Evaluator::add_inplace(T& a, const P& b) const {
+    const Checks check(*ctx_, *queue_);
+    check.pair("add", a, b);
+    check.same_scale("add", a, b);
+    queue_->add(ctx_->ring(), span_of(a), span_of(std::as_const(a)), span_of(b));
+}
+
+template <Encrypted T, typename P> requires PlainOperandOf<P, T> T Evaluator::add(const T& a, const P& b) const {
+    const Checks check(*ctx_, *queue_);
+    check.pair("add", a, b);
+    check.same_scale("add", a, b);
+    T out = make_output<T>(*ctx_, output_memory(queue_), count_of(a), a.size(), a.level(), a.scale(), a.slots());
+    queue_->add(ctx_->ring(), span_of(out), span_of(a), span_of(b));
     return out;
 }
 
-void Evaluator::add_inplace(Ciphertext& a, const Plaintext& b) const {
-    check_same_level_scale("add", a, b);
-    cpu::add(a.mutable_poly(0), a.mutable_poly(0), b.poly(0), ctx_->moduli(), a.limbs(), ctx_->n());
+template <Encrypted T, typename P> requires PlainOperandOf<P, T> void Evaluator::sub_inplace(T& a, const P& b) const {
+    const Checks check(*ctx_, *queue_);
+    check.pair("sub", a, b);
+    check.same_scale("sub", a, b);
+    queue_->sub(ctx_->ring(), span_of(a), span_of(std::as_const(a)), span_of(b));
 }
 
-Ciphertext Evaluator::add(const Ciphertext& a, const Plaintext& b) const {
-    Ciphertext out = a;
-    add_inplace(out, b);
+template <Encrypted T, typename P> requires PlainOperandOf<P, T> T Evaluator::sub(const T& a, const P& b) const {
+    const Checks check(*ctx_, *queue_);
+    check.pair("sub", a, b);
+    check.same_scale("sub", a, b);
+    T out = make_output<T>(*ctx_, output_memory(queue_), count_of(a), a.size(), a.level(), a.scale(), a.slots());
+    queue_->sub(ctx_->ring(), span_of(out), span_of(a), span_of(b));
     return out;
 }
 
-void Evaluator::sub_inplace(Ciphertext& a, const Plaintext& b) const {
-    check_same_level_scale("sub", a, b);
-    cpu::sub(a.mutable_poly(0), a.mutable_poly(0), b.poly(0), ctx_->moduli(), a.limbs(), ctx_->n());
-}
-
-Ciphertext Evaluator::sub(const Ciphertext& a, const Plaintext& b) const {
-    Ciphertext out = a;
-    sub_inplace(out, b);
-    return out;
-}
-
-void Evaluator::add_constant(const char* op, Ciphertext& a, double c, bool subtract) const {
-    check_context(op, a, "a");
-    // A constant polynomial is the same value in every NTT slot.
-    auto s = scaled_constant(op, c, a.scale(), a.level());
+namespace {
+// c (negated for a subtraction) at a's scale, per limb: a constant polynomial is the same value
+// in every NTT slot.
+template <typename X>
+std::vector<uint64_t> constant_residues(const Context& ctx, const char* op, const X& a, double c, bool subtract) {
+    auto s = scaled_constant(ctx, op, c, a.scale(), a.level());
     if (subtract)
-        for (size_t i = 0; i < s.size(); ++i) s[i] = math::neg_mod(s[i], ctx_->q()[i]);
-    cpu::add_scalar(a.mutable_poly(0), a.mutable_poly(0), s.data(), ctx_->moduli(), a.limbs(), ctx_->n());
+        for (size_t i = 0; i < s.size(); ++i) s[i] = math::neg_mod(s[i], ctx.q()[i]);
+    return s;
+}
+}  // namespace
+
+template <Encrypted T> void Evaluator::add_inplace(T& a, double c) const {
+    Checks(*ctx_, *queue_).operand("add", a, "a");
+    const auto s = constant_residues(*ctx_, "add", a, c, false);
+    queue_->add_scalar(ctx_->ring(), span_of(a), span_of(std::as_const(a)), s.data());
 }
 
-void Evaluator::add_inplace(Ciphertext& a, double c) const { add_constant("add", a, c, false); }
-
-Ciphertext Evaluator::add(const Ciphertext& a, double c) const {
-    Ciphertext out = a;
-    add_inplace(out, c);
+template <Encrypted T> T Evaluator::add(const T& a, double c) const {
+    Checks(*ctx_, *queue_).operand("add", a, "a");
+    const auto s = constant_residues(*ctx_, "add", a, c, false);
+    T out = make_output<T>(*ctx_, output_memory(queue_), count_of(a), a.size(), a.level(), a.scale(), a.slots());
+    queue_->add_scalar(ctx_->ring(), span_of(out), span_of(a), s.data());
     return out;
 }
 
-void Evaluator::sub_inplace(Ciphertext& a, double c) const { add_constant("sub", a, c, true); }
+template <Encrypted T> void Evaluator::sub_inplace(T& a, double c) const {
+    Checks(*ctx_, *queue_).operand("sub", a, "a");
+    const auto s = constant_residues(*ctx_, "sub", a, c, true);
+    queue_->add_scalar(ctx_->ring(), span_of(a), span_of(std::as_const(a)), s.data());
+}
 
-Ciphertext Evaluator::sub(const Ciphertext& a, double c) const {
-    Ciphertext out = a;
-    sub_inplace(out, c);
+template <Encrypted T> T Evaluator::sub(const T& a, double c) const {
+    Checks(*ctx_, *queue_).operand("sub", a, "a");
+    const auto s = constant_residues(*ctx_, "sub", a, c, true);
+    T out = make_output<T>(*ctx_, output_memory(queue_), count_of(a), a.size(), a.level(), a.scale(), a.slots());
+    queue_->add_scalar(ctx_->ring(), span_of(out), span_of(a), s.data());
     return out;
 }
 
-void Evaluator::negate_inplace(Ciphertext& a) const {
-    check_context("negate", a, "a");
-    for (size_t j = 0; j < a.size(); ++j) cpu::negate(a.mutable_poly(j), a.mutable_poly(j), ctx_->moduli(), a.limbs(), ctx_->n());
+template <Encrypted T> void Evaluator::negate_inplace(T& a) const {
+    Checks(*ctx_, *queue_).operand("negate", a, "a");
+    queue_->negate(ctx_->ring(), span_of(a), span_of(std::as_const(a)));
 }
 
-Ciphertext Evaluator::negate(const Ciphertext& a) const {
-    Ciphertext out = a;
-    negate_inplace(out);
+template <Encrypted T> T Evaluator::negate(const T& a) const {
+    Checks(*ctx_, *queue_).operand("negate", a, "a");
+    T out = make_output<T>(*ctx_, output_memory(queue_), count_of(a), a.size(), a.level(), a.scale(), a.slots());
+    queue_->negate(ctx_->ring(), span_of(out), span_of(a));
     return out;
 }
 
 // ---- multiplication ----------------------------------------------------------------------------
 
 namespace {
-void check_product_scale(const Context& ctx, const char* op, const PolyArray& a, double scale_b) {
-    ckks::check_product_scale(ctx, op, a.level(), a.scale(), scale_b);
+template <typename T> void check_multiply(const Checks& check, const char* op, const T& a, const T& b) {
+    check.pair(op, a, b);
+    check.size2(op, a, "a");
+    check.size2(op, b, "b");
+    check.product_scale(op, a, b.scale());
 }
 }  // namespace
 
-void Evaluator::check_multiply(const char* op, const Ciphertext& a, const Ciphertext& b) const {
-    check_context(op, a, "a");
-    check_context(op, b, "b");
-    if (a.level() != b.level())
-        raise<LevelMismatch>(op, ": operand 'a' is at ", describe(a), " but operand 'b' is at ", describe(b),
-                             "; bring both to the same level first");
-    check_size2(op, a, "a");
-    check_size2(op, b, "b");
-    check_product_scale(*ctx_, op, a, b.scale());
+template <Encrypted T> void Evaluator::multiply_into(const T& a, const T& b, T& out) const {
+    const Checks check(*ctx_, *queue_);
+    check_multiply(check, "multiply", a, b);
+    check.output_not_operand("multiply", out, a, b);
+    prepare_output(out, *ctx_, output_memory(queue_), count_of(a), 3, a.level(), a.scale() * b.scale(),
+                   std::max(a.slots(), b.slots()));
+    queue_->tensor(ctx_->ring(), span_of(out), span_of(a), span_of(b));
 }
 
-void Evaluator::check_output(const char* op, const Ciphertext& out, const Ciphertext& a, const Ciphertext& b) const {
-    if (&out == &a || &out == &b)
-        raise<ValueError>(op, ": the output must not be an operand (use the _inplace form)");
-}
-
-Ciphertext Evaluator::multiply(const Ciphertext& a, const Ciphertext& b) const {
-    Ciphertext out;
+template <Encrypted T> T Evaluator::multiply(const T& a, const T& b) const {
+    T out;
     multiply_into(a, b, out);
     return out;
 }
 
-void Evaluator::multiply_into(const Ciphertext& a, const Ciphertext& b, Ciphertext& out) const {
-    check_multiply("multiply", a, b);
-    check_output("multiply", out, a, b);
-    out.prepare_output(*ctx_, 3, a.level(), a.scale() * b.scale(), std::max(a.slots(), b.slots()));
-    cpu::tensor(out.mutable_poly(0), out.mutable_poly(1), out.mutable_poly(2), a.poly(0), a.poly(1), b.poly(0), b.poly(1), ctx_->moduli(),
-                a.limbs(), ctx_->n());
-}
+template <Encrypted T> void Evaluator::multiply_inplace(T& a, const T& b) const { a = multiply(a, b); }
 
-void Evaluator::add_into(const Ciphertext& a, const Ciphertext& b, Ciphertext& out) const {
-    check_same_level_scale("add", a, b);
-    check_output("add", out, a, b);
-    if (a.size() != b.size()) {
-        out = add(a, b);
-        return;
-    }
-    out.prepare_output(*ctx_, a.size(), a.level(), a.scale(), std::max(a.slots(), b.slots()));
-    for (size_t j = 0; j < a.size(); ++j)
-        cpu::add(out.mutable_poly(j), a.poly(j), b.poly(j), ctx_->moduli(), a.limbs(), ctx_->n());
-}
+template <Encrypted T> T Evaluator::square(const T& a) const { return multiply(a, a); }
 
-void Evaluator::multiply_inplace(Ciphertext& a, const Ciphertext& b) const { a = multiply(a, b); }
-
-Ciphertext Evaluator::square(const Ciphertext& a) const { return multiply(a, a); }
-
-void Evaluator::multiply_inplace(Ciphertext& a, const Plaintext& b) const {
-    check_context("multiply", a, "a");
-    check_context("multiply", b, "b");
-    if (a.level() != b.level())
-        raise<LevelMismatch>("multiply: ciphertext 'a' is at ", describe(a), " but plaintext 'b' is at ", describe(b),
-                             "; encode the plaintext at the ciphertext's level");
-    check_product_scale(*ctx_, "multiply", a, b.scale());
-    for (size_t j = 0; j < a.size(); ++j) cpu::mul(a.mutable_poly(j), a.mutable_poly(j), b.poly(0), ctx_->moduli(), a.limbs(), ctx_->n());
+template <Encrypted T, typename P>
+requires PlainOperandOf<P, T> void Evaluator::multiply_inplace(T& a, const P& b) const {
+    const Checks check(*ctx_, *queue_);
+    check.pair("multiply", a, b);
+    check.product_scale("multiply", a, b.scale());
+    queue_->mul_plain(ctx_->ring(), span_of(a), span_of(std::as_const(a)), span_of(b));
     a.set_scale(a.scale() * b.scale());
 }
 
-Ciphertext Evaluator::multiply(const Ciphertext& a, const Plaintext& b) const {
-    Ciphertext out = a;
-    multiply_inplace(out, b);
+template <Encrypted T, typename P> requires PlainOperandOf<P, T> T Evaluator::multiply(const T& a, const P& b) const {
+    const Checks check(*ctx_, *queue_);
+    check.pair("multiply", a, b);
+    check.product_scale("multiply", a, b.scale());
+    T out = make_output<T>(*ctx_, output_memory(queue_), count_of(a), a.size(), a.level(), a.scale() * b.scale(),
+                           a.slots());
+    queue_->mul_plain(ctx_->ring(), span_of(out), span_of(a), span_of(b));
     return out;
 }
 
-void Evaluator::multiply_inplace(Ciphertext& a, double c) const {
-    check_context("multiply", a, "a");
+template <Encrypted T> void Evaluator::multiply_inplace(T& a, double c) const {
+    const Checks check(*ctx_, *queue_);
+    check.operand("multiply", a, "a");
     const double const_scale = double(ctx_->q()[size_t(a.level())]);
-    check_product_scale(*ctx_, "multiply", a, const_scale);
-    const auto s = scaled_constant("multiply", c, const_scale, a.level());
-    multiply_polys_by(a, s);
+    check.product_scale("multiply", a, const_scale);
+    const auto s = scaled_constant(*ctx_, "multiply", c, const_scale, a.level());
+    queue_->mul_scalar(ctx_->ring(), span_of(a), span_of(std::as_const(a)), s.data());
     a.set_scale(a.scale() * const_scale);
 }
 
-Ciphertext Evaluator::multiply(const Ciphertext& a, double c) const {
-    Ciphertext out = a;
+template <Encrypted T> T Evaluator::multiply(const T& a, double c) const {
+    T out = a;
     multiply_inplace(out, c);
     return out;
 }
 
-void Evaluator::multiply_integer_inplace(Ciphertext& a, int64_t c) const {
-    check_context("multiply_integer", a, "a");
-    multiply_polys_by(a, integer_residues(*ctx_, c, a.level()));
+template <Encrypted T> void Evaluator::multiply_integer_inplace(T& a, int64_t c) const {
+    Checks(*ctx_, *queue_).operand("multiply_integer", a, "a");
+    const auto s = integer_residues(*ctx_, c, a.level());
+    queue_->mul_scalar(ctx_->ring(), span_of(a), span_of(std::as_const(a)), s.data());
 }
 
-Ciphertext Evaluator::multiply_integer(const Ciphertext& a, int64_t c) const {
-    Ciphertext out = a;
-    multiply_integer_inplace(out, c);
+template <Encrypted T> T Evaluator::multiply_integer(const T& a, int64_t c) const {
+    Checks(*ctx_, *queue_).operand("multiply_integer", a, "a");
+    const auto s = integer_residues(*ctx_, c, a.level());
+    T out = make_output<T>(*ctx_, output_memory(queue_), count_of(a), a.size(), a.level(), a.scale(), a.slots());
+    queue_->mul_scalar(ctx_->ring(), span_of(out), span_of(a), s.data());
     return out;
 }
 
 // ---- relinearization, rescaling, levels --------------------------------------------------------
 
-void Evaluator::relinearize_inplace(Ciphertext& a, const RelinKey& rk) const {
-    check_context("relinearize", a, "a");
-    check_relin_key("relinearize", rk, a);
-    if (a.size() == 2) return;
-    if (a.size() != 3) raise<ValueError>("relinearize: a ciphertext of size ", a.size(), " is not supported");
-    auto ws = scratch_pool().acquire();
-    relinearize_polys(*ctx_, a.level(), a.poly(0), a.poly(1), a.poly(2), rk, a.mutable_poly(0), a.mutable_poly(1), *ws);
-    a.reshape(2, a.level());
-}
-
-Ciphertext Evaluator::relinearize(const Ciphertext& a, const RelinKey& rk) const {
-    Ciphertext out = a;
-    relinearize_inplace(out, rk);
+template <Encrypted T> T Evaluator::relinearize_with(const char* op, const T& a, const RelinKey* rk) const {
+    const Checks check(*ctx_, *queue_);
+    check.operand(op, a, "a");
+    const RelinKey& key = check.relin_key(op, rk, a);
+    if (a.size() == 2) return a;
+    if (a.size() != 3)
+        raise<ValueError>(op, ": operand 'a' (", describe(a), ") has ", a.size(),
+                          " polynomials; only size-3 ciphertexts can be relinearized");
+    T out = make_output<T>(*ctx_, output_memory(queue_), count_of(a), 2, a.level(), a.scale(), a.slots());
+    queue_->relinearize(ctx_->ring(), span_of(out), span_of(a), key.view());
     return out;
 }
 
-void Evaluator::rescale_inplace(Ciphertext& a) const {
-    check_context("rescale", a, "a");
+template <Encrypted T> T Evaluator::relinearize(const T& a, const RelinKey& rk) const {
+    return relinearize_with("relinearize", a, &rk);
+}
+template <Encrypted T> void Evaluator::relinearize_inplace(T& a, const RelinKey& rk) const {
+    if (a.size() == 2) {
+        Checks check(*ctx_, *queue_);
+        check.operand("relinearize", a, "a");
+        check.relin_key("relinearize", &rk, a);
+        return;
+    }
+    a = relinearize_with("relinearize", a, &rk);
+}
+template <Encrypted T> T Evaluator::relinearize(const T& a) const {
+    return relinearize_with("relinearize", a, own_keys().relin_key());
+}
+template <Encrypted T> void Evaluator::relinearize_inplace(T& a) const {
+    if (a.size() == 2) {
+        Checks check(*ctx_, *queue_);
+        check.operand("relinearize", a, "a");
+        check.relin_key("relinearize", own_keys().relin_key(), a);
+        return;
+    }
+    a = relinearize_with("relinearize", a, own_keys().relin_key());
+}
+
+template <Encrypted T> T Evaluator::rescale(const T& a) const {
+    Checks(*ctx_, *queue_).operand("rescale", a, "a");
     const int l = a.level();
     if (l == 0)
-        raise<LevelMismatch>("rescale: the ciphertext (", describe(a), ") is at level 0; no prime is left to divide by");
-    for (size_t j = 0; j < a.size(); ++j) rescale_poly(*ctx_, l, a.mutable_poly(j));
-    a.reshape(a.size(), l - 1);
-    a.set_scale(a.scale() / double(ctx_->q()[size_t(l)]));
-}
-
-Ciphertext Evaluator::rescale(const Ciphertext& a) const {
-    Ciphertext out = a;
-    rescale_inplace(out);
+        raise<LevelMismatch>("rescale: operand 'a' (", describe(a), ") is at level 0; no prime is left to divide by");
+    T out = make_output<T>(*ctx_, output_memory(queue_), count_of(a), a.size(), l - 1,
+                           a.scale() / double(ctx_->q()[size_t(l)]), a.slots());
+    queue_->rescale(ctx_->ring(), span_of(out), span_of(a));
     return out;
 }
 
-void Evaluator::check_multiply_relin_rescale(const Ciphertext& a, const Ciphertext& b, const RelinKey& rk) const {
-    check_context("multiply_relin_rescale", a, "a");
-    check_relin_key("multiply_relin_rescale", rk, a);
+template <Encrypted T> void Evaluator::rescale_inplace(T& a) const { a = rescale(a); }
+
+template <Encrypted T>
+void Evaluator::multiply_relin_rescale_with(const T& a, const T& b, const RelinKey* rk, T& out) const {
+    const char* op = "multiply_relin_rescale";
+    const Checks check(*ctx_, *queue_);
+    check.operand(op, a, "a");
+    const RelinKey& key = check.relin_key(op, rk, a);
     if (a.level() == 0)
-        raise<LevelMismatch>("multiply_relin_rescale: operand 'a' (", describe(a),
-                             ") is at level 0; no prime is left to rescale by");
-    check_multiply("multiply_relin_rescale", a, b);
+        raise<LevelMismatch>(op, ": operand 'a' (", describe(a), ") is at level 0; no prime is left to rescale by");
+    check_multiply(check, op, a, b);
+    check.output_not_operand(op, out, a, b);
+    const int l = a.level();
+    prepare_output(out, *ctx_, output_memory(queue_), count_of(a), 2, l - 1,
+                   a.scale() * b.scale() / double(ctx_->q()[size_t(l)]), std::max(a.slots(), b.slots()));
+    queue_->multiply_relin_rescale(ctx_->ring(), span_of(out), span_of(a), span_of(b), key.view());
 }
 
-Ciphertext Evaluator::multiply_relin_rescale(const Ciphertext& a, const Ciphertext& b, const RelinKey& rk) const {
-    Ciphertext out;
-    multiply_relin_rescale_into(a, b, rk, out);
+template <Encrypted T> void Evaluator::multiply_relin_rescale_into(const T& a, const T& b, const RelinKey& rk, T& out) const {
+    multiply_relin_rescale_with(a, b, &rk, out);
+}
+template <Encrypted T> T Evaluator::multiply_relin_rescale(const T& a, const T& b, const RelinKey& rk) const {
+    T out;
+    multiply_relin_rescale_with(a, b, &rk, out);
     return out;
 }
-
-void Evaluator::multiply_relin_rescale_into(const Ciphertext& a, const Ciphertext& b, const RelinKey& rk,
-                                            Ciphertext& out) const {
-    check_multiply_relin_rescale(a, b, rk);
-    check_output("multiply_relin_rescale", out, a, b);
-    const int l = a.level();
-    out.prepare_output(*ctx_, 2, l - 1, a.scale() * b.scale() / double(ctx_->q()[size_t(l)]),
-                       std::max(a.slots(), b.slots()));
-    auto ws = scratch_pool().acquire();
-    multiply_relin_rescale_polys(*ctx_, l, a.poly(0), a.poly(1), b.poly(0), b.poly(1), rk, out.mutable_poly(0), out.mutable_poly(1),
-                                 *ws);
+template <Encrypted T> void Evaluator::multiply_relin_rescale_inplace(T& a, const T& b, const RelinKey& rk) const {
+    a = multiply_relin_rescale(a, b, rk);
+}
+template <Encrypted T> T Evaluator::multiply_relin_rescale(const T& a, const T& b) const {
+    T out;
+    multiply_relin_rescale_with(a, b, own_keys().relin_key(), out);
+    return out;
+}
+template <Encrypted T> void Evaluator::multiply_relin_rescale_inplace(T& a, const T& b) const {
+    a = multiply_relin_rescale(a, b);
 }
 
-void Evaluator::rescale_to_inplace(Ciphertext& a, int level, double scale) const {
-    check_context("rescale_to", a, "a");
+template <Encrypted T> T Evaluator::rescale_to(const T& a, int level, double scale) const {
+    const Checks check(*ctx_, *queue_);
+    check.operand("rescale_to", a, "a");
     if (level < 0 || level >= a.level())
         raise<LevelMismatch>("rescale_to: the target level ", level, " must be below the operand's (", describe(a), ")");
     const double ql = double(ctx_->q()[size_t(a.level())]);
@@ -370,84 +577,288 @@ void Evaluator::rescale_to_inplace(Ciphertext& a, int level, double scale) const
     if (!(factor >= 1) || !std::isfinite(factor))
         raise<ScaleMismatch>("rescale_to: cannot reach scale 2^", std::log2(scale), " from ", describe(a),
                              " with one rescale by 2^", std::log2(ql));
-    check_product_scale(*ctx_, "rescale_to", a, factor);
-    const auto s = scaled_constant("rescale_to", 1.0, factor, a.level());
-    multiply_polys_by(a, s);
-    a.set_scale(a.scale() * factor);
-    rescale_inplace(a);
-    a.reshape(a.size(), level);
-}
-
-Ciphertext Evaluator::rescale_to(const Ciphertext& a, int level, double scale) const {
-    Ciphertext out = a;
-    rescale_to_inplace(out, level, scale);
+    check.product_scale("rescale_to", a, factor);
+    const auto s = scaled_constant(*ctx_, "rescale_to", 1.0, factor, a.level());
+    T scaled = make_output<T>(*ctx_, output_memory(queue_), count_of(a), a.size(), a.level(), a.scale() * factor,
+                              a.slots());
+    queue_->mul_scalar(ctx_->ring(), span_of(scaled), span_of(a), s.data());
+    T out = rescale(scaled);
+    if (level != out.level()) drop_to_level_inplace(out, level);
     return out;
 }
 
-void Evaluator::drop_to_level_inplace(Ciphertext& a, int level) const {
-    check_context("drop_to_level", a, "a");
+template <Encrypted T> void Evaluator::rescale_to_inplace(T& a, int level, double scale) const {
+    a = rescale_to(a, level, scale);
+}
+
+namespace {
+template <typename X> void check_drop(const char* op, const X& a, int level) {
     if (level < 0 || level > a.level())
-        raise<LevelMismatch>("drop_to_level: cannot go from ", describe(a), " to level ", level,
-                             " (only down, to 0.. ", a.level(), ")");
-    a.reshape(a.size(), level);
+        raise<LevelMismatch>(op, ": cannot go from ", describe(a), " to level ", level, " (only down, to 0..",
+                             a.level(), ")");
+}
+}  // namespace
+
+template <Encrypted T> T Evaluator::drop_to_level(const T& a, int level) const {
+    Checks(*ctx_, *queue_).operand("drop_to_level", a, "a");
+    check_drop("drop_to_level", a, level);
+    T out = make_output<T>(*ctx_, output_memory(queue_), count_of(a), a.size(), level, a.scale(), a.slots());
+    queue_->drop_limbs(span_of(out), span_of(a));
+    return out;
 }
 
-Ciphertext Evaluator::drop_to_level(const Ciphertext& a, int level) const {
-    Ciphertext out = a;
-    drop_to_level_inplace(out, level);
-    return out;
+template <Encrypted T> void Evaluator::drop_to_level_inplace(T& a, int level) const {
+    Checks(*ctx_, *queue_).operand("drop_to_level", a, "a");
+    check_drop("drop_to_level", a, level);
+    if constexpr (is_batch<T>) a = drop_to_level(a, level);
+    else a.reshape(a.size(), level);  // host memory: the kept limbs move down in place
 }
 
 // ---- rotations and conjugation -----------------------------------------------------------------
 
-const KeySwitchKey& Evaluator::galois_key(const char* op, const GaloisKeys& keys, uint64_t galois, int64_t steps,
-                                          const Ciphertext& a) const {
-    if (keys.context_id != 0 && keys.context_id != ctx_->id())
-        raise<ContextMismatch>(op, ": the Galois keys belong to another parameter set (operand 'a' at ", describe(a), ")");
-    auto it = keys.keys.find(galois);
-    if (it == keys.keys.end()) {
-        if (galois == ctx_->conjugation_element())
-            raise<MissingKey>(op, ": no conjugation key for operand 'a' (", describe(a),
-                              "); generate Galois keys with conjugation = true");
-        raise<MissingKey>(op, ": no Galois key for a rotation by ", steps, " (Galois element ", galois,
-                          ") of operand 'a' (", describe(a), "); generate it with galois_keys({", steps, "})");
-    }
-    return it->second;
-}
-
-Ciphertext Evaluator::apply_galois(const Ciphertext& a, uint64_t galois, const GaloisKeys& keys, const char* op) const {
-    check_context(op, a, "a");
-    check_size2(op, a, "a");
-    const KeySwitchKey& key = galois_key(op, keys, galois, 0, a);
-    const uint32_t* perm = ctx_->automorphism_permutation(galois).data();
-    Ciphertext out(*ctx_, 2, a.level(), a.scale(), a.slots());
-    auto ws = scratch_pool().acquire();
-    apply_galois_polys(*ctx_, a.level(), a.poly(0), a.poly(1), perm, key, out.mutable_poly(0), out.mutable_poly(1), *ws);
+template <Encrypted T>
+T Evaluator::rotate_with(const char* op, const T& a, const std::vector<int64_t>& steps, const char* index_name,
+                         const KeySet& keys) const {
+    const Checks check(*ctx_, *queue_);
+    check.operand(op, a, "a");
+    if (steps.size() != count_of(a))
+        raise<ValueError>(op, ": ", steps.size(), " steps were given for a ", describe(a), "; give one per element");
+    std::vector<const uint32_t*> perms;
+    std::vector<backend::KeySwitchKeyView> views;
+    galois_of_steps(*ctx_, check, op, a, steps, index_name, keys, perms, views);
+    if (std::all_of(perms.begin(), perms.end(), [](const uint32_t* p) { return !p; })) return a;
+    std::vector<const backend::KeySwitchKeyView*> key_of(steps.size(), nullptr);
+    for (size_t c = 0; c < steps.size(); ++c)
+        if (perms[c]) key_of[c] = &views[c];
+    T out = make_output<T>(*ctx_, output_memory(queue_), count_of(a), 2, a.level(), a.scale(), a.slots());
+    queue_->apply_galois(ctx_->ring(), span_of(out), span_of(a), perms.data(), key_of.data());
     return out;
 }
 
-void Evaluator::check_step(const char* op, const Ciphertext& a, int64_t step) const {
-    const int64_t slots = int64_t(a.slots());
-    if (step <= -slots || step >= slots)
-        raise<ValueError>(op, ": step ", step, " is out of range for operand 'a' (", describe(a), ") with ", slots,
-                          " slots (allowed: ", -(slots - 1), " .. ", slots - 1, ")");
+template <Encrypted T> T Evaluator::rotate(const T& a, int64_t steps, const GaloisKeys& keys) const {
+    return rotate_with("rotate", a, std::vector<int64_t>(element_count(a), steps), "element", KeyRefs(keys));
+}
+template <Encrypted T> void Evaluator::rotate_inplace(T& a, int64_t steps, const GaloisKeys& keys) const {
+    a = rotate(a, steps, keys);
+}
+template <Encrypted T> T Evaluator::rotate(const T& a, int64_t steps) const {
+    return rotate_with("rotate", a, std::vector<int64_t>(element_count(a), steps), "element", own_keys());
+}
+template <Encrypted T> void Evaluator::rotate_inplace(T& a, int64_t steps) const { a = rotate(a, steps); }
+template <Encrypted T> T Evaluator::rotate(const T& a, const std::vector<int64_t>& steps, const GaloisKeys& keys) const {
+    return rotate_with("rotate", a, steps, "element", KeyRefs(keys));
+}
+template <Encrypted T> T Evaluator::rotate(const T& a, const std::vector<int64_t>& steps) const {
+    return rotate_with("rotate", a, steps, "element", own_keys());
 }
 
-Ciphertext Evaluator::rotate(const Ciphertext& a, int64_t steps, const GaloisKeys& keys) const {
-    check_context("rotate", a, "a");
-    check_step("rotate", a, steps);
-    if (steps == 0) return a;
-    const uint64_t g = ctx_->galois_element(steps);
-    galois_key("rotate", keys, g, steps, a);  // the clear error message, with the step
-    return apply_galois(a, g, keys, "rotate");
+template <Encrypted T> T Evaluator::apply_galois(const T& a, uint64_t galois, const GaloisKeys& keys, const char* op) const {
+    const Checks check(*ctx_, *queue_);
+    check.operand(op, a, "a");
+    check.size2(op, a, "a");
+    const KeySwitchKey* key = KeyRefs(keys).galois_key(galois);
+    if (!key) {
+        if (galois == ctx_->conjugation_element())
+            raise<MissingKey>(op, ": no conjugation key for operand 'a' (", describe(a),
+                              "); generate Galois keys with conjugation = true");
+        raise<MissingKey>(op, ": no Galois key for the Galois element ", galois, " (operand 'a' at ", describe(a), ")");
+    }
+    check.key_covers(op, *key, a, "Galois key");
+    const std::vector<const uint32_t*> perms(element_count(a), ctx_->automorphism_permutation(galois).data());
+    const backend::KeySwitchKeyView view = key->view();
+    const std::vector<const backend::KeySwitchKeyView*> key_of(element_count(a), &view);
+    T out = make_output<T>(*ctx_, output_memory(queue_), count_of(a), 2, a.level(), a.scale(), a.slots());
+    queue_->apply_galois(ctx_->ring(), span_of(out), span_of(a), perms.data(), key_of.data());
+    return out;
 }
 
-void Evaluator::rotate_inplace(Ciphertext& a, int64_t steps, const GaloisKeys& keys) const { a = rotate(a, steps, keys); }
-
-Ciphertext Evaluator::conjugate(const Ciphertext& a, const GaloisKeys& keys) const {
-    return apply_galois(a, ctx_->conjugation_element(), keys, "conjugate");
+template <Encrypted T> T Evaluator::conjugate_with(const T& a, const KeySet& keys) const {
+    const Checks check(*ctx_, *queue_);
+    check.operand("conjugate", a, "a");
+    check.size2("conjugate", a, "a");
+    if (keys.context_id() != 0 && keys.context_id() != ctx_->id())
+        raise<ContextMismatch>("conjugate: the Galois keys belong to another parameter set (operand 'a' is at ",
+                               describe(a), ")");
+    const uint64_t g = ctx_->conjugation_element();
+    const KeySwitchKey* key = keys.galois_key(g);
+    if (!key)
+        raise<MissingKey>("conjugate: no conjugation key for operand 'a' (", describe(a),
+                          "); generate Galois keys with conjugation = true");
+    check.key_covers("conjugate", *key, a, "conjugation key");
+    const std::vector<const uint32_t*> perms(element_count(a), ctx_->automorphism_permutation(g).data());
+    const backend::KeySwitchKeyView view = key->view();
+    const std::vector<const backend::KeySwitchKeyView*> key_of(element_count(a), &view);
+    T out = make_output<T>(*ctx_, output_memory(queue_), count_of(a), 2, a.level(), a.scale(), a.slots());
+    queue_->apply_galois(ctx_->ring(), span_of(out), span_of(a), perms.data(), key_of.data());
+    return out;
 }
 
-void Evaluator::conjugate_inplace(Ciphertext& a, const GaloisKeys& keys) const { a = conjugate(a, keys); }
+template <Encrypted T> T Evaluator::conjugate(const T& a, const GaloisKeys& keys) const {
+    return conjugate_with(a, KeyRefs(keys));
+}
+template <Encrypted T> void Evaluator::conjugate_inplace(T& a, const GaloisKeys& keys) const { a = conjugate(a, keys); }
+template <Encrypted T> T Evaluator::conjugate(const T& a) const { return conjugate_with(a, own_keys()); }
+template <Encrypted T> void Evaluator::conjugate_inplace(T& a) const { a = conjugate(a); }
+
+// ---- hoisted rotations ---------------------------------------------------------------------------
+
+namespace {
+// The steps that rotate, as the hoisted kernels take them.
+struct Hoisted {
+    std::vector<const uint32_t*> perms;
+    std::vector<const backend::KeySwitchKeyView*> keys;
+    size_t identities = 0;
+    Hoisted(const std::vector<const uint32_t*>& step_perms, const std::vector<backend::KeySwitchKeyView>& views) {
+        for (size_t r = 0; r < step_perms.size(); ++r) {
+            if (!step_perms[r]) {
+                ++identities;
+                continue;
+            }
+            perms.push_back(step_perms[r]);
+            keys.push_back(&views[r]);
+        }
+    }
+};
+}  // namespace
+
+template <Encrypted T>
+std::vector<T> Evaluator::rotate_many_with(const T& a, const std::vector<int64_t>& steps, const KeySet& keys,
+                                           KeySwitchCounts* counts) const {
+    const Checks check(*ctx_, *queue_);
+    check.operand("rotate_many", a, "a");
+    std::vector<const uint32_t*> perms;
+    std::vector<backend::KeySwitchKeyView> views;
+    galois_of_steps(*ctx_, check, "rotate_many", a, steps, "step", keys, perms, views);
+    const Hoisted hoisted(perms, views);
+    // every output allocated before the one call; a step 0 is a copy of a
+    std::vector<T> out;
+    out.reserve(steps.size());
+    std::vector<backend::BatchSpan> spans;
+    for (size_t r = 0; r < steps.size(); ++r) {
+        if (perms[r]) out.push_back(make_output<T>(*ctx_, output_memory(queue_), count_of(a), 2, a.level(), a.scale(), a.slots()));
+        else out.push_back(a);
+    }
+    for (size_t r = 0; r < steps.size(); ++r)
+        if (perms[r]) spans.push_back(span_of(out[r]));
+    if (!spans.empty())
+        queue_->rotate_hoisted(ctx_->ring(), spans.data(), spans.size(), span_of(a), hoisted.perms.data(),
+                               hoisted.keys.data());
+    if (counts && !spans.empty()) {
+        const uint64_t d = count_of(a), r = spans.size();
+        counts->mod_ups += d, counts->inner_products += d * r, counts->mod_downs += d * r;
+    }
+    return out;
+}
+
+template <Encrypted T>
+T Evaluator::rotate_sum_with(const T& a, const std::vector<int64_t>& steps, const KeySet& keys,
+                             KeySwitchCounts* counts) const {
+    const Checks check(*ctx_, *queue_);
+    check.operand("rotate_sum", a, "a");
+    if (steps.empty()) raise<ValueError>("rotate_sum: no steps given for operand 'a' (", describe(a), ")");
+    std::vector<const uint32_t*> perms;
+    std::vector<backend::KeySwitchKeyView> views;
+    galois_of_steps(*ctx_, check, "rotate_sum", a, steps, "step", keys, perms, views);
+    const Hoisted hoisted(perms, views);
+    if (hoisted.perms.empty()) return multiply_integer(a, int64_t(hoisted.identities));  // only identities: exact
+    T out = make_output<T>(*ctx_, output_memory(queue_), count_of(a), 2, a.level(), a.scale(), a.slots());
+    queue_->rotate_sum_hoisted(ctx_->ring(), span_of(out), span_of(a), hoisted.perms.size(), hoisted.perms.data(),
+                               hoisted.keys.data(), hoisted.identities);
+    if (counts) {
+        const uint64_t d = count_of(a);
+        counts->mod_ups += d, counts->inner_products += d * hoisted.perms.size(), counts->mod_downs += d;
+    }
+    return out;
+}
+
+template <Encrypted T>
+std::vector<T> Evaluator::rotate_many(const T& a, const std::vector<int64_t>& steps, const GaloisKeys& keys,
+                                      KeySwitchCounts* counts) const {
+    return rotate_many_with(a, steps, KeyRefs(keys), counts);
+}
+template <Encrypted T>
+std::vector<T> Evaluator::rotate_many(const T& a, const std::vector<int64_t>& steps, KeySwitchCounts* counts) const {
+    return rotate_many_with(a, steps, own_keys(), counts);
+}
+template <Encrypted T>
+T Evaluator::rotate_sum(const T& a, const std::vector<int64_t>& steps, const GaloisKeys& keys,
+                        KeySwitchCounts* counts) const {
+    return rotate_sum_with(a, steps, KeyRefs(keys), counts);
+}
+template <Encrypted T>
+T Evaluator::rotate_sum(const T& a, const std::vector<int64_t>& steps, KeySwitchCounts* counts) const {
+    return rotate_sum_with(a, steps, own_keys(), counts);
+}
+
+// ---- the two operand types -------------------------------------------------------------------
+
+#define OBORO_EVALUATOR_FOR(T)                                                                                  \
+    template T Evaluator::add(const T&, const T&) const;                                                       \
+    template void Evaluator::add_inplace(T&, const T&) const;                                                  \
+    template T Evaluator::sub(const T&, const T&) const;                                                       \
+    template void Evaluator::sub_inplace(T&, const T&) const;                                                  \
+    template T Evaluator::add(const T&, double) const;                                                         \
+    template void Evaluator::add_inplace(T&, double) const;                                                    \
+    template T Evaluator::sub(const T&, double) const;                                                         \
+    template void Evaluator::sub_inplace(T&, double) const;                                                    \
+    template T Evaluator::negate(const T&) const;                                                              \
+    template void Evaluator::negate_inplace(T&) const;                                                         \
+    template void Evaluator::add_into(const T&, const T&, T&) const;                                           \
+    template void Evaluator::multiply_into(const T&, const T&, T&) const;                                      \
+    template void Evaluator::multiply_relin_rescale_into(const T&, const T&, const RelinKey&, T&) const;       \
+    template T Evaluator::multiply(const T&, const T&) const;                                                  \
+    template void Evaluator::multiply_inplace(T&, const T&) const;                                             \
+    template T Evaluator::square(const T&) const;                                                              \
+    template T Evaluator::multiply(const T&, double) const;                                                    \
+    template void Evaluator::multiply_inplace(T&, double) const;                                               \
+    template T Evaluator::multiply_integer(const T&, int64_t) const;                                           \
+    template void Evaluator::multiply_integer_inplace(T&, int64_t) const;                                      \
+    template T Evaluator::relinearize(const T&, const RelinKey&) const;                                        \
+    template void Evaluator::relinearize_inplace(T&, const RelinKey&) const;                                   \
+    template T Evaluator::relinearize(const T&) const;                                                         \
+    template void Evaluator::relinearize_inplace(T&) const;                                                    \
+    template T Evaluator::rescale(const T&) const;                                                             \
+    template void Evaluator::rescale_inplace(T&) const;                                                        \
+    template T Evaluator::multiply_relin_rescale(const T&, const T&, const RelinKey&) const;                   \
+    template void Evaluator::multiply_relin_rescale_inplace(T&, const T&, const RelinKey&) const;              \
+    template T Evaluator::multiply_relin_rescale(const T&, const T&) const;                                    \
+    template void Evaluator::multiply_relin_rescale_inplace(T&, const T&) const;                               \
+    template T Evaluator::rescale_to(const T&, int, double) const;                                             \
+    template void Evaluator::rescale_to_inplace(T&, int, double) const;                                        \
+    template T Evaluator::drop_to_level(const T&, int) const;                                                  \
+    template void Evaluator::drop_to_level_inplace(T&, int) const;                                             \
+    template T Evaluator::rotate(const T&, int64_t, const GaloisKeys&) const;                                  \
+    template void Evaluator::rotate_inplace(T&, int64_t, const GaloisKeys&) const;                             \
+    template T Evaluator::rotate(const T&, int64_t) const;                                                     \
+    template void Evaluator::rotate_inplace(T&, int64_t) const;                                                \
+    template T Evaluator::rotate(const T&, const std::vector<int64_t>&, const GaloisKeys&) const;              \
+    template T Evaluator::rotate(const T&, const std::vector<int64_t>&) const;                                 \
+    template T Evaluator::conjugate(const T&, const GaloisKeys&) const;                                        \
+    template void Evaluator::conjugate_inplace(T&, const GaloisKeys&) const;                                   \
+    template T Evaluator::conjugate(const T&) const;                                                           \
+    template void Evaluator::conjugate_inplace(T&) const;                                                      \
+    template T Evaluator::apply_galois(const T&, uint64_t, const GaloisKeys&, const char*) const;              \
+    template std::vector<T> Evaluator::rotate_many(const T&, const std::vector<int64_t>&, const GaloisKeys&,   \
+                                                   KeySwitchCounts*) const;                                    \
+    template std::vector<T> Evaluator::rotate_many(const T&, const std::vector<int64_t>&, KeySwitchCounts*) const; \
+    template T Evaluator::rotate_sum(const T&, const std::vector<int64_t>&, const GaloisKeys&, KeySwitchCounts*) const; \
+    template T Evaluator::rotate_sum(const T&, const std::vector<int64_t>&, KeySwitchCounts*) const;
+
+OBORO_EVALUATOR_FOR(Ciphertext)
+OBORO_EVALUATOR_FOR(CiphertextBatch)
+#undef OBORO_EVALUATOR_FOR
+
+#define OBORO_EVALUATOR_PLAIN(T, P)                                  \
+    template T Evaluator::add(const T&, const P&) const;            \
+    template void Evaluator::add_inplace(T&, const P&) const;       \
+    template T Evaluator::sub(const T&, const P&) const;            \
+    template void Evaluator::sub_inplace(T&, const P&) const;       \
+    template T Evaluator::multiply(const T&, const P&) const;       \
+    template void Evaluator::multiply_inplace(T&, const P&) const;
+
+OBORO_EVALUATOR_PLAIN(Ciphertext, Plaintext)
+OBORO_EVALUATOR_PLAIN(CiphertextBatch, Plaintext)
+OBORO_EVALUATOR_PLAIN(CiphertextBatch, PlaintextBatch)
+#undef OBORO_EVALUATOR_PLAIN
 
 }  // namespace oboro::ckks

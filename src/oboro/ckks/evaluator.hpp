@@ -1,137 +1,209 @@
-// Homomorphic operations. Every operation has an allocating form that returns a new ciphertext
-// (`add(a, b)`) and an in-place form that overwrites its first operand (`add_inplace(a, b)`).
-// Operands are checked before anything is written: a mismatch of context, level or scale, a
-// missing key or an impossible request throws a typed error (see util/error.hpp) naming the
-// operation and the operands' levels and scales.
+// Homomorphic operations: ONE evaluator for a single ciphertext and for a batch of ciphertexts
+// (batch.hpp), on any device. Every operation is one call of the evaluator's device queue
+// (backend/queue.hpp): one parallel loop over the batch on the CPU, one launch (or one short fixed
+// sequence of launches) on a GPU; a Ciphertext is a batch of one. Results are therefore the same
+// words whether a ciphertext is evaluated alone or as an element of a batch, on any device.
 //
-// The evaluator never relinearizes or rescales on its own; that is the caller's choice (the
-// Python layer automates it).
+// Every operation has an allocating form that returns a new result (`add(a, b)`) and an in-place
+// form that overwrites its first operand (`add_inplace(a, b)`), for a Ciphertext and for a
+// CiphertextBatch alike (the member templates below take either; see the concept Encrypted).
+// Operands are checked before anything is enqueued: a mismatch of context, level, scale, batch
+// length or memory, a missing key or an impossible request throws a typed error (util/error.hpp)
+// naming the operation and the operands, so an operation that throws leaves its in-place operand
+// unchanged.
+//
+// Where things live: a Ciphertext is in host memory, so it is evaluated by an evaluator on the
+// CPU queue (the default); a batch is evaluated by the evaluator of the queue whose memory holds
+// it (CiphertextBatch::to_device). Operations never wait for the queue; synchronize() does (the
+// CPU queue has finished each op when it returns).
+//
+// Keys: the overloads that take a RelinKey or GaloisKeys use those; the others use the key set
+// the evaluator was made with (key_set.hpp; MissingKey when it has no such key). The evaluator
+// never relinearizes, rescales or aligns on its own: that is the automatic mode's policy
+// (auto_evaluator.hpp).
+//
+// Thread safety: an Evaluator is immutable; one may be used by several threads at once, on
+// different outputs.
 #pragma once
 
 #include <complex>
+#include <concepts>
 #include <cstdint>
+#include <memory>
+#include <string>
 #include <vector>
 
+#include "oboro/ckks/batch.hpp"
 #include "oboro/ckks/ciphertext.hpp"
-#include "oboro/ckks/encoder.hpp"
 #include "oboro/ckks/hoisting.hpp"
+#include "oboro/ckks/key_set.hpp"
 #include "oboro/ckks/keys.hpp"
 
 namespace oboro::ckks {
 
+// What the evaluator evaluates: one ciphertext (a batch of one) or a batch.
+template <typename T>
+concept Encrypted = std::same_as<T, Ciphertext> || std::same_as<T, CiphertextBatch>;
+
+// A plaintext operand of T: a Plaintext (for a batch: the same plaintext for every element) or,
+// for a batch, a PlaintextBatch (one plaintext per element, or one for all).
+template <typename P, typename T>
+concept PlainOperandOf = Encrypted<T> && (std::same_as<P, Plaintext> ||
+                                          (std::same_as<T, CiphertextBatch> && std::same_as<P, PlaintextBatch>));
+
+// The number of ciphertexts in x (1 for a Ciphertext).
+inline size_t element_count(const Ciphertext&) { return 1; }
+inline size_t element_count(const CiphertextBatch& x) { return x.count(); }
+
 class Evaluator {
 public:
-    explicit Evaluator(ContextPtr ctx);
+    // queue: where the kernels run (nullptr: the CPU queue). keys: the evaluation keys of the
+    // overloads without key arguments (nullptr: none).
+    explicit Evaluator(ContextPtr ctx, QueuePtr queue = nullptr);
+    Evaluator(ContextPtr ctx, std::shared_ptr<const KeySet> keys, QueuePtr queue = nullptr);
 
     const ContextPtr& context() const { return ctx_; }
+    backend::Queue& queue() const { return *queue_; }
+    const QueuePtr& queue_ptr() const { return queue_; }
+    const std::shared_ptr<const KeySet>& keys() const { return keys_; }
+    // The same evaluator (context, queue) with other evaluation keys; the second form borrows
+    // `keys`, which must outlive the evaluator it returns (a call's local KeyRefs, for example).
+    Evaluator with_keys(std::shared_ptr<const KeySet> keys) const { return Evaluator(ctx_, std::move(keys), queue_); }
+    Evaluator with_keys(const KeySet& keys) const {
+        return Evaluator(ctx_, std::shared_ptr<const KeySet>(std::shared_ptr<const void>(), &keys), queue_);
+    }
+    // Blocks until every operation enqueued on the queue has finished.
+    void synchronize() const { queue_->synchronize(); }
 
     // ---- addition and subtraction ----
-    Ciphertext add(const Ciphertext& a, const Ciphertext& b) const;
-    void add_inplace(Ciphertext& a, const Ciphertext& b) const;
-    Ciphertext add(const Ciphertext& a, const Plaintext& b) const;
-    void add_inplace(Ciphertext& a, const Plaintext& b) const;
-    Ciphertext add(const Ciphertext& a, double c) const;      // c added to every slot
-    void add_inplace(Ciphertext& a, double c) const;
-    Ciphertext sub(const Ciphertext& a, const Ciphertext& b) const;
-    void sub_inplace(Ciphertext& a, const Ciphertext& b) const;
-    Ciphertext sub(const Ciphertext& a, const Plaintext& b) const;
-    void sub_inplace(Ciphertext& a, const Plaintext& b) const;
-    Ciphertext sub(const Ciphertext& a, double c) const;
-    void sub_inplace(Ciphertext& a, double c) const;
-    Ciphertext negate(const Ciphertext& a) const;
-    void negate_inplace(Ciphertext& a) const;
+    // Ciphertexts of equal level and scale (and, for batches, as many elements or one, which is
+    // then combined with every element); sizes may differ (a size-3 product plus a size-2
+    // ciphertext is a size-3 result).
+    template <Encrypted T> T add(const T& a, const T& b) const;
+    template <Encrypted T> void add_inplace(T& a, const T& b) const;
+    template <Encrypted T> T sub(const T& a, const T& b) const;
+    template <Encrypted T> void sub_inplace(T& a, const T& b) const;
+    // Plaintext operands at the ciphertext's level and scale.
+    template <Encrypted T, typename P> requires PlainOperandOf<P, T> T add(const T& a, const P& b) const;
+    template <Encrypted T, typename P> requires PlainOperandOf<P, T> void add_inplace(T& a, const P& b) const;
+    template <Encrypted T, typename P> requires PlainOperandOf<P, T> T sub(const T& a, const P& b) const;
+    template <Encrypted T, typename P> requires PlainOperandOf<P, T> void sub_inplace(T& a, const P& b) const;
+    // c added to (subtracted from) every slot.
+    template <Encrypted T> T add(const T& a, double c) const;
+    template <Encrypted T> void add_inplace(T& a, double c) const;
+    template <Encrypted T> T sub(const T& a, double c) const;
+    template <Encrypted T> void sub_inplace(T& a, double c) const;
+    template <Encrypted T> T negate(const T& a) const;
+    template <Encrypted T> void negate_inplace(T& a) const;
 
     // ---- into preallocated outputs ----
     // The same results as add / multiply / multiply_relin_rescale written into `out`, whose buffer
     // is reused when it has the right size (so a loop over many operands allocates once). `out`
     // must not be an operand.
-    void add_into(const Ciphertext& a, const Ciphertext& b, Ciphertext& out) const;
-    void multiply_into(const Ciphertext& a, const Ciphertext& b, Ciphertext& out) const;
-    void multiply_relin_rescale_into(const Ciphertext& a, const Ciphertext& b, const RelinKey& rk,
-                                     Ciphertext& out) const;
+    template <Encrypted T> void add_into(const T& a, const T& b, T& out) const;
+    template <Encrypted T> void multiply_into(const T& a, const T& b, T& out) const;
+    template <Encrypted T> void multiply_relin_rescale_into(const T& a, const T& b, const RelinKey& rk, T& out) const;
 
     // ---- multiplication ----
     // Ciphertext x ciphertext: a size-3 result at scale a.scale * b.scale (relinearize next).
-    Ciphertext multiply(const Ciphertext& a, const Ciphertext& b) const;
-    void multiply_inplace(Ciphertext& a, const Ciphertext& b) const;
-    Ciphertext square(const Ciphertext& a) const;
-    // Ciphertext x plaintext: scale a.scale * b.scale.
-    Ciphertext multiply(const Ciphertext& a, const Plaintext& b) const;
-    void multiply_inplace(Ciphertext& a, const Plaintext& b) const;
+    template <Encrypted T> T multiply(const T& a, const T& b) const;
+    template <Encrypted T> void multiply_inplace(T& a, const T& b) const;
+    template <Encrypted T> T square(const T& a) const;
+    // Ciphertext x plaintext (at the ciphertext's level): scale a.scale * b.scale.
+    template <Encrypted T, typename P> requires PlainOperandOf<P, T> T multiply(const T& a, const P& b) const;
+    template <Encrypted T, typename P> requires PlainOperandOf<P, T> void multiply_inplace(T& a, const P& b) const;
     // Ciphertext x real constant, encoded at scale q_level so that a following rescale returns
     // the ciphertext to (almost exactly) its current scale.
-    Ciphertext multiply(const Ciphertext& a, double c) const;
-    void multiply_inplace(Ciphertext& a, double c) const;
+    template <Encrypted T> T multiply(const T& a, double c) const;
+    template <Encrypted T> void multiply_inplace(T& a, double c) const;
     // Ciphertext x integer: exact, consumes no level, keeps the scale.
-    Ciphertext multiply_integer(const Ciphertext& a, int64_t c) const;
-    void multiply_integer_inplace(Ciphertext& a, int64_t c) const;
+    template <Encrypted T> T multiply_integer(const T& a, int64_t c) const;
+    template <Encrypted T> void multiply_integer_inplace(T& a, int64_t c) const;
 
     // ---- relinearization, rescaling, levels ----
-    Ciphertext relinearize(const Ciphertext& a, const RelinKey& rk) const;
-    void relinearize_inplace(Ciphertext& a, const RelinKey& rk) const;
+    // A size-3 ciphertext back to size 2 (a size-2 one is returned as it is).
+    template <Encrypted T> T relinearize(const T& a, const RelinKey& rk) const;
+    template <Encrypted T> void relinearize_inplace(T& a, const RelinKey& rk) const;
+    template <Encrypted T> T relinearize(const T& a) const;  // with the key set's key
+    template <Encrypted T> void relinearize_inplace(T& a) const;
     // Divides by the last prime q_l (with rounding) and drops it: level l -> l-1, scale / q_l.
-    Ciphertext rescale(const Ciphertext& a) const;
-    void rescale_inplace(Ciphertext& a) const;
-    // multiply + relinearize + rescale in one call.
-    Ciphertext multiply_relin_rescale(const Ciphertext& a, const Ciphertext& b, const RelinKey& rk) const;
+    template <Encrypted T> T rescale(const T& a) const;
+    template <Encrypted T> void rescale_inplace(T& a) const;
+    // multiply + relinearize + rescale in one call, fused (one division by q_l * P).
+    template <Encrypted T> T multiply_relin_rescale(const T& a, const T& b, const RelinKey& rk) const;
+    template <Encrypted T> void multiply_relin_rescale_inplace(T& a, const T& b, const RelinKey& rk) const;
+    template <Encrypted T> T multiply_relin_rescale(const T& a, const T& b) const;  // with the key set's key
+    template <Encrypted T> void multiply_relin_rescale_inplace(T& a, const T& b) const;
     // Brings `a` to a lower `level` at (almost exactly) the given `scale`, e.g. the level and scale
     // of a product, so that the two can be added: multiplies by the integer round(scale * q_l /
     // a.scale), rescales by q_l (the result's scale is then within 2^-40 of `scale`) and drops
     // any further limbs. Consumes one prime, exactly like the product it is matched to.
-    Ciphertext rescale_to(const Ciphertext& a, int level, double scale) const;
-    void rescale_to_inplace(Ciphertext& a, int level, double scale) const;
+    template <Encrypted T> T rescale_to(const T& a, int level, double scale) const;
+    template <Encrypted T> void rescale_to_inplace(T& a, int level, double scale) const;
     // Drops limbs down to `level` without changing the message or the scale.
-    Ciphertext drop_to_level(const Ciphertext& a, int level) const;
-    void drop_to_level_inplace(Ciphertext& a, int level) const;
+    template <Encrypted T> T drop_to_level(const T& a, int level) const;
+    template <Encrypted T> void drop_to_level_inplace(T& a, int level) const;
 
     // ---- rotations and conjugation ----
     // Left rotation by `steps` slots (negative: right), -slots < steps < slots.
-    Ciphertext rotate(const Ciphertext& a, int64_t steps, const GaloisKeys& keys) const;
-    void rotate_inplace(Ciphertext& a, int64_t steps, const GaloisKeys& keys) const;
-    Ciphertext conjugate(const Ciphertext& a, const GaloisKeys& keys) const;
-    void conjugate_inplace(Ciphertext& a, const GaloisKeys& keys) const;
-    // The automorphism X -> X^galois followed by key switching.
-    Ciphertext apply_galois(const Ciphertext& a, uint64_t galois, const GaloisKeys& keys, const char* op) const;
+    template <Encrypted T> T rotate(const T& a, int64_t steps, const GaloisKeys& keys) const;
+    template <Encrypted T> void rotate_inplace(T& a, int64_t steps, const GaloisKeys& keys) const;
+    template <Encrypted T> T rotate(const T& a, int64_t steps) const;  // with the key set's keys
+    template <Encrypted T> void rotate_inplace(T& a, int64_t steps) const;
+    // Element c rotated by steps[c] (one step per element, 0 allowed). MissingKey names every step
+    // without a key.
+    template <Encrypted T> T rotate(const T& a, const std::vector<int64_t>& steps, const GaloisKeys& keys) const;
+    template <Encrypted T> T rotate(const T& a, const std::vector<int64_t>& steps) const;
+    template <Encrypted T> T conjugate(const T& a, const GaloisKeys& keys) const;
+    template <Encrypted T> void conjugate_inplace(T& a, const GaloisKeys& keys) const;
+    template <Encrypted T> T conjugate(const T& a) const;
+    template <Encrypted T> void conjugate_inplace(T& a) const;
+    // The automorphism X -> X^galois followed by key switching (`op` names the caller in errors).
+    template <Encrypted T> T apply_galois(const T& a, uint64_t galois, const GaloisKeys& keys, const char* op) const;
 
-    // ---- hoisted rotations (hoisting.cpp) ----
-    // out[i] = rotate(a, steps[i]) for every step (0 and repeats allowed), with ONE ModUp of a's c1
-    // shared by all of them. Equal to the one-at-a-time rotations up to key-switching noise.
-    // Every step is checked and every key looked up before any work: a MissingKey names all the
-    // steps whose keys are missing.
-    std::vector<Ciphertext> rotate_many(const Ciphertext& a, const std::vector<int64_t>& steps,
-                                        const GaloisKeys& keys, KeySwitchCounts* counts = nullptr) const;
+    // ---- hoisted rotations ----
+    // out[i] = rotate(a, steps[i]) for every step (0 and repeats allowed), with ONE ModUp of each
+    // element's c1 shared by all of them, in one call of the queue. Equal to the one-at-a-time
+    // rotations up to key-switching noise. Every step is checked and every key looked up before
+    // any work: a MissingKey names all the steps whose keys are missing.
+    template <Encrypted T>
+    std::vector<T> rotate_many(const T& a, const std::vector<int64_t>& steps, const GaloisKeys& keys,
+                               KeySwitchCounts* counts = nullptr) const;
+    template <Encrypted T>
+    std::vector<T> rotate_many(const T& a, const std::vector<int64_t>& steps, KeySwitchCounts* counts = nullptr) const;
     // sum_i rotate(a, steps[i]) (a step 0 adds a itself, without a key) with one ModUp and one
-    // ModDown: the key inner products are summed over Q*P and divided by P once (lazy ModDown).
-    Ciphertext rotate_sum(const Ciphertext& a, const std::vector<int64_t>& steps, const GaloisKeys& keys,
-                          KeySwitchCounts* counts = nullptr) const;
+    // ModDown per element: the key inner products are summed over Q*P and divided by P once (lazy
+    // ModDown). ValueError for no steps.
+    template <Encrypted T>
+    T rotate_sum(const T& a, const std::vector<int64_t>& steps, const GaloisKeys& keys,
+                 KeySwitchCounts* counts = nullptr) const;
+    template <Encrypted T>
+    T rotate_sum(const T& a, const std::vector<int64_t>& steps, KeySwitchCounts* counts = nullptr) const;
 
 private:
-    void check_context(const char* op, const PolyArray& x, const char* name) const;
-    void check_same_level_scale(const char* op, const PolyArray& a, const PolyArray& b) const;
-    void check_size2(const char* op, const Ciphertext& a, const char* name) const;
-    // The checks of a ciphertext product (context, level, sizes, product scale).
-    void check_multiply(const char* op, const Ciphertext& a, const Ciphertext& b) const;
-    void check_multiply_relin_rescale(const Ciphertext& a, const Ciphertext& b, const RelinKey& rk) const;
-    void check_output(const char* op, const Ciphertext& out, const Ciphertext& a, const Ciphertext& b) const;
-    void check_relin_key(const char* op, const RelinKey& rk, const Ciphertext& a) const;
-    // ValueError unless -slots < step < slots for the operand's slot count.
-    void check_step(const char* op, const Ciphertext& a, int64_t step) const;
-    // The Galois element of every step (1 for step 0); ValueError for a step out of range,
-    // MissingKey naming every step without a key.
-    std::vector<uint64_t> check_rotations(const char* op, const Ciphertext& a, const std::vector<int64_t>& steps,
-                                          const GaloisKeys& keys) const;
-    const KeySwitchKey& galois_key(const char* op, const GaloisKeys& keys, uint64_t galois, int64_t steps,
-                                   const Ciphertext& a) const;
-    void add_constant(const char* op, Ciphertext& a, double c, bool subtract) const;
-    // every polynomial of a times per_limb[i] on limb i
-    void multiply_polys_by(Ciphertext& a, const std::vector<uint64_t>& per_limb) const;
-    // round(c * scale) mod q_i for every limb of a level
-    std::vector<uint64_t> scaled_constant(const char* op, double c, double scale, int level) const;
+    // The per-type work behind the public templates (evaluator.cpp); keys come as a KeySet.
+    template <Encrypted T> T relinearize_with(const char* op, const T& a, const RelinKey* rk) const;
+    template <Encrypted T> void multiply_relin_rescale_with(const T& a, const T& b, const RelinKey* rk, T& out) const;
+    template <Encrypted T> T rotate_with(const char* op, const T& a, const std::vector<int64_t>& steps, const char* index_name,
+                                         const KeySet& keys) const;
+    template <Encrypted T> T conjugate_with(const T& a, const KeySet& keys) const;
+    template <Encrypted T>
+    std::vector<T> rotate_many_with(const T& a, const std::vector<int64_t>& steps, const KeySet& keys,
+                                    KeySwitchCounts* counts) const;
+    template <Encrypted T>
+    T rotate_sum_with(const T& a, const std::vector<int64_t>& steps, const KeySet& keys, KeySwitchCounts* counts) const;
+    const KeySet& own_keys() const;
 
     ContextPtr ctx_;
+    QueuePtr queue_;
+    std::shared_ptr<const KeySet> keys_;
 };
 
-// Helpers shared by Evaluator and BatchEvaluator:
+// Kept for code written before the evaluators were one: BatchEvaluator(ctx, queue) is
+// Evaluator(ctx, queue).
+using BatchEvaluator [[deprecated("use Evaluator: it evaluates batches and single ciphertexts")]] = Evaluator;
+
+// Helpers shared with the automatic mode and the algorithms:
 // round(c * scale) mod q_i for every limb of a level (ValueError when it does not fit).
 std::vector<uint64_t> scaled_constant(const Context& ctx, const char* op, double c, double scale, int level);
 // c mod q_i for every limb of a level.
@@ -143,7 +215,9 @@ void check_product_scale(const Context& ctx, const char* op, int level, double s
 // more than that would silently distort the result beyond CKKS precision.
 bool same_scale(double a, double b);
 
-// "level 3, scale 2^40.0000000000": how operands are named in error messages.
+// How operands are named in error messages: "level 3, scale 2^40.0000000000" and "batch of 10,
+// level 2, scale 2^40.0000000000".
 std::string describe(const PolyArray& x);
+std::string describe(const PolyBatch& x);
 
 }  // namespace oboro::ckks

@@ -1,5 +1,7 @@
 #include "oboro/ckks/keygen.hpp"
 
+#include <atomic>
+
 #include "oboro/backend/cpu/poly_ops.hpp"
 #include "oboro/ckks/sampling.hpp"
 #include "oboro/math/modarith.hpp"
@@ -8,6 +10,11 @@
 namespace oboro::ckks {
 
 namespace cpu = backend::cpu;
+
+uint64_t new_key_uid() {
+    static std::atomic<uint64_t> next{1};
+    return next.fetch_add(1, std::memory_order_relaxed);
+}
 
 namespace {
 size_t qp_limbs(const Context& ctx) { return ctx.q_count() + ctx.p_count(); }
@@ -60,18 +67,19 @@ KeySwitchKey KeyGenerator::switching_key(const uint64_t* s_from) {
     key.data = AlignedBuffer<uint64_t>(2 * key.digits * limbs * n);
     key.a_seed = fresh_seed();
     for (size_t j = 0; j < key.digits; ++j) {
-        rlwe_sample(ctx, prng_, *key.a_seed, j, sk_.ntt.data(), key.b(j), key.a(j));
+        rlwe_sample(ctx, prng_, *key.a_seed, j, sk_.ntt.data(), key.mutable_b(j), key.mutable_a(j));
         // + P * s_from on the primes of digit j (P = 0 mod every special prime).
         for (size_t i = j * alpha; i < std::min(ctx.q_count(), (j + 1) * alpha); ++i) {
             const math::Modulus& m = ctx.moduli()[i];
             const uint64_t p_mod = ctx.p_mod_q()[i];
             const uint64_t p_shoup = math::shoup_precompute(p_mod, m.value);
-            uint64_t* bi = key.b(j) + i * n;
+            uint64_t* bi = key.mutable_b(j) + i * n;
             const uint64_t* si = s_from + i * n;
             for (size_t k = 0; k < n; ++k)
                 bi[k] = math::add_mod(bi[k], math::mul_shoup(si[k], p_mod, p_shoup, m.value), m.value);
         }
     }
+    key.uid = new_key_uid();
     return key;
 }
 

@@ -7,6 +7,7 @@
 #include <optional>
 #include <vector>
 
+#include "oboro/backend/key_switch_key.hpp"
 #include "oboro/ckks/context.hpp"
 #include "oboro/math/random.hpp"
 #include "oboro/util/buffer.hpp"
@@ -31,7 +32,8 @@ struct PublicKey {
 };
 
 // A hybrid key-switching key from s' to s: for each digit j, (b_j, a_j) over Q*P with
-// b_j = -a_j*s + e_j + P*s' on the primes of digit j (and -a_j*s + e_j elsewhere).
+// b_j = -a_j*s + e_j + P*s' on the primes of digit j (and -a_j*s + e_j elsewhere). The kernels
+// read it through view() (backend/key_switch_key.hpp has the layout).
 struct KeySwitchKey {
     AlignedBuffer<uint64_t> data;      // [digit][b, a][limb][n]
     size_t digits = 0;
@@ -41,13 +43,27 @@ struct KeySwitchKey {
     // a_j = sample_uniform(math::Prng(a_seed, stream j) over Q*P) when set (keys made by
     // KeyGenerator): serialization then stores the seed instead of the a_j.
     std::optional<math::Seed> a_seed;
+    // Names these words for the caches of the backends (a GPU's copy of the key): given by
+    // KeyGenerator and the loader once a key is complete (new_key_uid), never reused; 0 (a key
+    // written by hand, or changed through the write accessors) is never cached.
+    uint64_t uid = 0;
 
     const uint64_t* b(size_t digit) const { return data.data() + (2 * digit) * qp_limbs * n; }
     const uint64_t* a(size_t digit) const { return data.data() + (2 * digit + 1) * qp_limbs * n; }
-    uint64_t* b(size_t digit) { return data.data() + (2 * digit) * qp_limbs * n; }
-    uint64_t* a(size_t digit) { return data.data() + (2 * digit + 1) * qp_limbs * n; }
+    uint64_t* mutable_b(size_t digit) {
+        uid = 0;
+        return data.data() + (2 * digit) * qp_limbs * n;
+    }
+    uint64_t* mutable_a(size_t digit) {
+        uid = 0;
+        return data.data() + (2 * digit + 1) * qp_limbs * n;
+    }
     bool empty() const { return data.empty(); }
+    backend::KeySwitchKeyView view() const { return {data.data(), digits, qp_limbs, n, uid}; }
 };
+
+// A fresh uid for a complete key (process-wide counter, thread-safe).
+uint64_t new_key_uid();
 
 using RelinKey = KeySwitchKey;
 

@@ -9,7 +9,6 @@
 #include <type_traits>
 
 #include "oboro/backend/cpu/eltwise.hpp"
-#include "oboro/ckks/keyswitch.hpp"
 #include "oboro/util/error.hpp"
 
 namespace oboro::ckks {
@@ -84,10 +83,10 @@ std::vector<int64_t> steps_for(const SumSpec& spec, size_t slots, SumStrategy st
     return {steps.begin(), steps.end()};
 }
 
-std::vector<int64_t> missing_steps(const Context& ctx, const std::vector<int64_t>& steps, const GaloisKeys& keys) {
+std::vector<int64_t> missing_steps(const Context& ctx, const std::vector<int64_t>& steps, const KeySet& keys) {
     std::vector<int64_t> missing;
     for (int64_t s : steps)
-        if (!keys.has(ctx.galois_element(s))) missing.push_back(s);
+        if (!keys.galois_key(ctx.galois_element(s))) missing.push_back(s);
     return missing;
 }
 
@@ -186,7 +185,7 @@ namespace {
 // describes it in the messages): automatic becomes hoisted with the cheapest h by the model whose
 // keys are all there; a bad h raises ValueError and every missing key MissingKey, before any work.
 std::pair<SumStrategy, int> plan_sum(const char* op, const Context& ctx, int level, size_t slots, const SumSpec& spec,
-                                     const GaloisKeys& keys, SumStrategy strategy, int h, const std::string& who) {
+                                     const KeySet& keys, SumStrategy strategy, int h, const std::string& who) {
     if (strategy == SumStrategy::hoisted) check_h(op, spec.rounds, h);
     if (strategy == SumStrategy::automatic) {
         // The cheapest h by the model whose keys are all there; doubling's keys are those of h = M.
@@ -212,16 +211,19 @@ std::pair<SumStrategy, int> plan_sum(const char* op, const Context& ctx, int lev
     return {strategy, h};
 }
 
-// Runs the planned sum with `eval`'s rotate / add / rotate_sum on a Ciphertext or a batch.
-template <typename Eval, typename Value>
-Value run_sum(const Eval& eval, Value acc, const SumSpec& spec, const GaloisKeys& keys, SumStrategy strategy, int h,
-              KeySwitchCounts* counts) {
+// Runs the planned sum with `eval`'s rotate / add / rotate_sum (and its keys) on a Ciphertext or a
+// batch.
+template <Encrypted T>
+T run_sum(const Evaluator& eval, T acc, const SumSpec& spec, SumStrategy strategy, int h, KeySwitchCounts* counts) {
     const size_t slots = acc.slots();
     if (strategy == SumStrategy::doubling) {
         // Algorithm 2.2 of paper 004: one full key switch (ModUp, inner product, ModDown) per round.
         for (int i = 0; i < spec.rounds; ++i) {
-            eval.add_inplace(acc, eval.rotate(acc, normalize(spec.stride * (int64_t(1) << i), slots), keys));
-            if (counts) counts->mod_ups++, counts->inner_products++, counts->mod_downs++;
+            eval.add_inplace(acc, eval.rotate(acc, normalize(spec.stride * (int64_t(1) << i), slots)));
+            if (counts) {
+                const uint64_t d = element_count(acc);
+                counts->mod_ups += d, counts->inner_products += d, counts->mod_downs += d;
+            }
         }
         return acc;
     }
@@ -230,36 +232,42 @@ Value run_sum(const Eval& eval, Value acc, const SumSpec& spec, const GaloisKeys
     for (auto [base, r] : iterations(spec, h)) {
         std::vector<int64_t> steps = iteration_steps(base, r, slots);
         steps.insert(steps.begin(), 0);
-        if constexpr (std::is_same_v<Value, Ciphertext>) acc = eval.rotate_sum(acc, steps, keys, counts);
-        else acc = eval.rotate_sum(acc, steps, keys);
+        acc = eval.rotate_sum(acc, steps, counts);
     }
     return acc;
 }
 
-// rotate_and_sum of a Ciphertext or a batch: the operand's checks, the plan, the run.
-template <typename Eval, typename Value>
-Value checked_sum(const Eval& eval, const Value& a, const SumSpec& spec, const GaloisKeys& keys, SumStrategy strategy,
-                  int h, KeySwitchCounts* counts) {
+}  // namespace
+
+template <Encrypted T>
+T rotate_and_sum(const Evaluator& eval, const T& a, const SumSpec& spec, SumStrategy strategy, int h,
+                 KeySwitchCounts* counts) {
     const char* op = "rotate_and_sum";
     if (a.empty()) raise<ValueError>(op, ": operand 'a' is empty");
     check_spec(op, spec, a.slots());
     if (a.size() != 2)
         raise<ValueError>(op, ": operand 'a' (", describe(a), ") has ", a.size(), " polynomials; relinearize it first");
     if (spec.rounds == 0) return a;
+    static const MemoryKeySet no_keys;
+    const KeySet& keys = eval.keys() ? *eval.keys() : no_keys;
     const auto [st, hh] = plan_sum(op, *eval.context(), a.level(), a.slots(), spec, keys, strategy, h, describe(a));
-    return run_sum(eval, a, spec, keys, st, hh, counts);
+    return run_sum(eval, a, spec, st, hh, counts);
 }
 
-}  // namespace
-
-Ciphertext rotate_and_sum(const Evaluator& eval, const Ciphertext& a, const SumSpec& spec, const GaloisKeys& keys,
-                          SumStrategy strategy, int h, KeySwitchCounts* counts) {
-    return checked_sum(eval, a, spec, keys, strategy, h, counts);
+template <Encrypted T>
+T rotate_and_sum(const Evaluator& eval, const T& a, const SumSpec& spec, const GaloisKeys& keys, SumStrategy strategy,
+                 int h, KeySwitchCounts* counts) {
+    const KeyRefs refs(keys);
+    return rotate_and_sum(eval.with_keys(refs), a, spec, strategy, h, counts);
 }
 
-CiphertextBatch rotate_and_sum(const BatchEvaluator& eval, const CiphertextBatch& a, const SumSpec& spec,
-                               const GaloisKeys& keys, SumStrategy strategy, int h) {
-    return checked_sum(eval, a, spec, keys, strategy, h, nullptr);
-}
+template Ciphertext rotate_and_sum(const Evaluator&, const Ciphertext&, const SumSpec&, SumStrategy, int,
+                                   KeySwitchCounts*);
+template CiphertextBatch rotate_and_sum(const Evaluator&, const CiphertextBatch&, const SumSpec&, SumStrategy, int,
+                                        KeySwitchCounts*);
+template Ciphertext rotate_and_sum(const Evaluator&, const Ciphertext&, const SumSpec&, const GaloisKeys&,
+                                   SumStrategy, int, KeySwitchCounts*);
+template CiphertextBatch rotate_and_sum(const Evaluator&, const CiphertextBatch&, const SumSpec&, const GaloisKeys&,
+                                        SumStrategy, int, KeySwitchCounts*);
 
 }  // namespace oboro::ckks

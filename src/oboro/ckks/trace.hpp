@@ -20,7 +20,6 @@
 #include <cstdint>
 #include <vector>
 
-#include "oboro/ckks/batch_evaluator.hpp"
 #include "oboro/ckks/evaluator.hpp"
 #include "oboro/ckks/hoisting.hpp"
 
@@ -63,18 +62,19 @@ double sum_cost(const Context& ctx, int level, int rounds, int h);
 // argmin_h sum_cost over h = 1..rounds (the smaller h on ties: fewer ModUps).
 int choose_iterations(const Context& ctx, int level, int rounds);
 
-// Rotate-and-sum of `a` (size 2). h: iterations for `hoisted` (1..rounds). Checks the spec and all
-// keys before any work: ValueError for a spec that does not fit the slots or a bad h, MissingKey
-// naming every missing step.
-Ciphertext rotate_and_sum(const Evaluator& eval, const Ciphertext& a, const SumSpec& spec, const GaloisKeys& keys,
-                          SumStrategy strategy = SumStrategy::automatic, int h = 0, KeySwitchCounts* counts = nullptr);
-
-// Rotate-and-sum of every element of a batch, rotate_and_sum on each element bit for bit (the
-// same checks up front, the same choice of h for `automatic`): doubling runs per round ONE
-// batched rotation and ONE batched addition over all d elements; hoisted runs per iteration ONE
-// batched hoisted sum (BatchEvaluator::rotate_sum: one ModUp per element shared by all the
-// iteration's rotations, one ModDown).
-CiphertextBatch rotate_and_sum(const BatchEvaluator& eval, const CiphertextBatch& a, const SumSpec& spec,
-                               const GaloisKeys& keys, SumStrategy strategy = SumStrategy::automatic, int h = 0);
+// Rotate-and-sum of `a` (size 2): a Ciphertext, or every element of a batch (each element bit for
+// bit as it would be alone: the same checks up front, the same choice of h for `automatic`).
+// doubling runs per round ONE rotation and ONE addition over all the elements; hoisted runs per
+// iteration ONE hoisted sum (Evaluator::rotate_sum: one ModUp per element shared by all the
+// iteration's rotations, one ModDown). h: iterations for `hoisted` (1..rounds). Checks the spec
+// and all keys before any work: ValueError for a spec that does not fit the slots or a bad h,
+// MissingKey naming every missing step. The first form uses the evaluator's key set, the second
+// `keys`.
+template <Encrypted T>
+T rotate_and_sum(const Evaluator& eval, const T& a, const SumSpec& spec, SumStrategy strategy = SumStrategy::automatic,
+                 int h = 0, KeySwitchCounts* counts = nullptr);
+template <Encrypted T>
+T rotate_and_sum(const Evaluator& eval, const T& a, const SumSpec& spec, const GaloisKeys& keys,
+                 SumStrategy strategy = SumStrategy::automatic, int h = 0, KeySwitchCounts* counts = nullptr);
 
 }  // namespace oboro::ckks

@@ -140,11 +140,12 @@ KeySwitchKey read_switching_key(Reader& r, const Context& ctx) {
     key.n = n;
     key.context_id = ctx.id();
     key.data = AlignedBuffer<uint64_t>(2 * size_t(digits) * limbs * n);
-    for (size_t j = 0; j < digits; ++j) read_poly(r, ctx, key.b(j), limbs, "a key polynomial b");
+    for (size_t j = 0; j < digits; ++j) read_poly(r, ctx, key.mutable_b(j), limbs, "a key polynomial b");
     for (size_t j = 0; j < digits; ++j) {
-        if (seeded) expand_uniform(*key.a_seed, j, key.a(j), ctx.moduli(), limbs, n);
-        else read_poly(r, ctx, key.a(j), limbs, "a key polynomial a");
+        if (seeded) expand_uniform(*key.a_seed, j, key.mutable_a(j), ctx.moduli(), limbs, n);
+        else read_poly(r, ctx, key.mutable_a(j), limbs, "a key polynomial a");
     }
+    key.uid = new_key_uid();
     return key;
 }
 

@@ -1,4 +1,4 @@
-// The element-wise operations of the batch backend contract (ckks/batch_queue.hpp) as one
+// The element-wise operations of the batch backend contract (backend/queue.hpp) as one
 // per-thread body (host and device code; the CUDA kernel and the queue are in batch_queue.cu, the
 // CPU emulation in the tests): one launch per operation for the whole batch, with the contract's
 // semantics exactly: a right operand of one element is broadcast to every element, add / sub
@@ -10,7 +10,7 @@
 #include <cstdint>
 
 #include "oboro/backend/cuda/elementwise_kernels.hpp"
-#include "oboro/ckks/subring_layout.hpp"
+#include "oboro/backend/subring_layout.hpp"
 #include "oboro/math/rns.hpp"
 
 namespace oboro::cuda::kernels {
@@ -60,10 +60,10 @@ template <BatchOp Op> OBORO_HD void batch_elt_thread(const ThreadIndex& t, const
     });
 }
 
-// The reduction half of batched encoding (ckks/batch_encoder.hpp): row (c, i) of out (count x
+// The reduction half of batched encoding (ckks/batch_encoder.hpp does the host half): row (c, i) of out (count x
 // limbs rows) = the subring coefficients of element c (2 slots doubles at coefficients + c * 2
-// slots, ckks/subring_layout.hpp) modulo prime i, in coefficient form; an NTT of every row follows.
-// The same two functions as the CPU's ckks::write_plaintext, so the same words.
+// slots, backend/subring_layout.hpp) modulo prime i, in coefficient form; an NTT of every row follows.
+// The same two functions as the CPU's backend::cpu::write_plaintext, so the same words.
 struct EncodeArgs {
     uint64_t* out = nullptr;
     const double* coefficients = nullptr;
@@ -74,7 +74,7 @@ struct EncodeArgs {
 OBORO_HD void encode_thread(const ThreadIndex& t, const EncodeArgs& p) {
     for_each_row_element(t, p.n, p.count * p.limbs, [&](uint64_t o, uint64_t row) {
         const uint64_t col = o - row * p.n, c = row / p.limbs, i = row % p.limbs;
-        const double v = ckks::subring_coefficient(p.coefficients + c * 2 * p.slots, p.slots, p.n, col);
+        const double v = backend::subring_coefficient(p.coefficients + c * 2 * p.slots, p.slots, p.n, col);
         p.out[o] = math::reduce_integral_double(v, p.moduli[i]);
     });
 }

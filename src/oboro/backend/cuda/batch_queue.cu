@@ -22,8 +22,9 @@ namespace oboro::cuda {
 
 namespace {
 
-using ckks::BatchSpan;
-using ckks::ConstBatchSpan;
+using backend::BatchSpan;
+using backend::ConstBatchSpan;
+using backend::KeySwitchKeyView;
 using kernels::BatchOp;
 
 template <BatchOp Op> __global__ void batch_elt_kernel(const kernels::BatchEltArgs args) {
@@ -66,7 +67,7 @@ struct DeviceContext {
     std::map<int, std::unique_ptr<DeviceDropLimbs>> rescale;
     std::map<const uint32_t*, DeviceBuffer> perms;  // by the context's own host permutation
 
-    explicit DeviceContext(const ckks::Context& ctx) {
+    explicit DeviceContext(const backend::Ring& ctx) {
         q_tables = std::make_unique<DeviceNttTables>(ctx.ntt_tables(), ctx.q_count());
         std::vector<math::Barrett<uint64_t>> br;
         for (size_t i = 0; i < ctx.q_count(); ++i) br.push_back(ctx.moduli()[i].barrett);
@@ -75,7 +76,7 @@ struct DeviceContext {
     }
 };
 
-class CudaBatchQueue final : public ckks::BatchQueue {
+class CudaBatchQueue final : public backend::Queue {
 public:
     explicit CudaBatchQueue(int device) : name_("cuda:" + std::to_string(device)) {
         detail::check(cudaSetDevice(device), "cudaSetDevice");
@@ -116,29 +117,29 @@ public:
     }
 
     // ---- element-wise ----
-    void add(const ckks::Context& ctx, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b) override {
+    void add(const backend::Ring& ctx, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b) override {
         elementwise(ctx, BatchOp::add, out, a, b, nullptr);
     }
-    void sub(const ckks::Context& ctx, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b) override {
+    void sub(const backend::Ring& ctx, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b) override {
         elementwise(ctx, BatchOp::sub, out, a, b, nullptr);
     }
-    void negate(const ckks::Context& ctx, BatchSpan out, ConstBatchSpan a) override {
+    void negate(const backend::Ring& ctx, BatchSpan out, ConstBatchSpan a) override {
         elementwise(ctx, BatchOp::negate, out, a, {}, nullptr);
     }
-    void add_scalar(const ckks::Context& ctx, BatchSpan out, ConstBatchSpan a, const uint64_t* s) override {
+    void add_scalar(const backend::Ring& ctx, BatchSpan out, ConstBatchSpan a, const uint64_t* s) override {
         elementwise(ctx, BatchOp::add_scalar, out, a, {}, s);
     }
-    void mul_scalar(const ckks::Context& ctx, BatchSpan out, ConstBatchSpan a, const uint64_t* s) override {
+    void mul_scalar(const backend::Ring& ctx, BatchSpan out, ConstBatchSpan a, const uint64_t* s) override {
         elementwise(ctx, BatchOp::mul_scalar, out, a, {}, s);
     }
-    void mul_plain(const ckks::Context& ctx, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b) override {
+    void mul_plain(const backend::Ring& ctx, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b) override {
         elementwise(ctx, BatchOp::mul_plain, out, a, b, nullptr);
     }
     void drop_limbs(BatchSpan out, ConstBatchSpan a) override {
         kernels::BatchEltArgs p = shape(out, a);
         launch(BatchOp::drop_limbs, p);
     }
-    void tensor(const ckks::Context& ctx, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b) override {
+    void tensor(const backend::Ring& ctx, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b) override {
         const uint64_t poly = a.limbs * a.n;
         kernels::TensorArgs<uint64_t> t;
         t.out = out.data;
@@ -156,7 +157,7 @@ public:
 
     // ---- encoding: the coefficients go up (2 slots doubles per element), one launch reduces
     // them modulo every prime, one batched NTT transforms every limb ----
-    void encode(const ckks::Context& ctx, BatchSpan out, const double* coefficients, size_t slots) override {
+    void encode(const backend::Ring& ctx, BatchSpan out, const double* coefficients, size_t slots) override {
         StreamScratch upload(out.count * 2 * slots, stream_);
         kernels::EncodeArgs e;
         e.out = out.data;
@@ -177,12 +178,13 @@ public:
     }
 
     // ---- rescaling ----
-    void rescale(const ckks::Context& ctx, BatchSpan out, ConstBatchSpan a) override {
+    void rescale(const backend::Ring& ctx, BatchSpan out, ConstBatchSpan a) override {
         rescale_rows(ctx, out.data, a.data, uint32_t(a.count * a.polys), int(a.limbs) - 1);
     }
 
     // ---- key switching ----
-    void relinearize(const ckks::Context& ctx, BatchSpan out, ConstBatchSpan a, const ckks::RelinKey& rk) override {
+    void relinearize(const backend::Ring& ctx, BatchSpan out, ConstBatchSpan a, const KeySwitchKeyView& rk) override {
+        transient_keys_.clear();
         const int level = int(a.limbs) - 1;
         StreamScratch scratch(kernels::key_switch_scratch(key_level(ctx, level), uint32_t(a.count)).total(), stream_);
         const std::vector<const uint64_t*> keys(a.count, device_key(rk));
@@ -191,8 +193,9 @@ public:
                                    uint32_t(a.count), scratch.get()),
                            stream_);
     }
-    void multiply_relin_rescale(const ckks::Context& ctx, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b,
-                                const ckks::RelinKey& rk) override {
+    void multiply_relin_rescale(const backend::Ring& ctx, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b,
+                                const KeySwitchKeyView& rk) override {
+        transient_keys_.clear();
         const int level = int(a.limbs) - 1;
         StreamScratch scratch(kernels::key_switch_scratch(key_level(ctx, level), uint32_t(a.count), true).total(), stream_);
         const std::vector<const uint64_t*> keys(a.count, device_key(rk));
@@ -213,8 +216,9 @@ public:
     // are copied. Each maximal run of consecutive rotated elements is one batched key switch (a
     // fixed launch sequence), each run of copies one copy: no key switch is spent on an element
     // that does not rotate, and no element is moved to make the runs contiguous.
-    void apply_galois(const ckks::Context& ctx, BatchSpan out, ConstBatchSpan a, const uint32_t* const* perms,
-                      const ckks::KeySwitchKey* const* keys) override {
+    void apply_galois(const backend::Ring& ctx, BatchSpan out, ConstBatchSpan a, const uint32_t* const* perms,
+                      const KeySwitchKeyView* const* keys) override {
+        transient_keys_.clear();
         const uint64_t words = a.polys * a.limbs * a.n;
         for (size_t begin = 0; begin < a.count;) {
             const bool rotates = perms[begin] != nullptr;
@@ -233,8 +237,9 @@ public:
 
     // One ModUp of every element's c1, then per rotation the inner product through its
     // permutation, ModDown, permutation and addition (for_each_hoisted_rotation_step).
-    void rotate_hoisted(const ckks::Context& ctx, const BatchSpan* outs, size_t rotations, ConstBatchSpan a,
-                        const uint32_t* const* perms, const ckks::KeySwitchKey* const* keys) override {
+    void rotate_hoisted(const backend::Ring& ctx, const BatchSpan* outs, size_t rotations, ConstBatchSpan a,
+                        const uint32_t* const* perms, const KeySwitchKeyView* const* keys) override {
+        transient_keys_.clear();
         if (rotations == 0 || a.count == 0) return;
         const int level = int(a.limbs) - 1;
         const RotationSet set(*this, ctx, a.count, rotations, perms, keys);
@@ -247,9 +252,10 @@ public:
                                  stream_);
     }
     // One ModUp, the inner products accumulated, one ModDown (for_each_hoisted_sum_step).
-    void rotate_sum_hoisted(const ckks::Context& ctx, BatchSpan out, ConstBatchSpan a, size_t rotations,
-                            const uint32_t* const* perms, const ckks::KeySwitchKey* const* keys,
+    void rotate_sum_hoisted(const backend::Ring& ctx, BatchSpan out, ConstBatchSpan a, size_t rotations,
+                            const uint32_t* const* perms, const KeySwitchKeyView* const* keys,
                             size_t identities) override {
+        transient_keys_.clear();
         if (rotations == 0 || a.count == 0) return;
         const int level = int(a.limbs) - 1;
         const RotationSet set(*this, ctx, a.count, rotations, perms, keys);
@@ -262,25 +268,31 @@ public:
     }
 
 private:
-    DeviceContext& dctx(const ckks::Context& ctx) {
+    DeviceContext& dctx(const backend::Ring& ctx) {
         auto& slot = contexts_[ctx.id()];
         if (!slot) slot = std::make_unique<DeviceContext>(ctx);
         return *slot;
     }
-    const kernels::KeySwitchLevel& key_level(const ckks::Context& ctx, int level) {
+    const kernels::KeySwitchLevel& key_level(const backend::Ring& ctx, int level) {
         auto& slot = dctx(ctx).key_switch[level];
         if (!slot) slot = std::make_unique<DeviceKeySwitchLevel>(ctx, level);
         return slot->get();
     }
-    const uint64_t* device_key(const ckks::KeySwitchKey& key) {
-        auto& slot = keys_[key.data.data()];
-        if (slot.bytes() != key.data.size() * 8) {
-            slot = DeviceBuffer(key.data.size() * 8);
-            slot.upload(key.data.data(), key.data.size() * 8);
+    // The key in device memory: uploaded once per uid; a key without a uid is uploaded for this
+    // operation (freed in stream order when the next key-switching operation starts).
+    const uint64_t* device_key(const KeySwitchKeyView& key) {
+        if (key.uid == 0) {
+            transient_keys_.push_back(std::make_unique<StreamScratch>(key.words(), stream_));
+            return transient_keys_.back()->fill(key.data, key.words());
+        }
+        auto& slot = keys_[key.uid];
+        if (slot.bytes() == 0) {
+            slot = DeviceBuffer(key.words() * 8);
+            slot.upload(key.data, key.words() * 8);
         }
         return slot.as<const uint64_t>();
     }
-    const uint32_t* device_perm(const ckks::Context& ctx, const uint32_t* host) {
+    const uint32_t* device_perm(const backend::Ring& ctx, const uint32_t* host) {
         auto& slot = dctx(ctx).perms[host];
         if (slot.bytes() == 0) {
             slot = DeviceBuffer(ctx.n() * 4);
@@ -288,7 +300,7 @@ private:
         }
         return slot.as<const uint32_t>();
     }
-    kernels::CiphertextKeySwitchArgs ks_args(const ckks::Context& ctx, int level, const uint64_t* in, uint64_t* out,
+    kernels::CiphertextKeySwitchArgs ks_args(const backend::Ring& ctx, int level, const uint64_t* in, uint64_t* out,
                                              const uint64_t* const* keys, uint64_t qp_limbs, uint32_t count,
                                              uint64_t* scratch) {
         kernels::CiphertextKeySwitchArgs args;
@@ -304,8 +316,8 @@ private:
 
     // count consecutive elements (2 polynomials of level + 1 limbs each) at in, element c
     // rotated by perms[c] (none null) with *keys[c], into out: one batched key switch.
-    void rotate_run(const ckks::Context& ctx, int level, const uint64_t* in, uint64_t* out, size_t count,
-                    const uint32_t* const* perms, const ckks::KeySwitchKey* const* keys) {
+    void rotate_run(const backend::Ring& ctx, int level, const uint64_t* in, uint64_t* out, size_t count,
+                    const uint32_t* const* perms, const KeySwitchKeyView* const* keys) {
         std::vector<const uint64_t*> key_ptrs(count);
         std::vector<const uint32_t*> dev_perms(count);
         bool same_perm = true;
@@ -332,8 +344,8 @@ private:
         std::vector<const uint32_t*> perms;
         std::vector<const uint64_t* const*> keys;
         std::vector<std::unique_ptr<StreamScratch>> key_arrays;
-        RotationSet(CudaBatchQueue& q, const ckks::Context& ctx, size_t count, size_t rotations,
-                    const uint32_t* const* host_perms, const ckks::KeySwitchKey* const* host_keys) {
+        RotationSet(CudaBatchQueue& q, const backend::Ring& ctx, size_t count, size_t rotations,
+                    const uint32_t* const* host_perms, const KeySwitchKeyView* const* host_keys) {
             for (size_t r = 0; r < rotations; ++r) {
                 perms.push_back(q.device_perm(ctx, host_perms[r]));
                 const std::vector<const uint64_t*> ptrs(count, q.device_key(*host_keys[r]));
@@ -344,7 +356,7 @@ private:
     };
 
     // polys polynomials of level+1 limbs at in -> level limbs at out (may be in).
-    void rescale_rows(const ckks::Context& ctx, uint64_t* out, const uint64_t* in, uint32_t polys, int level) {
+    void rescale_rows(const backend::Ring& ctx, uint64_t* out, const uint64_t* in, uint32_t polys, int level) {
         DeviceContext& d = dctx(ctx);
         auto& limbs = d.rescale[level];
         if (!limbs) {
@@ -379,7 +391,7 @@ private:
         p.out_limbs = uint32_t(out.limbs);
         return p;
     }
-    void elementwise(const ckks::Context& ctx, BatchOp op, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b,
+    void elementwise(const backend::Ring& ctx, BatchOp op, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b,
                      const uint64_t* per_limb) {
         kernels::BatchEltArgs p = shape(out, a);
         p.b = b.data;
@@ -409,16 +421,17 @@ private:
     std::string name_;
     cudaStream_t stream_ = nullptr;
     std::map<uint64_t, std::unique_ptr<DeviceContext>> contexts_;
-    std::map<const uint64_t*, DeviceBuffer> keys_;
+    std::map<uint64_t, DeviceBuffer> keys_;                        // by uid
+    std::vector<std::unique_ptr<StreamScratch>> transient_keys_;    // keys without a uid, this op's
 };
 
 }  // namespace
 
-std::unique_ptr<ckks::BatchQueue> make_cuda_batch_queue(int device) {
+std::shared_ptr<backend::Queue> make_cuda_queue(int device) {
     const int count = device_count();
     if (count == 0) raise<Error>("no CUDA GPU found (", device_summary(), ")");
     if (device < 0 || device >= count) raise<ValueError>("CUDA device ", device, " does not exist (", count, " found)");
-    return std::make_unique<CudaBatchQueue>(device);
+    return std::make_shared<CudaBatchQueue>(device);
 }
 
 }  // namespace oboro::cuda

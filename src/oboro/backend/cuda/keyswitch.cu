@@ -61,10 +61,10 @@ template <typename T> DeviceBuffer to_device(const std::vector<T>& v) {
 
 }  // namespace
 
-DeviceKeySwitchLevel::DeviceKeySwitchLevel(const ckks::Context& ctx, int level) {
-    const kernels::KeySwitchHostData h(ctx, level);
-    std::vector<math::NttTables> ext(ctx.ntt_tables(), ctx.ntt_tables() + h.level.nq);
-    ext.insert(ext.end(), ctx.p_ntt_tables(), ctx.p_ntt_tables() + h.level.k);
+DeviceKeySwitchLevel::DeviceKeySwitchLevel(const backend::Ring& ring, int level) {
+    const kernels::KeySwitchHostData h(ring, level);
+    std::vector<math::NttTables> ext(ring.ntt_tables(), ring.ntt_tables() + h.level.nq);
+    ext.insert(ext.end(), ring.p_ntt_tables(), ring.p_ntt_tables() + h.level.k);
     tables_ = std::make_unique<DeviceNttTables>(ext.data(), ext.size());
     moduli_ = to_device(h.ext_moduli);
     drop_ = to_device(h.drop);
@@ -78,7 +78,7 @@ DeviceKeySwitchLevel::DeviceKeySwitchLevel(const ckks::Context& ctx, int level) 
     out_limbs_ = to_device(all_limbs);
     size_t offset = 0;
     for (size_t j = 0; j < h.steps.size(); ++j) {
-        converters_.push_back(std::make_unique<DeviceBaseConverter>(ctx.level(level).digits[j].to_others));
+        converters_.push_back(std::make_unique<DeviceBaseConverter>(ring.level(level).digits[j].to_others));
         kernels::DigitStep s = h.steps[j];
         s.conv = converters_.back()->view();
         s.out_limbs = out_limbs_.as<const uint32_t>() + offset;
@@ -92,13 +92,13 @@ DeviceKeySwitchLevel::DeviceKeySwitchLevel(const ckks::Context& ctx, int level) 
     level_.q_values = q_values_.as<const uint64_t>();
     level_.digit_steps = steps_.data();
     if (h.level.k > 1) {
-        converters_.push_back(std::make_unique<DeviceBaseConverter>(ctx.level(level).p_to_q));
+        converters_.push_back(std::make_unique<DeviceBaseConverter>(ring.level(level).p_to_q));
         level_.p_to_q = converters_.back()->view();
     }
     level_.p_mod_q = p_mod_q_.as<const uint64_t>();
     level_.p_mod_q_shoup = level_.p_mod_q + h.level.nq;
     if (level >= 1) {
-        converters_.push_back(std::make_unique<DeviceBaseConverter>(ctx.level(level).qlp_to_q));
+        converters_.push_back(std::make_unique<DeviceBaseConverter>(ring.level(level).qlp_to_q));
         level_.qlp_to_q = converters_.back()->view();
         level_.rescale_drop = rescale_drop_.as<const kernels::DropLimb>();
     }
@@ -150,18 +150,18 @@ struct HostCall {
     DeviceBuffer in, out, key, key_ptrs, scratch;
     size_t out_words;
 
-    HostCall(const ckks::Context& ctx, int lvl, const uint64_t* host_in, size_t in_words, uint32_t count,
-             const ckks::KeySwitchKey& k)
-        : level(ctx, lvl), in(in_words * 8), out(size_t(count) * 2 * (lvl + 1) * ctx.n() * 8),
-          key(k.data.size() * 8), key_ptrs(count * sizeof(void*)),
+    HostCall(const backend::Ring& ring, int lvl, const uint64_t* host_in, size_t in_words, uint32_t count,
+             const backend::KeySwitchKeyView& k)
+        : level(ring, lvl), in(in_words * 8), out(size_t(count) * 2 * (lvl + 1) * ring.n() * 8),
+          key(k.words() * 8), key_ptrs(count * sizeof(void*)),
           scratch(kernels::key_switch_scratch(level.get(), count).total() * 8),
-          out_words(size_t(count) * 2 * (lvl + 1) * ctx.n()) {
+          out_words(size_t(count) * 2 * (lvl + 1) * ring.n()) {
         in.upload(host_in, in_words * 8);
-        key.upload(k.data.data(), k.data.size() * 8);
+        key.upload(k.data, k.words() * 8);
         const std::vector<const uint64_t*> ptrs(count, key.as<const uint64_t>());
         key_ptrs.upload(ptrs.data(), count * sizeof(void*));
     }
-    kernels::CiphertextKeySwitchArgs args(const ckks::KeySwitchKey& k, uint32_t count) const {
+    kernels::CiphertextKeySwitchArgs args(const backend::KeySwitchKeyView& k, uint32_t count) const {
         kernels::CiphertextKeySwitchArgs a;
         a.level = level.get();
         a.in = in.as<const uint64_t>();
@@ -180,10 +180,10 @@ struct HostCall {
 
 }  // namespace
 
-void key_switch_host(const ckks::Context& ctx, int level, const uint64_t* in, uint32_t count,
-                     const ckks::KeySwitchKey& key, uint64_t* out) {
-    const uint64_t nq_n = uint64_t(level + 1) * ctx.n();
-    HostCall call(ctx, level, in, count * nq_n, count, key);
+void key_switch_host(const backend::Ring& ring, int level, const uint64_t* in, uint32_t count,
+                     const backend::KeySwitchKeyView& key, uint64_t* out) {
+    const uint64_t nq_n = uint64_t(level + 1) * ring.n();
+    HostCall call(ring, level, in, count * nq_n, count, key);
     kernels::KeySwitchArgs a;
     a.level = call.level.get();
     a.in = call.in.as<const uint64_t>();
@@ -197,17 +197,17 @@ void key_switch_host(const ckks::Context& ctx, int level, const uint64_t* in, ui
     call.finish(out);
 }
 
-void relinearize_host(const ckks::Context& ctx, int level, const uint64_t* in, uint32_t count,
-                      const ckks::RelinKey& rk, uint64_t* out) {
-    HostCall call(ctx, level, in, size_t(count) * 3 * (level + 1) * ctx.n(), count, rk);
+void relinearize_host(const backend::Ring& ring, int level, const uint64_t* in, uint32_t count,
+                      const backend::KeySwitchKeyView& rk, uint64_t* out) {
+    HostCall call(ring, level, in, size_t(count) * 3 * (level + 1) * ring.n(), count, rk);
     launch_relinearize(call.args(rk, count));
     call.finish(out);
 }
 
-void rotate_host(const ckks::Context& ctx, int level, const uint64_t* in, uint32_t count, uint64_t galois,
-                 const ckks::KeySwitchKey& key, uint64_t* out) {
-    HostCall call(ctx, level, in, size_t(count) * 2 * (level + 1) * ctx.n(), count, key);
-    const auto& perm = ctx.automorphism_permutation(galois);
+void rotate_host(const backend::Ring& ring, int level, const uint64_t* in, uint32_t count, uint64_t galois,
+                 const backend::KeySwitchKeyView& key, uint64_t* out) {
+    HostCall call(ring, level, in, size_t(count) * 2 * (level + 1) * ring.n(), count, key);
+    const auto& perm = ring.automorphism_permutation(galois);
     DeviceBuffer dperm(perm.size() * sizeof(uint32_t));
     dperm.upload(perm.data(), perm.size() * sizeof(uint32_t));
     kernels::CiphertextKeySwitchArgs a = call.args(key, count);

@@ -13,8 +13,8 @@
 #include "oboro/backend/cuda/device_buffer.hpp"
 #include "oboro/backend/cuda/keyswitch_kernels.hpp"
 #include "oboro/backend/cuda/ntt.hpp"
-#include "oboro/ckks/context.hpp"
-#include "oboro/ckks/keys.hpp"
+#include "oboro/backend/key_switch_key.hpp"
+#include "oboro/backend/ring.hpp"
 
 namespace oboro::cuda {
 
@@ -22,7 +22,7 @@ namespace oboro::cuda {
 // (its digit_steps stay in host memory, where the launcher reads them).
 class DeviceKeySwitchLevel {
 public:
-    DeviceKeySwitchLevel(const ckks::Context& ctx, int level);
+    DeviceKeySwitchLevel(const backend::Ring& ring, int level);
     const kernels::KeySwitchLevel& get() const { return level_; }
 
 private:
@@ -53,16 +53,16 @@ void launch_hoisted_sum(const kernels::CiphertextKeySwitchArgs& args, const uint
 
 // Host memory, for tests and examples (copy in, launch, wait, copy out):
 // in = count x (level+1) limbs; out = count x 2 x (level+1) limbs = (ks0, ks1) of each input,
-// bit for bit ckks::key_switch.
-void key_switch_host(const ckks::Context& ctx, int level, const uint64_t* in, uint32_t count,
-                     const ckks::KeySwitchKey& key, uint64_t* out);
+// bit for bit backend::cpu::key_switch.
+void key_switch_host(const backend::Ring& ring, int level, const uint64_t* in, uint32_t count,
+                     const backend::KeySwitchKeyView& key, uint64_t* out);
 // in = count ciphertexts of 3 polynomials at `level`; out = count x 2 polynomials, bit for bit
 // Evaluator::relinearize.
-void relinearize_host(const ckks::Context& ctx, int level, const uint64_t* in, uint32_t count,
-                      const ckks::RelinKey& rk, uint64_t* out);
+void relinearize_host(const backend::Ring& ring, int level, const uint64_t* in, uint32_t count,
+                      const backend::KeySwitchKeyView& rk, uint64_t* out);
 // in = count ciphertexts of 2 polynomials at `level`; out = each rotated by the automorphism
 // `galois` with its key, bit for bit Evaluator::apply_galois (rotate, conjugate).
-void rotate_host(const ckks::Context& ctx, int level, const uint64_t* in, uint32_t count, uint64_t galois,
-                 const ckks::KeySwitchKey& key, uint64_t* out);
+void rotate_host(const backend::Ring& ring, int level, const uint64_t* in, uint32_t count, uint64_t galois,
+                 const backend::KeySwitchKeyView& key, uint64_t* out);
 
 }  // namespace oboro::cuda

@@ -1,7 +1,7 @@
 // Hybrid key switching on the GPU for a batch of `count` polynomials (host and device code; the
 // CUDA kernels are in keyswitch.cu, the CPU emulation in the tests through grid_emulator.hpp).
 //
-// The launch sequence (for_each_key_switch_step) is ckks::key_switch's algorithm for the whole
+// The launch sequence (for_each_key_switch_step) is backend::cpu::key_switch's algorithm for the whole
 // batch at once, bit for bit:
 //   ModUp        1 batched INTT of every limb of every input (count x (l+1) rows);
 //                1 copy of each digit's own limbs (coefficient form) into its extended polynomial;
@@ -32,7 +32,7 @@
 #include "oboro/backend/cuda/base_conversion_kernels.hpp"
 #include "oboro/backend/cuda/elementwise_kernels.hpp"
 #include "oboro/backend/cuda/ntt_kernels.hpp"
-#include "oboro/ckks/context.hpp"
+#include "oboro/backend/ring.hpp"
 #include "oboro/util/error.hpp"
 
 namespace oboro::cuda::kernels {
@@ -59,8 +59,8 @@ OBORO_HD void digit_copy_thread(const ThreadIndex& t, const DigitCopyArgs& a) {
 // For element c and extended limb i (i < nq: q_i, else special prime i - nq):
 //   acc0 = sum_j x_j * b_j,  acc1 = sum_j x_j * a_j   (+ the old acc when `accumulate`)
 // x_j = digit j of element c at coefficient perm[col] (perm null: col). The key is a
-// KeySwitchKey's data, [digit][b, a][qp_limbs][n]; its limb for i is i (i < nq) or
-// q_count + i - nq; element c uses keys[c] (one key for a batch: the same pointer count times;
+// key's words (backend/key_switch_key.hpp), [digit][b, a][qp_limbs][n]; its limb for i is i
+// (i < nq) or key_q_limbs + i - nq; element c uses keys[c] (one key for a batch: the same pointer count times;
 // per-element keys: a batch of rotations by different steps). acc of element c: acc + c *
 // acc_stride, acc1 at + ne * n.
 // One thread per coefficient, rows = count x ne.
@@ -69,7 +69,7 @@ struct InnerProductArgs {
     const uint32_t* perm = nullptr;    // n entries or null
     const uint64_t* const* keys = nullptr;  // count entries
     uint64_t key_qp_limbs = 0;
-    uint32_t q_count = 0;
+    uint32_t key_q_limbs = 0;  // the key's ciphertext limbs: key_qp_limbs - k
     const math::Barrett<uint64_t>* ext_moduli = nullptr;  // ne entries
     uint64_t* acc = nullptr;
     uint64_t acc_stride = 0;
@@ -82,7 +82,7 @@ OBORO_HD void inner_product_thread(const ThreadIndex& t, const InnerProductArgs&
     for_each_row_element(t, a.n, a.count * a.ne, [&](uint64_t, uint64_t row) {
         const uint64_t n = a.n, c = row / a.ne, i = row - c * a.ne, col = t.global_x();
         const uint64_t src_col = a.perm ? a.perm[col] : col;
-        const uint64_t ki = i < a.nq ? i : a.q_count + (i - a.nq);
+        const uint64_t ki = i < a.nq ? i : a.key_q_limbs + (i - a.nq);
         const math::Barrett<uint64_t>& br = a.ext_moduli[i];
         uint64_t* acc0 = a.acc + c * a.acc_stride + i * n + col;
         uint64_t* acc1 = acc0 + uint64_t(a.ne) * n;
@@ -133,7 +133,7 @@ OBORO_HD void strided_add_thread(const ThreadIndex& t, const StridedAddArgs& a) 
 // ---- P * (d0, d1) into the accumulators (multiply_relin_rescale) --------------------------------
 
 // acc(c, t) += P * d_t on the ciphertext limbs i < nq (t = 0, 1), so that one division by q_l * P
-// does the ModDown and the rescale together (ckks multiply_relin_rescale_polys). d_t of element c
+// does the ModDown and the rescale together (backend::cpu::multiply_relin_rescale_polys). d_t of element c
 // at prod + (3 c + t) nq n; acc(c, t) at acc + (2 c + t) ne n. Rows = count x 2 x nq.
 struct FoldArgs {
     uint64_t* acc = nullptr;
@@ -178,7 +178,7 @@ struct KeySwitchLevel {
     const uint64_t* p_mod_q = nullptr;                    // nq: P mod q_i, and its Shoup companion
     const uint64_t* p_mod_q_shoup = nullptr;
     const DigitStep* digit_steps = nullptr;  // beta, host memory
-    uint32_t nq = 0, ne = 0, k = 1, beta = 0, alpha = 0, q_count = 0, chunk = 1;
+    uint32_t nq = 0, ne = 0, k = 1, beta = 0, alpha = 0, chunk = 1;
     NttPlan plan;
 };
 
@@ -287,7 +287,7 @@ template <typename Ops> void for_each_mod_up_step(const KeySwitchArgs& a, const 
 
 // The division with rounding of `polys` polynomials at acc (ne limbs each, NTT form) by the
 // product of their limbs kept .. kept+dropped-1 (q_l and/or the special primes), onto limbs 0 ..
-// kept-1, into out (polys x kept limbs): ckks divide_and_drop's algorithm. 1 batched INTT of the
+// kept-1, into out (polys x kept limbs): backend::cpu divide_and_drop's algorithm. 1 batched INTT of the
 // dropped limbs, 1 base-conversion pair (centred) to the kept primes, 1 batched NTT whose stores
 // compute (acc - conv) * D^-1 (drop[j].inv).
 template <typename Ops>
@@ -357,7 +357,7 @@ void inner_product_step(const KeySwitchArgs& a, const KeySwitchBuffers& b, Ops& 
     ip.perm = a.perm;
     ip.keys = a.keys;
     ip.key_qp_limbs = a.key_qp_limbs;
-    ip.q_count = L.q_count;
+    ip.key_q_limbs = uint32_t(a.key_qp_limbs) - L.k;
     ip.ext_moduli = L.ext_moduli;
     ip.acc = b.acc;
     ip.acc_stride = 2 * uint64_t(L.ne) * n;
@@ -463,7 +463,7 @@ template <typename Ops> void permute_into(const CiphertextKeySwitchArgs& a, uint
     ops.permute(static_cast<const PermuteArgs<uint64_t>&>(p));
 }
 
-// Rotate (ckks apply_galois_polys): sigma of both polynomials into out, the key switch of
+// Rotate (backend::cpu::apply_galois_polys): sigma of both polynomials into out, the key switch of
 // sigma(c1) (read from out), then out = (sigma(c0) + ks0, ks1).
 template <typename Ops> void for_each_rotate_step(const CiphertextKeySwitchArgs& a, Ops& ops) {
     const uint64_t poly = uint64_t(a.level.nq) << a.level.plan.log_n;
@@ -621,21 +621,21 @@ struct KeySwitchHostData {
     std::vector<DigitStep> steps;  // views into conv / out_limbs (host pointers)
     KeySwitchLevel level;
 
-    KeySwitchHostData(const ckks::Context& ctx, int lvl) : p_to_q(ctx.level(lvl).p_to_q) {
-        const uint32_t nq = uint32_t(lvl) + 1, k = uint32_t(ctx.p_count()), ne = nq + k;
-        const auto& lc = ctx.level(lvl);
-        for (uint32_t i = 0; i < nq; ++i) ext_tables.push_back(host_table_view(ctx.ntt_tables()[i]));
-        for (uint32_t i = 0; i < k; ++i) ext_tables.push_back(host_table_view(ctx.p_ntt_tables()[i]));
+    KeySwitchHostData(const backend::Ring& ring, int lvl) : p_to_q(ring.level(lvl).p_to_q) {
+        const uint32_t nq = uint32_t(lvl) + 1, k = uint32_t(ring.p_count()), ne = nq + k;
+        const auto& lc = ring.level(lvl);
+        for (uint32_t i = 0; i < nq; ++i) ext_tables.push_back(host_table_view(ring.ntt_tables()[i]));
+        for (uint32_t i = 0; i < k; ++i) ext_tables.push_back(host_table_view(ring.p_ntt_tables()[i]));
         uint64_t chunk = 64;
         for (uint32_t i = 0; i < ne; ++i) {
-            const math::Modulus& m = i < nq ? ctx.moduli()[i] : ctx.p_moduli()[i - nq];
+            const math::Modulus& m = i < nq ? ring.moduli()[i] : ring.p_moduli()[i - nq];
             ext_moduli.push_back(m.barrett);
             chunk = std::min<uint64_t>(chunk, backend::cpu::lazy_product_terms(m.value));
         }
-        for (uint32_t i = 0; i < nq; ++i) q_values.push_back(ctx.moduli()[i].value);
+        for (uint32_t i = 0; i < nq; ++i) q_values.push_back(ring.moduli()[i].value);
         drop.resize(nq);
         // inv = P^{-1} mod q_j; the dropped-prime residue only serves the one-prime fused path
-        make_drop_limbs(q_values.data(), nq, ctx.p_moduli()[0].value, lc.p_inv.data(), drop.data());
+        make_drop_limbs(q_values.data(), nq, ring.p_moduli()[0].value, lc.p_inv.data(), drop.data());
         conv.reserve(lc.digits.size());
         for (const auto& d : lc.digits) {
             conv.emplace_back(d.to_others);
@@ -653,17 +653,17 @@ struct KeySwitchHostData {
             steps.push_back(s);
         }
         uint32_t log_n = 0;
-        while ((size_t(1) << log_n) < ctx.n()) ++log_n;
+        while ((size_t(1) << log_n) < ring.n()) ++log_n;
         level.ext_tables = ext_tables.data();
         level.ext_moduli = ext_moduli.data();
         level.drop = drop.data();
         level.q_values = q_values.data();
-        level.special_prime = ctx.p_moduli()[0].value;
+        level.special_prime = ring.p_moduli()[0].value;
         level.p_to_q = p_to_q.view();
         level.k = k;
         for (uint32_t i = 0; i < nq; ++i) {
-            p_mod_q.push_back(ctx.p_mod_q()[i]);
-            p_mod_q_shoup.push_back(math::shoup_precompute(ctx.p_mod_q()[i], q_values[i]));
+            p_mod_q.push_back(ring.p_mod_q()[i]);
+            p_mod_q_shoup.push_back(math::shoup_precompute(ring.p_mod_q()[i], q_values[i]));
         }
         level.p_mod_q = p_mod_q.data();
         level.p_mod_q_shoup = p_mod_q_shoup.data();
@@ -679,8 +679,7 @@ struct KeySwitchHostData {
         level.nq = nq;
         level.ne = ne;
         level.beta = uint32_t(lc.digits.size());
-        level.alpha = uint32_t(ctx.digit_size());
-        level.q_count = uint32_t(ctx.q_count());
+        level.alpha = uint32_t(ring.digit_size());
         level.chunk = uint32_t(chunk);
         level.plan = make_ntt_plan(log_n);
     }

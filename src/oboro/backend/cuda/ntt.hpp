@@ -53,9 +53,9 @@ void ntt_forward_host(uint64_t* data, const math::NttTables* tables, uint32_t li
 void ntt_inverse_host(uint64_t* data, const math::NttTables* tables, uint32_t limbs, uint32_t polys);
 // in: polys polynomials of kept+1 limbs in NTT form (tables[0 .. kept-1], then the dropped prime
 // with tables[dropped_table]); out: polys x kept limbs, round(in / p) in NTT form, host memory.
-// Rescale from level l (ckks::rescale_poly, bit for bit): tables = ctx.ntt_tables(), kept = l,
-// dropped_table = l, inverses = inv_last. ModDown with one special prime (ckks::mod_down): kept =
-// l+1, dropped_table = ctx.q_count(), inverses = p_inv.
+// Rescale from level l (backend::cpu::rescale_poly, bit for bit): tables = ring.ntt_tables(), kept = l,
+// dropped_table = l, inverses = inv_last. ModDown with one special prime (backend::cpu::mod_down): kept =
+// l+1, dropped_table = ring.q_count(), inverses = p_inv.
 void divide_and_drop_host(const uint64_t* in, uint64_t* out, const math::NttTables* tables, uint32_t kept,
                           uint32_t dropped_table, const uint64_t* inverses, uint32_t polys);
 

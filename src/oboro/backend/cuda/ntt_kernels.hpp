@@ -148,7 +148,7 @@ struct DropLimb {
     uint64_t inv = 0, inv_shoup = 0;
 };
 
-// kept_moduli: q_0 .. q_{kept-1}; inverses: p^{-1} mod q_j (ckks::LevelConstants::inv_last for a
+// kept_moduli: q_0 .. q_{kept-1}; inverses: p^{-1} mod q_j (backend::LevelConstants::inv_last for a
 // rescale, p_inv for ModDown). out: `kept` entries.
 inline void make_drop_limbs(const uint64_t* kept_moduli, uint32_t kept, uint64_t dropped_prime, const uint64_t* inverses,
                             DropLimb* out) {
@@ -332,7 +332,7 @@ template <typename Run> void for_each_ntt_launch(const NttArgs& args, bool forwa
         }
 }
 
-// Division by one dropped prime p with rounding, ckks::divide_and_drop's algorithm, for `polys`
+// Division by one dropped prime p with rounding, backend::cpu divide_and_drop's algorithm, for `polys`
 // polynomials in NTT form of kept+1 limbs: the kept limbs (primes q_0 .. q_{kept-1}, tables 0 ..
 // kept-1) followed by the dropped one (table dropped_table). Output: kept limbs per polynomial,
 // round(x / p) over the kept primes.

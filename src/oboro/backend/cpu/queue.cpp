@@ -1,27 +1,24 @@
-// The CPU implementation of the batched kernels: ONE parallel loop per operation over all the
-// work items of the batch (element x polynomial x limb for element-wise kernels, element for key
-// switching), each running the same per-limb SIMD kernel (backend/cpu/eltwise.hpp) or the same
-// per-ciphertext function (ciphertext_ops.hpp, keyswitch.hpp) that the single-ciphertext
-// Evaluator runs. Loops nested inside a work item run inline on its thread. Key-switching scratch
+// The CPU implementation of the batched kernels (backend/queue.hpp): ONE parallel loop per
+// operation over all the work items of the batch (element x polynomial x limb for element-wise
+// kernels, element for key switching), each running a per-limb SIMD kernel (eltwise.hpp) or a
+// per-ciphertext function (ciphertext_ops.hpp, keyswitch.hpp, hoisting.hpp). Loops nested inside a work item run inline on its thread. Key-switching scratch
 // comes from scratch_pool(): one workspace per running thread, reused from item to item, so the
 // loop does no heap allocation once the workspaces have grown.
 #include <cstring>
 #include <vector>
 
+#include "oboro/backend/cpu/ciphertext_ops.hpp"
 #include "oboro/backend/cpu/eltwise.hpp"
+#include "oboro/backend/cpu/encode.hpp"
+#include "oboro/backend/cpu/hoisting.hpp"
+#include "oboro/backend/cpu/keyswitch.hpp"
 #include "oboro/backend/cpu/poly_ops.hpp"
-#include "oboro/ckks/batch_queue.hpp"
-#include "oboro/ckks/ciphertext_ops.hpp"
-#include "oboro/ckks/encoder.hpp"
-#include "oboro/ckks/hoisting.hpp"
-#include "oboro/ckks/keyswitch.hpp"
+#include "oboro/backend/queue.hpp"
 #include "oboro/math/modarith.hpp"
 #include "oboro/util/parallel.hpp"
 #include "oboro/util/workspace.hpp"
 
-namespace oboro::ckks {
-
-namespace cpu = backend::cpu;
+namespace oboro::backend::cpu {
 
 namespace {
 
@@ -40,56 +37,56 @@ void copy_limb(uint64_t* dst, const uint64_t* src, size_t n) {
     if (dst != src) std::memcpy(dst, src, n * sizeof(uint64_t));
 }
 
-class CpuBatchQueue final : public BatchQueue {
+class CpuQueue final : public Queue {
 public:
     const char* device_name() const override { return "cpu"; }
     void synchronize() override {}
 
-    void add(const Context& ctx, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b) override {
-        add_or_sub(ctx, out, a, b, false);
+    void add(const Ring& ring, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b) override {
+        add_or_sub(ring, out, a, b, false);
     }
-    void sub(const Context& ctx, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b) override {
-        add_or_sub(ctx, out, a, b, true);
+    void sub(const Ring& ring, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b) override {
+        add_or_sub(ring, out, a, b, true);
     }
 
-    void negate(const Context& ctx, BatchSpan out, ConstBatchSpan a) override {
-        const cpu::EltwiseKernels& kn = cpu::eltwise_active();
+    void negate(const Ring& ring, BatchSpan out, ConstBatchSpan a) override {
+        const EltwiseKernels& kn = eltwise_active();
         for_each_limb(a.count, a.polys, a.limbs, a.n, [&](size_t c, size_t j, size_t i, size_t off) {
-            kn.negate(out.poly(c, j) + off, a.poly(c, j) + off, ctx.q()[i], a.n);
+            kn.negate(out.poly(c, j) + off, a.poly(c, j) + off, ring.q()[i], a.n);
         });
     }
 
-    void add_scalar(const Context& ctx, BatchSpan out, ConstBatchSpan a, const uint64_t* s) override {
-        const cpu::EltwiseKernels& kn = cpu::eltwise_active();
+    void add_scalar(const Ring& ring, BatchSpan out, ConstBatchSpan a, const uint64_t* s) override {
+        const EltwiseKernels& kn = eltwise_active();
         for_each_limb(a.count, a.polys, a.limbs, a.n, [&](size_t c, size_t j, size_t i, size_t off) {
-            if (j == 0) kn.add_scalar(out.poly(c, 0) + off, a.poly(c, 0) + off, s[i], ctx.q()[i], a.n);
+            if (j == 0) kn.add_scalar(out.poly(c, 0) + off, a.poly(c, 0) + off, s[i], ring.q()[i], a.n);
             else copy_limb(out.poly(c, j) + off, a.poly(c, j) + off, a.n);
         });
     }
 
-    void mul_scalar(const Context& ctx, BatchSpan out, ConstBatchSpan a, const uint64_t* s) override {
-        const cpu::EltwiseKernels& kn = cpu::eltwise_active();
+    void mul_scalar(const Ring& ring, BatchSpan out, ConstBatchSpan a, const uint64_t* s) override {
+        const EltwiseKernels& kn = eltwise_active();
         for_each_limb(a.count, a.polys, a.limbs, a.n, [&](size_t c, size_t j, size_t i, size_t off) {
-            const uint64_t q = ctx.q()[i];
+            const uint64_t q = ring.q()[i];
             kn.mul_scalar(out.poly(c, j) + off, a.poly(c, j) + off, s[i], math::shoup_precompute(s[i], q), q, a.n);
         });
     }
 
-    void mul_plain(const Context& ctx, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b) override {
-        const cpu::EltwiseKernels& kn = cpu::eltwise_active();
+    void mul_plain(const Ring& ring, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b) override {
+        const EltwiseKernels& kn = eltwise_active();
         const auto mul = streams(out, a, b) ? kn.mul_stream : kn.mul;
         for_each_limb(a.count, a.polys, a.limbs, a.n, [&](size_t c, size_t j, size_t i, size_t off) {
-            mul(out.poly(c, j) + off, a.poly(c, j) + off, b.poly(rhs(b, c), 0) + off, ctx.moduli()[i], a.n);
+            mul(out.poly(c, j) + off, a.poly(c, j) + off, b.poly(rhs(b, c), 0) + off, ring.moduli()[i], a.n);
         });
     }
 
-    void tensor(const Context& ctx, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b) override {
-        const cpu::EltwiseKernels& kn = cpu::eltwise_active();
+    void tensor(const Ring& ring, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b) override {
+        const EltwiseKernels& kn = eltwise_active();
         const auto tensor = streams(out, a, b) ? kn.tensor_stream : kn.tensor;
         for_each_limb(a.count, 1, a.limbs, a.n, [&](size_t c, size_t, size_t i, size_t off) {
             const size_t cb = rhs(b, c);
             tensor(out.poly(c, 0) + off, out.poly(c, 1) + off, out.poly(c, 2) + off, a.poly(c, 0) + off,
-                      a.poly(c, 1) + off, b.poly(cb, 0) + off, b.poly(cb, 1) + off, ctx.moduli()[i], a.n);
+                      a.poly(c, 1) + off, b.poly(cb, 0) + off, b.poly(cb, 1) + off, ring.moduli()[i], a.n);
         });
     }
 
@@ -99,43 +96,43 @@ public:
         });
     }
 
-    void encode(const Context& ctx, BatchSpan out, const double* coefficients, size_t slots) override {
+    void encode(const Ring& ring, BatchSpan out, const double* coefficients, size_t slots) override {
         parallel_for(out.count, [&](size_t c) {
-            write_plaintext(ctx, coefficients + c * 2 * slots, slots, int(out.limbs) - 1, out.poly(c, 0));
+            write_plaintext(ring, coefficients + c * 2 * slots, slots, int(out.limbs) - 1, out.poly(c, 0));
         });
     }
 
-    void rescale(const Context& ctx, BatchSpan out, ConstBatchSpan a) override {
+    void rescale(const Ring& ring, BatchSpan out, ConstBatchSpan a) override {
         const int level = int(a.limbs) - 1;
         parallel_for(a.count * a.polys, [&](size_t k) {
             const size_t c = k / a.polys, j = k % a.polys;
             auto ws = scratch_pool().acquire();
-            rescale_poly(ctx, level, a.poly(c, j), out.poly(c, j), *ws);
+            rescale_poly(ring, level, a.poly(c, j), out.poly(c, j), *ws);
         });
     }
 
-    void relinearize(const Context& ctx, BatchSpan out, ConstBatchSpan a, const RelinKey& rk) override {
+    void relinearize(const Ring& ring, BatchSpan out, ConstBatchSpan a, const KeySwitchKeyView& rk) override {
         const int level = int(a.limbs) - 1;
         parallel_for(a.count, [&](size_t c) {
             auto ws = scratch_pool().acquire();
-            relinearize_polys(ctx, level, a.poly(c, 0), a.poly(c, 1), a.poly(c, 2), rk, out.poly(c, 0), out.poly(c, 1),
+            relinearize_polys(ring, level, a.poly(c, 0), a.poly(c, 1), a.poly(c, 2), rk, out.poly(c, 0), out.poly(c, 1),
                               *ws);
         });
     }
 
-    void multiply_relin_rescale(const Context& ctx, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b,
-                                const RelinKey& rk) override {
+    void multiply_relin_rescale(const Ring& ring, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b,
+                                const KeySwitchKeyView& rk) override {
         const int level = int(a.limbs) - 1;
         parallel_for(a.count, [&](size_t c) {
             auto ws = scratch_pool().acquire();
             const size_t cb = rhs(b, c);
-            multiply_relin_rescale_polys(ctx, level, a.poly(c, 0), a.poly(c, 1), b.poly(cb, 0), b.poly(cb, 1), rk,
+            multiply_relin_rescale_polys(ring, level, a.poly(c, 0), a.poly(c, 1), b.poly(cb, 0), b.poly(cb, 1), rk,
                                          out.poly(c, 0), out.poly(c, 1), *ws);
         });
     }
 
-    void apply_galois(const Context& ctx, BatchSpan out, ConstBatchSpan a, const uint32_t* const* perms,
-                      const KeySwitchKey* const* keys) override {
+    void apply_galois(const Ring& ring, BatchSpan out, ConstBatchSpan a, const uint32_t* const* perms,
+                      const KeySwitchKeyView* const* keys) override {
         const int level = int(a.limbs) - 1;
         parallel_for(a.count, [&](size_t c) {
             if (!perms[c]) {
@@ -143,28 +140,28 @@ public:
                 return;
             }
             auto ws = scratch_pool().acquire();
-            apply_galois_polys(ctx, level, a.poly(c, 0), a.poly(c, 1), perms[c], *keys[c], out.poly(c, 0),
+            apply_galois_polys(ring, level, a.poly(c, 0), a.poly(c, 1), perms[c], *keys[c], out.poly(c, 0),
                                out.poly(c, 1), *ws);
         });
     }
 
-    void rotate_hoisted(const Context& ctx, const BatchSpan* outs, size_t rotations, ConstBatchSpan a,
-                        const uint32_t* const* perms, const KeySwitchKey* const* keys) override {
+    void rotate_hoisted(const Ring& ring, const BatchSpan* outs, size_t rotations, ConstBatchSpan a,
+                        const uint32_t* const* perms, const KeySwitchKeyView* const* keys) override {
         parallel_for(a.count, [&](size_t c) {
             // the output pointers of element c, in arrays each thread keeps (no allocation per element)
             thread_local std::vector<uint64_t*> out0s, out1s;
             out0s.resize(rotations);
             out1s.resize(rotations);
             for (size_t r = 0; r < rotations; ++r) out0s[r] = outs[r].poly(c, 0), out1s[r] = outs[r].poly(c, 1);
-            rotate_hoisted_polys(ctx, int(a.limbs) - 1, a.poly(c, 0), a.poly(c, 1), rotations, perms, keys,
+            rotate_hoisted_polys(ring, int(a.limbs) - 1, a.poly(c, 0), a.poly(c, 1), rotations, perms, keys,
                                  out0s.data(), out1s.data());
         });
     }
 
-    void rotate_sum_hoisted(const Context& ctx, BatchSpan out, ConstBatchSpan a, size_t rotations,
-                            const uint32_t* const* perms, const KeySwitchKey* const* keys, size_t identities) override {
+    void rotate_sum_hoisted(const Ring& ring, BatchSpan out, ConstBatchSpan a, size_t rotations,
+                            const uint32_t* const* perms, const KeySwitchKeyView* const* keys, size_t identities) override {
         parallel_for(a.count, [&](size_t c) {
-            rotate_sum_polys(ctx, int(a.limbs) - 1, a.poly(c, 0), a.poly(c, 1), rotations, perms, keys, identities,
+            rotate_sum_polys(ring, int(a.limbs) - 1, a.poly(c, 0), a.poly(c, 1), rotations, perms, keys, identities,
                              out.poly(c, 0), out.poly(c, 1));
         });
     }
@@ -174,16 +171,16 @@ private:
     // batch's output decides, so a large batch of small ciphertexts streams too. A batched call's
     // output is its result, not a temporary that the next step reads back from the cache.
     static bool streams(BatchSpan out, ConstBatchSpan a, ConstBatchSpan b) {
-        return cpu::use_streaming_stores(out.count * out.polys * out.limbs * out.n * sizeof(uint64_t), out.data,
+        return use_streaming_stores(out.count * out.polys * out.limbs * out.n * sizeof(uint64_t), out.data,
                                          a.data, b.data);
     }
 
-    void add_or_sub(const Context& ctx, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b, bool subtract) {
-        const cpu::EltwiseKernels& kn = cpu::eltwise_active();
+    void add_or_sub(const Ring& ring, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b, bool subtract) {
+        const EltwiseKernels& kn = eltwise_active();
         const bool stream = streams(out, a, b);
         const auto op = subtract ? (stream ? kn.sub_stream : kn.sub) : (stream ? kn.add_stream : kn.add);
         for_each_limb(a.count, a.polys, a.limbs, a.n, [&](size_t c, size_t j, size_t i, size_t off) {
-            if (j < b.polys) op(out.poly(c, j) + off, a.poly(c, j) + off, b.poly(rhs(b, c), j) + off, ctx.q()[i], a.n);
+            if (j < b.polys) op(out.poly(c, j) + off, a.poly(c, j) + off, b.poly(rhs(b, c), j) + off, ring.q()[i], a.n);
             else copy_limb(out.poly(c, j) + off, a.poly(c, j) + off, a.n);
         });
     }
@@ -191,9 +188,13 @@ private:
 
 }  // namespace
 
-BatchQueue& cpu_batch_queue() {
-    static CpuBatchQueue queue;
+}  // namespace oboro::backend::cpu
+
+namespace oboro::backend {
+
+const std::shared_ptr<Queue>& cpu_queue() {
+    static const std::shared_ptr<Queue> queue = std::make_shared<cpu::CpuQueue>();
     return queue;
 }
 
-}  // namespace oboro::ckks
+}  // namespace oboro::backend

@@ -13,50 +13,48 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "oboro/ckks/context.hpp"
-#include "oboro/ckks/keys.hpp"
+#include "oboro/backend/key_switch_key.hpp"
+#include "oboro/backend/ring.hpp"
 #include "oboro/util/workspace.hpp"
 
-namespace oboro::ckks {
+namespace oboro::backend::cpu {
 
-inline size_t ext_limbs(const Context& ctx, int level) { return size_t(level + 1) + ctx.p_count(); }
-inline size_t digits_at(const Context& ctx, int level) {
-    return ctx.level(level).digits.size();
-}
+inline size_t ext_limbs(const Ring& ring, int level) { return ring.ext_limbs(level); }
+inline size_t digits_at(const Ring& ring, int level) { return ring.digits_at(level); }
 
 // c: level+1 limbs in NTT form. digits_out: digits_at(level) extended polynomials, NTT form.
-void mod_up(const Context& ctx, int level, const uint64_t* c, uint64_t* digits_out, Workspace& ws);
-void mod_up(const Context& ctx, int level, const uint64_t* c, uint64_t* digits_out);
+void mod_up(const Ring& ring, int level, const uint64_t* c, uint64_t* digits_out, Workspace& ws);
+void mod_up(const Ring& ring, int level, const uint64_t* c, uint64_t* digits_out);
 
 // (acc0, acc1) = sum_j digit_j * (b_j, a_j) over the digits of `key` (ext_limbs(level) limbs each,
 // NTT form), or acc += that sum when `accumulate` (acc canonical on entry): in both cases all
 // products of a coefficient and the old value are summed in 128 bits and reduced once.
-void key_inner_product(const Context& ctx, int level, const uint64_t* digits, const KeySwitchKey& key,
+void key_inner_product(const Ring& ring, int level, const uint64_t* digits, const KeySwitchKeyView& key,
                        uint64_t* acc0, uint64_t* acc1, bool accumulate = false);
 
 // ext: ext_limbs(level) limbs in NTT form (its special limbs are used as scratch).
 // out: level+1 limbs, NTT form, equal to round(ext / P) (exactly: the special part is taken as
 // its centred representative). `out` may alias the front of `ext`.
-void mod_down(const Context& ctx, int level, uint64_t* ext, uint64_t* out, Workspace& ws);
-void mod_down(const Context& ctx, int level, uint64_t* ext, uint64_t* out);
+void mod_down(const Ring& ring, int level, uint64_t* ext, uint64_t* out, Workspace& ws);
+void mod_down(const Ring& ring, int level, uint64_t* ext, uint64_t* out);
 
 // ModDown fused with rescaling (level >= 1): out = round(ext / (q_level * P)) over Q_{level-1}.
 // Used by multiply-relinearize-rescale: it saves the separate rescale's transforms.
-void mod_down_rescale(const Context& ctx, int level, uint64_t* ext, uint64_t* out, Workspace& ws);
-void mod_down_rescale(const Context& ctx, int level, uint64_t* ext, uint64_t* out);
+void mod_down_rescale(const Ring& ring, int level, uint64_t* ext, uint64_t* out, Workspace& ws);
+void mod_down_rescale(const Ring& ring, int level, uint64_t* ext, uint64_t* out);
 
 // The rescale of one polynomial (level >= 1, level+1 limbs in NTT form, overwritten):
 // round(poly / q_level) over Q_{level-1}, in its first `level` limbs. The same division by
 // dropped primes as mod_down, with q_level as the only dropped prime.
-void rescale_poly(const Context& ctx, int level, uint64_t* poly, Workspace& ws);
+void rescale_poly(const Ring& ring, int level, uint64_t* poly, Workspace& ws);
 // The same from `in` (left unchanged) into `out` (`level` limbs; must not alias `in`).
-void rescale_poly(const Context& ctx, int level, const uint64_t* in, uint64_t* out, Workspace& ws);
-void rescale_poly(const Context& ctx, int level, uint64_t* poly);
+void rescale_poly(const Ring& ring, int level, const uint64_t* in, uint64_t* out, Workspace& ws);
+void rescale_poly(const Ring& ring, int level, uint64_t* poly);
 
 // The whole key switch: (out0, out1) with out0 + out1*s ~ c*s' where key switches s' -> s.
-void key_switch(const Context& ctx, int level, const uint64_t* c, const KeySwitchKey& key, uint64_t* out0,
+void key_switch(const Ring& ring, int level, const uint64_t* c, const KeySwitchKeyView& key, uint64_t* out0,
                 uint64_t* out1, Workspace& ws);
-void key_switch(const Context& ctx, int level, const uint64_t* c, const KeySwitchKey& key, uint64_t* out0,
+void key_switch(const Ring& ring, int level, const uint64_t* c, const KeySwitchKeyView& key, uint64_t* out0,
                 uint64_t* out1);
 
-}  // namespace oboro::ckks
+}  // namespace oboro::backend::cpu

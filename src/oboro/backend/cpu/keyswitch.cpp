@@ -1,4 +1,4 @@
-#include "oboro/ckks/keyswitch.hpp"
+#include "oboro/backend/cpu/keyswitch.hpp"
 
 #include <array>
 #include <cstring>
@@ -11,9 +11,7 @@
 #include "oboro/util/error.hpp"
 #include "oboro/util/parallel.hpp"
 
-namespace oboro::ckks {
-
-namespace cpu = backend::cpu;
+namespace oboro::backend::cpu {
 
 namespace {
 // The most limbs an extended polynomial can have: the security bound (3523 bits at logN 17) with
@@ -21,18 +19,18 @@ namespace {
 constexpr size_t kMaxExtLimbs = 256;
 }  // namespace
 
-void mod_up(const Context& ctx, int level, const uint64_t* c, uint64_t* digits_out, Workspace& ws) {
-    const size_t n = ctx.n(), nq = size_t(level + 1), ne = ext_limbs(ctx, level);
-    const auto& digits = ctx.level(level).digits;
+void mod_up(const Ring& ring, int level, const uint64_t* c, uint64_t* digits_out, Workspace& ws) {
+    const size_t n = ring.n(), nq = size_t(level + 1), ne = ext_limbs(ring, level);
+    const auto& digits = ring.level(level).digits;
     if (ne > kMaxExtLimbs) raise<ParameterError>("mod_up: ", ne, " limbs exceed the supported ", kMaxExtLimbs);
     Workspace::Scope scope(ws);
 
     // Coefficient form of every limb, shared by all digits.
     uint64_t* coeff = ws.take(nq * n);
     std::memcpy(coeff, c, nq * n * sizeof(uint64_t));
-    cpu::ntt_inverse(coeff, ctx.ntt_tables(), nq);
+    ntt_inverse(coeff, ring.ntt_tables(), nq);
     // One base-conversion scratch per digit, taken here because the digits run in parallel.
-    const size_t per_digit = cpu::base_convert_scratch_words(ctx.digit_size(), n);
+    const size_t per_digit = base_convert_scratch_words(ring.digit_size(), n);
     uint64_t* scratch = ws.take(digits.size() * per_digit);
 
     parallel_for(digits.size(), [&](size_t j) {
@@ -47,28 +45,28 @@ void mod_up(const Context& ctx, int level, const uint64_t* c, uint64_t* digits_o
         for (size_t i = 0; i < ne; ++i) {
             if (i >= d.begin && i < d.end) continue;
             targets[count] = ext + i * n;
-            tables[count++] = i < nq ? &ctx.ntt_tables()[i] : &ctx.p_ntt_tables()[i - nq];
+            tables[count++] = i < nq ? &ring.ntt_tables()[i] : &ring.p_ntt_tables()[i - nq];
         }
-        cpu::base_convert(d.to_others, coeff + d.begin * n, n, targets.data(), n, scratch + j * per_digit, true);
-        for (size_t t = 0; t < count; ++t) cpu::ntt_forward_limb(targets[t], *tables[t]);
+        base_convert(d.to_others, coeff + d.begin * n, n, targets.data(), n, scratch + j * per_digit, true);
+        for (size_t t = 0; t < count; ++t) ntt_forward_limb(targets[t], *tables[t]);
     });
 }
 
-void mod_up(const Context& ctx, int level, const uint64_t* c, uint64_t* digits_out) {
+void mod_up(const Ring& ring, int level, const uint64_t* c, uint64_t* digits_out) {
     auto ws = scratch_pool().acquire();
-    mod_up(ctx, level, c, digits_out, *ws);
+    mod_up(ring, level, c, digits_out, *ws);
 }
 
-void key_inner_product(const Context& ctx, int level, const uint64_t* digits, const KeySwitchKey& key,
+void key_inner_product(const Ring& ring, int level, const uint64_t* digits, const KeySwitchKeyView& key,
                        uint64_t* acc0, uint64_t* acc1, bool accumulate) {
-    const size_t n = ctx.n(), nq = size_t(level + 1), ne = ext_limbs(ctx, level);
-    const size_t beta = digits_at(ctx, level);
-    const cpu::EltwiseKernels& kn = cpu::eltwise_active();
+    const size_t n = ring.n(), nq = size_t(level + 1), ne = ext_limbs(ring, level);
+    const size_t beta = digits_at(ring, level);
+    const EltwiseKernels& kn = eltwise_active();
     parallel_for(ne, [&](size_t i) {
-        // limb i of the extended basis is limb `ki` of the key (which spans all of Q*P)
-        const size_t ki = i < nq ? i : ctx.q_count() + (i - nq);
-        const math::Modulus& m = i < nq ? ctx.moduli()[i] : ctx.p_moduli()[i - nq];
-        cpu::DotTerm terms[cpu::kMaxDotTerms];
+        // limb i of the extended basis is limb `ki` of the key (which spans Q*P, or Q_l'*P)
+        const size_t ki = key.key_limb(i, level, ring.p_count());
+        const math::Modulus& m = i < nq ? ring.moduli()[i] : ring.p_moduli()[i - nq];
+        DotTerm terms[kMaxDotTerms];
         for (size_t j = 0; j < beta; ++j) terms[j] = {digits + (j * ne + i) * n, key.b(j) + ki * n, key.a(j) + ki * n};
         // beta <= 64 = kMaxDotTerms: the parameters allow at most 64 primes in the chain.
         // Fused multiply-add with a single reduction (paper 004): the beta products are summed
@@ -86,80 +84,80 @@ enum class Dropped { p, last_q_and_p, last_q };
 // difference is multiplied by D^{-1}. `dropped` holds the dropped limbs (normally the tail of x)
 // and is taken to coefficient form in place; x's kept limbs are only read. `out` may alias the
 // front of x.
-void divide_and_drop(const Context& ctx, int level, const uint64_t* x, uint64_t* dropped_data, uint64_t* out,
+void divide_and_drop(const Ring& ring, int level, const uint64_t* x, uint64_t* dropped_data, uint64_t* out,
                      Dropped dropped, Workspace& ws) {
-    const size_t n = ctx.n(), nq = size_t(level + 1), k = ctx.p_count();
-    const LevelConstants& lc = ctx.level(level);
+    const size_t n = ring.n(), nq = size_t(level + 1), k = ring.p_count();
+    const LevelConstants& lc = ring.level(level);
     const bool drop_q = dropped != Dropped::p, drop_p = dropped != Dropped::last_q;
     const size_t kept = drop_q ? nq - 1 : nq, dropped_limbs = (drop_q ? 1 : 0) + (drop_p ? k : 0);
-    if (drop_q) cpu::ntt_inverse_limb(dropped_data, ctx.ntt_tables()[level]);
-    if (drop_p) cpu::ntt_inverse(dropped_data + (drop_q ? n : 0), ctx.p_ntt_tables(), k);
+    if (drop_q) ntt_inverse_limb(dropped_data, ring.ntt_tables()[level]);
+    if (drop_p) ntt_inverse(dropped_data + (drop_q ? n : 0), ring.p_ntt_tables(), k);
     const math::BaseConverter& converter =
         dropped == Dropped::p ? lc.p_to_q : dropped == Dropped::last_q_and_p ? lc.qlp_to_q : lc.ql_to_q;
     const std::vector<uint64_t>& inverse =
         dropped == Dropped::p ? lc.p_inv : dropped == Dropped::last_q_and_p ? lc.qlp_inv : lc.inv_last;
     Workspace::Scope scope(ws);
     uint64_t* conv = ws.take(kept * n);
-    uint64_t* scratch = ws.take(cpu::base_convert_scratch_words(dropped_limbs, n));
+    uint64_t* scratch = ws.take(base_convert_scratch_words(dropped_limbs, n));
     std::array<uint64_t*, kMaxExtLimbs> conv_limbs;
     for (size_t i = 0; i < kept; ++i) conv_limbs[i] = conv + i * n;
-    cpu::base_convert(converter, dropped_data, n, conv_limbs.data(), n, scratch, true);
-    cpu::ntt_forward(conv, ctx.ntt_tables(), kept);
-    cpu::sub_mul_scalar(out, x, conv, inverse.data(), ctx.moduli(), kept, n);
+    base_convert(converter, dropped_data, n, conv_limbs.data(), n, scratch, true);
+    ntt_forward(conv, ring.ntt_tables(), kept);
+    sub_mul_scalar(out, x, conv, inverse.data(), ring.moduli(), kept, n);
 }
 }  // namespace
 
-void mod_down(const Context& ctx, int level, uint64_t* ext, uint64_t* out, Workspace& ws) {
-    divide_and_drop(ctx, level, ext, ext + size_t(level + 1) * ctx.n(), out, Dropped::p, ws);
+void mod_down(const Ring& ring, int level, uint64_t* ext, uint64_t* out, Workspace& ws) {
+    divide_and_drop(ring, level, ext, ext + size_t(level + 1) * ring.n(), out, Dropped::p, ws);
 }
 
-void mod_down(const Context& ctx, int level, uint64_t* ext, uint64_t* out) {
+void mod_down(const Ring& ring, int level, uint64_t* ext, uint64_t* out) {
     auto ws = scratch_pool().acquire();
-    mod_down(ctx, level, ext, out, *ws);
+    mod_down(ring, level, ext, out, *ws);
 }
 
-void mod_down_rescale(const Context& ctx, int level, uint64_t* ext, uint64_t* out, Workspace& ws) {
-    divide_and_drop(ctx, level, ext, ext + size_t(level) * ctx.n(), out, Dropped::last_q_and_p, ws);
+void mod_down_rescale(const Ring& ring, int level, uint64_t* ext, uint64_t* out, Workspace& ws) {
+    divide_and_drop(ring, level, ext, ext + size_t(level) * ring.n(), out, Dropped::last_q_and_p, ws);
 }
 
-void mod_down_rescale(const Context& ctx, int level, uint64_t* ext, uint64_t* out) {
+void mod_down_rescale(const Ring& ring, int level, uint64_t* ext, uint64_t* out) {
     auto ws = scratch_pool().acquire();
-    mod_down_rescale(ctx, level, ext, out, *ws);
+    mod_down_rescale(ring, level, ext, out, *ws);
 }
 
-void rescale_poly(const Context& ctx, int level, uint64_t* poly, Workspace& ws) {
-    divide_and_drop(ctx, level, poly, poly + size_t(level) * ctx.n(), poly, Dropped::last_q, ws);
+void rescale_poly(const Ring& ring, int level, uint64_t* poly, Workspace& ws) {
+    divide_and_drop(ring, level, poly, poly + size_t(level) * ring.n(), poly, Dropped::last_q, ws);
 }
 
-void rescale_poly(const Context& ctx, int level, const uint64_t* in, uint64_t* out, Workspace& ws) {
-    const size_t n = ctx.n();
+void rescale_poly(const Ring& ring, int level, const uint64_t* in, uint64_t* out, Workspace& ws) {
+    const size_t n = ring.n();
     Workspace::Scope scope(ws);
     uint64_t* last = ws.take(n);  // the dropped limb goes to coefficient form: work on a copy
     std::memcpy(last, in + size_t(level) * n, n * sizeof(uint64_t));
-    divide_and_drop(ctx, level, in, last, out, Dropped::last_q, ws);
+    divide_and_drop(ring, level, in, last, out, Dropped::last_q, ws);
 }
 
-void rescale_poly(const Context& ctx, int level, uint64_t* poly) {
+void rescale_poly(const Ring& ring, int level, uint64_t* poly) {
     auto ws = scratch_pool().acquire();
-    rescale_poly(ctx, level, poly, *ws);
+    rescale_poly(ring, level, poly, *ws);
 }
 
-void key_switch(const Context& ctx, int level, const uint64_t* c, const KeySwitchKey& key, uint64_t* out0,
+void key_switch(const Ring& ring, int level, const uint64_t* c, const KeySwitchKeyView& key, uint64_t* out0,
                 uint64_t* out1, Workspace& ws) {
-    const size_t n = ctx.n(), ne = ext_limbs(ctx, level);
+    const size_t n = ring.n(), ne = ext_limbs(ring, level);
     Workspace::Scope scope(ws);
-    uint64_t* digits = ws.take(digits_at(ctx, level) * ne * n);
+    uint64_t* digits = ws.take(digits_at(ring, level) * ne * n);
     uint64_t* acc = ws.take(2 * ne * n);
-    mod_up(ctx, level, c, digits, ws);
-    key_inner_product(ctx, level, digits, key, acc, acc + ne * n);
-    mod_down(ctx, level, acc, out0, ws);
-    mod_down(ctx, level, acc + ne * n, out1, ws);
+    mod_up(ring, level, c, digits, ws);
+    key_inner_product(ring, level, digits, key, acc, acc + ne * n);
+    mod_down(ring, level, acc, out0, ws);
+    mod_down(ring, level, acc + ne * n, out1, ws);
 }
 
-void key_switch(const Context& ctx, int level, const uint64_t* c, const KeySwitchKey& key, uint64_t* out0,
+void key_switch(const Ring& ring, int level, const uint64_t* c, const KeySwitchKeyView& key, uint64_t* out0,
                 uint64_t* out1) {
     auto ws = scratch_pool().acquire();
-    key_switch(ctx, level, c, key, out0, out1, *ws);
+    key_switch(ring, level, c, key, out0, out1, *ws);
 }
 
-}  // namespace oboro::ckks
+}  // namespace oboro::backend::cpu

@@ -1,0 +1,52 @@
+#include "oboro/backend/cpu/ciphertext_ops.hpp"
+
+#include "oboro/backend/cpu/poly_ops.hpp"
+#include "oboro/backend/cpu/keyswitch.hpp"
+
+namespace oboro::backend::cpu {
+
+void relinearize_polys(const Ring& ring, int level, const uint64_t* d0, const uint64_t* d1, const uint64_t* d2,
+                       const KeySwitchKeyView& rk, uint64_t* out0, uint64_t* out1, Workspace& ws) {
+    const size_t n = ring.n(), limbs = size_t(level + 1);
+    Workspace::Scope scope(ws);
+    uint64_t* ks = ws.take(2 * limbs * n);
+    key_switch(ring, level, d2, rk, ks, ks + limbs * n, ws);
+    add(out0, d0, ks, ring.moduli(), limbs, n);
+    add(out1, d1, ks + limbs * n, ring.moduli(), limbs, n);
+}
+
+void multiply_relin_rescale_polys(const Ring& ring, int level, const uint64_t* a0, const uint64_t* a1,
+                                  const uint64_t* b0, const uint64_t* b1, const KeySwitchKeyView& rk, uint64_t* out0,
+                                  uint64_t* out1, Workspace& ws) {
+    const size_t n = ring.n(), nq = size_t(level + 1), ne = ext_limbs(ring, level);
+    Workspace::Scope scope(ws);
+    uint64_t* prod = ws.take(3 * nq * n);
+    uint64_t* digits = ws.take(digits_at(ring, level) * ne * n);
+    uint64_t* acc = ws.take(2 * ne * n);
+    tensor(prod, prod + nq * n, prod + 2 * nq * n, a0, a1, b0, b1, ring.moduli(), nq, n);
+    mod_up(ring, level, prod + 2 * nq * n, digits, ws);
+    key_inner_product(ring, level, digits, rk, acc, acc + ne * n);
+    uint64_t* outs[2] = {out0, out1};
+    for (size_t t = 0; t < 2; ++t) {
+        uint64_t* ext = acc + t * ne * n;
+        // ext += P * d_t on the ciphertext limbs: then one division by P*q_level does the ModDown
+        // and the rescale together.
+        mul_scalar_add(ext, prod + t * nq * n, ring.p_mod_q().data(), ring.moduli(), nq, n);
+        mod_down_rescale(ring, level, ext, outs[t], ws);
+    }
+}
+
+void apply_galois_polys(const Ring& ring, int level, const uint64_t* c0, const uint64_t* c1,
+                        const uint32_t* perm, const KeySwitchKeyView& key, uint64_t* out0, uint64_t* out1,
+                        Workspace& ws) {
+    const size_t n = ring.n(), limbs = size_t(level + 1);
+    Workspace::Scope scope(ws);
+    uint64_t* c1_perm = ws.take(limbs * n);
+    uint64_t* ks0 = ws.take(limbs * n);
+    permute(c1_perm, c1, perm, limbs, n);
+    key_switch(ring, level, c1_perm, key, ks0, out1, ws);
+    permute(out0, c0, perm, limbs, n);
+    add(out0, out0, ks0, ring.moduli(), limbs, n);
+}
+
+}  // namespace oboro::backend::cpu

@@ -1,0 +1,61 @@
+// Hoisted key switching on the CPU (Halevi-Shoup; Bossuat et al.; Ishimaki-Yamana): many
+// automorphisms of the SAME ciphertext share one decomposition (ModUp) of its c1.
+//
+// Why it works: in NTT form an automorphism X -> X^g is an index permutation that is the same
+// for every prime, and it commutes with reduction modulo each prime. So sigma_g of the ModUp'd
+// digits of c1 is a valid decomposition of sigma_g(c1) (same digits, same size), and the key
+// switch of sigma_g(c1) is <sigma_g(digits), key_g>: a permutation plus an inner product, no
+// new ModUp. When the rotated ciphertexts are summed, the inner products are summed over Q*P
+// and divided by P once ("lazy ModDown"), so a sum of r rotations costs 1 ModUp, r inner
+// products and 1 ModDown instead of r of each.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "oboro/backend/key_switch_key.hpp"
+#include "oboro/backend/ring.hpp"
+#include "oboro/util/buffer.hpp"
+
+namespace oboro::backend::cpu {
+
+// The digits of one polynomial (level+1 limbs, NTT form) extended to Q_level*P: the part of a key
+// switch that does not depend on the automorphism or the key.
+class HoistedDigits {
+public:
+    HoistedDigits(const Ring& ring, int level, const uint64_t* c1);
+
+    int level() const { return level_; }
+    const uint64_t* data() const { return digits_.data(); }
+
+    // acc0/acc1 (ext_limbs(level) limbs each, NTT form) = (or +=, when `accumulate`) the key inner
+    // product of sigma_g(digits) with `key`, where `perm` is the automorphism's NTT-form
+    // permutation (nullptr: the identity). This is a key switch of sigma_g(c1) without its ModDown.
+    void inner_product(const uint32_t* perm, const KeySwitchKeyView& key, uint64_t* acc0, uint64_t* acc1,
+                       bool accumulate);
+
+private:
+    const Ring& ring_;
+    int level_;
+    AlignedBuffer<uint64_t> digits_;           // digits_at(level) x ext_limbs(level) x n
+    AlignedBuffer<uint64_t> scratch_;          // the permuted digits (so one HoistedDigits is not
+                                               // for concurrent use)
+};
+
+// Rotations of ONE ciphertext (c0, c1) at `level`: rotation r applies the automorphism with
+// NTT-form permutation perms[r] and key switches with *keys[r] (none null), into (out0s[r],
+// out1s[r]); one ModUp of c1 serves every rotation. The CPU queue runs it on each element. Outputs must not alias c0 or c1.
+void rotate_hoisted_polys(const Ring& ring, int level, const uint64_t* c0, const uint64_t* c1, size_t rotations,
+                          const uint32_t* const* perms, const KeySwitchKeyView* const* keys, uint64_t* const* out0s,
+                          uint64_t* const* out1s);
+
+// The sum of rotations of ONE ciphertext with lazy ModDown (rotate_sum): out =
+// sum_r sigma_r(c0, c1) + identities * (c0, c1), where rotation r has permutation perms[r] and
+// key *keys[r] (rotations >= 1, none null): one ModUp, `rotations` inner products accumulated
+// over Q*P, one ModDown. The CPU queue runs it on each element. Outputs
+// must not alias c0 or c1.
+void rotate_sum_polys(const Ring& ring, int level, const uint64_t* c0, const uint64_t* c1, size_t rotations,
+                      const uint32_t* const* perms, const KeySwitchKeyView* const* keys, size_t identities, uint64_t* out0,
+                      uint64_t* out1);
+
+}  // namespace oboro::backend::cpu

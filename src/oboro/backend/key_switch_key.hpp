@@ -1,0 +1,34 @@
+// A hybrid key-switching key as the kernels read it: a view of its words and their layout, with no
+// CKKS types. ckks::KeySwitchKey (ckks/keys.hpp) owns the words and hands out this view.
+//
+// Layout: [digit][b, a][limb][n]: for each digit j the polynomials b_j then a_j, each of qp_limbs
+// limbs in NTT form: the key's ciphertext primes q_0 .. q_{qp_limbs - k - 1} (all of Q, or the
+// first ones for a key made at a lower level), then the k special primes of the ring.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace oboro::backend {
+
+struct KeySwitchKeyView {
+    const uint64_t* data = nullptr;
+    size_t digits = 0;
+    size_t qp_limbs = 0;
+    size_t n = 0;
+    // Identifies the key's contents for caches (a device's copy of the key): two views with the
+    // same non-zero uid have the same words. 0: unknown, never cached.
+    uint64_t uid = 0;
+
+    const uint64_t* b(size_t digit) const { return data + (2 * digit) * qp_limbs * n; }
+    const uint64_t* a(size_t digit) const { return data + (2 * digit + 1) * qp_limbs * n; }
+    size_t words() const { return 2 * digits * qp_limbs * n; }
+    // The key limb that holds limb i of a polynomial extended to Q_level * P (level + 1 ciphertext
+    // limbs, then p_count special limbs).
+    size_t key_limb(size_t i, int level, size_t p_count) const {
+        const size_t nq = size_t(level + 1);
+        return i < nq ? i : (qp_limbs - p_count) + (i - nq);
+    }
+};
+
+}  // namespace oboro::backend

@@ -1,0 +1,77 @@
+#include "oboro/backend/ring.hpp"
+
+#include <algorithm>
+
+#include "oboro/math/modarith.hpp"
+
+namespace oboro::backend {
+
+using namespace oboro::math;
+
+Ring::Ring(size_t n, std::vector<uint64_t> q, std::vector<uint64_t> p, size_t digit_size, uint64_t id)
+    : n_(n), alpha_(digit_size), id_(id), q_(std::move(q)), p_(std::move(p)) {
+    while ((size_t(1) << log_n_) < n_) ++log_n_;
+    for (uint64_t m : q_) mods_.emplace_back(m);
+    for (uint64_t m : p_) mods_.emplace_back(m);
+    ntt_.reserve(mods_.size());
+    for (const auto& m : mods_) ntt_.emplace_back(m.value, uint32_t(n_));
+
+    for (uint64_t qi : q_) {
+        const Barrett<uint64_t> br(qi);
+        uint64_t prod = 1;
+        for (uint64_t pj : p_) prod = br.mul(prod, br.reduce_word(pj));
+        p_mod_q_.push_back(prod);
+    }
+    const RnsBase p_base(p_);
+    levels_.resize(q_.size());
+    for (size_t l = 0; l < q_.size(); ++l) {
+        LevelConstants& lc = levels_[l];
+        const size_t nq = l + 1;
+        for (size_t begin = 0; begin < nq; begin += alpha_) {
+            DigitConversion d;
+            d.begin = begin;
+            d.end = std::min(nq, begin + alpha_);
+            std::vector<uint64_t> digit(q_.begin() + long(d.begin), q_.begin() + long(d.end));
+            std::vector<uint64_t> others;
+            for (size_t i = 0; i < nq; ++i)
+                if (i < d.begin || i >= d.end) others.push_back(q_[i]);
+            others.insert(others.end(), p_.begin(), p_.end());
+            d.to_others = BaseConverter(RnsBase(digit), RnsBase(others));
+            lc.digits.push_back(std::move(d));
+        }
+        const RnsBase q_base(std::vector<uint64_t>(q_.begin(), q_.begin() + long(nq)));
+        lc.p_to_q = BaseConverter(p_base, q_base);
+        for (size_t i = 0; i < nq; ++i) lc.p_inv.push_back(inv_mod<uint64_t>(p_mod_q_[i], q_[i]));
+        if (l >= 1) {
+            const RnsBase q_below(std::vector<uint64_t>(q_.begin(), q_.begin() + long(l)));
+            std::vector<uint64_t> qlp = {q_[l]};
+            qlp.insert(qlp.end(), p_.begin(), p_.end());
+            lc.ql_to_q = BaseConverter(RnsBase({q_[l]}), q_below);
+            lc.qlp_to_q = BaseConverter(RnsBase(qlp), q_below);
+            for (size_t i = 0; i < l; ++i) {
+                const Barrett<uint64_t> br(q_[i]);
+                const uint64_t ql_inv = inv_mod<uint64_t>(br.reduce_word(q_[l]), q_[i]);
+                lc.inv_last.push_back(ql_inv);
+                lc.qlp_inv.push_back(br.mul(ql_inv, lc.p_inv[i]));
+            }
+        }
+    }
+}
+
+const std::vector<uint32_t>& Ring::automorphism_permutation(uint64_t galois) const {
+    std::lock_guard<std::mutex> lock(perm_mutex_);
+    auto it = perms_.find(galois);
+    if (it != perms_.end()) return *it->second;
+    // NTT slot i holds a(psi^(2*bitrev(i)+1)); (a o X^g)(psi^e) = a(psi^(g*e)), so slot i of the
+    // result is the input slot whose exponent is g*(2*bitrev(i)+1) mod 2N.
+    const uint64_t two_n = 2 * n_;
+    auto perm = std::make_unique<std::vector<uint32_t>>(n_);
+    for (uint32_t i = 0; i < n_; ++i) {
+        const uint64_t e = 2 * uint64_t(bit_reverse(i, log_n_)) + 1;
+        const uint64_t ge = (galois * e) % two_n;
+        (*perm)[i] = bit_reverse(uint32_t((ge - 1) / 2), log_n_);
+    }
+    return *perms_.emplace(galois, std::move(perm)).first->second;
+}
+
+}  // namespace oboro::backend
