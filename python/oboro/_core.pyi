@@ -84,10 +84,12 @@ class Context:
     2^scale_bits; fresh ciphertexts are at the standard scale of their level and every automatic
     operation lands on the standard scale of its output level, so operands at the same level always
     match. An operand at a higher level is brought down to the other's level and exact scale in one
-    step (multiply by an integer and rescale: no level beyond the drop). In manual mode (auto=False,
-    or ctx.auto = False at any time; it applies to all ciphertexts of the context) each operator is one
-    core operation: multiplications leave a size-3, unrescaled ciphertext, and mismatched levels or
-    scales raise LevelMismatch / ScaleMismatch; use relinearize(), rescale(), drop_to_level().
+    step (multiply by an integer and rescale: no level beyond the drop). Multiplying by an integer (or a
+    float with an integer value, such as 2.0) is exact and costs no level. In manual mode each
+    operator is one core operation: multiplications leave a size-3, unrescaled ciphertext, and
+    mismatched levels or scales raise LevelMismatch / ScaleMismatch; use relinearize(), rescale(),
+    drop_to_level(). Manual mode is scoped: `with ctx.manual(): ...` (this thread or task only), or
+    auto=False when making the context (then `with ctx.automatic():` for automatic blocks).
 
     A context made by public() holds no secret key: it encrypts with the public key and evaluates,
     but decrypt() raises MissingKey.
@@ -171,15 +173,6 @@ class Context:
     def noise_flooding(self, arg: float, /) -> None: ...
 
     @property
-    def auto(self) -> bool:
-        """
-        Automatic mode (True) or manual mode (False); applies to every ciphertext of this context.
-        """
-
-    @auto.setter
-    def auto(self, arg: bool, /) -> None: ...
-
-    @property
     def has_secret_key(self) -> bool:
         """True if this context holds the secret key (it can decrypt)."""
 
@@ -250,6 +243,37 @@ class Context:
 
     def __repr__(self) -> str: ...
 
+    class ModeScope:
+        """
+        A block of code in which the values of one context are evaluated in manual or automatic mode: made by Context.manual() and Context.automatic(), used with `with`.
+        """
+
+        def __enter__(self) -> object: ...
+
+        def __exit__(self, exc_type: object | None, exc: object | None, traceback: object | None) -> None: ...
+
+    def manual(self) -> Context.ModeScope:
+        """
+        A `with` block in manual mode: every operator on this context's ciphertexts and batches is exactly one core operation (a product keeps 3 polynomials and its scale; nothing is relinearized, rescaled or aligned; mismatches raise LevelMismatch / ScaleMismatch). The mode applies to the block, in the current thread (or asyncio task) only; other threads keep theirs::
+
+            with ctx.manual():
+                t = (a * b).relinearize().rescale()
+        """
+
+    def automatic(self) -> Context.ModeScope:
+        """
+        A `with` block in automatic mode (for a context made with auto=False): the counterpart of manual().
+        """
+
+    @property
+    def auto(self) -> bool:
+        """
+        Whether this context's values are evaluated in automatic mode here and now: the mode the context was made with (auto=...), unless a `with ctx.manual():` or `with ctx.automatic():` block says otherwise. Setting it (deprecated) changes the default for every thread; use the `with` blocks.
+        """
+
+    @auto.setter
+    def auto(self, arg: bool, /) -> None: ...
+
     def encode(self, values: numpy.typing.ArrayLike, level: int | None = None, scale: float | None = None, slots: int | None = None) -> Plaintext:
         """
         Encodes an array without encrypting it (same arguments and defaults as encrypt: the top level and the standard scale of the level). Needs no keys.
@@ -299,11 +323,12 @@ class Ciphertext:
 
     Operators (automatic mode relinearizes, rescales and aligns as needed; manual mode raises on any
     mismatch):
-        ct + x, x + ct, ct - x, x - ct, -ct   x: Ciphertext (same shape), int, float, complex, or an
-                                              array that broadcasts to ct.shape
+        ct + x, x + ct, ct - x, x - ct, -ct   x: Ciphertext (same shape), Plaintext, int, float,
+                                              complex, or an array that broadcasts to ct.shape
         ct * x, x * ct                        ct * ct relinearizes and rescales (one level);
                                               ct * float/complex/array rescales (one level);
-                                              ct * int is exact and consumes no level
+                                              ct * int is exact and consumes no level (so
+                                              does a float with an integer value: 2.0)
         ct / c                                c: a non-zero scalar or array (multiplication by 1/c)
         ct += x, ct -= x, ct *= x             in place (the core's *_inplace operations)
     Scalars are added to the `size` values only (padding slots stay as they are).
@@ -311,38 +336,104 @@ class Ciphertext:
 
     __array_ufunc__: None = None
 
-    def __add__(self, other: Ciphertext | complex | numpy.typing.ArrayLike, /) -> Ciphertext:
+    def __add__(self, other: Ciphertext | Plaintext | complex | numpy.typing.ArrayLike, /) -> Ciphertext:
         """self + other"""
 
-    def __radd__(self, other: Ciphertext | complex | numpy.typing.ArrayLike, /) -> Ciphertext:
+    def __radd__(self, other: Ciphertext | Plaintext | complex | numpy.typing.ArrayLike, /) -> Ciphertext:
         """other + self"""
 
-    def __sub__(self, other: Ciphertext | complex | numpy.typing.ArrayLike, /) -> Ciphertext:
+    def __sub__(self, other: Ciphertext | Plaintext | complex | numpy.typing.ArrayLike, /) -> Ciphertext:
         """self - other"""
 
-    def __rsub__(self, other: Ciphertext | complex | numpy.typing.ArrayLike, /) -> Ciphertext:
+    def __rsub__(self, other: Ciphertext | Plaintext | complex | numpy.typing.ArrayLike, /) -> Ciphertext:
         """other - self"""
 
-    def __mul__(self, other: Ciphertext | complex | numpy.typing.ArrayLike, /) -> Ciphertext:
+    def __mul__(self, other: Ciphertext | Plaintext | complex | numpy.typing.ArrayLike, /) -> Ciphertext:
         """self * other"""
 
-    def __rmul__(self, other: Ciphertext | complex | numpy.typing.ArrayLike, /) -> Ciphertext:
+    def __rmul__(self, other: Ciphertext | Plaintext | complex | numpy.typing.ArrayLike, /) -> Ciphertext:
         """other * self"""
 
-    def __truediv__(self, other: Ciphertext | complex | numpy.typing.ArrayLike, /) -> Ciphertext:
+    def __truediv__(self, other: Ciphertext | Plaintext | complex | numpy.typing.ArrayLike, /) -> Ciphertext:
         """self / other (other: a non-zero scalar or array, not a ciphertext)"""
 
-    def __iadd__(self, other: Ciphertext | complex | numpy.typing.ArrayLike, /) -> Ciphertext:
+    def __iadd__(self, other: Ciphertext | Plaintext | complex | numpy.typing.ArrayLike, /) -> Ciphertext:
         """self += other (in place)"""
 
-    def __isub__(self, other: Ciphertext | complex | numpy.typing.ArrayLike, /) -> Ciphertext:
+    def __isub__(self, other: Ciphertext | Plaintext | complex | numpy.typing.ArrayLike, /) -> Ciphertext:
         """self -= other (in place)"""
 
-    def __imul__(self, other: Ciphertext | complex | numpy.typing.ArrayLike, /) -> Ciphertext:
+    def __imul__(self, other: Ciphertext | Plaintext | complex | numpy.typing.ArrayLike, /) -> Ciphertext:
         """self *= other (in place)"""
 
-    def __itruediv__(self, other: Ciphertext | complex | numpy.typing.ArrayLike, /) -> Ciphertext:
+    def __itruediv__(self, other: Ciphertext | Plaintext | complex | numpy.typing.ArrayLike, /) -> Ciphertext:
         """self /= other (in place)"""
+
+    def __neg__(self) -> Ciphertext:
+        """-self"""
+
+    def __pos__(self) -> Ciphertext:
+        """+self (a copy)"""
+
+    def copy(self) -> Ciphertext:
+        """A copy."""
+
+    def __copy__(self) -> Ciphertext: ...
+
+    def __deepcopy__(self, memo: object) -> Ciphertext: ...
+
+    @property
+    def auto(self) -> bool:
+        """
+        Whether operations on this value run in automatic mode here and now (its context's mode, or that of an enclosing `with ctx.manual():` / `with ctx.automatic():` block).
+        """
+
+    def conj(self) -> Ciphertext:
+        """
+        Complex conjugate of every value (needs keygen(conjugation=True), else MissingKey). Automatic mode relinearizes first.
+        """
+
+    def rescale(self) -> Ciphertext:
+        """
+        Divides by the last prime q_level and drops it: level - 1, scale / q_level. Needed after multiplications in manual mode (automatic mode does it itself).
+        """
+
+    def relinearize(self) -> Ciphertext:
+        """
+        Brings a size-3 product (manual mode) back to 2 polynomials with the relinearization key; a no-op on a size-2 ciphertext.
+        """
+
+    def drop_to_level(self, level: int) -> Ciphertext:
+        """
+        The same values at a lower level. Manual mode keeps the scale (limbs are dropped). Automatic mode moves a value that is at its level's standard scale to the standard scale of the new level (an integer multiplication and a rescale on the way down, no extra level), as automatic alignment does.
+        """
+
+    def rotate_many(self, steps: Sequence[int]) -> list[Ciphertext]:
+        """
+        [self.rotate(k) for k in steps], with one decomposition (ModUp) of each ciphertext shared by all the rotations (hoisting): cheaper than separate rotations from the second step on. Automatic mode reduces the steps modulo the slots and composes steps without a key like rotate(); manual mode needs the key of every step and raises MissingKey naming all the missing ones.
+        """
+
+    def sum(self, block: int | None = None, stride: int | None = None, count: int | None = None, strategy: str = 'auto', h: int | None = None) -> Ciphertext:
+        """
+        Rotate-and-sum (a trace-type function), one key switch per round or hoisted.
+
+        * sum(): every slot holds the sum of all `slots` values (padding slots are zero).
+        * sum(block=k): the FIRST slot of each block of k consecutive slots holds the block's sum; the
+          other slots hold sums of windows that straddle two blocks (use decrypt(...)[::k] on a 1-D
+          ciphertext). k is a power of two dividing the slots.
+        * sum(stride=s, count=c): slot t holds x[t] + x[t+s] + ... + x[t+(c-1)s] (cyclic); count defaults
+          to slots/|s|, c a power of two with |s|*c <= slots.
+
+        strategy: 'doubling' (log2 of the terms key switches), 'hoisted' (Ishimaki-Yamana unrolled
+        algorithm with h iterations, each one ModUp and one ModDown for 2^r - 1 rotations; h defaults to
+        the cost model's choice), or 'auto' (the cheapest h whose keys the context has). The keys each
+        needs: Context.sum_rotations(...). Automatic mode relinearizes first. Consumes no level.
+        """
+
+    def rotate(self, steps: int) -> Ciphertext:
+        """
+        Rotates the slot vector left by `steps` (negative: right), cyclically over `slots` values: np.roll(x, -steps) when size == slots. Automatic mode reduces the step modulo the slots and, when the context has no key for it, composes it from keyed steps (signed powers of two); manual mode needs the key of exactly this step. Raises MissingKey when no key fits.
+        """
 
     @property
     def level(self) -> int:
@@ -382,48 +473,6 @@ class Ciphertext:
         Number of polynomials: 2, or 3 after a manual-mode multiplication before relinearize().
         """
 
-    @property
-    def auto(self) -> bool:
-        """Whether the ciphertext's context is in automatic mode."""
-
-    def __neg__(self) -> Ciphertext:
-        """-self"""
-
-    def __pos__(self) -> Ciphertext:
-        """+self (a copy)"""
-
-    def rotate(self, steps: int) -> Ciphertext:
-        """
-        Rotates the slot vector left by `steps` (negative: right), cyclically over `slots` values: np.roll(x, -steps) when size == slots. Automatic mode reduces the step modulo the slots and, when the context has no key for it, composes it from keyed steps (signed powers of two); manual mode needs the key of exactly this step. Raises MissingKey when no key fits.
-        """
-
-    def conj(self) -> Ciphertext:
-        """
-        Complex conjugate of every value (needs keygen(conjugation=True), else MissingKey).
-        """
-
-    def rescale(self) -> Ciphertext:
-        """
-        Divides by the last prime q_level and drops it: level - 1, scale / q_level. Needed after multiplications in manual mode (automatic mode does it itself).
-        """
-
-    def relinearize(self) -> Ciphertext:
-        """
-        Brings a size-3 product (manual mode) back to 2 polynomials with the relinearization key; a no-op on a size-2 ciphertext.
-        """
-
-    def drop_to_level(self, level: int) -> Ciphertext:
-        """
-        The same values at a lower level. Manual mode keeps the scale (limbs are dropped). Automatic mode moves a ciphertext that is at its level's standard scale to the standard scale of the new level (an integer multiplication and a rescale on the way down, no extra level), as automatic alignment does.
-        """
-
-    def copy(self) -> Ciphertext:
-        """A copy of the ciphertext."""
-
-    def __copy__(self) -> Ciphertext: ...
-
-    def __deepcopy__(self, memo: object) -> Ciphertext: ...
-
     def reshape(self, shape: int | Sequence[int]) -> Ciphertext:
         """
         The same ciphertext viewed with another shape of the same size (like numpy.reshape, -1 allowed); no homomorphic operation.
@@ -450,28 +499,6 @@ class Ciphertext:
     @staticmethod
     def load(context: Context, path: str | os.PathLike[str]) -> Ciphertext:
         """Ciphertext.deserialize of a file written by save()."""
-
-    def rotate_many(self, steps: Sequence[int]) -> list[Ciphertext]:
-        """
-        [self.rotate(k) for k in steps], with one decomposition (ModUp) of the ciphertext shared by all the rotations (hoisting): cheaper than separate rotations from the second step on. Automatic mode reduces the steps modulo the slots and composes steps without a key like rotate(); manual mode needs the key of every step and raises MissingKey naming all the missing ones.
-        """
-
-    def sum(self, block: int | None = None, stride: int | None = None, count: int | None = None, strategy: str = 'auto', h: int | None = None) -> Ciphertext:
-        """
-        Rotate-and-sum (a trace-type function), one key switch per round or hoisted.
-
-        * sum(): every slot holds the sum of all `slots` values (padding slots are zero).
-        * sum(block=k): the FIRST slot of each block of k consecutive slots holds the block's sum; the
-          other slots hold sums of windows that straddle two blocks (use decrypt(...)[::k] on a 1-D
-          ciphertext). k is a power of two dividing the slots.
-        * sum(stride=s, count=c): slot t holds x[t] + x[t+s] + ... + x[t+(c-1)s] (cyclic); count defaults
-          to slots/|s|, c a power of two with |s|*c <= slots.
-
-        strategy: 'doubling' (log2 of the terms key switches), 'hoisted' (Ishimaki-Yamana unrolled
-        algorithm with h iterations, each one ModUp and one ModDown for 2^r - 1 rotations; h defaults to
-        the cost model's choice), or 'auto' (the cheapest h whose keys the context has). The keys each
-        needs: Context.sum_rotations(...). Automatic mode relinearizes first. Consumes no level.
-        """
 
 class Plaintext:
     """
@@ -554,38 +581,104 @@ class Batch:
 
     __array_ufunc__: None = None
 
-    def __add__(self, other: Batch | complex | numpy.typing.ArrayLike, /) -> Batch:
+    def __add__(self, other: Batch | Plaintext | complex | numpy.typing.ArrayLike, /) -> Batch:
         """self + other"""
 
-    def __radd__(self, other: Batch | complex | numpy.typing.ArrayLike, /) -> Batch:
+    def __radd__(self, other: Batch | Plaintext | complex | numpy.typing.ArrayLike, /) -> Batch:
         """other + self"""
 
-    def __sub__(self, other: Batch | complex | numpy.typing.ArrayLike, /) -> Batch:
+    def __sub__(self, other: Batch | Plaintext | complex | numpy.typing.ArrayLike, /) -> Batch:
         """self - other"""
 
-    def __rsub__(self, other: Batch | complex | numpy.typing.ArrayLike, /) -> Batch:
+    def __rsub__(self, other: Batch | Plaintext | complex | numpy.typing.ArrayLike, /) -> Batch:
         """other - self"""
 
-    def __mul__(self, other: Batch | complex | numpy.typing.ArrayLike, /) -> Batch:
+    def __mul__(self, other: Batch | Plaintext | complex | numpy.typing.ArrayLike, /) -> Batch:
         """self * other"""
 
-    def __rmul__(self, other: Batch | complex | numpy.typing.ArrayLike, /) -> Batch:
+    def __rmul__(self, other: Batch | Plaintext | complex | numpy.typing.ArrayLike, /) -> Batch:
         """other * self"""
 
-    def __truediv__(self, other: Batch | complex | numpy.typing.ArrayLike, /) -> Batch:
+    def __truediv__(self, other: Batch | Plaintext | complex | numpy.typing.ArrayLike, /) -> Batch:
         """self / other (other: a non-zero scalar or array, not a ciphertext)"""
 
-    def __iadd__(self, other: Batch | complex | numpy.typing.ArrayLike, /) -> Batch:
+    def __iadd__(self, other: Batch | Plaintext | complex | numpy.typing.ArrayLike, /) -> Batch:
         """self += other (in place)"""
 
-    def __isub__(self, other: Batch | complex | numpy.typing.ArrayLike, /) -> Batch:
+    def __isub__(self, other: Batch | Plaintext | complex | numpy.typing.ArrayLike, /) -> Batch:
         """self -= other (in place)"""
 
-    def __imul__(self, other: Batch | complex | numpy.typing.ArrayLike, /) -> Batch:
+    def __imul__(self, other: Batch | Plaintext | complex | numpy.typing.ArrayLike, /) -> Batch:
         """self *= other (in place)"""
 
-    def __itruediv__(self, other: Batch | complex | numpy.typing.ArrayLike, /) -> Batch:
+    def __itruediv__(self, other: Batch | Plaintext | complex | numpy.typing.ArrayLike, /) -> Batch:
         """self /= other (in place)"""
+
+    def __neg__(self) -> Batch:
+        """-self"""
+
+    def __pos__(self) -> Batch:
+        """+self (a copy)"""
+
+    def copy(self) -> Batch:
+        """A copy."""
+
+    def __copy__(self) -> Batch: ...
+
+    def __deepcopy__(self, memo: object) -> Batch: ...
+
+    @property
+    def auto(self) -> bool:
+        """
+        Whether operations on this value run in automatic mode here and now (its context's mode, or that of an enclosing `with ctx.manual():` / `with ctx.automatic():` block).
+        """
+
+    def conj(self) -> Batch:
+        """
+        Complex conjugate of every value (needs keygen(conjugation=True), else MissingKey). Automatic mode relinearizes first.
+        """
+
+    def rescale(self) -> Batch:
+        """
+        Divides by the last prime q_level and drops it: level - 1, scale / q_level. Needed after multiplications in manual mode (automatic mode does it itself).
+        """
+
+    def relinearize(self) -> Batch:
+        """
+        Brings a size-3 product (manual mode) back to 2 polynomials with the relinearization key; a no-op on a size-2 ciphertext.
+        """
+
+    def drop_to_level(self, level: int) -> Batch:
+        """
+        The same values at a lower level. Manual mode keeps the scale (limbs are dropped). Automatic mode moves a value that is at its level's standard scale to the standard scale of the new level (an integer multiplication and a rescale on the way down, no extra level), as automatic alignment does.
+        """
+
+    def rotate_many(self, steps: Sequence[int]) -> list[Batch]:
+        """
+        [self.rotate(k) for k in steps], with one decomposition (ModUp) of each ciphertext shared by all the rotations (hoisting): cheaper than separate rotations from the second step on. Automatic mode reduces the steps modulo the slots and composes steps without a key like rotate(); manual mode needs the key of every step and raises MissingKey naming all the missing ones.
+        """
+
+    def sum(self, block: int | None = None, stride: int | None = None, count: int | None = None, strategy: str = 'auto', h: int | None = None) -> Batch:
+        """
+        Rotate-and-sum (a trace-type function), one key switch per round or hoisted.
+
+        * sum(): every slot holds the sum of all `slots` values (padding slots are zero).
+        * sum(block=k): the FIRST slot of each block of k consecutive slots holds the block's sum; the
+          other slots hold sums of windows that straddle two blocks (use decrypt(...)[::k] on a 1-D
+          ciphertext). k is a power of two dividing the slots.
+        * sum(stride=s, count=c): slot t holds x[t] + x[t+s] + ... + x[t+(c-1)s] (cyclic); count defaults
+          to slots/|s|, c a power of two with |s|*c <= slots.
+
+        strategy: 'doubling' (log2 of the terms key switches), 'hoisted' (Ishimaki-Yamana unrolled
+        algorithm with h iterations, each one ModUp and one ModDown for 2^r - 1 rotations; h defaults to
+        the cost model's choice), or 'auto' (the cheapest h whose keys the context has). The keys each
+        needs: Context.sum_rotations(...). Automatic mode relinearizes first. Consumes no level.
+        """
+
+    def rotate(self, steps: int | Sequence[int], /) -> Batch:
+        """
+        Rotates every element left by `steps`, or element i by steps[i] (one step per element, 0 allowed), in one batched call. Manual mode needs the key of each exact step, automatic mode a key of the step modulo the slots (or keyed steps it is composed from); else MissingKey naming the steps.
+        """
 
     @staticmethod
     def concat(batches: Sequence[Batch]) -> Batch:
@@ -657,10 +750,6 @@ class Batch:
         """The shape of one element (one row): batch[i].shape."""
 
     @property
-    def auto(self) -> bool:
-        """Whether the batch's context is in automatic mode."""
-
-    @property
     def dtype(self) -> numpy.dtype[Any]:
         """float64 or complex128, as decrypt returns."""
 
@@ -668,69 +757,7 @@ class Batch:
     def poly_count(self) -> int:
         """Polynomials per element: 2, or 3 after a manual-mode multiplication."""
 
-    def __neg__(self) -> Batch:
-        """-self"""
-
-    def __pos__(self) -> Batch:
-        """+self (a copy)"""
-
-    def copy(self) -> Batch:
-        """A copy of the batch."""
-
-    def __copy__(self) -> Batch: ...
-
-    def __deepcopy__(self, memo: object) -> Batch: ...
-
-    def rotate(self, steps: int | Sequence[int], /) -> Batch:
-        """
-        Rotates every element left by `steps`, or element i by steps[i] (one step per element, 0 allowed), in one batched call. Manual mode needs the key of each exact step, automatic mode a key of the step modulo the slots; else MissingKey naming the steps.
-        """
-
-    def conj(self) -> Batch:
-        """
-        Complex conjugate of every value of every element, in one batched call (needs keygen(conjugation=True), else MissingKey).
-        """
-
-    def rescale(self) -> Batch:
-        """
-        Divides every element by the last prime and drops it (manual mode; automatic mode does it itself).
-        """
-
-    def relinearize(self) -> Batch:
-        """
-        Brings size-3 products (manual mode) back to 2 polynomials; a no-op on size 2.
-        """
-
-    def drop_to_level(self, level: int) -> Batch:
-        """
-        The same values at a lower level, as Ciphertext.drop_to_level: manual mode keeps the scale (limbs are dropped); automatic mode moves a batch at its level's standard scale to the standard scale of the new level.
-        """
-
     def __repr__(self) -> str: ...
-
-    def sum(self, block: int | None = None, stride: int | None = None, count: int | None = None, strategy: str = 'auto', h: int | None = None) -> Batch:
-        """
-        Ciphertext.sum on every element, bit-identical to it; 'doubling' runs one batched rotation per round for all elements, 'hoisted' and 'auto' one batched hoisted sum per iteration (one ModUp per element shared by the iteration's rotations); on the CPU or the GPU, where the batch lives.
-
-        Rotate-and-sum (a trace-type function), one key switch per round or hoisted.
-
-        * sum(): every slot holds the sum of all `slots` values (padding slots are zero).
-        * sum(block=k): the FIRST slot of each block of k consecutive slots holds the block's sum; the
-          other slots hold sums of windows that straddle two blocks (use decrypt(...)[::k] on a 1-D
-          ciphertext). k is a power of two dividing the slots.
-        * sum(stride=s, count=c): slot t holds x[t] + x[t+s] + ... + x[t+(c-1)s] (cyclic); count defaults
-          to slots/|s|, c a power of two with |s|*c <= slots.
-
-        strategy: 'doubling' (log2 of the terms key switches), 'hoisted' (Ishimaki-Yamana unrolled
-        algorithm with h iterations, each one ModUp and one ModDown for 2^r - 1 rotations; h defaults to
-        the cost model's choice), or 'auto' (the cheapest h whose keys the context has). The keys each
-        needs: Context.sum_rotations(...). Automatic mode relinearizes first. Consumes no level.
-        """
-
-    def rotate_many(self, steps: Sequence[int]) -> list[Batch]:
-        """
-        Every element rotated by each step, as Ciphertext.rotate_many on each element (bit-identical): the steps with a key share one decomposition (ModUp) of each element, in one batched call; automatic mode reduces the steps modulo the slots and composes steps without a key, manual mode needs the key of every step (else MissingKey naming them).
-        """
 
     def serialize(self, *, compress: bool = True) -> bytes:
         """

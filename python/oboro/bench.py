@@ -87,14 +87,11 @@ class Operands:
         on the scale.
         """
         ctx = self.ctx
-        auto, ctx.auto = ctx.auto, False
-        try:
+        with ctx.manual():
             if level > 0:
                 return self.fresh("x", level) * self.fresh("y", level)
             small = 2.0 ** math.floor((math.log2(ctx.moduli[0]) - 4) / 2)
             return ctx.encrypt(self.x, level=0, scale=small) * ctx.encrypt(self.y, level=0, scale=small)
-        finally:
-            ctx.auto = auto
 
 
 @dataclass(frozen=True)
@@ -426,9 +423,9 @@ def run(
             mine: list[Result] = []
             for op, level in plan.tasks(name, info["levels"]):
                 progress.start(f"{name} {op.key} level {level}")
-                ctx.auto = op.auto
-                fn = op.prepare(operands, level)
-                timing = measure(fn, plan.repeat, plan.min_seconds)
+                with ctx.automatic() if op.auto else ctx.manual():
+                    fn = op.prepare(operands, level)
+                    timing = measure(fn, plan.repeat, plan.min_seconds)
                 mine.append(Result(name, op.key, op.label, level, timing))
                 progress.advance()
             del operands, ctx  # free this preset's keys before the next one

@@ -136,7 +136,7 @@ PyEncryptedMatrix encrypt_matrix(const PyContext& c, nb::handle values, const st
     const alg::BlockShape shape{h.shape[0], h.shape[1], dd};
     PyEncryptedMatrix out{st, m, h.shape[0], h.shape[1], dd, {shape.grid_rows(), shape.grid_cols(), {}}};
     for (const auto& block : alg::split_blocks(real, shape)) {
-        Plaintext pt = st->encoder->encode(alg::flatten(block, dd, slots), lvl, st->scales[size_t(lvl)], slots);
+        Plaintext pt = st->encoder->encode(alg::flatten(block, dd, slots), lvl, st->ctx->standard_scale(lvl), slots);
         out.grid.blocks.push_back(st->encryptor->encrypt(pt));  // with the GIL: the encryptor's generator is not thread-safe
     }
     return out;
@@ -157,25 +157,27 @@ PyEncryptedMatrix matmul(const PyEncryptedMatrix& a, const PyEncryptedMatrix& b)
                                  " d = ", a.d, " and operand 'B' to d = ", b.d,
                                  "; pass the same d to encrypt_matrix (e.g. d=", std::max(a.d, b.d), ")");
     const State& s = *a.st;
-    if (!s.rk) raise<MissingKey>(op, ": no relinearization key; call keygen(relin=True)");
+    const SessionPtr now = s.snapshot();
+    if (!now->relin_key()) raise<MissingKey>(op, ": no relinearization key; call keygen(relin=True)");
     const auto algo = Algorithms::get().for_(s.ctx, a.method, a.d);
-    alg::require_rotation_keys(op, *s.ctx, galois_keys(s), algo->rotation_steps(),
+    alg::require_rotation_keys(op, *s.ctx, now->galois_keys(), algo->rotation_steps(),
                                "oboro.linalg.rotation_steps(ctx, shape, method)");
     PyEncryptedMatrix out{a.st, a.method, a.rows, b.cols, a.d, {}};
     nb::gil_scoped_release release;
-    out.grid = algo->multiply(alg::CountedOps(*s.eval, nullptr), a.grid, b.grid, *s.rk, galois_keys(s));
+    out.grid = algo->multiply(alg::CountedOps(now->eval, nullptr), a.grid, b.grid, *now->relin_key(), now->galois_keys());
     return out;
 }
 
 nb::object decrypt_matrix(const PyContext& c, const PyEncryptedMatrix& m) {
     const State& s = *c.st;
-    if (!s.decryptor) raise<MissingKey>("decrypt: this context has no secret key; only the context that holds it can decrypt");
+    const SessionPtr now = s.snapshot();
+    if (!now->decryptor) raise<MissingKey>("decrypt: this context has no secret key; only the context that holds it can decrypt");
     if (m.st->ctx->id() != s.ctx->id() || m.st->key_id != s.key_id)
         raise<ContextMismatch>("decrypt: the matrix was encrypted under other keys or parameters");
     std::vector<std::vector<double>> blocks;
     {
         nb::gil_scoped_release release;
-        for (const Ciphertext& ct : m.grid.blocks) blocks.push_back(alg::unflatten(s.decryptor->decrypt_decode(ct, *s.encoder), m.d));
+        for (const Ciphertext& ct : m.grid.blocks) blocks.push_back(alg::unflatten(now->decryptor->decrypt_decode(ct, *s.encoder), m.d));
     }
     const std::vector<double> matrix = alg::join_blocks(blocks, alg::BlockShape{m.rows, m.cols, m.d});
     return to_numpy(std::vector<cplx>(matrix.begin(), matrix.end()), {m.rows, m.cols}, false);
@@ -245,7 +247,7 @@ void add_linalg(nb::module_& m, nb::class_<PyContext>& ctx) {
                      "The product each block uses: 'jiang' or '3d' (for 'block': '3d' where d^3 fits the slots).")
         .def_prop_ro("level", [](const PyEncryptedMatrix& x) { return x.grid.blocks.at(0).level(); },
                      "The ciphertexts' level.")
-        .def_prop_ro("auto", [](const PyEncryptedMatrix& x) { return x.st->auto_mode; },
+        .def_prop_ro("auto", [](const PyEncryptedMatrix& x) { return is_automatic(*x.st); },
                      "Whether the matrix's context is in automatic mode.")
         .def("__repr__", &matrix_repr)
         .def("__matmul__", &matmul, "other"_a, "The encrypted product self @ other (see oboro.linalg.matmul).");

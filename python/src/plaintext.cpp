@@ -1,12 +1,9 @@
-// oboro.Plaintext: an encoded, unencrypted array (Context.encode / Context.decode), and the
-// ciphertext-plaintext operators.
-//
-// In automatic mode a plaintext at a higher level than the ciphertext is dropped to its level
-// (exact: limbs are removed, the scale stays), a ciphertext at a higher level than the plaintext
-// is dropped likewise, a product is relinearized first if needed and rescaled after. encode()'s
-// default scale is the standard scale of its level, so ciphertext * plaintext at the same level
-// lands on the standard scale of the level below, like ciphertext * ciphertext. Additions need
-// equal scales (encode at ct.scale to add to a ciphertext whose scale is not standard).
+// oboro.Plaintext: an encoded, unencrypted array (Context.encode / Context.decode). The operators
+// with ciphertexts and batches are in arithmetic.cpp (automatic mode's rules for plaintexts:
+// ckks/auto_evaluator.hpp). encode()'s default scale is the standard scale of its level, so
+// ciphertext * plaintext at the same level lands on the standard scale of the level below, like
+// ciphertext * ciphertext. Additions need equal scales (encode at ct.scale to add to a ciphertext
+// whose scale is not standard).
 #include <optional>
 #include <string>
 
@@ -29,36 +26,6 @@ std::string plaintext_repr(const PyPlaintext& p) {
 }
 
 }  // namespace
-
-void plaintext_op(const State& s, Ciphertext& a, const Plaintext& b_in, BinOp op) {
-    const Evaluator& ev = *s.eval;
-    const Plaintext* b = &b_in;
-    Plaintext dropped;
-    if (s.auto_mode) {
-        if (op == BinOp::mul) relinearize_if_needed(s, a, "multiply");
-        if (b->level() > a.level()) {
-            dropped = *b;
-            dropped.drop_to_level(a.level());
-            b = &dropped;
-        } else if (a.level() > b->level()) {
-            ev.drop_to_level_inplace(a, b->level());
-        }
-    }
-    switch (op) {
-        case BinOp::add: ev.add_inplace(a, *b); break;
-        case BinOp::sub: ev.sub_inplace(a, *b); break;
-        case BinOp::rsub:
-            ev.negate_inplace(a);
-            ev.add_inplace(a, *b);
-            break;
-        case BinOp::mul:
-            if (s.auto_mode) check_level_for_multiply(a, "multiply");
-            ev.multiply_inplace(a, *b);
-            if (s.auto_mode) ev.rescale_inplace(a);
-            break;
-        case BinOp::div: raise<oboro::ValueError>("division by a plaintext is not supported");
-    }
-}
 
 nb::class_<PyPlaintext> add_plaintext_class(nb::module_& m, nb::class_<PyContext>& ctx) {
     nb::class_<PyPlaintext> pt(m, "Plaintext",

@@ -6,6 +6,7 @@
 // carries the NumPy shape and dtype and the key id of its context, so that loading it into a
 // context with other keys is refused instead of decrypting to noise.
 #include <map>
+#include <set>
 #include <optional>
 #include <string>
 
@@ -14,7 +15,6 @@
 
 #include "oboro/io/serialize.hpp"
 #include "oboro/util/error.hpp"
-#include "batch.hpp"
 #include "buffer.hpp"
 #include "state.hpp"
 
@@ -32,18 +32,21 @@ namespace {
 
 // ---- contexts ----
 
-io::Bytes serialize_context(const State& s, bool secret_key, bool keys, bool compress) {
+io::Bytes serialize_context(const State& state, bool secret_key, bool keys, bool compress) {
+    const SessionPtr now = state.snapshot();
+    const Session& s = *now;
+    const Context& ctx = *state.ctx;
     if (secret_key && !s.sk)
         raise<MissingKey>("serialize: secret_key=True but this context holds no secret key (it was made by public(), "
                           "or keygen() was not called)");
     std::vector<io::Bytes> parts;
-    parts.push_back(io::serialize(*s.ctx, s.preset));
+    parts.push_back(io::serialize(ctx, state.preset));
     if (keys) {
-        if (s.pk) parts.push_back(io::serialize(*s.ctx, *s.pk, compress));
-        if (s.rk) parts.push_back(io::serialize_relin_key(*s.ctx, *s.rk, compress));
-        if (s.gk && !s.gk->keys.empty()) parts.push_back(io::serialize(*s.ctx, *s.gk, compress));
+        if (s.pk) parts.push_back(io::serialize(ctx, *s.pk, compress));
+        if (s.relin_key()) parts.push_back(io::serialize_relin_key(ctx, *s.relin_key(), compress));
+        if (!s.galois_keys().keys.empty()) parts.push_back(io::serialize(ctx, s.galois_keys(), compress));
     }
-    if (secret_key) parts.push_back(io::serialize_secret_key(*s.ctx, *s.sk));
+    if (secret_key) parts.push_back(io::serialize_secret_key(ctx, *s.sk));
     return io::make_bundle(parts);
 }
 
@@ -70,7 +73,10 @@ StatePtr deserialize_context(io::ByteView data, bool auto_mode) {
     std::string label;
     ContextPtr ctx = io::load_context(parts[0], &label);
     StatePtr st = make_state(ctx, label, auto_mode);
-    State& s = *st;
+    std::shared_ptr<const SecretKey> sk;
+    std::shared_ptr<const PublicKey> pk;
+    std::shared_ptr<const RelinKey> rk;
+    std::shared_ptr<const GaloisKeys> gk;
     std::map<io::ObjectType, int> seen;
     for (size_t i = 1; i < parts.size(); ++i) {
         const io::ObjectType type = io::peek_type(parts[i]);
@@ -78,31 +84,33 @@ StatePtr deserialize_context(io::ByteView data, bool auto_mode) {
             raise<SerializationError>("Context.deserialize: the data holds two ", io::to_string(type), " records");
         switch (type) {
             case io::ObjectType::public_key:
-                s.pk = std::make_shared<const PublicKey>(io::load_public_key(*ctx, parts[i]));
+                pk = std::make_shared<const PublicKey>(io::load_public_key(*ctx, parts[i]));
                 break;
             case io::ObjectType::relin_key:
-                s.rk = std::make_shared<const RelinKey>(io::load_relin_key(*ctx, parts[i]));
+                rk = std::make_shared<const RelinKey>(io::load_relin_key(*ctx, parts[i]));
                 break;
             case io::ObjectType::galois_keys:
-                s.gk = std::make_shared<const GaloisKeys>(io::load_galois_keys(*ctx, parts[i]));
+                gk = std::make_shared<const GaloisKeys>(io::load_galois_keys(*ctx, parts[i]));
                 break;
             case io::ObjectType::secret_key:
-                s.sk = std::make_shared<const SecretKey>(io::load_secret_key(*ctx, parts[i]));
+                sk = std::make_shared<const SecretKey>(io::load_secret_key(*ctx, parts[i]));
                 break;
             default:
                 raise<SerializationError>("Context.deserialize: a ", io::to_string(type),
                                           " record does not belong in a serialized context");
         }
     }
-    if ((s.rk || s.gk || s.sk) && !s.pk)
+    if ((rk || gk || sk) && !pk)
         raise<SerializationError>("Context.deserialize: the data holds keys but no public key");
-    if (s.gk) {
-        for (const auto& [g, key] : s.gk->keys) {
-            if (g == ctx->conjugation_element()) s.conjugation = true;
-            else if (auto step = rotation_step(*ctx, g)) s.rotations.insert(*step);
+    std::set<int64_t> rotations;
+    bool conjugation = false;
+    if (gk) {
+        for (const auto& [g, key] : gk->keys) {
+            if (g == ctx->conjugation_element()) conjugation = true;
+            else if (auto step = rotation_step(*ctx, g)) rotations.insert(*step);
         }
     }
-    refresh_crypto(s);
+    publish(*st, std::move(sk), std::move(pk), std::move(rk), std::move(gk), std::move(rotations), conjugation);
     return st;
 }
 

@@ -1,6 +1,6 @@
-// Hoisted rotations and rotate-and-sum for oboro.Ciphertext (ct.rotate_many, ct.sum) and the key
-// list for key generation (Context.sum_rotations). The algorithms are in src/oboro/ckks/
-// hoisting.cpp and trace.cpp; this file maps Python arguments onto them.
+// The arguments of rotate-and-sum (Ciphertext.sum and Batch.sum, arithmetic.cpp) and the key list
+// for key generation (Context.sum_rotations). The algorithm is in src/oboro/ckks/trace.cpp; this
+// file maps Python arguments onto it.
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
@@ -56,51 +56,6 @@ std::pair<SumStrategy, int> parse_h(const char* op, const Context& ctx, int leve
 
 namespace {
 
-std::vector<PyCiphertext> rotate_many(const PyCiphertext& self, const std::vector<int64_t>& steps) {
-    const State& s = *self.st;
-    std::vector<Ciphertext> results(steps.size());
-    {
-        nb::gil_scoped_release release;
-        Ciphertext a = self.ct;
-        if (!s.auto_mode) {
-            results = s.eval->rotate_many(a, steps, galois_keys(s));
-        } else {
-            // Automatic mode: steps modulo the slots (like rotate); the ones with a key share one
-            // ModUp, the others are composed from keyed steps one by one (rotate's fallback).
-            relinearize_if_needed(s, a, "rotate_many");
-            const int64_t slots = int64_t(a.slots());
-            std::vector<int64_t> hoisted;
-            std::vector<size_t> where;
-            for (size_t i = 0; i < steps.size(); ++i) {
-                if (auto k = keyed_step(s, steps[i], slots)) {
-                    hoisted.push_back(*k);
-                    where.push_back(i);
-                } else {
-                    results[i] = a;
-                    rotate(s, results[i], steps[i]);
-                }
-            }
-            std::vector<Ciphertext> h = s.eval->rotate_many(a, hoisted, galois_keys(s));
-            for (size_t j = 0; j < h.size(); ++j) results[where[j]] = std::move(h[j]);
-        }
-    }
-    std::vector<PyCiphertext> out;
-    for (auto& r : results) out.push_back(PyCiphertext{self.st, std::move(r), self.shape, self.is_complex});
-    return out;
-}
-
-PyCiphertext sum(const PyCiphertext& self, std::optional<size_t> block, std::optional<int64_t> stride,
-                 std::optional<size_t> count, const std::string& strategy, std::optional<int> h) {
-    const State& s = *self.st;
-    PyCiphertext out = self;
-    nb::gil_scoped_release release;
-    const SumSpec spec = parse_spec("sum", out.ct.slots(), block, stride, count);
-    const auto [st, hh] = parse_h("sum", *s.ctx, out.ct.level(), spec, strategy, h);
-    if (s.auto_mode) relinearize_if_needed(s, out.ct, "sum");
-    out.ct = rotate_and_sum(*s.eval, out.ct, spec, galois_keys(s), st, hh);
-    return out;
-}
-
 std::vector<int64_t> sum_rotations(const PyContext& self, std::optional<size_t> slots, std::optional<size_t> block,
                                    std::optional<int64_t> stride, std::optional<size_t> count,
                                    const std::string& strategy, std::optional<int> h) {
@@ -127,18 +82,7 @@ const char* const kSumDoc =
     "needs: Context.sum_rotations(...). Automatic mode relinearizes first. Consumes no level.";
 
 
-void add_trace_methods(nb::class_<PyContext>& ctx, nb::class_<PyCiphertext>& ct) {
-    ct.def("rotate_many", &rotate_many, "steps"_a,
-           nb::sig("def rotate_many(self, steps: collections.abc.Sequence[int]) -> list[Ciphertext]"),
-           "[self.rotate(k) for k in steps], with one decomposition (ModUp) of the ciphertext shared by all the "
-           "rotations (hoisting): cheaper than separate rotations from the second step on. Automatic mode "
-           "reduces the steps modulo the slots and composes steps without a key like rotate(); manual mode needs "
-           "the key of every step and raises MissingKey naming all the missing ones.");
-    ct.def("sum", &sum, "block"_a = nb::none(), "stride"_a = nb::none(), "count"_a = nb::none(),
-           "strategy"_a = "auto", "h"_a = nb::none(),
-           nb::sig("def sum(self, block: int | None = None, stride: int | None = None, count: int | None = None, "
-                   "strategy: str = 'auto', h: int | None = None) -> Ciphertext"),
-           kSumDoc);
+void add_trace_methods(nb::class_<PyContext>& ctx) {
     ctx.def("sum_rotations", &sum_rotations, "slots"_a = nb::none(), "block"_a = nb::none(), "stride"_a = nb::none(),
             "count"_a = nb::none(), "strategy"_a = "auto", "h"_a = nb::none(),
             nb::sig("def sum_rotations(self, slots: int | None = None, block: int | None = None, "

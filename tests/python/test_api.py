@@ -386,8 +386,12 @@ def test_depth_three_chain(ctx2, rng):
     with pytest.raises(oboro.LevelMismatch, match="no level is left"):
         r * r
     with pytest.raises(oboro.LevelMismatch, match="no level is left"):
-        r * 2.0
-    assert bits(ctx2.decrypt(r * 2), 2 * (x * y * x * y + 0.5 * x - 1)) >= DEEP_BITS - 1
+        r * 2.5
+    # an integer, or a float with an integer value, is an exact multiplication: no level needed
+    for two in (2, 2.0, np.float64(2.0)):
+        r2 = r * two
+        assert r2.level == 0 and r2.scale == r.scale
+        assert bits(ctx2.decrypt(r2), 2 * (x * y * x * y + 0.5 * x - 1)) >= DEEP_BITS - 1
 
 
 def test_automatic_level_alignment(ctx2, rng):
@@ -629,13 +633,54 @@ def test_switching_modes(rng):
     ctx = oboro.Context.from_preset("S1", auto=False).keygen(rotations=[])
     x = real(rng, 4)
     a = ctx.encrypt(x)
-    assert (a * a).poly_count == 3
-    ctx.auto = True
-    assert a.auto is True
-    p = a * a
+    assert (a * a).poly_count == 3 and a.auto is False
+    with ctx.automatic():
+        assert a.auto is True and ctx.auto is True
+        p = a * a
+        with ctx.manual():  # scopes nest: the innermost one decides
+            assert (a * a).poly_count == 3
+        assert (a * a).poly_count == 2
     assert p.poly_count == 2 and p.level == 0 and bits(ctx.decrypt(p), x * x) >= MUL_BITS
-    ctx.auto = False
-    assert "manual" in ctx.describe() and repr(ctx).endswith("manual>")
+    assert a.auto is False and "manual" in ctx.describe() and repr(ctx).endswith("manual>")
+
+
+def test_mode_scopes_are_per_thread_and_per_context(rng):
+    import threading
+
+    ctx = oboro.Context.from_preset("S1").keygen(rotations=[])
+    other = oboro.Context.from_preset("S1").keygen(rotations=[])
+    a, o = ctx.encrypt(real(rng, 4)), other.encrypt(real(rng, 4))
+    seen = {}
+    inside, done = threading.Event(), threading.Event()
+
+    def worker():
+        inside.wait()
+        seen["other thread"] = (a * a).poly_count  # not in the block: automatic
+        done.set()
+
+    t = threading.Thread(target=worker)
+    t.start()
+    with ctx.manual():
+        assert (a * a).poly_count == 3 and (o * o).poly_count == 2  # only ctx's values
+        inside.set()
+        done.wait(10)
+    t.join()
+    assert seen == {"other thread": 2}
+    with pytest.raises(ZeroDivisionError):  # the block ends on an exception too
+        with ctx.manual():
+            a / 0
+    assert a.auto is True
+
+
+def test_setting_auto_still_works_and_warns(rng):
+    ctx = oboro.Context.from_preset("S1").keygen(rotations=[])
+    a = ctx.encrypt(real(rng, 4))
+    with pytest.warns(DeprecationWarning, match="ctx.manual"):
+        ctx.auto = False
+    assert (a * a).poly_count == 3 and a.auto is False
+    with pytest.warns(DeprecationWarning):
+        ctx.auto = True
+    assert (a * a).poly_count == 2
 
 
 def test_manual_relinearize_without_key(rng):

@@ -75,11 +75,8 @@ def test_sum_of_one_element_and_one_term(ctx, X):
 
 def test_sum_relinearizes_size3_in_auto_mode(ctx, X):
     b = ctx.encrypt_batch(X)
-    ctx.auto = False
-    try:
+    with ctx.manual():
         sq = (b * b).rescale()
-    finally:
-        ctx.auto = True
     assert sq.poly_count == 3
     got = ctx.decrypt(sq.sum(strategy="doubling"))
     assert bits(got, np.repeat((X * X).sum(axis=1, keepdims=True), LEN, axis=1)) >= SUM_BITS - 3
@@ -112,11 +109,9 @@ def test_properties(ctx):
     assert b.size == 30 == 5 * ct.size
     assert b.dtype == ct.dtype == np.complex128
     assert b.auto is True and ct.auto is True
-    ctx.auto = False
-    try:
-        assert b.auto is False
-    finally:
-        ctx.auto = True
+    with ctx.manual():
+        assert b.auto is False and ct.auto is False
+    assert b.auto is True
     assert (b.level, b.scale, b.slots, b.poly_count) == (ct.level, ct.scale, ct.slots, ct.poly_count)
 
 
@@ -139,8 +134,8 @@ def test_errors(ctx, X):
         nb.sum(strategy="doubling")
     with pytest.raises(oboro.MissingKey):
         nb.sum(strategy="hoisted", h=1)
-    bare.auto = False
-    with pytest.raises(oboro.MissingKey, match="3"):
-        nb.rotate_many([5, 3])
-    with pytest.raises(oboro.ValueError, match="3 polynomials"):
-        (nb * nb).sum(strategy="doubling")  # manual mode: no automatic relinearization
+    with bare.manual():
+        with pytest.raises(oboro.MissingKey, match="3"):
+            nb.rotate_many([5, 3])
+        with pytest.raises(oboro.ValueError, match="3 polynomials"):
+            (nb * nb).sum(strategy="doubling")  # manual mode: no automatic relinearization

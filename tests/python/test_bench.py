@@ -167,13 +167,12 @@ def test_each_op_computes_what_it_is_named_after():
         for op in bench.OPS:
             if level < op.min_level:
                 continue
-            ctx.auto = op.auto
-            out = op.prepare(o, level)()
+            with ctx.automatic() if op.auto else ctx.manual():
+                out = op.prepare(o, level)()
             if op.key == "decrypt":
                 assert np.max(np.abs(out - x)) < tol
                 continue
             assert isinstance(out, oboro.Ciphertext), op.key
-            ctx.auto = True  # decryption and checks only
             want_level, want = {
                 "encrypt": (level, x),
                 "add": (level, x + y),

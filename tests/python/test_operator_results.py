@@ -40,12 +40,9 @@ def test_ciphertext_sum_across_levels_in_both_modes(ctx):
     assert low.level == a.level - 1
     np.testing.assert_allclose(ctx.decrypt(a + low), 1.5 * x, atol=1e-6)
     np.testing.assert_allclose(ctx.decrypt(low - a), -0.5 * x, atol=1e-6)
-    ctx.auto = False
-    try:
+    with ctx.manual():
         with pytest.raises(oboro.LevelMismatch):
             a + low
-    finally:
-        ctx.auto = True
 
 
 def test_batch_sum_and_difference_leave_operands_unchanged(ctx):

@@ -123,9 +123,9 @@ def test_missing_keys_are_named():
         ct.sum(strategy="doubling")
     with pytest.raises(oboro.MissingKey, match="automatic choice"):
         ct.sum()
-    c.auto = False
-    with pytest.raises(oboro.MissingKey, match="rotate_many.*by 3, 7"):
-        ct.rotate_many([1, 3, 7])
+    with c.manual():
+        with pytest.raises(oboro.MissingKey, match="rotate_many.*by 3, 7"):
+            ct.rotate_many([1, 3, 7])
 
 
 def test_bad_arguments(ctx, x):
@@ -154,8 +154,8 @@ def test_bad_arguments(ctx, x):
 
 def test_manual_mode_needs_exact_keys_and_relinearization():
     c = oboro.Context.from_preset("S1")
+    c = oboro.Context.from_preset("S1", auto=False)
     c.keygen(rotations=c.sum_rotations(strategy="doubling"))
-    c.auto = False
     x = np.random.default_rng(1).uniform(-1, 1, c.slots)
     ct = c.encrypt(x)
     with pytest.raises(oboro.ValueError, match="step 4096 is out of range"):

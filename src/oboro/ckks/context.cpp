@@ -77,6 +77,21 @@ Context::Context(const Parameters& params) : params_(params) {
     for (size_t l = 0; l < q.size(); ++l)
         crt_.push_back(std::make_unique<CrtReconstructor>(RnsBase(std::vector<uint64_t>(q.begin(), q.begin() + long(l + 1)))));
     ring_ = std::make_unique<backend::Ring>(n, std::move(q), std::move(p), alpha, id);
+
+    // The standard scales: anchored at level 0 on the parameters' scale and computed upwards as
+    // D_l = sqrt(D_{l-1} q_l), which stays within a fraction of a bit of D_0 when the primes have
+    // about scale_bits bits (computing downwards from the top would double any deviation at every
+    // level); then recomputed downwards with the very operations of multiply + rescale, so that
+    // the product of two standard ciphertexts is bit for bit the standard scale of the level below.
+    const int top = max_level();
+    std::vector<double> up(size_t(top) + 1);
+    up[0] = scale_;
+    for (int l = 1; l <= top; ++l) up[size_t(l)] = std::sqrt(up[size_t(l) - 1] * double(this->q()[size_t(l)]));
+    standard_scales_.assign(up.size(), 0.0);
+    standard_scales_[size_t(top)] = up[size_t(top)];
+    for (int l = top; l >= 1; --l)
+        standard_scales_[size_t(l) - 1] =
+            standard_scales_[size_t(l)] * standard_scales_[size_t(l)] / double(this->q()[size_t(l)]);
 }
 
 double Context::log2_product(const std::vector<uint64_t>& primes, size_t count) {

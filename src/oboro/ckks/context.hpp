@@ -38,6 +38,11 @@ public:
     size_t q_count() const { return ring_->q_count(); }
     size_t p_count() const { return ring_->p_count(); }
     double default_scale() const { return scale_; }
+    // The standard scale D_l of level l (automatic mode's scale ladder): D_0 is the parameters'
+    // scale and D_{l-1} = D_l^2 / q_l exactly, so the product of two ciphertexts at the standard
+    // scale of level l, rescaled, is at the standard scale of level l - 1, bit for bit (see
+    // context.cpp for how the ladder is computed).
+    double standard_scale(int level) const { return standard_scales_[size_t(level)]; }
     int dnum() const { return dnum_; }
     size_t digit_size() const { return ring_->digit_size(); }
     size_t num_digits() const { return (q_count() + digit_size() - 1) / digit_size(); }
@@ -80,6 +85,7 @@ private:
     int dnum_ = 0;
     std::unique_ptr<backend::Ring> ring_;
     std::vector<std::unique_ptr<math::CrtReconstructor>> crt_;
+    std::vector<double> standard_scales_;
 };
 
 using ContextPtr = std::shared_ptr<const Context>;

@@ -72,6 +72,8 @@ public:
     Evaluator with_keys(const KeySet& keys) const {
         return Evaluator(ctx_, std::shared_ptr<const KeySet>(std::shared_ptr<const void>(), &keys), queue_);
     }
+    // The same evaluator (context, keys) on another queue (nullptr: the CPU queue).
+    Evaluator on(QueuePtr queue) const { return Evaluator(ctx_, keys_, std::move(queue)); }
     // Blocks until every operation enqueued on the queue has finished.
     void synchronize() const { queue_->synchronize(); }
 
