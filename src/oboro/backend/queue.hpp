@@ -79,6 +79,19 @@ public:
     virtual void tensor(const Ring& ring, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b) = 0;
     // out = the first out.limbs limbs of a (drop to a lower level).
     virtual void drop_limbs(BatchSpan out, ConstBatchSpan a) = 0;
+    // out = 0. The default writes zeros from host memory; a device may clear its memory itself.
+    virtual void fill_zero(BatchSpan out);
+
+    // ---- multiply-accumulate (work items: element x polynomial x limb) ----
+    // Sums of products without a temporary result: the accumulator is read and written once.
+    // The defaults compute the product into a scratch batch of the queue's memory and add it (two
+    // kernels); a queue overrides them with one fused kernel (the CPU queue does).
+    // acc += a * b on every polynomial of a (b: plaintexts, 1 polynomial; acc shaped like a).
+    virtual void mul_plain_add(const Ring& ring, BatchSpan acc, ConstBatchSpan a, ConstBatchSpan b);
+    // acc += a * s[i] on limb i, every polynomial of a.
+    virtual void mul_scalar_add(const Ring& ring, BatchSpan acc, ConstBatchSpan a, const uint64_t* per_limb);
+    // acc (3 polynomials) += the tensor product of size-2 a and b.
+    virtual void tensor_add(const Ring& ring, BatchSpan acc, ConstBatchSpan a, ConstBatchSpan b);
 
     // ---- encoding (work items: elements) ----
     // Element c of out (1 polynomial) = the plaintext of the 2 * slots subring coefficients at

@@ -478,6 +478,93 @@ template <Encrypted T> T Evaluator::multiply_integer(const T& a, int64_t c) cons
     return out;
 }
 
+// ---- multiply-accumulate ------------------------------------------------------------------------
+
+namespace {
+// The checks of acc += a * (something at scale_b): acc valid, at a's level and element count,
+// with `size` polynomials, at the product's scale.
+template <typename T>
+void check_accumulator(const Checks& check, const char* op, const T& acc, const T& a, size_t size, double scale_b) {
+    check.operand(op, acc, "acc");
+    if (element_count(acc) != element_count(a))
+        raise<ValueError>(op, ": the accumulator is a ", describe(acc), " but operand 'a' a ", describe(a),
+                          "; they must hold as many elements");
+    if (acc.level() != a.level())
+        raise<LevelMismatch>(op, ": the accumulator is at ", describe(acc), " but operand 'a' at ", describe(a),
+                             "; accumulate at one level");
+    if (acc.size() != size)
+        raise<ValueError>(op, ": the accumulator (", describe(acc), ") has ", acc.size(), " polynomials; ", size,
+                          " are needed for these products");
+    if (!same_scale(acc.scale(), a.scale() * scale_b))
+        raise<ScaleMismatch>(op, ": the product of operand 'a' (", describe(a), ") and a factor at scale 2^",
+                             std::log2(scale_b), " is at scale 2^", std::log2(a.scale() * scale_b),
+                             " but the accumulator is at ", describe(acc));
+}
+}  // namespace
+
+template <Encrypted T, typename P>
+requires PlainOperandOf<P, T> void Evaluator::multiply_accumulate(T& acc, const T& a, const P& b) const {
+    const char* op = "multiply_accumulate";
+    const Checks check(*ctx_, *queue_);
+    check.pair(op, a, b);
+    check_accumulator(check, op, acc, a, a.size(), b.scale());
+    queue_->mul_plain_add(ctx_->ring(), span_of(acc), span_of(a), span_of(b));
+}
+
+template <Encrypted T> void Evaluator::multiply_accumulate(T& acc, const T& a, const T& b) const {
+    const char* op = "multiply_accumulate";
+    const Checks check(*ctx_, *queue_);
+    check_multiply(check, op, a, b);
+    check_accumulator(check, op, acc, a, 3, b.scale());
+    if (&acc == &a || &acc == &b) raise<ValueError>(op, ": the accumulator must not be an operand");
+    queue_->tensor_add(ctx_->ring(), span_of(acc), span_of(a), span_of(b));
+}
+
+template <Encrypted T> void Evaluator::multiply_accumulate(T& acc, const T& a, double c) const {
+    const char* op = "multiply_accumulate";
+    const Checks check(*ctx_, *queue_);
+    check.operand(op, a, "a");
+    const double t = acc.scale() / a.scale();
+    if (!(t >= 0x1p20))
+        raise<ValueError>(op, ": the constant would be encoded at scale 2^", std::log2(t), " (the accumulator's ",
+                          describe(acc), " over operand 'a''s ", describe(a),
+                          "); at least 2^20 is needed to keep 20 bits of it");
+    check_accumulator(check, op, acc, a, a.size(), t);
+    const auto s = scaled_constant(*ctx_, op, c, t, a.level());
+    queue_->mul_scalar_add(ctx_->ring(), span_of(acc), span_of(a), s.data());
+}
+
+template <Encrypted T> T Evaluator::zero_like(const T& like, size_t size, int level, double scale) const {
+    Checks(*ctx_, *queue_).operand("zero_like", like, "like");
+    if (size < 2 || size > 3) raise<ValueError>("zero_like: a ciphertext has 2 or 3 polynomials, not ", size);
+    T out = make_output<T>(*ctx_, output_memory(queue_), count_of(like), size, level, scale, like.slots());
+    queue_->fill_zero(span_of(out));
+    return out;
+}
+
+// ---- exact target scales -------------------------------------------------------------------------
+
+template <Encrypted T> T Evaluator::multiply_to(const T& a, double c, int level, double scale) const {
+    const char* op = "multiply_to";
+    const Checks check(*ctx_, *queue_);
+    check.operand(op, a, "a");
+    if (level < 0 || level >= a.level())
+        raise<LevelMismatch>(op, ": the target level ", level, " must be below the operand's (", describe(a), ")");
+    const double ql = double(ctx_->q()[size_t(a.level())]);
+    const double t = scale * ql / a.scale();
+    if (!(t >= 0x1p20) || !std::isfinite(t))
+        raise<ValueError>(op, ": reaching scale 2^", std::log2(scale), " from ", describe(a),
+                          " encodes the constant at scale 2^", std::log2(t), "; at least 2^20 is needed");
+    check.product_scale(op, a, t);
+    const auto s = scaled_constant(*ctx_, op, c, t, a.level());
+    T scaled = make_output<T>(*ctx_, output_memory(queue_), count_of(a), a.size(), a.level(), a.scale() * t, a.slots());
+    queue_->mul_scalar(ctx_->ring(), span_of(scaled), span_of(a), s.data());
+    T out = rescale(scaled);
+    out.set_scale(scale);  // a.scale * t / q_l is `scale` up to the rounding of the two divisions
+    if (level != out.level()) drop_to_level_inplace(out, level);
+    return out;
+}
+
 // ---- relinearization, rescaling, levels --------------------------------------------------------
 
 template <Encrypted T> T Evaluator::relinearize_with(const char* op, const T& a, const RelinKey* rk) const {
@@ -838,6 +925,10 @@ T Evaluator::rotate_sum(const T& a, const std::vector<int64_t>& steps, KeySwitch
     template T Evaluator::conjugate(const T&) const;                                                           \
     template void Evaluator::conjugate_inplace(T&) const;                                                      \
     template T Evaluator::apply_galois(const T&, uint64_t, const GaloisKeys&, const char*) const;              \
+    template void Evaluator::multiply_accumulate(T&, const T&, const T&) const;                                \
+    template void Evaluator::multiply_accumulate(T&, const T&, double) const;                                  \
+    template T Evaluator::zero_like(const T&, size_t, int, double) const;                                     \
+    template T Evaluator::multiply_to(const T&, double, int, double) const;                                   \
     template std::vector<T> Evaluator::rotate_many(const T&, const std::vector<int64_t>&, const GaloisKeys&,   \
                                                    KeySwitchCounts*) const;                                    \
     template std::vector<T> Evaluator::rotate_many(const T&, const std::vector<int64_t>&, KeySwitchCounts*) const; \
@@ -854,7 +945,8 @@ OBORO_EVALUATOR_FOR(CiphertextBatch)
     template T Evaluator::sub(const T&, const P&) const;            \
     template void Evaluator::sub_inplace(T&, const P&) const;       \
     template T Evaluator::multiply(const T&, const P&) const;       \
-    template void Evaluator::multiply_inplace(T&, const P&) const;
+    template void Evaluator::multiply_inplace(T&, const P&) const;  \
+    template void Evaluator::multiply_accumulate(T&, const T&, const P&) const;
 
 OBORO_EVALUATOR_PLAIN(Ciphertext, Plaintext)
 OBORO_EVALUATOR_PLAIN(CiphertextBatch, Plaintext)

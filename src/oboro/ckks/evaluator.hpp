@@ -122,6 +122,30 @@ public:
     template <Encrypted T> T multiply_integer(const T& a, int64_t c) const;
     template <Encrypted T> void multiply_integer_inplace(T& a, int64_t c) const;
 
+    // ---- multiply-accumulate: sums of products with no temporary ----
+    // acc += a * b. acc is at a's level, with a's size (a size-3 accumulator for ciphertext
+    // products: acc and a sized 3 and 2), at the scale of the products: acc.scale == a.scale *
+    // b.scale (to 2^-40; ScaleMismatch otherwise). The products of a sum then share one
+    // relinearization and one rescale.
+    template <Encrypted T, typename P> requires PlainOperandOf<P, T>
+    void multiply_accumulate(T& acc, const T& a, const P& b) const;
+    template <Encrypted T> void multiply_accumulate(T& acc, const T& a, const T& b) const;
+    // acc += a * c, with c encoded at the scale acc.scale / a.scale, so that the product lands
+    // exactly on acc's scale (polynomial evaluation sums c_i * x_i at the scale it rescales to).
+    // ValueError when that scale is below 2^20: c would be rounded to fewer than 20 bits.
+    template <Encrypted T> void multiply_accumulate(T& acc, const T& a, double c) const;
+    // A zero ciphertext (batch) like `like` (its element count, slots and memory) with `size`
+    // polynomials at (level, scale): the start of an accumulation.
+    template <Encrypted T> T zero_like(const T& like, size_t size, int level, double scale) const;
+
+    // ---- exact target scales ----
+    // a * c landing on exactly `scale` at `level` (below a's level): c is encoded at scale * q_l /
+    // a.scale (l = a's level), the product rescaled by q_l and dropped to `level`, so the result's
+    // scale is `scale` up to double rounding (2^-52 relative) however far the primes are from a
+    // power of two. ValueError when c at that encoding scale does not fit the modulus or keeps
+    // fewer than 20 bits.
+    template <Encrypted T> T multiply_to(const T& a, double c, int level, double scale) const;
+
     // ---- relinearization, rescaling, levels ----
     // A size-3 ciphertext back to size 2 (a size-2 one is returned as it is).
     template <Encrypted T> T relinearize(const T& a, const RelinKey& rk) const;

@@ -90,6 +90,35 @@ public:
         });
     }
 
+    void mul_plain_add(const Ring& ring, BatchSpan acc, ConstBatchSpan a, ConstBatchSpan b) override {
+        const EltwiseKernels& kn = eltwise_active();
+        for_each_limb(a.count, a.polys, a.limbs, a.n, [&](size_t c, size_t j, size_t i, size_t off) {
+            kn.mul_add(acc.poly(c, j) + off, a.poly(c, j) + off, b.poly(rhs(b, c), 0) + off, ring.moduli()[i], a.n);
+        });
+    }
+
+    void mul_scalar_add(const Ring& ring, BatchSpan acc, ConstBatchSpan a, const uint64_t* s) override {
+        const EltwiseKernels& kn = eltwise_active();
+        for_each_limb(a.count, a.polys, a.limbs, a.n, [&](size_t c, size_t j, size_t i, size_t off) {
+            const uint64_t q = ring.q()[i];
+            kn.mul_scalar_add(acc.poly(c, j) + off, a.poly(c, j) + off, s[i], math::shoup_precompute(s[i], q), q,
+                              a.n);
+        });
+    }
+
+    // d0 += a0 b0, d1 += a0 b1 + a1 b0, d2 += a1 b1: four products, each added with one reduction.
+    void tensor_add(const Ring& ring, BatchSpan acc, ConstBatchSpan a, ConstBatchSpan b) override {
+        const EltwiseKernels& kn = eltwise_active();
+        for_each_limb(a.count, 1, a.limbs, a.n, [&](size_t c, size_t, size_t i, size_t off) {
+            const size_t cb = rhs(b, c);
+            const math::Modulus& m = ring.moduli()[i];
+            kn.mul_add(acc.poly(c, 0) + off, a.poly(c, 0) + off, b.poly(cb, 0) + off, m, a.n);
+            kn.mul_add(acc.poly(c, 1) + off, a.poly(c, 0) + off, b.poly(cb, 1) + off, m, a.n);
+            kn.mul_add(acc.poly(c, 1) + off, a.poly(c, 1) + off, b.poly(cb, 0) + off, m, a.n);
+            kn.mul_add(acc.poly(c, 2) + off, a.poly(c, 1) + off, b.poly(cb, 1) + off, m, a.n);
+        });
+    }
+
     void drop_limbs(BatchSpan out, ConstBatchSpan a) override {
         for_each_limb(a.count, a.polys, out.limbs, a.n, [&](size_t c, size_t j, size_t, size_t off) {
             copy_limb(out.poly(c, j) + off, a.poly(c, j) + off, a.n);

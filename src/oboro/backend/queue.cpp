@@ -1,0 +1,52 @@
+// The device-generic defaults of backend::Queue: what a queue without a fused kernel for an
+// operation does, with the kernels it has and scratch in its own memory.
+#include "oboro/backend/queue.hpp"
+
+#include <algorithm>
+#include <vector>
+
+namespace oboro::backend {
+
+namespace {
+// A batch of `shape`'s size in the queue's memory (host memory for a host queue).
+struct Scratch {
+    std::shared_ptr<uint64_t> words;
+    BatchSpan span;
+    Scratch(Queue& q, const BasicBatchSpan<const uint64_t>& shape, size_t polys) {
+        const size_t count = shape.count;
+        words = q.allocate(count * polys * shape.limbs * shape.n);
+        span = {words.get(), count, polys, shape.limbs, shape.n};
+    }
+};
+ConstBatchSpan as_const(BatchSpan s) { return {s.data, s.count, s.polys, s.limbs, s.n}; }
+}  // namespace
+
+void Queue::fill_zero(BatchSpan out) {
+    if (host_memory()) {
+        std::fill(out.data, out.data + out.words(), uint64_t(0));
+        return;
+    }
+    const std::vector<uint64_t> zeros(out.words(), 0);
+    copy_to_device(out.data, zeros.data(), zeros.size());
+    synchronize();  // the host zeros must outlive the copy
+}
+
+void Queue::mul_plain_add(const Ring& ring, BatchSpan acc, ConstBatchSpan a, ConstBatchSpan b) {
+    Scratch t(*this, a, a.polys);
+    mul_plain(ring, t.span, a, b);
+    add(ring, acc, as_const(acc), as_const(t.span));  // the scratch is freed in queue order
+}
+
+void Queue::mul_scalar_add(const Ring& ring, BatchSpan acc, ConstBatchSpan a, const uint64_t* per_limb) {
+    Scratch t(*this, a, a.polys);
+    mul_scalar(ring, t.span, a, per_limb);
+    add(ring, acc, as_const(acc), as_const(t.span));
+}
+
+void Queue::tensor_add(const Ring& ring, BatchSpan acc, ConstBatchSpan a, ConstBatchSpan b) {
+    Scratch t(*this, a, 3);
+    tensor(ring, t.span, a, b);
+    add(ring, acc, as_const(acc), as_const(t.span));
+}
+
+}  // namespace oboro::backend
