@@ -16,19 +16,46 @@ uint64_t new_key_uid() {
     return next.fetch_add(1, std::memory_order_relaxed);
 }
 
+std::vector<math::Modulus> key_basis(const Context& ctx, int level) {
+    std::vector<math::Modulus> basis(ctx.moduli(), ctx.moduli() + size_t(level + 1));
+    basis.insert(basis.end(), ctx.p_moduli(), ctx.p_moduli() + ctx.p_count());
+    return basis;
+}
+
 namespace {
 size_t qp_limbs(const Context& ctx) { return ctx.q_count() + ctx.p_count(); }
 
-// b = -a*s + e over Q*P (NTT form), with a (written to `a`) expanded from stream `stream` of
-// `a_seed` so that it can be stored as the seed; e comes from the key generator's own stream.
-void rlwe_sample(const Context& ctx, math::Prng& prng, const math::Seed& a_seed, uint64_t stream, const uint64_t* s,
-                 uint64_t* b, uint64_t* a) {
-    const size_t n = ctx.n(), limbs = qp_limbs(ctx);
-    expand_uniform(a_seed, stream, a, ctx.moduli(), limbs, n);
-    small_to_ntt(sample_gaussian(prng, n), b, ctx.moduli(), ctx.ntt_tables(), limbs);
+int checked_level(const Context& ctx, std::optional<int> level, const char* op) {
+    if (!level) return ctx.max_level();
+    if (*level < 0 || *level > ctx.max_level())
+        raise<LevelMismatch>(op, ": level ", *level, " is outside 0..", ctx.max_level());
+    return *level;
+}
+
+// The limbs of a polynomial over all of Q*P that a key made at `level` spans: q_0 .. q_level and
+// the special primes.
+AlignedBuffer<uint64_t> restricted(const Context& ctx, const uint64_t* full, int level) {
+    const size_t n = ctx.n(), nq = size_t(level + 1), k = ctx.p_count();
+    AlignedBuffer<uint64_t> out((nq + k) * n);
+    std::copy(full, full + nq * n, out.data());
+    std::copy(full + ctx.q_count() * n, full + (ctx.q_count() + k) * n, out.data() + nq * n);
+    return out;
+}
+
+// b = -a*s + e over Q_level*P (NTT form; s restricted to that basis), with a (written to `a`)
+// expanded from stream `stream` of `a_seed` so that it can be stored as the seed; e comes from
+// the key generator's own stream.
+void rlwe_sample(const Context& ctx, int level, math::Prng& prng, const math::Seed& a_seed, uint64_t stream,
+                 const uint64_t* s, uint64_t* b, uint64_t* a) {
+    const size_t n = ctx.n(), nq = size_t(level + 1), k = ctx.p_count(), limbs = nq + k;
+    const std::vector<math::Modulus> basis = key_basis(ctx, level);
+    expand_uniform(a_seed, stream, a, basis.data(), limbs, n);
+    const auto e = sample_gaussian(prng, n);
+    small_to_ntt(e, b, ctx.moduli(), ctx.ntt_tables(), nq);
+    small_to_ntt(e, b + nq * n, ctx.p_moduli(), ctx.p_ntt_tables(), k);
     AlignedBuffer<uint64_t> as(limbs * n);
-    cpu::mul(as.data(), a, s, ctx.moduli(), limbs, n);
-    cpu::sub(b, b, as.data(), ctx.moduli(), limbs, n);
+    cpu::mul(as.data(), a, s, basis.data(), limbs, n);
+    cpu::sub(b, b, as.data(), basis.data(), limbs, n);
 }
 }  // namespace
 
@@ -51,32 +78,36 @@ PublicKey KeyGenerator::public_key() {
     PublicKey pk;
     pk.data = AlignedBuffer<uint64_t>(2 * limbs * n);
     pk.a_seed = fresh_seed();
-    rlwe_sample(*ctx_, prng_, *pk.a_seed, 0, sk_.ntt.data(), pk.data.data(), pk.data.data() + limbs * n);
+    rlwe_sample(*ctx_, ctx_->max_level(), prng_, *pk.a_seed, 0, sk_.ntt.data(), pk.data.data(),
+                pk.data.data() + limbs * n);
     pk.context_id = ctx_->id();
     return pk;
 }
 
-KeySwitchKey KeyGenerator::switching_key(const uint64_t* s_from) {
+KeySwitchKey KeyGenerator::switching_key(const uint64_t* s_from, std::optional<int> level_opt) {
     const Context& ctx = *ctx_;
-    const size_t n = ctx.n(), limbs = qp_limbs(ctx), alpha = ctx.digit_size();
+    const int level = checked_level(ctx, level_opt, "switching_key");
+    const size_t n = ctx.n(), nq = size_t(level + 1), limbs = nq + ctx.p_count(), alpha = ctx.digit_size();
+    const AlignedBuffer<uint64_t> s = restricted(ctx, sk_.ntt.data(), level);
+    const AlignedBuffer<uint64_t> from = restricted(ctx, s_from, level);
     KeySwitchKey key;
-    key.digits = ctx.num_digits();
+    key.digits = ctx.ring().digits_at(level);
     key.qp_limbs = limbs;
     key.n = n;
     key.context_id = ctx.id();
     key.data = AlignedBuffer<uint64_t>(2 * key.digits * limbs * n);
     key.a_seed = fresh_seed();
     for (size_t j = 0; j < key.digits; ++j) {
-        rlwe_sample(ctx, prng_, *key.a_seed, j, sk_.ntt.data(), key.mutable_b(j), key.mutable_a(j));
+        rlwe_sample(ctx, level, prng_, *key.a_seed, j, s.data(), key.mutable_b(j), key.mutable_a(j));
         // + P * s_from on the primes of digit j (P = 0 mod every special prime).
-        for (size_t i = j * alpha; i < std::min(ctx.q_count(), (j + 1) * alpha); ++i) {
+        for (size_t i = j * alpha; i < std::min(nq, (j + 1) * alpha); ++i) {
             const math::Modulus& m = ctx.moduli()[i];
             const uint64_t p_mod = ctx.p_mod_q()[i];
             const uint64_t p_shoup = math::shoup_precompute(p_mod, m.value);
             uint64_t* bi = key.mutable_b(j) + i * n;
-            const uint64_t* si = s_from + i * n;
-            for (size_t k = 0; k < n; ++k)
-                bi[k] = math::add_mod(bi[k], math::mul_shoup(si[k], p_mod, p_shoup, m.value), m.value);
+            const uint64_t* si = from.data() + i * n;
+            for (size_t c = 0; c < n; ++c)
+                bi[c] = math::add_mod(bi[c], math::mul_shoup(si[c], p_mod, p_shoup, m.value), m.value);
         }
     }
     key.uid = new_key_uid();
@@ -89,24 +120,26 @@ math::Seed KeyGenerator::fresh_seed() {
     return seed;
 }
 
-RelinKey KeyGenerator::relin_key() {
+RelinKey KeyGenerator::relin_key(std::optional<int> level) {
     const size_t n = ctx_->n(), limbs = qp_limbs(*ctx_);
     AlignedBuffer<uint64_t> s2(limbs * n);
     cpu::mul(s2.data(), sk_.ntt.data(), sk_.ntt.data(), ctx_->moduli(), limbs, n);
-    return switching_key(s2.data());
+    return switching_key(s2.data(), level);
 }
 
-KeySwitchKey KeyGenerator::galois_key(uint64_t galois) {
+KeySwitchKey KeyGenerator::galois_key(uint64_t galois, std::optional<int> level) {
     const size_t n = ctx_->n(), limbs = qp_limbs(*ctx_);
     if ((galois & 1) == 0 || galois >= 2 * n)
         raise<ValueError>("galois_key: ", galois, " is not a Galois element (odd, below 2N = ", 2 * n, ")");
     // A ciphertext rotated by X -> X^g decrypts under s(X^g); switch from that key back to s.
     AlignedBuffer<uint64_t> s_g(limbs * n);
     cpu::permute(s_g.data(), sk_.ntt.data(), ctx_->automorphism_permutation(galois).data(), limbs, n);
-    return switching_key(s_g.data());
+    return switching_key(s_g.data(), level);
 }
 
-void KeyGenerator::add_galois_keys(GaloisKeys& keys, const std::vector<int64_t>& steps, bool conjugation) {
+void KeyGenerator::add_galois_keys(GaloisKeys& keys, const std::vector<int64_t>& steps, bool conjugation,
+                                   std::optional<int> level) {
+    checked_level(*ctx_, level, "add_galois_keys");
     if (keys.context_id == 0) keys.context_id = ctx_->id();
     if (keys.context_id != ctx_->id()) raise<ContextMismatch>("add_galois_keys: the key set belongs to another parameter set");
     std::vector<uint64_t> elements;
@@ -116,12 +149,12 @@ void KeyGenerator::add_galois_keys(GaloisKeys& keys, const std::vector<int64_t>&
     }
     if (conjugation) elements.push_back(ctx_->conjugation_element());
     for (uint64_t g : elements)
-        if (!keys.has(g)) keys.keys.emplace(g, galois_key(g));
+        if (!keys.has(g)) keys.keys.emplace(g, galois_key(g, level));
 }
 
-GaloisKeys KeyGenerator::galois_keys(const std::vector<int64_t>& steps, bool conjugation) {
+GaloisKeys KeyGenerator::galois_keys(const std::vector<int64_t>& steps, bool conjugation, std::optional<int> level) {
     GaloisKeys keys;
-    add_galois_keys(keys, steps, conjugation);
+    add_galois_keys(keys, steps, conjugation, level);
     return keys;
 }
 

@@ -31,9 +31,9 @@ struct PublicKey {
     const uint64_t* a(size_t qp_limbs, size_t n) const { return data.data() + qp_limbs * n; }
 };
 
-// A hybrid key-switching key from s' to s: for each digit j, (b_j, a_j) over Q*P with
-// b_j = -a_j*s + e_j + P*s' on the primes of digit j (and -a_j*s + e_j elsewhere). The kernels
-// read it through view() (backend/key_switch_key.hpp has the layout).
+// A hybrid key-switching key from s' to s: for each digit j, (b_j, a_j) over Q*P (or Q_level*P,
+// key_basis below) with b_j = -a_j*s + e_j + P*s' on the primes of digit j (and -a_j*s + e_j
+// elsewhere). The kernels read it through view() (backend/key_switch_key.hpp has the layout).
 struct KeySwitchKey {
     AlignedBuffer<uint64_t> data;      // [digit][b, a][limb][n]
     size_t digits = 0;
@@ -64,6 +64,17 @@ struct KeySwitchKey {
 
 // A fresh uid for a complete key (process-wide counter, thread-safe).
 uint64_t new_key_uid();
+
+// A switching key made at `level` spans Q_level * P: the ciphertext primes q_0 .. q_level, then
+// the special primes (level = max_level: all of Q*P). It switches ciphertexts at that level and
+// below, with fewer digits and limbs than a key of the top level (a smaller key: the levels a
+// circuit uses past its start, as bootstrapping's keys do).
+// The moduli of its limbs, in order.
+std::vector<math::Modulus> key_basis(const Context& ctx, int level);
+// The level a key was made at (from its limb count).
+inline int key_level(const Context& ctx, const KeySwitchKey& key) {
+    return int(key.qp_limbs) - int(ctx.p_count()) - 1;
+}
 
 using RelinKey = KeySwitchKey;
 

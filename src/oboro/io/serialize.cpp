@@ -30,6 +30,7 @@
 #include <fstream>
 #include <limits>
 #include <optional>
+#include <span>
 
 #include "oboro/backend/cpu/poly_ops.hpp"
 #include "oboro/ckks/sampling.hpp"
@@ -48,18 +49,27 @@ constexpr size_t kMaxDims = 32;
 
 size_t qp_limbs(const Context& ctx) { return ctx.q_count() + ctx.p_count(); }
 
-size_t poly_bytes(const Context& ctx, size_t limbs) {
+// A polynomial's limbs are packed with the bits of their moduli: the first `limbs` moduli of the
+// context (Q, then P), or an explicit basis (a switching key made at a lower level: keys.hpp).
+size_t poly_bytes(const Context& ctx, std::span<const math::Modulus> basis) {
     size_t total = 0;
-    for (size_t i = 0; i < limbs; ++i) total += packed_size(ctx.n(), residue_bits(ctx.moduli()[i].value));
+    for (const math::Modulus& m : basis) total += packed_size(ctx.n(), residue_bits(m.value));
     return total;
 }
+size_t poly_bytes(const Context& ctx, size_t limbs) { return poly_bytes(ctx, std::span(ctx.moduli(), limbs)); }
 
+void write_poly(Writer& w, const Context& ctx, const uint64_t* poly, std::span<const math::Modulus> basis) {
+    for (size_t i = 0; i < basis.size(); ++i) w.packed(poly + i * ctx.n(), ctx.n(), residue_bits(basis[i].value));
+}
 void write_poly(Writer& w, const Context& ctx, const uint64_t* poly, size_t limbs) {
-    for (size_t i = 0; i < limbs; ++i) w.packed(poly + i * ctx.n(), ctx.n(), residue_bits(ctx.moduli()[i].value));
+    write_poly(w, ctx, poly, std::span(ctx.moduli(), limbs));
 }
 
+void read_poly(Reader& r, const Context& ctx, uint64_t* out, std::span<const math::Modulus> basis, const char* field) {
+    for (size_t i = 0; i < basis.size(); ++i) r.packed(out + i * ctx.n(), ctx.n(), basis[i].value, field);
+}
 void read_poly(Reader& r, const Context& ctx, uint64_t* out, size_t limbs, const char* field) {
-    for (size_t i = 0; i < limbs; ++i) r.packed(out + i * ctx.n(), ctx.n(), ctx.moduli()[i].value, field);
+    read_poly(r, ctx, out, std::span(ctx.moduli(), limbs), field);
 }
 
 // Fails unless `bytes` more are available: called before allocating for them.
@@ -112,38 +122,64 @@ std::optional<math::Seed> read_seed(Reader& r) {
 
 // ---- switching keys (relinearization and Galois) ----
 
+// A switching key: u32 digits, u8 flags (kSeeded; kKeyLevel when the key was made below the top
+// level), [u32 level], [seed], the b_j, [the a_j unless seeded]. Keys of the top level are
+// written exactly as before levels existed.
+constexpr uint8_t kKeyLevel = 2;
+
 void write_switching_key(Writer& w, const Context& ctx, const KeySwitchKey& key, bool compress) {
     check_owner(key.context_id, ctx, "key");
-    const size_t limbs = qp_limbs(ctx);
-    if (key.digits != ctx.num_digits() || key.qp_limbs != limbs || key.n != ctx.n())
+    const int level = key_level(ctx, key);
+    if (level < 0 || level > ctx.max_level() || key.digits != ctx.ring().digits_at(level) || key.n != ctx.n())
         raise<ValueError>("serialize: the switching key has ", key.digits, " digits of ", key.qp_limbs,
-                          " limbs but the context needs ", ctx.num_digits(), " of ", limbs);
+                          " limbs, which is no level of these parameters (", ctx.num_digits(), " digits of ",
+                          qp_limbs(ctx), " limbs at the top level)");
     const bool seeded = compress && key.a_seed.has_value();
+    const bool reduced = level != ctx.max_level();
+    const std::vector<math::Modulus> basis = key_basis(ctx, level);
     w.u32(uint32_t(key.digits));
-    write_seed(w, seeded ? key.a_seed : std::nullopt);
-    for (size_t j = 0; j < key.digits; ++j) write_poly(w, ctx, key.b(j), limbs);
+    w.u8(uint8_t((seeded ? kSeeded : 0) | (reduced ? kKeyLevel : 0)));
+    if (reduced) w.u32(uint32_t(level));
+    if (seeded) w.raw(key.a_seed->data(), key.a_seed->size());
+    for (size_t j = 0; j < key.digits; ++j) write_poly(w, ctx, key.b(j), basis);
     if (!seeded)
-        for (size_t j = 0; j < key.digits; ++j) write_poly(w, ctx, key.a(j), limbs);
+        for (size_t j = 0; j < key.digits; ++j) write_poly(w, ctx, key.a(j), basis);
 }
 
 KeySwitchKey read_switching_key(Reader& r, const Context& ctx) {
-    const size_t limbs = qp_limbs(ctx), n = ctx.n();
+    const size_t n = ctx.n();
     const uint32_t digits = r.u32("the digit count");
-    if (digits != ctx.num_digits())
-        r.fail(detail::concat("the key has ", digits, " digits but these parameters use ", ctx.num_digits()));
+    const uint8_t flags = r.u8("the flags");
+    if (flags & ~(kSeeded | kKeyLevel)) r.fail(detail::concat("unknown flags 0x", std::hex, int(flags)));
+    int level = ctx.max_level();
+    if (flags & kKeyLevel) {
+        const uint32_t l = r.u32("the key's level");
+        if (l >= uint32_t(ctx.max_level()))
+            r.fail(detail::concat("a key level of ", l, " is not below the top level ", ctx.max_level()));
+        level = int(l);
+    }
+    if (digits != ctx.ring().digits_at(level))
+        r.fail(detail::concat("the key has ", digits, " digits but these parameters use ", ctx.ring().digits_at(level),
+                              " at level ", level));
     KeySwitchKey key;
-    key.a_seed = read_seed(r);
+    if (flags & kSeeded) {
+        math::Seed seed;
+        r.raw(seed.data(), seed.size(), "the seed");
+        key.a_seed = seed;
+    }
     const bool seeded = key.a_seed.has_value();
-    require(r, (seeded ? 1 : 2) * digits * poly_bytes(ctx, limbs), "the key polynomials");
+    const std::vector<math::Modulus> basis = key_basis(ctx, level);
+    require(r, (seeded ? 1 : 2) * digits * poly_bytes(ctx, basis), "the key polynomials");
+    const size_t limbs = basis.size();
     key.digits = digits;
     key.qp_limbs = limbs;
     key.n = n;
     key.context_id = ctx.id();
     key.data = AlignedBuffer<uint64_t>(2 * size_t(digits) * limbs * n);
-    for (size_t j = 0; j < digits; ++j) read_poly(r, ctx, key.mutable_b(j), limbs, "a key polynomial b");
+    for (size_t j = 0; j < digits; ++j) read_poly(r, ctx, key.mutable_b(j), basis, "a key polynomial b");
     for (size_t j = 0; j < digits; ++j) {
-        if (seeded) expand_uniform(*key.a_seed, j, key.mutable_a(j), ctx.moduli(), limbs, n);
-        else read_poly(r, ctx, key.mutable_a(j), limbs, "a key polynomial a");
+        if (seeded) expand_uniform(*key.a_seed, j, key.mutable_a(j), basis.data(), limbs, n);
+        else read_poly(r, ctx, key.mutable_a(j), basis, "a key polynomial a");
     }
     key.uid = new_key_uid();
     return key;
@@ -584,8 +620,9 @@ GaloisKeys load_galois_keys(const Context& ctx, ByteView data) {
     const RecordView v = open(data, ObjectType::galois_keys, &ctx);
     Reader r(v.payload, "Galois keys", kHeaderSize);
     const uint32_t count = r.u32("the key count");
-    // Each key needs at least its b polynomials: a bound on the count before the loop.
-    const size_t min_key = ctx.num_digits() * poly_bytes(ctx, qp_limbs(ctx));
+    // Each key needs at least its b polynomials (a key of level 0 is the smallest): a bound on the
+    // count before the loop.
+    const size_t min_key = ctx.ring().digits_at(0) * poly_bytes(ctx, key_basis(ctx, 0));
     if (count > ctx.n() || size_t(count) * min_key > r.remaining())
         r.fail(detail::concat(count, " keys announced but the data can hold at most ", r.remaining() / min_key));
     GaloisKeys gk;

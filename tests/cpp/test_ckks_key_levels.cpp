@@ -1,0 +1,112 @@
+// Keys behind the KeySet interface, and switching keys made at a chosen level of Q (keys.hpp):
+// smaller keys that switch ciphertexts at their level and below, with the precision of full keys;
+// a key below the operand's level is a typed error naming the levels; they serialize and load
+// back to the same words; an evaluator holding a key set uses them for every operation.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "ckks_test_util.hpp"
+#include "error_test_util.hpp"
+#include "oboro/ckks/batch.hpp"
+#include "oboro/ckks/key_set.hpp"
+#include "oboro/io/serialize.hpp"
+
+namespace oboro::test {
+namespace {
+
+std::vector<cplx> roll(const std::vector<cplx>& x, int64_t k) {
+    std::vector<cplx> r(x.size());
+    for (size_t i = 0; i < x.size(); ++i) r[i] = x[(i + size_t(k)) % x.size()];
+    return r;
+}
+
+bool same_key(const KeySwitchKey& a, const KeySwitchKey& b) {
+    return a.digits == b.digits && a.qp_limbs == b.qp_limbs &&
+           std::equal(a.data.data(), a.data.data() + a.data.size(), b.data.data(), b.data.data() + b.data.size());
+}
+
+TEST(KeyLevels, KeysMadeAtALevelSwitchThatLevelAndBelow) {
+    Keys& k = Keys::get("S2");  // levels 0..3, one prime per digit
+    const Context& ctx = *k.ctx;
+    const int level = 1;
+    const RelinKey rk = k.keygen->relin_key(level);
+    const GaloisKeys gk = k.keygen->galois_keys({1}, /*conjugation=*/false, level);
+    EXPECT_EQ(key_level(ctx, rk), level);
+    EXPECT_EQ(rk.qp_limbs, size_t(level + 1) + ctx.p_count());
+    EXPECT_EQ(rk.digits, ctx.ring().digits_at(level));
+    EXPECT_LT(rk.data.size(), k.rk.data.size() / 2);  // a quarter of the top level's words here
+    const std::shared_ptr<const MemoryKeySet> keys = std::make_shared<const MemoryKeySet>(
+        std::make_shared<const RelinKey>(rk), std::make_shared<const GaloisKeys>(gk));
+    const Evaluator ev(k.ctx, keys);
+
+    const size_t slots = ctx.max_slots();
+    const auto x = random_complex(slots, 1.0, 1), y = random_complex(slots, 1.0, 2);
+    const Ciphertext cx = ev.drop_to_level(k.encrypt(x), level), cy = ev.drop_to_level(k.encrypt(y), level);
+    std::vector<cplx> xy(slots);
+    for (size_t i = 0; i < slots; ++i) xy[i] = x[i] * y[i];
+    EXPECT_GE(precision_bits(k.decrypt(ev.multiply_relin_rescale(cx, cy)), xy), 19);
+    EXPECT_GE(precision_bits(k.decrypt(ev.relinearize(ev.multiply(cx, cy))), xy), 19);
+    EXPECT_GE(precision_bits(k.decrypt(ev.rotate(cx, 1)), roll(x, 1)), 19);
+    const Ciphertext low = ev.drop_to_level(cx, 0);  // and below its level
+    EXPECT_GE(precision_bits(k.decrypt(ev.rotate(low, 1)), roll(x, 1)), 19);
+    const auto batch = CiphertextBatch::from_ciphertexts(ctx, std::vector<Ciphertext>{cx, cy});
+    const CiphertextBatch rb = ev.rotate(batch, 1);
+    EXPECT_GE(precision_bits(k.decrypt(rb.at(1)), roll(y, 1)), 19);
+    const std::vector<Ciphertext> many = ev.rotate_many(cx, {0, 1});
+    EXPECT_GE(precision_bits(k.decrypt(many[1]), roll(x, 1)), 19);
+
+    // above the key's level: a typed error naming both levels, before any work
+    const Ciphertext top = k.encrypt(x);
+    EXPECT_ERROR(LevelMismatch, ev.rotate(top, 1), "rotate", "up to level 1", "level 3");
+    EXPECT_ERROR(LevelMismatch, ev.multiply_relin_rescale(top, top), "multiply_relin_rescale", "up to level 1");
+    EXPECT_ERROR(LevelMismatch, k.keygen->relin_key(4), "level 4", "0..3");
+    EXPECT_ERROR(MissingKey, ev.rotate(cx, 5), "rotate", "by 5");
+}
+
+TEST(KeyLevels, ReducedKeysSerializeAndLoadBack) {
+    Keys& k = Keys::get("S2");
+    const Context& ctx = *k.ctx;
+    for (int level : {0, 2}) {
+        SCOPED_TRACE(level);
+        const RelinKey rk = k.keygen->relin_key(level);
+        GaloisKeys gk = k.keygen->galois_keys({1, 5}, true, level);
+        gk.keys.emplace(ctx.galois_element(2), k.keygen->galois_key(ctx.galois_element(2)));  // mixed levels
+        for (bool compress : {true, false}) {
+            const RelinKey rk2 = io::load_relin_key(ctx, io::serialize_relin_key(ctx, rk, compress));
+            EXPECT_TRUE(same_key(rk, rk2));
+            EXPECT_NE(rk2.uid, rk.uid);  // a loaded key is a new object for device caches
+            const GaloisKeys gk2 = io::load_galois_keys(ctx, io::serialize(ctx, gk, compress));
+            ASSERT_EQ(gk2.keys.size(), gk.keys.size());
+            for (const auto& [g, key] : gk.keys) EXPECT_TRUE(same_key(key, gk2.keys.at(g))) << g;
+        }
+        // a seeded key stores the seed instead of its a_j: about half the bytes
+        EXPECT_LT(double(io::serialize_relin_key(ctx, rk, true).size()),
+                  0.55 * double(io::serialize_relin_key(ctx, rk, false).size()));
+    }
+    // top-level keys are written exactly as before key levels existed (no level field)
+    const io::Bytes full = io::serialize_relin_key(ctx, k.rk, false);
+    const io::Bytes reduced = io::serialize_relin_key(ctx, k.keygen->relin_key(2), false);
+    EXPECT_LT(reduced.size(), full.size());
+}
+
+// The evaluator's own key set and explicit keys give the same words.
+TEST(KeySets, OwnKeysAndExplicitKeysAgree) {
+    Keys& k = Keys::get("S1");
+    const auto keys = std::make_shared<const MemoryKeySet>(std::make_shared<const RelinKey>(k.rk),
+                                                           std::make_shared<const GaloisKeys>(k.gk));
+    const Evaluator own(k.ctx, keys), plain(k.ctx);
+    const Ciphertext a = k.encrypt(random_complex(16, 1.0, 3)), b = k.encrypt(random_complex(16, 1.0, 4));
+    auto same = [](const Ciphertext& x, const Ciphertext& y) {
+        return std::equal(x.data(), x.data() + x.word_count(), y.data(), y.data() + y.word_count());
+    };
+    EXPECT_TRUE(same(own.multiply_relin_rescale(a, b), plain.multiply_relin_rescale(a, b, k.rk)));
+    EXPECT_TRUE(same(own.rotate(a, -1), plain.rotate(a, -1, k.gk)));
+    EXPECT_TRUE(same(own.conjugate(a), plain.conjugate(a, k.gk)));
+    EXPECT_TRUE(same(own.rotate_sum(a, {0, 1, 5}), plain.rotate_sum(a, {0, 1, 5}, k.gk)));
+    EXPECT_ERROR(MissingKey, plain.rotate(a, 1), "rotate", "by 1");
+    EXPECT_ERROR(MissingKey, plain.relinearize(plain.multiply(a, b)), "relinearize", "no relinearization key");
+}
+
+}  // namespace
+}  // namespace oboro::test
