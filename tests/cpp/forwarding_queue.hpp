@@ -1,10 +1,12 @@
 // A device queue for tests without a GPU: every kernel runs on the CPU queue, and on_kernel() is
 // called once per entry point (what a GPU backend would launch). Subclasses count kernels
 // (test_ckks_batch's contract test) or keep batches in separate "device" allocations
-// (test_ckks_batch_device_memory).
+// (OffsiteQueue below).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 
 #include "oboro/backend/queue.hpp"
 
@@ -63,6 +65,21 @@ protected:
 
 private:
     static backend::Queue& cpu() { return *backend::cpu_queue(); }
+};
+
+// A device queue whose "device memory" is separate host allocations (the backend::Queue
+// defaults) and whose kernels are the CPU queue's: batches moved there take the device-memory
+// paths (to_device / to_host, outputs allocated by the queue) without a GPU, and must give the
+// host path's words. Counts its allocations.
+class OffsiteQueue final : public ForwardingQueue {
+public:
+    size_t allocations = 0;
+    bool host_memory() const override { return false; }
+    std::shared_ptr<uint64_t> allocate(size_t words) override {
+        ++allocations;
+        return ForwardingQueue::allocate(words);
+    }
+    const char* device_name() const override { return "offsite"; }
 };
 
 }  // namespace oboro::test

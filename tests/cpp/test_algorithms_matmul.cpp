@@ -1,20 +1,27 @@
 // Encrypted matrix products (algorithms layer): the encodings and permutations against their
 // definitions, the BSGS linear transform, Jiang et al. and the 3-D method of paper 003 against a
 // double-precision matmul, their operation counts against the formulas and paper 003 Table 5,
-// and every error case.
+// every error case, and the same algorithms on batches (in host memory and in a device queue's
+// memory: OffsiteQueue) against each element alone, word for word.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
+#include <memory>
 #include <random>
 #include <set>
+#include <string>
 
 #include "ckks_test_util.hpp"
 #include "error_test_util.hpp"
+#include "forwarding_queue.hpp"
 #include "oboro/algorithms/linear_transform.hpp"
 #include "oboro/algorithms/matmul_3d.hpp"
 #include "oboro/algorithms/matmul_block.hpp"
 #include "oboro/algorithms/matmul_jiang.hpp"
+#include "oboro/ckks/batch.hpp"
 #include "oboro/util/parallel.hpp"
 
 namespace oboro::test {
@@ -489,6 +496,236 @@ TEST(MatmulErrors, BlockGridsAreChecked) {
     EXPECT_ERROR(ValueError, BlockMatmul(K.ctx, BlockBase::cube, 32), "d^3");
     EXPECT_EQ(BlockMatmul::default_base(16, 8192), BlockBase::cube);
     EXPECT_EQ(BlockMatmul::default_base(32, 8192), BlockBase::jiang);
+}
+
+// ---- batches ----
+// Every algorithm is one template for a Ciphertext and a CiphertextBatch: a batch must give, for
+// each element, the words of the same algorithm on that element alone, and count the operations
+// as totals over its elements (op_counts.hpp).
+
+CiphertextBatch batch_of(MatmulKeys& K, const std::vector<Ciphertext>& cts) {
+    return CiphertextBatch::from_ciphertexts(*K.ctx, cts);
+}
+
+// The block grids of several matrices as one grid of batches (element c of each block: grid c).
+BlockGridBatch grid_batch_of(MatmulKeys& K, const std::vector<BlockGrid>& grids) {
+    BlockGridBatch g{grids[0].rows, grids[0].cols, {}};
+    for (size_t i = 0; i < grids[0].blocks.size(); ++i) {
+        std::vector<Ciphertext> parts;
+        for (const BlockGrid& grid : grids) parts.push_back(grid.blocks[i]);
+        g.blocks.push_back(batch_of(K, parts));
+    }
+    return g;
+}
+
+// Element c of `batch` (host or device memory) is `want`, word for word, at its level and scale.
+void expect_element(const CiphertextBatch& batch, size_t c, const Ciphertext& want, const std::string& what) {
+    const Ciphertext got = batch.at(c);
+    ASSERT_EQ(got.level(), want.level()) << what;
+    ASSERT_EQ(got.size(), want.size()) << what;
+    ASSERT_EQ(got.word_count(), want.word_count()) << what;
+    EXPECT_EQ(got.scale(), want.scale()) << what;
+    EXPECT_TRUE(std::equal(got.data(), got.data() + got.word_count(), want.data())) << what << ", element " << c;
+}
+
+// A batch in a device queue's memory has the words of its host-memory twin.
+void expect_same_words(const CiphertextBatch& device, const CiphertextBatch& host, const std::string& what) {
+    ASSERT_NE(device.device(), nullptr) << what;
+    ASSERT_EQ(host.device(), nullptr) << what;
+    const CiphertextBatch back = device.to_host();
+    ASSERT_EQ(back.count(), host.count()) << what;
+    ASSERT_EQ(back.word_count(), host.word_count()) << what;
+    EXPECT_EQ(back.level(), host.level()) << what;
+    EXPECT_EQ(back.scale(), host.scale()) << what;
+    EXPECT_TRUE(std::equal(back.data(), back.data() + back.word_count(), host.data())) << what;
+}
+
+// A matrix product on a Ciphertext and on a batch, from one generic callable; named for messages.
+struct Product {
+    std::string name;
+    size_t slots;
+    std::function<Ciphertext(const CountedOps&, const Ciphertext&, const Ciphertext&)> one;
+    std::function<CiphertextBatch(const CountedOps&, const CiphertextBatch&, const CiphertextBatch&)> batch;
+};
+template <typename F> Product product(std::string name, size_t slots, F f) { return {std::move(name), slots, f, f}; }
+
+// Jiang et al. and the three forms of the 3-D method at dimension d.
+std::vector<Product> products(MatmulKeys& K, size_t d) {
+    std::vector<Product> out;
+    const JiangMatmul* jiang = K.jiang[d].get();
+    out.push_back(product("jiang d=" + std::to_string(d), jiang->slots(),
+                         [&K, jiang](const CountedOps& ops, const auto& a, const auto& b) {
+                             return jiang->multiply(ops, a, b, K.rk, K.gk);
+                         }));
+    for (const Matmul3D* m : {K.cube[d].get(), K.cube_paper[d].get(), K.cube_hoisted[d].get()})
+        out.push_back(product(std::string("3d ") + to_string(m->shifts()) + " d=" + std::to_string(d), m->slots(),
+                             [&K, m](const CountedOps& ops, const auto& a, const auto& b) {
+                                 return m->multiply(ops, a, b, K.rk, K.gk);
+                             }));
+    return out;
+}
+
+TEST(MatmulBatch, LinearTransformOfABatchIsEachElementTransformed) {
+    auto& K = MatmulKeys::get("S2");
+    const LinearTransform lt(K.ctx, sigma_diagonals(8), 64);
+    std::vector<Ciphertext> xs;
+    for (uint64_t c = 0; c < 3; ++c) xs.push_back(K.encrypt(random_matrix(8, 40 + c), 8, 64));
+    OpCounts batch_counts, one_counts;
+    const CiphertextBatch y = lt.apply(CountedOps(*K.eval, &batch_counts), batch_of(K, xs), K.gk);
+    ASSERT_EQ(y.count(), xs.size());
+    for (size_t c = 0; c < xs.size(); ++c)
+        expect_element(y, c, lt.apply(CountedOps(*K.eval, c == 0 ? &one_counts : nullptr), xs[c], K.gk), "sigma");
+    EXPECT_EQ(batch_counts, repeated(one_counts, xs.size()));
+    EXPECT_EQ(one_counts, lt.cost());
+}
+
+TEST(MatmulBatch, ProductsOfABatchAreEachElementsProduct) {
+    auto& K = MatmulKeys::get("S2");
+    for (size_t d : {4, 8})
+        for (const Product& f : products(K, d)) {
+            std::vector<Ciphertext> as, bs;
+            for (uint64_t c = 0; c < 3; ++c) {
+                as.push_back(K.encrypt(random_matrix(d, 50 + c), d, f.slots));
+                bs.push_back(K.encrypt(random_matrix(d, 60 + c), d, f.slots));
+            }
+            OpCounts batch_counts, one_counts;
+            const CiphertextBatch got = f.batch(CountedOps(*K.eval, &batch_counts), batch_of(K, as), batch_of(K, bs));
+            ASSERT_EQ(got.count(), as.size()) << f.name;
+            for (size_t c = 0; c < as.size(); ++c)
+                expect_element(got, c, f.one(CountedOps(*K.eval, c == 0 ? &one_counts : nullptr), as[c], bs[c]), f.name);
+            EXPECT_EQ(batch_counts, repeated(one_counts, as.size())) << f.name;
+            // and the products are right
+            EXPECT_LT(max_abs_diff(K.decrypt(got.at(2), d), matmul_ref(random_matrix(d, 52), random_matrix(d, 62), d)),
+                      1e-4)
+                << f.name;
+        }
+}
+
+TEST(MatmulBatch, BlockProductsOfABatchAreEachElementsProduct) {
+    auto& K = MatmulKeys::get("S2");
+    const size_t d = 4, count = 2;
+    const BlockShape sa{8, 8, d}, sb{8, 4, d};  // 2 x 2 times 2 x 1 blocks
+    const int threads = num_threads();
+    for (BlockBase base : {BlockBase::jiang, BlockBase::cube}) {
+        const BlockMatmul mm(K.ctx, base, d);
+        std::vector<BlockGrid> as, bs;
+        for (uint64_t c = 0; c < count; ++c) {
+            as.push_back(encrypt_grid(K, random_matrix(8, 8, 70 + c), sa, mm.slots()));
+            bs.push_back(encrypt_grid(K, random_matrix(8, 4, 80 + c), sb, mm.slots()));
+        }
+        const BlockGridBatch a = grid_batch_of(K, as), b = grid_batch_of(K, bs);
+        std::vector<BlockGrid> want;
+        for (size_t c = 0; c < count; ++c) want.push_back(mm.multiply(CountedOps(*K.eval, nullptr), as[c], bs[c], K.rk, K.gk));
+        for (int t : {1, 2}) {
+            set_num_threads(t);
+            OpCounts counts;
+            const BlockGridBatch got = mm.multiply(CountedOps(*K.eval, &counts), a, b, K.rk, K.gk);
+            ASSERT_EQ(got.rows, 2u);
+            ASSERT_EQ(got.cols, 1u);
+            for (size_t i = 0; i < got.blocks.size(); ++i)
+                for (size_t c = 0; c < count; ++c)
+                    expect_element(got.blocks[i], c, want[c].blocks[i],
+                                   "base " + std::to_string(int(base)) + " block " + std::to_string(i));
+            EXPECT_EQ(counts, repeated(mm.cost(2, 2, 1), count)) << int(base) << " threads " << t;
+        }
+    }
+    set_num_threads(threads);
+}
+
+TEST(MatmulBatch, BatchesOfDifferentLengthsAreRefused) {
+    auto& K = MatmulKeys::get("S2");
+    std::vector<Ciphertext> three;
+    for (uint64_t c = 0; c < 3; ++c) three.push_back(K.encrypt(random_matrix(4, c), 4, 16));
+    const CiphertextBatch a = batch_of(K, three), b = batch_of(K, {three[0], three[1]});
+    const CountedOps ops(*K.eval, nullptr);
+    EXPECT_ERROR(ValueError, K.jiang[4]->multiply(ops, a, b, K.rk, K.gk), "matmul_jiang", "batch of 3", "batch of 2");
+    const BlockMatmul mm(K.ctx, BlockBase::jiang, 4);
+    const BlockGridBatch ga{1, 2, {a, a}}, gb{2, 1, {b, b}}, mixed{1, 2, {a, b}};
+    EXPECT_ERROR(ValueError, mm.multiply(ops, ga, gb, K.rk, K.gk), "matmul_block", "batch of 3", "batch of 2");
+    EXPECT_ERROR(ValueError, mm.multiply(ops, mixed, gb, K.rk, K.gk), "matmul_block", "blocks of operand 'A'",
+                 "different lengths", "batch of 3", "batch of 2");
+    // and the low-level check names the batch
+    const CiphertextBatch low = batch_of(K, {K.encrypt(random_matrix(4, 1), 4, 16, 2)});
+    EXPECT_ERROR(LevelMismatch, K.jiang[4]->multiply(ops, low, low, K.rk, K.gk), "'A'", "batch of 1, level 2");
+}
+
+// A batch takes the masks and diagonals as one-plaintext batches in its own memory: copied to a
+// device once per level, the host encodings' words.
+TEST(MatmulBatch, LevelPlaintextsAreCopiedToADeviceOncePerLevel) {
+    auto& K = MatmulKeys::get("S2");
+    const size_t d = 4, slots = 64;
+    const LevelPlaintexts pts(K.ctx, {column_mask(d, 0, slots), row_mask(d, 0, slots)}, slots);
+    const auto queue = std::make_shared<OffsiteQueue>();
+    const int level = K.ctx->max_level();
+    const auto& host = pts.at(level);
+    const auto& device = pts.at(level, queue);
+    EXPECT_EQ(queue->allocations, 2u);
+    EXPECT_EQ(&pts.at(level, queue), &device);
+    EXPECT_EQ(queue->allocations, 2u);  // cached: nothing copied again
+    const auto& host_batches = pts.at(level, nullptr);
+    ASSERT_EQ(device.size(), 2u);
+    for (size_t i = 0; i < device.size(); ++i) {
+        EXPECT_EQ(device[i].device(), queue.get());
+        EXPECT_EQ(device[i].count(), 1u);
+        EXPECT_EQ(host_batches[i].device(), nullptr);
+        for (const PlaintextBatch& b : {device[i].to_host(), host_batches[i]}) {
+            EXPECT_EQ(b.level(), host[i].level());
+            EXPECT_EQ(b.scale(), host[i].scale());
+            ASSERT_EQ(b.word_count(), host[i].word_count());
+            EXPECT_TRUE(std::equal(b.data(), b.data() + b.word_count(), host[i].data()));
+        }
+    }
+    EXPECT_NE(&pts.at(level - 1, queue), &device);
+    EXPECT_EQ(queue->allocations, 4u);
+}
+
+// The algorithms on batches in a device queue's memory (OffsiteQueue: separate allocations, the
+// CPU's kernels), with an evaluator on that queue: the host path's words and counts, results in
+// the device's memory.
+TEST(MatmulBatch, AlgorithmsRunOnBatchesInDeviceMemory) {
+    auto& K = MatmulKeys::get("S2");
+    const auto queue = std::make_shared<OffsiteQueue>();
+    const Evaluator dev(K.ctx, queue);
+    const size_t d = 4, count = 2;
+    auto inputs = [&](size_t slots, uint64_t seed) {
+        std::vector<Ciphertext> cts;
+        for (uint64_t c = 0; c < count; ++c) cts.push_back(K.encrypt(random_matrix(d, seed + c), d, slots));
+        return batch_of(K, cts);
+    };
+
+    const LinearTransform lt(K.ctx, tau_diagonals(d), d * d);
+    const CiphertextBatch x = inputs(d * d, 90);
+    OpCounts host_counts, device_counts;
+    const CiphertextBatch y = lt.apply(CountedOps(dev, &device_counts), x.to_device(queue), K.gk);
+    expect_same_words(y, lt.apply(CountedOps(*K.eval, &host_counts), x, K.gk), "tau");
+    EXPECT_EQ(y.device(), queue.get());
+    EXPECT_EQ(device_counts, host_counts);
+
+    for (const Product& f : products(K, d)) {
+        const CiphertextBatch a = inputs(f.slots, 100), b = inputs(f.slots, 110);
+        OpCounts hc, dc;
+        const CiphertextBatch got = f.batch(CountedOps(dev, &dc), a.to_device(queue), b.to_device(queue));
+        EXPECT_EQ(got.device(), queue.get()) << f.name;
+        expect_same_words(got, f.batch(CountedOps(*K.eval, &hc), a, b), f.name);
+        EXPECT_EQ(dc, hc) << f.name;
+    }
+
+    for (BlockBase base : {BlockBase::jiang, BlockBase::cube}) {
+        const BlockMatmul mm(K.ctx, base, d);
+        BlockGridBatch a{2, 1, {inputs(mm.slots(), 120), inputs(mm.slots(), 130)}};
+        BlockGridBatch b{1, 2, {inputs(mm.slots(), 140), inputs(mm.slots(), 150)}};
+        BlockGridBatch da = a, db = b;
+        for (auto& blk : da.blocks) blk = blk.to_device(queue);
+        for (auto& blk : db.blocks) blk = blk.to_device(queue);
+        OpCounts hc, dc;
+        const BlockGridBatch got = mm.multiply(CountedOps(dev, &dc), da, db, K.rk, K.gk);
+        const BlockGridBatch want = mm.multiply(CountedOps(*K.eval, &hc), a, b, K.rk, K.gk);
+        ASSERT_EQ(got.blocks.size(), 4u);
+        for (size_t i = 0; i < got.blocks.size(); ++i)
+            expect_same_words(got.blocks[i], want.blocks[i], "block base " + std::to_string(int(base)));
+        EXPECT_EQ(dc, hc) << int(base);
+        EXPECT_EQ(dc, repeated(mm.cost(2, 1, 2), count)) << int(base);
+    }
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // Batches in device memory (batch.hpp: device(), to_device, to_host) and Evaluator on a queue
-// whose batches live there, tested without a GPU: OffsiteQueue is a device queue whose "device
-// memory" is separate host allocations (the backend::Queue defaults) and whose kernels are the CPU
-// queue's. Checks: results equal the host-memory path bit for bit, outputs are allocated by the
+// whose batches live there, tested without a GPU: OffsiteQueue (forwarding_queue.hpp) is a device
+// queue whose "device memory" is separate host allocations and whose kernels are the CPU queue's.
+// Checks: results equal the host-memory path bit for bit, outputs are allocated by the
 // queue, copies are deep, at() / to_ciphertexts read back, and mixing memories is a clear error.
 #include <cstdint>
 #include <vector>
@@ -21,18 +21,7 @@ namespace {
 
 using namespace oboro::ckks;
 using oboro::test::Keys;
-using oboro::test::ForwardingQueue;
-
-class OffsiteQueue final : public ForwardingQueue {
-public:
-    size_t allocations = 0;
-    bool host_memory() const override { return false; }
-    std::shared_ptr<uint64_t> allocate(size_t words) override {
-        ++allocations;
-        return ForwardingQueue::allocate(words);
-    }
-    const char* device_name() const override { return "offsite"; }
-};
+using oboro::test::OffsiteQueue;
 
 void expect_same(const CiphertextBatch& device_batch, const CiphertextBatch& host_batch) {
     ASSERT_NE(device_batch.device(), nullptr);

@@ -5,8 +5,7 @@ namespace oboro::algorithms {
 LevelPlaintexts::LevelPlaintexts(ckks::ContextPtr ctx, std::vector<std::vector<double>> vectors, size_t slots)
     : ctx_(std::move(ctx)), encoder_(ctx_), vectors_(std::move(vectors)), slots_(slots) {}
 
-const std::vector<ckks::Plaintext>& LevelPlaintexts::at(int level) const {
-    std::lock_guard<std::mutex> lock(mutex_);
+const std::vector<ckks::Plaintext>& LevelPlaintexts::encoded_locked(int level) const {
     auto it = cache_.find(level);
     if (it != cache_.end()) return it->second;
     const double scale = double(ctx_->q()[size_t(level)]);
@@ -14,6 +13,29 @@ const std::vector<ckks::Plaintext>& LevelPlaintexts::at(int level) const {
     pts.reserve(vectors_.size());
     for (const auto& v : vectors_) pts.push_back(encoder_.encode(v, level, scale, slots_));
     return cache_.emplace(level, std::move(pts)).first->second;
+}
+
+const std::vector<ckks::Plaintext>& LevelPlaintexts::at(int level) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return encoded_locked(level);
+}
+
+const std::vector<ckks::PlaintextBatch>& LevelPlaintexts::at(int level, const ckks::QueuePtr& memory) const {
+    const ckks::QueuePtr device = memory && !memory->host_memory() ? memory : nullptr;
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto key = std::make_pair(level, static_cast<const backend::Queue*>(device.get()));
+    auto it = batches_.find(key);
+    if (it != batches_.end()) return it->second;
+    std::vector<ckks::PlaintextBatch> out;
+    out.reserve(vectors_.size());
+    for (const ckks::Plaintext& pt : encoded_locked(level)) {
+        ckks::PlaintextBatch one = ckks::PlaintextBatch::from_plaintexts(*ctx_, {&pt, 1});
+        out.push_back(device ? one.to_device(device) : std::move(one));
+    }
+    // the uploads are enqueued copies from host batches freed on return: their sources must stay
+    // alive until the queue has run them (backend/queue.hpp), so wait once, on first use
+    if (device) device->synchronize();
+    return batches_.emplace(key, std::move(out)).first->second;
 }
 
 }  // namespace oboro::algorithms

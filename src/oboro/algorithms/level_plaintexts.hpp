@@ -2,15 +2,29 @@
 // at scale q_level, the prime that the rescale after the cMult removes, so cMult + rescale gives
 // back the ciphertext's own scale (up to rounding in the last bits of the double) and products of
 // such ciphertexts can be summed without any scale alignment.
+//
+// Where the encodings live: a Ciphertext takes them as Plaintexts (host memory); a batch takes
+// them as PlaintextBatches of one plaintext (broadcast to every element) in its own memory, host
+// or a device queue's: the host encodings copied there once per (level, memory), so a batch on
+// a device gives the same words as the host.
 #pragma once
 
+#include <concepts>
 #include <map>
 #include <mutex>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
+#include "oboro/ckks/batch.hpp"
 #include "oboro/ckks/encoder.hpp"
+#include "oboro/ckks/evaluator.hpp"
 
 namespace oboro::algorithms {
+
+// The plaintext operand type of T: Plaintext for a Ciphertext, PlaintextBatch for a batch.
+template <ckks::Encrypted T>
+using PlainOf = std::conditional_t<std::same_as<T, ckks::Ciphertext>, ckks::Plaintext, ckks::PlaintextBatch>;
 
 class LevelPlaintexts {
 public:
@@ -20,14 +34,27 @@ public:
     size_t size() const { return vectors_.size(); }
     // The encodings at `level` (encoded on first use; safe to call from several threads).
     const std::vector<ckks::Plaintext>& at(int level) const;
+    // The same encodings as batches of one plaintext in `memory`'s memory (nullptr or a host queue:
+    // host memory), copied there on first use; safe to call from several threads. The batches hold
+    // their queue, so a cached entry's queue outlives it.
+    const std::vector<ckks::PlaintextBatch>& at(int level, const ckks::QueuePtr& memory) const;
+    // The encodings at x's level as operands of x, in x's memory.
+    template <ckks::Encrypted T> const std::vector<PlainOf<T>>& operands_for(const T& x) const {
+        if constexpr (std::same_as<T, ckks::Ciphertext>) return at(x.level());
+        else return at(x.level(), x.device_queue());
+    }
 
 private:
+    const std::vector<ckks::Plaintext>& encoded_locked(int level) const;  // mutex_ held
+
     ckks::ContextPtr ctx_;
     ckks::Encoder encoder_;
     std::vector<std::vector<double>> vectors_;
     size_t slots_;
     mutable std::mutex mutex_;
     mutable std::map<int, std::vector<ckks::Plaintext>> cache_;
+    // keyed by the device queue (nullptr: host memory); std::map keeps references stable
+    mutable std::map<std::pair<int, const backend::Queue*>, std::vector<ckks::PlaintextBatch>> batches_;
 };
 
 }  // namespace oboro::algorithms

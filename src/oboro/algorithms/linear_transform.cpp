@@ -97,20 +97,20 @@ OpCounts LinearTransform::cost() const {
     return c;
 }
 
-ckks::Ciphertext LinearTransform::apply(const CountedOps& ops, const ckks::Ciphertext& x,
-                                        const ckks::GaloisKeys& keys) const {
+template <ckks::Encrypted T>
+T LinearTransform::apply(const CountedOps& ops, const T& x, const ckks::GaloisKeys& keys) const {
     const char* op = "linear_transform";
     require_layout(op, x, "x", slots_, "transform's");
     require_levels(op, x, "x", 1, "one cMult");
     require_rotation_keys(op, *ctx_, keys, rotation_steps(), "LinearTransform::rotation_steps");
-    const auto& pts = diagonals_->at(x.level());
-    const std::vector<ckks::Ciphertext> babies = ops.rotate_many(x, plan_.baby_steps, keys);
-    ckks::Ciphertext y;
+    const auto& pts = diagonals_->operands_for(x);
+    const std::vector<T> babies = ops.rotate_many(x, plan_.baby_steps, keys);
+    T y;
     bool have_y = false;
     for (size_t gi = 0; gi < plan_.giant_steps.size(); ++gi) {
-        ckks::Ciphertext inner;
+        T inner;
         for (size_t j = 0; j < group_babies_[gi].size(); ++j) {
-            ckks::Ciphertext term = babies[group_babies_[gi][j]];
+            T term = babies[group_babies_[gi][j]];
             ops.multiply_plain_inplace(term, pts[group_diags_[gi][j]]);
             if (j == 0) inner = std::move(term);
             else ops.add_inplace(inner, term);
@@ -126,5 +126,10 @@ ckks::Ciphertext LinearTransform::apply(const CountedOps& ops, const ckks::Ciphe
     ops.rescale_inplace(y);
     return y;
 }
+
+template ckks::Ciphertext LinearTransform::apply(const CountedOps&, const ckks::Ciphertext&,
+                                                 const ckks::GaloisKeys&) const;
+template ckks::CiphertextBatch LinearTransform::apply(const CountedOps&, const ckks::CiphertextBatch&,
+                                                      const ckks::GaloisKeys&) const;
 
 }  // namespace oboro::algorithms

@@ -49,8 +49,9 @@ public:
     // diagonal, the sums, one rescale.
     OpCounts cost() const;
 
-    // y = M x, one level lower, same scale. Keys are checked before any work.
-    ckks::Ciphertext apply(const CountedOps& ops, const ckks::Ciphertext& x, const ckks::GaloisKeys& keys) const;
+    // y = M x, one level lower, same scale; for a batch, every element in the same batched calls.
+    // Keys are checked before any work.
+    template <ckks::Encrypted T> T apply(const CountedOps& ops, const T& x, const ckks::GaloisKeys& keys) const;
 
 private:
     ckks::ContextPtr ctx_;

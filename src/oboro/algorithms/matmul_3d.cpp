@@ -1,5 +1,6 @@
 #include "oboro/algorithms/matmul_3d.hpp"
 
+#include <algorithm>
 #include <set>
 
 #include "oboro/algorithms/requirements.hpp"
@@ -75,11 +76,11 @@ std::vector<int64_t> Matmul3D::rotation_steps() const {
     return {s.begin(), s.end()};
 }
 
-ckks::Ciphertext Matmul3D::shift_sum(const CountedOps& ops, ckks::Ciphertext x, int64_t stride,
-                                     const ckks::GaloisKeys& keys) const {
+template <ckks::Encrypted T>
+T Matmul3D::shift_sum(const CountedOps& ops, T x, int64_t stride, const ckks::GaloisKeys& keys) const {
     if (shifts_ == Shifts3D::hoisted) return ops.rotate_and_sum(x, ckks::SumSpec{stride, log_d_}, keys, h_);
     for (int i = 0; i < log_d_; ++i) {
-        ckks::Ciphertext shifted = ops.rotate(x, (int64_t(1) << i) * stride, keys);
+        T shifted = ops.rotate(x, (int64_t(1) << i) * stride, keys);
         ops.add_inplace(x, shifted);
     }
     return x;
@@ -119,88 +120,106 @@ MatmulCost Matmul3D::cost() const {
     return c;
 }
 
-ckks::Ciphertext Matmul3D::compute_bar(const CountedOps& ops, const ckks::Ciphertext& x, int64_t unit, size_t mask,
-                                       const char* name, const ckks::GaloisKeys& keys) const {
+template <ckks::Encrypted T>
+T Matmul3D::compute_bar(const CountedOps& ops, const T& x, int64_t unit, size_t mask, const char* name,
+                        const ckks::GaloisKeys& keys) const {
     require_layout(kOp, x, name, slots_, "3-D (slots >= d^3)");
     require_levels(kOp, x, name, 1, "one cMult");
     const int64_t sq = int64_t(d_ * d_);
     // ShiftSqrs(Shift(bar, 2^i), -2^i): square t gets bar shifted by 2^i more columns/rows
-    ckks::Ciphertext bar = x;
+    T bar = x;
     if (shifts_ == Shifts3D::paper) {
         for (int i = 0; i < log_d_; ++i) {
             const int64_t p = int64_t(1) << i;
-            ckks::Ciphertext shifted = ops.rotate(ops.rotate(bar, p * unit, keys), -p * sq, keys);
+            T shifted = ops.rotate(ops.rotate(bar, p * unit, keys), -p * sq, keys);
             ops.add_inplace(bar, shifted);
         }
     } else {
         bar = shift_sum(ops, std::move(bar), unit - sq, keys);
     }
     const double scale = bar.scale();
-    ops.multiply_plain_inplace(bar, masks_.at(bar.level())[mask]);
+    ops.multiply_plain_inplace(bar, masks_.operands_for(bar)[mask]);
     ops.rescale_inplace(bar);
     bar.set_scale(scale);  // the mask's scale is q_l exactly: the rescale restores the scale
     // copy column 0 (row 0) of every square into the other columns (rows)
     return shift_sum(ops, std::move(bar), -unit, keys);
 }
 
-ckks::Ciphertext Matmul3D::compute_abar(const CountedOps& ops, const ckks::Ciphertext& a,
-                                        const ckks::GaloisKeys& keys) const {
+template <ckks::Encrypted T>
+T Matmul3D::compute_abar(const CountedOps& ops, const T& a, const ckks::GaloisKeys& keys) const {
     require_rotation_keys(kOp, *ctx_, keys, rotation_steps(), kHelper);
     return compute_bar(ops, a, 1, kColumn0, "A", keys);
 }
 
-ckks::Ciphertext Matmul3D::compute_bbar(const CountedOps& ops, const ckks::Ciphertext& b,
-                                        const ckks::GaloisKeys& keys) const {
+template <ckks::Encrypted T>
+T Matmul3D::compute_bbar(const CountedOps& ops, const T& b, const ckks::GaloisKeys& keys) const {
     require_rotation_keys(kOp, *ctx_, keys, rotation_steps(), kHelper);
     return compute_bar(ops, b, int64_t(d_), kRow0, "B", keys);
 }
 
-void Matmul3D::accumulate(const CountedOps& ops, const ckks::Ciphertext& abar, const ckks::Ciphertext& bbar,
-                          ckks::Ciphertext& acc) const {
+template <ckks::Encrypted T>
+void Matmul3D::accumulate(const CountedOps& ops, const T& abar, const T& bbar, T& acc) const {
     require_layout(kOp, abar, "Abar", slots_, "3-D (slots >= d^3)");
     require_layout(kOp, bbar, "Bbar", slots_, "3-D (slots >= d^3)");
     const int level = std::min(abar.level(), bbar.level());
-    ckks::Ciphertext a_low, b_low;
-    const ckks::Ciphertext* a = &abar;
-    const ckks::Ciphertext* b = &bbar;
+    T a_low, b_low;
+    const T* a = &abar;
+    const T* b = &bbar;
     if (a->level() > level) a = &(a_low = ops.eval().drop_to_level(*a, level));
     if (b->level() > level) b = &(b_low = ops.eval().drop_to_level(*b, level));
-    ckks::Ciphertext prod = ops.multiply(*a, *b);
+    T prod = ops.multiply(*a, *b);
     if (acc.size() == 0) acc = std::move(prod);
     else ops.add_inplace(acc, prod);
 }
 
-ckks::Ciphertext Matmul3D::finish(const CountedOps& ops, ckks::Ciphertext acc, const ckks::RelinKey& rk,
-                                  const ckks::GaloisKeys& keys) const {
+template <ckks::Encrypted T>
+T Matmul3D::finish(const CountedOps& ops, T acc, const ckks::RelinKey& rk, const ckks::GaloisKeys& keys) const {
     require_levels(kOp, acc, "C", 2, "the product's rescale and the M_S(0) cMult");
     ops.relinearize_inplace(acc, rk);
     ops.rescale_inplace(acc);
     acc = shift_sum(ops, std::move(acc), int64_t(d_ * d_), keys);  // sum the squares into square 0
     const double scale = acc.scale();
-    ops.multiply_plain_inplace(acc, masks_.at(acc.level())[kSquare0]);
+    ops.multiply_plain_inplace(acc, masks_.operands_for(acc)[kSquare0]);
     ops.rescale_inplace(acc);
     acc.set_scale(scale);
     return acc;
 }
 
-ckks::Ciphertext Matmul3D::compute_c(const CountedOps& ops, const ckks::Ciphertext& abar, const ckks::Ciphertext& bbar,
-                                     const ckks::RelinKey& rk, const ckks::GaloisKeys& keys) const {
+template <ckks::Encrypted T>
+T Matmul3D::compute_c(const CountedOps& ops, const T& abar, const T& bbar, const ckks::RelinKey& rk,
+                      const ckks::GaloisKeys& keys) const {
     require_rotation_keys(kOp, *ctx_, keys, rotation_steps(), kHelper);
-    ckks::Ciphertext acc;
+    require_same_count(kOp, abar, bbar);
+    T acc;
     accumulate(ops, abar, bbar, acc);
     return finish(ops, std::move(acc), rk, keys);
 }
 
-ckks::Ciphertext Matmul3D::multiply(const CountedOps& ops, const ckks::Ciphertext& a, const ckks::Ciphertext& b,
-                                    const ckks::RelinKey& rk, const ckks::GaloisKeys& keys) const {
+template <ckks::Encrypted T>
+T Matmul3D::multiply(const CountedOps& ops, const T& a, const T& b, const ckks::RelinKey& rk,
+                     const ckks::GaloisKeys& keys) const {
     require_layout(kOp, a, "A", slots_, "3-D (slots >= d^3)");
     require_layout(kOp, b, "B", slots_, "3-D (slots >= d^3)");
+    require_same_count(kOp, a, b);
     require_levels(kOp, a, "A", depth, "1 Mult + 2 cMult");
     require_levels(kOp, b, "B", depth, "1 Mult + 2 cMult");
     require_rotation_keys(kOp, *ctx_, keys, rotation_steps(), kHelper);
-    const ckks::Ciphertext abar = compute_abar(ops, a, keys);
-    const ckks::Ciphertext bbar = compute_bbar(ops, b, keys);
+    const T abar = compute_abar(ops, a, keys);
+    const T bbar = compute_bbar(ops, b, keys);
     return compute_c(ops, abar, bbar, rk, keys);
 }
+
+#define OBORO_MATMUL_3D(T)                                                                                        \
+    template T Matmul3D::compute_abar(const CountedOps&, const T&, const ckks::GaloisKeys&) const;                \
+    template T Matmul3D::compute_bbar(const CountedOps&, const T&, const ckks::GaloisKeys&) const;                \
+    template T Matmul3D::compute_c(const CountedOps&, const T&, const T&, const ckks::RelinKey&,                  \
+                                   const ckks::GaloisKeys&) const;                                                \
+    template void Matmul3D::accumulate(const CountedOps&, const T&, const T&, T&) const;                          \
+    template T Matmul3D::finish(const CountedOps&, T, const ckks::RelinKey&, const ckks::GaloisKeys&) const;      \
+    template T Matmul3D::multiply(const CountedOps&, const T&, const T&, const ckks::RelinKey&,                   \
+                                  const ckks::GaloisKeys&) const;
+OBORO_MATMUL_3D(ckks::Ciphertext)
+OBORO_MATMUL_3D(ckks::CiphertextBatch)
+#undef OBORO_MATMUL_3D
 
 }  // namespace oboro::algorithms

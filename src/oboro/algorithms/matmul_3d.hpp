@@ -55,29 +55,35 @@ public:
     // the tensor product added up, finish = relin, rescale, the log d square sums and M_S(0).
     MatmulCost cost() const;
 
+    // The steps below and multiply() take a Ciphertext or a CiphertextBatch (T): a batch runs
+    // every element's product in the same batched calls, element c of a result from the elements
+    // c of the operands.
+
     // Paper 003 Algorithms 2-4. compute_abar/bbar: one level; compute_c: two levels.
-    ckks::Ciphertext compute_abar(const CountedOps& ops, const ckks::Ciphertext& a, const ckks::GaloisKeys& keys) const;
-    ckks::Ciphertext compute_bbar(const CountedOps& ops, const ckks::Ciphertext& b, const ckks::GaloisKeys& keys) const;
-    ckks::Ciphertext compute_c(const CountedOps& ops, const ckks::Ciphertext& abar, const ckks::Ciphertext& bbar,
-                               const ckks::RelinKey& rk, const ckks::GaloisKeys& keys) const;
+    template <ckks::Encrypted T> T compute_abar(const CountedOps& ops, const T& a, const ckks::GaloisKeys& keys) const;
+    template <ckks::Encrypted T> T compute_bbar(const CountedOps& ops, const T& b, const ckks::GaloisKeys& keys) const;
+    template <ckks::Encrypted T>
+    T compute_c(const CountedOps& ops, const T& abar, const T& bbar, const ckks::RelinKey& rk,
+                const ckks::GaloisKeys& keys) const;
     // The steps of ComputeC split for block products: acc += Abar (x) Bbar (degree 2, acc empty
     // starts it), then relin + rescale + the square sum + M_S(0).
-    void accumulate(const CountedOps& ops, const ckks::Ciphertext& abar, const ckks::Ciphertext& bbar,
-                    ckks::Ciphertext& acc) const;
-    ckks::Ciphertext finish(const CountedOps& ops, ckks::Ciphertext acc, const ckks::RelinKey& rk,
-                            const ckks::GaloisKeys& keys) const;
+    template <ckks::Encrypted T> void accumulate(const CountedOps& ops, const T& abar, const T& bbar, T& acc) const;
+    template <ckks::Encrypted T>
+    T finish(const CountedOps& ops, T acc, const ckks::RelinKey& rk, const ckks::GaloisKeys& keys) const;
 
     // Algorithm 1: C = A B in square 0 (the first d^2 slots, row-major), 3 levels below.
-    ckks::Ciphertext multiply(const CountedOps& ops, const ckks::Ciphertext& a, const ckks::Ciphertext& b,
-                              const ckks::RelinKey& rk, const ckks::GaloisKeys& keys) const;
+    template <ckks::Encrypted T>
+    T multiply(const CountedOps& ops, const T& a, const T& b, const ckks::RelinKey& rk,
+               const ckks::GaloisKeys& keys) const;
 
 private:
     // x += Shift(x, ...) steps of ComputeAbar / ComputeBbar with unit stride `unit` (1: columns, d: rows)
-    ckks::Ciphertext compute_bar(const CountedOps& ops, const ckks::Ciphertext& x, int64_t unit, size_t mask,
-                                 const char* name, const ckks::GaloisKeys& keys) const;
+    template <ckks::Encrypted T>
+    T compute_bar(const CountedOps& ops, const T& x, int64_t unit, size_t mask, const char* name,
+                  const ckks::GaloisKeys& keys) const;
     // sum_{t<d} Rot(x, t * stride): log d rounds of x += Rot(x, 2^i stride), or hoisted.
-    ckks::Ciphertext shift_sum(const CountedOps& ops, ckks::Ciphertext x, int64_t stride,
-                               const ckks::GaloisKeys& keys) const;
+    template <ckks::Encrypted T>
+    T shift_sum(const CountedOps& ops, T x, int64_t stride, const ckks::GaloisKeys& keys) const;
     // The strides of the three sums (ComputeAbar/Bbar's first and second loops, ComputeC).
     std::vector<int64_t> sum_strides() const;
 

@@ -26,11 +26,14 @@ namespace oboro::algorithms {
 
 enum class BlockBase { jiang, cube };
 
-// A matrix as a row-major grid of block ciphertexts.
-struct BlockGrid {
+// A matrix as a row-major grid of block ciphertexts; with batches (T = CiphertextBatch), element
+// c of every block is the block of matrix c: one grid of batches holds as many matrices.
+template <ckks::Encrypted T> struct BlockGridOf {
     size_t rows = 0, cols = 0;  // in blocks
-    std::vector<ckks::Ciphertext> blocks;
+    std::vector<T> blocks;
 };
+using BlockGrid = BlockGridOf<ckks::Ciphertext>;
+using BlockGridBatch = BlockGridOf<ckks::CiphertextBatch>;
 
 class BlockMatmul {
 public:
@@ -50,20 +53,27 @@ public:
     // The operations multiply() performs for a grid of gm x gk times gk x gn blocks.
     OpCounts cost(size_t gm, size_t gk, size_t gn) const;
 
-    // C = A B as a grid of a.rows x b.cols blocks, 3 levels below the inputs. Uses the thread pool
-    // (util/parallel.hpp); the counts are summed over the threads.
-    BlockGrid multiply(const CountedOps& ops, const BlockGrid& a, const BlockGrid& b, const ckks::RelinKey& rk,
-                       const ckks::GaloisKeys& keys) const;
+    // C = A B as a grid of a.rows x b.cols blocks, 3 levels below the inputs; with batches, the
+    // products of the matrices c (all blocks must hold batches of one length). In host memory the
+    // blocks are spread over the thread pool (util/parallel.hpp); on a device queue they are
+    // enqueued from the calling thread, one batched call per operation. The counts are summed
+    // over the threads.
+    template <ckks::Encrypted T>
+    BlockGridOf<T> multiply(const CountedOps& ops, const BlockGridOf<T>& a, const BlockGridOf<T>& b,
+                            const ckks::RelinKey& rk, const ckks::GaloisKeys& keys) const;
 
 private:
     // One transformed operand: the d operands of Jiang et al., or Abar / Bbar (one ciphertext).
-    using Prepared = std::vector<ckks::Ciphertext>;
-    Prepared prepare_left(const CountedOps& ops, const ckks::Ciphertext& a, const ckks::GaloisKeys& keys) const;
-    Prepared prepare_right(const CountedOps& ops, const ckks::Ciphertext& b, const ckks::GaloisKeys& keys) const;
-    void accumulate(const CountedOps& ops, const Prepared& a, const Prepared& b, ckks::Ciphertext& acc) const;
-    ckks::Ciphertext finish(const CountedOps& ops, ckks::Ciphertext acc, const ckks::RelinKey& rk,
-                            const ckks::GaloisKeys& keys) const;
-    void check_grid(const BlockGrid& g, const char* name) const;
+    template <ckks::Encrypted T> using Prepared = std::vector<T>;
+    template <ckks::Encrypted T>
+    Prepared<T> prepare_left(const CountedOps& ops, const T& a, const ckks::GaloisKeys& keys) const;
+    template <ckks::Encrypted T>
+    Prepared<T> prepare_right(const CountedOps& ops, const T& b, const ckks::GaloisKeys& keys) const;
+    template <ckks::Encrypted T>
+    void accumulate(const CountedOps& ops, const Prepared<T>& a, const Prepared<T>& b, T& acc) const;
+    template <ckks::Encrypted T>
+    T finish(const CountedOps& ops, T acc, const ckks::RelinKey& rk, const ckks::GaloisKeys& keys) const;
+    template <ckks::Encrypted T> void check_grid(const BlockGridOf<T>& g, const char* name) const;
 
     ckks::ContextPtr ctx_;
     BlockBase base_;

@@ -64,25 +64,25 @@ MatmulCost JiangMatmul::cost() const {
     return c;
 }
 
-std::vector<ckks::Ciphertext> JiangMatmul::left_operands(const CountedOps& ops, const ckks::Ciphertext& a,
-                                                         const ckks::GaloisKeys& keys) const {
+template <ckks::Encrypted T>
+std::vector<T> JiangMatmul::left_operands(const CountedOps& ops, const T& a, const ckks::GaloisKeys& keys) const {
     require_layout(kOp, a, "A", slots(), "Jiang (d^2 slots)");
     require_levels(kOp, a, "A", 2, "sigma and the phi masks");
-    const ckks::Ciphertext a0 = sigma_.apply(ops, a, keys);
+    const T a0 = sigma_.apply(ops, a, keys);
     std::vector<int64_t> steps;
     for (size_t k = 1; k < d_; ++k) {
         steps.push_back(int64_t(k));
         steps.push_back(int64_t(k) - int64_t(d_));
     }
-    const std::vector<ckks::Ciphertext> rots = ops.rotate_many(a0, steps, keys);
-    const auto& masks = phi_masks_.at(a0.level());
-    std::vector<ckks::Ciphertext> out;
+    const std::vector<T> rots = ops.rotate_many(a0, steps, keys);
+    const auto& masks = phi_masks_.operands_for(a0);
+    std::vector<T> out;
     out.reserve(d_);
     out.push_back(ops.eval().drop_to_level(a0, a0.level() - 1));
     for (size_t k = 1; k < d_; ++k) {
-        ckks::Ciphertext ak = rots[2 * (k - 1)];
+        T ak = rots[2 * (k - 1)];
         ops.multiply_plain_inplace(ak, masks[2 * (k - 1)]);
-        ckks::Ciphertext wrapped = rots[2 * (k - 1) + 1];
+        T wrapped = rots[2 * (k - 1) + 1];
         ops.multiply_plain_inplace(wrapped, masks[2 * (k - 1) + 1]);
         ops.add_inplace(ak, wrapped);
         ops.rescale_inplace(ak);
@@ -92,52 +92,66 @@ std::vector<ckks::Ciphertext> JiangMatmul::left_operands(const CountedOps& ops, 
     return out;
 }
 
-std::vector<ckks::Ciphertext> JiangMatmul::right_operands(const CountedOps& ops, const ckks::Ciphertext& b,
-                                                          const ckks::GaloisKeys& keys) const {
+template <ckks::Encrypted T>
+std::vector<T> JiangMatmul::right_operands(const CountedOps& ops, const T& b, const ckks::GaloisKeys& keys) const {
     require_layout(kOp, b, "B", slots(), "Jiang (d^2 slots)");
     require_levels(kOp, b, "B", 1, "tau");
-    const ckks::Ciphertext b0 = tau_.apply(ops, b, keys);
+    const T b0 = tau_.apply(ops, b, keys);
     std::vector<int64_t> steps;
     for (size_t k = 0; k < d_; ++k) steps.push_back(int64_t(k * d_));
     return ops.rotate_many(b0, steps, keys);
 }
 
-void JiangMatmul::accumulate(const CountedOps& ops, const std::vector<ckks::Ciphertext>& a_ops,
-                             const std::vector<ckks::Ciphertext>& b_ops, ckks::Ciphertext& acc) const {
+template <ckks::Encrypted T>
+void JiangMatmul::accumulate(const CountedOps& ops, const std::vector<T>& a_ops, const std::vector<T>& b_ops,
+                             T& acc) const {
     if (a_ops.size() != d_ || b_ops.size() != d_)
         raise<ValueError>(kOp, ": ", a_ops.size(), " left and ", b_ops.size(), " right operands for d = ", d_);
     for (size_t k = 0; k < d_; ++k) {
         // the operands meet at the lower of their levels (dropping limbs is free and exact)
         const int level = std::min(a_ops[k].level(), b_ops[k].level());
-        ckks::Ciphertext a_low, b_low;
-        const ckks::Ciphertext* ak = &a_ops[k];
-        const ckks::Ciphertext* bk = &b_ops[k];
+        T a_low, b_low;
+        const T* ak = &a_ops[k];
+        const T* bk = &b_ops[k];
         if (ak->level() > level) ak = &(a_low = ops.eval().drop_to_level(*ak, level));
         if (bk->level() > level) bk = &(b_low = ops.eval().drop_to_level(*bk, level));
-        ckks::Ciphertext prod = ops.multiply(*ak, *bk);
+        T prod = ops.multiply(*ak, *bk);
         if (acc.size() == 0) acc = std::move(prod);
         else ops.add_inplace(acc, prod);
     }
 }
 
-ckks::Ciphertext JiangMatmul::finish(const CountedOps& ops, ckks::Ciphertext acc, const ckks::RelinKey& rk) const {
+template <ckks::Encrypted T> T JiangMatmul::finish(const CountedOps& ops, T acc, const ckks::RelinKey& rk) const {
     ops.relinearize_inplace(acc, rk);
     ops.rescale_inplace(acc);
     return acc;
 }
 
-ckks::Ciphertext JiangMatmul::multiply(const CountedOps& ops, const ckks::Ciphertext& a, const ckks::Ciphertext& b,
-                                       const ckks::RelinKey& rk, const ckks::GaloisKeys& keys) const {
+template <ckks::Encrypted T>
+T JiangMatmul::multiply(const CountedOps& ops, const T& a, const T& b, const ckks::RelinKey& rk,
+                        const ckks::GaloisKeys& keys) const {
     require_layout(kOp, a, "A", slots(), "Jiang (d^2 slots)");
     require_layout(kOp, b, "B", slots(), "Jiang (d^2 slots)");
+    require_same_count(kOp, a, b);
     require_levels(kOp, a, "A", depth, "2 cMult + 1 Mult");
     require_levels(kOp, b, "B", depth - 1, "1 cMult + 1 Mult");
     require_rotation_keys(kOp, *ctx_, keys, rotation_steps(), kHelper);
-    const std::vector<ckks::Ciphertext> a_ops = left_operands(ops, a, keys);
-    std::vector<ckks::Ciphertext> b_ops = right_operands(ops, b, keys);
-    ckks::Ciphertext acc;
+    const std::vector<T> a_ops = left_operands(ops, a, keys);
+    std::vector<T> b_ops = right_operands(ops, b, keys);
+    T acc;
     accumulate(ops, a_ops, b_ops, acc);
     return finish(ops, std::move(acc), rk);
 }
+
+#define OBORO_JIANG_MATMUL(T)                                                                                       \
+    template std::vector<T> JiangMatmul::left_operands(const CountedOps&, const T&, const ckks::GaloisKeys&) const;  \
+    template std::vector<T> JiangMatmul::right_operands(const CountedOps&, const T&, const ckks::GaloisKeys&) const; \
+    template void JiangMatmul::accumulate(const CountedOps&, const std::vector<T>&, const std::vector<T>&, T&) const; \
+    template T JiangMatmul::finish(const CountedOps&, T, const ckks::RelinKey&) const;                               \
+    template T JiangMatmul::multiply(const CountedOps&, const T&, const T&, const ckks::RelinKey&,                   \
+                                     const ckks::GaloisKeys&) const;
+OBORO_JIANG_MATMUL(ckks::Ciphertext)
+OBORO_JIANG_MATMUL(ckks::CiphertextBatch)
+#undef OBORO_JIANG_MATMUL
 
 }  // namespace oboro::algorithms

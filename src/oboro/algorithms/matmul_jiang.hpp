@@ -39,22 +39,27 @@ public:
     // added up, finish = one relinearization and rescale.
     MatmulCost cost() const;
 
+    // The steps below and multiply() take a Ciphertext or a CiphertextBatch (T): a batch runs
+    // every element's product in the same batched calls, element c of a result from the elements
+    // c of the operands.
+
     // A_k = phi^k(sigma(A)), k = 0..d-1, all at level(A) - 2 and A's scale.
-    std::vector<ckks::Ciphertext> left_operands(const CountedOps& ops, const ckks::Ciphertext& a,
-                                                const ckks::GaloisKeys& keys) const;
+    template <ckks::Encrypted T>
+    std::vector<T> left_operands(const CountedOps& ops, const T& a, const ckks::GaloisKeys& keys) const;
     // B_k = psi^k(tau(B)), k = 0..d-1, at level(B) - 1 and B's scale.
-    std::vector<ckks::Ciphertext> right_operands(const CountedOps& ops, const ckks::Ciphertext& b,
-                                                 const ckks::GaloisKeys& keys) const;
+    template <ckks::Encrypted T>
+    std::vector<T> right_operands(const CountedOps& ops, const T& b, const ckks::GaloisKeys& keys) const;
     // acc += sum_k A_k (x) B_k as a degree-2 ciphertext (acc empty: starts the sum). The B_k are
     // dropped to the A_k's level where they are above it.
-    void accumulate(const CountedOps& ops, const std::vector<ckks::Ciphertext>& a_ops,
-                    const std::vector<ckks::Ciphertext>& b_ops, ckks::Ciphertext& acc) const;
+    template <ckks::Encrypted T>
+    void accumulate(const CountedOps& ops, const std::vector<T>& a_ops, const std::vector<T>& b_ops, T& acc) const;
     // relinearize + rescale of an accumulated sum: the product's ciphertext.
-    ckks::Ciphertext finish(const CountedOps& ops, ckks::Ciphertext acc, const ckks::RelinKey& rk) const;
+    template <ckks::Encrypted T> T finish(const CountedOps& ops, T acc, const ckks::RelinKey& rk) const;
 
     // C = A B (row-major in the first d^2 slots, level min(level(A)-2, level(B)-1) - 1).
-    ckks::Ciphertext multiply(const CountedOps& ops, const ckks::Ciphertext& a, const ckks::Ciphertext& b,
-                              const ckks::RelinKey& rk, const ckks::GaloisKeys& keys) const;
+    template <ckks::Encrypted T>
+    T multiply(const CountedOps& ops, const T& a, const T& b, const ckks::RelinKey& rk,
+               const ckks::GaloisKeys& keys) const;
 
 private:
     ckks::ContextPtr ctx_;

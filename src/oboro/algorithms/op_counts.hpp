@@ -7,6 +7,11 @@
 // its key switch; hoisted rotations count one each, their shared ModUp shows in key_switch);
 // cMult = ciphertext x plaintext; Mult = ciphertext x ciphertext tensor product (relinearization
 // and rescale counted apart: a product summed as degree 2 and relinearized once is d Mults, 1 relin).
+//
+// Batches: counts are TOTALS over the elements. An operation on a CiphertextBatch of c elements is
+// one batched call but counts c times, as the Evaluator counts the key-switch work of a batch
+// (KeySwitchCounts): an algorithm run on a batch of c counts repeated(counts of one ciphertext, c),
+// and its cost formula times c (repeated(cost(), c)).
 #pragma once
 
 #include <cstdint>
@@ -72,8 +77,9 @@ struct MatmulCost {
     }
 };
 
-// The homomorphic operations of the algorithms layer, each adding itself to `counts` (nullptr:
-// not counted). Thin: all checks and the work are the Evaluator's.
+// The homomorphic operations of the algorithms layer, on a Ciphertext or a CiphertextBatch (the
+// same member templates), each adding itself to `counts` (nullptr: not counted). Thin: all checks
+// and the work are the Evaluator's.
 class CountedOps {
 public:
     CountedOps(const ckks::Evaluator& eval, OpCounts* counts) : eval_(eval), counts_(counts) {}
@@ -81,32 +87,33 @@ public:
     const ckks::Evaluator& eval() const { return eval_; }
     OpCounts* counts() const { return counts_; }
 
-    void add_inplace(ckks::Ciphertext& a, const ckks::Ciphertext& b) const {
+    template <ckks::Encrypted T> void add_inplace(T& a, const T& b) const {
         eval_.add_inplace(a, b);
-        if (counts_) ++counts_->add;
+        if (counts_) counts_->add += ckks::element_count(a);
     }
-    ckks::Ciphertext rotate(const ckks::Ciphertext& a, int64_t steps, const ckks::GaloisKeys& keys) const {
-        ckks::Ciphertext r = eval_.rotate(a, steps, keys);
+    template <ckks::Encrypted T> T rotate(const T& a, int64_t steps, const ckks::GaloisKeys& keys) const {
+        T r = eval_.rotate(a, steps, keys);
         if (counts_ && steps != 0) {
-            ++counts_->rot;
-            counts_->key_switch += ckks::KeySwitchCounts{1, 1, 1};
+            const uint64_t n = ckks::element_count(a);
+            counts_->rot += n;
+            counts_->key_switch += ckks::KeySwitchCounts{n, n, n};
         }
         return r;
     }
     // Hoisted: one ModUp for all steps (step 0 returns a copy and is not a rotation).
-    std::vector<ckks::Ciphertext> rotate_many(const ckks::Ciphertext& a, const std::vector<int64_t>& steps,
-                                              const ckks::GaloisKeys& keys) const {
+    template <ckks::Encrypted T>
+    std::vector<T> rotate_many(const T& a, const std::vector<int64_t>& steps, const ckks::GaloisKeys& keys) const {
         auto out = eval_.rotate_many(a, steps, keys, counts_ ? &counts_->key_switch : nullptr);
         if (counts_)
-            for (int64_t s : steps) counts_->rot += s != 0;
+            for (int64_t s : steps) counts_->rot += s != 0 ? ckks::element_count(a) : 0;
         return out;
     }
     // sum_{j < 2^rounds} rot(a, j * stride) by ckks::rotate_and_sum, hoisted in h iterations:
     // each summed rotation counts as one Rot and one Add (the inner products are summed lazily).
-    ckks::Ciphertext rotate_and_sum(const ckks::Ciphertext& a, const ckks::SumSpec& spec, const ckks::GaloisKeys& keys,
-                                    int h) const {
-        ckks::KeySwitchCounts ks;
-        ckks::Ciphertext r = ckks::rotate_and_sum(eval_, a, spec, keys, ckks::SumStrategy::hoisted, h, &ks);
+    template <ckks::Encrypted T>
+    T rotate_and_sum(const T& a, const ckks::SumSpec& spec, const ckks::GaloisKeys& keys, int h) const {
+        ckks::KeySwitchCounts ks;  // already totals over the elements
+        T r = ckks::rotate_and_sum(eval_, a, spec, keys, ckks::SumStrategy::hoisted, h, &ks);
         if (counts_) {
             counts_->rot += ks.inner_products;
             counts_->add += ks.inner_products;
@@ -114,25 +121,27 @@ public:
         }
         return r;
     }
-    void multiply_plain_inplace(ckks::Ciphertext& a, const ckks::Plaintext& p) const {
+    template <ckks::Encrypted T, typename P> requires ckks::PlainOperandOf<P, T>
+    void multiply_plain_inplace(T& a, const P& p) const {
         eval_.multiply_inplace(a, p);
-        if (counts_) ++counts_->cmult;
+        if (counts_) counts_->cmult += ckks::element_count(a);
     }
-    ckks::Ciphertext multiply(const ckks::Ciphertext& a, const ckks::Ciphertext& b) const {
-        ckks::Ciphertext r = eval_.multiply(a, b);
-        if (counts_) ++counts_->mult;
+    template <ckks::Encrypted T> T multiply(const T& a, const T& b) const {
+        T r = eval_.multiply(a, b);
+        if (counts_) counts_->mult += ckks::element_count(r);
         return r;
     }
-    void relinearize_inplace(ckks::Ciphertext& a, const ckks::RelinKey& rk) const {
+    template <ckks::Encrypted T> void relinearize_inplace(T& a, const ckks::RelinKey& rk) const {
         eval_.relinearize_inplace(a, rk);
         if (counts_) {
-            ++counts_->relin;
-            counts_->key_switch += ckks::KeySwitchCounts{1, 1, 1};
+            const uint64_t n = ckks::element_count(a);
+            counts_->relin += n;
+            counts_->key_switch += ckks::KeySwitchCounts{n, n, n};
         }
     }
-    void rescale_inplace(ckks::Ciphertext& a) const {
+    template <ckks::Encrypted T> void rescale_inplace(T& a) const {
         eval_.rescale_inplace(a);
-        if (counts_) ++counts_->rescale;
+        if (counts_) counts_->rescale += ckks::element_count(a);
     }
 
 private:
