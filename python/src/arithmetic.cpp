@@ -124,26 +124,10 @@ template <typename Py> Operand<Py> classify(nb::handle o, const Py& self, const 
 
 // ---- the operators -------------------------------------------------------------------------------
 
-template <typename Py>
-typename Py::Core encrypted_op(const Op<Py>& op, const typename Py::Core& a, const typename Py::Core& b, BinOp kind) {
-    if (op.automatic) {
-        switch (kind) {
-            case BinOp::add: return op.autoeval.add(a, b);
-            case BinOp::sub: return op.autoeval.sub(a, b);
-            case BinOp::rsub: return op.autoeval.rsub(a, b);
-            default: return op.autoeval.multiply(a, b);
-        }
-    }
-    switch (kind) {
-        case BinOp::add: return op.eval.add(a, b);
-        case BinOp::sub: return op.eval.sub(a, b);
-        case BinOp::rsub: return op.eval.sub(b, a);
-        default: return op.eval.multiply(a, b);
-    }
-}
-
-template <typename Py, typename P>
-typename Py::Core plaintext_op(const Op<Py>& op, const typename Py::Core& a, const P& b, BinOp kind) {
+// a (op) b for another encrypted value or a plaintext b: the AutoEvaluator's operation, or in
+// manual mode the Evaluator's one operation (b - a as -a + b: the same words as a subtraction).
+template <typename Py, typename B>
+typename Py::Core operand_op(const Op<Py>& op, const typename Py::Core& a, const B& b, BinOp kind) {
     if (op.automatic) {
         switch (kind) {
             case BinOp::add: return op.autoeval.add(a, b);
@@ -227,7 +211,7 @@ template <typename Py> bool apply(Py& target, const Py& self, nb::handle other, 
             } else if (in_place) {
                 kind == BinOp::add ? op.eval.add_inplace(target.core(), b) : op.eval.sub_inplace(target.core(), b);
             } else {
-                target.core() = encrypted_op(op, a, b, kind);
+                target.core() = operand_op(op, a, b, kind);
             }
             break;
         }
@@ -245,11 +229,11 @@ template <typename Py> bool apply(Py& target, const Py& self, nb::handle other, 
                 if (a.device()) {  // a plaintext is encoded in host memory: one upload
                     const PlaintextBatch up =
                         PlaintextBatch::from_plaintexts(*s.ctx, std::span<const Plaintext>(&b, 1)).to_device(a.device_queue());
-                    target.core() = plaintext_op(op, a, up, kind);
+                    target.core() = operand_op(op, a, up, kind);
                     break;
                 }
             }
-            target.core() = plaintext_op(op, a, b, kind);
+            target.core() = operand_op(op, a, b, kind);
             break;
         }
         case Kind::integer:

@@ -256,13 +256,7 @@ PyPlaintext encode_array(const StatePtr& st, nb::handle values, std::optional<in
 
 // ---- small helpers -----------------------------------------------------------------------------
 
-std::string log2_str(double x) {
-    std::ostringstream os;
-    os.setf(std::ios::fixed);
-    os.precision(2);
-    os << "2^" << std::log2(x);
-    return os.str();
-}
+std::string log2_str(double x) { return power_of_two(x, 2); }
 
 std::string shape_str(const std::vector<size_t>& shape) {
     std::ostringstream os;

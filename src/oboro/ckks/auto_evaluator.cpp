@@ -1,7 +1,6 @@
 #include "oboro/ckks/auto_evaluator.hpp"
 
 #include <cmath>
-#include <sstream>
 #include <string>
 
 #include "oboro/ckks/batch_encoder.hpp"
@@ -10,14 +9,6 @@
 namespace oboro::ckks {
 
 namespace {
-
-std::string log2_str(double x) {
-    std::ostringstream os;
-    os.setf(std::ios::fixed);
-    os.precision(2);
-    os << "2^" << std::log2(x);
-    return os.str();
-}
 
 void check_level_for_multiply(int level, const std::string& operand, const char* op) {
     if (level == 0)
@@ -123,7 +114,7 @@ double AutoEvaluator::product_scale(int level, double scale, const std::string& 
     if (!(t >= 0x1p20))
         raise<ScaleMismatch>(op, ": the operand's scale (", operand,
                              ") is too large for an automatic multiplication (a constant would be encoded at scale ",
-                             log2_str(t), "); rescale it first");
+                             power_of_two(t), "); rescale it first");
     check_product_scale(ctx, op, level, scale, t);
     return t;
 }
@@ -151,13 +142,13 @@ template <Encrypted T> T AutoEvaluator::relinearized(const T& a, const char* op)
 template <Encrypted T> T AutoEvaluator::bring_to(const T& x, int level, double scale, const char* op) const {
     if (same_scale(x.scale(), scale)) return x.level() > level ? eval_.drop_to_level(x, level) : x;
     if (x.level() <= level)
-        raise<ScaleMismatch>(op, ": operand at ", describe(x), " cannot be brought to scale ", log2_str(scale),
+        raise<ScaleMismatch>(op, ": operand at ", describe(x), " cannot be brought to scale ", power_of_two(scale),
                              " at level ", level, " (that needs a rescale, i.e. a level above ", level, ")");
     const double q = double(context()->q()[size_t(level) + 1]);
     const double factor = std::round(scale * q / x.scale());
     if (!(factor >= 1) || !std::isfinite(factor) || std::fabs(x.scale() * factor / q - scale) > 0x1p-41 * scale)
-        raise<ScaleMismatch>(op, ": operand at ", describe(x), " cannot be brought to scale ", log2_str(scale),
-                             " at level ", level, " exactly (the correction factor ", log2_str(scale * q / x.scale()),
+        raise<ScaleMismatch>(op, ": operand at ", describe(x), " cannot be brought to scale ", power_of_two(scale),
+                             " at level ", level, " exactly (the correction factor ", power_of_two(scale * q / x.scale()),
                              " is too small to be exact); rescale it first or use matching scales");
     if (x.level() > level + 1) return eval_.rescale_to(eval_.drop_to_level(x, level + 1), level, scale);
     return eval_.rescale_to(x, level, scale);
@@ -199,23 +190,18 @@ template <typename T> bool summable_as_is(const T& a, const T& b) {
 }
 }  // namespace
 
-template <Encrypted T> T AutoEvaluator::add(const T& a, const T& b) const {
-    if (summable_as_is(a, b)) return eval_.add(a, b);
+template <Encrypted T> T AutoEvaluator::sum(const T& a, const T& b, bool subtract) const {
+    const char* op = subtract ? "sub" : "add";
+    if (summable_as_is(a, b)) return subtract ? eval_.sub(a, b) : eval_.add(a, b);
     T x = a, y = b;
-    if (y.size() > x.size() && element_count(y) != element_count(x)) y = relinearized(y, "add");
-    align(x, y, true, "add");
-    eval_.add_inplace(x, y);
+    if (y.size() > x.size() && element_count(y) != element_count(x)) y = relinearized(y, op);
+    align(x, y, true, op);
+    subtract ? eval_.sub_inplace(x, y) : eval_.add_inplace(x, y);
     return x;
 }
 
-template <Encrypted T> T AutoEvaluator::sub(const T& a, const T& b) const {
-    if (summable_as_is(a, b)) return eval_.sub(a, b);
-    T x = a, y = b;
-    if (y.size() > x.size() && element_count(y) != element_count(x)) y = relinearized(y, "sub");
-    align(x, y, true, "sub");
-    eval_.sub_inplace(x, y);
-    return x;
-}
+template <Encrypted T> T AutoEvaluator::add(const T& a, const T& b) const { return sum(a, b, false); }
+template <Encrypted T> T AutoEvaluator::sub(const T& a, const T& b) const { return sum(a, b, true); }
 
 template <Encrypted T> T AutoEvaluator::rsub(const T& a, const T& b) const {
     T x = eval_.negate(a);

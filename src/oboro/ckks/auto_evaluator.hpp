@@ -132,6 +132,7 @@ public:
     template <Encrypted T> PlaintextOf<T> encode(const T& like, SlotValues values, double scale) const;
 
 private:
+    template <Encrypted T> T sum(const T& a, const T& b, bool subtract) const;
     template <Encrypted T> T relinearized(const T& a, const char* op) const;
     // a and b at one level (and one scale if match_scales); both are the caller's copies.
     template <Encrypted T> void align(T& a, T& b, bool match_scales, const char* op) const;

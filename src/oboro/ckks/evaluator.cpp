@@ -16,20 +16,22 @@ namespace oboro::ckks {
 
 bool same_scale(double a, double b) { return std::fabs(a - b) <= 0x1p-40 * std::max(std::fabs(a), std::fabs(b)); }
 
-std::string describe(const PolyArray& x) {
+std::string power_of_two(double x, int decimals) {
     std::ostringstream os;
     os.setf(std::ios::fixed);
-    os.precision(10);  // enough to tell 2^40 from 2^80/q for a q near 2^40
-    os << "level " << x.level() << ", scale 2^" << std::log2(x.scale());
+    os.precision(decimals);
+    os << "2^" << std::log2(x);
     return os.str();
 }
 
+// 10 decimals: enough to tell 2^40 from 2^80/q for a q near 2^40.
+std::string describe(const PolyArray& x) {
+    return "level " + std::to_string(x.level()) + ", scale " + power_of_two(x.scale(), 10);
+}
+
 std::string describe(const PolyBatch& x) {
-    std::ostringstream os;
-    os.setf(std::ios::fixed);
-    os.precision(10);
-    os << "batch of " << x.count() << ", level " << x.level() << ", scale 2^" << std::log2(x.scale());
-    return os.str();
+    return "batch of " + std::to_string(x.count()) + ", level " + std::to_string(x.level()) + ", scale " +
+           power_of_two(x.scale(), 10);
 }
 
 std::vector<uint64_t> scaled_constant(const Context& ctx, const char* op, double c, double scale, int level) {
@@ -315,35 +317,37 @@ template <Encrypted T> void Evaluator::sub_inplace(T& a, const T& b) const {
     queue_->sub(ctx_->ring(), span_of(a), span_of(std::as_const(a)), span_of(b));
 }
 
+namespace {
+// out = a + b (or a - b) for a plaintext b, checked first; out may be a.
+template <typename T, typename P>
+void plain_sum(const Context& ctx, const QueuePtr& queue, const char* op, T& out, const T& a, const P& b,
+               bool subtract) {
+    const Checks check(ctx, *queue);
+    check.pair(op, a, b);
+    check.same_scale(op, a, b);
+    if (&out != &a) out = make_output<T>(ctx, output_memory(queue), count_of(a), a.size(), a.level(), a.scale(), a.slots());
+    subtract ? queue->sub(ctx.ring(), span_of(out), span_of(a), span_of(b))
+             : queue->add(ctx.ring(), span_of(out), span_of(a), span_of(b));
+}
+}  // namespace
+
 template <Encrypted T, typename P> requires PlainOperandOf<P, T> void Evaluator::add_inplace(T& a, const P& b) const {
-    const Checks check(*ctx_, *queue_);
-    check.pair("add", a, b);
-    check.same_scale("add", a, b);
-    queue_->add(ctx_->ring(), span_of(a), span_of(std::as_const(a)), span_of(b));
+    plain_sum(*ctx_, queue_, "add", a, std::as_const(a), b, false);
 }
 
 template <Encrypted T, typename P> requires PlainOperandOf<P, T> T Evaluator::add(const T& a, const P& b) const {
-    const Checks check(*ctx_, *queue_);
-    check.pair("add", a, b);
-    check.same_scale("add", a, b);
-    T out = make_output<T>(*ctx_, output_memory(queue_), count_of(a), a.size(), a.level(), a.scale(), a.slots());
-    queue_->add(ctx_->ring(), span_of(out), span_of(a), span_of(b));
+    T out;
+    plain_sum(*ctx_, queue_, "add", out, a, b, false);
     return out;
 }
 
 template <Encrypted T, typename P> requires PlainOperandOf<P, T> void Evaluator::sub_inplace(T& a, const P& b) const {
-    const Checks check(*ctx_, *queue_);
-    check.pair("sub", a, b);
-    check.same_scale("sub", a, b);
-    queue_->sub(ctx_->ring(), span_of(a), span_of(std::as_const(a)), span_of(b));
+    plain_sum(*ctx_, queue_, "sub", a, std::as_const(a), b, true);
 }
 
 template <Encrypted T, typename P> requires PlainOperandOf<P, T> T Evaluator::sub(const T& a, const P& b) const {
-    const Checks check(*ctx_, *queue_);
-    check.pair("sub", a, b);
-    check.same_scale("sub", a, b);
-    T out = make_output<T>(*ctx_, output_memory(queue_), count_of(a), a.size(), a.level(), a.scale(), a.slots());
-    queue_->sub(ctx_->ring(), span_of(out), span_of(a), span_of(b));
+    T out;
+    plain_sum(*ctx_, queue_, "sub", out, a, b, true);
     return out;
 }
 

@@ -241,6 +241,9 @@ void check_product_scale(const Context& ctx, const char* op, int level, double s
 // more than that would silently distort the result beyond CKKS precision.
 bool same_scale(double a, double b);
 
+// x as a power of two for messages: "2^40.00" (`decimals` digits after the point).
+std::string power_of_two(double x, int decimals = 2);
+
 // How operands are named in error messages: "level 3, scale 2^40.0000000000" and "batch of 10,
 // level 2, scale 2^40.0000000000".
 std::string describe(const PolyArray& x);
