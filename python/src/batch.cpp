@@ -20,6 +20,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include "oboro/backend/cuda/emulated_queue.hpp"
 #include "oboro/ckks/batch.hpp"
 #include "oboro/ckks/batch_encoder.hpp"
 #if defined(OBORO_WITH_CUDA_RUNTIME)
@@ -32,14 +33,23 @@ using namespace nanobind::literals;
 
 namespace oboro::py {
 
-// The queue of device "cuda" / "cuda:N", made once per device (batches in its memory share it, so
-// it lives as long as the last of them); "cpu": nullptr. Errors: unknown device names
-// (ValueError), no GPU or a build without the CUDA runtime (oboro.Error "no CUDA GPU found ...").
+// The queue of device "cuda" / "cuda:N", made once per device, or of "cuda-emulated" (the CUDA
+// backend's host logic and kernels run by the CPU grid emulator, in separate host allocations: a
+// testing device, in every build), made once; the queues are kept for the process (batches in
+// their memory share them). "cpu": nullptr. Errors: unknown device names (ValueError), no GPU or a
+// build without the CUDA runtime (oboro.Error "no CUDA GPU found ...").
 static QueuePtr queue_for_device(const std::string& device) {
     if (device == "cpu") return nullptr;
+    static std::mutex mutex;
+    if (device == "cuda-emulated") {
+        static QueuePtr emulated;
+        const std::lock_guard<std::mutex> lock(mutex);
+        if (!emulated) emulated = oboro::cuda::make_emulated_queue();
+        return emulated;
+    }
     int index = 0;
     if (device.rfind("cuda", 0) != 0 || (device.size() > 4 && device[4] != ':'))
-        raise<oboro::ValueError>("device: '", device, "' is not one of 'cpu', 'cuda', 'cuda:N'");
+        raise<oboro::ValueError>("device: '", device, "' is not one of 'cpu', 'cuda', 'cuda:N', 'cuda-emulated'");
     if (device.size() > 5) {
         try {
             index = std::stoi(device.substr(5));
@@ -48,7 +58,6 @@ static QueuePtr queue_for_device(const std::string& device) {
         }
     }
 #if defined(OBORO_WITH_CUDA_RUNTIME)
-    static std::mutex mutex;
     static std::map<int, QueuePtr> queues;
     const std::lock_guard<std::mutex> lock(mutex);
     QueuePtr& slot = queues[index];
@@ -113,7 +122,8 @@ nb::object decrypt_batch(const State& s, const PyBatch& b) {
     return to_numpy(all, b.full_shape(), b.is_complex);
 }
 
-// A copy of b in the memory of `device` ('cpu', 'cuda', 'cuda:N'), where its operations then run.
+// A copy of b in the memory of `device` ('cpu', 'cuda', 'cuda:N', 'cuda-emulated'), where its
+// operations then run.
 PyBatch moved_to(const PyBatch& b, const std::string& device) {
     const QueuePtr queue = queue_for_device(device);
     PyBatch out = result_shell(b);
@@ -264,11 +274,14 @@ void add_batch_class(nb::module_& m, nb::class_<PyContext>& ctx) {
                          "-> Batch"),
                  "A batch of copies of the ciphertexts (one context and keys, one level, scale and shape; else "
                  "ValueError, LevelMismatch, ScaleMismatch or ContextMismatch naming the element), in the memory "
-                 "of `device` ('cpu', 'cuda', 'cuda:N'). A single ciphertext goes to a GPU as a batch of one.")
+                 "of `device` ('cpu', 'cuda', 'cuda:N', or 'cuda-emulated': a testing device that runs the CUDA "
+                 "backend's kernels in a CPU emulator, slow). A single ciphertext goes to a GPU as a batch of one.")
         .def("to", &moved_to, "device"_a,
              "A copy of the batch in the memory of `device` ('cpu', 'cuda', 'cuda:N'), where its operations then "
              "run: a batch received from a client (deserialize) moves to a GPU with to('cuda'), and back with "
-             "to('cpu'). Unknown device names: ValueError; no GPU: oboro.Error 'no CUDA GPU found'.")
+             "to('cpu'). 'cuda-emulated' is a testing device: the CUDA backend's kernels run in a CPU emulator "
+             "(slow), on separate host memory, in every build. Unknown device names: ValueError; no GPU: "
+             "oboro.Error 'no CUDA GPU found'.")
         .def("to_ciphertexts",
              [](const PyBatch& s) {
                  std::vector<Ciphertext> cts;
@@ -284,7 +297,7 @@ void add_batch_class(nb::module_& m, nb::class_<PyContext>& ctx) {
         .def("__len__", [](const PyBatch& s) { return s.batch.count(); }, "The number of ciphertexts.")
         .def_prop_ro(
             "device", [](const PyBatch& s) { return std::string(s.batch.device() ? s.batch.device()->device_name() : "cpu"); },
-            "Where the batch lives and its operations run: 'cpu' or 'cuda:N'.")
+            "Where the batch lives and its operations run: 'cpu', 'cuda:N' or 'cuda-emulated'.")
         .def("__getitem__", &element, "index"_a, "Element `index` as a Ciphertext (a copy); negative counts from the end.")
         .def("__getitem__", &selection, "index"_a,
              nb::sig("def __getitem__(self, index: slice | Sequence[int] | numpy.typing.ArrayLike) -> Batch"),
@@ -321,7 +334,8 @@ void add_batch_class(nb::module_& m, nb::class_<PyContext>& ctx) {
                    "scale: float | None = None, slots: int | None = None, device: str = 'cpu') -> Batch"),
            "Encrypts each row of a 2-D (or higher) array as one ciphertext of a Batch: values[i] is element i. "
            "level, scale and slots as in encrypt(). device: 'cpu', or 'cuda' / 'cuda:N' to keep the batch on that "
-           "GPU, where every operation on it then runs (oboro.Error 'no CUDA GPU found' when there is none).")
+           "GPU, where every operation on it then runs (oboro.Error 'no CUDA GPU found' when there is none), or "
+           "'cuda-emulated', a testing device that runs the CUDA kernels in a CPU emulator (slow).")
         .def(
             "decrypt", [](const PyContext& c, const PyBatch& b) { return decrypt_batch(*c.st, b); }, "batch"_a,
             nb::sig("def decrypt(self, batch: Batch) -> numpy.typing.NDArray[typing.Any]"),

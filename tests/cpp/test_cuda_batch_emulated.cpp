@@ -84,10 +84,7 @@ void run_case(const Context& ctx, const Case& cs, bool in_place) {
     p.polys = uint32_t(polys);
     p.limbs = uint32_t(limbs);
     p.out_limbs = uint32_t(out_limbs);
-    kernels::dispatch_batch_op(cs.op, [&]<BatchOp Op>() {
-        oboro::cuda::emulate_grid(kernels::elementwise_shape(p.n, p.count * p.polys * p.out_limbs),
-                                  [&](const oboro::cuda::ThreadIndex& t) { kernels::batch_elt_thread<Op>(t, p); });
-    });
+    oboro::cuda::EmulatedLaunches{}.elementwise(cs.op, p);
     if (in_place) out.resize(expect.size());
     ASSERT_EQ(out, expect);
 }

@@ -43,8 +43,7 @@ void expect_emulated_encode_matches_cpu(const ckks::ContextPtr& ctx_ptr, int lev
     e.count = uint32_t(count);
     e.limbs = uint32_t(limbs);
     e.slots = uint32_t(slots);
-    oboro::cuda::emulate_grid(kernels::elementwise_shape(e.n, e.count * e.limbs),
-                              [&](const oboro::cuda::ThreadIndex& t) { kernels::encode_thread(t, e); });
+    EmulatedLaunches{}.encode(e);
     const auto views = table_views(ctx.ntt_tables(), ctx.q_count());
     uint32_t log_n = 0;
     while ((size_t(1) << log_n) < n) ++log_n;

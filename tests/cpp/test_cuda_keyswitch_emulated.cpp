@@ -79,7 +79,7 @@ std::vector<uint64_t> emulated_key_switch(const Context& ctx, int level, const s
     a.out = out.data();
     a.count = count;
     a.scratch = scratch.data();
-    EmulatedKeySwitchOps ops{order};
+    EmulatedLaunches ops{order};
     kernels::for_each_key_switch_step(a, ops);
     return out;
 }
@@ -196,7 +196,7 @@ TEST(CudaKeySwitchEmulated, MultiplyRelinRescaleMatchesCpuQueue) {
                 m.key_qp_limbs = key.qp_limbs;
                 m.count = count;
                 m.scratch = scratch.data();
-                EmulatedKeySwitchOps ops;
+                EmulatedLaunches ops;
                 kernels::for_each_multiply_relin_rescale_step(m, ops);
                 ASSERT_EQ(out, expect);
             }
@@ -278,7 +278,7 @@ TEST(CudaKeySwitchEmulated, RelinearizeMatchesEvaluatorOnBatches) {
             std::vector<const uint64_t*> key_ptrs(in.count, f.keys.rk.data.data());
             std::vector<uint64_t> out, scratch;
             auto a = f.args(h, in, out, scratch, key_ptrs, f.keys.rk.qp_limbs);
-            EmulatedKeySwitchOps ops;
+            EmulatedLaunches ops;
             kernels::for_each_relinearize_step(a, ops);
             for (uint32_t c = 0; c < in.count; ++c)
                 expect_element_equals(out, c, f.keys.eval->relinearize(batch[c], f.keys.rk));
@@ -315,7 +315,7 @@ TEST(CudaKeySwitchEmulated, RotateMatchesEvaluator) {
         for (uint32_t c = 0; c < in.count; ++c) table.push_back(perms.data() + size_t(c) * f.ctx.n());
         a.perm = perms.data();
         if (per_element) a.perm_table = table.data();
-        EmulatedKeySwitchOps ops;
+        EmulatedLaunches ops;
         kernels::for_each_rotate_step(a, ops);
         for (uint32_t c = 0; c < in.count; ++c)
             expect_element_equals(out, c, f.keys.eval->rotate(cts[c], per_element ? steps[c] : steps[0], f.keys.gk));
@@ -373,7 +373,7 @@ TEST(CudaKeySwitchEmulated, HoistedRotationsMatchRotateMany) {
         for (auto& o : outs) out_ptrs.push_back(o.data());
         std::vector<uint64_t> unused_out, scratch;
         auto a = f.args(h, in, unused_out, scratch, {}, f.keys.gk.keys.begin()->second.qp_limbs);
-        EmulatedKeySwitchOps ops;
+        EmulatedLaunches ops;
         kernels::for_each_hoisted_rotation_step(a, rk.perms.data(), rk.keys_per_rotation.data(), out_ptrs.data(),
                                                 uint32_t(steps.size()), ops);
         for (uint32_t c = 0; c < in.count; ++c) {
@@ -403,7 +403,7 @@ TEST(CudaKeySwitchEmulated, HoistedSumMatchesRotateSum) {
         const RotationKeys rk(f, steps, in.count);
         std::vector<uint64_t> out, scratch, tmp(in.data.size(), 0xABCD);
         auto a = f.args(h, in, out, scratch, {}, f.keys.gk.keys.begin()->second.qp_limbs);
-        EmulatedKeySwitchOps ops;
+        EmulatedLaunches ops;
         kernels::for_each_hoisted_sum_step(a, rk.perms.data(), rk.keys_per_rotation.data(), uint32_t(rk.perms.size()),
                                            rk.identities, tmp.data(), ops);
         for (uint32_t c = 0; c < in.count; ++c) {

@@ -23,34 +23,7 @@ __global__ void base_conversion_output_kernel(const kernels::BaseConvArgs args) 
 
 }  // namespace
 
-DeviceBaseConverter::DeviceBaseConverter(const math::BaseConverter& converter) {
-    const kernels::BaseConvHostData h(converter);
-    const size_t k = h.from.size(), m = h.to.size();
-    // words: from, punctured_inv, punctured_inv_shoup (k each), qhat_mod_t (m*k), q_mod_t (m)
-    std::vector<uint64_t> words;
-    for (const auto* part : {&h.from, &h.punctured_inv, &h.punctured_inv_shoup, &h.qhat_mod_t, &h.q_mod_t})
-        words.insert(words.end(), part->begin(), part->end());
-    words_ = DeviceBuffer(words.size() * sizeof(uint64_t));
-    words_.upload(words.data(), words.size() * sizeof(uint64_t));
-    doubles_ = DeviceBuffer(k * sizeof(double));
-    doubles_.upload(h.inv_from.data(), k * sizeof(double));
-    barrett_ = DeviceBuffer(m * sizeof(math::Barrett<uint64_t>));
-    barrett_.upload(h.to.data(), m * sizeof(math::Barrett<uint64_t>));
-    const uint64_t* w = words_.as<const uint64_t>();
-    view_.k = uint32_t(k);
-    view_.m = uint32_t(m);
-    view_.from = w;
-    view_.punctured_inv = w + k;
-    view_.punctured_inv_shoup = w + 2 * k;
-    view_.qhat_mod_t = w + 3 * k;
-    view_.q_mod_t = w + 3 * k + m * k;
-    view_.inv_from = doubles_.as<const double>();
-    view_.to = barrett_.as<const math::Barrett<uint64_t>>();
-}
-
 void launch_base_conversion(const kernels::BaseConvArgs& args, void* stream) {
-    if (args.polys == 0 || args.n == 0 || args.conv.m == 0) return;
-    if (args.conv.k == 0 || args.conv.k > 64) raise<ValueError>("launch_base_conversion: ", args.conv.k, " source primes (1 .. 64)");
     const cudaStream_t st = static_cast<cudaStream_t>(stream);
     kernels::for_each_base_conversion_launch(args, [&](int kernel, const LaunchShape& s) {
         const dim3 grid = detail::to_dim3(s.grid), block = detail::to_dim3(s.block);

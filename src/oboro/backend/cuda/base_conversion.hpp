@@ -6,21 +6,13 @@
 #include <cstdint>
 
 #include "oboro/backend/cuda/base_conversion_kernels.hpp"
-#include "oboro/backend/cuda/device_buffer.hpp"
+#include "oboro/backend/cuda/device_constants.hpp"
 #include "oboro/math/rns.hpp"
 
 namespace oboro::cuda {
 
-// A BaseConverter's constants in device memory; view() is what BaseConvArgs::conv takes.
-class DeviceBaseConverter {
-public:
-    explicit DeviceBaseConverter(const math::BaseConverter& converter);
-    const kernels::BaseConvView& view() const { return view_; }
-
-private:
-    DeviceBuffer words_, doubles_, barrett_;
-    kernels::BaseConvView view_;
-};
+// A BaseConverter's constants in GPU memory (device_constants.hpp).
+using DeviceBaseConverter = BasicDeviceBaseConverter<CudaMemory>;
 
 // Asynchronous: one or two launches on `stream` (nullptr: the default stream).
 void launch_base_conversion(const kernels::BaseConvArgs& args, void* stream = nullptr);

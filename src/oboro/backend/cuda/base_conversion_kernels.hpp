@@ -19,6 +19,7 @@
 
 #include "oboro/backend/cuda/elementwise_kernels.hpp"
 #include "oboro/math/rns.hpp"
+#include "oboro/util/error.hpp"
 
 namespace oboro::cuda::kernels {
 
@@ -121,8 +122,10 @@ OBORO_HD void base_conversion_output_thread(const ThreadIndex& t, const BaseConv
 }
 
 // The launch sequence (shared by the CUDA launcher and the emulator): run(kernel, shape) with
-// kernel 1 (prepare, k > 1 only) then 2 (output).
+// kernel 1 (prepare, k > 1 only) then 2 (output); nothing for an empty conversion.
 template <typename Run> void for_each_base_conversion_launch(const BaseConvArgs& a, Run&& run) {
+    if (a.polys == 0 || a.n == 0 || a.conv.m == 0) return;
+    if (a.conv.k == 0 || a.conv.k > 64) raise<ValueError>("base conversion: ", a.conv.k, " source primes (1 .. 64)");
     if (a.conv.k > 1) run(1, elementwise_shape(a.n, a.polys));
     run(2, elementwise_shape(a.n, a.polys * a.conv.m));
 }

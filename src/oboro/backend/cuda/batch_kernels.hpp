@@ -31,6 +31,8 @@ struct BatchEltArgs {
     uint32_t n = 0, count = 0, polys = 0, limbs = 0, out_limbs = 0;
 };
 
+inline RowLaunch row_launch(const BatchEltArgs& p) { return row_launch(p.n, p.count * p.polys * p.out_limbs); }
+
 template <BatchOp Op> OBORO_HD void batch_elt_thread(const ThreadIndex& t, const BatchEltArgs& p) {
     const uint32_t per_elem = p.polys * p.out_limbs;
     for_each_row_element(t, p.n, p.count * per_elem, [&](uint64_t o, uint64_t row) {
@@ -70,6 +72,8 @@ struct EncodeArgs {
     const math::Barrett<uint64_t>* moduli = nullptr;  // limbs
     uint32_t n = 0, count = 0, limbs = 0, slots = 0;
 };
+
+inline RowLaunch row_launch(const EncodeArgs& p) { return row_launch(p.n, p.count * p.limbs); }
 
 OBORO_HD void encode_thread(const ThreadIndex& t, const EncodeArgs& p) {
     for_each_row_element(t, p.n, p.count * p.limbs, [&](uint64_t o, uint64_t row) {

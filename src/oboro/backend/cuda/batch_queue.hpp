@@ -14,6 +14,9 @@
 // A key-switching key is uploaded once and cached by its uid (backend/key_switch_key.hpp); a key
 // without one (uid 0) is uploaded for each operation.
 //
+// The host logic is DeviceQueue's (device_queue.hpp), which the emulated queue
+// (emulated_queue.hpp) runs too, with every launch in the CPU grid emulator.
+//
 // Plain C++: no CUDA headers. Defined in batch_queue.cu; available to targets linking `oboro_cuda`.
 #pragma once
 

@@ -3,6 +3,7 @@
 
 #include <cuda_runtime.h>
 
+#include "oboro/backend/cuda/elementwise_kernels.hpp"
 #include "oboro/backend/cuda/thread_index.hpp"
 #include "oboro/util/error.hpp"
 
@@ -24,6 +25,15 @@ __device__ __forceinline__ ThreadIndex this_thread() {
 }
 
 inline dim3 to_dim3(const Dim3& d) { return dim3(d.x, d.y, d.z); }
+
+// One launch of an element-wise kernel over its arguments' rows (kernels::row_launch), on
+// `stream`; nothing for an empty one.
+template <typename Args> void launch_rows(void (*kernel)(Args), const Args& args, cudaStream_t stream, const char* what) {
+    const kernels::RowLaunch l = row_launch(args);  // ADL: the overload next to Args
+    if (l.empty) return;
+    kernel<<<to_dim3(l.shape.grid), to_dim3(l.shape.block), 0, stream>>>(args);
+    check(cudaGetLastError(), what);
+}
 
 // The device side of grid_emulator.hpp's emulate_block_phases: runs per_phase(thread, shared,
 // phase) for phase = 0 .. phases-1 with a barrier after each, on the block's dynamic shared memory

@@ -50,17 +50,11 @@ template <typename W> void launch_mod_op(kernels::ModOp op, const kernels::ModOp
 }
 
 template <typename W> void launch_tensor(const kernels::TensorArgs<W>& args, void* stream) {
-    if (args.n == 0 || args.count == 0 || args.limbs == 0) return;
-    const LaunchShape s = kernels::elementwise_shape(args.n, args.count * args.limbs);
-    tensor_kernel<W><<<detail::to_dim3(s.grid), detail::to_dim3(s.block), 0, static_cast<cudaStream_t>(stream)>>>(args);
-    detail::check(cudaGetLastError(), "launch_tensor");
+    detail::launch_rows(tensor_kernel<W>, args, static_cast<cudaStream_t>(stream), "launch_tensor");
 }
 
 template <typename W> void launch_permute(const kernels::PermuteArgs<W>& args, void* stream) {
-    if (args.n == 0 || args.rows == 0) return;
-    const LaunchShape s = kernels::elementwise_shape(args.n, args.rows);
-    permute_kernel<W><<<detail::to_dim3(s.grid), detail::to_dim3(s.block), 0, static_cast<cudaStream_t>(stream)>>>(args);
-    detail::check(cudaGetLastError(), "launch_permute");
+    detail::launch_rows(permute_kernel<W>, args, static_cast<cudaStream_t>(stream), "launch_permute");
 }
 
 template <typename W>

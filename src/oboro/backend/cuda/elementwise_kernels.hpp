@@ -27,6 +27,15 @@ inline LaunchShape elementwise_shape(uint32_t n, uint32_t rows) {
     return s;
 }
 
+// The launch of an element-wise kernel over `rows` rows of n coefficients; an empty one (no rows,
+// or n == 0) is not launched. row_launch(args) of each kernel's arguments (next to its per-thread
+// body) gives its rows: the CUDA launchers and the emulator take the shape from there.
+struct RowLaunch {
+    LaunchShape shape;
+    bool empty = true;
+};
+inline RowLaunch row_launch(uint32_t n, uint32_t rows) { return RowLaunch{elementwise_shape(n, rows), n == 0 || rows == 0}; }
+
 // out = a * b + c (mod q_r), all operands `rows x n`, inputs in [0, q_r), output in [0, q_r).
 // Barrett reduction of the double-word a*b + c (< q^2 + q). out may alias a, b or c.
 template <typename W> struct MulAddModArgs {
@@ -132,6 +141,8 @@ template <typename W> struct TensorArgs {
     uint32_t count = 0;
 };
 
+template <typename W> RowLaunch row_launch(const TensorArgs<W>& a) { return row_launch(a.n, a.count * a.limbs); }
+
 template <typename W> OBORO_HD void tensor_thread(const ThreadIndex& t, const TensorArgs<W>& p) {
     const uint64_t poly = uint64_t(p.limbs) * p.n;  // words per polynomial
     for_each_row_element(t, p.n, p.count * p.limbs, [&](uint64_t i, uint64_t row) {
@@ -159,6 +170,8 @@ template <typename W> struct PermuteArgs {
     uint32_t n = 0;
     uint32_t rows = 0;
 };
+
+template <typename W> RowLaunch row_launch(const PermuteArgs<W>& a) { return row_launch(a.n, a.rows); }
 
 template <typename W> OBORO_HD void permute_thread(const ThreadIndex& t, const PermuteArgs<W>& p) {
     for_each_row_element(t, p.n, p.rows, [&](uint64_t i, uint64_t row) {

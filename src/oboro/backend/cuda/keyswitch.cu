@@ -1,12 +1,14 @@
 // CUDA kernels and launchers of the key switching (hybrid key switching, relinearize, rotate,
-// hoisted rotations). The launch sequences are keyswitch_kernels.hpp's, the same functions the
-// emulated tests run; the per-thread bodies are host-device functions there too.
+// hoisted rotations), and the CudaLaunches the launch sequences run. The launch sequences are
+// keyswitch_kernels.hpp's, the same functions the emulator runs; the per-thread bodies are
+// host-device functions there too.
 #include <cstdint>
 #include <vector>
 
 #include <cuda_runtime.h>
 
 #include "oboro/backend/cuda/cuda_check.cuh"
+#include "oboro/backend/cuda/cuda_launches.hpp"
 #include "oboro/backend/cuda/elementwise.hpp"
 #include "oboro/backend/cuda/keyswitch.hpp"
 
@@ -25,117 +27,64 @@ __global__ void strided_add_kernel(const kernels::StridedAddArgs args) {
 }
 __global__ void fold_kernel(const kernels::FoldArgs args) { kernels::fold_thread(detail::this_thread(), args); }
 
-// The operations of the launch sequences, as CUDA launches on one stream.
-struct CudaKeySwitchOps {
-    cudaStream_t stream;
-
-    template <typename Args, typename Kernel> void elementwise(Kernel kernel, const Args& a, uint32_t rows, const char* what) {
-        if (a.n == 0 || rows == 0) return;
-        const LaunchShape s = kernels::elementwise_shape(a.n, rows);
-        kernel<<<detail::to_dim3(s.grid), detail::to_dim3(s.block), 0, stream>>>(a);
-        detail::check(cudaGetLastError(), what);
-    }
-    void ntt(const kernels::NttArgs& a, bool forward) {
-        if (forward) launch_ntt_forward(a, stream);
-        else launch_ntt_inverse(a, stream);
-    }
-    void digit_copy(const kernels::DigitCopyArgs& a) { elementwise(digit_copy_kernel, a, a.count * a.nq, "key switch: digit copy"); }
-    void base_conversion(const kernels::BaseConvArgs& a) { launch_base_conversion(a, stream); }
-    void inner_product(const kernels::InnerProductArgs& a) {
-        elementwise(inner_product_kernel, a, a.count * a.ne, "key switch: inner product");
-    }
-    void divide_drop(const kernels::DivideDropArgs& a) { launch_divide_and_drop(a, stream); }
-    void permute(const kernels::PermuteArgs<uint64_t>& a) { launch_permute(a, stream); }
-    void strided_add(const kernels::StridedAddArgs& a) {
-        elementwise(strided_add_kernel, a, a.count * a.polys * a.limbs, "key switch: addition");
-    }
-    void tensor(const kernels::TensorArgs<uint64_t>& a) { launch_tensor(a, stream); }
-    void fold(const kernels::FoldArgs& a) { elementwise(fold_kernel, a, a.count * 2 * a.nq, "multiply_relin_rescale: P (d0, d1)"); }
-};
-
-template <typename T> DeviceBuffer to_device(const std::vector<T>& v) {
-    DeviceBuffer b(v.size() * sizeof(T));
-    b.upload(v.data(), v.size() * sizeof(T));
-    return b;
-}
+cudaStream_t stream_of(const CudaLaunches& l) { return static_cast<cudaStream_t>(l.stream); }
 
 }  // namespace
 
-DeviceKeySwitchLevel::DeviceKeySwitchLevel(const backend::Ring& ring, int level) {
-    const kernels::KeySwitchHostData h(ring, level);
-    std::vector<math::NttTables> ext(ring.ntt_tables(), ring.ntt_tables() + h.level.nq);
-    ext.insert(ext.end(), ring.p_ntt_tables(), ring.p_ntt_tables() + h.level.k);
-    tables_ = std::make_unique<DeviceNttTables>(ext.data(), ext.size());
-    moduli_ = to_device(h.ext_moduli);
-    drop_ = to_device(h.drop);
-    q_values_ = to_device(h.q_values);
-    std::vector<uint64_t> p_mod_q = h.p_mod_q;
-    p_mod_q.insert(p_mod_q.end(), h.p_mod_q_shoup.begin(), h.p_mod_q_shoup.end());
-    p_mod_q_ = to_device(p_mod_q);
-    if (!h.rescale_drop.empty()) rescale_drop_ = to_device(h.rescale_drop);
-    std::vector<uint32_t> all_limbs;  // the digits' target lists, one after the other
-    for (const auto& l : h.out_limbs) all_limbs.insert(all_limbs.end(), l.begin(), l.end());
-    out_limbs_ = to_device(all_limbs);
-    size_t offset = 0;
-    for (size_t j = 0; j < h.steps.size(); ++j) {
-        converters_.push_back(std::make_unique<DeviceBaseConverter>(ring.level(level).digits[j].to_others));
-        kernels::DigitStep s = h.steps[j];
-        s.conv = converters_.back()->view();
-        s.out_limbs = out_limbs_.as<const uint32_t>() + offset;
-        offset += h.out_limbs[j].size();
-        steps_.push_back(s);
-    }
-    level_ = h.level;
-    level_.ext_tables = tables_->views();
-    level_.ext_moduli = moduli_.as<const math::Barrett<uint64_t>>();
-    level_.drop = drop_.as<const kernels::DropLimb>();
-    level_.q_values = q_values_.as<const uint64_t>();
-    level_.digit_steps = steps_.data();
-    if (h.level.k > 1) {
-        converters_.push_back(std::make_unique<DeviceBaseConverter>(ring.level(level).p_to_q));
-        level_.p_to_q = converters_.back()->view();
-    }
-    level_.p_mod_q = p_mod_q_.as<const uint64_t>();
-    level_.p_mod_q_shoup = level_.p_mod_q + h.level.nq;
-    if (level >= 1) {
-        converters_.push_back(std::make_unique<DeviceBaseConverter>(ring.level(level).qlp_to_q));
-        level_.qlp_to_q = converters_.back()->view();
-        level_.rescale_drop = rescale_drop_.as<const kernels::DropLimb>();
-    }
+// ---- the launches of the key-switching sequences (CudaLaunches) --------------------------------
+
+void CudaLaunches::ntt(const kernels::NttArgs& a, bool forward) {
+    if (forward) launch_ntt_forward(a, stream);
+    else launch_ntt_inverse(a, stream);
+}
+void CudaLaunches::digit_copy(const kernels::DigitCopyArgs& a) {
+    detail::launch_rows(digit_copy_kernel, a, stream_of(*this), "key switch: digit copy");
+}
+void CudaLaunches::base_conversion(const kernels::BaseConvArgs& a) { launch_base_conversion(a, stream); }
+void CudaLaunches::inner_product(const kernels::InnerProductArgs& a) {
+    detail::launch_rows(inner_product_kernel, a, stream_of(*this), "key switch: inner product");
+}
+void CudaLaunches::divide_drop(const kernels::DivideDropArgs& a) { launch_divide_and_drop(a, stream); }
+void CudaLaunches::permute(const kernels::PermuteArgs<uint64_t>& a) { launch_permute(a, stream); }
+void CudaLaunches::strided_add(const kernels::StridedAddArgs& a) {
+    detail::launch_rows(strided_add_kernel, a, stream_of(*this), "key switch: addition");
+}
+void CudaLaunches::tensor(const kernels::TensorArgs<uint64_t>& a) { launch_tensor(a, stream); }
+void CudaLaunches::fold(const kernels::FoldArgs& a) {
+    detail::launch_rows(fold_kernel, a, stream_of(*this), "multiply_relin_rescale: P (d0, d1)");
 }
 
 void launch_key_switch(const kernels::KeySwitchArgs& args, void* stream) {
-    CudaKeySwitchOps ops{static_cast<cudaStream_t>(stream)};
+    CudaLaunches ops{stream};
     kernels::for_each_key_switch_step(args, ops);
 }
 
 void launch_relinearize(const kernels::CiphertextKeySwitchArgs& args, void* stream) {
-    CudaKeySwitchOps ops{static_cast<cudaStream_t>(stream)};
+    CudaLaunches ops{stream};
     kernels::for_each_relinearize_step(args, ops);
 }
 
 void launch_rotate(const kernels::CiphertextKeySwitchArgs& args, void* stream) {
-    CudaKeySwitchOps ops{static_cast<cudaStream_t>(stream)};
+    CudaLaunches ops{stream};
     kernels::for_each_rotate_step(args, ops);
 }
 
 void launch_multiply_relin_rescale(const kernels::MultiplyRelinRescaleArgs& args, void* stream) {
-    if (args.level.nq < 2) raise<LevelMismatch>("launch_multiply_relin_rescale: level 0 cannot be rescaled");
-    CudaKeySwitchOps ops{static_cast<cudaStream_t>(stream)};
+    CudaLaunches ops{stream};
     kernels::for_each_multiply_relin_rescale_step(args, ops);
 }
 
 void launch_hoisted_rotations(const kernels::CiphertextKeySwitchArgs& args, const uint32_t* const* perms,
                               const uint64_t* const* const* keys_per_rotation, uint64_t* const* outs,
                               uint32_t rotations, void* stream) {
-    CudaKeySwitchOps ops{static_cast<cudaStream_t>(stream)};
+    CudaLaunches ops{stream};
     kernels::for_each_hoisted_rotation_step(args, perms, keys_per_rotation, outs, rotations, ops);
 }
 
 void launch_hoisted_sum(const kernels::CiphertextKeySwitchArgs& args, const uint32_t* const* perms,
                         const uint64_t* const* const* keys_per_rotation, uint32_t rotations, uint32_t identities,
                         uint64_t* tmp, void* stream) {
-    CudaKeySwitchOps ops{static_cast<cudaStream_t>(stream)};
+    CudaLaunches ops{stream};
     kernels::for_each_hoisted_sum_step(args, perms, keys_per_rotation, rotations, identities, tmp, ops);
 }
 

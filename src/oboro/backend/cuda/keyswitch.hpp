@@ -6,11 +6,9 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
-#include <vector>
 
 #include "oboro/backend/cuda/base_conversion.hpp"
-#include "oboro/backend/cuda/device_buffer.hpp"
+#include "oboro/backend/cuda/device_constants.hpp"
 #include "oboro/backend/cuda/keyswitch_kernels.hpp"
 #include "oboro/backend/cuda/ntt.hpp"
 #include "oboro/backend/key_switch_key.hpp"
@@ -18,20 +16,8 @@
 
 namespace oboro::cuda {
 
-// The constants of key switching at one level in device memory; get() is what the args take
-// (its digit_steps stay in host memory, where the launcher reads them).
-class DeviceKeySwitchLevel {
-public:
-    DeviceKeySwitchLevel(const backend::Ring& ring, int level);
-    const kernels::KeySwitchLevel& get() const { return level_; }
-
-private:
-    std::unique_ptr<DeviceNttTables> tables_;
-    DeviceBuffer moduli_, drop_, q_values_, out_limbs_, p_mod_q_, rescale_drop_;
-    std::vector<std::unique_ptr<DeviceBaseConverter>> converters_;  // the digits', P -> Q_l, q_l P -> Q_{l-1}
-    std::vector<kernels::DigitStep> steps_;
-    kernels::KeySwitchLevel level_;
-};
+// The constants of key switching at one level in GPU memory (device_constants.hpp).
+using DeviceKeySwitchLevel = BasicDeviceKeySwitchLevel<CudaMemory>;
 
 // Asynchronous on `stream` (a cudaStream_t, nullptr: the default stream); device memory only.
 void launch_key_switch(const kernels::KeySwitchArgs& args, void* stream = nullptr);

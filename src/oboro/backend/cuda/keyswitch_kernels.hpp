@@ -47,6 +47,8 @@ struct DigitCopyArgs {
     uint32_t n = 0, nq = 0, ne = 0, beta = 0, alpha = 0, count = 0;
 };
 
+inline RowLaunch row_launch(const DigitCopyArgs& a) { return row_launch(a.n, a.count * a.nq); }
+
 OBORO_HD void digit_copy_thread(const ThreadIndex& t, const DigitCopyArgs& a) {
     for_each_row_element(t, a.n, a.count * a.nq, [&](uint64_t i, uint64_t row) {
         const uint64_t c = row / a.nq, limb = row - c * a.nq, j = limb / a.alpha, col = i - row * a.n;
@@ -77,6 +79,8 @@ struct InnerProductArgs {
     uint32_t chunk = 1;  // products summed before a reduction (lazy_product_terms, min over limbs)
     bool accumulate = false;
 };
+
+inline RowLaunch row_launch(const InnerProductArgs& a) { return row_launch(a.n, a.count * a.ne); }
 
 OBORO_HD void inner_product_thread(const ThreadIndex& t, const InnerProductArgs& a) {
     for_each_row_element(t, a.n, a.count * a.ne, [&](uint64_t, uint64_t row) {
@@ -120,6 +124,8 @@ struct StridedAddArgs {
     uint32_t n = 0, limbs = 0, polys = 0, x_polys = 0, count = 0;
 };
 
+inline RowLaunch row_launch(const StridedAddArgs& a) { return row_launch(a.n, a.count * a.polys * a.limbs); }
+
 OBORO_HD void strided_add_thread(const ThreadIndex& t, const StridedAddArgs& a) {
     const uint32_t per_elem = a.polys * a.limbs;
     for_each_row_element(t, a.n, a.count * per_elem, [&](uint64_t i, uint64_t row) {
@@ -143,6 +149,8 @@ struct FoldArgs {
     const math::Barrett<uint64_t>* moduli = nullptr;  // nq
     uint32_t n = 0, nq = 0, ne = 0, count = 0;
 };
+
+inline RowLaunch row_launch(const FoldArgs& a) { return row_launch(a.n, a.count * 2 * a.nq); }
 
 OBORO_HD void fold_thread(const ThreadIndex& t, const FoldArgs& a) {
     for_each_row_element(t, a.n, a.count * 2 * a.nq, [&](uint64_t, uint64_t row) {
@@ -560,6 +568,7 @@ struct MultiplyRelinRescaleArgs {
 
 template <typename Ops> void for_each_multiply_relin_rescale_step(const MultiplyRelinRescaleArgs& m, Ops& ops) {
     const KeySwitchLevel& L = m.level;
+    if (L.nq < 2) raise<LevelMismatch>("multiply_relin_rescale: level 0 cannot be rescaled");
     const uint64_t n = uint64_t(1) << L.plan.log_n, poly = uint64_t(L.nq) * n;
     KeySwitchArgs ks;
     ks.level = L;

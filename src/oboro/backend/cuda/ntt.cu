@@ -27,9 +27,6 @@ __global__ void __launch_bounds__(kernels::ntt_block_threads) ntt_pass_kernel(co
 }
 
 void launch_ntt(const NttArgs& args, bool forward, void* stream_ptr) {
-    if (args.polys == 0 || args.limbs == 0) return;
-    if (args.plan.threads > kernels::ntt_block_threads)
-        raise<ValueError>("launch_ntt: ", args.plan.threads, " threads per block exceed ", kernels::ntt_block_threads);
     const cudaStream_t stream = static_cast<cudaStream_t>(stream_ptr);
     kernels::for_each_ntt_launch(args, forward, [&](NttPass pass, const LaunchShape& shape, size_t words, uint32_t,
                                                     const NttArgs& part) {
@@ -45,56 +42,12 @@ void launch_ntt(const NttArgs& args, bool forward, void* stream_ptr) {
     });
 }
 
-uint32_t checked_log_n(uint32_t n, const char* what) {
-    uint32_t log_n = 0;
-    while ((1u << log_n) < n) ++log_n;
-    if (n < 4 || (1u << log_n) != n) raise<ValueError>(what, ": n = ", n, " is not a power of two >= 4");
-    return log_n;
-}
-
 }  // namespace
-
-DeviceNttTables::DeviceNttTables(const math::NttTables* tables, size_t count) : count_(count) {
-    if (count == 0) raise<ValueError>("DeviceNttTables: no tables");
-    n_ = tables[0].n;
-    log_n_ = checked_log_n(n_, "DeviceNttTables");
-    const size_t n = n_;
-    words_ = DeviceBuffer(4 * n * count * sizeof(uint64_t));
-    std::vector<kernels::NttTableView> views(count);
-    for (size_t i = 0; i < count; ++i) {
-        if (tables[i].n != n_) raise<ValueError>("DeviceNttTables: table ", i, " has degree ", tables[i].n, ", not ", n_);
-        const std::vector<uint64_t>* parts[4] = {&tables[i].psi_rev, &tables[i].psi_rev_shoup, &tables[i].psi_inv_rev,
-                                                 &tables[i].psi_inv_rev_shoup};
-        const uint64_t* dev[4];
-        for (size_t k = 0; k < 4; ++k) {
-            const size_t offset = (4 * i + k) * n;
-            words_.upload(parts[k]->data(), n * sizeof(uint64_t), offset * sizeof(uint64_t));
-            dev[k] = words_.as<const uint64_t>() + offset;
-        }
-        views[i] = kernels::host_table_view(tables[i]);  // the scalars; pointers replaced below
-        views[i].psi_rev = dev[0];
-        views[i].psi_rev_shoup = dev[1];
-        views[i].psi_inv_rev = dev[2];
-        views[i].psi_inv_rev_shoup = dev[3];
-    }
-    views_ = DeviceBuffer(count * sizeof(kernels::NttTableView));
-    views_.upload(views.data(), count * sizeof(kernels::NttTableView));
-}
-
-DeviceDropLimbs::DeviceDropLimbs(const uint64_t* kept_moduli, uint32_t kept, uint64_t dropped_prime,
-                                 const uint64_t* inverses) {
-    if (kept == 0) raise<ValueError>("DeviceDropLimbs: no limb is kept");
-    std::vector<kernels::DropLimb> limbs(kept);
-    kernels::make_drop_limbs(kept_moduli, kept, dropped_prime, inverses, limbs.data());
-    buf_ = DeviceBuffer(kept * sizeof(kernels::DropLimb));
-    buf_.upload(limbs.data(), kept * sizeof(kernels::DropLimb));
-}
 
 void launch_ntt_forward(const NttArgs& args, void* stream) { launch_ntt(args, true, stream); }
 void launch_ntt_inverse(const NttArgs& args, void* stream) { launch_ntt(args, false, stream); }
 
 void launch_divide_and_drop(const kernels::DivideDropArgs& args, void* stream) {
-    if (args.kept == 0) raise<ValueError>("launch_divide_and_drop: no limb is kept");
     kernels::for_each_divide_drop_transform(args, [&](const NttArgs& a, bool forward) { launch_ntt(a, forward, stream); });
 }
 

@@ -9,37 +9,16 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "oboro/backend/cuda/device_buffer.hpp"
+#include "oboro/backend/cuda/device_constants.hpp"
 #include "oboro/backend/cuda/ntt_kernels.hpp"
 #include "oboro/math/ntt.hpp"
 
 namespace oboro::cuda {
 
-// The NTT tables of `count` primes (all of degree n) in device memory, as the kernels read them:
-// views() is a device array of `count` NttTableView pointing into one allocation of 4*n*count words.
-class DeviceNttTables {
-public:
-    DeviceNttTables(const math::NttTables* tables, size_t count);
-    const kernels::NttTableView* views() const { return views_.as<const kernels::NttTableView>(); }
-    size_t size() const { return count_; }
-    uint32_t n() const { return n_; }
-    uint32_t log_n() const { return log_n_; }
-
-private:
-    DeviceBuffer words_, views_;
-    size_t count_ = 0;
-    uint32_t n_ = 0, log_n_ = 0;
-};
-
-// The constants of a division by one dropped prime (kernels::make_drop_limbs) in device memory.
-class DeviceDropLimbs {
-public:
-    DeviceDropLimbs(const uint64_t* kept_moduli, uint32_t kept, uint64_t dropped_prime, const uint64_t* inverses);
-    const kernels::DropLimb* get() const { return buf_.as<const kernels::DropLimb>(); }
-
-private:
-    DeviceBuffer buf_;
-};
+// The NTT tables and the constants of a division by one dropped prime in GPU memory
+// (device_constants.hpp).
+using DeviceNttTables = BasicDeviceNttTables<CudaMemory>;
+using DeviceDropLimbs = BasicDeviceDropLimbs<CudaMemory>;
 
 // Forward / inverse transform of every row of args (two launches per 65535 rows).
 void launch_ntt_forward(const kernels::NttArgs& args, void* stream = nullptr);

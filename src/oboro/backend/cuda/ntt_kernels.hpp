@@ -317,9 +317,13 @@ OBORO_HD void ntt_phase(const ThreadIndex& t, uint64_t* shared, uint32_t phase, 
 // ---- pass sequences (shared by the CUDA launchers and the emulator) ----------------------------
 
 // Calls run(pass, shape, shared_words, phases, args) for every launch of a forward (or inverse)
-// transform, in order: pass 1 then pass 2, each split into launches of at most max_grid_yz rows.
+// transform, in order: pass 1 then pass 2, each split into launches of at most max_grid_yz rows
+// (none for no rows).
 template <typename Run> void for_each_ntt_launch(const NttArgs& args, bool forward, Run&& run) {
     const uint64_t rows = uint64_t(args.polys) * args.limbs;
+    if (rows == 0) return;
+    if (args.plan.threads > ntt_block_threads)
+        raise<ValueError>("NTT launch: ", args.plan.threads, " threads per block exceed ", ntt_block_threads);
     const NttPass passes[2] = {forward ? NttPass::forward_columns : NttPass::inverse_chunks,
                                forward ? NttPass::forward_chunks : NttPass::inverse_columns};
     for (NttPass pass : passes)
@@ -358,6 +362,7 @@ inline size_t divide_drop_scratch_words(uint32_t polys, uint32_t kept, uint64_t 
 
 // The two transforms of a division (see the top of this file): run(args, forward) for each.
 template <typename Run> void for_each_divide_drop_transform(const DivideDropArgs& r, Run&& run) {
+    if (r.kept == 0) raise<ValueError>("divide and drop: no limb is kept");
     const uint64_t n = uint64_t(1) << r.plan.log_n;
     uint64_t* dropped_coeffs = r.scratch;                  // polys x n
     uint64_t* converted = r.scratch + uint64_t(r.polys) * n;  // polys x kept x n, pass-1 output

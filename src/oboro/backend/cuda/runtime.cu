@@ -1,4 +1,4 @@
-// CUDA runtime queries and device memory.
+// CUDA runtime queries and the CUDA memory policy (CudaMemory, device_buffer.hpp).
 #include <string>
 
 #include <cuda_runtime.h>
@@ -37,42 +37,26 @@ std::string device_summary() {
 
 }  // namespace oboro::cuda
 
-// ---- DeviceBuffer -----------------------------------------------------------------------------
+// ---- CudaMemory --------------------------------------------------------------------------------
 
 namespace oboro::cuda {
 
-DeviceBuffer::DeviceBuffer(size_t bytes) : bytes_(bytes) {
-    if (bytes_) detail::check(cudaMalloc(&ptr_, bytes_), "cudaMalloc");
+void* CudaMemory::allocate(size_t bytes) {
+    void* p = nullptr;
+    if (bytes) detail::check(cudaMalloc(&p, bytes), "cudaMalloc");
+    return p;
 }
 
-DeviceBuffer::~DeviceBuffer() {
-    if (ptr_) cudaFree(ptr_);
+void CudaMemory::release(void* p) noexcept {
+    if (p) cudaFree(p);
 }
 
-DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept : ptr_(other.ptr_), bytes_(other.bytes_) {
-    other.ptr_ = nullptr;
-    other.bytes_ = 0;
+void CudaMemory::upload(void* device, const void* host, size_t bytes) {
+    if (bytes) detail::check(cudaMemcpy(device, host, bytes, cudaMemcpyHostToDevice), "cudaMemcpy H2D");
 }
 
-DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
-    if (this != &other) {
-        if (ptr_) cudaFree(ptr_);
-        ptr_ = other.ptr_;
-        bytes_ = other.bytes_;
-        other.ptr_ = nullptr;
-        other.bytes_ = 0;
-    }
-    return *this;
-}
-
-void DeviceBuffer::upload(const void* host, size_t bytes, size_t offset) {
-    if (offset + bytes > bytes_) raise<ValueError>("DeviceBuffer::upload: ", bytes, " bytes at ", offset, " exceed ", bytes_);
-    if (bytes) detail::check(cudaMemcpy(static_cast<char*>(ptr_) + offset, host, bytes, cudaMemcpyHostToDevice), "cudaMemcpy H2D");
-}
-
-void DeviceBuffer::download(void* host, size_t bytes, size_t offset) const {
-    if (offset + bytes > bytes_) raise<ValueError>("DeviceBuffer::download: ", bytes, " bytes at ", offset, " exceed ", bytes_);
-    if (bytes) detail::check(cudaMemcpy(host, static_cast<const char*>(ptr_) + offset, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy D2H");
+void CudaMemory::download(void* host, const void* device, size_t bytes) {
+    if (bytes) detail::check(cudaMemcpy(host, device, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy D2H");
 }
 
 void synchronize() { detail::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize"); }

@@ -1,0 +1,430 @@
+// The device queue (backend/queue.hpp) of the CUDA backend, written once over a device policy:
+// which kernels run with which arguments (the argument structs, the launch sequences
+// kernels::for_each_*_step), the constants a device caches (a ring's tables by its id, the
+// constants of each level, keys by uid, automorphism permutations) and the scratch each op
+// takes. Every batched op is one launch (element-wise) or one fixed launch sequence (rescale,
+// key switching) for the whole batch; nothing waits but synchronize() and copy_to_host().
+//
+// The policy says where memory is and how a kernel runs. DeviceQueue<Device> needs:
+//   using Memory                  the memory of the cached constants (device_buffer.hpp:
+//                                 static allocate / release / upload / download)
+//   synchronize()                 waits for every launch and copy enqueued so far
+//   allocate(words)               uint64_t* of device memory in queue order (nullptr for 0 words)
+//   releaser()                    a copyable callable(uint64_t*) that gives an allocate()d pointer
+//                                 (or nullptr) back in queue order; it must not need the Device
+//                                 object itself (a batch may outlive the queue's last reference)
+//   copy_to_device(dst, host, bytes)   enqueued; the host memory may be reused on return
+//   copy_on_device(dst, src, bytes)    enqueued
+//   copy_to_host(host, src, bytes)     synchronous (the queue has been synchronized before)
+//   the launches of every kernel kind: elementwise(BatchOp, BatchEltArgs), encode(EncodeArgs) and
+//   the ops of the launch sequences (ntt, digit_copy, base_conversion, inner_product,
+//   divide_drop, permute, strided_add, tensor, fold): CudaLaunches (cuda_launches.hpp) or
+//   EmulatedLaunches (emulated_launches.hpp).
+// The CUDA device is in batch_queue.cu (make_cuda_queue), the emulated one in emulated_queue.cpp
+// (make_emulated_queue). Plain C++: no CUDA headers, so that nvcc and the host compiler both
+// instantiate it.
+//
+// Thread safety: the caches are guarded by one mutex per queue, so that batches on one queue
+// may be evaluated from several threads (each op is enqueued as a whole).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "oboro/backend/cuda/batch_kernels.hpp"
+#include "oboro/backend/cuda/device_constants.hpp"
+#include "oboro/backend/cuda/keyswitch_kernels.hpp"
+#include "oboro/backend/cuda/ntt_kernels.hpp"
+#include "oboro/backend/key_switch_key.hpp"
+#include "oboro/backend/queue.hpp"
+#include "oboro/backend/ring.hpp"
+#include "oboro/math/modarith.hpp"
+
+namespace oboro::cuda {
+
+template <typename Device> class DeviceQueue final : public backend::Queue {
+    using BatchSpan = backend::BatchSpan;
+    using ConstBatchSpan = backend::ConstBatchSpan;
+    using KeySwitchKeyView = backend::KeySwitchKeyView;
+    using BatchOp = kernels::BatchOp;
+    using Lock = std::lock_guard<std::mutex>;
+    using Memory = typename Device::Memory;
+    using Buffer = BasicDeviceBuffer<Memory>;
+    using DropLimbs = BasicDeviceDropLimbs<Memory>;
+
+public:
+    // name: the device_name(); device_args: the Device's constructor arguments.
+    template <typename... Args>
+    explicit DeviceQueue(std::string name, Args&&... device_args)
+        : device_(std::forward<Args>(device_args)...), name_(std::move(name)) {}
+
+    const char* device_name() const override { return name_.c_str(); }
+    void synchronize() override { device_.synchronize(); }
+
+    // ---- memory: batches live on the device ----
+    bool host_memory() const override { return false; }
+    std::shared_ptr<uint64_t> allocate(size_t words) override {
+        const Lock lock(mutex_);
+        return std::shared_ptr<uint64_t>(device_.allocate(words), device_.releaser());
+    }
+    void copy_to_device(uint64_t* dst, const uint64_t* src, size_t words) override {
+        const Lock lock(mutex_);
+        device_.copy_to_device(dst, src, words * 8);
+    }
+    void copy_on_device(uint64_t* dst, const uint64_t* src, size_t words) override {
+        const Lock lock(mutex_);
+        device_.copy_on_device(dst, src, words * 8);
+    }
+    void copy_to_host(uint64_t* dst, const uint64_t* src, size_t words) override {
+        const Lock lock(mutex_);
+        device_.synchronize();
+        device_.copy_to_host(dst, src, words * 8);
+    }
+
+    // ---- element-wise ----
+    void add(const backend::Ring& ring, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b) override {
+        elementwise(ring, BatchOp::add, out, a, b, nullptr);
+    }
+    void sub(const backend::Ring& ring, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b) override {
+        elementwise(ring, BatchOp::sub, out, a, b, nullptr);
+    }
+    void negate(const backend::Ring& ring, BatchSpan out, ConstBatchSpan a) override {
+        elementwise(ring, BatchOp::negate, out, a, {}, nullptr);
+    }
+    void add_scalar(const backend::Ring& ring, BatchSpan out, ConstBatchSpan a, const uint64_t* s) override {
+        elementwise(ring, BatchOp::add_scalar, out, a, {}, s);
+    }
+    void mul_scalar(const backend::Ring& ring, BatchSpan out, ConstBatchSpan a, const uint64_t* s) override {
+        elementwise(ring, BatchOp::mul_scalar, out, a, {}, s);
+    }
+    void mul_plain(const backend::Ring& ring, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b) override {
+        elementwise(ring, BatchOp::mul_plain, out, a, b, nullptr);
+    }
+    void drop_limbs(BatchSpan out, ConstBatchSpan a) override {
+        const Lock lock(mutex_);
+        device_.elementwise(BatchOp::drop_limbs, shape(out, a));
+    }
+    void tensor(const backend::Ring& ring, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b) override {
+        const Lock lock(mutex_);
+        const uint64_t poly = a.limbs * a.n;
+        kernels::TensorArgs<uint64_t> t;
+        t.out = out.data;
+        t.out_stride = 3 * poly;
+        t.a = a.data;
+        t.a_stride = 2 * poly;
+        t.b = b.data;
+        t.b_stride = b.count == 1 ? 0 : 2 * poly;  // one right operand: broadcast
+        t.moduli = context(ring).barrett.template as<const math::Barrett<uint64_t>>();
+        t.n = uint32_t(a.n);
+        t.limbs = uint32_t(a.limbs);
+        t.count = uint32_t(a.count);
+        device_.tensor(t);
+    }
+
+    // ---- encoding: the coefficients go up (2 slots doubles per element), one launch reduces
+    // them modulo every prime, one batched NTT transforms every limb ----
+    void encode(const backend::Ring& ring, BatchSpan out, const double* coefficients, size_t slots) override {
+        const Lock lock(mutex_);
+        DeviceContext& d = context(ring);
+        const Scratch upload(device_, coefficients, out.count * 2 * slots);
+        kernels::EncodeArgs e;
+        e.out = out.data;
+        e.coefficients = upload.template as<const double>();
+        e.moduli = d.barrett.template as<const math::Barrett<uint64_t>>();
+        e.n = uint32_t(out.n);
+        e.count = uint32_t(out.count);
+        e.limbs = uint32_t(out.limbs);
+        e.slots = uint32_t(slots);
+        device_.encode(e);
+        const kernels::RowSet rows{out.data, out.limbs * out.n};
+        device_.ntt(kernels::ntt_args(d.q_tables->views(), 0, e.limbs, e.count, kernels::make_ntt_plan(d.q_tables->log_n()),
+                                      rows, rows),
+                    true);
+    }
+
+    // ---- rescaling: polys polynomials of level+1 limbs -> level limbs, one fused division ----
+    void rescale(const backend::Ring& ring, BatchSpan out, ConstBatchSpan a) override {
+        const Lock lock(mutex_);
+        const int level = int(a.limbs) - 1;
+        const uint32_t polys = uint32_t(a.count * a.polys);
+        DeviceContext& d = context(ring);
+        auto& limbs = d.rescale[level];
+        if (!limbs) {
+            std::vector<uint64_t> q(ring.q().begin(), ring.q().begin() + level);
+            limbs = std::make_unique<DropLimbs>(q.data(), uint32_t(level), ring.q()[size_t(level)],
+                                                ring.level(level).inv_last.data());
+        }
+        const uint64_t n = ring.n();
+        Scratch scratch(device_, kernels::divide_drop_scratch_words(polys, uint32_t(level), n));
+        kernels::DivideDropArgs r;
+        r.tables = d.q_tables->views();
+        r.limbs = limbs->get();
+        r.dropped_prime = ring.q()[size_t(level)];
+        r.dropped_table = uint32_t(level);
+        r.kept = uint32_t(level);
+        r.polys = polys;
+        r.plan = kernels::make_ntt_plan(d.q_tables->log_n());
+        r.in = kernels::RowSet{const_cast<uint64_t*>(a.data), uint64_t(level + 1) * n};  // read only
+        r.out = kernels::RowSet{out.data, uint64_t(level) * n};
+        r.scratch = scratch.get();
+        device_.divide_drop(r);
+    }
+
+    // ---- key switching ----
+    void relinearize(const backend::Ring& ring, BatchSpan out, ConstBatchSpan a, const KeySwitchKeyView& rk) override {
+        const Lock lock(mutex_);
+        transient_keys_.clear();
+        const int level = int(a.limbs) - 1;
+        Scratch scratch(device_, kernels::key_switch_scratch(key_level(ring, level), uint32_t(a.count)).total());
+        const auto keys = same_key_array(rk, a.count);
+        kernels::for_each_relinearize_step(ks_args(ring, level, a.data, out.data, keys->template as<const uint64_t* const>(),
+                                                   rk.qp_limbs, uint32_t(a.count), scratch.get()),
+                                           device_);
+    }
+    void multiply_relin_rescale(const backend::Ring& ring, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b,
+                                const KeySwitchKeyView& rk) override {
+        const Lock lock(mutex_);
+        transient_keys_.clear();
+        const int level = int(a.limbs) - 1;
+        Scratch scratch(device_, kernels::key_switch_scratch(key_level(ring, level), uint32_t(a.count), true).total());
+        const auto keys = same_key_array(rk, a.count);
+        kernels::MultiplyRelinRescaleArgs m;
+        m.level = key_level(ring, level);
+        m.a = a.data;
+        m.b = b.data;
+        m.b_count = uint32_t(b.count);
+        m.out = out.data;
+        m.keys = keys->template as<const uint64_t* const>();
+        m.key_qp_limbs = rk.qp_limbs;
+        m.count = uint32_t(a.count);
+        m.scratch = scratch.get();
+        kernels::for_each_multiply_relin_rescale_step(m, device_);
+    }
+    // Element c is rotated by its own permutation and key; elements without one (rotation by 0)
+    // are copied. Each maximal run of consecutive rotated elements is one batched key switch (a
+    // fixed launch sequence), each run of copies one copy: no key switch is spent on an element
+    // that does not rotate, and no element is moved to make the runs contiguous.
+    void apply_galois(const backend::Ring& ring, BatchSpan out, ConstBatchSpan a, const uint32_t* const* perms,
+                      const KeySwitchKeyView* const* keys) override {
+        const Lock lock(mutex_);
+        transient_keys_.clear();
+        const uint64_t words = a.polys * a.limbs * a.n;
+        for (size_t begin = 0; begin < a.count;) {
+            const bool rotates = perms[begin] != nullptr;
+            size_t end = begin + 1;
+            while (end < a.count && (perms[end] != nullptr) == rotates) ++end;
+            if (rotates)
+                rotate_run(ring, int(a.limbs) - 1, a.data + begin * words, out.data + begin * words, end - begin,
+                           perms + begin, keys + begin);
+            else
+                device_.copy_on_device(out.data + begin * words, a.data + begin * words, (end - begin) * words * 8);
+            begin = end;
+        }
+    }
+
+    // One ModUp of every element's c1, then per rotation the inner product through its
+    // permutation, ModDown, permutation and addition (for_each_hoisted_rotation_step).
+    void rotate_hoisted(const backend::Ring& ring, const BatchSpan* outs, size_t rotations, ConstBatchSpan a,
+                        const uint32_t* const* perms, const KeySwitchKeyView* const* keys) override {
+        const Lock lock(mutex_);
+        transient_keys_.clear();
+        if (rotations == 0 || a.count == 0) return;
+        const int level = int(a.limbs) - 1;
+        const RotationSet set(*this, ring, a.count, rotations, perms, keys);
+        std::vector<uint64_t*> out_ptrs(rotations);
+        for (size_t r = 0; r < rotations; ++r) out_ptrs[r] = outs[r].data;
+        Scratch scratch(device_, kernels::key_switch_scratch(key_level(ring, level), uint32_t(a.count)).total());
+        const auto args = ks_args(ring, level, a.data, nullptr, nullptr, keys[0]->qp_limbs, uint32_t(a.count),
+                                  scratch.get());
+        kernels::for_each_hoisted_rotation_step(args, set.perms.data(), set.keys.data(), out_ptrs.data(),
+                                                uint32_t(rotations), device_);
+    }
+    // One ModUp, the inner products accumulated, one ModDown (for_each_hoisted_sum_step).
+    void rotate_sum_hoisted(const backend::Ring& ring, BatchSpan out, ConstBatchSpan a, size_t rotations,
+                            const uint32_t* const* perms, const KeySwitchKeyView* const* keys,
+                            size_t identities) override {
+        const Lock lock(mutex_);
+        transient_keys_.clear();
+        if (rotations == 0 || a.count == 0) return;
+        const int level = int(a.limbs) - 1;
+        const RotationSet set(*this, ring, a.count, rotations, perms, keys);
+        Scratch scratch(device_, kernels::key_switch_scratch(key_level(ring, level), uint32_t(a.count)).total());
+        Scratch tmp(device_, a.count * 2 * a.limbs * a.n);
+        const auto args = ks_args(ring, level, a.data, out.data, nullptr, keys[0]->qp_limbs, uint32_t(a.count),
+                                  scratch.get());
+        kernels::for_each_hoisted_sum_step(args, set.perms.data(), set.keys.data(), uint32_t(rotations),
+                                           uint32_t(identities), tmp.get(), device_);
+    }
+
+private:
+    static size_t words_for(size_t bytes) { return (bytes + 7) / 8; }
+
+    // Words of the device's queue-ordered memory, given back in queue order when this goes out of
+    // scope: the ops enqueued meanwhile still see it, and the next op reuses it without a sync.
+    class Scratch {
+    public:
+        Scratch(Device& device, size_t words) : release_(device.releaser()), ptr_(device.allocate(words)) {}
+        // Holding `count` host values (copied in queue order: host may be reused on return).
+        template <typename T>
+        Scratch(Device& device, const T* host, size_t count) : Scratch(device, words_for(count * sizeof(T))) {
+            device.copy_to_device(ptr_, host, count * sizeof(T));
+        }
+        ~Scratch() { release_(ptr_); }
+        Scratch(const Scratch&) = delete;
+        Scratch& operator=(const Scratch&) = delete;
+        uint64_t* get() const { return ptr_; }
+        template <typename T> T* as() const { return reinterpret_cast<T*>(ptr_); }
+
+    private:
+        decltype(std::declval<Device&>().releaser()) release_;
+        uint64_t* ptr_ = nullptr;
+    };
+
+    // A ring's constants on the device, uploaded when first needed.
+    struct DeviceContext {
+        std::unique_ptr<BasicDeviceNttTables<Memory>> q_tables;
+        Buffer barrett;  // q_count Barretts
+        std::map<int, std::unique_ptr<BasicDeviceKeySwitchLevel<Memory>>> key_switch;
+        std::map<int, std::unique_ptr<DropLimbs>> rescale;
+        std::map<const uint32_t*, Buffer> perms;  // by the ring's own host permutation
+
+        explicit DeviceContext(const backend::Ring& ring) {
+            q_tables = std::make_unique<BasicDeviceNttTables<Memory>>(ring.ntt_tables(), ring.q_count());
+            std::vector<math::Barrett<uint64_t>> br;
+            for (size_t i = 0; i < ring.q_count(); ++i) br.push_back(ring.moduli()[i].barrett);
+            barrett = detail::to_device<Memory>(br);
+        }
+    };
+
+    DeviceContext& context(const backend::Ring& ring) {
+        auto& slot = contexts_[ring.id()];
+        if (!slot) slot = std::make_unique<DeviceContext>(ring);
+        return *slot;
+    }
+    const kernels::KeySwitchLevel& key_level(const backend::Ring& ring, int level) {
+        auto& slot = context(ring).key_switch[level];
+        if (!slot) slot = std::make_unique<BasicDeviceKeySwitchLevel<Memory>>(ring, level);
+        return slot->get();
+    }
+    // The key in device memory: uploaded once per uid; a key without a uid is uploaded for this
+    // operation (given back in queue order when the next key-switching operation starts).
+    const uint64_t* device_key(const KeySwitchKeyView& key) {
+        if (key.uid == 0) {
+            transient_keys_.push_back(std::make_unique<Scratch>(device_, key.data, key.words()));
+            return transient_keys_.back()->template as<const uint64_t>();
+        }
+        auto& slot = keys_[key.uid];
+        if (slot.bytes() == 0) {
+            slot = Buffer(key.words() * 8);
+            slot.upload(key.data, key.words() * 8);
+        }
+        return slot.template as<const uint64_t>();
+    }
+    // A device array of `count` pointers to the device copy of `key` (every element switched
+    // with the same key).
+    std::unique_ptr<Scratch> same_key_array(const KeySwitchKeyView& key, size_t count) {
+        const std::vector<const uint64_t*> ptrs(count, device_key(key));
+        return std::make_unique<Scratch>(device_, ptrs.data(), ptrs.size());
+    }
+    const uint32_t* device_perm(const backend::Ring& ring, const uint32_t* host) {
+        auto& slot = context(ring).perms[host];
+        if (slot.bytes() == 0) {
+            slot = Buffer(ring.n() * 4);
+            slot.upload(host, ring.n() * 4);
+        }
+        return slot.template as<const uint32_t>();
+    }
+    kernels::CiphertextKeySwitchArgs ks_args(const backend::Ring& ring, int level, const uint64_t* in, uint64_t* out,
+                                             const uint64_t* const* keys, uint64_t qp_limbs, uint32_t count,
+                                             uint64_t* scratch) {
+        return kernels::CiphertextKeySwitchArgs{.level = key_level(ring, level), .in = in, .out = out, .keys = keys,
+                                                .key_qp_limbs = qp_limbs, .count = count, .scratch = scratch};
+    }
+
+    // count consecutive elements (2 polynomials of level + 1 limbs each) at in, element c
+    // rotated by perms[c] (none null) with *keys[c], into out: one batched key switch.
+    void rotate_run(const backend::Ring& ring, int level, const uint64_t* in, uint64_t* out, size_t count,
+                    const uint32_t* const* perms, const KeySwitchKeyView* const* keys) {
+        std::vector<const uint64_t*> key_ptrs(count);
+        std::vector<const uint32_t*> dev_perms(count);
+        bool same_perm = true;
+        for (size_t c = 0; c < count; ++c) {
+            key_ptrs[c] = device_key(*keys[c]);
+            dev_perms[c] = device_perm(ring, perms[c]);
+            same_perm &= dev_perms[c] == dev_perms[0];
+        }
+        // per-element permutations: a table of pointers to the cached device permutations (one
+        // upload of count pointers, no copy of the permutations themselves)
+        const Scratch perm_table(device_, dev_perms.data(), same_perm ? 0 : count);
+        const Scratch key_array(device_, key_ptrs.data(), count);
+        Scratch scratch(device_, kernels::key_switch_scratch(key_level(ring, level), uint32_t(count)).total());
+        auto args = ks_args(ring, level, in, out, key_array.template as<const uint64_t* const>(), keys[0]->qp_limbs,
+                            uint32_t(count), scratch.get());
+        args.perm = dev_perms[0];
+        if (!same_perm) args.perm_table = perm_table.template as<const uint32_t* const>();
+        kernels::for_each_rotate_step(args, device_);
+    }
+
+    // The device permutations of `rotations` automorphisms and, per rotation, a device array of
+    // `count` pointers to its key (the inner product reads element c's key from it).
+    struct RotationSet {
+        std::vector<const uint32_t*> perms;
+        std::vector<const uint64_t* const*> keys;
+        std::vector<std::unique_ptr<Scratch>> key_arrays;
+        RotationSet(DeviceQueue& q, const backend::Ring& ring, size_t count, size_t rotations,
+                    const uint32_t* const* host_perms, const KeySwitchKeyView* const* host_keys) {
+            for (size_t r = 0; r < rotations; ++r) {
+                perms.push_back(q.device_perm(ring, host_perms[r]));
+                key_arrays.push_back(q.same_key_array(*host_keys[r], count));
+                keys.push_back(key_arrays.back()->template as<const uint64_t* const>());
+            }
+        }
+    };
+
+    static kernels::BatchEltArgs shape(BatchSpan out, ConstBatchSpan a) {
+        kernels::BatchEltArgs p;
+        p.out = out.data;
+        p.a = a.data;
+        p.n = uint32_t(a.n);
+        p.count = uint32_t(a.count);
+        p.polys = uint32_t(a.polys);
+        p.limbs = uint32_t(a.limbs);
+        p.out_limbs = uint32_t(out.limbs);
+        return p;
+    }
+    void elementwise(const backend::Ring& ring, BatchOp op, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b,
+                     const uint64_t* per_limb) {
+        const Lock lock(mutex_);
+        kernels::BatchEltArgs p = shape(out, a);
+        p.b = b.data;
+        p.b_count = uint32_t(b.count);
+        p.b_polys = uint32_t(b.polys);
+        p.moduli = context(ring).barrett.template as<const math::Barrett<uint64_t>>();
+        std::vector<uint64_t> scalars;  // per limb, then their Shoup companions
+        if (per_limb) {
+            scalars.assign(per_limb, per_limb + a.limbs);
+            for (size_t i = 0; i < a.limbs; ++i) scalars.push_back(math::shoup_precompute(per_limb[i], ring.q()[i]));
+        }
+        const Scratch device_scalars(device_, scalars.data(), scalars.size());
+        if (per_limb) {
+            p.scalar = device_scalars.template as<const uint64_t>();
+            p.scalar_shoup = p.scalar + a.limbs;
+        }
+        device_.elementwise(op, p);
+    }
+
+    Device device_;  // first: constructed before and destroyed after everything that uses it
+    std::string name_;
+    std::mutex mutex_;
+    std::map<uint64_t, std::unique_ptr<DeviceContext>> contexts_;  // by ring id
+    std::map<uint64_t, Buffer> keys_;                              // by uid
+    std::vector<std::unique_ptr<Scratch>> transient_keys_;         // keys without a uid, this op's
+};
+
+}  // namespace oboro::cuda

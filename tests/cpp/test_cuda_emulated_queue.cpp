@@ -1,0 +1,197 @@
+// The emulated GPU queue (backend/cuda/emulated_queue.hpp): the CUDA queue's host logic and
+// kernels, every launch run by the CPU grid emulator, in separate "device" allocations. The
+// ckks::Evaluator on it against the Evaluator on the CPU queue, bit for bit, for every op of the
+// queue contract, on S1 and on a small context; the raw queue with keys that have no uid (uploaded
+// per op, not cached). Batches of 2-3 elements: the emulation is slow.
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "ckks_test_util.hpp"
+#include "oboro/backend/cuda/emulated_queue.hpp"
+#include "oboro/backend/queue.hpp"
+#include "oboro/ckks/batch.hpp"
+#include "oboro/ckks/batch_encoder.hpp"
+#include "oboro/ckks/evaluator.hpp"
+
+namespace {
+
+using namespace oboro::ckks;
+using oboro::test::Keys;
+
+TEST(CudaEmulatedQueue, IsADeviceQueueWithItsOwnMemory) {
+    const auto queue = oboro::cuda::make_emulated_queue();
+    EXPECT_EQ(std::string(queue->device_name()), "cuda-emulated");
+    EXPECT_FALSE(queue->host_memory());
+    auto& keys = Keys::get("S1");
+    const std::vector<Ciphertext> cts = {keys.encrypt(oboro::test::random_complex(8, 1.0, 1))};
+    const auto host = CiphertextBatch::from_ciphertexts(*keys.ctx, cts);
+    const auto dev = host.to_device(queue);
+    EXPECT_EQ(dev.device(), queue.get());
+    EXPECT_NE(dev.data(), host.data());
+    const auto back = dev.to_host();
+    EXPECT_EQ(back.device(), nullptr);
+    EXPECT_TRUE(std::equal(back.data(), back.data() + back.word_count(), host.data()));
+}
+
+// Runs every op on the CPU evaluator (host batches) and on the emulated queue's (device batches)
+// and compares the results bit for bit.
+class EvaluatorParity {
+public:
+    explicit EvaluatorParity(Keys& keys)
+        : keys_(keys), ctx_(*keys.ctx), queue_(oboro::cuda::make_emulated_queue()), cpu_(keys.ctx),
+          emu_(keys.ctx, queue_) {}
+
+    void run(size_t count) {
+        std::vector<Ciphertext> xs, ys;
+        for (size_t i = 0; i < count; ++i) {
+            xs.push_back(keys_.encrypt(oboro::test::random_complex(ctx_.max_slots(), 1.0, i)));
+            ys.push_back(keys_.encrypt(oboro::test::random_complex(ctx_.max_slots(), 1.0, 20 + i)));
+        }
+        const auto ha = CiphertextBatch::from_ciphertexts(ctx_, xs), hb = CiphertextBatch::from_ciphertexts(ctx_, ys);
+        const auto da = ha.to_device(queue_), db = hb.to_device(queue_);
+        const auto hb1 = CiphertextBatch::from_ciphertexts(ctx_, std::vector<Ciphertext>{ys[0]});
+        const auto db1 = hb1.to_device(queue_);
+
+        same(emu_.add(da, db), cpu_.add(ha, hb), "add");
+        same(emu_.add(da, db1), cpu_.add(ha, hb1), "add, broadcast right operand");
+        same(emu_.sub(da, db), cpu_.sub(ha, hb), "sub");
+        same(emu_.negate(da), cpu_.negate(ha), "negate");
+        same(emu_.add(da, 0.25), cpu_.add(ha, 0.25), "add scalar");
+        same(emu_.sub(da, -1.5), cpu_.sub(ha, -1.5), "sub scalar");
+        same(emu_.multiply(da, 0.75), cpu_.multiply(ha, 0.75), "mul scalar");
+        same(emu_.multiply_integer(da, -3), cpu_.multiply_integer(ha, -3), "mul scalar (integer)");
+        same(emu_.drop_to_level(da, 0), cpu_.drop_to_level(ha, 0), "drop_limbs");
+
+        // tensor, relinearize, rescale, and the fused product
+        const auto dprod = emu_.multiply(da, db), hprod = cpu_.multiply(ha, hb);
+        same(dprod, hprod, "tensor");
+        same(emu_.multiply(da, db1), cpu_.multiply(ha, hb1), "tensor, broadcast right operand");
+        const auto drel = emu_.relinearize(dprod, keys_.rk), hrel = cpu_.relinearize(hprod, keys_.rk);
+        same(drel, hrel, "relinearize");
+        same(emu_.rescale(drel), cpu_.rescale(hrel), "rescale");
+        same(emu_.multiply_relin_rescale(da, db, keys_.rk), cpu_.multiply_relin_rescale(ha, hb, keys_.rk),
+             "multiply_relin_rescale");
+        same(emu_.multiply_relin_rescale(da, db1, keys_.rk), cpu_.multiply_relin_rescale(ha, hb1, keys_.rk),
+             "multiply_relin_rescale, broadcast right operand");
+
+        // encoding on the device, then the plaintexts as operands (mul_plain, add / sub of one
+        // polynomial), one per element and one for all
+        const size_t slots = ctx_.max_slots();
+        const auto values = oboro::test::random_complex(count * slots, 1.0, 90);
+        const PlaintextBatch dp = encode_batch(*keys_.encoder, values, count, -1, 0, slots, queue_);
+        const PlaintextBatch hp = encode_batch(*keys_.encoder, values, count, -1, 0, slots);
+        ASSERT_EQ(dp.device(), queue_.get());
+        same(dp, hp, "encode_batch");
+        const auto sparse = oboro::test::random_complex(count * 4, 1.0, 91);
+        same(encode_batch(*keys_.encoder, sparse, count, 0, 0, 4, queue_), encode_batch(*keys_.encoder, sparse, count, 0, 0, 4),
+             "encode_batch (4 slots, level 0)");
+        same(emu_.multiply(da, dp), cpu_.multiply(ha, hp), "mul_plain");
+        same(emu_.add(da, dp), cpu_.add(ha, hp), "add plaintext");
+        same(emu_.sub(da, dp), cpu_.sub(ha, hp), "sub plaintext");
+        const Plaintext pt = keys_.encoder->encode(oboro::test::random_complex(slots, 1.0, 92));
+        const auto hp1 = PlaintextBatch::from_plaintexts(ctx_, std::span<const Plaintext>(&pt, 1));
+        same(emu_.multiply(da, hp1.to_device(queue_)), cpu_.multiply(ha, hp1), "mul_plain, broadcast plaintext");
+
+        // automorphisms: one step for all, a step per element (0: a copy; runs of both)
+        same(emu_.rotate(da, 1, keys_.gk), cpu_.rotate(ha, 1, keys_.gk), "rotate");
+        same(emu_.conjugate(da, keys_.gk), cpu_.conjugate(ha, keys_.gk), "conjugate");
+        std::vector<int64_t> per = {1, 0, -1};
+        per.resize(count, 0);
+        same(emu_.rotate(da, per, keys_.gk), cpu_.rotate(ha, per, keys_.gk), "apply_galois, a step per element");
+        std::vector<int64_t> lead = {0, 5, 5};
+        lead.resize(count, 1);
+        same(emu_.rotate(da, lead, keys_.gk), cpu_.rotate(ha, lead, keys_.gk), "apply_galois, leading step 0");
+        same(emu_.rotate(drel, 1, keys_.gk), cpu_.rotate(hrel, 1, keys_.gk), "apply_galois after relinearize");
+
+        // hoisting
+        const std::vector<int64_t> many = {1, 0, -1, 5};
+        const auto dm = emu_.rotate_many(da, many, keys_.gk), hm = cpu_.rotate_many(ha, many, keys_.gk);
+        ASSERT_EQ(dm.size(), hm.size());
+        for (size_t r = 0; r < many.size(); ++r) same(dm[r], hm[r], "rotate_hoisted, step " + std::to_string(many[r]));
+        same(emu_.rotate_sum(da, {0, 1, 5, 0, -1}, keys_.gk), cpu_.rotate_sum(ha, {0, 1, 5, 0, -1}, keys_.gk),
+             "rotate_sum_hoisted");
+        same(emu_.rotate_sum(da, {-1}, keys_.gk), cpu_.rotate_sum(ha, {-1}, keys_.gk), "rotate_sum_hoisted, one step");
+    }
+
+private:
+    // d (in the emulated queue's memory) equals h (host memory) word for word, with equal
+    // metadata.
+    template <typename Batch> void same(const Batch& d, const Batch& h, const std::string& what) {
+        SCOPED_TRACE(what);
+        ASSERT_EQ(d.device(), queue_.get());
+        ASSERT_EQ(h.device(), nullptr);
+        ASSERT_EQ(d.count(), h.count());
+        ASSERT_EQ(d.polys(), h.polys());
+        ASSERT_EQ(d.level(), h.level());
+        ASSERT_EQ(d.scale(), h.scale());
+        const auto back = d.to_host();
+        ASSERT_EQ(back.word_count(), h.word_count());
+        EXPECT_TRUE(std::equal(back.data(), back.data() + back.word_count(), h.data()));
+    }
+
+    Keys& keys_;
+    const Context& ctx_;
+    QueuePtr queue_;
+    Evaluator cpu_, emu_;
+};
+
+TEST(CudaEmulatedQueue, EvaluatorMatchesCpuOnS1) { EvaluatorParity(Keys::get("S1")).run(2); }
+
+TEST(CudaEmulatedQueue, EvaluatorMatchesCpuOnSmallContext) {
+    Keys keys(oboro::test::small_parameters());
+    EvaluatorParity(keys).run(3);
+}
+
+// The raw queue with keys that have no uid (uploaded for each op, freed when the next key switch
+// starts) against the CPU queue: relinearize, multiply_relin_rescale and apply_galois back to back
+// on the same key, then once more (the cache must not have kept the first upload).
+TEST(CudaEmulatedQueue, KeysWithoutUidMatchCpuQueue) {
+    using oboro::backend::BatchSpan;
+    using oboro::backend::ConstBatchSpan;
+    Keys keys(oboro::test::small_parameters());
+    const auto& ctx = *keys.ctx;
+    const size_t count = 2, limbs = size_t(ctx.max_level()) + 1, n = ctx.n(), poly = limbs * n;
+    std::vector<Ciphertext> cts;
+    for (size_t i = 0; i < count; ++i) cts.push_back(keys.encrypt(oboro::test::random_complex(ctx.max_slots(), 1.0, i + 7)));
+    const auto a = CiphertextBatch::from_ciphertexts(ctx, cts);
+    const auto queue = oboro::cuda::make_emulated_queue();
+    auto& cpu = *oboro::backend::cpu_queue();
+
+    oboro::backend::KeySwitchKeyView rk = keys.rk.view(), gk = keys.gk.keys.at(ctx.galois_element(1)).view();
+    rk.uid = gk.uid = 0;
+    const uint32_t* perm = ctx.automorphism_permutation(ctx.galois_element(1)).data();
+    const std::vector<const uint32_t*> perms = {perm, nullptr};
+    const std::vector<const oboro::backend::KeySwitchKeyView*> gks = {&gk, nullptr};
+
+    const auto da = queue->allocate(a.word_count()), d3 = queue->allocate(count * 3 * poly),
+               d2 = queue->allocate(count * 2 * poly), dr = queue->allocate(count * 2 * (poly - n));
+    queue->copy_to_device(da.get(), a.data(), a.word_count());
+    std::vector<uint64_t> e3(count * 3 * poly), e2(count * 2 * poly), er(count * 2 * (poly - n));
+    auto download = [&](const std::shared_ptr<uint64_t>& d, size_t words) {
+        std::vector<uint64_t> v(words);
+        queue->copy_to_host(v.data(), d.get(), words);
+        return v;
+    };
+    const ConstBatchSpan ha{a.data(), count, 2, limbs, n}, dA{da.get(), count, 2, limbs, n};
+    for (int round = 0; round < 2; ++round) {
+        SCOPED_TRACE("round " + std::to_string(round));
+        queue->tensor(ctx.ring(), {d3.get(), count, 3, limbs, n}, dA, dA);
+        queue->relinearize(ctx.ring(), {d2.get(), count, 2, limbs, n}, {d3.get(), count, 3, limbs, n}, rk);
+        cpu.tensor(ctx.ring(), {e3.data(), count, 3, limbs, n}, ha, ha);
+        cpu.relinearize(ctx.ring(), {e2.data(), count, 2, limbs, n}, {e3.data(), count, 3, limbs, n}, rk);
+        ASSERT_EQ(download(d2, e2.size()), e2) << "relinearize";
+        queue->multiply_relin_rescale(ctx.ring(), {dr.get(), count, 2, limbs - 1, n}, dA, dA, rk);
+        cpu.multiply_relin_rescale(ctx.ring(), {er.data(), count, 2, limbs - 1, n}, ha, ha, rk);
+        ASSERT_EQ(download(dr, er.size()), er) << "multiply_relin_rescale";
+        queue->apply_galois(ctx.ring(), {d2.get(), count, 2, limbs, n}, dA, perms.data(), gks.data());
+        cpu.apply_galois(ctx.ring(), {e2.data(), count, 2, limbs, n}, ha, perms.data(), gks.data());
+        ASSERT_EQ(download(d2, e2.size()), e2) << "apply_galois";
+    }
+}
+
+}  // namespace
