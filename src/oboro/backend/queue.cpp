@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "oboro/util/error.hpp"
+
 namespace oboro::backend {
 
 namespace {
@@ -15,7 +17,7 @@ struct Scratch {
     Scratch(Queue& q, const BasicBatchSpan<const uint64_t>& shape, size_t polys) {
         const size_t count = shape.count;
         words = q.allocate(count * polys * shape.limbs * shape.n);
-        span = {words.get(), count, polys, shape.limbs, shape.n};
+        span = {words.get(), count, polys, shape.limbs, shape.n, shape.special};
     }
 };
 ConstBatchSpan as_const(BatchSpan s) { return {s.data, s.count, s.polys, s.limbs, s.n}; }
@@ -47,6 +49,19 @@ void Queue::tensor_add(const Ring& ring, BatchSpan acc, ConstBatchSpan a, ConstB
     Scratch t(*this, a, 3);
     tensor(ring, t.span, a, b);
     add(ring, acc, as_const(acc), as_const(t.span));
+}
+
+namespace {
+[[noreturn]] void no_extended_basis(const Queue& q, const char* op) {
+    raise<Error>(op, ": the extended basis Q_level * P is not available on ", q.device_name(), " yet");
+}
+}  // namespace
+
+void Queue::extend(const Ring&, BatchSpan, ConstBatchSpan) { no_extended_basis(*this, "extend"); }
+void Queue::mod_down(const Ring&, BatchSpan, ConstBatchSpan) { no_extended_basis(*this, "mod_down"); }
+void Queue::rotate_hoisted_extended(const Ring&, const BatchSpan*, size_t, ConstBatchSpan, const uint32_t* const*,
+                                    const KeySwitchKeyView* const*) {
+    no_extended_basis(*this, "rotate_many_extended");
 }
 
 }  // namespace oboro::backend

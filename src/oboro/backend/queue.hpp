@@ -28,12 +28,15 @@
 namespace oboro::backend {
 
 // count x polys x limbs x n words; polynomial j of element c starts at poly(c, j). A right
-// operand with count == 1 is the same for every element (broadcast).
+// operand with count == 1 is the same for every element (broadcast). The last `special` limbs
+// (0, or the ring's p_count over the extended basis Q_level * P) are modulo the special primes:
+// limb i is modulo q_i for i < q_limbs(), else p_{i - q_limbs()}.
 template <typename Word> struct BasicBatchSpan {
     Word* data = nullptr;
-    size_t count = 0, polys = 0, limbs = 0, n = 0;
+    size_t count = 0, polys = 0, limbs = 0, n = 0, special = 0;
     Word* poly(size_t c, size_t j) const { return data + (c * polys + j) * limbs * n; }
     size_t words() const { return count * polys * limbs * n; }
+    size_t q_limbs() const { return limbs - special; }
 };
 using BatchSpan = BasicBatchSpan<uint64_t>;
 using ConstBatchSpan = BasicBatchSpan<const uint64_t>;
@@ -86,6 +89,8 @@ public:
     // Sums of products without a temporary result: the accumulator is read and written once.
     // The defaults compute the product into a scratch batch of the queue's memory and add it (two
     // kernels); a queue overrides them with one fused kernel (the CPU queue does).
+    // mul_plain_add, like add, sub, negate and mul_plain, also takes spans over Q_level * P
+    // (special limbs) on a queue with extended_basis().
     // acc += a * b on every polynomial of a (b: plaintexts, 1 polynomial; acc shaped like a).
     virtual void mul_plain_add(const Ring& ring, BatchSpan acc, ConstBatchSpan a, ConstBatchSpan b);
     // acc += a * s[i] on limb i, every polynomial of a.
@@ -126,6 +131,21 @@ public:
     virtual void rotate_sum_hoisted(const Ring& ring, BatchSpan out, ConstBatchSpan a, size_t rotations,
                                     const uint32_t* const* perms, const KeySwitchKeyView* const* keys,
                                     size_t identities) = 0;
+
+    // ---- the extended basis Q_level * P (double hoisting) ----
+    // Whether this queue runs the three operations below and the element-wise kernels named above
+    // on spans over Q_level * P; the defaults of the three raise oboro::Error naming the device.
+    virtual bool extended_basis() const { return false; }
+    // out (over Q_level * P) = P * a on the ciphertext limbs and 0 on the special limbs: a lifted
+    // into the extended basis (it decrypts to P times a's message there).
+    virtual void extend(const Ring& ring, BatchSpan out, ConstBatchSpan a);
+    // out (over Q_level) = round(a / P) for a over Q_level * P: the ModDown of key switching.
+    virtual void mod_down(const Ring& ring, BatchSpan out, ConstBatchSpan a);
+    // Hoisted rotations kept over Q_level * P (no ModDown): outs[r] (2 polynomials, extended) =
+    // (P * sigma_r(c0) + <sigma_r(digits), b_r>, <sigma_r(digits), a_r>) for every element, with
+    // ONE ModUp of each element's c1 for all the rotations (rotate_hoisted without its ModDowns).
+    virtual void rotate_hoisted_extended(const Ring& ring, const BatchSpan* outs, size_t rotations, ConstBatchSpan a,
+                                         const uint32_t* const* perms, const KeySwitchKeyView* const* keys);
 };
 
 // The CPU queue (backend/cpu/queue.cpp): runs each op when it is enqueued, spread over the thread

@@ -21,8 +21,9 @@ void copy_within(backend::Queue* device, uint64_t* dst, const uint64_t* src, siz
 }  // namespace
 
 PolyBatch::PolyBatch(const Context& ctx, size_t count, size_t polys, int level, double scale, size_t slots,
-                     const QueuePtr& memory)
-    : n_(ctx.n()), level_(level), scale_(scale), slots_(slots), context_id_(ctx.id()) {
+                     const QueuePtr& memory, Basis basis)
+    : n_(ctx.n()), special_(basis == Basis::qp ? ctx.p_count() : 0), level_(level), scale_(scale), slots_(slots),
+      context_id_(ctx.id()) {
     if (level < 0 || level > ctx.max_level())
         raise<LevelMismatch>("batch: level ", level, " is outside 0..", ctx.max_level());
     if (count == 0) raise<ValueError>("batch: a batch needs at least one element");
@@ -40,7 +41,8 @@ PolyBatch::PolyBatch(const Context& ctx, size_t count, size_t polys, int level, 
 
 PolyBatch::PolyBatch(const PolyBatch& other)
     : data_(other.data_), device_(other.device_), device_words_(other.device_words_), count_(other.count_),
-      polys_(other.polys_), n_(other.n_), level_(other.level_), scale_(other.scale_), slots_(other.slots_),
+      polys_(other.polys_), n_(other.n_), special_(other.special_), level_(other.level_), scale_(other.scale_),
+      slots_(other.slots_),
       context_id_(other.context_id_), seeds_(other.seeds_) {
     if (device_) {
         device_data_ = device_->allocate(device_words_);
@@ -58,6 +60,7 @@ void PolyBatch::copy_to_memory(PolyBatch& out, const QueuePtr& memory) const {
     out.count_ = count_;
     out.polys_ = polys_;
     out.n_ = n_;
+    out.special_ = special_;
     out.level_ = level_;
     out.scale_ = scale_;
     out.slots_ = slots_;
@@ -105,6 +108,9 @@ void check_parts(const Context& ctx, size_t count, Get get, const char* op, cons
         if (x.slots() != first.slots())
             raise<ValueError>(op, ": ", noun, " ", c, " has ", x.slots(), " slots but ", noun, " 0 has ",
                               first.slots());
+        if (x.basis() != first.basis())
+            raise<ValueError>(op, ": ", noun, " ", c, " is over ", x.basis() == Basis::qp ? "Q*P" : "Q", " but ", noun,
+                              " 0 over ", first.basis() == Basis::qp ? "Q*P" : "Q", "; a batch holds one basis");
     }
 }
 }  // namespace
@@ -124,7 +130,8 @@ CiphertextBatch CiphertextBatch::from_ciphertexts(const Context& ctx, std::span<
         if (cts[c]->size() != first.size())
             raise<ValueError>("from_ciphertexts: element ", c, " has ", cts[c]->size(), " polynomials but element 0 has ",
                               first.size());
-    CiphertextBatch out(ctx, cts.size(), first.size(), first.level(), first.scale(), first.slots());
+    CiphertextBatch out(ctx, cts.size(), first.size(), first.level(), first.scale(), first.slots(), nullptr,
+                        first.basis());
     const size_t words = first.word_count();
     // one copy per element, spread over the threads: a large batch is hundreds of MiB
     uint64_t* dst = out.mutable_data();
@@ -135,18 +142,20 @@ CiphertextBatch CiphertextBatch::from_ciphertexts(const Context& ctx, std::span<
 }
 
 void CiphertextBatch::prepare_output(const Context& ctx, size_t count, size_t size, int level, double scale,
-                                     size_t slots, const QueuePtr& memory) {
-    if (word_count() == count * size * size_t(level + 1) * ctx.n() && context_id_ == ctx.id() &&
+                                     size_t slots, const QueuePtr& memory, Basis basis) {
+    const size_t special = basis == Basis::qp ? ctx.p_count() : 0;
+    if (word_count() == count * size * (size_t(level + 1) + special) * ctx.n() && context_id_ == ctx.id() &&
         device_ == device_memory_of(memory)) {
         seeds_.clear();
         count_ = count;
         polys_ = size;
+        special_ = special;
         level_ = level;
         scale_ = scale;
         slots_ = slots;
         return;
     }
-    *this = CiphertextBatch(ctx, count, size, level, scale, slots, memory);
+    *this = CiphertextBatch(ctx, count, size, level, scale, slots, memory, basis);
 }
 
 const char* memory_name(const PolyBatch& x) { return x.device() ? x.device()->device_name() : "host"; }
@@ -164,7 +173,8 @@ CiphertextBatch CiphertextBatch::concatenate(const Context& ctx, std::span<const
                               memory_name(first), " memory; move them to one place first (to_device / to_host)");
         count += parts[p]->count();
     }
-    CiphertextBatch out(ctx, count, first.size(), first.level(), first.scale(), first.slots(), first.device_queue());
+    CiphertextBatch out(ctx, count, first.size(), first.level(), first.scale(), first.slots(), first.device_queue(),
+                        first.basis());
     uint64_t* dst = out.mutable_data();
     for (const CiphertextBatch* part : parts) {
         copy_within(out.device(), dst, part->data(), part->word_count());
@@ -182,7 +192,7 @@ CiphertextBatch CiphertextBatch::select(const Context& ctx, std::span<const size
     if (indices.empty()) raise<ValueError>("batch selection: no element selected (a batch holds at least one)");
     for (size_t c : indices)
         if (c >= count_) raise<ValueError>("batch selection: index ", c, " is out of range for a batch of ", count_);
-    CiphertextBatch out(ctx, indices.size(), polys_, level_, scale_, slots_, device_);
+    CiphertextBatch out(ctx, indices.size(), polys_, level_, scale_, slots_, device_, basis());
     const size_t words = polys_ * limbs() * n_;
     uint64_t* dst = out.mutable_data();
     // consecutive indices are one copy: a slice with step 1 is a single copy on any device
@@ -200,7 +210,7 @@ CiphertextBatch CiphertextBatch::select(const Context& ctx, std::span<const size
 Ciphertext CiphertextBatch::at(size_t c) const {
     if (c >= count_) raise<ValueError>("batch: index ", c, " is out of range for a batch of ", count_);
     Ciphertext out;
-    out.reset_shape(n_, polys_, level_, scale_, slots_, context_id_);
+    out.reset_shape(n_, polys_, level_, special_, scale_, slots_, context_id_);
     const size_t words = polys_ * limbs() * n_;
     if (device_) device_->copy_to_host(out.mutable_data(), poly(c, 0), words);
     else std::memcpy(out.mutable_data(), poly(c, 0), words * sizeof(uint64_t));
@@ -219,7 +229,7 @@ std::vector<Ciphertext> CiphertextBatch::to_ciphertexts() const {
 PlaintextBatch PlaintextBatch::from_plaintexts(const Context& ctx, std::span<const Plaintext> pts) {
     check_parts(ctx, pts.size(), [&](size_t c) -> const Plaintext& { return pts[c]; }, "from_plaintexts");
     const Plaintext& first = pts[0];
-    PlaintextBatch out(ctx, pts.size(), first.level(), first.scale(), first.slots());
+    PlaintextBatch out(ctx, pts.size(), first.level(), first.scale(), first.slots(), nullptr, first.basis());
     const size_t words = first.word_count();
     for (size_t c = 0; c < pts.size(); ++c) std::memcpy(out.mutable_poly(c, 0), pts[c].data(), words * sizeof(uint64_t));
     return out;

@@ -39,7 +39,10 @@ public:
     size_t count() const { return count_; }
     size_t polys() const { return polys_; }
     size_t n() const { return n_; }
-    size_t limbs() const { return size_t(level_ + 1); }
+    // Limbs per polynomial: level + 1, and the special primes over Q_level * P (ciphertext.hpp).
+    size_t limbs() const { return size_t(level_ + 1) + special_; }
+    size_t special_limbs() const { return special_; }
+    Basis basis() const { return special_ ? Basis::qp : Basis::q; }
     int level() const { return level_; }
     double scale() const { return scale_; }
     size_t slots() const { return slots_; }
@@ -67,7 +70,7 @@ public:
 protected:
     // memory: where the data lives; a host queue (or nullptr) means host memory.
     PolyBatch(const Context& ctx, size_t count, size_t polys, int level, double scale, size_t slots,
-              const QueuePtr& memory = nullptr);
+              const QueuePtr& memory = nullptr, Basis basis = Basis::q);
     // The same batch with its data in `memory`'s memory (host memory for nullptr or a host queue).
     void copy_to_memory(PolyBatch& out, const QueuePtr& memory) const;
     template <typename Batch> Batch copied_to(const QueuePtr& memory) const {
@@ -80,7 +83,7 @@ protected:
     QueuePtr device_;                    // device memory: its queue, the allocation and its size
     std::shared_ptr<uint64_t> device_data_;
     size_t device_words_ = 0;
-    size_t count_ = 0, polys_ = 0, n_ = 0;
+    size_t count_ = 0, polys_ = 0, n_ = 0, special_ = 0;
     int level_ = 0;
     double scale_ = 1;
     size_t slots_ = 0;
@@ -97,8 +100,8 @@ public:
     // d ciphertexts with undefined contents (outputs of the evaluator).
     // memory: where the data lives (nullptr or a host queue: host memory).
     CiphertextBatch(const Context& ctx, size_t count, size_t size, int level, double scale, size_t slots,
-                    const QueuePtr& memory = nullptr)
-        : PolyBatch(ctx, count, size, level, scale, slots, memory) {}
+                    const QueuePtr& memory = nullptr, Basis basis = Basis::q)
+        : PolyBatch(ctx, count, size, level, scale, slots, memory, basis) {}
 
     // Copies the ciphertexts into one allocation. They must be non-empty, of this context, and
     // share level (LevelMismatch), scale (to 40 bits; ScaleMismatch), size and slot count
@@ -112,7 +115,7 @@ public:
     // when it already has exactly the words needed: the *_into operations reuse their outputs.
     // The allocation must also be in `memory`'s memory.
     void prepare_output(const Context& ctx, size_t count, size_t size, int level, double scale, size_t slots,
-                        const QueuePtr& memory = nullptr);
+                        const QueuePtr& memory = nullptr, Basis basis = Basis::q);
 
     // A copy in the memory of `queue`'s device (a copy in host memory for a host queue), and a
     // copy in host memory (waits for the batch's queue).
@@ -157,15 +160,19 @@ public:
     PlaintextBatch() = default;
     // d plaintexts with undefined contents, in `memory`'s memory (nullptr or a host queue: host).
     PlaintextBatch(const Context& ctx, size_t count, int level, double scale, size_t slots,
-                   const QueuePtr& memory = nullptr)
-        : PolyBatch(ctx, count, 1, level, scale, slots, memory) {}
+                   const QueuePtr& memory = nullptr, Basis basis = Basis::q)
+        : PolyBatch(ctx, count, 1, level, scale, slots, memory, basis) {}
     static PlaintextBatch from_plaintexts(const Context& ctx, std::span<const Plaintext> pts);
     PlaintextBatch to_device(const QueuePtr& queue) const { return copied_to<PlaintextBatch>(queue); }
     PlaintextBatch to_host() const { return copied_to<PlaintextBatch>(nullptr); }
 };
 
 // The words of a batch as the queue's kernels take them.
-inline backend::BatchSpan span_of(PolyBatch& b) { return {b.mutable_data(), b.count(), b.polys(), b.limbs(), b.n()}; }
-inline backend::ConstBatchSpan span_of(const PolyBatch& b) { return {b.data(), b.count(), b.polys(), b.limbs(), b.n()}; }
+inline backend::BatchSpan span_of(PolyBatch& b) {
+    return {b.mutable_data(), b.count(), b.polys(), b.limbs(), b.n(), b.special_limbs()};
+}
+inline backend::ConstBatchSpan span_of(const PolyBatch& b) {
+    return {b.data(), b.count(), b.polys(), b.limbs(), b.n(), b.special_limbs()};
+}
 
 }  // namespace oboro::ckks

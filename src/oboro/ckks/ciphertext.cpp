@@ -16,6 +16,9 @@ void PolyArray::reshape_polys(size_t polys, int level) {
     if (level > level_ || level < 0 || polys > polys_)
         raise<ValueError>("reshape: cannot grow a ciphertext from ", polys_, " polynomials at level ", level_, " to ",
                           polys, " at level ", level);
+    if (special_ && (level != level_ || polys != polys_))
+        raise<ValueError>("reshape: an object over Q_level * P keeps its level and size (its special limbs follow "
+                          "the ciphertext limbs); mod_down it first");
     uniform_seed_.reset();
     const size_t old_limbs = limbs(), new_limbs = size_t(level + 1);
     // Compact polynomial j from offset j*old_limbs*n to j*new_limbs*n; j = 0 never moves and
@@ -26,17 +29,19 @@ void PolyArray::reshape_polys(size_t polys, int level) {
     level_ = level;
 }
 
-void PolyArray::reset_shape(const Context& ctx, size_t polys, int level, double scale, size_t slots) {
-    reset_shape(ctx.n(), polys, checked_level(ctx, level), scale, slots, ctx.id());
+void PolyArray::reset_shape(const Context& ctx, size_t polys, int level, double scale, size_t slots, Basis basis) {
+    reset_shape(ctx.n(), polys, checked_level(ctx, level), special_of(ctx, basis), scale, slots, ctx.id());
 }
 
-void PolyArray::reset_shape(size_t n, size_t polys, int level, double scale, size_t slots, uint64_t context_id) {
-    const size_t words = polys * size_t(level + 1) * n;
+void PolyArray::reset_shape(size_t n, size_t polys, int level, size_t special, double scale, size_t slots,
+                            uint64_t context_id) {
+    const size_t words = polys * (size_t(level + 1) + special) * n;
     if (data_.size() != words) data_ = AlignedBuffer<uint64_t>(words);
     uniform_seed_.reset();
     n_ = n;
     polys_ = polys;
     level_ = level;
+    special_ = special;
     scale_ = scale;
     slots_ = slots;
     context_id_ = context_id;

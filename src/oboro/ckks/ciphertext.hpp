@@ -13,15 +13,26 @@
 
 namespace oboro::ckks {
 
+// The RNS basis of an object's limbs: Q_level (the ciphertext primes q_0 .. q_level), or
+// Q_level * P, with the special primes of key switching after them: the extended basis in which
+// double hoisting keeps rotated ciphertexts and their sums before one ModDown (Evaluator::
+// rotate_many_extended, mod_down), and the plaintexts multiplied into them. An object over
+// Q_level * P decrypts to P times its message; only those operations take it.
+enum class Basis { q, qp };
+
 class PolyArray {
 public:
     PolyArray() = default;
-    PolyArray(const Context& ctx, size_t polys, int level, double scale, size_t slots)
-        : data_(polys * size_t(checked_level(ctx, level) + 1) * ctx.n()), n_(ctx.n()), polys_(polys), level_(level),
-          scale_(scale), slots_(slots), context_id_(ctx.id()) {}
+    PolyArray(const Context& ctx, size_t polys, int level, double scale, size_t slots, Basis basis = Basis::q)
+        : data_(polys * (size_t(checked_level(ctx, level) + 1) + special_of(ctx, basis)) * ctx.n()), n_(ctx.n()),
+          polys_(polys), level_(level), special_(special_of(ctx, basis)), scale_(scale), slots_(slots),
+          context_id_(ctx.id()) {}
 
     size_t n() const { return n_; }
-    size_t limbs() const { return size_t(level_ + 1); }
+    // Limbs per polynomial: level + 1, and the special primes over Q_level * P.
+    size_t limbs() const { return size_t(level_ + 1) + special_; }
+    size_t special_limbs() const { return special_; }
+    Basis basis() const { return special_ ? Basis::qp : Basis::q; }
     int level() const { return level_; }
     double scale() const { return scale_; }
     size_t slots() const { return slots_; }
@@ -55,17 +66,20 @@ public:
 
 protected:
     static int checked_level(const Context& ctx, int level);  // throws LevelMismatch outside 0..max_level
+    static size_t special_of(const Context& ctx, Basis basis) { return basis == Basis::qp ? ctx.p_count() : 0; }
     size_t polys() const { return polys_; }
     void reshape_polys(size_t polys, int level);  // keeps the leading limbs of each polynomial
     // Makes this an array of `polys` polynomials at `level` with undefined contents, keeping the
     // buffer when it already has exactly the words needed (outputs reused across calls).
-    void reset_shape(const Context& ctx, size_t polys, int level, double scale, size_t slots);
-    void reset_shape(size_t n, size_t polys, int level, double scale, size_t slots, uint64_t context_id);
+    void reset_shape(const Context& ctx, size_t polys, int level, double scale, size_t slots, Basis basis);
+    void reset_shape(size_t n, size_t polys, int level, size_t special, double scale, size_t slots,
+                     uint64_t context_id);
 
     AlignedBuffer<uint64_t> data_;
     size_t n_ = 0;
     size_t polys_ = 0;
     int level_ = 0;
+    size_t special_ = 0;
     double scale_ = 1;
     size_t slots_ = 0;
     uint64_t context_id_ = 0;
@@ -75,8 +89,9 @@ protected:
 class Plaintext : public PolyArray {
 public:
     Plaintext() = default;
-    Plaintext(const Context& ctx, int level, double scale, size_t slots) : PolyArray(ctx, 1, level, scale, slots) {}
-    // Drops limbs above `level` in place.
+    Plaintext(const Context& ctx, int level, double scale, size_t slots, Basis basis = Basis::q)
+        : PolyArray(ctx, 1, level, scale, slots, basis) {}
+    // Drops limbs above `level` in place (over Q_level: ValueError over Q_level * P).
     void drop_to_level(int level) { reshape_polys(1, level); }
 };
 
@@ -85,8 +100,8 @@ class Ciphertext : public PolyArray {
 
 public:
     Ciphertext() = default;
-    Ciphertext(const Context& ctx, size_t size, int level, double scale, size_t slots)
-        : PolyArray(ctx, size, level, scale, slots) {}
+    Ciphertext(const Context& ctx, size_t size, int level, double scale, size_t slots, Basis basis = Basis::q)
+        : PolyArray(ctx, size, level, scale, slots, basis) {}
     // Number of polynomials: 2 for a normal ciphertext, 3 after a multiplication before
     // relinearization.
     size_t size() const { return polys(); }
@@ -95,8 +110,9 @@ public:
     void reshape(size_t size, int level) { reshape_polys(size, level); }
     // Turns this into an output of `size` polynomials at `level` (contents undefined); no
     // allocation when the buffer already has that many words. The Evaluator's *_into forms use it.
-    void prepare_output(const Context& ctx, size_t size, int level, double scale, size_t slots) {
-        reset_shape(ctx, size, level, scale, slots);
+    void prepare_output(const Context& ctx, size_t size, int level, double scale, size_t slots,
+                        Basis basis = Basis::q) {
+        reset_shape(ctx, size, level, scale, slots, basis);
     }
 };
 

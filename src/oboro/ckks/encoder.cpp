@@ -114,13 +114,23 @@ void Encoder::scaled_coefficients(const char* op, const cplx* values, size_t cou
     }
 }
 
-Plaintext Encoder::encode(const std::vector<cplx>& values, int level, double scale, size_t slots) const {
-    const EncodingShape shape = encoding_shape("encode", values.size(), level, scale, slots);
+Plaintext Encoder::encode_in(const char* op, const std::vector<cplx>& values, int level, double scale, size_t slots,
+                             Basis basis) const {
+    const EncodingShape shape = encoding_shape(op, values.size(), level, scale, slots);
     std::vector<double> coefficients(2 * shape.slots);
-    scaled_coefficients("encode", values.data(), values.size(), shape, coefficients.data());
-    Plaintext pt(*ctx_, shape.level, shape.scale, shape.slots);
-    cpu::write_plaintext(ctx_->ring(), coefficients.data(), shape.slots, shape.level, pt.mutable_poly(0));
+    scaled_coefficients(op, values.data(), values.size(), shape, coefficients.data());
+    Plaintext pt(*ctx_, shape.level, shape.scale, shape.slots, basis);
+    cpu::write_plaintext(ctx_->ring(), coefficients.data(), shape.slots, shape.level, pt.mutable_poly(0),
+                         pt.special_limbs());
     return pt;
+}
+
+Plaintext Encoder::encode(const std::vector<cplx>& values, int level, double scale, size_t slots) const {
+    return encode_in("encode", values, level, scale, slots, Basis::q);
+}
+
+Plaintext Encoder::encode_extended(const std::vector<cplx>& values, int level, double scale, size_t slots) const {
+    return encode_in("encode_extended", values, level, scale, slots, Basis::qp);
 }
 
 Plaintext Encoder::encode(const std::vector<double>& values, int level, double scale, size_t slots) const {

@@ -32,6 +32,10 @@ public:
     Plaintext encode(const std::vector<std::complex<double>>& values, int level = -1, double scale = 0,
                      size_t slots = 0) const;
     Plaintext encode(const std::vector<double>& values, int level = -1, double scale = 0, size_t slots = 0) const;
+    // The same encoding over Q_level * P (ciphertext.hpp: Basis): the weights that double hoisting
+    // multiplies into rotations kept in the extended basis (Evaluator::rotate_many_extended).
+    Plaintext encode_extended(const std::vector<std::complex<double>>& values, int level, double scale,
+                              size_t slots) const;
     // A constant in every slot.
     Plaintext encode_constant(std::complex<double> value, int level = -1, double scale = 0, size_t slots = 0) const;
 
@@ -58,6 +62,8 @@ public:
 
 private:
     void check_slots(const char* op, size_t slots, size_t count) const;
+    Plaintext encode_in(const char* op, const std::vector<std::complex<double>>& values, int level, double scale,
+                        size_t slots, Basis basis) const;
 
     ContextPtr ctx_;
     std::vector<std::complex<double>> roots_;  // exp(2*pi*i*k/(2N)), k = 0..2N

@@ -124,6 +124,9 @@ void check_decryptable_size(size_t size) {
 void Decryptor::check(const Ciphertext& ct) const {
     if (ct.context_id() != ctx_->id())
         raise<ContextMismatch>("decrypt: the ciphertext (", describe(ct), ") belongs to another parameter set");
+    if (ct.basis() != Basis::q)
+        raise<ValueError>("decrypt: the ciphertext (", describe(ct), ") is over the extended basis Q_level * P; "
+                          "mod_down it first");
     check_decryptable_size(ct.size());
 }
 
@@ -175,6 +178,9 @@ std::vector<std::vector<std::complex<double>>> Decryptor::decrypt_decode(const C
                                                                          const Encoder& encoder) const {
     if (batch.context_id() != ctx_->id())
         raise<ContextMismatch>("decrypt: the batch (", describe(batch), ") belongs to another parameter set");
+    if (batch.basis() != Basis::q)
+        raise<ValueError>("decrypt: the batch (", describe(batch), ") is over the extended basis Q_level * P; "
+                          "mod_down it first");
     check_decryptable_size(batch.size());
     if (batch.device()) return decrypt_decode(batch.to_host(), encoder);  // one download, not one per element
     const math::Seed batch_seed = fresh_seed();  // element c's flooding noise: stream c of it

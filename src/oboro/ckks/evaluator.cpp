@@ -26,12 +26,13 @@ std::string power_of_two(double x, int decimals) {
 
 // 10 decimals: enough to tell 2^40 from 2^80/q for a q near 2^40.
 std::string describe(const PolyArray& x) {
-    return "level " + std::to_string(x.level()) + ", scale " + power_of_two(x.scale(), 10);
+    return "level " + std::to_string(x.level()) + ", scale " + power_of_two(x.scale(), 10) +
+           (x.special_limbs() ? ", over Q*P" : "");
 }
 
 std::string describe(const PolyBatch& x) {
     return "batch of " + std::to_string(x.count()) + ", level " + std::to_string(x.level()) + ", scale " +
-           power_of_two(x.scale(), 10);
+           power_of_two(x.scale(), 10) + (x.special_limbs() ? ", over Q*P" : "");
 }
 
 std::vector<uint64_t> scaled_constant(const Context& ctx, const char* op, double c, double scale, int level) {
@@ -69,9 +70,13 @@ namespace {
 template <typename T> constexpr bool is_batch = std::same_as<T, CiphertextBatch> || std::same_as<T, PlaintextBatch>;
 
 // A Ciphertext or Plaintext is a batch of one in host memory.
-backend::BatchSpan span_of(Ciphertext& c) { return {c.mutable_data(), 1, c.size(), c.limbs(), c.n()}; }
-backend::ConstBatchSpan span_of(const Ciphertext& c) { return {c.data(), 1, c.size(), c.limbs(), c.n()}; }
-backend::ConstBatchSpan span_of(const Plaintext& p) { return {p.data(), 1, 1, p.limbs(), p.n()}; }
+backend::BatchSpan span_of(Ciphertext& c) {
+    return {c.mutable_data(), 1, c.size(), c.limbs(), c.n(), c.special_limbs()};
+}
+backend::ConstBatchSpan span_of(const Ciphertext& c) {
+    return {c.data(), 1, c.size(), c.limbs(), c.n(), c.special_limbs()};
+}
+backend::ConstBatchSpan span_of(const Plaintext& p) { return {p.data(), 1, 1, p.limbs(), p.n(), p.special_limbs()}; }
 using ckks::span_of;
 
 size_t count_of(const PolyArray&) { return 1; }
@@ -84,26 +89,31 @@ const char* memory_name_of(const PolyBatch& x) { return memory_name(x); }
 // A result of `count` ciphertexts of `size` polynomials (contents undefined), in `memory`.
 template <Encrypted T>
 T make_output(const Context& ctx, const QueuePtr& memory, size_t count, size_t size, int level, double scale,
-              size_t slots) {
-    if constexpr (is_batch<T>) return CiphertextBatch(ctx, count, size, level, scale, slots, memory);
-    else return Ciphertext(ctx, size, level, scale, slots);
+              size_t slots, Basis basis = Basis::q) {
+    if constexpr (is_batch<T>) return CiphertextBatch(ctx, count, size, level, scale, slots, memory, basis);
+    else return Ciphertext(ctx, size, level, scale, slots, basis);
 }
 
 // The same into an existing object, keeping its allocation when it has the right size.
 template <Encrypted T>
 void prepare_output(T& out, const Context& ctx, const QueuePtr& memory, size_t count, size_t size, int level,
-                    double scale, size_t slots) {
-    if constexpr (is_batch<T>) out.prepare_output(ctx, count, size, level, scale, slots, memory);
-    else out.prepare_output(ctx, size, level, scale, slots);
+                    double scale, size_t slots, Basis basis = Basis::q) {
+    if constexpr (is_batch<T>) out.prepare_output(ctx, count, size, level, scale, slots, memory, basis);
+    else out.prepare_output(ctx, size, level, scale, slots, basis);
 }
+
+// Which bases an operation takes: Q_level only (most), or also Q_level * P (the operations of
+// double hoisting: sums, plaintext products, multiply-accumulate, negate, mod_down).
+enum class Bases { q_only, any };
 
 // The checks every operation makes, before anything is enqueued.
 class Checks {
 public:
     Checks(const Context& ctx, const backend::Queue& queue) : ctx_(ctx), queue_(queue) {}
 
-    // x is not empty, lives where the queue computes, and belongs to this context.
-    template <typename X> void operand(const char* op, const X& x, const char* name) const {
+    // x is not empty, lives where the queue computes, belongs to this context and is in a basis
+    // the operation takes (and this queue runs).
+    template <typename X> void operand(const char* op, const X& x, const char* name, Bases bases = Bases::q_only) const {
         if (x.empty()) raise<ValueError>(op, ": operand '", name, "' is empty");
         const backend::Queue* want = queue_.host_memory() ? nullptr : &queue_;
         if (memory_of(x) != want)
@@ -113,12 +123,24 @@ public:
                                                                   "(CiphertextBatch::from_ciphertexts, to_device)");
         if (x.context_id() != ctx_.id())
             raise<ContextMismatch>(op, ": operand '", name, "' (", describe(x), ") belongs to another parameter set");
+        if (x.special_limbs()) {
+            if (bases == Bases::q_only)
+                raise<ValueError>(op, ": operand '", name, "' (", describe(x),
+                                  ") is over the extended basis of double hoisting; mod_down it first");
+            if (!queue_.extended_basis())
+                raise<Error>(op, ": the extended basis Q_level * P is not available on ", queue_.device_name(), " yet");
+        }
     }
 
-    // Two operands of one operation: both valid, b with as many elements as a or one, one level.
-    template <typename A, typename B> void pair(const char* op, const A& a, const B& b) const {
-        operand(op, a, "a");
-        operand(op, b, "b");
+    // Two operands of one operation: both valid, in one basis, b with as many elements as a or
+    // one, at one level.
+    template <typename A, typename B>
+    void pair(const char* op, const A& a, const B& b, Bases bases = Bases::q_only) const {
+        operand(op, a, "a", bases);
+        operand(op, b, "b", bases);
+        if (a.basis() != b.basis())
+            raise<ValueError>(op, ": operand 'a' (", describe(a), ") and operand 'b' (", describe(b),
+                              ") are in different bases; extend or mod_down one of them");
         if (count_of(b) != count_of(a) && count_of(b) != 1)
             raise<ValueError>(op, ": operand 'a' is a ", describe(a), " but operand 'b' a ", describe(b),
                               "; 'b' must hold as many elements as 'a', or one");
@@ -256,7 +278,7 @@ QueuePtr output_memory(const QueuePtr& queue) { return queue->host_memory() ? nu
 namespace {
 // The checks of a ciphertext sum: pair, scale, and a broadcast 'b' no larger than 'a'.
 template <typename T> void check_sum(const Checks& check, const char* op, const T& a, const T& b) {
-    check.pair(op, a, b);
+    check.pair(op, a, b, Bases::any);
     check.same_scale(op, a, b);
     if (b.size() > a.size() && count_of(b) != count_of(a))
         raise<ValueError>(op, ": operand 'b' (", describe(b), ", combined with every element) has ", b.size(),
@@ -272,7 +294,7 @@ template <Encrypted T> void Evaluator::add_into(const T& a, const T& b, T& out) 
     const T& big = a_larger ? a : b;
     const T& small = a_larger ? b : a;
     prepare_output(out, *ctx_, output_memory(queue_), count_of(a), big.size(), a.level(), a.scale(),
-                   std::max(a.slots(), b.slots()));
+                   std::max(a.slots(), b.slots()), a.basis());
     queue_->add(ctx_->ring(), span_of(out), span_of(big), span_of(small));
 }
 
@@ -297,7 +319,7 @@ template <Encrypted T> T Evaluator::sub(const T& a, const T& b) const {
     check_sum(check, "sub", a, b);
     const size_t size = std::max(a.size(), b.size());
     T out = make_output<T>(*ctx_, output_memory(queue_), count_of(a), size, a.level(), a.scale(),
-                           std::max(a.slots(), b.slots()));
+                           std::max(a.slots(), b.slots()), a.basis());
     if (a.size() >= b.size()) {
         queue_->sub(ctx_->ring(), span_of(out), span_of(a), span_of(b));
     } else {  // b - a, negated: a - b on a's polynomials and -b on the others
@@ -323,9 +345,11 @@ template <typename T, typename P>
 void plain_sum(const Context& ctx, const QueuePtr& queue, const char* op, T& out, const T& a, const P& b,
                bool subtract) {
     const Checks check(ctx, *queue);
-    check.pair(op, a, b);
+    check.pair(op, a, b, Bases::any);
     check.same_scale(op, a, b);
-    if (&out != &a) out = make_output<T>(ctx, output_memory(queue), count_of(a), a.size(), a.level(), a.scale(), a.slots());
+    if (&out != &a)
+        out = make_output<T>(ctx, output_memory(queue), count_of(a), a.size(), a.level(), a.scale(), a.slots(),
+                             a.basis());
     subtract ? queue->sub(ctx.ring(), span_of(out), span_of(a), span_of(b))
              : queue->add(ctx.ring(), span_of(out), span_of(a), span_of(b));
 }
@@ -392,13 +416,14 @@ template <Encrypted T> T Evaluator::sub(const T& a, double c) const {
 }
 
 template <Encrypted T> void Evaluator::negate_inplace(T& a) const {
-    Checks(*ctx_, *queue_).operand("negate", a, "a");
+    Checks(*ctx_, *queue_).operand("negate", a, "a", Bases::any);
     queue_->negate(ctx_->ring(), span_of(a), span_of(std::as_const(a)));
 }
 
 template <Encrypted T> T Evaluator::negate(const T& a) const {
-    Checks(*ctx_, *queue_).operand("negate", a, "a");
-    T out = make_output<T>(*ctx_, output_memory(queue_), count_of(a), a.size(), a.level(), a.scale(), a.slots());
+    Checks(*ctx_, *queue_).operand("negate", a, "a", Bases::any);
+    T out = make_output<T>(*ctx_, output_memory(queue_), count_of(a), a.size(), a.level(), a.scale(), a.slots(),
+                           a.basis());
     queue_->negate(ctx_->ring(), span_of(out), span_of(a));
     return out;
 }
@@ -436,7 +461,7 @@ template <Encrypted T> T Evaluator::square(const T& a) const { return multiply(a
 template <Encrypted T, typename P>
 requires PlainOperandOf<P, T> void Evaluator::multiply_inplace(T& a, const P& b) const {
     const Checks check(*ctx_, *queue_);
-    check.pair("multiply", a, b);
+    check.pair("multiply", a, b, Bases::any);
     check.product_scale("multiply", a, b.scale());
     queue_->mul_plain(ctx_->ring(), span_of(a), span_of(std::as_const(a)), span_of(b));
     a.set_scale(a.scale() * b.scale());
@@ -444,10 +469,10 @@ requires PlainOperandOf<P, T> void Evaluator::multiply_inplace(T& a, const P& b)
 
 template <Encrypted T, typename P> requires PlainOperandOf<P, T> T Evaluator::multiply(const T& a, const P& b) const {
     const Checks check(*ctx_, *queue_);
-    check.pair("multiply", a, b);
+    check.pair("multiply", a, b, Bases::any);
     check.product_scale("multiply", a, b.scale());
     T out = make_output<T>(*ctx_, output_memory(queue_), count_of(a), a.size(), a.level(), a.scale() * b.scale(),
-                           a.slots());
+                           a.slots(), a.basis());
     queue_->mul_plain(ctx_->ring(), span_of(out), span_of(a), span_of(b));
     return out;
 }
@@ -489,7 +514,10 @@ namespace {
 // with `size` polynomials, at the product's scale.
 template <typename T>
 void check_accumulator(const Checks& check, const char* op, const T& acc, const T& a, size_t size, double scale_b) {
-    check.operand(op, acc, "acc");
+    check.operand(op, acc, "acc", Bases::any);
+    if (acc.basis() != a.basis())
+        raise<ValueError>(op, ": the accumulator (", describe(acc), ") and operand 'a' (", describe(a),
+                          ") are in different bases");
     if (element_count(acc) != element_count(a))
         raise<ValueError>(op, ": the accumulator is a ", describe(acc), " but operand 'a' a ", describe(a),
                           "; they must hold as many elements");
@@ -510,7 +538,7 @@ template <Encrypted T, typename P>
 requires PlainOperandOf<P, T> void Evaluator::multiply_accumulate(T& acc, const T& a, const P& b) const {
     const char* op = "multiply_accumulate";
     const Checks check(*ctx_, *queue_);
-    check.pair(op, a, b);
+    check.pair(op, a, b, Bases::any);
     check_accumulator(check, op, acc, a, a.size(), b.scale());
     queue_->mul_plain_add(ctx_->ring(), span_of(acc), span_of(a), span_of(b));
 }
@@ -538,10 +566,13 @@ template <Encrypted T> void Evaluator::multiply_accumulate(T& acc, const T& a, d
     queue_->mul_scalar_add(ctx_->ring(), span_of(acc), span_of(a), s.data());
 }
 
-template <Encrypted T> T Evaluator::zero_like(const T& like, size_t size, int level, double scale) const {
-    Checks(*ctx_, *queue_).operand("zero_like", like, "like");
+template <Encrypted T>
+T Evaluator::zero_like(const T& like, size_t size, int level, double scale, Basis basis) const {
+    Checks(*ctx_, *queue_).operand("zero_like", like, "like", Bases::any);
     if (size < 2 || size > 3) raise<ValueError>("zero_like: a ciphertext has 2 or 3 polynomials, not ", size);
-    T out = make_output<T>(*ctx_, output_memory(queue_), count_of(like), size, level, scale, like.slots());
+    if (basis == Basis::qp && !queue_->extended_basis())
+        raise<Error>("zero_like: the extended basis Q_level * P is not available on ", queue_->device_name(), " yet");
+    T out = make_output<T>(*ctx_, output_memory(queue_), count_of(like), size, level, scale, like.slots(), basis);
     queue_->fill_zero(span_of(out));
     return out;
 }
@@ -881,6 +912,67 @@ T Evaluator::rotate_sum(const T& a, const std::vector<int64_t>& steps, KeySwitch
     return rotate_sum_with(a, steps, own_keys(), counts);
 }
 
+// ---- the extended basis Q_level * P (double hoisting) --------------------------------------------
+
+namespace {
+template <typename X> void check_extended_support(const char* op, const backend::Queue& queue) {
+    if (!queue.extended_basis())
+        raise<Error>(op, ": the extended basis Q_level * P is not available on ", queue.device_name(), " yet");
+}
+}  // namespace
+
+template <Encrypted T> T Evaluator::extend(const T& a) const {
+    Checks(*ctx_, *queue_).operand("extend", a, "a");
+    check_extended_support<T>("extend", *queue_);
+    T out = make_output<T>(*ctx_, output_memory(queue_), count_of(a), a.size(), a.level(), a.scale(), a.slots(),
+                           Basis::qp);
+    queue_->extend(ctx_->ring(), span_of(out), span_of(a));
+    return out;
+}
+
+template <Encrypted T> T Evaluator::mod_down(const T& a) const {
+    Checks(*ctx_, *queue_).operand("mod_down", a, "a", Bases::any);
+    if (a.basis() != Basis::qp)
+        raise<ValueError>("mod_down: operand 'a' (", describe(a), ") is not over the extended basis Q_level * P");
+    T out = make_output<T>(*ctx_, output_memory(queue_), count_of(a), a.size(), a.level(), a.scale(), a.slots());
+    queue_->mod_down(ctx_->ring(), span_of(out), span_of(a));
+    return out;
+}
+
+template <Encrypted T>
+std::vector<T> Evaluator::rotate_many_extended(const T& a, const std::vector<int64_t>& steps,
+                                               KeySwitchCounts* counts) const {
+    const char* op = "rotate_many_extended";
+    const Checks check(*ctx_, *queue_);
+    check.operand(op, a, "a");
+    check_extended_support<T>(op, *queue_);
+    std::vector<const uint32_t*> perms;
+    std::vector<backend::KeySwitchKeyView> views;
+    galois_of_steps(*ctx_, check, op, a, steps, "step", own_keys(), perms, views);
+    const Hoisted hoisted(perms, views);
+    std::vector<T> out;
+    out.reserve(steps.size());
+    std::vector<backend::BatchSpan> spans;
+    for (size_t r = 0; r < steps.size(); ++r) {
+        if (perms[r]) {
+            out.push_back(make_output<T>(*ctx_, output_memory(queue_), count_of(a), 2, a.level(), a.scale(),
+                                         a.slots(), Basis::qp));
+        } else {
+            out.push_back(extend(a));  // a step 0: a itself, lifted
+        }
+    }
+    for (size_t r = 0; r < steps.size(); ++r)
+        if (perms[r]) spans.push_back(span_of(out[r]));
+    if (!spans.empty())
+        queue_->rotate_hoisted_extended(ctx_->ring(), spans.data(), spans.size(), span_of(a), hoisted.perms.data(),
+                                        hoisted.keys.data());
+    if (counts && !spans.empty()) {
+        const uint64_t d = count_of(a);
+        counts->mod_ups += d, counts->inner_products += d * spans.size();
+    }
+    return out;
+}
+
 // ---- the two operand types -------------------------------------------------------------------
 
 #define OBORO_EVALUATOR_FOR(T)                                                                                  \
@@ -931,7 +1023,11 @@ T Evaluator::rotate_sum(const T& a, const std::vector<int64_t>& steps, KeySwitch
     template T Evaluator::apply_galois(const T&, uint64_t, const GaloisKeys&, const char*) const;              \
     template void Evaluator::multiply_accumulate(T&, const T&, const T&) const;                                \
     template void Evaluator::multiply_accumulate(T&, const T&, double) const;                                  \
-    template T Evaluator::zero_like(const T&, size_t, int, double) const;                                     \
+    template T Evaluator::zero_like(const T&, size_t, int, double, Basis) const;                              \
+    template T Evaluator::extend(const T&) const;                                                             \
+    template T Evaluator::mod_down(const T&) const;                                                           \
+    template std::vector<T> Evaluator::rotate_many_extended(const T&, const std::vector<int64_t>&,            \
+                                                            KeySwitchCounts*) const;                          \
     template T Evaluator::multiply_to(const T&, double, int, double) const;                                   \
     template std::vector<T> Evaluator::rotate_many(const T&, const std::vector<int64_t>&, const GaloisKeys&,   \
                                                    KeySwitchCounts*) const;                                    \

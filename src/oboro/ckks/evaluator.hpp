@@ -135,8 +135,26 @@ public:
     // ValueError when that scale is below 2^20: c would be rounded to fewer than 20 bits.
     template <Encrypted T> void multiply_accumulate(T& acc, const T& a, double c) const;
     // A zero ciphertext (batch) like `like` (its element count, slots and memory) with `size`
-    // polynomials at (level, scale): the start of an accumulation.
-    template <Encrypted T> T zero_like(const T& like, size_t size, int level, double scale) const;
+    // polynomials at (level, scale), in `basis`: the start of an accumulation.
+    template <Encrypted T>
+    T zero_like(const T& like, size_t size, int level, double scale, Basis basis = Basis::q) const;
+
+    // ---- double hoisting: the extended basis Q_level * P (ciphertext.hpp: Basis) ----
+    // A linear transform sum_b w_b * rot(x, b) costs one ModDown instead of one per rotation when
+    // the rotations stay over Q_level * P, are multiplied by plaintexts over Q_level * P
+    // (Encoder::encode_extended) and summed there (multiply_accumulate, add), and the sum is
+    // divided by P once (mod_down). Those operations, negate and sub take extended operands (all of
+    // one basis); every other operation refuses them (ValueError: mod_down first).
+    // The rotations of `a` by `steps` (with the evaluator's keys), kept over Q_level * P: ONE ModUp
+    // of each element's c1 for all of them and no ModDown (a step 0 gives extend(a)). Equal after
+    // mod_down to rotate_many's results up to the rounding of one division by P.
+    template <Encrypted T>
+    std::vector<T> rotate_many_extended(const T& a, const std::vector<int64_t>& steps,
+                                        KeySwitchCounts* counts = nullptr) const;
+    // a lifted into the extended basis: P * a on the ciphertext limbs, 0 on the special ones.
+    template <Encrypted T> T extend(const T& a) const;
+    // a over Q_level * P divided by P (with rounding) back to Q_level: the ModDown of key switching.
+    template <Encrypted T> T mod_down(const T& a) const;
 
     // ---- exact target scales ----
     // a * c landing on exactly `scale` at `level` (below a's level): c is encoded at scale * q_l /

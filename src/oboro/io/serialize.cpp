@@ -79,6 +79,13 @@ void require(Reader& r, size_t bytes, const char* field) {
                               " are left"));
 }
 
+// Objects over the extended basis Q_level * P are intermediates of double hoisting, not data.
+void check_basis(const char* what, Basis basis) {
+    if (basis != Basis::q)
+        raise<ValueError>("serialize: the ", what, " is over the extended basis Q_level * P (an intermediate of "
+                          "double hoisting); mod_down it before serializing");
+}
+
 void check_owner(uint64_t object_id, const Context& ctx, const char* what) {
     if (object_id != ctx.id())
         raise<ContextMismatch>("serialize: the ", what, " belongs to another parameter set than the context given");
@@ -338,6 +345,7 @@ ContextPtr load_context(ByteView data, std::string* label) {
 
 Bytes serialize(const Context& ctx, const Plaintext& pt, const ArrayInfo& info) {
     check_owner(pt.context_id(), ctx, "plaintext");
+    check_basis("plaintext", pt.basis());
     check_info(info);
     Bytes out;
     Writer w(out);
@@ -369,6 +377,7 @@ Plaintext load_plaintext(const Context& ctx, ByteView data, ArrayInfo* info) {
 
 Bytes serialize(const Context& ctx, const Ciphertext& ct, const ArrayInfo& info, bool compress) {
     check_owner(ct.context_id(), ctx, "ciphertext");
+    check_basis("ciphertext", ct.basis());
     check_info(info);
     const bool seeded = compress && ct.size() == 2 && ct.uniform_seed().has_value();
     Bytes out;
@@ -410,6 +419,7 @@ Ciphertext load_ciphertext(const Context& ctx, ByteView data, ArrayInfo* info) {
 
 Bytes serialize(const Context& ctx, const CiphertextBatch& batch, const ArrayInfo& info, bool compress) {
     check_owner(batch.context_id(), ctx, "ciphertext batch");
+    check_basis("ciphertext batch", batch.basis());
     check_info(info);
     if (batch.empty()) raise<ValueError>("serialize: the batch is empty");
     if (batch.device()) return serialize(ctx, batch.to_host(), info, compress);  // one download, seeds kept

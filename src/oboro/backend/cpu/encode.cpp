@@ -6,14 +6,17 @@
 
 namespace oboro::backend::cpu {
 
-void write_plaintext(const Ring& ring, const double* coefficients, size_t slots, int level, uint64_t* out) {
-    const size_t n = ring.n(), limbs = size_t(level + 1);
-    for (size_t i = 0; i < limbs; ++i) {
-        const math::Barrett<uint64_t>& br = ring.moduli()[i].barrett;
+void write_plaintext(const Ring& ring, const double* coefficients, size_t slots, int level, uint64_t* out,
+                     size_t special) {
+    const size_t n = ring.n(), nq = size_t(level + 1);
+    auto reduce = [&](uint64_t* limb, const math::Modulus& m) {
         for (size_t k = 0; k < n; ++k)
-            out[i * n + k] = math::reduce_integral_double(subring_coefficient(coefficients, slots, n, k), br);
-    }
-    ntt_forward(out, ring.ntt_tables(), limbs);
+            limb[k] = math::reduce_integral_double(subring_coefficient(coefficients, slots, n, k), m.barrett);
+    };
+    for (size_t i = 0; i < nq; ++i) reduce(out + i * n, ring.moduli()[i]);
+    for (size_t j = 0; j < special; ++j) reduce(out + (nq + j) * n, ring.p_moduli()[j]);
+    ntt_forward(out, ring.ntt_tables(), nq);
+    ntt_forward(out + nq * n, ring.p_ntt_tables(), special);
 }
 
 }  // namespace oboro::backend::cpu

@@ -11,6 +11,9 @@
 
 namespace oboro::backend::cpu {
 
-void write_plaintext(const Ring& ring, const double* coefficients, size_t slots, int level, uint64_t* out);
+// `special` (0 or the ring's p_count): the limbs of the special primes after the level + 1 ciphertext
+// limbs (an encoding over Q_level * P).
+void write_plaintext(const Ring& ring, const double* coefficients, size_t slots, int level, uint64_t* out,
+                     size_t special = 0);
 
 }  // namespace oboro::backend::cpu

@@ -42,6 +42,20 @@ void rotate_hoisted_polys(const Ring& ring, int level, const uint64_t* c0, const
     }
 }
 
+void rotate_hoisted_extended_polys(const Ring& ring, int level, const uint64_t* c0, const uint64_t* c1,
+                                   size_t rotations, const uint32_t* const* perms,
+                                   const KeySwitchKeyView* const* keys, uint64_t* const* out0s,
+                                   uint64_t* const* out1s) {
+    const size_t n = ring.n(), limbs = size_t(level + 1);
+    HoistedDigits digits(ring, level, c1);
+    AlignedBuffer<uint64_t> rotated(limbs * n);
+    for (size_t r = 0; r < rotations; ++r) {
+        digits.inner_product(perms[r], *keys[r], out0s[r], out1s[r], false);
+        permute(rotated.data(), c0, perms[r], limbs, n);
+        mul_scalar_add(out0s[r], rotated.data(), ring.p_mod_q().data(), ring.moduli(), limbs, n);
+    }
+}
+
 void rotate_sum_polys(const Ring& ring, int level, const uint64_t* c0, const uint64_t* c1, size_t rotations,
                       const uint32_t* const* perms, const KeySwitchKeyView* const* keys, size_t identities, uint64_t* out0,
                       uint64_t* out1) {

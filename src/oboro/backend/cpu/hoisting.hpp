@@ -49,6 +49,15 @@ void rotate_hoisted_polys(const Ring& ring, int level, const uint64_t* c0, const
                           const uint32_t* const* perms, const KeySwitchKeyView* const* keys, uint64_t* const* out0s,
                           uint64_t* const* out1s);
 
+// The same rotations kept over Q_level * P, without their ModDowns (double hoisting: the rotated
+// ciphertexts are summed with plaintext weights in the extended basis and divided by P once):
+// (out0s[r], out1s[r]) (level + 1 + p_count limbs each) = (P * sigma_r(c0) + <sigma_r(digits),
+// b_r>, <sigma_r(digits), a_r>). Outputs must not alias c0 or c1.
+void rotate_hoisted_extended_polys(const Ring& ring, int level, const uint64_t* c0, const uint64_t* c1,
+                                   size_t rotations, const uint32_t* const* perms,
+                                   const KeySwitchKeyView* const* keys, uint64_t* const* out0s,
+                                   uint64_t* const* out1s);
+
 // The sum of rotations of ONE ciphertext with lazy ModDown (rotate_sum): out =
 // sum_r sigma_r(c0, c1) + identities * (c0, c1), where rotation r has permutation perms[r] and
 // key *keys[r] (rotations >= 1, none null): one ModUp, `rotations` inner products accumulated

@@ -4,6 +4,7 @@
 // per-ciphertext function (ciphertext_ops.hpp, keyswitch.hpp, hoisting.hpp). Loops nested inside a work item run inline on its thread. Key-switching scratch
 // comes from scratch_pool(): one workspace per running thread, reused from item to item, so the
 // loop does no heap allocation once the workspaces have grown.
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -33,6 +34,12 @@ template <typename F> void for_each_limb(size_t count, size_t polys, size_t limb
 
 size_t rhs(ConstBatchSpan b, size_t c) { return b.count == 1 ? 0 : c; }
 
+// The modulus of limb i of a span: q_i, or a special prime past the ciphertext limbs (a span over
+// Q_level * P).
+const math::Modulus& limb_modulus(const Ring& ring, ConstBatchSpan a, size_t i) {
+    return i < a.q_limbs() ? ring.moduli()[i] : ring.p_moduli()[i - a.q_limbs()];
+}
+
 void copy_limb(uint64_t* dst, const uint64_t* src, size_t n) {
     if (dst != src) std::memcpy(dst, src, n * sizeof(uint64_t));
 }
@@ -52,7 +59,7 @@ public:
     void negate(const Ring& ring, BatchSpan out, ConstBatchSpan a) override {
         const EltwiseKernels& kn = eltwise_active();
         for_each_limb(a.count, a.polys, a.limbs, a.n, [&](size_t c, size_t j, size_t i, size_t off) {
-            kn.negate(out.poly(c, j) + off, a.poly(c, j) + off, ring.q()[i], a.n);
+            kn.negate(out.poly(c, j) + off, a.poly(c, j) + off, limb_modulus(ring, a, i).value, a.n);
         });
     }
 
@@ -76,7 +83,7 @@ public:
         const EltwiseKernels& kn = eltwise_active();
         const auto mul = streams(out, a, b) ? kn.mul_stream : kn.mul;
         for_each_limb(a.count, a.polys, a.limbs, a.n, [&](size_t c, size_t j, size_t i, size_t off) {
-            mul(out.poly(c, j) + off, a.poly(c, j) + off, b.poly(rhs(b, c), 0) + off, ring.moduli()[i], a.n);
+            mul(out.poly(c, j) + off, a.poly(c, j) + off, b.poly(rhs(b, c), 0) + off, limb_modulus(ring, a, i), a.n);
         });
     }
 
@@ -93,7 +100,8 @@ public:
     void mul_plain_add(const Ring& ring, BatchSpan acc, ConstBatchSpan a, ConstBatchSpan b) override {
         const EltwiseKernels& kn = eltwise_active();
         for_each_limb(a.count, a.polys, a.limbs, a.n, [&](size_t c, size_t j, size_t i, size_t off) {
-            kn.mul_add(acc.poly(c, j) + off, a.poly(c, j) + off, b.poly(rhs(b, c), 0) + off, ring.moduli()[i], a.n);
+            kn.mul_add(acc.poly(c, j) + off, a.poly(c, j) + off, b.poly(rhs(b, c), 0) + off, limb_modulus(ring, a, i),
+                       a.n);
         });
     }
 
@@ -195,6 +203,47 @@ public:
         });
     }
 
+    // ---- the extended basis Q_level * P ----
+    bool extended_basis() const override { return true; }
+
+    void extend(const Ring& ring, BatchSpan out, ConstBatchSpan a) override {
+        const EltwiseKernels& kn = eltwise_active();
+        const size_t nq = a.limbs;
+        for_each_limb(a.count, a.polys, out.limbs, a.n, [&](size_t c, size_t j, size_t i, size_t off) {
+            uint64_t* o = out.poly(c, j) + off;
+            if (i >= nq) {  // P = 0 modulo every special prime
+                std::fill(o, o + a.n, uint64_t(0));
+                return;
+            }
+            const uint64_t q = ring.q()[i], p = ring.p_mod_q()[i];
+            kn.mul_scalar(o, a.poly(c, j) + off, p, math::shoup_precompute(p, q), q, a.n);
+        });
+    }
+
+    void mod_down(const Ring& ring, BatchSpan out, ConstBatchSpan a) override {
+        const int level = int(out.limbs) - 1;
+        parallel_for(a.count * a.polys, [&](size_t k) {
+            const size_t c = k / a.polys, j = k % a.polys;
+            auto ws = scratch_pool().acquire();
+            Workspace::Scope scope(*ws);
+            uint64_t* ext = ws->take(a.limbs * a.n);  // mod_down takes its special limbs as scratch
+            std::copy(a.poly(c, j), a.poly(c, j) + a.limbs * a.n, ext);
+            cpu::mod_down(ring, level, ext, out.poly(c, j), *ws);
+        });
+    }
+
+    void rotate_hoisted_extended(const Ring& ring, const BatchSpan* outs, size_t rotations, ConstBatchSpan a,
+                                 const uint32_t* const* perms, const KeySwitchKeyView* const* keys) override {
+        parallel_for(a.count, [&](size_t c) {
+            thread_local std::vector<uint64_t*> out0s, out1s;
+            out0s.resize(rotations);
+            out1s.resize(rotations);
+            for (size_t r = 0; r < rotations; ++r) out0s[r] = outs[r].poly(c, 0), out1s[r] = outs[r].poly(c, 1);
+            rotate_hoisted_extended_polys(ring, int(a.limbs) - 1, a.poly(c, 0), a.poly(c, 1), rotations, perms, keys,
+                                          out0s.data(), out1s.data());
+        });
+    }
+
 private:
     // Whether an element-wise op writes `out` with streaming stores (poly_ops.hpp): the whole
     // batch's output decides, so a large batch of small ciphertexts streams too. A batched call's
@@ -209,7 +258,9 @@ private:
         const bool stream = streams(out, a, b);
         const auto op = subtract ? (stream ? kn.sub_stream : kn.sub) : (stream ? kn.add_stream : kn.add);
         for_each_limb(a.count, a.polys, a.limbs, a.n, [&](size_t c, size_t j, size_t i, size_t off) {
-            if (j < b.polys) op(out.poly(c, j) + off, a.poly(c, j) + off, b.poly(rhs(b, c), j) + off, ring.q()[i], a.n);
+            if (j < b.polys)
+                op(out.poly(c, j) + off, a.poly(c, j) + off, b.poly(rhs(b, c), j) + off, limb_modulus(ring, a, i).value,
+                   a.n);
             else copy_limb(out.poly(c, j) + off, a.poly(c, j) + off, a.n);
         });
     }

@@ -15,7 +15,10 @@
 
 namespace oboro::cuda::kernels {
 
-enum class BatchOp : uint32_t { add, sub, negate, add_scalar, mul_scalar, mul_plain, drop_limbs };
+enum class BatchOp : uint32_t {
+    add, sub, negate, add_scalar, mul_scalar, mul_plain, drop_limbs,
+    mul_plain_add, mul_scalar_add  // out += a * b, out += a * s[i]: out is the accumulator
+};
 
 // Element c, polynomial j, limb i of an operand with `polys` polynomials of `limbs` limbs is the
 // row ((c * polys + j) * limbs + i). out has out_limbs limbs per polynomial (= limbs except for
@@ -27,7 +30,7 @@ struct BatchEltArgs {
     uint32_t b_count = 0, b_polys = 0;   // b_count 1: broadcast
     const uint64_t* scalar = nullptr;        // add_scalar / mul_scalar: one per limb
     const uint64_t* scalar_shoup = nullptr;  // mul_scalar
-    const math::Barrett<uint64_t>* moduli = nullptr;  // limbs
+    const math::Barrett<uint64_t>* moduli = nullptr;  // limbs (over Q_level * P: the special primes last)
     uint32_t n = 0, count = 0, polys = 0, limbs = 0, out_limbs = 0;
 };
 
@@ -57,6 +60,10 @@ template <BatchOp Op> OBORO_HD void batch_elt_thread(const ThreadIndex& t, const
             r = math::mul_shoup(x, p.scalar[i], p.scalar_shoup[i], br.q);
         } else if constexpr (Op == BatchOp::mul_plain) {
             r = br.mul(x, rhs(0));
+        } else if constexpr (Op == BatchOp::mul_plain_add) {
+            r = br.reduce(math::mul_wide(x, rhs(0)) + p.out[o]);  // one reduction, as the CPU's mul_add
+        } else if constexpr (Op == BatchOp::mul_scalar_add) {
+            r = math::add_mod(p.out[o], math::mul_shoup(x, p.scalar[i], p.scalar_shoup[i], br.q), br.q);
         }
         p.out[o] = r;
     });
@@ -93,6 +100,8 @@ template <typename F> void dispatch_batch_op(BatchOp op, F&& f) {
     case BatchOp::mul_scalar: f.template operator()<BatchOp::mul_scalar>(); break;
     case BatchOp::mul_plain: f.template operator()<BatchOp::mul_plain>(); break;
     case BatchOp::drop_limbs: f.template operator()<BatchOp::drop_limbs>(); break;
+    case BatchOp::mul_plain_add: f.template operator()<BatchOp::mul_plain_add>(); break;
+    case BatchOp::mul_scalar_add: f.template operator()<BatchOp::mul_scalar_add>(); break;
     }
 }
 

@@ -1,0 +1,154 @@
+// Double hoisting (the extended basis Q_level * P, ciphertext.hpp: Basis): rotations kept over
+// Q_level * P are bit for bit the hoisted rotations once divided by P; a weighted sum of rotations
+// accumulated there with plaintexts over Q_level * P and divided by P once matches the reference;
+// batches give each element's words; extended objects are refused wherever they do not belong.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <vector>
+
+#include "ckks_test_util.hpp"
+#include "error_test_util.hpp"
+#include "forwarding_queue.hpp"
+#include "oboro/ckks/batch.hpp"
+#include "oboro/io/serialize.hpp"
+
+namespace oboro::test {
+namespace {
+
+bool same_words(const Ciphertext& a, const Ciphertext& b) {
+    return a.word_count() == b.word_count() && std::equal(a.data(), a.data() + a.word_count(), b.data());
+}
+
+std::vector<cplx> roll(const std::vector<cplx>& x, int64_t k) {
+    std::vector<cplx> r(x.size());
+    for (size_t i = 0; i < x.size(); ++i) r[i] = x[(i + size_t(k)) % x.size()];
+    return r;
+}
+
+class DoubleHoisting : public ::testing::TestWithParam<std::string> {
+protected:
+    Keys& k() { return Keys::get(GetParam()); }
+    Evaluator eval() {
+        Keys& K = k();
+        return Evaluator(K.ctx, std::make_shared<const MemoryKeySet>(std::make_shared<const RelinKey>(K.rk),
+                                                                    std::make_shared<const GaloisKeys>(K.gk)));
+    }
+};
+
+TEST_P(DoubleHoisting, ExtendedRotationsDividedByPAreTheHoistedRotations) {
+    Keys& K = k();
+    const Evaluator ev = eval();
+    const Ciphertext x = K.encrypt(random_complex(K.ctx->max_slots(), 1.0, 1));
+    const std::vector<int64_t> steps = {1, 0, 5, -1};
+    KeySwitchCounts counts;
+    const std::vector<Ciphertext> ext = ev.rotate_many_extended(x, steps, &counts);
+    const std::vector<Ciphertext> plain = ev.rotate_many(x, steps);
+    ASSERT_EQ(ext.size(), steps.size());
+    for (size_t r = 0; r < steps.size(); ++r) {
+        SCOPED_TRACE(steps[r]);
+        EXPECT_EQ(ext[r].basis(), Basis::qp);
+        EXPECT_EQ(ext[r].limbs(), x.limbs() + K.ctx->p_count());
+        const Ciphertext down = ev.mod_down(ext[r]);
+        EXPECT_EQ(down.basis(), Basis::q);
+        EXPECT_EQ(down.scale(), x.scale());
+        EXPECT_TRUE(same_words(down, plain[r]));  // P * sigma(c0) + ip, divided by P: sigma(c0) + ModDown(ip)
+    }
+    EXPECT_EQ(counts, (KeySwitchCounts{1, 3, 0}));  // one ModUp, three inner products, no ModDown
+}
+
+// y = sum_b w_b * rot(x, b): the rotations and the products stay over Q_level * P and one ModDown
+// ends the sum.
+TEST_P(DoubleHoisting, WeightedSumOfRotationsWithOneModDown) {
+    Keys& K = k();
+    const Context& ctx = *K.ctx;
+    const Evaluator ev = eval();
+    const size_t slots = ctx.max_slots();
+    const auto xv = random_complex(slots, 1.0, 2);
+    const Ciphertext x = K.encrypt(xv);
+    const std::vector<int64_t> steps = {0, 1, 5, -1};
+    std::vector<std::vector<cplx>> w;
+    std::vector<Plaintext> w_ext;
+    const double w_scale = double(ctx.q()[size_t(x.level())]);
+    for (size_t b = 0; b < steps.size(); ++b) {
+        w.push_back(random_complex(slots, 1.0, 10 + b));
+        w_ext.push_back(K.encoder->encode_extended(w.back(), x.level(), w_scale, slots));
+        EXPECT_EQ(w_ext.back().basis(), Basis::qp);
+    }
+    const std::vector<Ciphertext> rotated = ev.rotate_many_extended(x, steps);
+    Ciphertext acc = ev.zero_like(x, 2, x.level(), x.scale() * w_scale, Basis::qp);
+    for (size_t b = 0; b < steps.size(); ++b) ev.multiply_accumulate(acc, rotated[b], w_ext[b]);
+    const Ciphertext y = ev.rescale(ev.mod_down(acc));
+    std::vector<cplx> want(slots);
+    for (size_t b = 0; b < steps.size(); ++b) {
+        const auto r = roll(xv, steps[b]);
+        for (size_t i = 0; i < slots; ++i) want[i] += w[b][i] * r[i];
+    }
+    EXPECT_GE(precision_bits(K.decrypt(y), want), 17);
+
+    // the same sum from single-hoisted rotations, for comparison of precision
+    const std::vector<Ciphertext> single = ev.rotate_many(x, steps);
+    Ciphertext acc_q = ev.zero_like(x, 2, x.level(), x.scale() * w_scale);
+    for (size_t b = 0; b < steps.size(); ++b)
+        ev.multiply_accumulate(acc_q, single[b], K.encoder->encode(w[b], x.level(), w_scale, slots));
+    EXPECT_GE(precision_bits(K.decrypt(ev.rescale(acc_q)), want), 17);
+
+    // sums and differences of extended ciphertexts, and negation, stay extended
+    const Ciphertext d = ev.sub(ev.add(rotated[1], rotated[2]), ev.negate(rotated[3]));
+    std::vector<cplx> want_d(slots);
+    for (size_t i = 0; i < slots; ++i) want_d[i] = roll(xv, 1)[i] + roll(xv, 5)[i] + roll(xv, -1)[i];
+    EXPECT_GE(precision_bits(K.decrypt(ev.mod_down(d)), want_d), 18);
+}
+
+TEST_P(DoubleHoisting, BatchesGiveEachElementsWords) {
+    Keys& K = k();
+    const Context& ctx = *K.ctx;
+    const Evaluator ev = eval();
+    std::vector<Ciphertext> xs;
+    for (uint64_t i = 0; i < 3; ++i) xs.push_back(K.encrypt(random_complex(ctx.max_slots(), 1.0, 20 + i)));
+    const auto X = CiphertextBatch::from_ciphertexts(ctx, xs);
+    const std::vector<int64_t> steps = {1, 0, 5};
+    const std::vector<CiphertextBatch> ext = ev.rotate_many_extended(X, steps);
+    const Plaintext w = K.encoder->encode_extended(random_complex(ctx.max_slots(), 1.0, 30), X.level(),
+                                                   double(ctx.q()[size_t(X.level())]), ctx.max_slots());
+    CiphertextBatch acc = ev.zero_like(X, 2, X.level(), X.scale() * w.scale(), Basis::qp);
+    for (const CiphertextBatch& e : ext) ev.multiply_accumulate(acc, e, w);
+    const CiphertextBatch down = ev.mod_down(acc);
+    for (size_t c = 0; c < 3; ++c) {
+        SCOPED_TRACE(c);
+        const std::vector<Ciphertext> e = ev.rotate_many_extended(xs[c], steps);
+        Ciphertext a = ev.zero_like(xs[c], 2, xs[c].level(), xs[c].scale() * w.scale(), Basis::qp);
+        for (const Ciphertext& r : e) ev.multiply_accumulate(a, r, w);
+        EXPECT_TRUE(same_words(ext[0].at(c), e[0]));
+        EXPECT_TRUE(same_words(down.at(c), ev.mod_down(a)));
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Presets, DoubleHoisting, ::testing::Values("S1", "S2"));
+
+TEST(DoubleHoistingErrors, ExtendedObjectsAreRefusedWhereTheyDoNotBelong) {
+    Keys& K = Keys::get("S1");
+    const Evaluator ev(K.ctx, std::make_shared<const MemoryKeySet>(nullptr, std::make_shared<const GaloisKeys>(K.gk)));
+    const Ciphertext x = K.encrypt(random_complex(16, 1.0, 40));
+    const Ciphertext e = ev.extend(x);
+    EXPECT_ERROR(ValueError, ev.rescale(e), "rescale", "over Q*P", "mod_down it first");
+    EXPECT_ERROR(ValueError, ev.rotate(e, 1), "rotate", "mod_down it first");
+    EXPECT_ERROR(ValueError, ev.add(e, x), "add", "different bases");
+    EXPECT_ERROR(ValueError, ev.mod_down(x), "mod_down", "not over the extended basis");
+    EXPECT_ERROR(ValueError, K.decrypt(e), "decrypt", "mod_down it first");
+    EXPECT_ERROR(ValueError, io::serialize(*K.ctx, e), "serialize", "mod_down it before serializing");
+    Plaintext p = K.encoder->encode_extended(random_complex(16, 1.0, 41), x.level(), 0x1p40, 16);
+    EXPECT_ERROR(ValueError, ev.multiply(x, p), "multiply", "different bases");
+    EXPECT_ERROR(ValueError, p.drop_to_level(0), "reshape", "mod_down");
+    EXPECT_TRUE(same_words(ev.mod_down(e), x));  // P * x divided by P is x exactly
+
+    // a queue that does not run the extended basis says so before any work
+    const Evaluator other(K.ctx, std::make_shared<const MemoryKeySet>(nullptr, std::make_shared<const GaloisKeys>(K.gk)),
+                          std::make_shared<OffsiteQueue>());
+    const auto X = CiphertextBatch::from_ciphertexts(*K.ctx, std::vector<Ciphertext>{x}).to_device(other.queue_ptr());
+    EXPECT_ERROR(Error, other.rotate_many_extended(X, {1}), "rotate_many_extended", "not available on offsite");
+    EXPECT_ERROR(Error, other.extend(X), "extend", "not available on offsite");
+}
+
+}  // namespace
+}  // namespace oboro::test
