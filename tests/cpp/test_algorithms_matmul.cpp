@@ -21,6 +21,7 @@
 #include "oboro/algorithms/matmul_3d.hpp"
 #include "oboro/algorithms/matmul_block.hpp"
 #include "oboro/algorithms/matmul_jiang.hpp"
+#include "oboro/backend/cuda/emulated_queue.hpp"
 #include "oboro/ckks/batch.hpp"
 #include "oboro/util/parallel.hpp"
 
@@ -198,26 +199,37 @@ TEST(LinearTransform, BsgsPlanUsesAboutTwoSqrtRotations) {
 }
 
 TEST(LinearTransform, MatchesThePlainMapOnTwoParameterSets) {
-    for (const char* set : {"S2", "small"}) {
-        auto& K = MatmulKeys::get(set);
-        const size_t n = 64;  // sigma of d = 8, plus random diagonal values
-        Diagonals diags = sigma_diagonals(8);
-        std::mt19937_64 gen(7);
-        std::uniform_real_distribution<double> u(-1, 1);
-        for (auto& [k, v] : diags)
-            for (auto& x : v) x = u(gen);
-        LinearTransform lt(K.ctx, diags, n);
-        const auto x = random_matrix(8, 8);
-        OpCounts counts;
-        const Ciphertext y = lt.apply(CountedOps(*K.eval, &counts), K.encrypt(x, 8, n), K.gk);
-        const auto want = apply_diagonals(diags, x);
-        EXPECT_LT(max_abs_diff(K.decrypt(y, 8), want), std::string(set) == "S2" ? 1e-6 : 1e-3) << set;
-        EXPECT_EQ(counts.cmult, diags.size());
-        EXPECT_EQ(counts.add, diags.size() - 1);
-        EXPECT_EQ(counts.rot, lt.plan().rotations());
-        EXPECT_EQ(counts.key_switch.mod_ups, 1 + (lt.plan().giant_steps.size() - 1));  // babies hoisted
-        EXPECT_EQ(y.level(), K.ctx->max_level() - 1);
-    }
+    for (const char* set : {"S2", "small"})
+        for (const Hoisting hoisting : {Hoisting::mod_up, Hoisting::mod_up_and_mod_down}) {
+            SCOPED_TRACE(std::string(set) + (hoisting == Hoisting::mod_up ? ", single hoisting" : ", double hoisting"));
+            auto& K = MatmulKeys::get(set);
+            const size_t n = 64;  // sigma of d = 8, plus random diagonal values
+            Diagonals diags = sigma_diagonals(8);
+            std::mt19937_64 gen(7);
+            std::uniform_real_distribution<double> u(-1, 1);
+            for (auto& [k, v] : diags)
+                for (auto& x : v) x = u(gen);
+            LinearTransform lt(K.ctx, diags, n, hoisting);
+            const auto x = random_matrix(8, 8);
+            OpCounts counts;
+            const Ciphertext y = lt.apply(CountedOps(*K.eval, &counts), K.encrypt(x, 8, n), K.gk);
+            const auto want = apply_diagonals(diags, x);
+            EXPECT_LT(max_abs_diff(K.decrypt(y, 8), want), std::string(set) == "S2" ? 1e-6 : 1e-3);
+            EXPECT_EQ(counts.cmult, diags.size());
+            EXPECT_EQ(counts.add, diags.size() - 1);
+            EXPECT_EQ(counts.rot, lt.plan().rotations());
+            EXPECT_EQ(counts.key_switch.mod_ups, 1 + (lt.plan().giant_steps.size() - 1));  // babies hoisted
+            // one ModDown per rotation, or per giant group and giant rotation
+            const auto nonzero = [](const std::vector<int64_t>& v) {
+                return size_t(std::count_if(v.begin(), v.end(), [](int64_t k) { return k != 0; }));
+            };
+            const size_t groups = lt.plan().giant_steps.size(), giants = nonzero(lt.plan().giant_steps);
+            EXPECT_EQ(counts.key_switch.mod_downs,
+                      hoisting == Hoisting::mod_up ? nonzero(lt.plan().baby_steps) + giants : groups + giants);
+            EXPECT_EQ(counts, lt.cost());
+            EXPECT_EQ(y.level(), K.ctx->max_level() - 1);
+            EXPECT_EQ(y.basis(), Basis::q);
+        }
 }
 
 // ---- the products ----
@@ -577,6 +589,31 @@ TEST(MatmulBatch, LinearTransformOfABatchIsEachElementTransformed) {
         expect_element(y, c, lt.apply(CountedOps(*K.eval, c == 0 ? &one_counts : nullptr), xs[c], K.gk), "sigma");
     EXPECT_EQ(batch_counts, repeated(one_counts, xs.size()));
     EXPECT_EQ(one_counts, lt.cost());
+}
+
+// Double hoisting on a batch: each element's words alone, on the CPU and on the emulated GPU
+// queue (the same words); a queue without the extended basis says so before any work.
+TEST(MatmulBatch, LinearTransformDoubleHoistingOnABatchAndOnADevice) {
+    auto& K = MatmulKeys::get("S2");
+    const LinearTransform lt(K.ctx, sigma_diagonals(8), 64, Hoisting::mod_up_and_mod_down);
+    std::vector<Ciphertext> xs;
+    for (uint64_t c = 0; c < 2; ++c) xs.push_back(K.encrypt(random_matrix(8, 50 + c), 8, 64));
+    const CiphertextBatch x = batch_of(K, xs);
+    OpCounts batch_counts, one_counts, device_counts;
+    const CiphertextBatch y = lt.apply(CountedOps(*K.eval, &batch_counts), x, K.gk);
+    for (size_t c = 0; c < xs.size(); ++c)
+        expect_element(y, c, lt.apply(CountedOps(*K.eval, c == 0 ? &one_counts : nullptr), xs[c], K.gk), "sigma");
+    EXPECT_EQ(batch_counts, repeated(one_counts, xs.size()));
+
+    const auto emulated = oboro::cuda::make_emulated_queue();
+    const CiphertextBatch yd = lt.apply(CountedOps(K.eval->on(emulated), &device_counts), x.to_device(emulated), K.gk);
+    EXPECT_EQ(yd.device(), emulated.get());
+    expect_same_words(yd, y, "sigma on the emulated GPU queue");
+    EXPECT_EQ(device_counts, batch_counts);
+
+    const auto offsite = std::make_shared<OffsiteQueue>();
+    EXPECT_ERROR(Error, lt.apply(CountedOps(K.eval->on(offsite), nullptr), x.to_device(offsite), K.gk),
+                 "rotate_many_extended", "not available on offsite");
 }
 
 TEST(MatmulBatch, ProductsOfABatchAreEachElementsProduct) {

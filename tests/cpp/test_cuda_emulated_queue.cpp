@@ -116,6 +116,75 @@ public:
         same(emu_.rotate_sum(da, {0, 1, 5, 0, -1}, keys_.gk), cpu_.rotate_sum(ha, {0, 1, 5, 0, -1}, keys_.gk),
              "rotate_sum_hoisted");
         same(emu_.rotate_sum(da, {-1}, keys_.gk), cpu_.rotate_sum(ha, {-1}, keys_.gk), "rotate_sum_hoisted, one step");
+
+        // multiply-accumulate: plaintexts, ciphertexts (size-3 accumulator), constants
+        {
+            auto dacc = emu_.zero_like(da, 2, da.level(), da.scale() * dp.scale());
+            auto hacc = cpu_.zero_like(ha, 2, ha.level(), ha.scale() * hp.scale());
+            same(dacc, hacc, "fill_zero");
+            emu_.multiply_accumulate(dacc, da, dp);
+            cpu_.multiply_accumulate(hacc, ha, hp);
+            emu_.multiply_accumulate(dacc, db, hp1.to_device(queue_));
+            cpu_.multiply_accumulate(hacc, hb, hp1);
+            same(dacc, hacc, "mul_plain_add");
+            auto dt = emu_.zero_like(da, 3, da.level(), da.scale() * db.scale());
+            auto ht = cpu_.zero_like(ha, 3, ha.level(), ha.scale() * hb.scale());
+            emu_.multiply_accumulate(dt, da, db);
+            cpu_.multiply_accumulate(ht, ha, hb);
+            emu_.multiply_accumulate(dt, db, db1);
+            cpu_.multiply_accumulate(ht, hb, hb1);
+            same(dt, ht, "tensor_add");
+            auto dc = emu_.zero_like(da, 2, da.level(), da.scale() * 0x1p30);
+            auto hc = cpu_.zero_like(ha, 2, ha.level(), ha.scale() * 0x1p30);
+            emu_.multiply_accumulate(dc, da, -0.375);
+            cpu_.multiply_accumulate(hc, ha, -0.375);
+            same(dc, hc, "mul_scalar_add");
+        }
+
+        // double hoisting: the extended basis Q_level * P
+        {
+            const auto dx = emu_.extend(da), hx = cpu_.extend(ha);
+            same(dx, hx, "extend");
+            same(emu_.mod_down(dx), cpu_.mod_down(hx), "mod_down of an extended batch");
+            const std::vector<int64_t> ext_steps = {1, 0, 5};
+            const auto de = emu_.rotate_many_extended(da, ext_steps, keys_.gk);
+            const auto he = cpu_.rotate_many_extended(ha, ext_steps, keys_.gk);
+            ASSERT_EQ(de.size(), he.size());
+            for (size_t r = 0; r < ext_steps.size(); ++r)
+                same(de[r], he[r], "rotate_hoisted_extended, step " + std::to_string(ext_steps[r]));
+            const Plaintext w = keys_.encoder->encode_extended(oboro::test::random_complex(slots, 1.0, 93), da.level(),
+                                                               0x1p30, slots);
+            const auto hw = PlaintextBatch::from_plaintexts(ctx_, std::span<const Plaintext>(&w, 1));
+            auto dacc = emu_.zero_like(da, 2, da.level(), da.scale() * w.scale(), Basis::qp);
+            auto hacc = cpu_.zero_like(ha, 2, ha.level(), ha.scale() * w.scale(), Basis::qp);
+            for (size_t r = 0; r < ext_steps.size(); ++r) {
+                emu_.multiply_accumulate(dacc, de[r], hw.to_device(queue_));
+                cpu_.multiply_accumulate(hacc, he[r], hw);
+            }
+            same(dacc, hacc, "mul_plain_add over Q*P");
+            same(emu_.sub(emu_.add(de[0], de[2]), emu_.negate(de[1])), cpu_.sub(cpu_.add(he[0], he[2]), cpu_.negate(he[1])),
+                 "add, sub, negate over Q*P");
+            same(emu_.mod_down(dacc), cpu_.mod_down(hacc), "mod_down");
+        }
+
+        // rotation keys at different levels in one hoisted call (each rotation reads its own key's
+        // limbs), and in one batched rotation with a step per element
+        {
+            const int low = ctx_.max_level() - 1;
+            GaloisKeys mixed = keys_.keygen->galois_keys({1}, false);
+            keys_.keygen->add_galois_keys(mixed, {5, -1}, false, low);
+            const auto dl = emu_.drop_to_level(da, low), hl = cpu_.drop_to_level(ha, low);
+            const std::vector<int64_t> steps = {1, 5, -1};
+            const auto dm2 = emu_.rotate_many(dl, steps, mixed), hm2 = cpu_.rotate_many(hl, steps, mixed);
+            for (size_t r = 0; r < steps.size(); ++r)
+                same(dm2[r], hm2[r], "rotate_hoisted, keys at two levels, step " + std::to_string(steps[r]));
+            same(emu_.rotate_sum(dl, steps, mixed), cpu_.rotate_sum(hl, steps, mixed), "rotate_sum, keys at two levels");
+            const auto de2 = emu_.rotate_many_extended(dl, steps, mixed), he2 = cpu_.rotate_many_extended(hl, steps, mixed);
+            for (size_t r = 0; r < steps.size(); ++r) same(de2[r], he2[r], "rotate_hoisted_extended, keys at two levels");
+            std::vector<int64_t> each = {5, 1, -1};
+            each.resize(count, 1);
+            same(emu_.rotate(dl, each, mixed), cpu_.rotate(hl, each, mixed), "apply_galois, keys at two levels");
+        }
     }
 
 private:
@@ -144,6 +213,17 @@ TEST(CudaEmulatedQueue, EvaluatorMatchesCpuOnS1) { EvaluatorParity(Keys::get("S1
 
 TEST(CudaEmulatedQueue, EvaluatorMatchesCpuOnSmallContext) {
     Keys keys(oboro::test::small_parameters());
+    EvaluatorParity(keys).run(3);
+}
+
+// Two special primes: ModDown and the fused rescale take the general division (base conversion
+// from P), and the key's digits are two.
+TEST(CudaEmulatedQueue, EvaluatorMatchesCpuWithTwoSpecialPrimes) {
+    auto params = oboro::test::small_parameters();
+    params.q_bits = {60, 45, 50, 50};
+    params.p_bits = {61, 61};
+    Keys keys(params);
+    ASSERT_EQ(keys.ctx->p_count(), 2u);
     EvaluatorParity(keys).run(3);
 }
 

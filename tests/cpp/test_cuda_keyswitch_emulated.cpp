@@ -322,12 +322,11 @@ TEST(CudaKeySwitchEmulated, RotateMatchesEvaluator) {
     }
 }
 
-// The permutations and per-element key arrays of `steps` (steps 0 are counted as identities), as
-// the hoisted launch sequences take them.
+// The rotations of `steps` (steps 0 are counted as identities) as the hoisted launch sequences
+// take them: permutation, per-element key array and the key's limbs.
 struct RotationKeys {
-    std::vector<const uint32_t*> perms;
     std::vector<std::vector<const uint64_t*>> key_arrays;
-    std::vector<const uint64_t* const*> keys_per_rotation;
+    std::vector<kernels::HoistedRotation> rotations;
     uint32_t identities = 0;
     RotationKeys(const OpsFixture& f, const std::vector<int64_t>& steps, uint32_t count) {
         for (int64_t step : steps) {
@@ -336,10 +335,11 @@ struct RotationKeys {
                 continue;
             }
             const uint64_t g = f.ctx.galois_element(step);
-            perms.push_back(f.ctx.automorphism_permutation(g).data());
-            key_arrays.emplace_back(count, f.keys.gk.keys.at(g).data.data());
+            const auto& key = f.keys.gk.keys.at(g);
+            key_arrays.emplace_back(count, key.data.data());
+            rotations.push_back({f.ctx.automorphism_permutation(g).data(), nullptr, key.qp_limbs});
         }
-        for (const auto& k : key_arrays) keys_per_rotation.push_back(k.data());
+        for (size_t r = 0; r < rotations.size(); ++r) rotations[r].keys = key_arrays[r].data();
     }
 };
 
@@ -372,10 +372,9 @@ TEST(CudaKeySwitchEmulated, HoistedRotationsMatchRotateMany) {
         std::vector<uint64_t*> out_ptrs;
         for (auto& o : outs) out_ptrs.push_back(o.data());
         std::vector<uint64_t> unused_out, scratch;
-        auto a = f.args(h, in, unused_out, scratch, {}, f.keys.gk.keys.begin()->second.qp_limbs);
+        auto a = f.args(h, in, unused_out, scratch, {}, 0);
         EmulatedLaunches ops;
-        kernels::for_each_hoisted_rotation_step(a, rk.perms.data(), rk.keys_per_rotation.data(), out_ptrs.data(),
-                                                uint32_t(steps.size()), ops);
+        kernels::for_each_hoisted_rotation_step(a, rk.rotations.data(), out_ptrs.data(), uint32_t(steps.size()), ops);
         for (uint32_t c = 0; c < in.count; ++c) {
             const auto expect = f.keys.eval->rotate_many(cts[c], steps, f.keys.gk);
             for (size_t r = 0; r < steps.size(); ++r) {
@@ -402,10 +401,10 @@ TEST(CudaKeySwitchEmulated, HoistedSumMatchesRotateSum) {
         const std::vector<int64_t> steps = {0, 1, 5, 0, -1};
         const RotationKeys rk(f, steps, in.count);
         std::vector<uint64_t> out, scratch, tmp(in.data.size(), 0xABCD);
-        auto a = f.args(h, in, out, scratch, {}, f.keys.gk.keys.begin()->second.qp_limbs);
+        auto a = f.args(h, in, out, scratch, {}, 0);
         EmulatedLaunches ops;
-        kernels::for_each_hoisted_sum_step(a, rk.perms.data(), rk.keys_per_rotation.data(), uint32_t(rk.perms.size()),
-                                           rk.identities, tmp.data(), ops);
+        kernels::for_each_hoisted_sum_step(a, rk.rotations.data(), uint32_t(rk.rotations.size()), rk.identities,
+                                           tmp.data(), ops);
         for (uint32_t c = 0; c < in.count; ++c) {
             SCOPED_TRACE("element " + std::to_string(c));
             expect_element_equals(out, c, f.keys.eval->rotate_sum(cts[c], steps, f.keys.gk));

@@ -2,8 +2,9 @@
 
 namespace oboro::algorithms {
 
-LevelPlaintexts::LevelPlaintexts(ckks::ContextPtr ctx, std::vector<std::vector<double>> vectors, size_t slots)
-    : ctx_(std::move(ctx)), encoder_(ctx_), vectors_(std::move(vectors)), slots_(slots) {}
+LevelPlaintexts::LevelPlaintexts(ckks::ContextPtr ctx, std::vector<std::vector<double>> vectors, size_t slots,
+                                 ckks::Basis basis)
+    : ctx_(std::move(ctx)), encoder_(ctx_), vectors_(std::move(vectors)), slots_(slots), basis_(basis) {}
 
 const std::vector<ckks::Plaintext>& LevelPlaintexts::encoded_locked(int level) const {
     auto it = cache_.find(level);
@@ -11,7 +12,9 @@ const std::vector<ckks::Plaintext>& LevelPlaintexts::encoded_locked(int level) c
     const double scale = double(ctx_->q()[size_t(level)]);
     std::vector<ckks::Plaintext> pts;
     pts.reserve(vectors_.size());
-    for (const auto& v : vectors_) pts.push_back(encoder_.encode(v, level, scale, slots_));
+    for (const auto& v : vectors_)
+        pts.push_back(basis_ == ckks::Basis::qp ? encoder_.encode_extended(v, level, scale, slots_)
+                                                : encoder_.encode(v, level, scale, slots_));
     return cache_.emplace(level, std::move(pts)).first->second;
 }
 

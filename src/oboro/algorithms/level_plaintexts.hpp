@@ -1,7 +1,8 @@
 // Fixed plaintext vectors (masks, diagonals) encoded once per level and reused. Each is encoded
 // at scale q_level, the prime that the rescale after the cMult removes, so cMult + rescale gives
 // back the ciphertext's own scale (up to rounding in the last bits of the double) and products of
-// such ciphertexts can be summed without any scale alignment.
+// such ciphertexts can be summed without any scale alignment. Over the basis Q_level * P
+// (Basis::qp, Encoder::encode_extended) they multiply the rotations of double hoisting.
 //
 // Where the encodings live: a Ciphertext takes them as Plaintexts (host memory); a batch takes
 // them as PlaintextBatches of one plaintext (broadcast to every element) in its own memory, host
@@ -28,10 +29,13 @@ using PlainOf = std::conditional_t<std::same_as<T, ckks::Ciphertext>, ckks::Plai
 
 class LevelPlaintexts {
 public:
-    // `vectors`: slot values (each of `slots` values or fewer; missing ones are zero).
-    LevelPlaintexts(ckks::ContextPtr ctx, std::vector<std::vector<double>> vectors, size_t slots);
+    // `vectors`: slot values (each of `slots` values or fewer; missing ones are zero), encoded in
+    // `basis` at every level.
+    LevelPlaintexts(ckks::ContextPtr ctx, std::vector<std::vector<double>> vectors, size_t slots,
+                    ckks::Basis basis = ckks::Basis::q);
 
     size_t size() const { return vectors_.size(); }
+    ckks::Basis basis() const { return basis_; }
     // The encodings at `level` (encoded on first use; safe to call from several threads).
     const std::vector<ckks::Plaintext>& at(int level) const;
     // The same encodings as batches of one plaintext in `memory`'s memory (nullptr or a host queue:
@@ -51,6 +55,7 @@ private:
     ckks::Encoder encoder_;
     std::vector<std::vector<double>> vectors_;
     size_t slots_;
+    ckks::Basis basis_;
     mutable std::mutex mutex_;
     mutable std::map<int, std::vector<ckks::Plaintext>> cache_;
     // keyed by the device queue (nullptr: host memory); std::map keeps references stable

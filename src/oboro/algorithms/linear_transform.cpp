@@ -45,8 +45,8 @@ BsgsPlan plan_bsgs(const std::vector<int64_t>& offsets, size_t slots) {
     return best;
 }
 
-LinearTransform::LinearTransform(ckks::ContextPtr ctx, const Diagonals& diags, size_t slots)
-    : ctx_(ctx), slots_(slots) {
+LinearTransform::LinearTransform(ckks::ContextPtr ctx, const Diagonals& diags, size_t slots, Hoisting hoisting)
+    : ctx_(ctx), slots_(slots), hoisting_(hoisting) {
     if (diags.empty()) raise<ValueError>("LinearTransform: no diagonals");
     for (const auto& [k, diag] : diags) {
         if (k < 0 || size_t(k) >= slots || diag.size() != slots)
@@ -71,7 +71,8 @@ LinearTransform::LinearTransform(ckks::ContextPtr ctx, const Diagonals& diags, s
             vectors.push_back(std::move(v));
         }
     }
-    diagonals_ = std::make_unique<LevelPlaintexts>(ctx, std::move(vectors), slots);
+    diagonals_ = std::make_unique<LevelPlaintexts>(
+        ctx, std::move(vectors), slots, hoisting == Hoisting::mod_up_and_mod_down ? ckks::Basis::qp : ckks::Basis::q);
 }
 
 std::vector<int64_t> LinearTransform::rotation_steps() const {
@@ -94,7 +95,22 @@ OpCounts LinearTransform::cost() const {
     c.key_switch.mod_ups = uint64_t(hoisted_babies);
     for (int64_t g : plan_.giant_steps) c.key_switch.mod_ups += g != 0;
     c.key_switch.inner_products = c.key_switch.mod_downs = c.rot;
+    if (hoisting_ == Hoisting::mod_up_and_mod_down) {
+        // the baby rotations' ModDowns become one per giant group
+        for (int64_t b : plan_.baby_steps) c.key_switch.mod_downs -= b != 0;
+        c.key_switch.mod_downs += plan_.giant_steps.size();
+    }
     return c;
+}
+
+template <ckks::Encrypted T, typename P>
+T LinearTransform::group_sum(const CountedOps& ops, size_t group, const std::vector<T>& babies,
+                             const std::vector<P>& pts) const {
+    const std::vector<size_t>& members = group_babies_[group];
+    T sum = ops.multiply_plain(babies[members[0]], pts[group_diags_[group][0]]);
+    for (size_t j = 1; j < members.size(); ++j)
+        ops.multiply_accumulate(sum, babies[members[j]], pts[group_diags_[group][j]]);
+    return hoisting_ == Hoisting::mod_up_and_mod_down ? ops.mod_down(sum) : sum;
 }
 
 template <ckks::Encrypted T>
@@ -104,24 +120,15 @@ T LinearTransform::apply(const CountedOps& ops, const T& x, const ckks::GaloisKe
     require_levels(op, x, "x", 1, "one cMult");
     require_rotation_keys(op, *ctx_, keys, rotation_steps(), "LinearTransform::rotation_steps");
     const auto& pts = diagonals_->operands_for(x);
-    const std::vector<T> babies = ops.rotate_many(x, plan_.baby_steps, keys);
+    const std::vector<T> babies = hoisting_ == Hoisting::mod_up_and_mod_down
+                                      ? ops.rotate_many_extended(x, plan_.baby_steps, keys)
+                                      : ops.rotate_many(x, plan_.baby_steps, keys);
     T y;
-    bool have_y = false;
     for (size_t gi = 0; gi < plan_.giant_steps.size(); ++gi) {
-        T inner;
-        for (size_t j = 0; j < group_babies_[gi].size(); ++j) {
-            T term = babies[group_babies_[gi][j]];
-            ops.multiply_plain_inplace(term, pts[group_diags_[gi][j]]);
-            if (j == 0) inner = std::move(term);
-            else ops.add_inplace(inner, term);
-        }
+        T inner = group_sum(ops, gi, babies, pts);
         if (plan_.giant_steps[gi] != 0) inner = ops.rotate(inner, plan_.giant_steps[gi], keys);
-        if (!have_y) {
-            y = std::move(inner);
-            have_y = true;
-        } else {
-            ops.add_inplace(y, inner);
-        }
+        if (gi == 0) y = std::move(inner);
+        else ops.add_inplace(y, inner);
     }
     ops.rescale_inplace(y);
     return y;

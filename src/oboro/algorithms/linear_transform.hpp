@@ -10,6 +10,12 @@
 // range of offsets, n1 ~ sqrt(D) gives ~2 sqrt(D) rotations instead of D. The pre-rotated
 // diagonals are plaintexts encoded once per level at scale q_level: a transform consumes one
 // level and keeps the scale.
+//
+// Double hoisting (Bossuat, Mouchet, Troncoso-Pastoriza, Hubaux, Eurocrypt 2021) also saves the
+// baby rotations' ModDowns: they stay over Q_level * P (Evaluator::rotate_many_extended), the
+// diagonals, encoded over Q_level * P, multiply them there, and each giant group's sum is divided
+// by P once: one ModDown per giant group instead of one per baby rotation, for cMults over the k
+// special limbs more.
 #pragma once
 
 #include <cstdint>
@@ -33,20 +39,26 @@ struct BsgsPlan {
 // on ties the one with fewer giant steps, which are not hoisted.
 BsgsPlan plan_bsgs(const std::vector<int64_t>& offsets, size_t slots);
 
+// What the baby-step rotations share: their ModUp (single hoisting), or their ModUp and, per
+// giant group, their ModDown (double hoisting: on a queue with the extended basis, an Error
+// naming the device on one without). The two results agree to the rounding of the divisions by P.
+enum class Hoisting { mod_up, mod_up_and_mod_down };
+
 class LinearTransform {
 public:
     // `diags`: offsets in [0, slots), each diagonal `slots` values; applied to ciphertexts of
     // exactly `slots` slots (rotations cyclic modulo `slots`).
-    LinearTransform(ckks::ContextPtr ctx, const Diagonals& diags, size_t slots);
+    LinearTransform(ckks::ContextPtr ctx, const Diagonals& diags, size_t slots, Hoisting hoisting = Hoisting::mod_up);
 
     size_t slots() const { return slots_; }
+    Hoisting hoisting() const { return hoisting_; }
     size_t diagonal_count() const { return offsets_.size(); }
     const BsgsPlan& plan() const { return plan_; }
     // Distinct non-zero rotation steps it performs (sorted).
     std::vector<int64_t> rotation_steps() const;
 
-    // What apply() performs: the BSGS rotations (the baby steps hoisted: one ModUp), one cMult per
-    // diagonal, the sums, one rescale.
+    // What apply() performs: the BSGS rotations (the baby steps hoisted: one ModUp; doubly: one
+    // ModDown per giant group), one cMult per diagonal, the sums, one rescale.
     OpCounts cost() const;
 
     // y = M x, one level lower, same scale; for a batch, every element in the same batched calls.
@@ -56,12 +68,17 @@ public:
 private:
     ckks::ContextPtr ctx_;
     size_t slots_;
+    Hoisting hoisting_;
     std::vector<int64_t> offsets_;
     BsgsPlan plan_;
     // For each giant step (plan_.giant_steps order): the baby steps used and their plaintexts.
     std::vector<std::vector<size_t>> group_babies_;  // indices into plan_.baby_steps
     std::vector<std::vector<size_t>> group_diags_;   // indices into diagonals_
     std::unique_ptr<LevelPlaintexts> diagonals_;     // rot(diag_{g+b}, -g), group by group
+
+    // sum over the group's babies of diagonal * baby, over Q_level (single) or Q_level * P (double)
+    template <ckks::Encrypted T, typename P>
+    T group_sum(const CountedOps& ops, size_t group, const std::vector<T>& babies, const std::vector<P>& pts) const;
 };
 
 }  // namespace oboro::algorithms

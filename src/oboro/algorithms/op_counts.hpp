@@ -108,6 +108,21 @@ public:
             for (int64_t s : steps) counts_->rot += s != 0 ? ckks::element_count(a) : 0;
         return out;
     }
+    // Double hoisting: the rotations kept over Q_level * P (one ModUp, no ModDown; step 0 is
+    // a lifted, not a rotation), summed there and divided by P once (mod_down: one ModDown).
+    template <ckks::Encrypted T>
+    std::vector<T> rotate_many_extended(const T& a, const std::vector<int64_t>& steps,
+                                        const ckks::GaloisKeys& keys) const {
+        auto out = eval_.rotate_many_extended(a, steps, keys, counts_ ? &counts_->key_switch : nullptr);
+        if (counts_)
+            for (int64_t s : steps) counts_->rot += s != 0 ? ckks::element_count(a) : 0;
+        return out;
+    }
+    template <ckks::Encrypted T> T mod_down(const T& a) const {
+        T r = eval_.mod_down(a);
+        if (counts_) counts_->key_switch.mod_downs += ckks::element_count(a);
+        return r;
+    }
     // sum_{j < 2^rounds} rot(a, j * stride) by ckks::rotate_and_sum, hoisted in h iterations:
     // each summed rotation counts as one Rot and one Add (the inner products are summed lazily).
     template <ckks::Encrypted T>
@@ -125,6 +140,21 @@ public:
     void multiply_plain_inplace(T& a, const P& p) const {
         eval_.multiply_inplace(a, p);
         if (counts_) counts_->cmult += ckks::element_count(a);
+    }
+    template <ckks::Encrypted T, typename P> requires ckks::PlainOperandOf<P, T>
+    T multiply_plain(const T& a, const P& p) const {
+        T r = eval_.multiply(a, p);
+        if (counts_) counts_->cmult += ckks::element_count(a);
+        return r;
+    }
+    // acc += a * p: one cMult and one Add.
+    template <ckks::Encrypted T, typename P> requires ckks::PlainOperandOf<P, T>
+    void multiply_accumulate(T& acc, const T& a, const P& p) const {
+        eval_.multiply_accumulate(acc, a, p);
+        if (counts_) {
+            counts_->cmult += ckks::element_count(a);
+            counts_->add += ckks::element_count(a);
+        }
     }
     template <ckks::Encrypted T> T multiply(const T& a, const T& b) const {
         T r = eval_.multiply(a, b);

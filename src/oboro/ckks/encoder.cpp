@@ -137,6 +137,10 @@ Plaintext Encoder::encode(const std::vector<double>& values, int level, double s
     return encode(std::vector<cplx>(values.begin(), values.end()), level, scale, slots);
 }
 
+Plaintext Encoder::encode_extended(const std::vector<double>& values, int level, double scale, size_t slots) const {
+    return encode_extended(std::vector<cplx>(values.begin(), values.end()), level, scale, slots);
+}
+
 Plaintext Encoder::encode_constant(cplx value, int level, double scale, size_t slots) const {
     if (slots == 0) slots = ctx_->max_slots();
     return encode(std::vector<cplx>(slots, value), level, scale, slots);

@@ -36,6 +36,7 @@ public:
     // multiplies into rotations kept in the extended basis (Evaluator::rotate_many_extended).
     Plaintext encode_extended(const std::vector<std::complex<double>>& values, int level, double scale,
                               size_t slots) const;
+    Plaintext encode_extended(const std::vector<double>& values, int level, double scale, size_t slots) const;
     // A constant in every slot.
     Plaintext encode_constant(std::complex<double> value, int level = -1, double scale = 0, size_t slots = 0) const;
 

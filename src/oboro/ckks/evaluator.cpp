@@ -127,9 +127,13 @@ public:
             if (bases == Bases::q_only)
                 raise<ValueError>(op, ": operand '", name, "' (", describe(x),
                                   ") is over the extended basis of double hoisting; mod_down it first");
-            if (!queue_.extended_basis())
-                raise<Error>(op, ": the extended basis Q_level * P is not available on ", queue_.device_name(), " yet");
+            extended_basis(op);
         }
+    }
+    // Error when this queue does not run the extended basis Q_level * P.
+    void extended_basis(const char* op) const {
+        if (!queue_.extended_basis())
+            raise<Error>(op, ": the extended basis Q_level * P is not available on ", queue_.device_name(), " yet");
     }
 
     // Two operands of one operation: both valid, in one basis, b with as many elements as a or
@@ -568,10 +572,10 @@ template <Encrypted T> void Evaluator::multiply_accumulate(T& acc, const T& a, d
 
 template <Encrypted T>
 T Evaluator::zero_like(const T& like, size_t size, int level, double scale, Basis basis) const {
-    Checks(*ctx_, *queue_).operand("zero_like", like, "like", Bases::any);
+    const Checks check(*ctx_, *queue_);
+    check.operand("zero_like", like, "like", Bases::any);
     if (size < 2 || size > 3) raise<ValueError>("zero_like: a ciphertext has 2 or 3 polynomials, not ", size);
-    if (basis == Basis::qp && !queue_->extended_basis())
-        raise<Error>("zero_like: the extended basis Q_level * P is not available on ", queue_->device_name(), " yet");
+    if (basis == Basis::qp) check.extended_basis("zero_like");
     T out = make_output<T>(*ctx_, output_memory(queue_), count_of(like), size, level, scale, like.slots(), basis);
     queue_->fill_zero(span_of(out));
     return out;
@@ -914,16 +918,10 @@ T Evaluator::rotate_sum(const T& a, const std::vector<int64_t>& steps, KeySwitch
 
 // ---- the extended basis Q_level * P (double hoisting) --------------------------------------------
 
-namespace {
-template <typename X> void check_extended_support(const char* op, const backend::Queue& queue) {
-    if (!queue.extended_basis())
-        raise<Error>(op, ": the extended basis Q_level * P is not available on ", queue.device_name(), " yet");
-}
-}  // namespace
-
 template <Encrypted T> T Evaluator::extend(const T& a) const {
-    Checks(*ctx_, *queue_).operand("extend", a, "a");
-    check_extended_support<T>("extend", *queue_);
+    const Checks check(*ctx_, *queue_);
+    check.operand("extend", a, "a");
+    check.extended_basis("extend");
     T out = make_output<T>(*ctx_, output_memory(queue_), count_of(a), a.size(), a.level(), a.scale(), a.slots(),
                            Basis::qp);
     queue_->extend(ctx_->ring(), span_of(out), span_of(a));
@@ -940,15 +938,27 @@ template <Encrypted T> T Evaluator::mod_down(const T& a) const {
 }
 
 template <Encrypted T>
+std::vector<T> Evaluator::rotate_many_extended(const T& a, const std::vector<int64_t>& steps, const GaloisKeys& keys,
+                                               KeySwitchCounts* counts) const {
+    return rotate_many_extended_with(a, steps, KeyRefs(keys), counts);
+}
+
+template <Encrypted T>
 std::vector<T> Evaluator::rotate_many_extended(const T& a, const std::vector<int64_t>& steps,
                                                KeySwitchCounts* counts) const {
+    return rotate_many_extended_with(a, steps, own_keys(), counts);
+}
+
+template <Encrypted T>
+std::vector<T> Evaluator::rotate_many_extended_with(const T& a, const std::vector<int64_t>& steps, const KeySet& keys,
+                                                    KeySwitchCounts* counts) const {
     const char* op = "rotate_many_extended";
     const Checks check(*ctx_, *queue_);
     check.operand(op, a, "a");
-    check_extended_support<T>(op, *queue_);
+    check.extended_basis(op);
     std::vector<const uint32_t*> perms;
     std::vector<backend::KeySwitchKeyView> views;
-    galois_of_steps(*ctx_, check, op, a, steps, "step", own_keys(), perms, views);
+    galois_of_steps(*ctx_, check, op, a, steps, "step", keys, perms, views);
     const Hoisted hoisted(perms, views);
     std::vector<T> out;
     out.reserve(steps.size());
@@ -1028,6 +1038,8 @@ std::vector<T> Evaluator::rotate_many_extended(const T& a, const std::vector<int
     template T Evaluator::mod_down(const T&) const;                                                           \
     template std::vector<T> Evaluator::rotate_many_extended(const T&, const std::vector<int64_t>&,            \
                                                             KeySwitchCounts*) const;                          \
+    template std::vector<T> Evaluator::rotate_many_extended(const T&, const std::vector<int64_t>&,            \
+                                                            const GaloisKeys&, KeySwitchCounts*) const;       \
     template T Evaluator::multiply_to(const T&, double, int, double) const;                                   \
     template std::vector<T> Evaluator::rotate_many(const T&, const std::vector<int64_t>&, const GaloisKeys&,   \
                                                    KeySwitchCounts*) const;                                    \

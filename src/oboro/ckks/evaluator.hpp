@@ -145,9 +145,12 @@ public:
     // (Encoder::encode_extended) and summed there (multiply_accumulate, add), and the sum is
     // divided by P once (mod_down). Those operations, negate and sub take extended operands (all of
     // one basis); every other operation refuses them (ValueError: mod_down first).
-    // The rotations of `a` by `steps` (with the evaluator's keys), kept over Q_level * P: ONE ModUp
-    // of each element's c1 for all of them and no ModDown (a step 0 gives extend(a)). Equal after
-    // mod_down to rotate_many's results up to the rounding of one division by P.
+    // The rotations of `a` by `steps`, kept over Q_level * P: ONE ModUp of each element's c1 for
+    // all of them and no ModDown (a step 0 gives extend(a)). After mod_down, word for word
+    // rotate_many's results.
+    template <Encrypted T>
+    std::vector<T> rotate_many_extended(const T& a, const std::vector<int64_t>& steps, const GaloisKeys& keys,
+                                        KeySwitchCounts* counts = nullptr) const;
     template <Encrypted T>
     std::vector<T> rotate_many_extended(const T& a, const std::vector<int64_t>& steps,
                                         KeySwitchCounts* counts = nullptr) const;
@@ -236,6 +239,9 @@ private:
                                     KeySwitchCounts* counts) const;
     template <Encrypted T>
     T rotate_sum_with(const T& a, const std::vector<int64_t>& steps, const KeySet& keys, KeySwitchCounts* counts) const;
+    template <Encrypted T>
+    std::vector<T> rotate_many_extended_with(const T& a, const std::vector<int64_t>& steps, const KeySet& keys,
+                                             KeySwitchCounts* counts) const;
     const KeySet& own_keys() const;
 
     ContextPtr ctx_;

@@ -3,8 +3,8 @@
 // CPU emulation in the tests): one launch per operation for the whole batch, with the contract's
 // semantics exactly: a right operand of one element is broadcast to every element, add / sub
 // touch the first b.polys polynomials and copy the others, add_scalar touches polynomial 0 only,
-// drop_limbs keeps the first out_limbs limbs. Every result is the canonical residue, so it equals
-// the CPU queue's bit for bit.
+// drop_limbs keeps the first out_limbs limbs, extend writes out_limbs > limbs. Every result is
+// the canonical residue, so it equals the CPU queue's bit for bit.
 #pragma once
 
 #include <cstdint>
@@ -17,12 +17,13 @@ namespace oboro::cuda::kernels {
 
 enum class BatchOp : uint32_t {
     add, sub, negate, add_scalar, mul_scalar, mul_plain, drop_limbs,
-    mul_plain_add, mul_scalar_add  // out += a * b, out += a * s[i]: out is the accumulator
+    mul_plain_add, mul_scalar_add,  // out += a * b, out += a * s[i]: out is the accumulator
+    extend  // out (over Q_level * P, out_limbs) = a * s[i] on a's limbs, 0 on the special ones
 };
 
 // Element c, polynomial j, limb i of an operand with `polys` polynomials of `limbs` limbs is the
 // row ((c * polys + j) * limbs + i). out has out_limbs limbs per polynomial (= limbs except for
-// drop_limbs). Rows = count x polys x out_limbs. out may alias a (same shape).
+// drop_limbs and extend). Rows = count x polys x out_limbs. out may alias a (same shape).
 struct BatchEltArgs {
     uint64_t* out = nullptr;
     const uint64_t* a = nullptr;
@@ -41,6 +42,12 @@ template <BatchOp Op> OBORO_HD void batch_elt_thread(const ThreadIndex& t, const
     for_each_row_element(t, p.n, p.count * per_elem, [&](uint64_t o, uint64_t row) {
         const uint64_t col = o - row * p.n, c = row / per_elem, j = (row / p.out_limbs) % p.polys,
                        i = row % p.out_limbs;
+        if constexpr (Op == BatchOp::extend) {
+            if (i >= p.limbs) {  // P = 0 modulo a special prime
+                p.out[o] = 0;
+                return;
+            }
+        }
         const uint64_t x = p.a[((c * p.polys + j) * p.limbs + i) * p.n + col];
         const math::Barrett<uint64_t>& br = p.moduli[i];
         auto rhs = [&](uint64_t jb) {
@@ -56,7 +63,7 @@ template <BatchOp Op> OBORO_HD void batch_elt_thread(const ThreadIndex& t, const
             r = math::neg_mod(x, br.q);
         } else if constexpr (Op == BatchOp::add_scalar) {
             if (j == 0) r = math::add_mod(x, p.scalar[i], br.q);
-        } else if constexpr (Op == BatchOp::mul_scalar) {
+        } else if constexpr (Op == BatchOp::mul_scalar || Op == BatchOp::extend) {
             r = math::mul_shoup(x, p.scalar[i], p.scalar_shoup[i], br.q);
         } else if constexpr (Op == BatchOp::mul_plain) {
             r = br.mul(x, rhs(0));
@@ -102,6 +109,7 @@ template <typename F> void dispatch_batch_op(BatchOp op, F&& f) {
     case BatchOp::drop_limbs: f.template operator()<BatchOp::drop_limbs>(); break;
     case BatchOp::mul_plain_add: f.template operator()<BatchOp::mul_plain_add>(); break;
     case BatchOp::mul_scalar_add: f.template operator()<BatchOp::mul_scalar_add>(); break;
+    case BatchOp::extend: f.template operator()<BatchOp::extend>(); break;
     }
 }
 

@@ -45,6 +45,7 @@
 #include "oboro/backend/queue.hpp"
 #include "oboro/backend/ring.hpp"
 #include "oboro/math/modarith.hpp"
+#include "oboro/util/error.hpp"
 
 namespace oboro::cuda {
 
@@ -111,20 +112,18 @@ public:
         device_.elementwise(BatchOp::drop_limbs, shape(out, a));
     }
     void tensor(const backend::Ring& ring, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b) override {
-        const Lock lock(mutex_);
-        const uint64_t poly = a.limbs * a.n;
-        kernels::TensorArgs<uint64_t> t;
-        t.out = out.data;
-        t.out_stride = 3 * poly;
-        t.a = a.data;
-        t.a_stride = 2 * poly;
-        t.b = b.data;
-        t.b_stride = b.count == 1 ? 0 : 2 * poly;  // one right operand: broadcast
-        t.moduli = context(ring).barrett.template as<const math::Barrett<uint64_t>>();
-        t.n = uint32_t(a.n);
-        t.limbs = uint32_t(a.limbs);
-        t.count = uint32_t(a.count);
-        device_.tensor(t);
+        tensor_into(ring, out, a, b, false);
+    }
+
+    // ---- multiply-accumulate: one launch each ----
+    void mul_plain_add(const backend::Ring& ring, BatchSpan acc, ConstBatchSpan a, ConstBatchSpan b) override {
+        elementwise(ring, BatchOp::mul_plain_add, acc, a, b, nullptr);
+    }
+    void mul_scalar_add(const backend::Ring& ring, BatchSpan acc, ConstBatchSpan a, const uint64_t* s) override {
+        elementwise(ring, BatchOp::mul_scalar_add, acc, a, {}, s);
+    }
+    void tensor_add(const backend::Ring& ring, BatchSpan acc, ConstBatchSpan a, ConstBatchSpan b) override {
+        tensor_into(ring, acc, a, b, true);
     }
 
     // ---- encoding: the coefficients go up (2 slots doubles per element), one launch reduces
@@ -207,8 +206,8 @@ public:
         kernels::for_each_multiply_relin_rescale_step(m, device_);
     }
     // Element c is rotated by its own permutation and key; elements without one (rotation by 0)
-    // are copied. Each maximal run of consecutive rotated elements is one batched key switch (a
-    // fixed launch sequence), each run of copies one copy: no key switch is spent on an element
+    // are copied. Each maximal run of consecutive rotated elements (with keys of one level) is one
+    // batched key switch (a fixed launch sequence), each run of copies one copy: no key switch is spent on an element
     // that does not rotate, and no element is moved to make the runs contiguous.
     void apply_galois(const backend::Ring& ring, BatchSpan out, ConstBatchSpan a, const uint32_t* const* perms,
                       const KeySwitchKeyView* const* keys) override {
@@ -218,7 +217,9 @@ public:
         for (size_t begin = 0; begin < a.count;) {
             const bool rotates = perms[begin] != nullptr;
             size_t end = begin + 1;
-            while (end < a.count && (perms[end] != nullptr) == rotates) ++end;
+            while (end < a.count && (perms[end] != nullptr) == rotates &&
+                   (!rotates || keys[end]->qp_limbs == keys[begin]->qp_limbs))
+                ++end;
             if (rotates)
                 rotate_run(ring, int(a.limbs) - 1, a.data + begin * words, out.data + begin * words, end - begin,
                            perms + begin, keys + begin);
@@ -240,10 +241,9 @@ public:
         std::vector<uint64_t*> out_ptrs(rotations);
         for (size_t r = 0; r < rotations; ++r) out_ptrs[r] = outs[r].data;
         Scratch scratch(device_, kernels::key_switch_scratch(key_level(ring, level), uint32_t(a.count)).total());
-        const auto args = ks_args(ring, level, a.data, nullptr, nullptr, keys[0]->qp_limbs, uint32_t(a.count),
-                                  scratch.get());
-        kernels::for_each_hoisted_rotation_step(args, set.perms.data(), set.keys.data(), out_ptrs.data(),
-                                                uint32_t(rotations), device_);
+        const auto args = ks_args(ring, level, a.data, nullptr, nullptr, 0, uint32_t(a.count), scratch.get());
+        kernels::for_each_hoisted_rotation_step(args, set.rotations.data(), out_ptrs.data(), uint32_t(rotations),
+                                                device_);
     }
     // One ModUp, the inner products accumulated, one ModDown (for_each_hoisted_sum_step).
     void rotate_sum_hoisted(const backend::Ring& ring, BatchSpan out, ConstBatchSpan a, size_t rotations,
@@ -256,10 +256,48 @@ public:
         const RotationSet set(*this, ring, a.count, rotations, perms, keys);
         Scratch scratch(device_, kernels::key_switch_scratch(key_level(ring, level), uint32_t(a.count)).total());
         Scratch tmp(device_, a.count * 2 * a.limbs * a.n);
-        const auto args = ks_args(ring, level, a.data, out.data, nullptr, keys[0]->qp_limbs, uint32_t(a.count),
-                                  scratch.get());
-        kernels::for_each_hoisted_sum_step(args, set.perms.data(), set.keys.data(), uint32_t(rotations),
-                                           uint32_t(identities), tmp.get(), device_);
+        const auto args = ks_args(ring, level, a.data, out.data, nullptr, 0, uint32_t(a.count), scratch.get());
+        kernels::for_each_hoisted_sum_step(args, set.rotations.data(), uint32_t(rotations), uint32_t(identities),
+                                           tmp.get(), device_);
+    }
+
+    // ---- the extended basis Q_level * P (double hoisting) ----
+    bool extended_basis() const override { return true; }
+
+    // One launch: P mod q_i times limb i < nq, zeros on the special limbs.
+    void extend(const backend::Ring& ring, BatchSpan out, ConstBatchSpan a) override {
+        const Lock lock(mutex_);
+        const kernels::KeySwitchLevel& L = key_level(ring, int(a.limbs) - 1);
+        kernels::BatchEltArgs p = shape(out, a);
+        p.moduli = L.ext_moduli;
+        p.scalar = L.p_mod_q;
+        p.scalar_shoup = L.p_mod_q_shoup;
+        device_.elementwise(BatchOp::extend, p);
+    }
+    // The ModDown of key switching over every polynomial of the batch at once.
+    void mod_down(const backend::Ring& ring, BatchSpan out, ConstBatchSpan a) override {
+        const Lock lock(mutex_);
+        const kernels::KeySwitchLevel& L = key_level(ring, int(out.limbs) - 1);
+        const uint32_t polys = uint32_t(a.count * a.polys);
+        Scratch scratch(device_, kernels::mod_down_scratch_words(L, polys));
+        kernels::mod_down_polys(L, a.data, out.data, polys, scratch.get(), device_);
+    }
+    // One ModUp of every element's c1, then per rotation the inner product into outs[r] and
+    // P sigma_r(c0) added (for_each_hoisted_extended_rotation_step).
+    void rotate_hoisted_extended(const backend::Ring& ring, const BatchSpan* outs, size_t rotations,
+                                 ConstBatchSpan a, const uint32_t* const* perms,
+                                 const KeySwitchKeyView* const* keys) override {
+        const Lock lock(mutex_);
+        transient_keys_.clear();
+        if (rotations == 0 || a.count == 0) return;
+        const int level = int(a.limbs) - 1;
+        const RotationSet set(*this, ring, a.count, rotations, perms, keys);
+        std::vector<uint64_t*> out_ptrs(rotations);
+        for (size_t r = 0; r < rotations; ++r) out_ptrs[r] = outs[r].data;
+        Scratch scratch(device_, kernels::key_switch_scratch(key_level(ring, level), uint32_t(a.count)).total());
+        const auto args = ks_args(ring, level, a.data, nullptr, nullptr, 0, uint32_t(a.count), scratch.get());
+        kernels::for_each_hoisted_extended_rotation_step(args, set.rotations.data(), out_ptrs.data(),
+                                                         uint32_t(rotations), device_);
     }
 
 private:
@@ -371,18 +409,18 @@ private:
         kernels::for_each_rotate_step(args, device_);
     }
 
-    // The device permutations of `rotations` automorphisms and, per rotation, a device array of
-    // `count` pointers to its key (the inner product reads element c's key from it).
+    // Per rotation, its device permutation and a device array of `count` pointers to its key (the
+    // inner product reads element c's key from it), with the key's limb count.
     struct RotationSet {
-        std::vector<const uint32_t*> perms;
-        std::vector<const uint64_t* const*> keys;
+        std::vector<kernels::HoistedRotation> rotations;
         std::vector<std::unique_ptr<Scratch>> key_arrays;
-        RotationSet(DeviceQueue& q, const backend::Ring& ring, size_t count, size_t rotations,
+        RotationSet(DeviceQueue& q, const backend::Ring& ring, size_t count, size_t rotation_count,
                     const uint32_t* const* host_perms, const KeySwitchKeyView* const* host_keys) {
-            for (size_t r = 0; r < rotations; ++r) {
-                perms.push_back(q.device_perm(ring, host_perms[r]));
+            for (size_t r = 0; r < rotation_count; ++r) {
                 key_arrays.push_back(q.same_key_array(*host_keys[r], count));
-                keys.push_back(key_arrays.back()->template as<const uint64_t* const>());
+                rotations.push_back({q.device_perm(ring, host_perms[r]),
+                                     key_arrays.back()->template as<const uint64_t* const>(),
+                                     host_keys[r]->qp_limbs});
             }
         }
     };
@@ -398,14 +436,18 @@ private:
         p.out_limbs = uint32_t(out.limbs);
         return p;
     }
+    // Spans over Q_level * P (a.special) take the level's extended moduli; scalars exist for the
+    // ciphertext limbs only (the evaluator refuses constants over Q * P).
     void elementwise(const backend::Ring& ring, BatchOp op, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b,
                      const uint64_t* per_limb) {
         const Lock lock(mutex_);
+        if (per_limb && a.special) raise<Error>("the scalar operations take no operand over Q * P");
         kernels::BatchEltArgs p = shape(out, a);
         p.b = b.data;
         p.b_count = uint32_t(b.count);
         p.b_polys = uint32_t(b.polys);
-        p.moduli = context(ring).barrett.template as<const math::Barrett<uint64_t>>();
+        p.moduli = a.special ? key_level(ring, int(a.q_limbs()) - 1).ext_moduli
+                             : context(ring).barrett.template as<const math::Barrett<uint64_t>>();
         std::vector<uint64_t> scalars;  // per limb, then their Shoup companions
         if (per_limb) {
             scalars.assign(per_limb, per_limb + a.limbs);
@@ -417,6 +459,24 @@ private:
             p.scalar_shoup = p.scalar + a.limbs;
         }
         device_.elementwise(op, p);
+    }
+    // The tensor product of a and b into out, or added to it (accumulate).
+    void tensor_into(const backend::Ring& ring, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b, bool accumulate) {
+        const Lock lock(mutex_);
+        const uint64_t poly = a.limbs * a.n;
+        kernels::TensorArgs<uint64_t> t;
+        t.out = out.data;
+        t.out_stride = 3 * poly;
+        t.a = a.data;
+        t.a_stride = 2 * poly;
+        t.b = b.data;
+        t.b_stride = b.count == 1 ? 0 : 2 * poly;  // one right operand: broadcast
+        t.moduli = context(ring).barrett.template as<const math::Barrett<uint64_t>>();
+        t.n = uint32_t(a.n);
+        t.limbs = uint32_t(a.limbs);
+        t.count = uint32_t(a.count);
+        t.accumulate = accumulate;
+        device_.tensor(t);
     }
 
     Device device_;  // first: constructed before and destroyed after everything that uses it

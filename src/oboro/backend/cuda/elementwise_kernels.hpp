@@ -126,8 +126,9 @@ template <ModOp Op, typename W> OBORO_HD void mod_op_thread(const ThreadIndex& t
 // (d0, d1, d2) = (a0*b0, a0*b1 + a1*b0, a1*b1), Karatsuba (math::tensor_karatsuba, as the CPU
 // backend). Ciphertext c of an operand starts at base + c * stride; its polynomial j at
 // + j * limbs * n. The size-3 results are written straight into their destination (a batch of
-// size-3 ciphertexts when out_stride = 3 * limbs * n). One thread per coefficient, rows =
-// count x limbs. out must not alias a or b.
+// size-3 ciphertexts when out_stride = 3 * limbs * n), or added to it (`accumulate`: a sum of
+// products, the CPU's tensor_add). One thread per coefficient, rows = count x limbs. out must not
+// alias a or b.
 template <typename W> struct TensorArgs {
     W* out = nullptr;
     uint64_t out_stride = 0;
@@ -139,6 +140,7 @@ template <typename W> struct TensorArgs {
     uint32_t n = 0;
     uint32_t limbs = 0;
     uint32_t count = 0;
+    bool accumulate = false;
 };
 
 template <typename W> RowLaunch row_launch(const TensorArgs<W>& a) { return row_launch(a.n, a.count * a.limbs); }
@@ -150,7 +152,16 @@ template <typename W> OBORO_HD void tensor_thread(const ThreadIndex& t, const Te
         const W* a = p.a + c * p.a_stride + k;
         const W* b = p.b + c * p.b_stride + k;
         W* d = p.out + c * p.out_stride + k;
-        math::tensor_karatsuba(a[0], a[poly], b[0], b[poly], p.moduli[row % p.limbs], d[0], d[poly], d[2 * poly]);
+        const math::Barrett<W>& br = p.moduli[row % p.limbs];
+        if (!p.accumulate) {
+            math::tensor_karatsuba(a[0], a[poly], b[0], b[poly], br, d[0], d[poly], d[2 * poly]);
+            return;
+        }
+        W t0, t1, t2;
+        math::tensor_karatsuba(a[0], a[poly], b[0], b[poly], br, t0, t1, t2);
+        d[0] = math::add_mod(d[0], t0, br.q);
+        d[poly] = math::add_mod(d[poly], t1, br.q);
+        d[2 * poly] = math::add_mod(d[2 * poly], t2, br.q);
     });
 }
 

@@ -74,20 +74,6 @@ void launch_multiply_relin_rescale(const kernels::MultiplyRelinRescaleArgs& args
     kernels::for_each_multiply_relin_rescale_step(args, ops);
 }
 
-void launch_hoisted_rotations(const kernels::CiphertextKeySwitchArgs& args, const uint32_t* const* perms,
-                              const uint64_t* const* const* keys_per_rotation, uint64_t* const* outs,
-                              uint32_t rotations, void* stream) {
-    CudaLaunches ops{stream};
-    kernels::for_each_hoisted_rotation_step(args, perms, keys_per_rotation, outs, rotations, ops);
-}
-
-void launch_hoisted_sum(const kernels::CiphertextKeySwitchArgs& args, const uint32_t* const* perms,
-                        const uint64_t* const* const* keys_per_rotation, uint32_t rotations, uint32_t identities,
-                        uint64_t* tmp, void* stream) {
-    CudaLaunches ops{stream};
-    kernels::for_each_hoisted_sum_step(args, perms, keys_per_rotation, rotations, identities, tmp, ops);
-}
-
 // ---- host-memory conveniences ------------------------------------------------------------------
 
 namespace {

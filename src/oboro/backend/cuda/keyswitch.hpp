@@ -25,18 +25,6 @@ void launch_relinearize(const kernels::CiphertextKeySwitchArgs& args, void* stre
 void launch_rotate(const kernels::CiphertextKeySwitchArgs& args, void* stream = nullptr);
 // The fused multiply + relinearize + rescale (level >= 1; scratch key_switch_scratch(level, count, true)).
 void launch_multiply_relin_rescale(const kernels::MultiplyRelinRescaleArgs& args, void* stream = nullptr);
-// kernels::for_each_hoisted_rotation_step: perms, keys_per_rotation and outs are host arrays of
-// `rotations` device pointers.
-void launch_hoisted_rotations(const kernels::CiphertextKeySwitchArgs& args, const uint32_t* const* perms,
-                              const uint64_t* const* const* keys_per_rotation, uint64_t* const* outs,
-                              uint32_t rotations, void* stream = nullptr);
-
-// kernels::for_each_hoisted_sum_step: perms and keys_per_rotation are host arrays of `rotations`
-// device pointers; tmp: count x 2 x (level+1) x n words of device memory.
-void launch_hoisted_sum(const kernels::CiphertextKeySwitchArgs& args, const uint32_t* const* perms,
-                        const uint64_t* const* const* keys_per_rotation, uint32_t rotations, uint32_t identities,
-                        uint64_t* tmp, void* stream = nullptr);
-
 // Host memory, for tests and examples (copy in, launch, wait, copy out):
 // in = count x (level+1) limbs; out = count x 2 x (level+1) limbs = (ks0, ks1) of each input,
 // bit for bit backend::cpu::key_switch.

@@ -138,25 +138,32 @@ OBORO_HD void strided_add_thread(const ThreadIndex& t, const StridedAddArgs& a) 
 
 // ---- P * (d0, d1) into the accumulators (multiply_relin_rescale) --------------------------------
 
-// acc(c, t) += P * d_t on the ciphertext limbs i < nq (t = 0, 1), so that one division by q_l * P
-// does the ModDown and the rescale together (backend::cpu::multiply_relin_rescale_polys). d_t of element c
-// at prod + (3 c + t) nq n; acc(c, t) at acc + (2 c + t) ne n. Rows = count x 2 x nq.
+// acc(c, t) += P * d_t on the ciphertext limbs i < nq (t < halves), d_t of element c at prod +
+// (prod_polys c + t) nq n, read through `perm` when set; acc(c, t) at acc + (2 c + t) ne n.
+// Rows = count x halves x nq. Two uses:
+//  - multiply_relin_rescale (halves 2, prod_polys 3, no perm): P (d0, d1) into the accumulators, so
+//    that one division by q_l * P does the ModDown and the rescale together
+//    (backend::cpu::multiply_relin_rescale_polys);
+//  - hoisted rotations over Q*P (halves 1, prod_polys 2, perm sigma_r): P sigma_r(c0) into the
+//    rotation's ks0, the permutation and the product in one launch.
 struct FoldArgs {
     uint64_t* acc = nullptr;
     const uint64_t* prod = nullptr;
+    const uint32_t* perm = nullptr;     // n entries or null
     const uint64_t* w = nullptr;        // nq: P mod q_i
     const uint64_t* w_shoup = nullptr;  // nq
     const math::Barrett<uint64_t>* moduli = nullptr;  // nq
     uint32_t n = 0, nq = 0, ne = 0, count = 0;
+    uint32_t prod_polys = 3, halves = 2;
 };
 
-inline RowLaunch row_launch(const FoldArgs& a) { return row_launch(a.n, a.count * 2 * a.nq); }
+inline RowLaunch row_launch(const FoldArgs& a) { return row_launch(a.n, a.count * a.halves * a.nq); }
 
 OBORO_HD void fold_thread(const ThreadIndex& t, const FoldArgs& a) {
-    for_each_row_element(t, a.n, a.count * 2 * a.nq, [&](uint64_t, uint64_t row) {
-        const uint64_t col = t.global_x(), i = row % a.nq, ct = row / a.nq, c = ct / 2, h = ct % 2;
+    for_each_row_element(t, a.n, a.count * a.halves * a.nq, [&](uint64_t, uint64_t row) {
+        const uint64_t col = t.global_x(), i = row % a.nq, ct = row / a.nq, c = ct / a.halves, h = ct % a.halves;
         const uint64_t q = a.moduli[i].q;
-        const uint64_t d = a.prod[((3 * c + h) * a.nq + i) * a.n + col];
+        const uint64_t d = a.prod[((a.prod_polys * c + h) * a.nq + i) * a.n + (a.perm ? a.perm[col] : col)];
         uint64_t& x = a.acc[((2 * c + h) * a.ne + i) * a.n + col];
         x = math::add_mod(x, math::mul_shoup(d, a.w[i], a.w_shoup[i], q), q);
     });
@@ -201,6 +208,12 @@ inline size_t divide_scratch_words(uint32_t polys, uint32_t kept, uint32_t dropp
     return size_t(polys) * (dropped + kept) * n + base_conversion_scratch_words(polys, dropped, n);
 }
 
+// Scratch of a ModDown of `polys` polynomials (mod_down_polys).
+inline size_t mod_down_scratch_words(const KeySwitchLevel& L, uint32_t polys) {
+    const uint64_t n = uint64_t(1) << L.plan.log_n;
+    return L.k == 1 ? divide_drop_scratch_words(polys, L.nq, n) : divide_scratch_words(polys, L.nq, L.k, n);
+}
+
 // fused: also room for multiply_relin_rescale (the size-3 products and the fused division).
 inline KeySwitchScratch key_switch_scratch(const KeySwitchLevel& L, uint32_t count, bool fused = false) {
     const uint64_t n = uint64_t(1) << L.plan.log_n;
@@ -211,7 +224,7 @@ inline KeySwitchScratch key_switch_scratch(const KeySwitchLevel& L, uint32_t cou
     s.acc = size_t(count) * 2 * L.ne * n;
     // ModDown: one special prime: the fused division's scratch; k > 1: the special limbs in
     // coefficient form, their conversion to Q_l, and the conversion's own scratch.
-    s.drop = L.k == 1 ? divide_drop_scratch_words(2 * count, L.nq, n) : divide_scratch_words(2 * count, L.nq, L.k, n);
+    s.drop = mod_down_scratch_words(L, 2 * count);
     s.pair = size_t(count) * 2 * L.nq * n;  // the key-switched pairs of relinearize / rotate
     if (fused) {
         s.drop = std::max(s.drop, divide_scratch_words(2 * count, L.nq - 1, L.k + 1, n));
@@ -330,12 +343,14 @@ void divide_by_dropped(const KeySwitchLevel& L, uint32_t kept, uint32_t dropped,
     ops.ntt(static_cast<const NttArgs&>(fwd), true);
 }
 
-// ModDown of the 2 count accumulators at acc (ne limbs each: q_0 .. q_l, then P) into a.out
-// (2 count polynomials of nq limbs): round(acc / P). ops.divide_drop (one special prime) or
-// ops.ntt / ops.base_conversion (several).
-template <typename Ops> void for_each_mod_down_step(const KeySwitchArgs& a, uint64_t* acc, uint64_t* scratch, Ops& ops) {
-    const KeySwitchLevel& L = a.level;
-    const uint64_t n = uint64_t(1) << L.plan.log_n, polys = 2 * uint64_t(a.count);
+// ModDown of `polys` polynomials at acc (ne limbs each: q_0 .. q_l, then P; read only) into out
+// (polys x nq limbs): round(acc / P). ops.divide_drop (one special prime) or ops.ntt /
+// ops.base_conversion (several). scratch: mod_down_scratch_words(L, polys).
+template <typename Ops>
+void mod_down_polys(const KeySwitchLevel& L, const uint64_t* acc, uint64_t* out, uint32_t polys, uint64_t* scratch,
+                    Ops& ops) {
+    const uint64_t n = uint64_t(1) << L.plan.log_n;
+    uint64_t* in = const_cast<uint64_t*>(acc);  // the kernels only read it
     if (L.k == 1) {
         DivideDropArgs dd;
         dd.tables = L.ext_tables;
@@ -343,15 +358,20 @@ template <typename Ops> void for_each_mod_down_step(const KeySwitchArgs& a, uint
         dd.dropped_prime = L.special_prime;
         dd.dropped_table = L.nq;
         dd.kept = L.nq;
-        dd.polys = uint32_t(polys);
+        dd.polys = polys;
         dd.plan = L.plan;
-        dd.in = RowSet{acc, uint64_t(L.ne) * n};
-        dd.out = RowSet{a.out, uint64_t(L.nq) * n};
+        dd.in = RowSet{in, uint64_t(L.ne) * n};
+        dd.out = RowSet{out, uint64_t(L.nq) * n};
         dd.scratch = scratch;
         ops.divide_drop(static_cast<const DivideDropArgs&>(dd));
         return;
     }
-    divide_by_dropped(L, L.nq, L.k, L.p_to_q, L.drop, acc, a.out, uint32_t(polys), scratch, ops);
+    divide_by_dropped(L, L.nq, L.k, L.p_to_q, L.drop, in, out, polys, scratch, ops);
+}
+
+// ModDown of the 2 count accumulators at acc into a.out (2 count polynomials of nq limbs).
+template <typename Ops> void for_each_mod_down_step(const KeySwitchArgs& a, uint64_t* acc, uint64_t* scratch, Ops& ops) {
+    mod_down_polys(a.level, acc, a.out, 2 * a.count, scratch, ops);
 }
 
 // The key inner product of the digits in b.digits into b.acc (2 count accumulators of ne limbs).
@@ -481,9 +501,18 @@ template <typename Ops> void for_each_rotate_step(const CiphertextKeySwitchArgs&
     add_key_switched_pair(a, a.out, 2 * poly, 1, a.out, ks.out, ops);
 }
 
+// One rotation of the hoisted sequences: its NTT-form permutation (n entries, the same for the
+// batch) and its Galois key for every element (a device array of count pointers to keys of
+// key_qp_limbs limbs: keys of one rotation share a level, those of different rotations need not).
+struct HoistedRotation {
+    const uint32_t* perm = nullptr;
+    const uint64_t* const* keys = nullptr;
+    uint64_t key_qp_limbs = 0;
+};
+
 // The key switch of the c1's of a batch of ciphertexts (a) with their ModUp done once, on
 // construction: what hoisted rotations and sums share. select() sets a rotation's permutation
-// (read inside the inner product) and key pointers.
+// (read inside the inner product) and keys.
 struct HoistedC1 {
     KeySwitchArgs ks;
     KeySwitchBuffers b;
@@ -494,55 +523,85 @@ struct HoistedC1 {
           b(ks) {
         for_each_mod_up_step(ks, b, ops);
     }
-    void select(const uint32_t* perm, const uint64_t* const* keys) {
-        ks.perm = perm;
-        ks.keys = keys;
+    void select(const HoistedRotation& r) {
+        ks.perm = r.perm;
+        ks.keys = r.keys;
+        ks.key_qp_limbs = r.key_qp_limbs;
     }
 };
 
 // Hoisted rotations (Evaluator::rotate_many for a batch): rotation r of every element into
-// outs[r] (count x 2 x nq x n each) with permutation perms[r] (n entries, the same for the
-// batch) and Galois key keys_per_rotation[r] (a device array of count pointers). ONE ModUp of the
-// c1's serves every rotation: sigma_r is applied to the digits inside the inner product. Per
-// rotation: inner product, ModDown, the permutation of (c0, c1) into outs[r] (c1's is
-// overwritten by ks1: a full-ciphertext gather keeps it one launch) and the addition.
-// a.keys, a.perm and a.perm_table are unused here.
+// outs[r] (count x 2 x nq x n each). ONE ModUp of the c1's serves every rotation: sigma_r is
+// applied to the digits inside the inner product. Per rotation: inner product, ModDown, the
+// permutation of (c0, c1) into outs[r] (c1's is overwritten by ks1: a full-ciphertext gather
+// keeps it one launch) and the addition. a.keys, a.key_qp_limbs, a.perm and a.perm_table are
+// unused here.
 template <typename Ops>
-void for_each_hoisted_rotation_step(const CiphertextKeySwitchArgs& a, const uint32_t* const* perms,
-                                    const uint64_t* const* const* keys_per_rotation, uint64_t* const* outs,
-                                    uint32_t rotations, Ops& ops) {
+void for_each_hoisted_rotation_step(const CiphertextKeySwitchArgs& a, const HoistedRotation* rotations,
+                                    uint64_t* const* outs, uint32_t count, Ops& ops) {
     const uint64_t poly = uint64_t(a.level.nq) << a.level.plan.log_n;
     HoistedC1 h(a, ops);
-    for (uint32_t r = 0; r < rotations; ++r) {
-        h.select(perms[r], keys_per_rotation[r]);
+    for (uint32_t r = 0; r < count; ++r) {
+        h.select(rotations[r]);
         for_each_key_product_step(h.ks, h.b, ops);
-        permute_into(a, outs[r], perms[r], nullptr, ops);
+        permute_into(a, outs[r], rotations[r].perm, nullptr, ops);
         add_key_switched_pair(a, outs[r], 2 * poly, 1, outs[r], h.ks.out, ops);
     }
 }
 
-// The hoisted sum of rotations (Evaluator::rotate_sum for a batch): out = sum_r sigma_r(in) +
-// identities * in for every element, rotation r with permutation perms[r] (n entries, the same
-// for the batch) and Galois key keys_per_rotation[r] (a device array of count pointers),
-// rotations >= 1. ONE ModUp of the c1's; the inner products through each permutation accumulate
-// over Q*P (lazy ModDown) and ONE ModDown follows; then sum_r sigma_r(c0) (a permutation of both
-// polynomials into `tmp`, count x 2 x nq x n words, and an addition of the c0's per rotation),
-// the key-switched pair and the identities are added. out must not alias in or tmp.
+// Hoisted rotations left over Q*P (double hoisting, Evaluator::rotate_many_extended for a batch):
+// outs[r] (count x 2 x ne x n: extended ciphertexts) = (P sigma_r(c0) + <sigma_r(digits), b_r>,
+// <sigma_r(digits), a_r>). ONE ModUp of the c1's; per rotation the inner product writes straight
+// into outs[r] and one launch adds P sigma_r(c0) (a fold through the permutation): no ModDown, no
+// scratch pair. a.out, a.keys, a.key_qp_limbs, a.perm and a.perm_table are unused here.
 template <typename Ops>
-void for_each_hoisted_sum_step(const CiphertextKeySwitchArgs& a, const uint32_t* const* perms,
-                               const uint64_t* const* const* keys_per_rotation, uint32_t rotations,
+void for_each_hoisted_extended_rotation_step(const CiphertextKeySwitchArgs& a, const HoistedRotation* rotations,
+                                             uint64_t* const* outs, uint32_t count, Ops& ops) {
+    const KeySwitchLevel& L = a.level;
+    HoistedC1 h(a, ops);
+    for (uint32_t r = 0; r < count; ++r) {
+        h.select(rotations[r]);
+        KeySwitchBuffers b = h.b;
+        b.acc = outs[r];
+        inner_product_step(h.ks, b, ops);
+
+        FoldArgs f;
+        f.acc = outs[r];
+        f.prod = a.in;
+        f.perm = rotations[r].perm;
+        f.w = L.p_mod_q;
+        f.w_shoup = L.p_mod_q_shoup;
+        f.moduli = L.ext_moduli;
+        f.n = uint32_t(uint64_t(1) << L.plan.log_n);
+        f.nq = L.nq;
+        f.ne = L.ne;
+        f.count = a.count;
+        f.prod_polys = 2;
+        f.halves = 1;
+        ops.fold(static_cast<const FoldArgs&>(f));
+    }
+}
+
+// The hoisted sum of rotations (Evaluator::rotate_sum for a batch): out = sum_r sigma_r(in) +
+// identities * in for every element, count >= 1 rotations. ONE ModUp of the c1's; the inner
+// products through each permutation accumulate over Q*P (lazy ModDown) and ONE ModDown follows;
+// then sum_r sigma_r(c0) (a permutation of both polynomials into `tmp`, count x 2 x nq x n
+// words, and an addition of the c0's per rotation), the key-switched pair and the identities are
+// added. out must not alias in or tmp.
+template <typename Ops>
+void for_each_hoisted_sum_step(const CiphertextKeySwitchArgs& a, const HoistedRotation* rotations, uint32_t count,
                                uint32_t identities, uint64_t* tmp, Ops& ops) {
     const uint64_t poly = uint64_t(a.level.nq) << a.level.plan.log_n;
     HoistedC1 h(a, ops);
-    for (uint32_t r = 0; r < rotations; ++r) {
-        h.select(perms[r], keys_per_rotation[r]);
+    for (uint32_t r = 0; r < count; ++r) {
+        h.select(rotations[r]);
         inner_product_step(h.ks, h.b, ops, r > 0);
     }
     const KeySwitchArgs& ks = h.ks;
     for_each_mod_down_step(ks, h.b.acc, h.b.drop, ops);
-    permute_into(a, a.out, perms[0], nullptr, ops);
-    for (uint32_t r = 1; r < rotations; ++r) {
-        permute_into(a, tmp, perms[r], nullptr, ops);
+    permute_into(a, a.out, rotations[0].perm, nullptr, ops);
+    for (uint32_t r = 1; r < count; ++r) {
+        permute_into(a, tmp, rotations[r].perm, nullptr, ops);
         add_key_switched_pair(a, tmp, 2 * poly, 1, a.out, a.out, ops);  // out(c, 0) += sigma_r(c0)
     }
     add_key_switched_pair(a, a.out, 2 * poly, 1, a.out, ks.out, ops);  // (sum + ks0, ks1)
