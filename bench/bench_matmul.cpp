@@ -9,12 +9,14 @@
 //            and of the min absolute error against a double matmul.
 //   Blocks:  64x64, 128x128, 256x256 and a rectangular product cut into blocks (both bases), ms,
 //            measured op counts against the cost formula, scaling with size.
+//   Transforms: a plaintext matrix of D consecutive diagonals times an encrypted vector of every
+//            slot (LinearTransform, BSGS), single against double hoisting: ms, ModDowns, error.
 // Writes DIR/matmul.json and DIR/matmul.md (DIR: --out, by default docs/benchmarks of the source
 // tree; --quick writes nothing unless --out is given) and runs bench/plot_matmul.py for
 // DIR/matmul.png (with $OBORO_PYTHON, else the Python CMake was configured with).
 //
 //   bench_matmul [--quick] [--threads N] [--trials N] [--runs N] [--d 4,8,16] [--methods jiang,3d,...]
-//                [--no-blocks] [--out DIR]
+//                [--no-blocks] [--no-transforms] [--out DIR]
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -26,6 +28,7 @@
 #include <sstream>
 
 #include "bench_util.hpp"
+#include "oboro/algorithms/linear_transform.hpp"
 #include "oboro/algorithms/matmul_block.hpp"
 #include "oboro/ckks/encoder.hpp"
 #include "oboro/ckks/encryptor.hpp"
@@ -198,11 +201,67 @@ BlockRow run_block(Bench& B, size_t m, size_t k, size_t n, BlockBase base, size_
     return row;
 }
 
+struct TransformRow {
+    size_t diagonals = 0, slots = 0;
+    Hoisting hoisting = Hoisting::mod_up;
+    OpCounts ops;
+    double ms = 0, max_err = 0;
+};
+
+const char* hoisting_name(Hoisting h) { return h == Hoisting::mod_up ? "single" : "double"; }
+
+// y = M x for M with `diagonals` consecutive random diagonals (offsets 0 .. D-1) over every slot.
+TransformRow run_transform(Bench& B, size_t diagonals, Hoisting hoisting, int runs, std::mt19937_64& gen) {
+    const size_t slots = B.ctx->max_slots();
+    Diagonals diags;
+    for (size_t k = 0; k < diagonals; ++k) diags[int64_t(k)] = uniform_matrix(gen, 1, slots);
+    const LinearTransform lt(B.ctx, diags, slots, hoisting);
+    B.add_keys(lt.rotation_steps());
+    TransformRow row{diagonals, slots, hoisting};
+    const std::vector<double> x = uniform_matrix(gen, 1, slots);
+    const Ciphertext ct = B.encryptor.encrypt(B.encoder.encode(x, -1, 0, slots));
+    const Ciphertext y = lt.apply(CountedOps(B.eval, &row.ops), ct, B.gk);  // also the warm-up
+    const auto got = B.decryptor.decrypt_decode(y, B.encoder);
+    for (size_t i = 0; i < slots; ++i) {
+        double want = 0;
+        for (const auto& [k, d] : diags) want += d[i] * x[(i + size_t(k)) % slots];
+        row.max_err = std::max(row.max_err, std::abs(got[i] - want));
+    }
+    row.ms = bench::measure([&] { lt.apply(CountedOps(B.eval, nullptr), ct, B.gk); }, runs, 0.5).median_us / 1e3;
+    return row;
+}
+
 std::string ops_json(const OpCounts& c) {
     std::ostringstream o;
     o << "{\"add\": " << c.add << ", \"rot\": " << c.rot << ", \"cmult\": " << c.cmult << ", \"mult\": " << c.mult
       << ", \"relin\": " << c.relin << ", \"rescale\": " << c.rescale << ", \"mod_ups\": " << c.key_switch.mod_ups
-      << ", \"key_inner_products\": " << c.key_switch.inner_products << "}";
+      << ", \"key_inner_products\": " << c.key_switch.inner_products << ", \"mod_downs\": " << c.key_switch.mod_downs
+      << "}";
+    return o.str();
+}
+
+std::string transforms_md(const std::vector<TransformRow>& rows, int threads) {
+    if (rows.empty()) return "";
+    std::ostringstream o;
+    o << "\n## Linear transforms: single and double hoisting\n\nA plaintext matrix with D consecutive random "
+         "diagonals times an encrypted vector of all "
+      << rows[0].slots
+      << " slots (algorithms/linear_transform.hpp, BSGS). Single hoisting shares the baby rotations' ModUp; "
+         "double hoisting also keeps them over Q*P, multiplies them by diagonals encoded over Q*P and divides "
+         "each giant group's sum by P once. Median ms, "
+      << threads << " thread" << (threads > 1 ? "s" : "")
+      << "; max error against the plain product of inputs uniform in [-1,1).\n\n"
+         "| D | hoisting | Rot | ModUps | ModDowns | ms | double vs single | max error |\n"
+         "|---:|---|---:|---:|---:|---:|---:|---:|\n";
+    for (const auto& r : rows) {
+        std::string ratio;
+        for (const auto& s : rows)
+            if (r.hoisting == Hoisting::mod_up_and_mod_down && s.hoisting == Hoisting::mod_up && s.diagonals == r.diagonals)
+                ratio = fmt("%.2fx", s.ms / r.ms);
+        o << "| " << r.diagonals << " | " << hoisting_name(r.hoisting) << " | " << r.ops.rot << " | "
+          << r.ops.key_switch.mod_ups << " | " << r.ops.key_switch.mod_downs << " | " << fmt("%.1f", r.ms) << " | "
+          << ratio << " | " << fmt("%.2g", r.max_err) << " |\n";
+    }
     return o.str();
 }
 
@@ -299,7 +358,7 @@ int main(int argc, char** argv) {
     int threads = 1, trials = 100, runs = 5;
     std::string out_dir;
     std::vector<size_t> ds = {4, 8, 16};
-    bool blocks_wanted = true;
+    bool blocks_wanted = true, transforms_wanted = true;
     std::vector<std::string> methods;  // empty: all
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
@@ -311,9 +370,10 @@ int main(int argc, char** argv) {
         else if (a == "--out") out_dir = next();
         else if (a == "--d") { ds.clear(); for (auto& d : bench::split(next(), ',')) ds.push_back(std::stoul(d)); }
         else if (a == "--no-blocks") blocks_wanted = false;
+        else if (a == "--no-transforms") transforms_wanted = false;
         else if (a == "--methods") methods = bench::split(next(), ',');
         else {
-            std::fprintf(stderr, "usage: %s [--quick] [--threads N] [--trials N] [--runs N] [--d 4,8,16] [--methods jiang,3d,3d-fused,3d-paper] [--no-blocks] [--out DIR]\n",
+            std::fprintf(stderr, "usage: %s [--quick] [--threads N] [--trials N] [--runs N] [--d 4,8,16] [--methods jiang,3d,3d-fused,3d-paper] [--no-blocks] [--no-transforms] [--out DIR]\n",
                          argv[0]);
             return 2;
         }
@@ -352,7 +412,17 @@ int main(int argc, char** argv) {
                      blocks.back().ms);
     }
 
-    const std::string tables = tables_md(sq, blocks, ds, threads, trials);
+    std::vector<size_t> transform_sizes = {16, 64, 256};
+    if (quick) transform_sizes = {16};
+    if (!transforms_wanted) transform_sizes.clear();
+    std::vector<TransformRow> transforms;
+    for (size_t D : transform_sizes)
+        for (const Hoisting h : {Hoisting::mod_up, Hoisting::mod_up_and_mod_down}) {
+            transforms.push_back(run_transform(B, D, h, runs, gen));
+            std::fprintf(stderr, "transform D=%zu %s hoisting: %.1f ms\n", D, hoisting_name(h), transforms.back().ms);
+        }
+
+    const std::string tables = tables_md(sq, blocks, ds, threads, trials) + transforms_md(transforms, threads);
     std::printf("%s", tables.c_str());
     if (out_dir.empty()) return 0;
 
@@ -376,6 +446,13 @@ int main(int argc, char** argv) {
            << fmt("%.1f", b.ms) << ", \"ops\": " << ops_json(b.ops) << ", \"formula_matches\": "
            << (b.ops == b.formula ? "true" : "false") << ", \"max_err\": " << fmt("%.3g", b.max_err) << "}"
            << (i + 1 < blocks.size() ? "," : "") << "\n";
+    }
+    js << "  ],\n  \"transform\": [\n";
+    for (size_t i = 0; i < transforms.size(); ++i) {
+        const auto& t = transforms[i];
+        js << "    {\"diagonals\": " << t.diagonals << ", \"slots\": " << t.slots << ", \"hoisting\": \""
+           << hoisting_name(t.hoisting) << "\", \"ms\": " << fmt("%.2f", t.ms) << ", \"ops\": " << ops_json(t.ops)
+           << ", \"max_err\": " << fmt("%.3g", t.max_err) << "}" << (i + 1 < transforms.size() ? "," : "") << "\n";
     }
     js << "  ]\n}\n";
     js.close();

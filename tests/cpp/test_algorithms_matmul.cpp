@@ -198,6 +198,27 @@ TEST(LinearTransform, BsgsPlanUsesAboutTwoSqrtRotations) {
     EXPECT_EQ(plan_bsgs({0}, 256).rotations(), 0u);
 }
 
+// Under double hoisting a baby rotation costs an inner product only, so the plan takes more baby
+// steps than the fewest-rotations plan and pays fewer ModDowns (one per giant group).
+TEST(LinearTransform, DoubleHoistedPlanTakesMoreBabySteps) {
+    auto& K = MatmulKeys::get("S2");
+    const KeySwitchCost cost = KeySwitchCost::at(*K.ctx, K.ctx->max_level());
+    EXPECT_GT(cost.mod_up, cost.mod_down);
+    EXPECT_GT(cost.inner_product, 0);
+    EXPECT_LT(KeySwitchCost::at(*K.ctx, 0).mod_up, cost.mod_up);  // fewer limbs below
+    for (size_t D : {16, 64, 256}) {
+        SCOPED_TRACE(D);
+        std::vector<int64_t> offsets;
+        for (size_t k = 0; k < D; ++k) offsets.push_back(int64_t(k));
+        const BsgsPlan single = plan_bsgs(offsets, 8192), twice = plan_bsgs_double_hoisted(offsets, 8192, cost);
+        EXPECT_GT(twice.baby_size, single.baby_size);
+        EXPECT_LT(twice.giant_steps.size(), single.giant_steps.size());
+        EXPECT_GE(twice.rotations(), single.rotations());
+    }
+    // one diagonal at 0: no rotation either way
+    EXPECT_EQ(plan_bsgs_double_hoisted({0}, 256, cost).rotations(), 0u);
+}
+
 TEST(LinearTransform, MatchesThePlainMapOnTwoParameterSets) {
     for (const char* set : {"S2", "small"})
         for (const Hoisting hoisting : {Hoisting::mod_up, Hoisting::mod_up_and_mod_down}) {
@@ -210,9 +231,10 @@ TEST(LinearTransform, MatchesThePlainMapOnTwoParameterSets) {
             for (auto& [k, v] : diags)
                 for (auto& x : v) x = u(gen);
             LinearTransform lt(K.ctx, diags, n, hoisting);
+            const GaloisKeys gk = K.keygen->galois_keys(lt.rotation_steps());  // the plans differ
             const auto x = random_matrix(8, 8);
             OpCounts counts;
-            const Ciphertext y = lt.apply(CountedOps(*K.eval, &counts), K.encrypt(x, 8, n), K.gk);
+            const Ciphertext y = lt.apply(CountedOps(*K.eval, &counts), K.encrypt(x, 8, n), gk);
             const auto want = apply_diagonals(diags, x);
             EXPECT_LT(max_abs_diff(K.decrypt(y, 8), want), std::string(set) == "S2" ? 1e-6 : 1e-3);
             EXPECT_EQ(counts.cmult, diags.size());
@@ -596,23 +618,24 @@ TEST(MatmulBatch, LinearTransformOfABatchIsEachElementTransformed) {
 TEST(MatmulBatch, LinearTransformDoubleHoistingOnABatchAndOnADevice) {
     auto& K = MatmulKeys::get("S2");
     const LinearTransform lt(K.ctx, sigma_diagonals(8), 64, Hoisting::mod_up_and_mod_down);
+    const GaloisKeys gk = K.keygen->galois_keys(lt.rotation_steps());
     std::vector<Ciphertext> xs;
     for (uint64_t c = 0; c < 2; ++c) xs.push_back(K.encrypt(random_matrix(8, 50 + c), 8, 64));
     const CiphertextBatch x = batch_of(K, xs);
     OpCounts batch_counts, one_counts, device_counts;
-    const CiphertextBatch y = lt.apply(CountedOps(*K.eval, &batch_counts), x, K.gk);
+    const CiphertextBatch y = lt.apply(CountedOps(*K.eval, &batch_counts), x, gk);
     for (size_t c = 0; c < xs.size(); ++c)
-        expect_element(y, c, lt.apply(CountedOps(*K.eval, c == 0 ? &one_counts : nullptr), xs[c], K.gk), "sigma");
+        expect_element(y, c, lt.apply(CountedOps(*K.eval, c == 0 ? &one_counts : nullptr), xs[c], gk), "sigma");
     EXPECT_EQ(batch_counts, repeated(one_counts, xs.size()));
 
     const auto emulated = oboro::cuda::make_emulated_queue();
-    const CiphertextBatch yd = lt.apply(CountedOps(K.eval->on(emulated), &device_counts), x.to_device(emulated), K.gk);
+    const CiphertextBatch yd = lt.apply(CountedOps(K.eval->on(emulated), &device_counts), x.to_device(emulated), gk);
     EXPECT_EQ(yd.device(), emulated.get());
     expect_same_words(yd, y, "sigma on the emulated GPU queue");
     EXPECT_EQ(device_counts, batch_counts);
 
     const auto offsite = std::make_shared<OffsiteQueue>();
-    EXPECT_ERROR(Error, lt.apply(CountedOps(K.eval->on(offsite), nullptr), x.to_device(offsite), K.gk),
+    EXPECT_ERROR(Error, lt.apply(CountedOps(K.eval->on(offsite), nullptr), x.to_device(offsite), gk),
                  "rotate_many_extended", "not available on offsite");
 }
 

@@ -8,23 +8,24 @@
 
 namespace oboro::algorithms {
 
-size_t BsgsPlan::rotations() const {
-    size_t r = 0;
-    for (int64_t b : baby_steps) r += b != 0;
-    for (int64_t g : giant_steps) r += g != 0;
-    return r;
+namespace {
+size_t nonzero(const std::vector<int64_t>& steps) {
+    return size_t(std::count_if(steps.begin(), steps.end(), [](int64_t k) { return k != 0; }));
 }
+}  // namespace
+
+size_t BsgsPlan::rotations() const { return nonzero(baby_steps) + nonzero(giant_steps); }
 
 namespace {
 int64_t signed_step(int64_t k, size_t slots) {
     const int64_t n = int64_t(slots);
     return k > n / 2 ? k - n : k;
 }
-}  // namespace
 
-BsgsPlan plan_bsgs(const std::vector<int64_t>& offsets, size_t slots) {
+// The power of two n1 whose plan has the least cost(plan) (the first on ties: the smaller n1).
+template <typename Cost> BsgsPlan cheapest_plan(const std::vector<int64_t>& offsets, size_t slots, Cost&& cost) {
     BsgsPlan best;
-    size_t best_rot = SIZE_MAX, best_giants = SIZE_MAX;
+    double best_cost = 0;
     for (size_t n1 = 1; n1 <= slots; n1 *= 2) {
         std::set<int64_t> babies, giants;
         for (int64_t k : offsets) {
@@ -35,14 +36,46 @@ BsgsPlan plan_bsgs(const std::vector<int64_t>& offsets, size_t slots) {
         p.baby_size = n1;
         p.baby_steps.assign(babies.begin(), babies.end());
         for (int64_t g : giants) p.giant_steps.push_back(signed_step(g, slots));
-        const size_t rot = p.rotations();
-        if (rot < best_rot || (rot == best_rot && giants.size() < best_giants)) {
+        const double c = cost(p);
+        if (n1 == 1 || c < best_cost) {
             best = p;
-            best_rot = rot;
-            best_giants = giants.size();
+            best_cost = c;
         }
     }
     return best;
+}
+
+}  // namespace
+
+BsgsPlan plan_bsgs(const std::vector<int64_t>& offsets, size_t slots) {
+    // fewest rotations; a giant step weighs a little more (not hoisted) to break ties
+    return cheapest_plan(offsets, slots, [&](const BsgsPlan& p) {
+        return double(p.rotations()) + double(p.giant_steps.size()) / double(2 * slots + 2);
+    });
+}
+
+KeySwitchCost KeySwitchCost::at(const ckks::Context& ctx, int level) {
+    const backend::Ring& ring = ctx.ring();
+    const double nq = double(level + 1), k = double(ring.p_count()), ne = nq + k;
+    const double beta = double(ring.level(level).digits.size()), alpha = double(ring.digit_size());
+    // one limb's pointwise products in one-limb NTTs: 2 / log2 N by operation count, but the
+    // inner product reads the digits through the rotation's permutation and is memory-bound; about
+    // a third of an NTT measured on the CPU backend (bench_matmul's transforms)
+    const double pointwise = 1.0 / 3.0;
+    KeySwitchCost c;
+    c.mod_up = nq + beta * ne + beta * alpha * (ne - alpha) * pointwise;
+    c.inner_product = 2 * beta * ne * pointwise;
+    c.mod_down = 2 * (k + nq) + 2 * k * nq * pointwise;
+    return c;
+}
+
+BsgsPlan plan_bsgs_double_hoisted(const std::vector<int64_t>& offsets, size_t slots, const KeySwitchCost& cost) {
+    return cheapest_plan(offsets, slots, [&](const BsgsPlan& p) {
+        const size_t babies = nonzero(p.baby_steps), giants = nonzero(p.giant_steps);
+        return (babies ? cost.mod_up : 0) + double(babies) * cost.inner_product +
+               double(p.giant_steps.size()) * cost.mod_down +
+               double(giants) * (cost.mod_up + cost.inner_product + cost.mod_down);
+    });
 }
 
 LinearTransform::LinearTransform(ckks::ContextPtr ctx, const Diagonals& diags, size_t slots, Hoisting hoisting)
@@ -53,7 +86,9 @@ LinearTransform::LinearTransform(ckks::ContextPtr ctx, const Diagonals& diags, s
             raise<ValueError>("LinearTransform: diagonal ", k, " of ", diag.size(), " values for ", slots, " slots");
         offsets_.push_back(k);
     }
-    plan_ = plan_bsgs(offsets_, slots);
+    plan_ = hoisting == Hoisting::mod_up
+                ? plan_bsgs(offsets_, slots)
+                : plan_bsgs_double_hoisted(offsets_, slots, KeySwitchCost::at(*ctx, ctx->max_level()));
     const int64_t n = int64_t(slots);
     std::vector<std::vector<double>> vectors;
     group_babies_.resize(plan_.giant_steps.size());
@@ -90,16 +125,11 @@ OpCounts LinearTransform::cost() const {
     c.cmult = offsets_.size();
     c.add = offsets_.size() - 1;
     c.rescale = 1;
-    bool hoisted_babies = false;
-    for (int64_t b : plan_.baby_steps) hoisted_babies |= b != 0;
-    c.key_switch.mod_ups = uint64_t(hoisted_babies);
-    for (int64_t g : plan_.giant_steps) c.key_switch.mod_ups += g != 0;
-    c.key_switch.inner_products = c.key_switch.mod_downs = c.rot;
-    if (hoisting_ == Hoisting::mod_up_and_mod_down) {
-        // the baby rotations' ModDowns become one per giant group
-        for (int64_t b : plan_.baby_steps) c.key_switch.mod_downs -= b != 0;
-        c.key_switch.mod_downs += plan_.giant_steps.size();
-    }
+    const size_t babies = nonzero(plan_.baby_steps), giants = nonzero(plan_.giant_steps);
+    c.key_switch.mod_ups = uint64_t(babies != 0) + giants;  // the babies share one
+    c.key_switch.inner_products = c.rot;
+    // one ModDown per rotation, or (double hoisting) per giant group and giant rotation
+    c.key_switch.mod_downs = hoisting_ == Hoisting::mod_up ? c.rot : plan_.giant_steps.size() + giants;
     return c;
 }
 

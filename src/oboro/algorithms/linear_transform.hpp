@@ -39,6 +39,19 @@ struct BsgsPlan {
 // on ties the one with fewer giant steps, which are not hoisted.
 BsgsPlan plan_bsgs(const std::vector<int64_t>& offsets, size_t slots);
 
+// The modeled cost of the pieces of a rotation's key switch at one level, in NTTs of one limb (a
+// pointwise product of one limb counts a third of one): ModUp (INTT, the digits' base
+// conversions and NTTs), the key inner product, ModDown (of two polynomials).
+struct KeySwitchCost {
+    double mod_up = 0, inner_product = 0, mod_down = 0;
+    static KeySwitchCost at(const ckks::Context& ctx, int level);
+};
+
+// The n1 with the least modeled cost under double hoisting for these offsets: the baby rotations
+// cost an inner product each (their ModUp is shared, their ModDown is one per giant group), so
+// the best n1 is larger than the fewest-rotations one.
+BsgsPlan plan_bsgs_double_hoisted(const std::vector<int64_t>& offsets, size_t slots, const KeySwitchCost& cost);
+
 // What the baby-step rotations share: their ModUp (single hoisting), or their ModUp and, per
 // giant group, their ModDown (double hoisting: on a queue with the extended basis, an Error
 // naming the device on one without). The two results agree to the rounding of the divisions by P.
@@ -48,6 +61,7 @@ class LinearTransform {
 public:
     // `diags`: offsets in [0, slots), each diagonal `slots` values; applied to ciphertexts of
     // exactly `slots` slots (rotations cyclic modulo `slots`).
+    // The plan: plan_bsgs for single hoisting, plan_bsgs_double_hoisted at the top level for double.
     LinearTransform(ckks::ContextPtr ctx, const Diagonals& diags, size_t slots, Hoisting hoisting = Hoisting::mod_up);
 
     size_t slots() const { return slots_; }
