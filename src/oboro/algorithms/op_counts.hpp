@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "oboro/ckks/evaluator.hpp"
-#include "oboro/ckks/hoisting.hpp"
+#include "oboro/ckks/key_switch_counts.hpp"
 #include "oboro/ckks/trace.hpp"
 
 namespace oboro::algorithms {

@@ -35,7 +35,7 @@
 
 #include "oboro/ckks/batch.hpp"
 #include "oboro/ckks/ciphertext.hpp"
-#include "oboro/ckks/hoisting.hpp"
+#include "oboro/ckks/key_switch_counts.hpp"
 #include "oboro/ckks/key_set.hpp"
 #include "oboro/ckks/keys.hpp"
 

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "oboro/ckks/evaluator.hpp"
-#include "oboro/ckks/hoisting.hpp"
+#include "oboro/ckks/key_switch_counts.hpp"
 
 namespace oboro::ckks {
 

@@ -1,8 +1,8 @@
-// Hoisted key switching (Halevi-Shoup; Bossuat et al.; Ishimaki-Yamana): many automorphisms of
-// the SAME ciphertext share one decomposition (ModUp) of its c1 (backend/cpu/hoisting.hpp says
-// why that works). The Evaluator methods rotate_many and rotate_sum (evaluator.hpp) are the
-// public API and backend/cpu/hoisting.hpp the CPU kernels; this header has the operation counter
-// they report to.
+// The work of key switching as counted by the Evaluator's hoisted operations (rotate_many,
+// rotate_sum, rotate_many_extended, mod_down: evaluator.hpp; the kernels in backend/cpu/hoisting.hpp
+// and backend/cuda/keyswitch_kernels.hpp) and by the algorithms' CountedOps: hoisting shares one
+// decomposition (ModUp) of a c1 among many automorphisms of the SAME ciphertext, and lazy or
+// double hoisting shares ModDowns, so the three pieces are counted apart.
 #pragma once
 
 #include <cstdint>
