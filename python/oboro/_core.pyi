@@ -309,7 +309,7 @@ class Context:
 
     def encrypt_batch(self, values: numpy.typing.ArrayLike, level: int | None = None, scale: float | None = None, slots: int | None = None, device: str = 'cpu') -> Batch:
         """
-        Encrypts each row of a 2-D (or higher) array as one ciphertext of a Batch: values[i] is element i. level, scale and slots as in encrypt(). device: 'cpu', or 'cuda' / 'cuda:N' to keep the batch on that GPU, where every operation on it then runs (oboro.Error 'no CUDA GPU found' when there is none).
+        Encrypts each row of a 2-D (or higher) array as one ciphertext of a Batch: values[i] is element i. level, scale and slots as in encrypt(). device: 'cpu', or 'cuda' / 'cuda:N' to keep the batch on that GPU, where every operation on it then runs (oboro.Error 'no CUDA GPU found' when there is none), or 'cuda-emulated', a testing device that runs the CUDA kernels in a CPU emulator (slow).
         """
 
 class Ciphertext:
@@ -689,12 +689,12 @@ class Batch:
     @staticmethod
     def from_ciphertexts(ciphertexts: Sequence[Ciphertext], device: str = 'cpu') -> Batch:
         """
-        A batch of copies of the ciphertexts (one context and keys, one level, scale and shape; else ValueError, LevelMismatch, ScaleMismatch or ContextMismatch naming the element), in the memory of `device` ('cpu', 'cuda', 'cuda:N'). A single ciphertext goes to a GPU as a batch of one.
+        A batch of copies of the ciphertexts (one context and keys, one level, scale and shape; else ValueError, LevelMismatch, ScaleMismatch or ContextMismatch naming the element), in the memory of `device` ('cpu', 'cuda', 'cuda:N', or 'cuda-emulated': a testing device that runs the CUDA backend's kernels in a CPU emulator, slow). A single ciphertext goes to a GPU as a batch of one.
         """
 
     def to(self, device: str) -> Batch:
         """
-        A copy of the batch in the memory of `device` ('cpu', 'cuda', 'cuda:N'), where its operations then run: a batch received from a client (deserialize) moves to a GPU with to('cuda'), and back with to('cpu'). Unknown device names: ValueError; no GPU: oboro.Error 'no CUDA GPU found'.
+        A copy of the batch in the memory of `device` ('cpu', 'cuda', 'cuda:N'), where its operations then run: a batch received from a client (deserialize) moves to a GPU with to('cuda'), and back with to('cpu'). 'cuda-emulated' is a testing device: the CUDA backend's kernels run in a CPU emulator (slow), on separate host memory, in every build. Unknown device names: ValueError; no GPU: oboro.Error 'no CUDA GPU found'.
         """
 
     def to_ciphertexts(self) -> list[Ciphertext]:
@@ -705,7 +705,9 @@ class Batch:
 
     @property
     def device(self) -> str:
-        """Where the batch lives and its operations run: 'cpu' or 'cuda:N'."""
+        """
+        Where the batch lives and its operations run: 'cpu', 'cuda:N' or 'cuda-emulated'.
+        """
 
     @overload
     def __getitem__(self, index: int) -> Ciphertext:
