@@ -40,6 +40,20 @@ const math::Modulus& limb_modulus(const Ring& ring, ConstBatchSpan a, size_t i) 
     return i < a.q_limbs() ? ring.moduli()[i] : ring.p_moduli()[i - a.q_limbs()];
 }
 
+// Calls rotations_of(c, out0s, out1s) for every element c of a, in parallel, with the pointers to
+// polynomials 0 and 1 of element c in each of the `rotations` outputs (arrays each thread keeps:
+// no allocation per element).
+template <typename F>
+void for_each_element_rotations(ConstBatchSpan a, const BatchSpan* outs, size_t rotations, F&& rotations_of) {
+    parallel_for(a.count, [&](size_t c) {
+        thread_local std::vector<uint64_t*> out0s, out1s;
+        out0s.resize(rotations);
+        out1s.resize(rotations);
+        for (size_t r = 0; r < rotations; ++r) out0s[r] = outs[r].poly(c, 0), out1s[r] = outs[r].poly(c, 1);
+        rotations_of(c, out0s.data(), out1s.data());
+    });
+}
+
 void copy_limb(uint64_t* dst, const uint64_t* src, size_t n) {
     if (dst != src) std::memcpy(dst, src, n * sizeof(uint64_t));
 }
@@ -184,14 +198,9 @@ public:
 
     void rotate_hoisted(const Ring& ring, const BatchSpan* outs, size_t rotations, ConstBatchSpan a,
                         const uint32_t* const* perms, const KeySwitchKeyView* const* keys) override {
-        parallel_for(a.count, [&](size_t c) {
-            // the output pointers of element c, in arrays each thread keeps (no allocation per element)
-            thread_local std::vector<uint64_t*> out0s, out1s;
-            out0s.resize(rotations);
-            out1s.resize(rotations);
-            for (size_t r = 0; r < rotations; ++r) out0s[r] = outs[r].poly(c, 0), out1s[r] = outs[r].poly(c, 1);
-            rotate_hoisted_polys(ring, int(a.limbs) - 1, a.poly(c, 0), a.poly(c, 1), rotations, perms, keys,
-                                 out0s.data(), out1s.data());
+        for_each_element_rotations(a, outs, rotations, [&](size_t c, uint64_t* const* out0s, uint64_t* const* out1s) {
+            rotate_hoisted_polys(ring, int(a.limbs) - 1, a.poly(c, 0), a.poly(c, 1), rotations, perms, keys, out0s,
+                                 out1s);
         });
     }
 
@@ -234,13 +243,9 @@ public:
 
     void rotate_hoisted_extended(const Ring& ring, const BatchSpan* outs, size_t rotations, ConstBatchSpan a,
                                  const uint32_t* const* perms, const KeySwitchKeyView* const* keys) override {
-        parallel_for(a.count, [&](size_t c) {
-            thread_local std::vector<uint64_t*> out0s, out1s;
-            out0s.resize(rotations);
-            out1s.resize(rotations);
-            for (size_t r = 0; r < rotations; ++r) out0s[r] = outs[r].poly(c, 0), out1s[r] = outs[r].poly(c, 1);
+        for_each_element_rotations(a, outs, rotations, [&](size_t c, uint64_t* const* out0s, uint64_t* const* out1s) {
             rotate_hoisted_extended_polys(ring, int(a.limbs) - 1, a.poly(c, 0), a.poly(c, 1), rotations, perms, keys,
-                                          out0s.data(), out1s.data());
+                                          out0s, out1s);
         });
     }
 

@@ -233,17 +233,9 @@ public:
     // permutation, ModDown, permutation and addition (for_each_hoisted_rotation_step).
     void rotate_hoisted(const backend::Ring& ring, const BatchSpan* outs, size_t rotations, ConstBatchSpan a,
                         const uint32_t* const* perms, const KeySwitchKeyView* const* keys) override {
-        const Lock lock(mutex_);
-        transient_keys_.clear();
-        if (rotations == 0 || a.count == 0) return;
-        const int level = int(a.limbs) - 1;
-        const RotationSet set(*this, ring, a.count, rotations, perms, keys);
-        std::vector<uint64_t*> out_ptrs(rotations);
-        for (size_t r = 0; r < rotations; ++r) out_ptrs[r] = outs[r].data;
-        Scratch scratch(device_, kernels::key_switch_scratch(key_level(ring, level), uint32_t(a.count)).total());
-        const auto args = ks_args(ring, level, a.data, nullptr, nullptr, 0, uint32_t(a.count), scratch.get());
-        kernels::for_each_hoisted_rotation_step(args, set.rotations.data(), out_ptrs.data(), uint32_t(rotations),
-                                                device_);
+        hoisted_rotations(ring, outs, rotations, a, perms, keys, [&](const auto&... args) {
+            kernels::for_each_hoisted_rotation_step(args..., device_);
+        });
     }
     // One ModUp, the inner products accumulated, one ModDown (for_each_hoisted_sum_step).
     void rotate_sum_hoisted(const backend::Ring& ring, BatchSpan out, ConstBatchSpan a, size_t rotations,
@@ -287,17 +279,9 @@ public:
     void rotate_hoisted_extended(const backend::Ring& ring, const BatchSpan* outs, size_t rotations,
                                  ConstBatchSpan a, const uint32_t* const* perms,
                                  const KeySwitchKeyView* const* keys) override {
-        const Lock lock(mutex_);
-        transient_keys_.clear();
-        if (rotations == 0 || a.count == 0) return;
-        const int level = int(a.limbs) - 1;
-        const RotationSet set(*this, ring, a.count, rotations, perms, keys);
-        std::vector<uint64_t*> out_ptrs(rotations);
-        for (size_t r = 0; r < rotations; ++r) out_ptrs[r] = outs[r].data;
-        Scratch scratch(device_, kernels::key_switch_scratch(key_level(ring, level), uint32_t(a.count)).total());
-        const auto args = ks_args(ring, level, a.data, nullptr, nullptr, 0, uint32_t(a.count), scratch.get());
-        kernels::for_each_hoisted_extended_rotation_step(args, set.rotations.data(), out_ptrs.data(),
-                                                         uint32_t(rotations), device_);
+        hoisted_rotations(ring, outs, rotations, a, perms, keys, [&](const auto&... args) {
+            kernels::for_each_hoisted_extended_rotation_step(args..., device_);
+        });
     }
 
 private:
@@ -424,6 +408,24 @@ private:
             }
         }
     };
+
+    // Rotations of every element of a into outs (one per rotation): run(args, rotations, out
+    // pointers, count) enqueues the launch sequence, after the keys and permutations are on the
+    // device and the scratch is allocated.
+    template <typename Sequence>
+    void hoisted_rotations(const backend::Ring& ring, const BatchSpan* outs, size_t rotations, ConstBatchSpan a,
+                           const uint32_t* const* perms, const KeySwitchKeyView* const* keys, Sequence&& run) {
+        const Lock lock(mutex_);
+        transient_keys_.clear();
+        if (rotations == 0 || a.count == 0) return;
+        const int level = int(a.limbs) - 1;
+        const RotationSet set(*this, ring, a.count, rotations, perms, keys);
+        std::vector<uint64_t*> out_ptrs(rotations);
+        for (size_t r = 0; r < rotations; ++r) out_ptrs[r] = outs[r].data;
+        Scratch scratch(device_, kernels::key_switch_scratch(key_level(ring, level), uint32_t(a.count)).total());
+        const auto args = ks_args(ring, level, a.data, nullptr, nullptr, 0, uint32_t(a.count), scratch.get());
+        run(args, set.rotations.data(), static_cast<uint64_t* const*>(out_ptrs.data()), uint32_t(rotations));
+    }
 
     static kernels::BatchEltArgs shape(BatchSpan out, ConstBatchSpan a) {
         kernels::BatchEltArgs p;
