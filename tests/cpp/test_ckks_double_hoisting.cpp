@@ -39,22 +39,28 @@ protected:
 TEST_P(DoubleHoisting, ExtendedRotationsDividedByPAreTheHoistedRotations) {
     Keys& K = k();
     const Evaluator ev = eval();
-    const Ciphertext x = K.encrypt(random_complex(K.ctx->max_slots(), 1.0, 1));
-    const std::vector<int64_t> steps = {1, 0, 5, -1};
-    KeySwitchCounts counts;
-    const std::vector<Ciphertext> ext = ev.rotate_many_extended(x, steps, &counts);
-    const std::vector<Ciphertext> plain = ev.rotate_many(x, steps);
-    ASSERT_EQ(ext.size(), steps.size());
-    for (size_t r = 0; r < steps.size(); ++r) {
-        SCOPED_TRACE(steps[r]);
-        EXPECT_EQ(ext[r].basis(), Basis::qp);
-        EXPECT_EQ(ext[r].limbs(), x.limbs() + K.ctx->p_count());
-        const Ciphertext down = ev.mod_down(ext[r]);
-        EXPECT_EQ(down.basis(), Basis::q);
-        EXPECT_EQ(down.scale(), x.scale());
-        EXPECT_TRUE(same_words(down, plain[r]));  // P * sigma(c0) + ip, divided by P: sigma(c0) + ModDown(ip)
+    const Ciphertext top = K.encrypt(random_complex(K.ctx->max_slots(), 1.0, 1));
+    const int64_t last = int64_t(K.ctx->max_slots()) - 1;  // the largest left rotation
+    for (const int level : {top.level(), 0}) {
+        SCOPED_TRACE("level " + std::to_string(level));
+        const Ciphertext x = ev.drop_to_level(top, level);
+        const std::vector<int64_t> steps = {1, 0, 5, -1, last};
+        KeySwitchCounts counts;
+        const std::vector<Ciphertext> ext = ev.rotate_many_extended(x, steps, &counts);
+        const std::vector<Ciphertext> plain = ev.rotate_many(x, steps);
+        ASSERT_EQ(ext.size(), steps.size());
+        for (size_t r = 0; r < steps.size(); ++r) {
+            SCOPED_TRACE(steps[r]);
+            EXPECT_EQ(ext[r].basis(), Basis::qp);
+            EXPECT_EQ(ext[r].limbs(), x.limbs() + K.ctx->p_count());
+            const Ciphertext down = ev.mod_down(ext[r]);
+            EXPECT_EQ(down.basis(), Basis::q);
+            EXPECT_EQ(down.level(), level);
+            EXPECT_EQ(down.scale(), x.scale());
+            EXPECT_TRUE(same_words(down, plain[r]));  // P * sigma(c0) + ip, divided by P: sigma(c0) + ModDown(ip)
+        }
+        EXPECT_EQ(counts, (KeySwitchCounts{1, 4, 0}));  // one ModUp, four inner products, no ModDown
     }
-    EXPECT_EQ(counts, (KeySwitchCounts{1, 3, 0}));  // one ModUp, three inner products, no ModDown
 }
 
 // y = sum_b w_b * rot(x, b): the rotations and the products stay over Q_level * P and one ModDown
