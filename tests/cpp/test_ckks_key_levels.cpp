@@ -1,13 +1,16 @@
-// Keys behind the KeySet interface, and switching keys made at a chosen level of Q (keys.hpp):
-// smaller keys that switch ciphertexts at their level and below, with the precision of full keys;
-// a key below the operand's level is a typed error naming the levels; they serialize and load
-// back to the same words; an evaluator holding a key set uses them for every operation.
+// Keys behind the KeySet interface, and switching keys made at a chosen level of Q and over a
+// chosen number of special primes (keys.hpp): smaller keys that switch ciphertexts at their level
+// and below, with the precision of full keys; a key below the operand's level, or over too few
+// special primes for the level's digits, is a typed error naming what would do; they serialize and
+// load back to the same words; the emulated GPU queue gives the CPU's words with them; an
+// evaluator holding a key set uses them for every operation.
 #include <gtest/gtest.h>
 
 #include <vector>
 
 #include "ckks_test_util.hpp"
 #include "error_test_util.hpp"
+#include "oboro/backend/cuda/emulated_queue.hpp"
 #include "oboro/ckks/batch.hpp"
 #include "oboro/ckks/key_set.hpp"
 #include "oboro/io/serialize.hpp"
@@ -22,7 +25,7 @@ std::vector<cplx> roll(const std::vector<cplx>& x, int64_t k) {
 }
 
 bool same_key(const KeySwitchKey& a, const KeySwitchKey& b) {
-    return a.digits == b.digits && a.qp_limbs == b.qp_limbs &&
+    return a.digits == b.digits && a.qp_limbs == b.qp_limbs && a.special == b.special &&
            std::equal(a.data.data(), a.data.data() + a.data.size(), b.data.data(), b.data.data() + b.data.size());
 }
 
@@ -32,7 +35,7 @@ TEST(KeyLevels, KeysMadeAtALevelSwitchThatLevelAndBelow) {
     const int level = 1;
     const RelinKey rk = k.keygen->relin_key(level);
     const GaloisKeys gk = k.keygen->galois_keys({1}, /*conjugation=*/false, level);
-    EXPECT_EQ(key_level(ctx, rk), level);
+    EXPECT_EQ(key_level(rk), level);
     EXPECT_EQ(rk.qp_limbs, size_t(level + 1) + ctx.p_count());
     EXPECT_EQ(rk.digits, ctx.ring().digits_at(level));
     EXPECT_LT(rk.data.size(), k.rk.data.size() / 2);  // a quarter of the top level's words here
@@ -88,6 +91,101 @@ TEST(KeyLevels, ReducedKeysSerializeAndLoadBack) {
     const io::Bytes full = io::serialize_relin_key(ctx, k.rk, false);
     const io::Bytes reduced = io::serialize_relin_key(ctx, k.keygen->relin_key(2), false);
     EXPECT_LT(reduced.size(), full.size());
+}
+
+// Two-prime digits (dnum 2) and three special primes: at level 0 the one digit is q_0 (60 bits),
+// which one special prime covers; at level 1 the digit q_0 q_1 (100 bits) needs two.
+Parameters two_prime_digits() {
+    Parameters p;
+    p.log_n = 12;
+    p.q_bits = {60, 40, 40, 40};
+    p.p_bits = {60, 60, 60};
+    p.dnum = 2;
+    p.scale = 0x1p40;
+    p.security = SecurityLevel::none;
+    return p;
+}
+
+bool same_words(const Ciphertext& a, const Ciphertext& b) {
+    return a.word_count() == b.word_count() && std::equal(a.data(), a.data() + a.word_count(), b.data());
+}
+
+TEST(KeyLevels, KeysOverPartOfTheSpecialPrimes) {
+    Keys k(two_prime_digits());
+    const Context& ctx = *k.ctx;
+    ASSERT_EQ(ctx.p_count(), 3u);
+    ASSERT_EQ(ctx.digit_size(), 2u);
+    const int level = 1;
+    const RelinKey rk = k.keygen->relin_key(level, 2), rk_full = k.keygen->relin_key(level);
+    EXPECT_EQ(rk.special, 2u);
+    EXPECT_EQ(rk.qp_limbs, size_t(level + 1) + 2);
+    EXPECT_EQ(key_level(rk), level);
+    EXPECT_EQ(rk.data.size() * 5, rk_full.data.size() * 4);  // 4 limbs instead of 5
+    const GaloisKeys gk = k.keygen->galois_keys({1, -1, 5}, /*conjugation=*/true, level, 2);
+    const Evaluator ev(k.ctx, std::make_shared<const MemoryKeySet>(std::make_shared<const RelinKey>(rk),
+                                                                  std::make_shared<const GaloisKeys>(gk)));
+    const size_t slots = ctx.max_slots();
+    const auto x = random_complex(slots, 1.0, 11), y = random_complex(slots, 1.0, 12);
+    const Ciphertext cx = ev.drop_to_level(k.encrypt(x), level), cy = ev.drop_to_level(k.encrypt(y), level);
+    std::vector<cplx> xy(slots), sum(slots), conj(slots);
+    for (size_t i = 0; i < slots; ++i) {
+        xy[i] = x[i] * y[i];
+        sum[i] = x[i] + x[(i + 1) % slots] + x[(i + 5) % slots];
+        conj[i] = std::conj(x[i]);
+    }
+    EXPECT_GE(precision_bits(k.decrypt(ev.multiply_relin_rescale(cx, cy)), xy), 19);
+    EXPECT_GE(precision_bits(k.decrypt(ev.rescale(ev.relinearize(ev.multiply(cx, cy)))), xy), 19);
+    EXPECT_GE(precision_bits(k.decrypt(ev.rotate(cx, -1)), roll(x, -1)), 19);
+    EXPECT_GE(precision_bits(k.decrypt(ev.conjugate(cx)), conj), 19);
+    EXPECT_GE(precision_bits(k.decrypt(ev.rotate_many(cx, {0, 1, 5})[2]), roll(x, 5)), 19);
+    EXPECT_GE(precision_bits(k.decrypt(ev.rotate_sum(cx, {0, 1, 5})), sum), 18);
+    EXPECT_GE(precision_bits(k.decrypt(ev.rotate(ev.drop_to_level(cx, 0), 1)), roll(x, 1)), 19);  // and below
+
+    // one special prime covers the digit of level 0
+    const GaloisKeys g0 = k.keygen->galois_keys({1}, false, 0, 1);
+    EXPECT_EQ(g0.keys.begin()->second.qp_limbs, 2u);
+    EXPECT_GE(precision_bits(k.decrypt(ev.rotate(ev.drop_to_level(cx, 0), 1, g0)), roll(x, 1)), 19);
+
+    // too few special primes for the digits, or none: a ValueError naming the count that does
+    EXPECT_ERROR(ValueError, k.keygen->relin_key(level, 1), "1 special prime", "100-bit digits of level 1",
+                 "at least 2");
+    EXPECT_ERROR(ValueError, k.keygen->galois_keys({1}, false, 3, 4), "4 special primes", "1..3");
+    EXPECT_ERROR(ValueError, k.keygen->relin_key(0, 0), "0 special primes");
+    // hoisted rotations share one decomposition: their keys must share the special primes
+    GaloisKeys mixed = gk;
+    mixed.keys.erase(ctx.galois_element(5));
+    k.keygen->add_galois_keys(mixed, {5}, false, level);  // over all three
+    EXPECT_ERROR(ValueError, ev.rotate_many(cx, {1, 5}, mixed), "rotate_many", "rotation by 5", "3 special primes",
+                 "the others are over 2");
+    EXPECT_ERROR(ValueError, ev.rotate_sum(cx, {1, 5}, mixed), "rotate_sum", "rotation by 5");
+    EXPECT_ERROR(ValueError, ev.rotate_many_extended(cx, {1}), "rotate_many_extended", "over 2 special primes",
+                 "needs 3");
+    // one rotation per element may mix them
+    const auto batch = CiphertextBatch::from_ciphertexts(ctx, std::vector<Ciphertext>{cx, cy, cx});
+    const CiphertextBatch rb = ev.rotate(batch, std::vector<int64_t>{1, 5, -1}, mixed);
+    EXPECT_GE(precision_bits(k.decrypt(rb.at(1)), roll(y, 5)), 19);
+    EXPECT_GE(precision_bits(k.decrypt(rb.at(2)), roll(x, -1)), 19);
+
+    // the emulated GPU queue: the CPU's words with keys over two special primes
+    const auto emulated = oboro::cuda::make_emulated_queue();
+    const Evaluator dev = ev.on(emulated);
+    const auto dx = CiphertextBatch::from_ciphertexts(ctx, std::vector<Ciphertext>{cx, cy}).to_device(emulated);
+    const auto dy = CiphertextBatch::from_ciphertexts(ctx, std::vector<Ciphertext>{cy, cx}).to_device(emulated);
+    EXPECT_TRUE(same_words(dev.multiply_relin_rescale(dx, dy).to_host().at(0), ev.multiply_relin_rescale(cx, cy)));
+    EXPECT_TRUE(same_words(dev.relinearize(dev.multiply(dx, dy)).to_host().at(1),
+                           ev.relinearize(ev.multiply(cy, cx))));
+    EXPECT_TRUE(same_words(dev.rotate_many(dx, {1, 5})[1].to_host().at(0), ev.rotate_many(cx, {1, 5})[1]));
+    EXPECT_TRUE(same_words(dev.rotate_sum(dx, {0, 1, 5}).to_host().at(1), ev.rotate_sum(cy, {0, 1, 5})));
+    const auto dm = CiphertextBatch::from_ciphertexts(ctx, std::vector<Ciphertext>{cx, cy, cx}).to_device(emulated);
+    const CiphertextBatch drb = dev.rotate(dm, std::vector<int64_t>{1, 5, -1}, mixed).to_host();
+    for (size_t c = 0; c < 3; ++c) EXPECT_TRUE(same_words(drb.at(c), rb.at(c))) << c;
+
+    // they serialize with their special primes and load back to the same words
+    for (bool compress : {true, false}) {
+        EXPECT_TRUE(same_key(rk, io::load_relin_key(ctx, io::serialize_relin_key(ctx, rk, compress))));
+        const GaloisKeys back = io::load_galois_keys(ctx, io::serialize(ctx, mixed, compress));
+        for (const auto& [g, key] : mixed.keys) EXPECT_TRUE(same_key(key, back.keys.at(g))) << g;
+    }
 }
 
 // The evaluator's own key set and explicit keys give the same words.

@@ -189,7 +189,7 @@ TEST_F(CudaDevice, ModDownMatchesCpuBitForBit) {
         oboro::cuda::divide_and_drop_host(in.data(), gpu.data(), ctx->ntt_tables(), ext - 1, uint32_t(ctx->q_count()),
                                           ctx->level(level).p_inv.data(), polys);
         for (uint32_t p = 0; p < polys; ++p) {
-            oboro::backend::cpu::mod_down(ctx->ring(), level, in.data() + size_t(p) * ext * n, cpu.data());
+            oboro::backend::cpu::mod_down(ctx->ring(), ctx->ring().level(level), in.data() + size_t(p) * ext * n, cpu.data());
             ASSERT_TRUE(std::equal(cpu.begin(), cpu.end(), gpu.begin() + std::ptrdiff_t(size_t(p) * (ext - 1) * n)))
                 << "level " << level << " poly " << p;
         }

@@ -49,6 +49,7 @@ KeySwitchKey random_key(const Context& ctx, uint8_t tag) {
     KeySwitchKey k;
     k.digits = ctx.level(ctx.max_level()).digits.size();
     k.qp_limbs = ctx.q_count() + ctx.p_count();
+    k.special = ctx.p_count();
     k.n = ctx.n();
     k.context_id = ctx.id();
     const auto v = random_rows(2 * k.digits * k.qp_limbs, k.qp_limbs, ctx.n(), tag, [&](size_t i) {

@@ -199,7 +199,7 @@ TEST(CudaRescaleEmulated, ModDownWithOneSpecialPrimeMatchesCpu) {
             for (uint32_t p = 0; p < polys; ++p) {
                 std::vector<uint64_t> x(in.begin() + std::ptrdiff_t(p * ext * n), in.begin() + std::ptrdiff_t((p + 1) * ext * n));
                 std::vector<uint64_t> o((ext - 1) * n);
-                oboro::backend::cpu::mod_down(ctx->ring(), level, x.data(), o.data());
+                oboro::backend::cpu::mod_down(ctx->ring(), ctx->ring().level(level), x.data(), o.data());
                 expect.insert(expect.end(), o.begin(), o.end());
             }
             for (auto order : {ThreadOrder::forward, ThreadOrder::reverse})

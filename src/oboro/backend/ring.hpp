@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 #include "oboro/math/ntt.hpp"
@@ -25,13 +26,20 @@ struct DigitConversion {
     math::BaseConverter to_others;      // digit -> (Q_level without the digit) then P
 };
 
+// The constants of one level: its rescale, and its key switches over Q_level * P', where P' is the
+// first `special` special primes (all of P for the ring's own level(); fewer for keys made over a
+// part of P: Ring::key_switch_level).
 struct LevelConstants {
+    int level = 0;
+    size_t special = 0;                 // special primes of the key-switching basis: P' = p_0 .. p_{special-1}
+    size_t ext_limbs() const { return size_t(level + 1) + special; }
     // rescale from this level to the one below (level >= 1): divide by q_l
     math::BaseConverter ql_to_q;        // {q_l} -> Q_{level-1}
     std::vector<uint64_t> inv_last;     // q_l^{-1} mod q_i, i < l
-    // hybrid key switching at this level
+    // hybrid key switching at this level (P below is P')
     std::vector<DigitConversion> digits;
     math::BaseConverter p_to_q;         // ModDown: P -> Q_level
+    std::vector<uint64_t> p_mod_q;      // P mod q_i, i <= l
     std::vector<uint64_t> p_inv;        // P^{-1} mod q_i, i <= l
     // ModDown fused with the rescale (level >= 1): divide by q_l * P at once.
     math::BaseConverter qlp_to_q;       // {q_l} u P -> Q_{level-1}
@@ -64,8 +72,10 @@ public:
     const math::NttTables* p_ntt_tables() const { return ntt_.data() + q_.size(); }
 
     const LevelConstants& level(int l) const { return levels_[size_t(l)]; }
-    // Limbs of a polynomial extended to Q_level * P, and digits of a key switch at `level`.
-    size_t ext_limbs(int level) const { return size_t(level + 1) + p_.size(); }
+    // The constants of key switching at level l over the first `special` special primes (1 ..
+    // p_count(); p_count(): level(l)), made on first use (thread-safe).
+    const LevelConstants& key_switch_level(int l, size_t special) const;
+    // Digits of a key switch at `level`.
     size_t digits_at(int level) const { return levels_[size_t(level)].digits.size(); }
     // P mod q_i for every ciphertext prime
     const std::vector<uint64_t>& p_mod_q() const { return p_mod_q_; }
@@ -75,6 +85,8 @@ public:
     const std::vector<uint32_t>& automorphism_permutation(uint64_t galois) const;
 
 private:
+    LevelConstants make_level(int l, size_t special) const;
+
     size_t n_ = 0;
     int log_n_ = 0;
     size_t alpha_ = 0;
@@ -84,6 +96,8 @@ private:
     std::vector<math::NttTables> ntt_;
     std::vector<LevelConstants> levels_;
     std::vector<uint64_t> p_mod_q_;
+    mutable std::mutex level_mutex_;
+    mutable std::map<std::pair<int, size_t>, std::unique_ptr<LevelConstants>> partial_levels_;
     mutable std::mutex perm_mutex_;
     mutable std::map<uint64_t, std::unique_ptr<std::vector<uint32_t>>> perms_;
 };

@@ -57,7 +57,7 @@ std::optional<math::Seed> Encryptor::encrypt_zero_into(int level, uint64_t* c0, 
         cpu::mul(out + nq * n, u.data() + nq * n, key + ctx.q_count() * n, ctx.p_moduli(), k, n);
         cpu::add(out, out, e.data(), ctx.moduli(), nq, n);
         cpu::add(out + nq * n, out + nq * n, e.data() + nq * n, ctx.p_moduli(), k, n);
-        cpu::mod_down(ctx.ring(), level, out, outs[part]);
+        cpu::mod_down(ctx.ring(), ctx.ring().level(level), out, outs[part]);
     }
     return std::nullopt;
 }

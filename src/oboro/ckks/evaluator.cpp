@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -181,8 +182,11 @@ public:
         if (key.context_id != ctx_.id())
             raise<ContextMismatch>(op, ": the ", name_of(what), " belongs to another parameter set (operand 'a' is at ",
                                    describe(x), ")");
-        const size_t key_q = key.qp_limbs - ctx_.p_count();
-        if (key.qp_limbs < ctx_.p_count() || key_q < x.limbs() || key.digits < ctx_.ring().digits_at(x.level()))
+        if (key.special < 1 || key.special > ctx_.p_count() || key.qp_limbs <= key.special)
+            raise<ValueError>(op, ": the ", name_of(what), " has ", key.qp_limbs, " limbs of which ", key.special,
+                              " special; these parameters have 1..", ctx_.p_count(), " special primes");
+        const size_t key_q = key.qp_limbs - key.special;
+        if (key_q < x.limbs() || key.digits < ctx_.ring().digits_at(x.level()))
             raise<LevelMismatch>(op, ": the ", name_of(what), " was generated up to level ", int(key_q) - 1,
                                  " but operand 'a' is at ", describe(x), "; generate it at level ", x.level(),
                                  " or above");
@@ -829,17 +833,27 @@ template <Encrypted T> void Evaluator::conjugate_inplace(T& a) const { a = conju
 // ---- hoisted rotations ---------------------------------------------------------------------------
 
 namespace {
-// The steps that rotate, as the hoisted kernels take them.
+// The steps that rotate, as the hoisted kernels take them. Their keys share one ModUp of the
+// operand, so they must be over the same special primes (`special`, when given: exactly those).
 struct Hoisted {
     std::vector<const uint32_t*> perms;
     std::vector<const backend::KeySwitchKeyView*> keys;
     size_t identities = 0;
-    Hoisted(const std::vector<const uint32_t*>& step_perms, const std::vector<backend::KeySwitchKeyView>& views) {
+    template <typename X>
+    Hoisted(const char* op, const X& a, const std::vector<int64_t>& steps, const std::vector<const uint32_t*>& step_perms,
+            const std::vector<backend::KeySwitchKeyView>& views, std::optional<size_t> special = std::nullopt) {
+        const bool required = special.has_value();
         for (size_t r = 0; r < step_perms.size(); ++r) {
             if (!step_perms[r]) {
                 ++identities;
                 continue;
             }
+            if (!special) special = views[r].special;
+            if (views[r].special != *special)
+                raise<ValueError>(op, ": the Galois key of the rotation by ", steps[r], " is over ", views[r].special,
+                                  " special primes but ", required ? "this operation needs " : "the others are over ",
+                                  *special, " (hoisted rotations of operand 'a' (", describe(a),
+                                  ") share one decomposition over the special primes)");
             perms.push_back(step_perms[r]);
             keys.push_back(&views[r]);
         }
@@ -855,7 +869,7 @@ std::vector<T> Evaluator::rotate_many_with(const T& a, const std::vector<int64_t
     std::vector<const uint32_t*> perms;
     std::vector<backend::KeySwitchKeyView> views;
     galois_of_steps(*ctx_, check, "rotate_many", a, steps, "step", keys, perms, views);
-    const Hoisted hoisted(perms, views);
+    const Hoisted hoisted("rotate_many", a, steps, perms, views);
     // every output allocated before the one call; a step 0 is a copy of a
     std::vector<T> out;
     out.reserve(steps.size());
@@ -885,7 +899,7 @@ T Evaluator::rotate_sum_with(const T& a, const std::vector<int64_t>& steps, cons
     std::vector<const uint32_t*> perms;
     std::vector<backend::KeySwitchKeyView> views;
     galois_of_steps(*ctx_, check, "rotate_sum", a, steps, "step", keys, perms, views);
-    const Hoisted hoisted(perms, views);
+    const Hoisted hoisted("rotate_sum", a, steps, perms, views);
     if (hoisted.perms.empty()) return multiply_integer(a, int64_t(hoisted.identities));  // only identities: exact
     T out = make_output<T>(*ctx_, output_memory(queue_), count_of(a), 2, a.level(), a.scale(), a.slots());
     queue_->rotate_sum_hoisted(ctx_->ring(), span_of(out), span_of(a), hoisted.perms.size(), hoisted.perms.data(),
@@ -959,7 +973,7 @@ std::vector<T> Evaluator::rotate_many_extended_with(const T& a, const std::vecto
     std::vector<const uint32_t*> perms;
     std::vector<backend::KeySwitchKeyView> views;
     galois_of_steps(*ctx_, check, op, a, steps, "step", keys, perms, views);
-    const Hoisted hoisted(perms, views);
+    const Hoisted hoisted(op, a, steps, perms, views, ctx_->p_count());  // the extended basis is over all of P
     std::vector<T> out;
     out.reserve(steps.size());
     std::vector<backend::BatchSpan> spans;

@@ -1,6 +1,8 @@
 #include "oboro/ckks/keygen.hpp"
 
+#include <algorithm>
 #include <atomic>
+#include <numeric>
 
 #include "oboro/backend/cpu/poly_ops.hpp"
 #include "oboro/ckks/sampling.hpp"
@@ -16,9 +18,9 @@ uint64_t new_key_uid() {
     return next.fetch_add(1, std::memory_order_relaxed);
 }
 
-std::vector<math::Modulus> key_basis(const Context& ctx, int level) {
+std::vector<math::Modulus> key_basis(const Context& ctx, int level, size_t special) {
     std::vector<math::Modulus> basis(ctx.moduli(), ctx.moduli() + size_t(level + 1));
-    basis.insert(basis.end(), ctx.p_moduli(), ctx.p_moduli() + ctx.p_count());
+    basis.insert(basis.end(), ctx.p_moduli(), ctx.p_moduli() + special);
     return basis;
 }
 
@@ -32,23 +34,48 @@ int checked_level(const Context& ctx, std::optional<int> level, const char* op) 
     return *level;
 }
 
-// The limbs of a polynomial over all of Q*P that a key made at `level` spans: q_0 .. q_level and
-// the special primes.
-AlignedBuffer<uint64_t> restricted(const Context& ctx, const uint64_t* full, int level) {
-    const size_t n = ctx.n(), nq = size_t(level + 1), k = ctx.p_count();
-    AlignedBuffer<uint64_t> out((nq + k) * n);
+// The special primes of a key at `level` (all by default): 1 .. p_count, and enough that their
+// product P' covers every digit of Q_level in bits, as the parameters' check does for all of P
+// (Parameters::validate), or the ModDown's error (about the digit over P' times the key's noise)
+// would reach the message.
+size_t checked_special(const Context& ctx, int level, std::optional<size_t> special, const char* op) {
+    const size_t k = ctx.p_count();
+    if (!special) return k;
+    if (*special < 1 || *special > k)
+        raise<ValueError>(op, ": ", *special, " special primes; these parameters have 1..", k);
+    const std::vector<int>& q_bits = ctx.params().q_bits;
+    const std::vector<int>& p_bits = ctx.params().p_bits;
+    int digit_bits = 0;
+    for (const auto& d : ctx.ring().level(level).digits)
+        digit_bits = std::max(digit_bits, std::accumulate(q_bits.begin() + long(d.begin), q_bits.begin() + long(d.end), 0));
+    const auto bits_of_first = [&](size_t count) { return std::accumulate(p_bits.begin(), p_bits.begin() + long(count), 0); };
+    if (bits_of_first(*special) < digit_bits) {
+        size_t enough = *special;
+        while (enough < k && bits_of_first(enough) < digit_bits) ++enough;
+        raise<ValueError>(op, ": ", *special, " special prime", *special == 1 ? "" : "s", " (", bits_of_first(*special),
+                          " bits) cannot switch the ", digit_bits, "-bit digits of level ", level,
+                          " without losing the message's low bits; take at least ", enough, " at this level");
+    }
+    return *special;
+}
+
+// The limbs of a polynomial over all of Q*P that a key made at `level` over `special` special
+// primes spans: q_0 .. q_level and p_0 .. p_{special-1}.
+AlignedBuffer<uint64_t> restricted(const Context& ctx, const uint64_t* full, int level, size_t special) {
+    const size_t n = ctx.n(), nq = size_t(level + 1);
+    AlignedBuffer<uint64_t> out((nq + special) * n);
     std::copy(full, full + nq * n, out.data());
-    std::copy(full + ctx.q_count() * n, full + (ctx.q_count() + k) * n, out.data() + nq * n);
+    std::copy(full + ctx.q_count() * n, full + (ctx.q_count() + special) * n, out.data() + nq * n);
     return out;
 }
 
-// b = -a*s + e over Q_level*P (NTT form; s restricted to that basis), with a (written to `a`)
+// b = -a*s + e over Q_level*P' (NTT form; s restricted to that basis), with a (written to `a`)
 // expanded from stream `stream` of `a_seed` so that it can be stored as the seed; e comes from
 // the key generator's own stream.
-void rlwe_sample(const Context& ctx, int level, math::Prng& prng, const math::Seed& a_seed, uint64_t stream,
-                 const uint64_t* s, uint64_t* b, uint64_t* a) {
-    const size_t n = ctx.n(), nq = size_t(level + 1), k = ctx.p_count(), limbs = nq + k;
-    const std::vector<math::Modulus> basis = key_basis(ctx, level);
+void rlwe_sample(const Context& ctx, int level, size_t special, math::Prng& prng, const math::Seed& a_seed,
+                 uint64_t stream, const uint64_t* s, uint64_t* b, uint64_t* a) {
+    const size_t n = ctx.n(), nq = size_t(level + 1), k = special, limbs = nq + k;
+    const std::vector<math::Modulus> basis = key_basis(ctx, level, special);
     expand_uniform(a_seed, stream, a, basis.data(), limbs, n);
     const auto e = sample_gaussian(prng, n);
     small_to_ntt(e, b, ctx.moduli(), ctx.ntt_tables(), nq);
@@ -78,31 +105,35 @@ PublicKey KeyGenerator::public_key() {
     PublicKey pk;
     pk.data = AlignedBuffer<uint64_t>(2 * limbs * n);
     pk.a_seed = fresh_seed();
-    rlwe_sample(*ctx_, ctx_->max_level(), prng_, *pk.a_seed, 0, sk_.ntt.data(), pk.data.data(),
+    rlwe_sample(*ctx_, ctx_->max_level(), ctx_->p_count(), prng_, *pk.a_seed, 0, sk_.ntt.data(), pk.data.data(),
                 pk.data.data() + limbs * n);
     pk.context_id = ctx_->id();
     return pk;
 }
 
-KeySwitchKey KeyGenerator::switching_key(const uint64_t* s_from, std::optional<int> level_opt) {
+KeySwitchKey KeyGenerator::switching_key(const uint64_t* s_from, std::optional<int> level_opt,
+                                         std::optional<size_t> special_opt) {
     const Context& ctx = *ctx_;
     const int level = checked_level(ctx, level_opt, "switching_key");
-    const size_t n = ctx.n(), nq = size_t(level + 1), limbs = nq + ctx.p_count(), alpha = ctx.digit_size();
-    const AlignedBuffer<uint64_t> s = restricted(ctx, sk_.ntt.data(), level);
-    const AlignedBuffer<uint64_t> from = restricted(ctx, s_from, level);
+    const size_t special = checked_special(ctx, level, special_opt, "switching_key");
+    const size_t n = ctx.n(), nq = size_t(level + 1), limbs = nq + special, alpha = ctx.digit_size();
+    const std::vector<uint64_t>& p_mod_q = ctx.ring().key_switch_level(level, special).p_mod_q;
+    const AlignedBuffer<uint64_t> s = restricted(ctx, sk_.ntt.data(), level, special);
+    const AlignedBuffer<uint64_t> from = restricted(ctx, s_from, level, special);
     KeySwitchKey key;
     key.digits = ctx.ring().digits_at(level);
     key.qp_limbs = limbs;
+    key.special = special;
     key.n = n;
     key.context_id = ctx.id();
     key.data = AlignedBuffer<uint64_t>(2 * key.digits * limbs * n);
     key.a_seed = fresh_seed();
     for (size_t j = 0; j < key.digits; ++j) {
-        rlwe_sample(ctx, level, prng_, *key.a_seed, j, s.data(), key.mutable_b(j), key.mutable_a(j));
-        // + P * s_from on the primes of digit j (P = 0 mod every special prime).
+        rlwe_sample(ctx, level, special, prng_, *key.a_seed, j, s.data(), key.mutable_b(j), key.mutable_a(j));
+        // + P' * s_from on the primes of digit j (P' = 0 mod each of its special primes).
         for (size_t i = j * alpha; i < std::min(nq, (j + 1) * alpha); ++i) {
             const math::Modulus& m = ctx.moduli()[i];
-            const uint64_t p_mod = ctx.p_mod_q()[i];
+            const uint64_t p_mod = p_mod_q[i];
             const uint64_t p_shoup = math::shoup_precompute(p_mod, m.value);
             uint64_t* bi = key.mutable_b(j) + i * n;
             const uint64_t* si = from.data() + i * n;
@@ -120,26 +151,26 @@ math::Seed KeyGenerator::fresh_seed() {
     return seed;
 }
 
-RelinKey KeyGenerator::relin_key(std::optional<int> level) {
+RelinKey KeyGenerator::relin_key(std::optional<int> level, std::optional<size_t> special) {
     const size_t n = ctx_->n(), limbs = qp_limbs(*ctx_);
     AlignedBuffer<uint64_t> s2(limbs * n);
     cpu::mul(s2.data(), sk_.ntt.data(), sk_.ntt.data(), ctx_->moduli(), limbs, n);
-    return switching_key(s2.data(), level);
+    return switching_key(s2.data(), level, special);
 }
 
-KeySwitchKey KeyGenerator::galois_key(uint64_t galois, std::optional<int> level) {
+KeySwitchKey KeyGenerator::galois_key(uint64_t galois, std::optional<int> level, std::optional<size_t> special) {
     const size_t n = ctx_->n(), limbs = qp_limbs(*ctx_);
     if ((galois & 1) == 0 || galois >= 2 * n)
         raise<ValueError>("galois_key: ", galois, " is not a Galois element (odd, below 2N = ", 2 * n, ")");
     // A ciphertext rotated by X -> X^g decrypts under s(X^g); switch from that key back to s.
     AlignedBuffer<uint64_t> s_g(limbs * n);
     cpu::permute(s_g.data(), sk_.ntt.data(), ctx_->automorphism_permutation(galois).data(), limbs, n);
-    return switching_key(s_g.data(), level);
+    return switching_key(s_g.data(), level, special);
 }
 
 void KeyGenerator::add_galois_keys(GaloisKeys& keys, const std::vector<int64_t>& steps, bool conjugation,
-                                   std::optional<int> level) {
-    checked_level(*ctx_, level, "add_galois_keys");
+                                   std::optional<int> level, std::optional<size_t> special) {
+    checked_special(*ctx_, checked_level(*ctx_, level, "add_galois_keys"), special, "add_galois_keys");
     if (keys.context_id == 0) keys.context_id = ctx_->id();
     if (keys.context_id != ctx_->id()) raise<ContextMismatch>("add_galois_keys: the key set belongs to another parameter set");
     std::vector<uint64_t> elements;
@@ -149,12 +180,13 @@ void KeyGenerator::add_galois_keys(GaloisKeys& keys, const std::vector<int64_t>&
     }
     if (conjugation) elements.push_back(ctx_->conjugation_element());
     for (uint64_t g : elements)
-        if (!keys.has(g)) keys.keys.emplace(g, galois_key(g, level));
+        if (!keys.has(g)) keys.keys.emplace(g, galois_key(g, level, special));
 }
 
-GaloisKeys KeyGenerator::galois_keys(const std::vector<int64_t>& steps, bool conjugation, std::optional<int> level) {
+GaloisKeys KeyGenerator::galois_keys(const std::vector<int64_t>& steps, bool conjugation, std::optional<int> level,
+                                     std::optional<size_t> special) {
     GaloisKeys keys;
-    add_galois_keys(keys, steps, conjugation, level);
+    add_galois_keys(keys, steps, conjugation, level, special);
     return keys;
 }
 

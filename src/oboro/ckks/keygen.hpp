@@ -18,22 +18,27 @@ public:
 
     const SecretKey& secret_key() const { return sk_; }
     PublicKey public_key();
-    // The switching keys below are made at `level` (keys.hpp: over Q_level * P; they switch
-    // ciphertexts at that level and below, and are smaller), by default the top level.
-    // LevelMismatch for a level outside 0..max_level.
-    RelinKey relin_key(std::optional<int> level = std::nullopt);
+    // The switching keys below are made at `level` over the first `special` special primes
+    // (keys.hpp: over Q_level * P'; they switch ciphertexts at that level and below, and are
+    // smaller), by default the top level and all of P. LevelMismatch for a level outside
+    // 0..max_level; ValueError for a special count outside 1..p_count, or one whose primes' product
+    // is below a digit of Q_level (the key switch would lose the message's low bits: the message
+    // names the fewest special primes that do).
+    RelinKey relin_key(std::optional<int> level = std::nullopt, std::optional<size_t> special = std::nullopt);
     // One key per distinct Galois element among the rotation steps (0 is skipped), plus the
     // conjugation key if asked.
     GaloisKeys galois_keys(const std::vector<int64_t>& steps, bool conjugation = false,
-                           std::optional<int> level = std::nullopt);
+                           std::optional<int> level = std::nullopt, std::optional<size_t> special = std::nullopt);
     // Adds the keys of more steps to an existing set (the steps whose element has a key keep it).
     void add_galois_keys(GaloisKeys& keys, const std::vector<int64_t>& steps, bool conjugation = false,
-                         std::optional<int> level = std::nullopt);
-    KeySwitchKey galois_key(uint64_t galois, std::optional<int> level = std::nullopt);
+                         std::optional<int> level = std::nullopt, std::optional<size_t> special = std::nullopt);
+    KeySwitchKey galois_key(uint64_t galois, std::optional<int> level = std::nullopt,
+                            std::optional<size_t> special = std::nullopt);
 
     // The key that switches a ciphertext decryptable under s_from (NTT form over all of Q*P) to
     // one decryptable under this secret key.
-    KeySwitchKey switching_key(const uint64_t* s_from, std::optional<int> level = std::nullopt);
+    KeySwitchKey switching_key(const uint64_t* s_from, std::optional<int> level = std::nullopt,
+                               std::optional<size_t> special = std::nullopt);
 
 private:
     math::Seed fresh_seed();  // from the generator's CSPRNG stream

@@ -38,6 +38,7 @@ struct KeySwitchKey {
     AlignedBuffer<uint64_t> data;      // [digit][b, a][limb][n]
     size_t digits = 0;
     size_t qp_limbs = 0;
+    size_t special = 0;  // of the qp_limbs, the special primes' (the last ones)
     size_t n = 0;
     uint64_t context_id = 0;
     // a_j = sample_uniform(math::Prng(a_seed, stream j) over Q*P) when set (keys made by
@@ -59,22 +60,21 @@ struct KeySwitchKey {
         return data.data() + (2 * digit + 1) * qp_limbs * n;
     }
     bool empty() const { return data.empty(); }
-    backend::KeySwitchKeyView view() const { return {data.data(), digits, qp_limbs, n, uid}; }
+    backend::KeySwitchKeyView view() const { return {data.data(), digits, qp_limbs, n, uid, special}; }
 };
 
 // A fresh uid for a complete key (process-wide counter, thread-safe).
 uint64_t new_key_uid();
 
-// A switching key made at `level` spans Q_level * P: the ciphertext primes q_0 .. q_level, then
-// the special primes (level = max_level: all of Q*P). It switches ciphertexts at that level and
-// below, with fewer digits and limbs than a key of the top level (a smaller key: the levels a
-// circuit uses past its start, as bootstrapping's keys do).
+// A switching key made at `level` over `special` special primes spans Q_level * P': the ciphertext
+// primes q_0 .. q_level, then p_0 .. p_{special-1} (level = max_level, special = p_count: all of
+// Q*P). It switches ciphertexts at that level and below, with fewer digits and limbs than a key of
+// the top level (a smaller key: the levels a circuit uses past its start, as bootstrapping's keys
+// do); with fewer special primes it is smaller again, where P' still exceeds the digits of Q_level.
 // The moduli of its limbs, in order.
-std::vector<math::Modulus> key_basis(const Context& ctx, int level);
-// The level a key was made at (from its limb count).
-inline int key_level(const Context& ctx, const KeySwitchKey& key) {
-    return int(key.qp_limbs) - int(ctx.p_count()) - 1;
-}
+std::vector<math::Modulus> key_basis(const Context& ctx, int level, size_t special);
+// The level a key was made at (from its limb counts).
+inline int key_level(const KeySwitchKey& key) { return int(key.qp_limbs) - int(key.special) - 1; }
 
 using RelinKey = KeySwitchKey;
 

@@ -130,23 +130,27 @@ std::optional<math::Seed> read_seed(Reader& r) {
 // ---- switching keys (relinearization and Galois) ----
 
 // A switching key: u32 digits, u8 flags (kSeeded; kKeyLevel when the key was made below the top
-// level), [u32 level], [seed], the b_j, [the a_j unless seeded]. Keys of the top level are
-// written exactly as before levels existed.
+// level; kKeySpecial when over fewer special primes than the parameters'), [u32 level], [u32
+// special primes], [seed], the b_j, [the a_j unless seeded]. Keys of the top level over all of P
+// are written exactly as before levels existed.
 constexpr uint8_t kKeyLevel = 2;
+constexpr uint8_t kKeySpecial = 4;
 
 void write_switching_key(Writer& w, const Context& ctx, const KeySwitchKey& key, bool compress) {
     check_owner(key.context_id, ctx, "key");
-    const int level = key_level(ctx, key);
-    if (level < 0 || level > ctx.max_level() || key.digits != ctx.ring().digits_at(level) || key.n != ctx.n())
-        raise<ValueError>("serialize: the switching key has ", key.digits, " digits of ", key.qp_limbs,
-                          " limbs, which is no level of these parameters (", ctx.num_digits(), " digits of ",
-                          qp_limbs(ctx), " limbs at the top level)");
+    const int level = key_level(key);
+    if (level < 0 || level > ctx.max_level() || key.special < 1 || key.special > ctx.p_count() ||
+        key.digits != ctx.ring().digits_at(level) || key.n != ctx.n())
+        raise<ValueError>("serialize: the switching key has ", key.digits, " digits of ", key.qp_limbs, " limbs (",
+                          key.special, " special), which is no level of these parameters (", ctx.num_digits(),
+                          " digits of ", qp_limbs(ctx), " limbs at the top level)");
     const bool seeded = compress && key.a_seed.has_value();
-    const bool reduced = level != ctx.max_level();
-    const std::vector<math::Modulus> basis = key_basis(ctx, level);
+    const bool reduced = level != ctx.max_level(), partial = key.special != ctx.p_count();
+    const std::vector<math::Modulus> basis = key_basis(ctx, level, key.special);
     w.u32(uint32_t(key.digits));
-    w.u8(uint8_t((seeded ? kSeeded : 0) | (reduced ? kKeyLevel : 0)));
+    w.u8(uint8_t((seeded ? kSeeded : 0) | (reduced ? kKeyLevel : 0) | (partial ? kKeySpecial : 0)));
     if (reduced) w.u32(uint32_t(level));
+    if (partial) w.u32(uint32_t(key.special));
     if (seeded) w.raw(key.a_seed->data(), key.a_seed->size());
     for (size_t j = 0; j < key.digits; ++j) write_poly(w, ctx, key.b(j), basis);
     if (!seeded)
@@ -157,13 +161,20 @@ KeySwitchKey read_switching_key(Reader& r, const Context& ctx) {
     const size_t n = ctx.n();
     const uint32_t digits = r.u32("the digit count");
     const uint8_t flags = r.u8("the flags");
-    if (flags & ~(kSeeded | kKeyLevel)) r.fail(detail::concat("unknown flags 0x", std::hex, int(flags)));
+    if (flags & ~(kSeeded | kKeyLevel | kKeySpecial)) r.fail(detail::concat("unknown flags 0x", std::hex, int(flags)));
     int level = ctx.max_level();
     if (flags & kKeyLevel) {
         const uint32_t l = r.u32("the key's level");
         if (l >= uint32_t(ctx.max_level()))
             r.fail(detail::concat("a key level of ", l, " is not below the top level ", ctx.max_level()));
         level = int(l);
+    }
+    size_t special = ctx.p_count();
+    if (flags & kKeySpecial) {
+        const uint32_t k = r.u32("the key's special primes");
+        if (k < 1 || k >= ctx.p_count())
+            r.fail(detail::concat("a key over ", k, " special primes is not over 1..", ctx.p_count() - 1));
+        special = k;
     }
     if (digits != ctx.ring().digits_at(level))
         r.fail(detail::concat("the key has ", digits, " digits but these parameters use ", ctx.ring().digits_at(level),
@@ -175,11 +186,12 @@ KeySwitchKey read_switching_key(Reader& r, const Context& ctx) {
         key.a_seed = seed;
     }
     const bool seeded = key.a_seed.has_value();
-    const std::vector<math::Modulus> basis = key_basis(ctx, level);
+    const std::vector<math::Modulus> basis = key_basis(ctx, level, special);
     require(r, (seeded ? 1 : 2) * digits * poly_bytes(ctx, basis), "the key polynomials");
     const size_t limbs = basis.size();
     key.digits = digits;
     key.qp_limbs = limbs;
+    key.special = special;
     key.n = n;
     key.context_id = ctx.id();
     key.data = AlignedBuffer<uint64_t>(2 * size_t(digits) * limbs * n);
@@ -632,7 +644,7 @@ GaloisKeys load_galois_keys(const Context& ctx, ByteView data) {
     const uint32_t count = r.u32("the key count");
     // Each key needs at least its b polynomials (a key of level 0 is the smallest): a bound on the
     // count before the loop.
-    const size_t min_key = ctx.ring().digits_at(0) * poly_bytes(ctx, key_basis(ctx, 0));
+    const size_t min_key = ctx.ring().digits_at(0) * poly_bytes(ctx, key_basis(ctx, 0, 1));
     if (count > ctx.n() || size_t(count) * min_key > r.remaining())
         r.fail(detail::concat(count, " keys announced but the data can hold at most ", r.remaining() / min_key));
     GaloisKeys gk;

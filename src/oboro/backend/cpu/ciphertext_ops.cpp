@@ -18,21 +18,22 @@ void relinearize_polys(const Ring& ring, int level, const uint64_t* d0, const ui
 void multiply_relin_rescale_polys(const Ring& ring, int level, const uint64_t* a0, const uint64_t* a1,
                                   const uint64_t* b0, const uint64_t* b1, const KeySwitchKeyView& rk, uint64_t* out0,
                                   uint64_t* out1, Workspace& ws) {
-    const size_t n = ring.n(), nq = size_t(level + 1), ne = ext_limbs(ring, level);
+    const LevelConstants& lc = switch_level(ring, level, rk);
+    const size_t n = ring.n(), nq = size_t(level + 1), ne = lc.ext_limbs();
     Workspace::Scope scope(ws);
     uint64_t* prod = ws.take(3 * nq * n);
-    uint64_t* digits = ws.take(digits_at(ring, level) * ne * n);
+    uint64_t* digits = ws.take(lc.digits.size() * ne * n);
     uint64_t* acc = ws.take(2 * ne * n);
     tensor(prod, prod + nq * n, prod + 2 * nq * n, a0, a1, b0, b1, ring.moduli(), nq, n);
-    mod_up(ring, level, prod + 2 * nq * n, digits, ws);
-    key_inner_product(ring, level, digits, rk, acc, acc + ne * n);
+    mod_up(ring, lc, prod + 2 * nq * n, digits, ws);
+    key_inner_product(ring, lc, digits, rk, acc, acc + ne * n);
     uint64_t* outs[2] = {out0, out1};
     for (size_t t = 0; t < 2; ++t) {
         uint64_t* ext = acc + t * ne * n;
         // ext += P * d_t on the ciphertext limbs: then one division by P*q_level does the ModDown
         // and the rescale together.
-        mul_scalar_add(ext, prod + t * nq * n, ring.p_mod_q().data(), ring.moduli(), nq, n);
-        mod_down_rescale(ring, level, ext, outs[t], ws);
+        mul_scalar_add(ext, prod + t * nq * n, lc.p_mod_q.data(), ring.moduli(), nq, n);
+        mod_down_rescale(ring, lc, ext, outs[t], ws);
     }
 }
 

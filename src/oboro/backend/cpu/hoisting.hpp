@@ -19,16 +19,17 @@
 
 namespace oboro::backend::cpu {
 
-// The digits of one polynomial (level+1 limbs, NTT form) extended to Q_level*P: the part of a key
-// switch that does not depend on the automorphism or the key.
+// The digits of one polynomial (level+1 limbs, NTT form) extended to Q_level*P (lc: the level and
+// its special primes): the part of a key switch that does not depend on the automorphism or the
+// key, for the keys over those special primes.
 class HoistedDigits {
 public:
-    HoistedDigits(const Ring& ring, int level, const uint64_t* c1);
+    HoistedDigits(const Ring& ring, const LevelConstants& lc, const uint64_t* c1);
 
-    int level() const { return level_; }
+    const LevelConstants& constants() const { return lc_; }
     const uint64_t* data() const { return digits_.data(); }
 
-    // acc0/acc1 (ext_limbs(level) limbs each, NTT form) = (or +=, when `accumulate`) the key inner
+    // acc0/acc1 (lc.ext_limbs() limbs each, NTT form) = (or +=, when `accumulate`) the key inner
     // product of sigma_g(digits) with `key`, where `perm` is the automorphism's NTT-form
     // permutation (nullptr: the identity). This is a key switch of sigma_g(c1) without its ModDown.
     void inner_product(const uint32_t* perm, const KeySwitchKeyView& key, uint64_t* acc0, uint64_t* acc1,
@@ -36,15 +37,16 @@ public:
 
 private:
     const Ring& ring_;
-    int level_;
-    AlignedBuffer<uint64_t> digits_;           // digits_at(level) x ext_limbs(level) x n
+    const LevelConstants& lc_;
+    AlignedBuffer<uint64_t> digits_;           // lc.digits.size() x lc.ext_limbs() x n
     AlignedBuffer<uint64_t> scratch_;          // the permuted digits (so one HoistedDigits is not
                                                // for concurrent use)
 };
 
 // Rotations of ONE ciphertext (c0, c1) at `level`: rotation r applies the automorphism with
-// NTT-form permutation perms[r] and key switches with *keys[r] (none null), into (out0s[r],
-// out1s[r]); one ModUp of c1 serves every rotation. The CPU queue runs it on each element. Outputs must not alias c0 or c1.
+// NTT-form permutation perms[r] and key switches with *keys[r] (none null; all over the same
+// special primes), into (out0s[r], out1s[r]); one ModUp of c1 serves every rotation. The CPU queue
+// runs it on each element. Outputs must not alias c0 or c1.
 void rotate_hoisted_polys(const Ring& ring, int level, const uint64_t* c0, const uint64_t* c1, size_t rotations,
                           const uint32_t* const* perms, const KeySwitchKeyView* const* keys, uint64_t* const* out0s,
                           uint64_t* const* out1s);
@@ -52,7 +54,8 @@ void rotate_hoisted_polys(const Ring& ring, int level, const uint64_t* c0, const
 // The same rotations kept over Q_level * P, without their ModDowns (double hoisting: the rotated
 // ciphertexts are summed with plaintext weights in the extended basis and divided by P once):
 // (out0s[r], out1s[r]) (level + 1 + p_count limbs each) = (P * sigma_r(c0) + <sigma_r(digits),
-// b_r>, <sigma_r(digits), a_r>). Outputs must not alias c0 or c1.
+// b_r>, <sigma_r(digits), a_r>); the keys are over all the special primes. Outputs must not alias
+// c0 or c1.
 void rotate_hoisted_extended_polys(const Ring& ring, int level, const uint64_t* c0, const uint64_t* c1,
                                    size_t rotations, const uint32_t* const* perms,
                                    const KeySwitchKeyView* const* keys, uint64_t* const* out0s,
@@ -60,7 +63,8 @@ void rotate_hoisted_extended_polys(const Ring& ring, int level, const uint64_t* 
 
 // The sum of rotations of ONE ciphertext with lazy ModDown (rotate_sum): out =
 // sum_r sigma_r(c0, c1) + identities * (c0, c1), where rotation r has permutation perms[r] and
-// key *keys[r] (rotations >= 1, none null): one ModUp, `rotations` inner products accumulated
+// key *keys[r] (rotations >= 1, none null, all over the same special primes): one ModUp,
+// `rotations` inner products accumulated
 // over Q*P, one ModDown. The CPU queue runs it on each element. Outputs
 // must not alias c0 or c1.
 void rotate_sum_polys(const Ring& ring, int level, const uint64_t* c0, const uint64_t* c1, size_t rotations,

@@ -19,9 +19,9 @@ namespace {
 constexpr size_t kMaxExtLimbs = 256;
 }  // namespace
 
-void mod_up(const Ring& ring, int level, const uint64_t* c, uint64_t* digits_out, Workspace& ws) {
-    const size_t n = ring.n(), nq = size_t(level + 1), ne = ext_limbs(ring, level);
-    const auto& digits = ring.level(level).digits;
+void mod_up(const Ring& ring, const LevelConstants& lc, const uint64_t* c, uint64_t* digits_out, Workspace& ws) {
+    const size_t n = ring.n(), nq = size_t(lc.level + 1), ne = lc.ext_limbs();
+    const auto& digits = lc.digits;
     if (ne > kMaxExtLimbs) raise<ParameterError>("mod_up: ", ne, " limbs exceed the supported ", kMaxExtLimbs);
     Workspace::Scope scope(ws);
 
@@ -52,19 +52,20 @@ void mod_up(const Ring& ring, int level, const uint64_t* c, uint64_t* digits_out
     });
 }
 
-void mod_up(const Ring& ring, int level, const uint64_t* c, uint64_t* digits_out) {
+void mod_up(const Ring& ring, const LevelConstants& lc, const uint64_t* c, uint64_t* digits_out) {
     auto ws = scratch_pool().acquire();
-    mod_up(ring, level, c, digits_out, *ws);
+    mod_up(ring, lc, c, digits_out, *ws);
 }
 
-void key_inner_product(const Ring& ring, int level, const uint64_t* digits, const KeySwitchKeyView& key,
+void key_inner_product(const Ring& ring, const LevelConstants& lc, const uint64_t* digits, const KeySwitchKeyView& key,
                        uint64_t* acc0, uint64_t* acc1, bool accumulate) {
-    const size_t n = ring.n(), nq = size_t(level + 1), ne = ext_limbs(ring, level);
-    const size_t beta = digits_at(ring, level);
+    const int level = lc.level;
+    const size_t n = ring.n(), nq = size_t(level + 1), ne = lc.ext_limbs();
+    const size_t beta = lc.digits.size();
     const EltwiseKernels& kn = eltwise_active();
     parallel_for(ne, [&](size_t i) {
-        // limb i of the extended basis is limb `ki` of the key (which spans Q*P, or Q_l'*P)
-        const size_t ki = key.key_limb(i, level, ring.p_count());
+        // limb i of the extended basis is limb `ki` of the key (which spans Q*P', or Q_l'*P')
+        const size_t ki = key.key_limb(i, level);
         const math::Modulus& m = i < nq ? ring.moduli()[i] : ring.p_moduli()[i - nq];
         DotTerm terms[kMaxDotTerms];
         for (size_t j = 0; j < beta; ++j) terms[j] = {digits + (j * ne + i) * n, key.b(j) + ki * n, key.a(j) + ki * n};
@@ -84,10 +85,10 @@ enum class Dropped { p, last_q_and_p, last_q };
 // difference is multiplied by D^{-1}. `dropped` holds the dropped limbs (normally the tail of x)
 // and is taken to coefficient form in place; x's kept limbs are only read. `out` may alias the
 // front of x.
-void divide_and_drop(const Ring& ring, int level, const uint64_t* x, uint64_t* dropped_data, uint64_t* out,
-                     Dropped dropped, Workspace& ws) {
-    const size_t n = ring.n(), nq = size_t(level + 1), k = ring.p_count();
-    const LevelConstants& lc = ring.level(level);
+void divide_and_drop(const Ring& ring, const LevelConstants& lc, const uint64_t* x, uint64_t* dropped_data,
+                     uint64_t* out, Dropped dropped, Workspace& ws) {
+    const int level = lc.level;
+    const size_t n = ring.n(), nq = size_t(level + 1), k = lc.special;
     const bool drop_q = dropped != Dropped::p, drop_p = dropped != Dropped::last_q;
     const size_t kept = drop_q ? nq - 1 : nq, dropped_limbs = (drop_q ? 1 : 0) + (drop_p ? k : 0);
     if (drop_q) ntt_inverse_limb(dropped_data, ring.ntt_tables()[level]);
@@ -107,26 +108,21 @@ void divide_and_drop(const Ring& ring, int level, const uint64_t* x, uint64_t* d
 }
 }  // namespace
 
-void mod_down(const Ring& ring, int level, uint64_t* ext, uint64_t* out, Workspace& ws) {
-    divide_and_drop(ring, level, ext, ext + size_t(level + 1) * ring.n(), out, Dropped::p, ws);
+void mod_down(const Ring& ring, const LevelConstants& lc, uint64_t* ext, uint64_t* out, Workspace& ws) {
+    divide_and_drop(ring, lc, ext, ext + size_t(lc.level + 1) * ring.n(), out, Dropped::p, ws);
 }
 
-void mod_down(const Ring& ring, int level, uint64_t* ext, uint64_t* out) {
+void mod_down(const Ring& ring, const LevelConstants& lc, uint64_t* ext, uint64_t* out) {
     auto ws = scratch_pool().acquire();
-    mod_down(ring, level, ext, out, *ws);
+    mod_down(ring, lc, ext, out, *ws);
 }
 
-void mod_down_rescale(const Ring& ring, int level, uint64_t* ext, uint64_t* out, Workspace& ws) {
-    divide_and_drop(ring, level, ext, ext + size_t(level) * ring.n(), out, Dropped::last_q_and_p, ws);
-}
-
-void mod_down_rescale(const Ring& ring, int level, uint64_t* ext, uint64_t* out) {
-    auto ws = scratch_pool().acquire();
-    mod_down_rescale(ring, level, ext, out, *ws);
+void mod_down_rescale(const Ring& ring, const LevelConstants& lc, uint64_t* ext, uint64_t* out, Workspace& ws) {
+    divide_and_drop(ring, lc, ext, ext + size_t(lc.level) * ring.n(), out, Dropped::last_q_and_p, ws);
 }
 
 void rescale_poly(const Ring& ring, int level, uint64_t* poly, Workspace& ws) {
-    divide_and_drop(ring, level, poly, poly + size_t(level) * ring.n(), poly, Dropped::last_q, ws);
+    divide_and_drop(ring, ring.level(level), poly, poly + size_t(level) * ring.n(), poly, Dropped::last_q, ws);
 }
 
 void rescale_poly(const Ring& ring, int level, const uint64_t* in, uint64_t* out, Workspace& ws) {
@@ -134,7 +130,7 @@ void rescale_poly(const Ring& ring, int level, const uint64_t* in, uint64_t* out
     Workspace::Scope scope(ws);
     uint64_t* last = ws.take(n);  // the dropped limb goes to coefficient form: work on a copy
     std::memcpy(last, in + size_t(level) * n, n * sizeof(uint64_t));
-    divide_and_drop(ring, level, in, last, out, Dropped::last_q, ws);
+    divide_and_drop(ring, ring.level(level), in, last, out, Dropped::last_q, ws);
 }
 
 void rescale_poly(const Ring& ring, int level, uint64_t* poly) {
@@ -144,14 +140,15 @@ void rescale_poly(const Ring& ring, int level, uint64_t* poly) {
 
 void key_switch(const Ring& ring, int level, const uint64_t* c, const KeySwitchKeyView& key, uint64_t* out0,
                 uint64_t* out1, Workspace& ws) {
-    const size_t n = ring.n(), ne = ext_limbs(ring, level);
+    const LevelConstants& lc = switch_level(ring, level, key);
+    const size_t n = ring.n(), ne = lc.ext_limbs();
     Workspace::Scope scope(ws);
-    uint64_t* digits = ws.take(digits_at(ring, level) * ne * n);
+    uint64_t* digits = ws.take(lc.digits.size() * ne * n);
     uint64_t* acc = ws.take(2 * ne * n);
-    mod_up(ring, level, c, digits, ws);
-    key_inner_product(ring, level, digits, key, acc, acc + ne * n);
-    mod_down(ring, level, acc, out0, ws);
-    mod_down(ring, level, acc + ne * n, out1, ws);
+    mod_up(ring, lc, c, digits, ws);
+    key_inner_product(ring, lc, digits, key, acc, acc + ne * n);
+    mod_down(ring, lc, acc, out0, ws);
+    mod_down(ring, lc, acc + ne * n, out1, ws);
 }
 
 void key_switch(const Ring& ring, int level, const uint64_t* c, const KeySwitchKeyView& key, uint64_t* out0,

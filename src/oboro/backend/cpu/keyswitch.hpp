@@ -4,6 +4,9 @@
 //   inner_product:  (acc0, acc1) = sum_j digit_j * (b_j, a_j), one reduction per coefficient
 //   mod_down:       divide by P with rounding, back to Q_l
 // Extended polynomials ("ext") have l+1 ciphertext limbs followed by the special-prime limbs.
+// The steps take the level's constants (ring.hpp: LevelConstants), which name the level and the
+// special primes P of the basis: all of the ring's (Ring::level), or the first ones for a key made
+// over a part of them (Ring::key_switch_level(level, key.special)).
 //
 // Each step takes its scratch memory from a Workspace (util/workspace.hpp), so that a loop of key
 // switches over many ciphertexts allocates nothing once the workspace has grown; the overloads
@@ -19,29 +22,32 @@
 
 namespace oboro::backend::cpu {
 
-inline size_t ext_limbs(const Ring& ring, int level) { return ring.ext_limbs(level); }
-inline size_t digits_at(const Ring& ring, int level) { return ring.digits_at(level); }
+// The constants of a key switch of a ciphertext at `level` with `key`: over its special primes.
+inline const LevelConstants& switch_level(const Ring& ring, int level, const KeySwitchKeyView& key) {
+    return ring.key_switch_level(level, key.special);
+}
 
-// c: level+1 limbs in NTT form. digits_out: digits_at(level) extended polynomials, NTT form.
-void mod_up(const Ring& ring, int level, const uint64_t* c, uint64_t* digits_out, Workspace& ws);
-void mod_up(const Ring& ring, int level, const uint64_t* c, uint64_t* digits_out);
+// c: level+1 limbs in NTT form. digits_out: lc.digits.size() extended polynomials (lc.ext_limbs()
+// limbs each), NTT form.
+void mod_up(const Ring& ring, const LevelConstants& lc, const uint64_t* c, uint64_t* digits_out, Workspace& ws);
+void mod_up(const Ring& ring, const LevelConstants& lc, const uint64_t* c, uint64_t* digits_out);
 
-// (acc0, acc1) = sum_j digit_j * (b_j, a_j) over the digits of `key` (ext_limbs(level) limbs each,
-// NTT form), or acc += that sum when `accumulate` (acc canonical on entry): in both cases all
-// products of a coefficient and the old value are summed in 128 bits and reduced once.
-void key_inner_product(const Ring& ring, int level, const uint64_t* digits, const KeySwitchKeyView& key,
+// (acc0, acc1) = sum_j digit_j * (b_j, a_j) over the digits of `key` (lc.ext_limbs() limbs each,
+// NTT form; the key's special primes are lc's), or acc += that sum when `accumulate` (acc
+// canonical on entry): in both cases all products of a coefficient and the old value are summed
+// in 128 bits and reduced once.
+void key_inner_product(const Ring& ring, const LevelConstants& lc, const uint64_t* digits, const KeySwitchKeyView& key,
                        uint64_t* acc0, uint64_t* acc1, bool accumulate = false);
 
-// ext: ext_limbs(level) limbs in NTT form (its special limbs are used as scratch).
+// ext: lc.ext_limbs() limbs in NTT form (its special limbs are used as scratch).
 // out: level+1 limbs, NTT form, equal to round(ext / P) (exactly: the special part is taken as
 // its centred representative). `out` may alias the front of `ext`.
-void mod_down(const Ring& ring, int level, uint64_t* ext, uint64_t* out, Workspace& ws);
-void mod_down(const Ring& ring, int level, uint64_t* ext, uint64_t* out);
+void mod_down(const Ring& ring, const LevelConstants& lc, uint64_t* ext, uint64_t* out, Workspace& ws);
+void mod_down(const Ring& ring, const LevelConstants& lc, uint64_t* ext, uint64_t* out);
 
 // ModDown fused with rescaling (level >= 1): out = round(ext / (q_level * P)) over Q_{level-1}.
 // Used by multiply-relinearize-rescale: it saves the separate rescale's transforms.
-void mod_down_rescale(const Ring& ring, int level, uint64_t* ext, uint64_t* out, Workspace& ws);
-void mod_down_rescale(const Ring& ring, int level, uint64_t* ext, uint64_t* out);
+void mod_down_rescale(const Ring& ring, const LevelConstants& lc, uint64_t* ext, uint64_t* out, Workspace& ws);
 
 // The rescale of one polynomial (level >= 1, level+1 limbs in NTT form, overwritten):
 // round(poly / q_level) over Q_{level-1}, in its first `level` limbs. The same division by

@@ -237,7 +237,7 @@ public:
             Workspace::Scope scope(*ws);
             uint64_t* ext = ws->take(a.limbs * a.n);  // mod_down takes its special limbs as scratch
             std::copy(a.poly(c, j), a.poly(c, j) + a.limbs * a.n, ext);
-            cpu::mod_down(ring, level, ext, out.poly(c, j), *ws);
+            cpu::mod_down(ring, ring.level(level), ext, out.poly(c, j), *ws);
         });
     }
 

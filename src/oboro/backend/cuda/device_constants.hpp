@@ -129,8 +129,11 @@ private:
 // (its digit_steps stay in host memory, where the launcher reads them).
 template <typename Memory> class BasicDeviceKeySwitchLevel {
 public:
-    BasicDeviceKeySwitchLevel(const backend::Ring& ring, int level) {
-        const kernels::KeySwitchHostData h(ring, level);
+    // The ring's level (all its special primes), or lc: a level over some of them.
+    BasicDeviceKeySwitchLevel(const backend::Ring& ring, int level) : BasicDeviceKeySwitchLevel(ring, ring.level(level)) {}
+    BasicDeviceKeySwitchLevel(const backend::Ring& ring, const backend::LevelConstants& lc) {
+        const int level = lc.level;
+        const kernels::KeySwitchHostData h(ring, lc);
         std::vector<math::NttTables> ext(ring.ntt_tables(), ring.ntt_tables() + h.level.nq);
         ext.insert(ext.end(), ring.p_ntt_tables(), ring.p_ntt_tables() + h.level.k);
         tables_ = std::make_unique<BasicDeviceNttTables<Memory>>(ext.data(), ext.size());
@@ -146,7 +149,7 @@ public:
         out_limbs_ = detail::to_device<Memory>(all_limbs);
         size_t offset = 0;
         for (size_t j = 0; j < h.steps.size(); ++j) {
-            converters_.push_back(std::make_unique<Converter>(ring.level(level).digits[j].to_others));
+            converters_.push_back(std::make_unique<Converter>(lc.digits[j].to_others));
             kernels::DigitStep s = h.steps[j];
             s.conv = converters_.back()->view();
             s.out_limbs = out_limbs_.template as<const uint32_t>() + offset;
@@ -160,13 +163,13 @@ public:
         level_.q_values = q_values_.template as<const uint64_t>();
         level_.digit_steps = steps_.data();
         if (h.level.k > 1) {
-            converters_.push_back(std::make_unique<Converter>(ring.level(level).p_to_q));
+            converters_.push_back(std::make_unique<Converter>(lc.p_to_q));
             level_.p_to_q = converters_.back()->view();
         }
         level_.p_mod_q = p_mod_q_.template as<const uint64_t>();
         level_.p_mod_q_shoup = level_.p_mod_q + h.level.nq;
         if (level >= 1) {
-            converters_.push_back(std::make_unique<Converter>(ring.level(level).qlp_to_q));
+            converters_.push_back(std::make_unique<Converter>(lc.qlp_to_q));
             level_.qlp_to_q = converters_.back()->view();
             level_.rescale_drop = rescale_drop_.template as<const kernels::DropLimb>();
         }

@@ -179,22 +179,23 @@ public:
     void relinearize(const backend::Ring& ring, BatchSpan out, ConstBatchSpan a, const KeySwitchKeyView& rk) override {
         const Lock lock(mutex_);
         transient_keys_.clear();
-        const int level = int(a.limbs) - 1;
-        Scratch scratch(device_, kernels::key_switch_scratch(key_level(ring, level), uint32_t(a.count)).total());
+        const kernels::KeySwitchLevel& L = key_level(ring, int(a.limbs) - 1, rk.special);
+        Scratch scratch(device_, kernels::key_switch_scratch(L, uint32_t(a.count)).total());
         const auto keys = same_key_array(rk, a.count);
-        kernels::for_each_relinearize_step(ks_args(ring, level, a.data, out.data, keys->template as<const uint64_t* const>(),
-                                                   rk.qp_limbs, uint32_t(a.count), scratch.get()),
-                                           device_);
+        kernels::for_each_relinearize_step(
+            ks_args(L, a.data, out.data, keys->template as<const uint64_t* const>(), rk.qp_limbs, uint32_t(a.count),
+                    scratch.get()),
+            device_);
     }
     void multiply_relin_rescale(const backend::Ring& ring, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b,
                                 const KeySwitchKeyView& rk) override {
         const Lock lock(mutex_);
         transient_keys_.clear();
-        const int level = int(a.limbs) - 1;
-        Scratch scratch(device_, kernels::key_switch_scratch(key_level(ring, level), uint32_t(a.count), true).total());
+        const kernels::KeySwitchLevel& L = key_level(ring, int(a.limbs) - 1, rk.special);
+        Scratch scratch(device_, kernels::key_switch_scratch(L, uint32_t(a.count), true).total());
         const auto keys = same_key_array(rk, a.count);
         kernels::MultiplyRelinRescaleArgs m;
-        m.level = key_level(ring, level);
+        m.level = L;
         m.a = a.data;
         m.b = b.data;
         m.b_count = uint32_t(b.count);
@@ -206,7 +207,7 @@ public:
         kernels::for_each_multiply_relin_rescale_step(m, device_);
     }
     // Element c is rotated by its own permutation and key; elements without one (rotation by 0)
-    // are copied. Each maximal run of consecutive rotated elements (with keys of one level) is one
+    // are copied. Each maximal run of consecutive rotated elements (with keys of one basis) is one
     // batched key switch (a fixed launch sequence), each run of copies one copy: no key switch is spent on an element
     // that does not rotate, and no element is moved to make the runs contiguous.
     void apply_galois(const backend::Ring& ring, BatchSpan out, ConstBatchSpan a, const uint32_t* const* perms,
@@ -218,7 +219,8 @@ public:
             const bool rotates = perms[begin] != nullptr;
             size_t end = begin + 1;
             while (end < a.count && (perms[end] != nullptr) == rotates &&
-                   (!rotates || keys[end]->qp_limbs == keys[begin]->qp_limbs))
+                   (!rotates || (keys[end]->qp_limbs == keys[begin]->qp_limbs &&
+                                 keys[end]->special == keys[begin]->special)))
                 ++end;
             if (rotates)
                 rotate_run(ring, int(a.limbs) - 1, a.data + begin * words, out.data + begin * words, end - begin,
@@ -244,11 +246,11 @@ public:
         const Lock lock(mutex_);
         transient_keys_.clear();
         if (rotations == 0 || a.count == 0) return;
-        const int level = int(a.limbs) - 1;
+        const kernels::KeySwitchLevel& L = key_level(ring, int(a.limbs) - 1, keys[0]->special);
         const RotationSet set(*this, ring, a.count, rotations, perms, keys);
-        Scratch scratch(device_, kernels::key_switch_scratch(key_level(ring, level), uint32_t(a.count)).total());
+        Scratch scratch(device_, kernels::key_switch_scratch(L, uint32_t(a.count)).total());
         Scratch tmp(device_, a.count * 2 * a.limbs * a.n);
-        const auto args = ks_args(ring, level, a.data, out.data, nullptr, 0, uint32_t(a.count), scratch.get());
+        const auto args = ks_args(L, a.data, out.data, nullptr, 0, uint32_t(a.count), scratch.get());
         kernels::for_each_hoisted_sum_step(args, set.rotations.data(), uint32_t(rotations), uint32_t(identities),
                                            tmp.get(), device_);
     }
@@ -312,7 +314,8 @@ private:
     struct DeviceContext {
         std::unique_ptr<BasicDeviceNttTables<Memory>> q_tables;
         Buffer barrett;  // q_count Barretts
-        std::map<int, std::unique_ptr<BasicDeviceKeySwitchLevel<Memory>>> key_switch;
+        // by (level, special primes)
+        std::map<std::pair<int, size_t>, std::unique_ptr<BasicDeviceKeySwitchLevel<Memory>>> key_switch;
         std::map<int, std::unique_ptr<DropLimbs>> rescale;
         std::map<const uint32_t*, Buffer> perms;  // by the ring's own host permutation
 
@@ -329,9 +332,12 @@ private:
         if (!slot) slot = std::make_unique<DeviceContext>(ring);
         return *slot;
     }
-    const kernels::KeySwitchLevel& key_level(const backend::Ring& ring, int level) {
-        auto& slot = context(ring).key_switch[level];
-        if (!slot) slot = std::make_unique<BasicDeviceKeySwitchLevel<Memory>>(ring, level);
+    // The key-switching constants of `level` over `special` special primes (0: all of the ring's).
+    const kernels::KeySwitchLevel& key_level(const backend::Ring& ring, int level, size_t special = 0) {
+        if (special == 0) special = ring.p_count();
+        auto& slot = context(ring).key_switch[{level, special}];
+        if (!slot)
+            slot = std::make_unique<BasicDeviceKeySwitchLevel<Memory>>(ring, ring.key_switch_level(level, special));
         return slot->get();
     }
     // The key in device memory: uploaded once per uid; a key without a uid is uploaded for this
@@ -362,10 +368,10 @@ private:
         }
         return slot.template as<const uint32_t>();
     }
-    kernels::CiphertextKeySwitchArgs ks_args(const backend::Ring& ring, int level, const uint64_t* in, uint64_t* out,
-                                             const uint64_t* const* keys, uint64_t qp_limbs, uint32_t count,
-                                             uint64_t* scratch) {
-        return kernels::CiphertextKeySwitchArgs{.level = key_level(ring, level), .in = in, .out = out, .keys = keys,
+    static kernels::CiphertextKeySwitchArgs ks_args(const kernels::KeySwitchLevel& L, const uint64_t* in, uint64_t* out,
+                                                    const uint64_t* const* keys, uint64_t qp_limbs, uint32_t count,
+                                                    uint64_t* scratch) {
+        return kernels::CiphertextKeySwitchArgs{.level = L, .in = in, .out = out, .keys = keys,
                                                 .key_qp_limbs = qp_limbs, .count = count, .scratch = scratch};
     }
 
@@ -385,8 +391,9 @@ private:
         // upload of count pointers, no copy of the permutations themselves)
         const Scratch perm_table(device_, dev_perms.data(), same_perm ? 0 : count);
         const Scratch key_array(device_, key_ptrs.data(), count);
-        Scratch scratch(device_, kernels::key_switch_scratch(key_level(ring, level), uint32_t(count)).total());
-        auto args = ks_args(ring, level, in, out, key_array.template as<const uint64_t* const>(), keys[0]->qp_limbs,
+        const kernels::KeySwitchLevel& L = key_level(ring, level, keys[0]->special);
+        Scratch scratch(device_, kernels::key_switch_scratch(L, uint32_t(count)).total());
+        auto args = ks_args(L, in, out, key_array.template as<const uint64_t* const>(), keys[0]->qp_limbs,
                             uint32_t(count), scratch.get());
         args.perm = dev_perms[0];
         if (!same_perm) args.perm_table = perm_table.template as<const uint32_t* const>();
@@ -418,12 +425,12 @@ private:
         const Lock lock(mutex_);
         transient_keys_.clear();
         if (rotations == 0 || a.count == 0) return;
-        const int level = int(a.limbs) - 1;
+        const kernels::KeySwitchLevel& L = key_level(ring, int(a.limbs) - 1, keys[0]->special);
         const RotationSet set(*this, ring, a.count, rotations, perms, keys);
         std::vector<uint64_t*> out_ptrs(rotations);
         for (size_t r = 0; r < rotations; ++r) out_ptrs[r] = outs[r].data;
-        Scratch scratch(device_, kernels::key_switch_scratch(key_level(ring, level), uint32_t(a.count)).total());
-        const auto args = ks_args(ring, level, a.data, nullptr, nullptr, 0, uint32_t(a.count), scratch.get());
+        Scratch scratch(device_, kernels::key_switch_scratch(L, uint32_t(a.count)).total());
+        const auto args = ks_args(L, a.data, nullptr, nullptr, 0, uint32_t(a.count), scratch.get());
         run(args, set.rotations.data(), static_cast<uint64_t* const*>(out_ptrs.data()), uint32_t(rotations));
     }
 

@@ -689,9 +689,11 @@ struct KeySwitchHostData {
     std::vector<DigitStep> steps;  // views into conv / out_limbs (host pointers)
     KeySwitchLevel level;
 
-    KeySwitchHostData(const backend::Ring& ring, int lvl) : p_to_q(ring.level(lvl).p_to_q) {
-        const uint32_t nq = uint32_t(lvl) + 1, k = uint32_t(ring.p_count()), ne = nq + k;
-        const auto& lc = ring.level(lvl);
+    // The ring's level (all its special primes), or lc: a level over some of them.
+    KeySwitchHostData(const backend::Ring& ring, int lvl) : KeySwitchHostData(ring, ring.level(lvl)) {}
+    KeySwitchHostData(const backend::Ring& ring, const backend::LevelConstants& lc) : p_to_q(lc.p_to_q) {
+        const int lvl = lc.level;
+        const uint32_t nq = uint32_t(lvl) + 1, k = uint32_t(lc.special), ne = nq + k;
         for (uint32_t i = 0; i < nq; ++i) ext_tables.push_back(host_table_view(ring.ntt_tables()[i]));
         for (uint32_t i = 0; i < k; ++i) ext_tables.push_back(host_table_view(ring.p_ntt_tables()[i]));
         uint64_t chunk = 64;
@@ -730,8 +732,8 @@ struct KeySwitchHostData {
         level.p_to_q = p_to_q.view();
         level.k = k;
         for (uint32_t i = 0; i < nq; ++i) {
-            p_mod_q.push_back(ring.p_mod_q()[i]);
-            p_mod_q_shoup.push_back(math::shoup_precompute(ring.p_mod_q()[i], q_values[i]));
+            p_mod_q.push_back(lc.p_mod_q[i]);
+            p_mod_q_shoup.push_back(math::shoup_precompute(lc.p_mod_q[i], q_values[i]));
         }
         level.p_mod_q = p_mod_q.data();
         level.p_mod_q_shoup = p_mod_q_shoup.data();
