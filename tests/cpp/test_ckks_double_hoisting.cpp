@@ -130,6 +130,39 @@ TEST_P(DoubleHoisting, BatchesGiveEachElementsWords) {
     }
 }
 
+// A queue with the extended basis but without fused multiply-accumulate kernels: the Queue's
+// defaults (product into scratch, then add) over Q*P give the fused kernels' words.
+class UnfusedExtendedQueue final : public ForwardingQueue {
+public:
+    const char* device_name() const override { return "cpu, unfused"; }
+    bool extended_basis() const override { return true; }
+    void extend(const Ring& r, BatchSpan o, ConstBatchSpan a) override { cpu().extend(r, o, a); }
+    void mod_down(const Ring& r, BatchSpan o, ConstBatchSpan a) override { cpu().mod_down(r, o, a); }
+    void rotate_hoisted_extended(const Ring& r, const BatchSpan* outs, size_t rotations, ConstBatchSpan a,
+                                 const uint32_t* const* perms, const KeyView* const* keys) override {
+        cpu().rotate_hoisted_extended(r, outs, rotations, a, perms, keys);
+    }
+
+private:
+    static backend::Queue& cpu() { return *backend::cpu_queue(); }
+};
+
+TEST_P(DoubleHoisting, QueueDefaultsMultiplyAccumulateOverQP) {
+    Keys& K = k();
+    const Evaluator fused = eval(), unfused = fused.on(std::make_shared<UnfusedExtendedQueue>());
+    // below the top level, where the special limbs do not follow the last ciphertext prime's index
+    const Ciphertext x = fused.drop_to_level(K.encrypt(random_complex(K.ctx->max_slots(), 1.0, 50)), 0);
+    const Plaintext w = K.encoder->encode_extended(random_complex(K.ctx->max_slots(), 1.0, 51), x.level(),
+                                                   double(K.ctx->q()[size_t(x.level())]), K.ctx->max_slots());
+    const std::vector<Ciphertext> rotated = fused.rotate_many_extended(x, {1, 5});
+    Ciphertext a = fused.zero_like(x, 2, x.level(), x.scale() * w.scale(), Basis::qp), b = a;
+    for (const Ciphertext& r : rotated) {
+        fused.multiply_accumulate(a, r, w);
+        unfused.multiply_accumulate(b, r, w);
+    }
+    EXPECT_TRUE(same_words(a, b));
+}
+
 INSTANTIATE_TEST_SUITE_P(Presets, DoubleHoisting, ::testing::Values("S1", "S2"));
 
 TEST(DoubleHoistingErrors, ExtendedObjectsAreRefusedWhereTheyDoNotBelong) {

@@ -20,7 +20,6 @@ struct Scratch {
         span = {words.get(), count, polys, shape.limbs, shape.n, shape.special};
     }
 };
-ConstBatchSpan as_const(BatchSpan s) { return {s.data, s.count, s.polys, s.limbs, s.n}; }
 }  // namespace
 
 void Queue::fill_zero(BatchSpan out) {
@@ -36,19 +35,19 @@ void Queue::fill_zero(BatchSpan out) {
 void Queue::mul_plain_add(const Ring& ring, BatchSpan acc, ConstBatchSpan a, ConstBatchSpan b) {
     Scratch t(*this, a, a.polys);
     mul_plain(ring, t.span, a, b);
-    add(ring, acc, as_const(acc), as_const(t.span));  // the scratch is freed in queue order
+    add(ring, acc, acc.as_const(), t.span.as_const());  // the scratch is freed in queue order
 }
 
 void Queue::mul_scalar_add(const Ring& ring, BatchSpan acc, ConstBatchSpan a, const uint64_t* per_limb) {
     Scratch t(*this, a, a.polys);
     mul_scalar(ring, t.span, a, per_limb);
-    add(ring, acc, as_const(acc), as_const(t.span));
+    add(ring, acc, acc.as_const(), t.span.as_const());
 }
 
 void Queue::tensor_add(const Ring& ring, BatchSpan acc, ConstBatchSpan a, ConstBatchSpan b) {
     Scratch t(*this, a, 3);
     tensor(ring, t.span, a, b);
-    add(ring, acc, as_const(acc), as_const(t.span));
+    add(ring, acc, acc.as_const(), t.span.as_const());
 }
 
 namespace {

@@ -37,6 +37,8 @@ template <typename Word> struct BasicBatchSpan {
     Word* poly(size_t c, size_t j) const { return data + (c * polys + j) * limbs * n; }
     size_t words() const { return count * polys * limbs * n; }
     size_t q_limbs() const { return limbs - special; }
+    // The same span, read only.
+    BasicBatchSpan<const Word> as_const() const { return {data, count, polys, limbs, n, special}; }
 };
 using BatchSpan = BasicBatchSpan<uint64_t>;
 using ConstBatchSpan = BasicBatchSpan<const uint64_t>;
