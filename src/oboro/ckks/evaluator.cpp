@@ -26,14 +26,16 @@ std::string power_of_two(double x, int decimals) {
 }
 
 // 10 decimals: enough to tell 2^40 from 2^80/q for a q near 2^40.
-std::string describe(const PolyArray& x) {
-    return "level " + std::to_string(x.level()) + ", scale " + power_of_two(x.scale(), 10) +
-           (x.special_limbs() ? ", over Q*P" : "");
+namespace {
+std::string level_and_scale(int level, double scale, size_t special_limbs) {
+    return "level " + std::to_string(level) + ", scale " + power_of_two(scale, 10) + (special_limbs ? ", over Q*P" : "");
 }
+}  // namespace
+
+std::string describe(const PolyArray& x) { return level_and_scale(x.level(), x.scale(), x.special_limbs()); }
 
 std::string describe(const PolyBatch& x) {
-    return "batch of " + std::to_string(x.count()) + ", level " + std::to_string(x.level()) + ", scale " +
-           power_of_two(x.scale(), 10) + (x.special_limbs() ? ", over Q*P" : "");
+    return "batch of " + std::to_string(x.count()) + ", " + level_and_scale(x.level(), x.scale(), x.special_limbs());
 }
 
 std::vector<uint64_t> scaled_constant(const Context& ctx, const char* op, double c, double scale, int level) {
@@ -384,42 +386,37 @@ template <Encrypted T, typename P> requires PlainOperandOf<P, T> T Evaluator::su
 }
 
 namespace {
-// c (negated for a subtraction) at a's scale, per limb: a constant polynomial is the same value
-// in every NTT slot.
-template <typename X>
-std::vector<uint64_t> constant_residues(const Context& ctx, const char* op, const X& a, double c, bool subtract) {
+// out = a + c (or a - c) for a constant c added to every slot, checked first; out may be a. A
+// constant polynomial is the same value in every NTT slot: c at a's scale, per limb.
+template <typename T>
+void constant_sum(const Context& ctx, const QueuePtr& queue, const char* op, T& out, const T& a, double c,
+                  bool subtract) {
+    Checks(ctx, *queue).operand(op, a, "a");
     auto s = scaled_constant(ctx, op, c, a.scale(), a.level());
     if (subtract)
         for (size_t i = 0; i < s.size(); ++i) s[i] = math::neg_mod(s[i], ctx.q()[i]);
-    return s;
+    if (&out != &a) out = make_output<T>(ctx, output_memory(queue), count_of(a), a.size(), a.level(), a.scale(), a.slots());
+    queue->add_scalar(ctx.ring(), span_of(out), span_of(a), s.data());
 }
 }  // namespace
 
 template <Encrypted T> void Evaluator::add_inplace(T& a, double c) const {
-    Checks(*ctx_, *queue_).operand("add", a, "a");
-    const auto s = constant_residues(*ctx_, "add", a, c, false);
-    queue_->add_scalar(ctx_->ring(), span_of(a), span_of(std::as_const(a)), s.data());
+    constant_sum(*ctx_, queue_, "add", a, std::as_const(a), c, false);
 }
 
 template <Encrypted T> T Evaluator::add(const T& a, double c) const {
-    Checks(*ctx_, *queue_).operand("add", a, "a");
-    const auto s = constant_residues(*ctx_, "add", a, c, false);
-    T out = make_output<T>(*ctx_, output_memory(queue_), count_of(a), a.size(), a.level(), a.scale(), a.slots());
-    queue_->add_scalar(ctx_->ring(), span_of(out), span_of(a), s.data());
+    T out;
+    constant_sum(*ctx_, queue_, "add", out, a, c, false);
     return out;
 }
 
 template <Encrypted T> void Evaluator::sub_inplace(T& a, double c) const {
-    Checks(*ctx_, *queue_).operand("sub", a, "a");
-    const auto s = constant_residues(*ctx_, "sub", a, c, true);
-    queue_->add_scalar(ctx_->ring(), span_of(a), span_of(std::as_const(a)), s.data());
+    constant_sum(*ctx_, queue_, "sub", a, std::as_const(a), c, true);
 }
 
 template <Encrypted T> T Evaluator::sub(const T& a, double c) const {
-    Checks(*ctx_, *queue_).operand("sub", a, "a");
-    const auto s = constant_residues(*ctx_, "sub", a, c, true);
-    T out = make_output<T>(*ctx_, output_memory(queue_), count_of(a), a.size(), a.level(), a.scale(), a.slots());
-    queue_->add_scalar(ctx_->ring(), span_of(out), span_of(a), s.data());
+    T out;
+    constant_sum(*ctx_, queue_, "sub", out, a, c, true);
     return out;
 }
 
@@ -783,17 +780,26 @@ template <Encrypted T> T Evaluator::rotate(const T& a, const std::vector<int64_t
 }
 
 template <Encrypted T> T Evaluator::apply_galois(const T& a, uint64_t galois, const GaloisKeys& keys, const char* op) const {
+    return apply_galois_with(a, galois, KeyRefs(keys), op);
+}
+
+template <Encrypted T>
+T Evaluator::apply_galois_with(const T& a, uint64_t galois, const KeySet& keys, const char* op) const {
     const Checks check(*ctx_, *queue_);
     check.operand(op, a, "a");
     check.size2(op, a, "a");
-    const KeySwitchKey* key = KeyRefs(keys).galois_key(galois);
+    if (keys.context_id() != 0 && keys.context_id() != ctx_->id())
+        raise<ContextMismatch>(op, ": the Galois keys belong to another parameter set (operand 'a' is at ", describe(a),
+                               ")");
+    const bool conjugation = galois == ctx_->conjugation_element();
+    const KeySwitchKey* key = keys.galois_key(galois);
     if (!key) {
-        if (galois == ctx_->conjugation_element())
+        if (conjugation)
             raise<MissingKey>(op, ": no conjugation key for operand 'a' (", describe(a),
                               "); generate Galois keys with conjugation = true");
         raise<MissingKey>(op, ": no Galois key for the Galois element ", galois, " (operand 'a' at ", describe(a), ")");
     }
-    check.key_covers(op, *key, a, "Galois key");
+    check.key_covers(op, *key, a, conjugation ? "conjugation key" : "Galois key");
     const std::vector<const uint32_t*> perms(element_count(a), ctx_->automorphism_permutation(galois).data());
     const backend::KeySwitchKeyView view = key->view();
     const std::vector<const backend::KeySwitchKeyView*> key_of(element_count(a), &view);
@@ -803,24 +809,7 @@ template <Encrypted T> T Evaluator::apply_galois(const T& a, uint64_t galois, co
 }
 
 template <Encrypted T> T Evaluator::conjugate_with(const T& a, const KeySet& keys) const {
-    const Checks check(*ctx_, *queue_);
-    check.operand("conjugate", a, "a");
-    check.size2("conjugate", a, "a");
-    if (keys.context_id() != 0 && keys.context_id() != ctx_->id())
-        raise<ContextMismatch>("conjugate: the Galois keys belong to another parameter set (operand 'a' is at ",
-                               describe(a), ")");
-    const uint64_t g = ctx_->conjugation_element();
-    const KeySwitchKey* key = keys.galois_key(g);
-    if (!key)
-        raise<MissingKey>("conjugate: no conjugation key for operand 'a' (", describe(a),
-                          "); generate Galois keys with conjugation = true");
-    check.key_covers("conjugate", *key, a, "conjugation key");
-    const std::vector<const uint32_t*> perms(element_count(a), ctx_->automorphism_permutation(g).data());
-    const backend::KeySwitchKeyView view = key->view();
-    const std::vector<const backend::KeySwitchKeyView*> key_of(element_count(a), &view);
-    T out = make_output<T>(*ctx_, output_memory(queue_), count_of(a), 2, a.level(), a.scale(), a.slots());
-    queue_->apply_galois(ctx_->ring(), span_of(out), span_of(a), perms.data(), key_of.data());
-    return out;
+    return apply_galois_with(a, ctx_->conjugation_element(), keys, "conjugate");
 }
 
 template <Encrypted T> T Evaluator::conjugate(const T& a, const GaloisKeys& keys) const {

@@ -235,6 +235,8 @@ private:
                                          const KeySet& keys) const;
     template <Encrypted T> T conjugate_with(const T& a, const KeySet& keys) const;
     template <Encrypted T>
+    T apply_galois_with(const T& a, uint64_t galois, const KeySet& keys, const char* op) const;
+    template <Encrypted T>
     std::vector<T> rotate_many_with(const T& a, const std::vector<int64_t>& steps, const KeySet& keys,
                                     KeySwitchCounts* counts) const;
     template <Encrypted T>
