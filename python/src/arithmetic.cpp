@@ -282,61 +282,52 @@ template <typename Py> nb::object in_place(nb::pointer_and_handle<Py> self, nb::
 
 // ---- the methods ---------------------------------------------------------------------------------
 
+// A method with one result shaped like self: f(op, self.core()) computed without the GIL.
+template <typename Py, typename F> Py unary(const Py& self, F&& f) {
+    const Op<Py> op(self);
+    Py out = result_shell(self);
+    nb::gil_scoped_release release;
+    out.core() = f(op, self.core());
+    return out;
+}
+
 // Rotation by one step for every element (an int), or (batches) by one step per element (a
 // sequence, whose length is checked against the batch's).
 template <typename Py> Py rotate(const Py& self, nb::handle steps) {
-    const Op<Py> op(self);
     const bool one = PyLong_Check(steps.ptr());
     const int64_t k = one ? nb::cast<int64_t>(steps) : 0;
     const std::vector<int64_t> per =
         one ? std::vector<int64_t>{}
             : nb::cast<std::vector<int64_t>>(numpy().attr("asarray")(steps, "int64").attr("ravel")().attr("tolist")());
-    Py out = result_shell(self);
-    nb::gil_scoped_release release;
-    if (op.automatic) out.core() = one ? op.autoeval.rotate(self.core(), k) : op.autoeval.rotate(self.core(), per);
-    else out.core() = one ? op.eval.rotate(self.core(), k) : op.eval.rotate(self.core(), per);
-    return out;
+    return unary(self, [&](const Op<Py>& op, const auto& a) {
+        if (op.automatic) return one ? op.autoeval.rotate(a, k) : op.autoeval.rotate(a, per);
+        return one ? op.eval.rotate(a, k) : op.eval.rotate(a, per);
+    });
 }
 
 template <typename Py> Py conj(const Py& self) {
-    const Op<Py> op(self);
-    Py out = result_shell(self);
-    nb::gil_scoped_release release;
-    out.core() = op.automatic ? op.autoeval.conjugate(self.core()) : op.eval.conjugate(self.core());
-    return out;
+    return unary(self, [](const Op<Py>& op, const auto& a) {
+        return op.automatic ? op.autoeval.conjugate(a) : op.eval.conjugate(a);
+    });
 }
 
 template <typename Py> Py rescale(const Py& self) {
-    const Op<Py> op(self);
-    Py out = result_shell(self);
-    nb::gil_scoped_release release;
-    out.core() = op.eval.rescale(self.core());
-    return out;
+    return unary(self, [](const Op<Py>& op, const auto& a) { return op.eval.rescale(a); });
 }
 
 template <typename Py> Py relinearize(const Py& self) {
     if (self.core().size() == 2) return self;
-    const Op<Py> op(self);
-    Py out = result_shell(self);
-    nb::gil_scoped_release release;
-    out.core() = op.eval.relinearize(self.core());
-    return out;
+    return unary(self, [](const Op<Py>& op, const auto& a) { return op.eval.relinearize(a); });
 }
 
 template <typename Py> Py drop_to_level(const Py& self, int level) {
-    const Op<Py> op(self);
-    Py out = result_shell(self);
-    nb::gil_scoped_release release;
-    out.core() = op.automatic ? op.autoeval.drop_to_level(self.core(), level) : op.eval.drop_to_level(self.core(), level);
-    return out;
+    return unary(self, [level](const Op<Py>& op, const auto& a) {
+        return op.automatic ? op.autoeval.drop_to_level(a, level) : op.eval.drop_to_level(a, level);
+    });
 }
 
 template <typename Py> Py negate(const Py& self) {
-    const Op<Py> op(self);
-    Py out = result_shell(self);
-    nb::gil_scoped_release release;
-    out.core() = op.eval.negate(self.core());
-    return out;
+    return unary(self, [](const Op<Py>& op, const auto& a) { return op.eval.negate(a); });
 }
 
 // [self.rotate(k) for k in steps] with one ModUp per element for the steps that have a key:
@@ -371,14 +362,11 @@ template <typename Py> std::vector<Py> rotate_many(const Py& self, const std::ve
 template <typename Py>
 Py sum(const Py& self, std::optional<size_t> block, std::optional<int64_t> stride, std::optional<size_t> count,
        const std::string& strategy, std::optional<int> h) {
-    const Op<Py> op(self);
-    Py out = result_shell(self);
-    nb::gil_scoped_release release;
-    const auto& a = self.core();
-    const SumSpec spec = parse_spec("sum", a.slots(), block, stride, count);
-    const auto [st, hh] = parse_h("sum", *self.st->ctx, a.level(), spec, strategy, h);
-    out.core() = rotate_and_sum(op.eval, op.automatic ? op.autoeval.relinearize(a) : a, spec, st, hh);
-    return out;
+    return unary(self, [&](const Op<Py>& op, const auto& a) {
+        const SumSpec spec = parse_spec("sum", a.slots(), block, stride, count);
+        const auto [st, hh] = parse_h("sum", *self.st->ctx, a.level(), spec, strategy, h);
+        return rotate_and_sum(op.eval, op.automatic ? op.autoeval.relinearize(a) : a, spec, st, hh);
+    });
 }
 
 }  // namespace
