@@ -16,13 +16,6 @@ Ring::Ring(size_t n, std::vector<uint64_t> q, std::vector<uint64_t> p, size_t di
     for (uint64_t m : p_) mods_.emplace_back(m);
     ntt_.reserve(mods_.size());
     for (const auto& m : mods_) ntt_.emplace_back(m.value, uint32_t(n_));
-
-    for (uint64_t qi : q_) {
-        const Barrett<uint64_t> br(qi);
-        uint64_t prod = 1;
-        for (uint64_t pj : p_) prod = br.mul(prod, br.reduce_word(pj));
-        p_mod_q_.push_back(prod);
-    }
     levels_.reserve(q_.size());
     for (size_t l = 0; l < q_.size(); ++l) levels_.push_back(make_level(int(l), p_.size()));
 }

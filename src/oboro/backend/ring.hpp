@@ -78,7 +78,7 @@ public:
     // Digits of a key switch at `level`.
     size_t digits_at(int level) const { return levels_[size_t(level)].digits.size(); }
     // P mod q_i for every ciphertext prime
-    const std::vector<uint64_t>& p_mod_q() const { return p_mod_q_; }
+    const std::vector<uint64_t>& p_mod_q() const { return levels_.back().p_mod_q; }
 
     // Index permutation of the automorphism X -> X^g in NTT form (cached, thread-safe): slot i of
     // the result is slot perm[i] of the input, for every prime alike.
@@ -95,7 +95,6 @@ private:
     std::vector<math::Modulus> mods_;
     std::vector<math::NttTables> ntt_;
     std::vector<LevelConstants> levels_;
-    std::vector<uint64_t> p_mod_q_;
     mutable std::mutex level_mutex_;
     mutable std::map<std::pair<int, size_t>, std::unique_ptr<LevelConstants>> partial_levels_;
     mutable std::mutex perm_mutex_;
