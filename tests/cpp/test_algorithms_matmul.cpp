@@ -202,10 +202,11 @@ TEST(LinearTransform, BsgsPlanUsesAboutTwoSqrtRotations) {
 // steps than the fewest-rotations plan and pays fewer ModDowns (one per giant group).
 TEST(LinearTransform, DoubleHoistedPlanTakesMoreBabySteps) {
     auto& K = MatmulKeys::get("S2");
-    const KeySwitchCost cost = KeySwitchCost::at(*K.ctx, K.ctx->max_level());
+    const ckks::KeySwitchCost cost = ckks::key_switch_cost(*K.ctx, K.ctx->max_level());
     EXPECT_GT(cost.mod_up, cost.mod_down);
-    EXPECT_GT(cost.inner_product, 0);
-    EXPECT_LT(KeySwitchCost::at(*K.ctx, 0).mod_up, cost.mod_up);  // fewer limbs below
+    EXPECT_GT(cost.hoisted_rotation, 0);
+    EXPECT_LT(cost.hoisted_rotation, cost.rotation);
+    EXPECT_LT(ckks::key_switch_cost(*K.ctx, 0).mod_up, cost.mod_up);  // fewer limbs below
     for (size_t D : {16, 64, 256}) {
         SCOPED_TRACE(D);
         std::vector<int64_t> offsets;

@@ -54,27 +54,11 @@ BsgsPlan plan_bsgs(const std::vector<int64_t>& offsets, size_t slots) {
     });
 }
 
-KeySwitchCost KeySwitchCost::at(const ckks::Context& ctx, int level) {
-    const backend::Ring& ring = ctx.ring();
-    const double nq = double(level + 1), k = double(ring.p_count()), ne = nq + k;
-    const double beta = double(ring.level(level).digits.size()), alpha = double(ring.digit_size());
-    // one limb's pointwise products in one-limb NTTs: 2 / log2 N by operation count, but the
-    // inner product reads the digits through the rotation's permutation and is memory-bound; about
-    // a third of an NTT measured on the CPU backend (bench_matmul's transforms)
-    const double pointwise = 1.0 / 3.0;
-    KeySwitchCost c;
-    c.mod_up = nq + beta * ne + beta * alpha * (ne - alpha) * pointwise;
-    c.inner_product = 2 * beta * ne * pointwise;
-    c.mod_down = 2 * (k + nq) + 2 * k * nq * pointwise;
-    return c;
-}
-
-BsgsPlan plan_bsgs_double_hoisted(const std::vector<int64_t>& offsets, size_t slots, const KeySwitchCost& cost) {
+BsgsPlan plan_bsgs_double_hoisted(const std::vector<int64_t>& offsets, size_t slots, const ckks::KeySwitchCost& cost) {
     return cheapest_plan(offsets, slots, [&](const BsgsPlan& p) {
         const size_t babies = nonzero(p.baby_steps), giants = nonzero(p.giant_steps);
-        return (babies ? cost.mod_up : 0) + double(babies) * cost.inner_product +
-               double(p.giant_steps.size()) * cost.mod_down +
-               double(giants) * (cost.mod_up + cost.inner_product + cost.mod_down);
+        return (babies ? cost.mod_up : 0) + double(babies) * cost.hoisted_rotation +
+               double(p.giant_steps.size()) * cost.mod_down + double(giants) * cost.rotation;
     });
 }
 
@@ -88,7 +72,7 @@ LinearTransform::LinearTransform(ckks::ContextPtr ctx, const Diagonals& diags, s
     }
     plan_ = hoisting == Hoisting::mod_up
                 ? plan_bsgs(offsets_, slots)
-                : plan_bsgs_double_hoisted(offsets_, slots, KeySwitchCost::at(*ctx, ctx->max_level()));
+                : plan_bsgs_double_hoisted(offsets_, slots, ckks::key_switch_cost(*ctx, ctx->max_level()));
     const int64_t n = int64_t(slots);
     std::vector<std::vector<double>> vectors;
     group_babies_.resize(plan_.giant_steps.size());

@@ -25,6 +25,7 @@
 #include "oboro/algorithms/level_plaintexts.hpp"
 #include "oboro/algorithms/matrix_encoding.hpp"
 #include "oboro/algorithms/op_counts.hpp"
+#include "oboro/ckks/trace.hpp"
 
 namespace oboro::algorithms {
 
@@ -39,18 +40,10 @@ struct BsgsPlan {
 // on ties the one with fewer giant steps, which are not hoisted.
 BsgsPlan plan_bsgs(const std::vector<int64_t>& offsets, size_t slots);
 
-// The modeled cost of the pieces of a rotation's key switch at one level, in NTTs of one limb (a
-// pointwise product of one limb counts a third of one): ModUp (INTT, the digits' base
-// conversions and NTTs), the key inner product, ModDown (of two polynomials).
-struct KeySwitchCost {
-    double mod_up = 0, inner_product = 0, mod_down = 0;
-    static KeySwitchCost at(const ckks::Context& ctx, int level);
-};
-
-// The n1 with the least modeled cost under double hoisting for these offsets: the baby rotations
-// cost an inner product each (their ModUp is shared, their ModDown is one per giant group), so
-// the best n1 is larger than the fewest-rotations one.
-BsgsPlan plan_bsgs_double_hoisted(const std::vector<int64_t>& offsets, size_t slots, const KeySwitchCost& cost);
+// The n1 with the least modelled cost (ckks::key_switch_cost, ckks/trace.hpp) under double hoisting
+// for these offsets: the baby rotations cost a hoisted rotation each (their ModUp is shared,
+// their ModDown is one per giant group), so the best n1 is larger than the fewest-rotations one.
+BsgsPlan plan_bsgs_double_hoisted(const std::vector<int64_t>& offsets, size_t slots, const ckks::KeySwitchCost& cost);
 
 // What the baby-step rotations share: their ModUp (single hoisting), or their ModUp and, per
 // giant group, their ModDown (double hoisting: on a queue with the extended basis, an Error

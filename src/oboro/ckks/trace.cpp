@@ -123,7 +123,7 @@ std::vector<int> unrolled_rounds(int rounds, int h) {
 
 // ---- cost model --------------------------------------------------------------------------------
 
-double sum_cost(const Context& ctx, int level, int rounds, int h) {
+KeySwitchCost key_switch_cost(const Context& ctx, int level) {
     const double n = double(ctx.n()), l1 = level + 1, k = double(ctx.p_count()), ne = l1 + k;
     const double ntt = n / 2 * std::log2(n);  // one limb
     const auto& digits = ctx.level(level).digits;
@@ -143,13 +143,19 @@ double sum_cost(const Context& ctx, int level, int rounds, int h) {
     const double mod_down = 2 * (k * ntt + k * n + k * l1 * n + l1 * ntt + l1 * n);
     const double inner = 2 * beta * ne * n;
     const double c0 = 2 * l1 * n * w_move + l1 * n * w_add;  // permute c0, add it; add the result
-    if (h == 0)  // doubling: c1 (not the digits) is permuted before its ModUp
-        return rounds * (l1 * n * w_move + mod_up + inner + mod_down + c0);
+    KeySwitchCost c;
+    c.mod_up = mod_up;
+    c.mod_down = mod_down;
+    c.hoisted_rotation = inner + beta * ne * n * w_move + 2 * ne * n * w_add + c0;
+    c.rotation = l1 * n * w_move + mod_up + inner + mod_down + c0;  // c1, not the digits, is permuted
+    return c;
+}
+
+double sum_cost(const Context& ctx, int level, int rounds, int h) {
+    const KeySwitchCost c = key_switch_cost(ctx, level);
+    if (h == 0) return rounds * c.rotation;  // doubling
     double total = 0;
-    for (int r : unrolled_rounds(rounds, h)) {
-        const double rot = double((int64_t(1) << r) - 1);
-        total += mod_up + mod_down + rot * (inner + beta * ne * n * w_move + 2 * ne * n * w_add + c0);
-    }
+    for (int r : unrolled_rounds(rounds, h)) total += c.mod_up + c.mod_down + double((int64_t(1) << r) - 1) * c.hoisted_rotation;
     return total;
 }
 

@@ -51,9 +51,21 @@ std::vector<int> unrolled_rounds(int rounds, int h);
 std::vector<int64_t> sum_rotation_steps(const Context& ctx, const SumSpec& spec, size_t slots, SumStrategy strategy,
                                         int h = 0);
 
-// The cost model of the automatic strategy, in 64-bit modular multiplications (memory-bound
-// passes weighted by factors measured for the active kernels, see trace.cpp), of a sum of `rounds` rounds at `level`: h = 0 is doubling, h >= 1 the
-// hoisted algorithm with h iterations. Per iteration of r rounds:
+// The modelled cost of the pieces of key switching at `level` (hoisted or not), in 64-bit modular
+// multiplications, memory-bound passes weighted by factors measured for the active kernels (see
+// trace.cpp): what sum_cost adds up, and what plans built from hoisted rotations (double-hoisted
+// BSGS, algorithms/linear_transform.hpp) weigh.
+struct KeySwitchCost {
+    double mod_up = 0;            // ModUp of one c1
+    double mod_down = 0;          // ModDown of a key-switched pair
+    double hoisted_rotation = 0;  // one more rotation of a hoisted set: digit permutation, inner product, c0
+    double rotation = 0;          // one rotation alone: c1 permutation, ModUp, inner product, ModDown, c0
+};
+KeySwitchCost key_switch_cost(const Context& ctx, int level);
+
+// The cost model of the automatic strategy (in key_switch_cost's units) of a sum of `rounds`
+// rounds at `level`: h = 0 is doubling, h >= 1 the hoisted algorithm with h iterations. Per
+// iteration of r rounds:
 //   ModUp(level) + (2^r - 1) * (permute digits + key inner product) + ModDown(level)
 // with ModUp = INTT of l+1 limbs + per digit (base conversion + NTT of the other limbs),
 // inner product = 2 * beta * (l+1+k) * N multiply-adds, ModDown = 2 x (INTT of k limbs + base
