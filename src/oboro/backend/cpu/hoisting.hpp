@@ -26,9 +26,6 @@ class HoistedDigits {
 public:
     HoistedDigits(const Ring& ring, const LevelConstants& lc, const uint64_t* c1);
 
-    const LevelConstants& constants() const { return lc_; }
-    const uint64_t* data() const { return digits_.data(); }
-
     // acc0/acc1 (lc.ext_limbs() limbs each, NTT form) = (or +=, when `accumulate`) the key inner
     // product of sigma_g(digits) with `key`, where `perm` is the automorphism's NTT-form
     // permutation (nullptr: the identity). This is a key switch of sigma_g(c1) without its ModDown.
