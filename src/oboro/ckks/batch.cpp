@@ -22,7 +22,7 @@ void copy_within(backend::Queue* device, uint64_t* dst, const uint64_t* src, siz
 
 PolyBatch::PolyBatch(const Context& ctx, size_t count, size_t polys, int level, double scale, size_t slots,
                      const QueuePtr& memory, Basis basis)
-    : n_(ctx.n()), special_(basis == Basis::qp ? ctx.p_count() : 0), level_(level), scale_(scale), slots_(slots),
+    : n_(ctx.n()), special_(special_limbs_of(ctx, basis)), level_(level), scale_(scale), slots_(slots),
       context_id_(ctx.id()) {
     if (level < 0 || level > ctx.max_level())
         raise<LevelMismatch>("batch: level ", level, " is outside 0..", ctx.max_level());
@@ -143,7 +143,7 @@ CiphertextBatch CiphertextBatch::from_ciphertexts(const Context& ctx, std::span<
 
 void CiphertextBatch::prepare_output(const Context& ctx, size_t count, size_t size, int level, double scale,
                                      size_t slots, const QueuePtr& memory, Basis basis) {
-    const size_t special = basis == Basis::qp ? ctx.p_count() : 0;
+    const size_t special = special_limbs_of(ctx, basis);
     if (word_count() == count * size * (size_t(level + 1) + special) * ctx.n() && context_id_ == ctx.id() &&
         device_ == device_memory_of(memory)) {
         seeds_.clear();

@@ -30,7 +30,7 @@ void PolyArray::reshape_polys(size_t polys, int level) {
 }
 
 void PolyArray::reset_shape(const Context& ctx, size_t polys, int level, double scale, size_t slots, Basis basis) {
-    reset_shape(ctx.n(), polys, checked_level(ctx, level), special_of(ctx, basis), scale, slots, ctx.id());
+    reset_shape(ctx.n(), polys, checked_level(ctx, level), special_limbs_of(ctx, basis), scale, slots, ctx.id());
 }
 
 void PolyArray::reset_shape(size_t n, size_t polys, int level, size_t special, double scale, size_t slots,

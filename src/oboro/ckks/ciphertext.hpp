@@ -20,12 +20,15 @@ namespace oboro::ckks {
 // Q_level * P decrypts to P times its message; only those operations take it.
 enum class Basis { q, qp };
 
+// The special limbs an object in `basis` carries after its ciphertext limbs.
+inline size_t special_limbs_of(const Context& ctx, Basis basis) { return basis == Basis::qp ? ctx.p_count() : 0; }
+
 class PolyArray {
 public:
     PolyArray() = default;
     PolyArray(const Context& ctx, size_t polys, int level, double scale, size_t slots, Basis basis = Basis::q)
-        : data_(polys * (size_t(checked_level(ctx, level) + 1) + special_of(ctx, basis)) * ctx.n()), n_(ctx.n()),
-          polys_(polys), level_(level), special_(special_of(ctx, basis)), scale_(scale), slots_(slots),
+        : data_(polys * (size_t(checked_level(ctx, level) + 1) + special_limbs_of(ctx, basis)) * ctx.n()), n_(ctx.n()),
+          polys_(polys), level_(level), special_(special_limbs_of(ctx, basis)), scale_(scale), slots_(slots),
           context_id_(ctx.id()) {}
 
     size_t n() const { return n_; }
@@ -66,7 +69,6 @@ public:
 
 protected:
     static int checked_level(const Context& ctx, int level);  // throws LevelMismatch outside 0..max_level
-    static size_t special_of(const Context& ctx, Basis basis) { return basis == Basis::qp ? ctx.p_count() : 0; }
     size_t polys() const { return polys_; }
     void reshape_polys(size_t polys, int level);  // keeps the leading limbs of each polynomial
     // Makes this an array of `polys` polynomials at `level` with undefined contents, keeping the
