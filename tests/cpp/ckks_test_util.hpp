@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <map>
@@ -86,6 +87,14 @@ inline std::vector<cplx> random_real(size_t n, double bound, uint64_t seed) {
     auto v = random_complex(n, bound, seed);
     for (auto& x : v) x = cplx(x.real(), 0);
     return v;
+}
+
+// Equal shape (size, level, scale, slots) and equal words in use (size x limbs x n: a reshaped
+// ciphertext may keep a larger buffer).
+inline bool same_words(const Ciphertext& a, const Ciphertext& b) {
+    const size_t words = a.size() * a.limbs() * a.n();
+    return a.size() == b.size() && a.level() == b.level() && a.scale() == b.scale() && a.slots() == b.slots() &&
+           a.limbs() == b.limbs() && std::equal(a.data(), a.data() + words, b.data());
 }
 
 // -log2(max |got - want|); compares the first want.size() entries. Exact equality gives 60.

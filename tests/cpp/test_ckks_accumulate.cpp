@@ -14,10 +14,6 @@
 namespace oboro::test {
 namespace {
 
-bool same_words(const Ciphertext& a, const Ciphertext& b) {
-    return a.word_count() == b.word_count() && std::equal(a.data(), a.data() + a.word_count(), b.data());
-}
-
 class AccumulateTest : public ::testing::TestWithParam<std::string> {
 protected:
     Keys& k() { return Keys::get(GetParam()); }

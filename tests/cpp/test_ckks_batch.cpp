@@ -22,14 +22,6 @@
 namespace oboro::test {
 namespace {
 
-// Equal shape and equal words. (A reshaped ciphertext keeps its larger buffer, so only the words
-// in use, size x limbs x n, are compared.)
-bool same_words(const Ciphertext& a, const Ciphertext& b) {
-    const size_t words = a.size() * a.limbs() * a.n();
-    return a.size() == b.size() && a.level() == b.level() && a.scale() == b.scale() && a.slots() == b.slots() &&
-           std::memcmp(a.data(), b.data(), words * sizeof(uint64_t)) == 0;
-}
-
 // Every element of `batch` equals want[c] word for word, with the same level, size and scale.
 void expect_elements(const CiphertextBatch& batch, const std::vector<Ciphertext>& want) {
     ASSERT_EQ(batch.count(), want.size());

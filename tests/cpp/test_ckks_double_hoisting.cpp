@@ -16,10 +16,6 @@
 namespace oboro::test {
 namespace {
 
-bool same_words(const Ciphertext& a, const Ciphertext& b) {
-    return a.word_count() == b.word_count() && std::equal(a.data(), a.data() + a.word_count(), b.data());
-}
-
 std::vector<cplx> roll(const std::vector<cplx>& x, int64_t k) {
     std::vector<cplx> r(x.size());
     for (size_t i = 0; i < x.size(); ++i) r[i] = x[(i + size_t(k)) % x.size()];

@@ -38,12 +38,6 @@ std::vector<std::string> scales_in(const std::string& msg) {
     return out;
 }
 
-bool same_words(const Ciphertext& a, const Ciphertext& b) {
-    return a.size() == b.size() && a.level() == b.level() && a.scale() == b.scale() && a.slots() == b.slots() &&
-           a.word_count() == b.word_count() &&
-           std::memcmp(a.data(), b.data(), a.word_count() * sizeof(uint64_t)) == 0;
-}
-
 // A second context of the same ring degree with other primes (so another fingerprint), with keys.
 struct Other {
     ContextPtr ctx;

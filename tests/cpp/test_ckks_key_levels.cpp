@@ -106,10 +106,6 @@ Parameters two_prime_digits() {
     return p;
 }
 
-bool same_words(const Ciphertext& a, const Ciphertext& b) {
-    return a.word_count() == b.word_count() && std::equal(a.data(), a.data() + a.word_count(), b.data());
-}
-
 TEST(KeyLevels, KeysOverPartOfTheSpecialPrimes) {
     Keys k(two_prime_digits());
     const Context& ctx = *k.ctx;

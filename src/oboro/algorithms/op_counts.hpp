@@ -173,6 +173,49 @@ public:
         eval_.rescale_inplace(a);
         if (counts_) counts_->rescale += ckks::element_count(a);
     }
+    // a * b relinearized and rescaled (the key set's relinearization key): one Mult, one relin.
+    template <ckks::Encrypted T> T multiply_relin_rescale(const T& a, const T& b) const {
+        T r = eval_.multiply_relin_rescale(a, b);
+        if (counts_) {
+            const uint64_t n = ckks::element_count(r);
+            counts_->mult += n;
+            counts_->relin += n;
+            counts_->rescale += n;
+            counts_->key_switch += ckks::KeySwitchCounts{n, n, n};
+        }
+        return r;
+    }
+    // acc += a * c (c a real constant encoded at acc's scale over a's): one cMult and one Add.
+    template <ckks::Encrypted T> void multiply_accumulate(T& acc, const T& a, double c) const {
+        eval_.multiply_accumulate(acc, a, c);
+        if (counts_) {
+            counts_->cmult += ckks::element_count(a);
+            counts_->add += ckks::element_count(a);
+        }
+    }
+    // a * c landing on exactly (level, scale): one cMult and one rescale.
+    template <ckks::Encrypted T> T multiply_to(const T& a, double c, int level, double scale) const {
+        T r = eval_.multiply_to(a, c, level, scale);
+        if (counts_) {
+            counts_->cmult += ckks::element_count(a);
+            counts_->rescale += ckks::element_count(a);
+        }
+        return r;
+    }
+    // a brought to (level, scale) by an integer multiplication and a rescale: one cMult and one
+    // rescale.
+    template <ckks::Encrypted T> T rescale_to(const T& a, int level, double scale) const {
+        T r = eval_.rescale_to(a, level, scale);
+        if (counts_) {
+            counts_->cmult += ckks::element_count(a);
+            counts_->rescale += ckks::element_count(a);
+        }
+        return r;
+    }
+    template <ckks::Encrypted T> void sub_inplace(T& a, const T& b) const {
+        eval_.sub_inplace(a, b);
+        if (counts_) counts_->add += ckks::element_count(a);
+    }
 
 private:
     const ckks::Evaluator& eval_;

@@ -1,0 +1,344 @@
+#include "oboro/algorithms/polynomial_evaluator.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <utility>
+
+#include "oboro/util/error.hpp"
+
+namespace oboro::algorithms {
+
+namespace {
+
+using Coeffs = std::vector<double>;
+
+int degree_of(const Coeffs& c) {
+    for (int i = int(c.size()) - 1; i >= 0; --i)
+        if (c[size_t(i)] != 0) return i;
+    return -1;
+}
+
+// B_i is computed from B_a and B_b (and T_{a-b}): a = 2^(ceil(log2 i) - 1), b = i - a <= a, so
+// that B_i is at depth ceil(log2 i).
+std::pair<int, int> factors(int i) {
+    const int a = 1 << (ceil_log2(i) - 1);
+    return {a, i - a};
+}
+
+// c = q * B_G + r, deg r < G <= deg c < 2G. Chebyshev: T_{G+j} = 2 T_G T_j - T_{G-j}.
+void divide(const Coeffs& c, int g, PolynomialBasis basis, Coeffs& q, Coeffs& r) {
+    const int d = degree_of(c);
+    q.assign(size_t(d - g + 1), 0.0);
+    r.assign(c.begin(), c.begin() + g);
+    for (int j = 0; j <= d - g; ++j) {
+        const double cj = c[size_t(g + j)];
+        if (basis == PolynomialBasis::power || j == 0) {
+            q[size_t(j)] = cj;
+        } else {
+            q[size_t(j)] = 2 * cj;
+            r[size_t(g - j)] -= cj;
+        }
+    }
+}
+
+// A node of the evaluation tree: a leaf sum_i c_i B_i, or q * B_G + r, produced at `level`.
+struct Node {
+    bool leaf = true;
+    int level = 0;
+    Coeffs coeffs;                  // leaf: c_0 .. c_deg
+    int giant = 0;                  // split: G
+    int quotient = -1;              // split: a node, or -1 for the constant quotient_constant
+    double quotient_constant = 0;
+    int remainder = -1;             // split: a node, or -1 for the constant remainder_constant
+    double remainder_constant = 0;
+};
+
+struct Tree {
+    std::vector<Node> nodes;
+    int root = -1;  // -1: the polynomial is the constant `constant`
+    double constant = 0;
+};
+
+// Builds the trees of polynomials for one baby-step size and adds up what they use.
+class TreeBuilder {
+public:
+    TreeBuilder(PolynomialBasis basis, int top_level, int baby) : basis_(basis), top_(top_level), baby_(baby) {}
+
+    Tree tree(const Coeffs& c, int level) {
+        Tree t;
+        if (degree_of(c) <= 0) t.constant = c.empty() ? 0.0 : c[0];
+        else t.root = node(t, c, level);
+        return t;
+    }
+
+    std::set<int> used;   // the B_i the trees multiply by
+    uint64_t products = 0, scalars = 0;
+
+private:
+    int node(Tree& t, const Coeffs& c, int level) {
+        const int d = degree_of(c);
+        if (level >= top_) throw std::logic_error("polynomial evaluation: a node above the input's level");
+        const int index = int(t.nodes.size());
+        t.nodes.emplace_back();
+        t.nodes[size_t(index)].level = level;
+        // A leaf needs its highest baby step one level above it (the constants' rescale).
+        if (d < baby_ && ceil_log2(d) <= top_ - level - 1) {
+            for (int i = 1; i <= d; ++i)
+                if (c[size_t(i)] != 0) {
+                    used.insert(i);
+                    ++scalars;
+                }
+            t.nodes[size_t(index)].coeffs.assign(c.begin(), c.begin() + d + 1);
+            return index;
+        }
+        const int g = 1 << (ceil_log2(long(d) + 1) - 1);  // the largest power of two <= d
+        used.insert(g);
+        Coeffs q, r;
+        divide(c, g, basis_, q, r);
+        Node split;
+        split.leaf = false;
+        split.level = level;
+        split.giant = g;
+        if (degree_of(q) == 0) {
+            split.quotient_constant = q[0];
+            ++scalars;
+        } else {
+            ++products;
+            split.quotient = node(t, q, level + 1);
+        }
+        if (degree_of(r) <= 0) split.remainder_constant = r.empty() ? 0.0 : r[0];
+        else split.remainder = node(t, r, level);
+        t.nodes[size_t(index)] = std::move(split);
+        return index;
+    }
+
+    PolynomialBasis basis_;
+    int top_, baby_;
+};
+
+// The powers B_i (i >= 2) that computing `used` takes, ascending.
+std::vector<int> power_closure(const std::set<int>& used, PolynomialBasis basis) {
+    std::set<int> all;
+    std::vector<int> todo(used.begin(), used.end());
+    while (!todo.empty()) {
+        const int i = todo.back();
+        todo.pop_back();
+        if (i <= 1 || !all.insert(i).second) continue;
+        const auto [a, b] = factors(i);
+        todo.push_back(a);
+        todo.push_back(b);
+        if (basis == PolynomialBasis::chebyshev && a != b) todo.push_back(a - b);
+    }
+    return {all.begin(), all.end()};
+}
+
+struct Planned {
+    PolynomialPlan plan;
+    std::vector<Tree> trees;
+};
+
+std::string depth_explanation(const Polynomial& p) {
+    const int d = p.degree();
+    std::string s = std::to_string(polynomial_depth(p)) + " levels";
+    if (p.needs_scaling())
+        s += " (" + std::to_string(ceil_log2(long(d) + 1)) + " for the degree and 1 for the map of [" +
+             std::to_string(p.lo) + ", " + std::to_string(p.hi) + "] onto [-1, 1])";
+    return s;
+}
+
+Planned plan_trees(const char* op, const std::vector<Polynomial>& ps, int input_level, int output_level) {
+    if (ps.empty()) raise<ValueError>(op, ": no polynomials");
+    const Polynomial& first = ps.front();
+    const Polynomial* deepest = &first;
+    int max_degree = 0;
+    bool scaling = false;
+    for (const Polynomial& p : ps) {
+        if (p.basis != first.basis)
+            raise<ValueError>(op, ": the polynomials evaluated together must be of one basis (", first.describe(),
+                              ", ", p.describe(), ")");
+        if (p.basis == PolynomialBasis::chebyshev) {
+            if (!(std::isfinite(p.lo) && std::isfinite(p.hi) && p.lo < p.hi))
+                raise<ValueError>(op, ": the interval [", p.lo, ", ", p.hi, "] must be finite and non-empty");
+            if (p.lo != first.lo || p.hi != first.hi)
+                raise<ValueError>(op, ": the polynomials evaluated together must share one interval (", first.describe(),
+                                  ", ", p.describe(), ")");
+        }
+        for (double c : p.coeffs)
+            if (!std::isfinite(c)) raise<ValueError>(op, ": a coefficient of the ", p.describe(), " is not finite");
+        if (polynomial_depth(p) > polynomial_depth(*deepest)) deepest = &p;
+        max_degree = std::max(max_degree, p.degree());
+        scaling = scaling || p.needs_scaling();
+    }
+    const int depth = polynomial_depth(*deepest);
+    if (input_level < depth)
+        raise<LevelMismatch>(op, ": the ", deepest->describe(), " needs ", depth_explanation(*deepest),
+                             " but the input is at level ", input_level, " (", input_level,
+                             " levels left); encrypt at a higher level or bootstrap first");
+    if (output_level < 0 || output_level > input_level - depth)
+        raise<LevelMismatch>(op, ": the ", deepest->describe(), " needs ", depth_explanation(*deepest),
+                             ": from level ", input_level, " its result is at level ", input_level - depth,
+                             " or below, not ", output_level);
+    const int top = input_level - (scaling ? 1 : 0);
+    Planned best;
+    uint64_t best_cost = 0;
+    for (int l = 1; l <= std::max(1, ceil_log2(long(max_degree) + 1)); ++l) {
+        TreeBuilder builder(first.basis, top, 1 << l);
+        std::vector<Tree> trees;
+        for (const Polynomial& p : ps) trees.push_back(builder.tree(p.coeffs, output_level));
+        PolynomialPlan plan;
+        plan.input_level = input_level;
+        plan.output_level = output_level;
+        plan.scaling = scaling;
+        plan.baby_log = l;
+        plan.powers = power_closure(builder.used, first.basis);
+        plan.products = builder.products + plan.powers.size();
+        plan.scalar_products = builder.scalars + (scaling ? 1 : 0);
+        // A ciphertext product (a key switch) costs tens of constant multiplications.
+        const uint64_t cost = 32 * plan.products + plan.scalar_products;
+        if (l == 1 || cost < best_cost) {
+            best = {std::move(plan), std::move(trees)};
+            best_cost = cost;
+        }
+    }
+    return best;
+}
+
+// The powers of one input and the evaluation of trees over them.
+template <ckks::Encrypted T> class Runner {
+public:
+    Runner(const CountedOps& ops, T u, PolynomialBasis basis) : ops_(ops), basis_(basis) {
+        natural_.emplace(1, std::move(u));
+    }
+
+    void compute_powers(const std::vector<int>& powers) {
+        const auto& eval = ops_.eval();
+        for (int i : powers) {
+            const auto [a, b] = factors(i);
+            const T& ta = natural_.at(a);
+            T product = ops_.multiply_relin_rescale(ta, power(b, ta.level()));
+            if (basis_ == PolynomialBasis::chebyshev) {
+                eval.multiply_integer_inplace(product, 2);
+                if (a == b) {
+                    eval.sub_inplace(product, 1.0);
+                } else {
+                    const T lower = ops_.rescale_to(natural_.at(a - b), product.level(), product.scale());
+                    ops_.sub_inplace(product, lower);
+                }
+            }
+            natural_.emplace(i, std::move(product));
+        }
+    }
+
+    T run(const Tree& t, int index, double scale) const {
+        const auto& eval = ops_.eval();
+        const Node& n = t.nodes[size_t(index)];
+        const double q_up = double(eval.context()->q()[size_t(n.level + 1)]);
+        if (n.leaf) {
+            T acc = eval.zero_like(natural_.at(1), 2, n.level + 1, scale * q_up);
+            for (size_t i = 1; i < n.coeffs.size(); ++i)
+                if (n.coeffs[i] != 0) ops_.multiply_accumulate(acc, power(int(i), n.level + 1), n.coeffs[i]);
+            if (n.coeffs[0] != 0) eval.add_inplace(acc, n.coeffs[0]);
+            ops_.rescale_inplace(acc);
+            acc.set_scale(scale);
+            return acc;
+        }
+        T result;
+        if (n.quotient < 0) {
+            result = ops_.multiply_to(natural_.at(n.giant), n.quotient_constant, n.level, scale);
+        } else {
+            const T& giant = power(n.giant, n.level + 1);
+            const T q = run(t, n.quotient, scale * q_up / giant.scale());
+            result = ops_.multiply_relin_rescale(q, giant);
+            result.set_scale(scale);
+        }
+        if (n.remainder >= 0) ops_.add_inplace(result, run(t, n.remainder, scale));
+        else if (n.remainder_constant != 0) eval.add_inplace(result, n.remainder_constant);
+        return result;
+    }
+
+    T constant(double c, int level, double scale) const {
+        const auto& eval = ops_.eval();
+        T r = eval.zero_like(natural_.at(1), 2, level, scale);
+        if (c != 0) eval.add_inplace(r, c);
+        return r;
+    }
+
+private:
+    // B_i at `level` (at or below its own): a copy with the limbs above dropped, made once.
+    const T& power(int i, int level) const {
+        const T& own = natural_.at(i);
+        if (own.level() == level) return own;
+        auto it = dropped_.find({i, level});
+        if (it == dropped_.end()) it = dropped_.emplace(std::pair{i, level}, ops_.eval().drop_to_level(own, level)).first;
+        return it->second;
+    }
+
+    const CountedOps& ops_;
+    PolynomialBasis basis_;
+    std::map<int, T> natural_;                          // B_i at its own level
+    mutable std::map<std::pair<int, int>, T> dropped_;  // (i, level) -> B_i at that level
+};
+
+}  // namespace
+
+PolynomialPlan plan_polynomials(const std::vector<Polynomial>& ps, int input_level, int output_level) {
+    return plan_trees("plan_polynomials", ps, input_level, output_level).plan;
+}
+
+template <ckks::Encrypted T>
+std::vector<T> PolynomialEvaluator::evaluate(const T& x, const std::vector<Polynomial>& ps, std::optional<int> level,
+                                             std::optional<double> scale) const {
+    const char* op = "evaluate_polynomial";
+    const auto& eval = ops_.eval();
+    const ckks::Context& ctx = *eval.context();
+    int depth = 0;
+    for (const Polynomial& p : ps) depth = std::max(depth, polynomial_depth(p));
+    const int out_level = level.value_or(std::max(0, x.level() - depth));
+    Planned planned = plan_trees(op, ps, x.level(), out_level);
+    const PolynomialPlan& plan = planned.plan;
+    const double out_scale = scale.value_or(ctx.standard_scale(out_level));
+    if (!(std::isfinite(out_scale) && out_scale >= 1))
+        raise<ValueError>(op, ": the target scale ", out_scale, " must be finite and at least 1");
+    if (plan.products > 0 && !(eval.keys() && eval.keys()->relin_key()))
+        raise<MissingKey>(op, ": the ", ps.front().describe(), " takes ciphertext products and the evaluator has no "
+                          "relinearization key");
+
+    T u = x.size() == 2 ? x : eval.relinearize(x);
+    const Polynomial& p0 = ps.front();
+    if (p0.basis == PolynomialBasis::chebyshev) {
+        const double alpha = 2 / (p0.hi - p0.lo), beta = -(p0.hi + p0.lo) / (p0.hi - p0.lo);
+        if (plan.scaling) u = ops_.multiply_to(u, alpha, x.level() - 1, ctx.standard_scale(x.level() - 1));
+        if (beta != 0 && (plan.scaling || alpha == 1)) eval.add_inplace(u, beta);
+    }
+    Runner<T> runner(ops_, std::move(u), p0.basis);
+    runner.compute_powers(plan.powers);
+    std::vector<T> out;
+    out.reserve(ps.size());
+    for (const Tree& t : planned.trees)
+        out.push_back(t.root < 0 ? runner.constant(t.constant, out_level, out_scale)
+                                 : runner.run(t, t.root, out_scale));
+    return out;
+}
+
+template <ckks::Encrypted T>
+T PolynomialEvaluator::evaluate(const T& x, const Polynomial& p, std::optional<int> level,
+                                std::optional<double> scale) const {
+    return std::move(evaluate(x, std::vector<Polynomial>{p}, level, scale).front());
+}
+
+template ckks::Ciphertext PolynomialEvaluator::evaluate(const ckks::Ciphertext&, const Polynomial&, std::optional<int>,
+                                                        std::optional<double>) const;
+template ckks::CiphertextBatch PolynomialEvaluator::evaluate(const ckks::CiphertextBatch&, const Polynomial&,
+                                                             std::optional<int>, std::optional<double>) const;
+template std::vector<ckks::Ciphertext> PolynomialEvaluator::evaluate(const ckks::Ciphertext&,
+                                                                     const std::vector<Polynomial>&,
+                                                                     std::optional<int>, std::optional<double>) const;
+template std::vector<ckks::CiphertextBatch> PolynomialEvaluator::evaluate(const ckks::CiphertextBatch&,
+                                                                          const std::vector<Polynomial>&,
+                                                                          std::optional<int>,
+                                                                          std::optional<double>) const;
+
+}  // namespace oboro::algorithms

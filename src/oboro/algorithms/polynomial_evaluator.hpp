@@ -1,0 +1,80 @@
+// Homomorphic evaluation of polynomials (polynomial.hpp) on a Ciphertext or a CiphertextBatch, on
+// any device: the baby-step giant-step Paterson-Stockmeyer method, level-optimal and scale-exact
+// (Bossuat, Mouchet, Troncoso-Pastoriza and Hubaux, Eurocrypt 2021, section 4).
+//
+//   * Powers. The baby steps B_1 .. B_{2^l} and the giant steps B_{2^l}, B_{2^(l+1)}, ... are
+//     computed once, each B_i at depth ceil(log2 i): x^i = x^a x^b, T_i = 2 T_a T_b - T_{a-b}
+//     with a = 2^(ceil(log2 i) - 1), b = i - a (T_{a-b} is one level higher, brought to the
+//     product's level and scale exactly). Only the powers the polynomial uses are computed: an odd
+//     or even polynomial needs only odd or even baby steps.
+//   * Giant steps. p = q * B_G + r (G the largest power of two <= deg p; the Chebyshev division
+//     uses T_{G+j} = 2 T_G T_j - T_{G-j}), recursively, down to leaves of degree < 2^l, which are
+//     sums of constants times baby steps: no ciphertext product.
+//   * Scale-exact. Each node is evaluated straight at the level and scale its parent needs: a
+//     leaf at (level, scale) sums c_i B_i with c_i encoded at scale * q_{level+1} / scale(B_i), so
+//     that every term lands on one scale and one rescale gives exactly `scale`; a quotient is
+//     evaluated at scale * q_{level+1} / scale(B_G) one level up. The result is at exactly the
+//     requested scale (to double rounding), however far the primes are from powers of two.
+//   * Level-optimal. A polynomial of degree d consumes ceil(log2(d + 1)) levels (plus one for the
+//     map of a Chebyshev interval other than [-1, 1] onto it). Where a leaf would need one level
+//     more than its place in the tree leaves it (the leading chain of quotients), it is split
+//     further with the baby steps as giant steps: log2 of the baby-step size more products, never
+//     a level more. The baby-step size is the one with the fewest products (plan_polynomials).
+//
+// Several polynomials of one basis and interval evaluated on one input share the powers.
+//
+// Errors, all before any work: LevelMismatch when the input has fewer levels than the evaluation
+// consumes (the message says how many it needs), MissingKey without a relinearization key,
+// ValueError for polynomials of different bases or intervals evaluated together.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "oboro/algorithms/op_counts.hpp"
+#include "oboro/algorithms/polynomial.hpp"
+#include "oboro/ckks/evaluator.hpp"
+
+namespace oboro::algorithms {
+
+// What evaluating polynomials of one basis on an input at `input_level` down to `output_level`
+// costs, with the baby-step size of least cost.
+struct PolynomialPlan {
+    int input_level = 0;
+    int output_level = 0;
+    bool scaling = false;               // the map of the interval onto [-1, 1] (one level)
+    int baby_log = 0;                   // baby steps B_1 .. B_{2^baby_log}
+    std::vector<int> powers;            // the B_i computed (i >= 2), ascending
+    uint64_t products = 0;              // ciphertext products (powers and giant steps)
+    uint64_t scalar_products = 0;       // constants times ciphertexts (leaf terms, the map)
+    int depth() const { return input_level - output_level; }
+};
+
+// The plan (no work): the baby-step size with the fewest products (then scalar products) for
+// these polynomials (one basis, one interval) from input_level to output_level. LevelMismatch
+// when output_level is above input_level minus the depth they need; ValueError when they
+// differ in basis or interval.
+PolynomialPlan plan_polynomials(const std::vector<Polynomial>& ps, int input_level, int output_level);
+
+class PolynomialEvaluator {
+public:
+    // ops: the evaluator (with its key set's relinearization key) and the counts to add to.
+    explicit PolynomialEvaluator(CountedOps ops) : ops_(ops) {}
+
+    // p(x) slot by slot, at `level` (default: x's level minus polynomial_depth(p)) and `scale`
+    // (default: the context's standard scale of that level), exactly.
+    template <ckks::Encrypted T>
+    T evaluate(const T& x, const Polynomial& p, std::optional<int> level = std::nullopt,
+               std::optional<double> scale = std::nullopt) const;
+    // Every polynomial of `ps` (one basis, one interval) at x, sharing one set of powers; all
+    // results at one level (default: x's level minus the largest depth) and scale.
+    template <ckks::Encrypted T>
+    std::vector<T> evaluate(const T& x, const std::vector<Polynomial>& ps, std::optional<int> level = std::nullopt,
+                            std::optional<double> scale = std::nullopt) const;
+
+private:
+    CountedOps ops_;
+};
+
+}  // namespace oboro::algorithms
