@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "ckks_test_util.hpp"
+#include "oboro/algorithms/functions.hpp"
 #include "oboro/algorithms/polynomial_evaluator.hpp"
 #include "oboro/ckks/key_set.hpp"
 
@@ -276,6 +277,58 @@ TEST(PolynomialEvaluator, ErrorsBeforeAnyWork) {
     Polynomial nan = p;
     nan.coeffs[3] = std::nan("");
     EXPECT_THROW(pe.evaluate(f.keys.encrypt(inputs(8, -1, 1, 1), 10), nan), ValueError);
+}
+
+// Newton's iterations: 1/x, 1/sqrt(x) and sqrt(x) on intervals of one to three orders of
+// magnitude, at the depth their plans state, within the plans' error plus the noise.
+TEST(Functions, InverseAndSquareRoots) {
+    auto& f = Fixture::get();
+    const ckks::AutoEvaluator ae(f.eval);
+    const int top = f.keys.ctx->max_level();
+    for (auto [lo, hi] : {std::pair{0.5, 2.0}, std::pair{0.1, 10.0}, std::pair{1.0, 100.0}}) {
+        const auto x = inputs(64, lo, hi, 17);
+        const Ciphertext ct = f.keys.encrypt(x, top, true, x.size());
+        const auto plan_inv = algorithms::plan_inverse(lo, hi, 20);
+        const auto plan_isq = algorithms::plan_inverse_sqrt(lo, hi, 20);
+        SCOPED_TRACE(std::to_string(lo) + " .. " + std::to_string(hi));
+        EXPECT_LE(plan_inv.final_error, 0x1p-20);
+        if (plan_inv.depth() <= top) {
+            const Ciphertext y = algorithms::inverse(ae, ct, plan_inv);
+            EXPECT_EQ(y.level(), top - plan_inv.depth());
+            std::vector<cplx> want(x.size());
+            for (size_t i = 0; i < x.size(); ++i) want[i] = 1 / x[i].real();
+            EXPECT_GE(precision_bits(f.keys.decrypt(y), want), 18 - std::log2(1 / lo)) << plan_inv.iterations;
+        }
+        if (plan_isq.depth() + 1 <= top) {
+            const Ciphertext r = algorithms::square_root(ae, ct, plan_isq);
+            EXPECT_EQ(r.level(), top - plan_isq.depth() - 1);
+            std::vector<cplx> want(x.size());
+            for (size_t i = 0; i < x.size(); ++i) want[i] = std::sqrt(x[i].real());
+            EXPECT_GE(precision_bits(f.keys.decrypt(r), want), 18 - std::log2(std::sqrt(hi)));
+        }
+    }
+    EXPECT_THROW(algorithms::plan_inverse(-1, 1), ValueError);
+    EXPECT_THROW(algorithms::plan_inverse(0, 1), ValueError);
+    EXPECT_THROW(algorithms::plan_inverse_sqrt(1, 2, 60), ValueError);
+    const Ciphertext low = f.keys.encrypt(inputs(8, 1, 2, 3), 2, true, 8);
+    EXPECT_THROW(algorithms::inverse(ae, low, algorithms::plan_inverse(1, 2)), LevelMismatch);
+}
+
+TEST(Functions, IntegerPowersAreLevelOptimal) {
+    auto& f = Fixture::get();
+    const ckks::AutoEvaluator ae(f.eval);
+    const int top = f.keys.ctx->max_level();
+    const auto x = inputs(32, -1, 1, 23);
+    const Ciphertext ct = f.keys.encrypt(x, top, true, x.size());
+    for (int64_t k : {1, 2, 3, 4, 5, 7, 8, 9, 16, 31, 33}) {
+        const Ciphertext y = algorithms::integer_power(ae, ct, k);
+        EXPECT_EQ(y.level(), top - ceil_log2(long(k))) << k;
+        std::vector<cplx> want(x.size());
+        for (size_t i = 0; i < x.size(); ++i) want[i] = std::pow(x[i].real(), double(k));
+        EXPECT_GE(precision_bits(f.keys.decrypt(y), want), public_key_fresh_bits_bound(1u << 12) - 0.5 * std::log2(double(k)) - 2) << k;
+    }
+    EXPECT_THROW(algorithms::integer_power(ae, ct, 0), ValueError);
+    EXPECT_THROW(algorithms::integer_power(ae, f.keys.encrypt(x, 2, true, x.size()), 5), LevelMismatch);
 }
 
 }  // namespace

@@ -63,6 +63,11 @@ int ceil_log2(long k) {
     return r;
 }
 
+std::pair<long, long> power_factors(long k) {
+    const long a = 1L << (ceil_log2(k) - 1);
+    return {a, k - a};
+}
+
 int polynomial_depth(const Polynomial& p) {
     const int d = p.degree();
     if (d <= 0) return 0;

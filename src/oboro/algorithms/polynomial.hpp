@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace oboro::algorithms {
@@ -37,6 +38,10 @@ struct Polynomial {
 
 // ceil(log2(k)) for k >= 1 (0 for k = 1): the depth of the k-th power of x or of T_k.
 int ceil_log2(long k);
+
+// The powers x^k (T_k) is computed from at depth ceil(log2 k), for k >= 2: a = 2^(ceil(log2 k) - 1)
+// and b = k - a <= a (x^k = x^a x^b, T_k = 2 T_a T_b - T_{a-b}).
+std::pair<long, long> power_factors(long k);
 
 // The levels the homomorphic evaluation of p consumes: ceil(log2(degree + 1)) (one product level
 // per doubling of the degree, the least any method needs), plus one for the map u(x) when

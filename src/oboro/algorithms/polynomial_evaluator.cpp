@@ -21,11 +21,9 @@ int degree_of(const Coeffs& c) {
     return -1;
 }
 
-// B_i is computed from B_a and B_b (and T_{a-b}): a = 2^(ceil(log2 i) - 1), b = i - a <= a, so
-// that B_i is at depth ceil(log2 i).
 std::pair<int, int> factors(int i) {
-    const int a = 1 << (ceil_log2(i) - 1);
-    return {a, i - a};
+    const auto [a, b] = power_factors(i);
+    return {int(a), int(b)};
 }
 
 // c = q * B_G + r, deg r < G <= deg c < 2G. Chebyshev: T_{G+j} = 2 T_G T_j - T_{G-j}.
