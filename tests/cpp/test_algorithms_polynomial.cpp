@@ -307,6 +307,10 @@ TEST(Functions, InverseAndSquareRoots) {
             EXPECT_GE(precision_bits(f.keys.decrypt(r), want), 18 - std::log2(std::sqrt(hi)));
         }
     }
+    // a polynomial alone where it is the shallowest, Newton's iterations on wider intervals
+    EXPECT_EQ(algorithms::plan_inverse(0.5, 2, 20).iterations, 0);
+    EXPECT_GE(algorithms::plan_inverse(0.1, 10, 20).iterations, 1);
+    EXPECT_GE(algorithms::plan_inverse(0.001, 1, 20).iterations, 2);
     EXPECT_THROW(algorithms::plan_inverse(-1, 1), ValueError);
     EXPECT_THROW(algorithms::plan_inverse(0, 1), ValueError);
     EXPECT_THROW(algorithms::plan_inverse_sqrt(1, 2, 60), ValueError);

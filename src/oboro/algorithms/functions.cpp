@@ -25,7 +25,7 @@ NewtonPlan plan_newton(const char* op, double lo, double hi, double bits, const 
     const double target = std::exp2(-bits);
     NewtonPlan best;
     bool found = false;
-    for (int degree : {1, 3, 7, 15, 31, 63, 127}) {
+    for (int degree : {1, 3, 7, 15, 31, 63}) {
         NewtonPlan p;
         p.levels_per_iteration = levels_per_iteration;
         p.initial = chebyshev_interpolant(f, lo, hi, degree);
