@@ -40,6 +40,7 @@ from ._core import (
     serialized_info,
     set_num_threads,
 )
+from . import functions  # noqa: E402  (oboro.functions.sigmoid, exp, log, ..., chebyshev, inverse, sqrt)
 from . import linalg  # noqa: E402  (oboro.linalg.encrypt_matrix, matmul, rotation_steps, keygen)
 
 __all__ = [
@@ -56,6 +57,7 @@ __all__ = [
     "SerializationError",
     "ValueError",
     "__version__",
+    "functions",
     "linalg",
     "build_info",
     "num_threads",

@@ -1,6 +1,6 @@
 """oboro native core (C++20 CKKS library)"""
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 import os
 from typing import Any, overload
 
@@ -39,6 +39,21 @@ class SerializationError(Error):
 def build_info() -> dict[str, Any]:
     """
     Build information: version, compiler, build type, word size, the CPU kernels in use (cpu_ntt, cpu_kernels: avx512+ifma, avx512, avx2 or scalar), CUDA (compiled, runtime, architectures, visible devices).
+    """
+
+def chebyshev_interpolant(f: Callable[[float], float], interval: tuple[float, float], degree: int) -> list[float]:
+    """
+    The Chebyshev coefficients (lowest first) of the interpolant of f at the degree + 1 Chebyshev nodes of interval=(lo, hi): near-minimax for smooth f. f is called once per node with a float. Coefficients below 2^-50 of the largest are zero, so an odd or even f on a symmetric interval gives an odd or even series.
+    """
+
+def polynomial_plan(coeffs: Sequence[float], basis: str = 'power', interval: tuple[float, float] = (-1.0, 1.0), level: int) -> dict:
+    """
+    What polyval does from `level` (no work): depth, ciphertext products, scalar products, the baby-step size and the powers it computes.
+    """
+
+def newton_plan(which: str, interval: tuple[float, float], bits: float = 24.0) -> dict:
+    """
+    The plan of x.inverse(...) or x.inverse_sqrt(...) (no work): the initial degree, the Newton iterations, the depth, and the relative error before and after them.
     """
 
 def presets() -> list[str]:
@@ -435,6 +450,34 @@ class Ciphertext:
         Rotates the slot vector left by `steps` (negative: right), cyclically over `slots` values: np.roll(x, -steps) when size == slots. Automatic mode reduces the step modulo the slots and, when the context has no key for it, composes it from keyed steps (signed powers of two); manual mode needs the key of exactly this step. Raises MissingKey when no key fits.
         """
 
+    def polyval(self, coeffs: numpy.typing.ArrayLike, basis: str = 'power', interval: tuple[float, float] = (-1.0, 1.0), level: int | None = None, scale: float | None = None) -> Ciphertext:
+        """
+        p(self) slot by slot for the polynomial with these real coefficients, lowest degree first: sum c_i x^i (basis='power') or sum c_i T_i(u) (basis='chebyshev', T_i the Chebyshev polynomials and u = (2x - lo - hi) / (hi - lo) the map of interval=(lo, hi) onto [-1, 1]). Baby-step giant-step Paterson-Stockmeyer: ceil(log2(degree + 1)) levels (one more for the map when hi - lo != 2), O(sqrt(degree)) ciphertext products, odd and even polynomials at their lower cost. The result lands exactly on `scale` (default: the standard scale) at `level` (default: the lowest level the depth leaves). Every slot, unused ones included, must lie in the interval: outside it a Chebyshev series grows like T_degree. LevelMismatch (saying how many levels are needed) before any work when there are too few; MissingKey without a relinearization key. Works in both modes.
+        """
+
+    def inverse(self, interval: tuple[float, float], bits: float = 24.0) -> Ciphertext:
+        """
+        1/x for every slot in interval=(lo, hi), 0 < lo < hi: a Chebyshev approximation refined by Newton's iterations y <- y (2 - x y), with the fewest levels that reach `bits` bits of relative precision (oboro.functions.plan_inverse shows the plan). Slots outside the interval give wrong values (above about 2 hi the iterations diverge).
+        """
+
+    def inverse_sqrt(self, interval: tuple[float, float], bits: float = 24.0) -> Ciphertext:
+        """
+        1/sqrt(x) on interval=(lo, hi), 0 < lo < hi: a Chebyshev approximation and Newton's iterations y <- y (3/2 - x y^2 / 2).
+        """
+
+    def sqrt(self, interval: tuple[float, float], bits: float = 24.0) -> Ciphertext:
+        """
+        sqrt(x) on interval=(lo, hi), 0 < lo < hi: x * inverse_sqrt(x) (one level more).
+        """
+
+    def __pow__(self, k: int, /) -> Ciphertext:
+        """
+        self ** k for an integer k >= 1: ceil(log2 k) levels (x^(2^j) by squaring, the least depth possible).
+        """
+
+    def square(self) -> Ciphertext:
+        """self * self (one level)."""
+
     @property
     def level(self) -> int:
         """The level: the number of rescales left."""
@@ -679,6 +722,34 @@ class Batch:
         """
         Rotates every element left by `steps`, or element i by steps[i] (one step per element, 0 allowed), in one batched call. Manual mode needs the key of each exact step, automatic mode a key of the step modulo the slots (or keyed steps it is composed from); else MissingKey naming the steps.
         """
+
+    def polyval(self, coeffs: numpy.typing.ArrayLike, basis: str = 'power', interval: tuple[float, float] = (-1.0, 1.0), level: int | None = None, scale: float | None = None) -> Batch:
+        """
+        p(self) slot by slot for the polynomial with these real coefficients, lowest degree first: sum c_i x^i (basis='power') or sum c_i T_i(u) (basis='chebyshev', T_i the Chebyshev polynomials and u = (2x - lo - hi) / (hi - lo) the map of interval=(lo, hi) onto [-1, 1]). Baby-step giant-step Paterson-Stockmeyer: ceil(log2(degree + 1)) levels (one more for the map when hi - lo != 2), O(sqrt(degree)) ciphertext products, odd and even polynomials at their lower cost. The result lands exactly on `scale` (default: the standard scale) at `level` (default: the lowest level the depth leaves). Every slot, unused ones included, must lie in the interval: outside it a Chebyshev series grows like T_degree. LevelMismatch (saying how many levels are needed) before any work when there are too few; MissingKey without a relinearization key. Works in both modes.
+        """
+
+    def inverse(self, interval: tuple[float, float], bits: float = 24.0) -> Batch:
+        """
+        1/x for every slot in interval=(lo, hi), 0 < lo < hi: a Chebyshev approximation refined by Newton's iterations y <- y (2 - x y), with the fewest levels that reach `bits` bits of relative precision (oboro.functions.plan_inverse shows the plan). Slots outside the interval give wrong values (above about 2 hi the iterations diverge).
+        """
+
+    def inverse_sqrt(self, interval: tuple[float, float], bits: float = 24.0) -> Batch:
+        """
+        1/sqrt(x) on interval=(lo, hi), 0 < lo < hi: a Chebyshev approximation and Newton's iterations y <- y (3/2 - x y^2 / 2).
+        """
+
+    def sqrt(self, interval: tuple[float, float], bits: float = 24.0) -> Batch:
+        """
+        sqrt(x) on interval=(lo, hi), 0 < lo < hi: x * inverse_sqrt(x) (one level more).
+        """
+
+    def __pow__(self, k: int, /) -> Batch:
+        """
+        self ** k for an integer k >= 1: ceil(log2 k) levels (x^(2^j) by squaring, the least depth possible).
+        """
+
+    def square(self) -> Batch:
+        """self * self (one level)."""
 
     @staticmethod
     def concat(batches: Sequence[Batch]) -> Batch:

@@ -95,6 +95,13 @@ def _cmd_params(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_functions(args: argparse.Namespace) -> int:
+    from .functions import print_table
+
+    print_table()
+    return 0
+
+
 def _cmd_bench(args: argparse.Namespace) -> int:
     # Implemented in python/oboro/bench.py (its options are registered by bench.add_arguments).
     from . import bench
@@ -135,6 +142,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print as JSON")
     p.add_argument("-v", "--verbose", action="store_true", help="also list the prime sizes")
     p.set_defaults(func=_cmd_params)
+
+    p = sub.add_parser("functions", help="print oboro.functions' defaults: interval, degree, depth, error")
+    p.set_defaults(func=_cmd_functions)
 
     # Subcommands whose options and help text live in their own module (DESCRIPTION, EPILOG,
     # add_arguments, execute).

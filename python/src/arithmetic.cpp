@@ -22,6 +22,7 @@
 
 #include "oboro/ckks/batch_encoder.hpp"
 #include "oboro/util/error.hpp"
+#include "operation.hpp"
 #include "state.hpp"
 
 using namespace nanobind::literals;
@@ -29,25 +30,6 @@ using namespace nanobind::literals;
 namespace oboro::py {
 
 namespace {
-
-// ---- where an operation runs -----------------------------------------------------------------
-
-// The device queue holding x (nullptr: host memory, the CPU).
-QueuePtr queue_of(const Ciphertext&) { return nullptr; }
-QueuePtr queue_of(const CiphertextBatch& x) { return x.device_queue(); }
-
-// The session and evaluators of one operation on `self`, taken with the GIL held.
-template <typename Py> struct Op {
-    using T = typename Py::Core;
-    SessionPtr session;
-    Evaluator eval;
-    AutoEvaluator autoeval;
-    bool automatic;
-
-    explicit Op(const Py& self)
-        : session(self.st->snapshot()), eval(session->evaluator_on(queue_of(self.core()))),
-          autoeval(eval, self.st->encoder), automatic(is_automatic(*self.st)) {}
-};
 
 // ---- operands ------------------------------------------------------------------------------------
 
@@ -281,15 +263,6 @@ template <typename Py> nb::object in_place(nb::pointer_and_handle<Py> self, nb::
 }
 
 // ---- the methods ---------------------------------------------------------------------------------
-
-// A method with one result shaped like self: f(op, self.core()) computed without the GIL.
-template <typename Py, typename F> Py unary(const Py& self, F&& f) {
-    const Op<Py> op(self);
-    Py out = result_shell(self);
-    nb::gil_scoped_release release;
-    out.core() = f(op, self.core());
-    return out;
-}
 
 // Rotation by one step for every element (an int), or (batches) by one step per element (a
 // sequence, whose length is checked against the batch's).

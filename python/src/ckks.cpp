@@ -305,6 +305,7 @@ mismatch):
 Scalars are added to the `size` values only (padding slots stay as they are).)doc";
 
 void register_ckks(nb::module_& m) {
+    register_circuits(m);
     m.def("presets", &Parameters::preset_names, "The names of the parameter presets: ['S1', 'S2', 'S3', 'S4'].");
     m.def("preset_info", &preset_info, "name"_a,
           nb::sig("def preset_info(name: str) -> dict[str, typing.Any]"),
@@ -491,6 +492,7 @@ void register_ckks(nb::module_& m) {
 
     nb::class_<PyCiphertext> ct(m, "Ciphertext", kCiphertextDoc);
     add_encrypted_methods(ct, "Ciphertext");
+    add_circuit_methods(ct, "Ciphertext");
     ct.def_prop_ro("level", [](const PyCiphertext& c) { return c.ct.level(); },
                    "The level: the number of rescales left.")
         .def_prop_ro("scale", [](const PyCiphertext& c) { return c.ct.scale(); },

@@ -215,5 +215,9 @@ void add_trace_methods(nb::class_<PyContext>& ctx);         // trace.cpp
 void add_batch_class(nb::module_& m, nb::class_<PyContext>& ctx);  // batch.cpp
 void add_batch_serialization(nb::class_<PyBatch>& b);             // serialize.cpp
 void add_linalg(nb::module_& m, nb::class_<PyContext>& ctx);       // linalg.cpp
+// circuits.cpp: polyval, inverse, square roots and powers of Ciphertext and Batch, and the
+// module functions chebyshev_interpolant, polynomial_plan and newton_plan.
+template <typename Py> void add_circuit_methods(nb::class_<Py>& cls, const char* type_name);
+void register_circuits(nb::module_& m);
 
 }  // namespace oboro::py

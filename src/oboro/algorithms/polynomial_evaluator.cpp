@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 #include <utility>
 
@@ -139,12 +140,12 @@ struct Planned {
 };
 
 std::string depth_explanation(const Polynomial& p) {
-    const int d = p.degree();
-    std::string s = std::to_string(polynomial_depth(p)) + " levels";
+    std::ostringstream s;
+    s << polynomial_depth(p) << " levels";
     if (p.needs_scaling())
-        s += " (" + std::to_string(ceil_log2(long(d) + 1)) + " for the degree and 1 for the map of [" +
-             std::to_string(p.lo) + ", " + std::to_string(p.hi) + "] onto [-1, 1])";
-    return s;
+        s << " (" << ceil_log2(long(p.degree()) + 1) << " for the degree and 1 for the map of [" << p.lo << ", "
+          << p.hi << "] onto [-1, 1])";
+    return s.str();
 }
 
 Planned plan_trees(const char* op, const std::vector<Polynomial>& ps, int input_level, int output_level) {
@@ -282,8 +283,8 @@ private:
 
 }  // namespace
 
-PolynomialPlan plan_polynomials(const std::vector<Polynomial>& ps, int input_level, int output_level) {
-    return plan_trees("plan_polynomials", ps, input_level, output_level).plan;
+PolynomialPlan plan_polynomials(const std::vector<Polynomial>& ps, int input_level, int output_level, const char* op) {
+    return plan_trees(op, ps, input_level, output_level).plan;
 }
 
 template <ckks::Encrypted T>

@@ -54,8 +54,9 @@ struct PolynomialPlan {
 // The plan (no work): the baby-step size with the fewest products (then scalar products) for
 // these polynomials (one basis, one interval) from input_level to output_level. LevelMismatch
 // when output_level is above input_level minus the depth they need; ValueError when they
-// differ in basis or interval.
-PolynomialPlan plan_polynomials(const std::vector<Polynomial>& ps, int input_level, int output_level);
+// differ in basis or interval (`op` names the caller in the messages).
+PolynomialPlan plan_polynomials(const std::vector<Polynomial>& ps, int input_level, int output_level,
+                                const char* op = "plan_polynomials");
 
 class PolynomialEvaluator {
 public:

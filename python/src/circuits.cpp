@@ -1,0 +1,180 @@
+// The circuit methods of oboro.Ciphertext and oboro.Batch (polynomials, 1/x and square roots,
+// integer powers) and oboro._core.chebyshev_interpolant: argument conversion over the C++
+// algorithms (src/oboro/algorithms/polynomial_evaluator.hpp, functions.hpp). Plans and level
+// checks run with the GIL held, so a bad request raises before any work; the evaluation runs
+// without it.
+#include <algorithm>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/function.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "oboro/algorithms/functions.hpp"
+#include "oboro/algorithms/polynomial_evaluator.hpp"
+#include "oboro/util/error.hpp"
+#include "operation.hpp"
+
+using namespace nanobind::literals;
+
+namespace oboro::py {
+
+namespace {
+
+using Interval = std::pair<double, double>;
+
+algorithms::Polynomial polynomial_of(nb::handle coeffs, const std::string& basis, Interval interval) {
+    algorithms::Polynomial p;
+    if (basis == "power") p.basis = algorithms::PolynomialBasis::power;
+    else if (basis == "chebyshev") p.basis = algorithms::PolynomialBasis::chebyshev;
+    else raise<ValueError>("polyval: basis must be 'power' or 'chebyshev', not '", basis, "'");
+    nb::object arr = numpy().attr("asarray")(coeffs);
+    if (nb::cast<std::string>(arr.attr("dtype").attr("kind")) == "c")
+        raise<ValueError>("polyval: the coefficients must be real (complex coefficients are not supported)");
+    p.coeffs = nb::cast<std::vector<double>>(arr.attr("astype")("float64").attr("ravel")().attr("tolist")());
+    if (p.coeffs.empty()) raise<ValueError>("polyval: no coefficients");
+    p.lo = interval.first;
+    p.hi = interval.second;
+    return p;
+}
+
+template <typename Py>
+Py polyval(const Py& self, nb::handle coeffs, const std::string& basis, Interval interval, std::optional<int> level,
+           std::optional<double> scale) {
+    const algorithms::Polynomial p = polynomial_of(coeffs, basis, interval);
+    const int depth = algorithms::polynomial_depth(p);
+    algorithms::plan_polynomials({p}, self.core().level(), level.value_or(std::max(0, self.core().level() - depth)),
+                                 "polyval");
+    return unary(self, [&](const Op<Py>& op, const auto& a) {
+        return algorithms::PolynomialEvaluator(algorithms::CountedOps(op.eval, nullptr)).evaluate(a, p, level, scale);
+    });
+}
+
+enum class Root { inverse, inverse_sqrt, sqrt };
+
+template <typename Py> Py newton(const Py& self, Root root, Interval interval, double bits) {
+    const auto plan = root == Root::inverse ? algorithms::plan_inverse(interval.first, interval.second, bits)
+                                            : algorithms::plan_inverse_sqrt(interval.first, interval.second, bits);
+    return unary(self, [&](const Op<Py>& op, const auto& a) {
+        switch (root) {
+            case Root::inverse: return algorithms::inverse(op.autoeval, a, plan);
+            case Root::inverse_sqrt: return algorithms::inverse_sqrt(op.autoeval, a, plan);
+            default: return algorithms::square_root(op.autoeval, a, plan);
+        }
+    });
+}
+
+template <typename Py> Py power(const Py& self, int64_t k) {
+    if (k < 1) raise<ValueError>("**: the exponent must be an integer of at least 1, not ", k);
+    if (self.core().level() < algorithms::ceil_log2(long(k)))
+        raise<LevelMismatch>("**: x**", k, " needs ", algorithms::ceil_log2(long(k)), " levels but the input is at level ",
+                             self.core().level());
+    return unary(self, [k](const Op<Py>& op, const auto& a) { return algorithms::integer_power(op.autoeval, a, k); });
+}
+
+nb::dict plan_dict(const std::vector<double>& coeffs, const std::string& basis, Interval interval, int level) {
+    const algorithms::Polynomial p = polynomial_of(nb::cast(coeffs), basis, interval);
+    const auto plan = algorithms::plan_polynomials({p}, level, std::max(0, level - algorithms::polynomial_depth(p)));
+    nb::dict d;
+    d["depth"] = plan.depth();
+    d["products"] = plan.products;
+    d["scalar_products"] = plan.scalar_products;
+    d["baby_steps"] = 1 << plan.baby_log;
+    d["powers"] = plan.powers;
+    return d;
+}
+
+const char* kPolyvalDoc =
+    "p(self) slot by slot for the polynomial with these real coefficients, lowest degree first: "
+    "sum c_i x^i (basis='power') or sum c_i T_i(u) (basis='chebyshev', T_i the Chebyshev polynomials "
+    "and u = (2x - lo - hi) / (hi - lo) the map of interval=(lo, hi) onto [-1, 1]). Baby-step "
+    "giant-step Paterson-Stockmeyer: ceil(log2(degree + 1)) levels (one more for the map when hi - "
+    "lo != 2), O(sqrt(degree)) ciphertext products, odd and even polynomials at their lower cost. The "
+    "result lands exactly on `scale` (default: the standard scale) at `level` (default: the lowest "
+    "level the depth leaves). Every slot, unused ones included, must lie in the interval: outside "
+    "it a Chebyshev series grows like T_degree. LevelMismatch (saying how many levels are needed) "
+    "before any work when there are too few; MissingKey without a relinearization key. Works in both "
+    "modes.";
+
+}  // namespace
+
+template <typename Py> void add_circuit_methods(nb::class_<Py>& cls, const char* type_name) {
+    static std::map<std::string, std::string> sigs;  // nb::sig keeps a pointer to its text
+    auto sig = [&](const std::string& key, const std::string& text) {
+        std::string& s = sigs[std::string(type_name) + key];
+        s = text;
+        return nb::sig(s.c_str());
+    };
+    const std::string t = type_name;
+    cls.def("polyval", &polyval<Py>, "coeffs"_a, "basis"_a = "power", "interval"_a = Interval{-1.0, 1.0},
+            "level"_a = nb::none(), "scale"_a = nb::none(),
+            sig("polyval", "def polyval(self, coeffs: numpy.typing.ArrayLike, basis: str = 'power', interval: "
+                           "tuple[float, float] = (-1.0, 1.0), level: int | None = None, scale: float | None = "
+                           "None) -> " + t),
+            kPolyvalDoc)
+        .def("inverse", [](const Py& s, Interval iv, double bits) { return newton(s, Root::inverse, iv, bits); },
+             "interval"_a, "bits"_a = 24.0,
+             sig("inverse", "def inverse(self, interval: tuple[float, float], bits: float = 24.0) -> " + t),
+             "1/x for every slot in interval=(lo, hi), 0 < lo < hi: a Chebyshev approximation refined by Newton's "
+             "iterations y <- y (2 - x y), with the fewest levels that reach `bits` bits of relative precision "
+             "(oboro.functions.plan_inverse shows the plan). Slots outside the interval give wrong values (above "
+             "about 2 hi the iterations diverge).")
+        .def("inverse_sqrt", [](const Py& s, Interval iv, double bits) { return newton(s, Root::inverse_sqrt, iv, bits); },
+             "interval"_a, "bits"_a = 24.0,
+             sig("inverse_sqrt", "def inverse_sqrt(self, interval: tuple[float, float], bits: float = 24.0) -> " + t),
+             "1/sqrt(x) on interval=(lo, hi), 0 < lo < hi: a Chebyshev approximation and Newton's iterations "
+             "y <- y (3/2 - x y^2 / 2).")
+        .def("sqrt", [](const Py& s, Interval iv, double bits) { return newton(s, Root::sqrt, iv, bits); },
+             "interval"_a, "bits"_a = 24.0,
+             sig("sqrt", "def sqrt(self, interval: tuple[float, float], bits: float = 24.0) -> " + t),
+             "sqrt(x) on interval=(lo, hi), 0 < lo < hi: x * inverse_sqrt(x) (one level more).")
+        .def("__pow__", &power<Py>, "k"_a, sig("__pow__", "def __pow__(self, k: int, /) -> " + t),
+             "self ** k for an integer k >= 1: ceil(log2 k) levels (x^(2^j) by squaring, the least depth possible).")
+        .def("square", [](const Py& s) { return power(s, 2); }, "self * self (one level).");
+}
+
+template void add_circuit_methods(nb::class_<PyCiphertext>&, const char*);
+template void add_circuit_methods(nb::class_<PyBatch>&, const char*);
+
+void register_circuits(nb::module_& m) {
+    m.def(
+        "chebyshev_interpolant",
+        [](const std::function<double(double)>& f, Interval interval, int degree) {
+            return algorithms::chebyshev_interpolant(f, interval.first, interval.second, degree).coeffs;
+        },
+        "f"_a, "interval"_a, "degree"_a,
+        "The Chebyshev coefficients (lowest first) of the interpolant of f at the degree + 1 Chebyshev nodes "
+        "of interval=(lo, hi): near-minimax for smooth f. f is called once per node with a float. Coefficients "
+        "below 2^-50 of the largest are zero, so an odd or even f on a symmetric interval gives an odd or even "
+        "series.");
+    m.def("polynomial_plan", &plan_dict, "coeffs"_a, "basis"_a = "power", "interval"_a = Interval{-1.0, 1.0},
+          "level"_a,
+          "What polyval does from `level` (no work): depth, ciphertext products, scalar products, the baby-step "
+          "size and the powers it computes.");
+    m.def(
+        "newton_plan",
+        [](const std::string& which, Interval interval, double bits) {
+            if (which != "inverse" && which != "inverse_sqrt")
+                raise<ValueError>("newton_plan: which must be 'inverse' or 'inverse_sqrt', not '", which, "'");
+            const auto p = which == "inverse" ? algorithms::plan_inverse(interval.first, interval.second, bits)
+                                              : algorithms::plan_inverse_sqrt(interval.first, interval.second, bits);
+            nb::dict d;
+            d["degree"] = p.initial.degree();
+            d["iterations"] = p.iterations;
+            d["depth"] = p.depth();
+            d["initial_error"] = p.initial_error;
+            d["final_error"] = p.final_error;
+            return d;
+        },
+        "which"_a, "interval"_a, "bits"_a = 24.0,
+        "The plan of x.inverse(...) or x.inverse_sqrt(...) (no work): the initial degree, the Newton iterations, "
+        "the depth, and the relative error before and after them.");
+}
+
+}  // namespace oboro::py
