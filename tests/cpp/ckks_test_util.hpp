@@ -97,6 +97,14 @@ inline bool same_words(const Ciphertext& a, const Ciphertext& b) {
            a.limbs() == b.limbs() && std::equal(a.data(), a.data() + words, b.data());
 }
 
+// np.roll(x, -k): x rotated left by k (negative: right), as a rotation by k slots does.
+inline std::vector<cplx> roll(const std::vector<cplx>& x, int64_t k) {
+    std::vector<cplx> r(x.size());
+    const int64_t n = int64_t(x.size());
+    for (int64_t i = 0; i < n; ++i) r[size_t(i)] = x[size_t(((i + k) % n + n) % n)];
+    return r;
+}
+
 // -log2(max |got - want|); compares the first want.size() entries. Exact equality gives 60.
 inline double precision_bits(const std::vector<cplx>& got, const std::vector<cplx>& want) {
     double err = 0;

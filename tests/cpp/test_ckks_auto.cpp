@@ -53,12 +53,6 @@ std::vector<cplx> plus(const std::vector<cplx>& x, const std::vector<cplx>& y, d
     for (size_t i = 0; i < x.size(); ++i) r[i] = x[i] + sy * y[i];
     return r;
 }
-std::vector<cplx> roll(const std::vector<cplx>& x, int64_t k) {
-    std::vector<cplx> r(x.size());
-    const int64_t n = int64_t(x.size());
-    for (int64_t i = 0; i < n; ++i) r[size_t(i)] = x[size_t(((i + k) % n + n) % n)];
-    return r;
-}
 
 // A fresh encryption at the top level's standard scale (as oboro.Context.encrypt makes them).
 Ciphertext encrypt_standard(Keys& k, const std::vector<cplx>& v) {

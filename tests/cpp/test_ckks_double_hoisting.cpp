@@ -16,12 +16,6 @@
 namespace oboro::test {
 namespace {
 
-std::vector<cplx> roll(const std::vector<cplx>& x, int64_t k) {
-    std::vector<cplx> r(x.size());
-    for (size_t i = 0; i < x.size(); ++i) r[i] = x[(i + size_t(k)) % x.size()];
-    return r;
-}
-
 class DoubleHoisting : public ::testing::TestWithParam<std::string> {
 protected:
     Keys& k() { return Keys::get(GetParam()); }

@@ -18,12 +18,6 @@
 namespace oboro::test {
 namespace {
 
-std::vector<cplx> roll(const std::vector<cplx>& x, int64_t k) {
-    std::vector<cplx> r(x.size());
-    for (size_t i = 0; i < x.size(); ++i) r[i] = x[(i + size_t(k)) % x.size()];
-    return r;
-}
-
 bool same_key(const KeySwitchKey& a, const KeySwitchKey& b) {
     return a.digits == b.digits && a.qp_limbs == b.qp_limbs && a.special == b.special &&
            std::equal(a.data.data(), a.data.data() + a.data.size(), b.data.data(), b.data.data() + b.data.size());
