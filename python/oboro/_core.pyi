@@ -46,6 +46,11 @@ def chebyshev_interpolant(f: Callable[[float], float], interval: tuple[float, fl
     The Chebyshev coefficients (lowest first) of the interpolant of f at the degree + 1 Chebyshev nodes of interval=(lo, hi): near-minimax for smooth f. f is called once per node with a float. Coefficients below 2^-50 of the largest are zero, so an odd or even f on a symmetric interval gives an odd or even series.
     """
 
+def chebyshev_max_error(coeffs: Sequence[float], f: Callable[[float], float], interval: tuple[float, float], samples: int = 4097) -> float:
+    """
+    max |p(x) - f(x)| over `samples` equally spaced points of interval=(lo, hi), ends included, for the Chebyshev series p with these coefficients on that interval (double precision).
+    """
+
 def polynomial_plan(coeffs: Sequence[float], basis: str = 'power', interval: tuple[float, float] = (-1.0, 1.0), level: int) -> dict:
     """
     What polyval does from `level` (no work): depth, ciphertext products, scalar products, the baby-step size and the powers it computes.

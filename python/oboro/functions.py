@@ -139,14 +139,7 @@ def table() -> list[dict]:
     for name, (f, (lo, hi), degree) in _FUNCTIONS.items():
         c = coefficients(f, (lo, hi), degree)
         p = _core.polynomial_plan(c, "chebyshev", (lo, hi), 64)
-        err = 0.0
-        for i in range(4097):
-            t = lo + (hi - lo) * i / 4096
-            u = (2 * t - lo - hi) / (hi - lo)
-            b1 = b2 = 0.0  # Clenshaw
-            for ck in reversed(c[1:]):
-                b1, b2 = ck + 2 * u * b1 - b2, b1
-            err = max(err, abs(c[0] + u * b1 - b2 - f(t)))
+        err = _core.chebyshev_max_error(c, f, (lo, hi))
         rows.append({"name": name, "interval": (lo, hi), "degree": degree, "depth": p["depth"],
                      "products": p["products"], "max_error": err})
     return rows

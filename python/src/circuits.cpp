@@ -1,8 +1,7 @@
 // The circuit methods of oboro.Ciphertext and oboro.Batch (polynomials, 1/x and square roots,
-// integer powers) and oboro._core.chebyshev_interpolant: argument conversion over the C++
-// algorithms (src/oboro/algorithms/polynomial_evaluator.hpp, functions.hpp). Plans and level
-// checks run with the GIL held, so a bad request raises before any work; the evaluation runs
-// without it.
+// integer powers) and the module functions oboro.functions builds on: argument conversion over
+// the C++ algorithms (src/oboro/algorithms/polynomial_evaluator.hpp, functions.hpp), which check
+// levels and keys before any work. The evaluation runs without the GIL.
 #include <algorithm>
 #include <map>
 #include <string>
@@ -48,9 +47,6 @@ template <typename Py>
 Py polyval(const Py& self, nb::handle coeffs, const std::string& basis, Interval interval, std::optional<int> level,
            std::optional<double> scale) {
     const algorithms::Polynomial p = polynomial_of(coeffs, basis, interval);
-    const int depth = algorithms::polynomial_depth(p);
-    algorithms::plan_polynomials({p}, self.core().level(), level.value_or(std::max(0, self.core().level() - depth)),
-                                 "polyval");
     return unary(self, [&](const Op<Py>& op, const auto& a) {
         return algorithms::PolynomialEvaluator(algorithms::CountedOps(op.eval, nullptr)).evaluate(a, p, level, scale);
     });
@@ -71,16 +67,12 @@ template <typename Py> Py newton(const Py& self, Root root, Interval interval, d
 }
 
 template <typename Py> Py power(const Py& self, int64_t k) {
-    if (k < 1) raise<ValueError>("**: the exponent must be an integer of at least 1, not ", k);
-    if (self.core().level() < algorithms::ceil_log2(long(k)))
-        raise<LevelMismatch>("**: x**", k, " needs ", algorithms::ceil_log2(long(k)), " levels but the input is at level ",
-                             self.core().level());
     return unary(self, [k](const Op<Py>& op, const auto& a) { return algorithms::integer_power(op.autoeval, a, k); });
 }
 
 nb::dict plan_dict(const std::vector<double>& coeffs, const std::string& basis, Interval interval, int level) {
     const algorithms::Polynomial p = polynomial_of(nb::cast(coeffs), basis, interval);
-    const auto plan = algorithms::plan_polynomials({p}, level, std::max(0, level - algorithms::polynomial_depth(p)));
+    const auto plan = algorithms::plan_polynomials({p}, level);
     nb::dict d;
     d["depth"] = plan.depth();
     d["products"] = plan.products;
@@ -153,6 +145,15 @@ void register_circuits(nb::module_& m) {
         "of interval=(lo, hi): near-minimax for smooth f. f is called once per node with a float. Coefficients "
         "below 2^-50 of the largest are zero, so an odd or even f on a symmetric interval gives an odd or even "
         "series.");
+    m.def(
+        "chebyshev_max_error",
+        [](const std::vector<double>& coeffs, const std::function<double(double)>& f, Interval interval, int samples) {
+            const algorithms::Polynomial p{coeffs, algorithms::PolynomialBasis::chebyshev, interval.first, interval.second};
+            return algorithms::max_error(p, f, interval.first, interval.second, samples);
+        },
+        "coeffs"_a, "f"_a, "interval"_a, "samples"_a = 4097,
+        "max |p(x) - f(x)| over `samples` equally spaced points of interval=(lo, hi), ends included, for the "
+        "Chebyshev series p with these coefficients on that interval (double precision).");
     m.def("polynomial_plan", &plan_dict, "coeffs"_a, "basis"_a = "power", "interval"_a = Interval{-1.0, 1.0},
           "level"_a,
           "What polyval does from `level` (no work): depth, ciphertext products, scalar products, the baby-step "

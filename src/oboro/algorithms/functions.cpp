@@ -3,6 +3,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <sstream>
 #include <string>
 
 #include "oboro/algorithms/polynomial_evaluator.hpp"
@@ -59,17 +60,14 @@ template <ckks::Encrypted T> void require_depth(const char* op, const T& x, int 
 }
 
 std::string describe_plan(const NewtonPlan& p, const char* name) {
-    return std::string(name) + " on [" + std::to_string(p.initial.lo) + ", " + std::to_string(p.initial.hi) +
-           "] (degree " + std::to_string(p.initial.degree()) + " and " + std::to_string(p.iterations) +
-           " Newton iterations)";
+    std::ostringstream s;
+    s << name << " on [" << p.initial.lo << ", " << p.initial.hi << "] (degree " << p.initial.degree() << " and "
+      << p.iterations << " Newton iterations)";
+    return s.str();
 }
 
-void count_product(OpCounts* counts, uint64_t n) {
-    if (!counts) return;
-    counts->mult += n;
-    counts->relin += n;
-    counts->rescale += n;
-    counts->key_switch += ckks::KeySwitchCounts{n, n, n};
+template <ckks::Encrypted T> T initial_approximation(const AutoEvaluator& ae, const T& x, const NewtonPlan& plan) {
+    return PolynomialEvaluator(CountedOps(ae.evaluator(), nullptr)).evaluate(x, plan.initial);
 }
 
 }  // namespace
@@ -86,37 +84,31 @@ NewtonPlan plan_inverse_sqrt(double lo, double hi, double bits) {
         [](double e) { return 1.5 * e * e + 0.5 * e * e * e; }, 3, 0.5);
 }
 
-template <ckks::Encrypted T> T inverse(const AutoEvaluator& ae, const T& x, const NewtonPlan& plan, OpCounts* counts) {
+template <ckks::Encrypted T> T inverse(const AutoEvaluator& ae, const T& x, const NewtonPlan& plan) {
     require_depth("inverse", x, plan.depth(), describe_plan(plan, "1/x"));
-    T y = PolynomialEvaluator(CountedOps(ae.evaluator(), counts)).evaluate(x, plan.initial);
+    T y = initial_approximation(ae, x, plan);
     for (int i = 0; i < plan.iterations; ++i) {
         const T error = ae.rsub(ae.multiply(x, y), 2.0);  // 2 - x y
         y = ae.multiply(y, error);
-        count_product(counts, 2 * ckks::element_count(x));
     }
     return y;
 }
 
-template <ckks::Encrypted T>
-T inverse_sqrt(const AutoEvaluator& ae, const T& x, const NewtonPlan& plan, OpCounts* counts) {
+template <ckks::Encrypted T> T inverse_sqrt(const AutoEvaluator& ae, const T& x, const NewtonPlan& plan) {
     require_depth("inverse_sqrt", x, plan.depth(), describe_plan(plan, "1/sqrt(x)"));
-    T y = PolynomialEvaluator(CountedOps(ae.evaluator(), counts)).evaluate(x, plan.initial);
+    T y = initial_approximation(ae, x, plan);
     // x/2 once, at x's level: off the critical path (y is deeper from the first iteration on)
     const T half_x = plan.iterations > 0 ? ae.multiply(x, std::complex<double>(0.5)) : T();
     for (int i = 0; i < plan.iterations; ++i) {
         const T t = ae.multiply(half_x, ae.square(y));  // x y^2 / 2
         y = ae.multiply(y, ae.rsub(t, 1.5));
-        count_product(counts, 3 * ckks::element_count(x));
     }
     return y;
 }
 
-template <ckks::Encrypted T>
-T square_root(const AutoEvaluator& ae, const T& x, const NewtonPlan& plan, OpCounts* counts) {
+template <ckks::Encrypted T> T square_root(const AutoEvaluator& ae, const T& x, const NewtonPlan& plan) {
     require_depth("square_root", x, plan.depth() + 1, describe_plan(plan, "sqrt(x) = x / sqrt(x)"));
-    T r = ae.multiply(x, inverse_sqrt(ae, x, plan, counts));
-    count_product(counts, ckks::element_count(x));
-    return r;
+    return ae.multiply(x, inverse_sqrt(ae, x, plan));
 }
 
 template <ckks::Encrypted T> T integer_power(const AutoEvaluator& ae, const T& x, int64_t k) {
@@ -135,9 +127,9 @@ template <ckks::Encrypted T> T integer_power(const AutoEvaluator& ae, const T& x
 }
 
 #define OBORO_FUNCTIONS_INSTANTIATE(T)                                                            \
-    template T inverse(const AutoEvaluator&, const T&, const NewtonPlan&, OpCounts*);              \
-    template T inverse_sqrt(const AutoEvaluator&, const T&, const NewtonPlan&, OpCounts*);         \
-    template T square_root(const AutoEvaluator&, const T&, const NewtonPlan&, OpCounts*);          \
+    template T inverse(const AutoEvaluator&, const T&, const NewtonPlan&);                         \
+    template T inverse_sqrt(const AutoEvaluator&, const T&, const NewtonPlan&);                    \
+    template T square_root(const AutoEvaluator&, const T&, const NewtonPlan&);                     \
     template T integer_power(const AutoEvaluator&, const T&, int64_t);
 OBORO_FUNCTIONS_INSTANTIATE(ckks::Ciphertext)
 OBORO_FUNCTIONS_INSTANTIATE(ckks::CiphertextBatch)

@@ -20,7 +20,6 @@
 
 #include <cstdint>
 
-#include "oboro/algorithms/op_counts.hpp"
 #include "oboro/algorithms/polynomial.hpp"
 #include "oboro/ckks/auto_evaluator.hpp"
 
@@ -41,13 +40,10 @@ NewtonPlan plan_inverse_sqrt(double lo, double hi, double bits = 24);
 
 // LevelMismatch (saying how many levels are needed) before any work when x has too few; the
 // products use the evaluator's relinearization key (MissingKey without one).
-template <ckks::Encrypted T>
-T inverse(const ckks::AutoEvaluator& ae, const T& x, const NewtonPlan& plan, OpCounts* counts = nullptr);
-template <ckks::Encrypted T>
-T inverse_sqrt(const ckks::AutoEvaluator& ae, const T& x, const NewtonPlan& plan, OpCounts* counts = nullptr);
+template <ckks::Encrypted T> T inverse(const ckks::AutoEvaluator& ae, const T& x, const NewtonPlan& plan);
+template <ckks::Encrypted T> T inverse_sqrt(const ckks::AutoEvaluator& ae, const T& x, const NewtonPlan& plan);
 // x * inverse_sqrt(x): plan.depth() + 1 levels.
-template <ckks::Encrypted T>
-T square_root(const ckks::AutoEvaluator& ae, const T& x, const NewtonPlan& plan, OpCounts* counts = nullptr);
+template <ckks::Encrypted T> T square_root(const ckks::AutoEvaluator& ae, const T& x, const NewtonPlan& plan);
 
 // x^k for k >= 1 (ValueError otherwise) in ceil(log2 k) levels.
 template <ckks::Encrypted T> T integer_power(const ckks::AutoEvaluator& ae, const T& x, int64_t k);

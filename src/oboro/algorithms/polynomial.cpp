@@ -8,7 +8,7 @@
 
 namespace oboro::algorithms {
 
-int Polynomial::degree() const {
+int degree_of(const std::vector<double>& coeffs) {
     for (int i = int(coeffs.size()) - 1; i >= 0; --i)
         if (coeffs[size_t(i)] != 0) return i;
     return -1;

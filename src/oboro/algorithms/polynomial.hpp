@@ -13,6 +13,9 @@ namespace oboro::algorithms {
 
 enum class PolynomialBasis { power, chebyshev };
 
+// The index of the last non-zero coefficient of `coeffs`; -1 when all are zero.
+int degree_of(const std::vector<double>& coeffs);
+
 // p(x) = sum_i coeffs[i] * B_i(x): B_i(x) = x^i (power) or T_i(u(x)) (chebyshev), with
 // u(x) = (2x - lo - hi) / (hi - lo) the map of [lo, hi] onto [-1, 1]. The interval is the
 // Chebyshev basis's; a power-basis polynomial ignores it.
@@ -22,7 +25,7 @@ struct Polynomial {
     double lo = -1, hi = 1;
 
     // The index of the last non-zero coefficient; -1 for the zero polynomial.
-    int degree() const;
+    int degree() const { return degree_of(coeffs); }
     // Only odd (even) indices have non-zero coefficients (the zero polynomial is both). In the
     // Chebyshev basis this is p's parity in u, so odd or even in x when the interval is symmetric.
     bool is_odd() const;

@@ -16,12 +16,6 @@ namespace {
 
 using Coeffs = std::vector<double>;
 
-int degree_of(const Coeffs& c) {
-    for (int i = int(c.size()) - 1; i >= 0; --i)
-        if (c[size_t(i)] != 0) return i;
-    return -1;
-}
-
 std::pair<int, int> factors(int i) {
     const auto [a, b] = power_factors(i);
     return {int(a), int(b)};
@@ -148,7 +142,8 @@ std::string depth_explanation(const Polynomial& p) {
     return s.str();
 }
 
-Planned plan_trees(const char* op, const std::vector<Polynomial>& ps, int input_level, int output_level) {
+Planned plan_trees(const char* op, const std::vector<Polynomial>& ps, int input_level,
+                   std::optional<int> requested_level) {
     if (ps.empty()) raise<ValueError>(op, ": no polynomials");
     const Polynomial& first = ps.front();
     const Polynomial* deepest = &first;
@@ -172,6 +167,7 @@ Planned plan_trees(const char* op, const std::vector<Polynomial>& ps, int input_
         scaling = scaling || p.needs_scaling();
     }
     const int depth = polynomial_depth(*deepest);
+    const int output_level = requested_level.value_or(std::max(0, input_level - depth));
     if (input_level < depth)
         raise<LevelMismatch>(op, ": the ", deepest->describe(), " needs ", depth_explanation(*deepest),
                              " but the input is at level ", input_level, " (", input_level,
@@ -283,8 +279,8 @@ private:
 
 }  // namespace
 
-PolynomialPlan plan_polynomials(const std::vector<Polynomial>& ps, int input_level, int output_level, const char* op) {
-    return plan_trees(op, ps, input_level, output_level).plan;
+PolynomialPlan plan_polynomials(const std::vector<Polynomial>& ps, int input_level, std::optional<int> output_level) {
+    return plan_trees("plan_polynomials", ps, input_level, output_level).plan;
 }
 
 template <ckks::Encrypted T>
@@ -293,11 +289,9 @@ std::vector<T> PolynomialEvaluator::evaluate(const T& x, const std::vector<Polyn
     const char* op = "evaluate_polynomial";
     const auto& eval = ops_.eval();
     const ckks::Context& ctx = *eval.context();
-    int depth = 0;
-    for (const Polynomial& p : ps) depth = std::max(depth, polynomial_depth(p));
-    const int out_level = level.value_or(std::max(0, x.level() - depth));
-    Planned planned = plan_trees(op, ps, x.level(), out_level);
+    Planned planned = plan_trees(op, ps, x.level(), level);
     const PolynomialPlan& plan = planned.plan;
+    const int out_level = plan.output_level;
     const double out_scale = scale.value_or(ctx.standard_scale(out_level));
     if (!(std::isfinite(out_scale) && out_scale >= 1))
         raise<ValueError>(op, ": the target scale ", out_scale, " must be finite and at least 1");

@@ -52,11 +52,11 @@ struct PolynomialPlan {
 };
 
 // The plan (no work): the baby-step size with the fewest products (then scalar products) for
-// these polynomials (one basis, one interval) from input_level to output_level. LevelMismatch
-// when output_level is above input_level minus the depth they need; ValueError when they
-// differ in basis or interval (`op` names the caller in the messages).
-PolynomialPlan plan_polynomials(const std::vector<Polynomial>& ps, int input_level, int output_level,
-                                const char* op = "plan_polynomials");
+// these polynomials (one basis, one interval) from input_level to output_level (default: the
+// lowest level their depth leaves). LevelMismatch when output_level is above input_level minus
+// the depth they need; ValueError when they differ in basis or interval.
+PolynomialPlan plan_polynomials(const std::vector<Polynomial>& ps, int input_level,
+                                std::optional<int> output_level = std::nullopt);
 
 class PolynomialEvaluator {
 public:
