@@ -21,6 +21,7 @@
 #include "oboro/algorithms/matmul_3d.hpp"
 #include "oboro/algorithms/matmul_block.hpp"
 #include "oboro/algorithms/matmul_jiang.hpp"
+#include "oboro/algorithms/plain_matrix.hpp"
 #include "oboro/backend/cuda/emulated_queue.hpp"
 #include "oboro/ckks/batch.hpp"
 #include "oboro/util/parallel.hpp"
@@ -789,5 +790,159 @@ TEST(MatmulBatch, AlgorithmsRunOnBatchesInDeviceMemory) {
     }
 }
 
+
+// ---- plaintext matrix x encrypted vector ----
+
+std::vector<double> matvec_ref(const std::vector<double>& m, size_t rows, size_t cols, const std::vector<double>& x) {
+    return matmul_ref(m, x, rows, cols, 1);
+}
+
+// x (cols values) as ceil(cols / slots) ciphertexts of `slots` slots, the pieces in order.
+std::vector<Ciphertext> encrypt_pieces(MatmulKeys& K, const std::vector<double>& x, size_t slots, int level = -1,
+                                       double scale = 0) {
+    std::vector<Ciphertext> out;
+    for (size_t at = 0; at < x.size(); at += slots) {
+        std::vector<double> piece(x.begin() + long(at), x.begin() + long(std::min(at + slots, x.size())));
+        out.push_back(K.encryptor->encrypt(K.encoder->encode(piece, level, scale, slots)));
+    }
+    return out;
+}
+
+// The first `rows` values of y (pieces of `slots` values each).
+std::vector<double> decrypt_pieces(MatmulKeys& K, const std::vector<Ciphertext>& y, size_t slots, size_t rows) {
+    std::vector<double> out;
+    for (const Ciphertext& ct : y) {
+        const auto v = K.decryptor->decrypt_decode(ct, *K.encoder);
+        for (size_t l = 0; l < slots; ++l) out.push_back(v[l].real());
+    }
+    for (size_t l = rows; l < out.size(); ++l) EXPECT_LT(std::abs(out[l]), 1e-5) << "slot " << l << " after the rows";
+    out.resize(rows);
+    return out;
+}
+
+TEST(PlainMatrix, MatchesDoublePrecisionForSquareRectangularAndBlockShapes) {
+    struct Shape { size_t rows, cols, slots; };
+    // fits, padded into more slots, wide, tall, rows beyond the slots, columns beyond, both
+    const std::vector<Shape> shapes = {{64, 64, 64}, {64, 64, 256}, {10, 50, 64}, {50, 10, 64}, {200, 64, 64},
+                                       {64, 200, 64}, {130, 150, 64}, {1, 1, 1}, {3, 1, 4}};
+    for (const char* set : {"S2", "small"}) {
+        auto& K = MatmulKeys::get(set);
+        for (const Shape& sh : shapes)
+            for (const Hoisting hoisting : {Hoisting::mod_up, Hoisting::mod_up_and_mod_down}) {
+                SCOPED_TRACE(std::string(set) + " " + std::to_string(sh.rows) + "x" + std::to_string(sh.cols) + " on " +
+                             std::to_string(sh.slots) + (hoisting == Hoisting::mod_up ? " single" : " double"));
+                const auto m = random_matrix(sh.rows, sh.cols, 1000 + sh.rows * 7 + sh.cols);
+                const auto x = random_matrix(sh.cols, 1, 2000 + sh.cols);
+                const PlainMatrix pm(K.ctx, m, sh.rows, sh.cols, sh.slots, hoisting);
+                EXPECT_EQ(pm.input_count(), (sh.cols + sh.slots - 1) / sh.slots);
+                EXPECT_EQ(pm.output_count(), (sh.rows + sh.slots - 1) / sh.slots);
+                const GaloisKeys gk = K.keygen->galois_keys(pm.rotation_steps());
+                OpCounts counts;
+                const auto xs = encrypt_pieces(K, x, sh.slots);
+                const auto y = pm.apply(CountedOps(*K.eval, &counts), xs, gk);
+                ASSERT_EQ(y.size(), pm.output_count());
+                const auto got = decrypt_pieces(K, y, sh.slots, sh.rows);
+                const auto want = matvec_ref(m, sh.rows, sh.cols, x);
+                // |y| <= cols; the encryption error of each product term adds up over cols terms
+                const double bound = std::string(set) == "S2" ? 24.0 - std::log2(double(sh.cols)) / 2 : 10.0;
+                std::vector<cplx> g(got.begin(), got.end()), w(want.begin(), want.end());
+                EXPECT_GT(precision_bits(g, w), bound);
+                EXPECT_EQ(counts, pm.cost());
+                for (const Ciphertext& ct : y) {
+                    EXPECT_EQ(ct.level(), K.ctx->max_level() - 1);
+                    EXPECT_DOUBLE_EQ(ct.scale(), xs[0].scale());
+                }
+            }
+    }
+}
+
+TEST(PlainMatrix, SkipsZeroDiagonalsAndZeroBlocks) {
+    auto& K = MatmulKeys::get("S2");
+    // a small matrix in many slots: rows + cols - 1 diagonals at most
+    const PlainMatrix small(K.ctx, random_matrix(8, 8, 5), 8, 8, 4096);
+    EXPECT_EQ(small.diagonal_count(), 15u);
+    // tridiagonal: 3 diagonals
+    std::vector<double> tri(64 * 64, 0.0);
+    for (size_t i = 0; i < 64; ++i)
+        for (size_t j = (i ? i - 1 : 0); j <= std::min<size_t>(i + 1, 63); ++j) tri[i * 64 + j] = 1.0 + double(i);
+    EXPECT_EQ(PlainMatrix(K.ctx, tri, 64, 64, 64).diagonal_count(), 3u);
+    // rows 64..127 zero: the second output is the zero vector, at the level and scale of the first
+    auto m = random_matrix(128, 64, 6);
+    std::fill(m.begin() + 64 * 64, m.end(), 0.0);
+    const PlainMatrix pm(K.ctx, m, 128, 64, 64);
+    const GaloisKeys gk = K.keygen->galois_keys(pm.rotation_steps());
+    const auto x = random_matrix(64, 1, 7);
+    const auto y = pm.apply(CountedOps(*K.eval, nullptr), encrypt_pieces(K, x, 64), gk);
+    ASSERT_EQ(y.size(), 2u);
+    EXPECT_EQ(y[1].level(), y[0].level());
+    EXPECT_EQ(y[1].scale(), y[0].scale());
+    const auto got = decrypt_pieces(K, y, 64, 128);
+    const auto want = matvec_ref(m, 128, 64, x);
+    EXPECT_LT(max_abs_diff(got, want), 1e-5);
+}
+
+TEST(PlainMatrix, StandardScaleLandsOnTheStandardScaleOfTheLevelBelow) {
+    auto& K = MatmulKeys::get("S2");
+    const auto m = random_matrix(16, 16, 8);
+    const PlainMatrix pm(K.ctx, m, 16, 16, 16, Hoisting::mod_up_and_mod_down, PlaintextScale::standard);
+    const GaloisKeys gk = K.keygen->galois_keys(pm.rotation_steps());
+    for (int level = K.ctx->max_level(); level >= 1; --level) {
+        const auto x = random_matrix(16, 1, 9);
+        const auto xs = encrypt_pieces(K, x, 16, level, K.ctx->standard_scale(level));
+        ASSERT_EQ(xs[0].scale(), K.ctx->standard_scale(level));
+        const auto y = pm.apply(CountedOps(*K.eval, nullptr), xs, gk);
+        EXPECT_EQ(y[0].level(), level - 1);
+        EXPECT_EQ(y[0].scale(), K.ctx->standard_scale(level - 1));  // exactly
+        EXPECT_LT(max_abs_diff(decrypt_pieces(K, y, 16, 16), matvec_ref(m, 16, 16, x)), 1e-5);
+    }
+}
+
+TEST(PlainMatrix, OfABatchIsEachElementMultiplied) {
+    auto& K = MatmulKeys::get("S2");
+    const auto m = random_matrix(100, 70, 10);
+    const PlainMatrix pm(K.ctx, m, 100, 70, 64, Hoisting::mod_up_and_mod_down);
+    const GaloisKeys gk = K.keygen->galois_keys(pm.rotation_steps());
+    std::vector<std::vector<Ciphertext>> per_element;
+    for (uint64_t c = 0; c < 3; ++c) per_element.push_back(encrypt_pieces(K, random_matrix(70, 1, 60 + c), 64));
+    std::vector<CiphertextBatch> x;
+    for (size_t j = 0; j < pm.input_count(); ++j) {
+        std::vector<Ciphertext> parts;
+        for (const auto& e : per_element) parts.push_back(e[j]);
+        x.push_back(batch_of(K, parts));
+    }
+    OpCounts batch_counts, one_counts;
+    const auto y = pm.apply(CountedOps(*K.eval, &batch_counts), x, gk);
+    ASSERT_EQ(y.size(), pm.output_count());
+    for (size_t c = 0; c < per_element.size(); ++c) {
+        const auto want = pm.apply(CountedOps(*K.eval, c == 0 ? &one_counts : nullptr), per_element[c], gk);
+        for (size_t i = 0; i < y.size(); ++i) expect_element(y[i], c, want[i], "output " + std::to_string(i));
+    }
+    EXPECT_EQ(batch_counts, repeated(one_counts, per_element.size()));
+}
+
+TEST(PlainMatrix, RefusesBadInputBeforeAnyWork) {
+    auto& K = MatmulKeys::get("S2");
+    const auto m = random_matrix(8, 70, 11);
+    EXPECT_ERROR(ValueError, PlainMatrix(K.ctx, m, 8, 71, 64), "560 values for a 8 x 71 matrix");
+    EXPECT_ERROR(ValueError, PlainMatrix(K.ctx, {}, 0, 3, 64), "empty");
+    EXPECT_ERROR(ValueError, PlainMatrix(K.ctx, m, 8, 70, 48), "not a power of two");
+    EXPECT_ERROR(ValueError, PlainMatrix(K.ctx, m, 8, 70, 2 * K.ctx->max_slots()), "not a power of two");
+    auto bad = m;
+    bad[75] = std::nan("");
+    EXPECT_ERROR(ValueError, PlainMatrix(K.ctx, bad, 8, 70, 64), "entry (1, 5)");
+
+    const PlainMatrix pm(K.ctx, m, 8, 70, 64);
+    const GaloisKeys gk = K.keygen->galois_keys(pm.rotation_steps());
+    const auto x = random_matrix(70, 1, 12);
+    const auto xs = encrypt_pieces(K, x, 64);
+    EXPECT_ERROR(ValueError, pm.apply(CountedOps(*K.eval, nullptr), std::vector<Ciphertext>{xs[0]}, gk),
+                 "takes 2 ciphertext(s) of x, not 1");
+    EXPECT_ERROR(ValueError, pm.apply(CountedOps(*K.eval, nullptr), encrypt_pieces(K, x, 128), gk), "slots");
+    std::vector<Ciphertext> mixed = {xs[0], encrypt_pieces(K, x, 64, 1)[1]};
+    EXPECT_ERROR(LevelMismatch, pm.apply(CountedOps(*K.eval, nullptr), mixed, gk), "levels");
+    std::vector<Ciphertext> low = encrypt_pieces(K, x, 64, 0);
+    EXPECT_ERROR(LevelMismatch, pm.apply(CountedOps(*K.eval, nullptr), low, gk), "level");
+    EXPECT_ERROR(MissingKey, pm.apply(CountedOps(*K.eval, nullptr), xs, GaloisKeys{}), "rotation_steps");
+}
 }  // namespace
 }  // namespace oboro::test

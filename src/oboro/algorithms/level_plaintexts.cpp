@@ -3,13 +3,17 @@
 namespace oboro::algorithms {
 
 LevelPlaintexts::LevelPlaintexts(ckks::ContextPtr ctx, std::vector<std::vector<double>> vectors, size_t slots,
-                                 ckks::Basis basis)
-    : ctx_(std::move(ctx)), encoder_(ctx_), vectors_(std::move(vectors)), slots_(slots), basis_(basis) {}
+                                 ckks::Basis basis, PlaintextScale scale)
+    : ctx_(std::move(ctx)), encoder_(ctx_), vectors_(std::move(vectors)), slots_(slots), basis_(basis), scale_(scale) {}
+
+double plaintext_scale(const ckks::Context& ctx, PlaintextScale kind, int level) {
+    return kind == PlaintextScale::prime ? double(ctx.q()[size_t(level)]) : ctx.standard_scale(level);
+}
 
 const std::vector<ckks::Plaintext>& LevelPlaintexts::encoded_locked(int level) const {
     auto it = cache_.find(level);
     if (it != cache_.end()) return it->second;
-    const double scale = double(ctx_->q()[size_t(level)]);
+    const double scale = plaintext_scale(*ctx_, scale_, level);
     std::vector<ckks::Plaintext> pts;
     pts.reserve(vectors_.size());
     for (const auto& v : vectors_)

@@ -1,7 +1,9 @@
 // Fixed plaintext vectors (masks, diagonals) encoded once per level and reused. Each is encoded
 // at scale q_level, the prime that the rescale after the cMult removes, so cMult + rescale gives
 // back the ciphertext's own scale (up to rounding in the last bits of the double) and products of
-// such ciphertexts can be summed without any scale alignment. Over the basis Q_level * P
+// such ciphertexts can be summed without any scale alignment. Or, for automatic mode, at the
+// standard scale D_level: cMult + rescale of a ciphertext at D_level gives D_level^2 / q_level =
+// D_{level-1}, the standard scale of the level below, exactly (ckks/auto_evaluator.hpp). Over the basis Q_level * P
 // (Basis::qp, Encoder::encode_extended) they multiply the rotations of double hoisting.
 //
 // Where the encodings live: a Ciphertext takes them as Plaintexts (host memory); a batch takes
@@ -27,12 +29,17 @@ namespace oboro::algorithms {
 template <ckks::Encrypted T>
 using PlainOf = std::conditional_t<std::same_as<T, ckks::Ciphertext>, ckks::Plaintext, ckks::PlaintextBatch>;
 
+// The scale of the encodings at level l: q_l (the rescale gives the operand's scale back) or the
+// context's standard scale D_l (the rescale takes an operand at D_l to D_{l-1}).
+enum class PlaintextScale { prime, standard };
+double plaintext_scale(const ckks::Context& ctx, PlaintextScale kind, int level);
+
 class LevelPlaintexts {
 public:
     // `vectors`: slot values (each of `slots` values or fewer; missing ones are zero), encoded in
     // `basis` at every level.
     LevelPlaintexts(ckks::ContextPtr ctx, std::vector<std::vector<double>> vectors, size_t slots,
-                    ckks::Basis basis = ckks::Basis::q);
+                    ckks::Basis basis = ckks::Basis::q, PlaintextScale scale = PlaintextScale::prime);
 
     size_t size() const { return vectors_.size(); }
     ckks::Basis basis() const { return basis_; }
@@ -56,6 +63,7 @@ private:
     std::vector<std::vector<double>> vectors_;
     size_t slots_;
     ckks::Basis basis_;
+    PlaintextScale scale_;
     mutable std::mutex mutex_;
     mutable std::map<int, std::vector<ckks::Plaintext>> cache_;
     // keyed by the device queue (nullptr: host memory); std::map keeps references stable

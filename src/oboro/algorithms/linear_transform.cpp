@@ -62,7 +62,8 @@ BsgsPlan plan_bsgs_double_hoisted(const std::vector<int64_t>& offsets, size_t sl
     });
 }
 
-LinearTransform::LinearTransform(ckks::ContextPtr ctx, const Diagonals& diags, size_t slots, Hoisting hoisting)
+LinearTransform::LinearTransform(ckks::ContextPtr ctx, const Diagonals& diags, size_t slots, Hoisting hoisting,
+                                 PlaintextScale scale)
     : ctx_(ctx), slots_(slots), hoisting_(hoisting) {
     if (diags.empty()) raise<ValueError>("LinearTransform: no diagonals");
     for (const auto& [k, diag] : diags) {
@@ -91,7 +92,8 @@ LinearTransform::LinearTransform(ckks::ContextPtr ctx, const Diagonals& diags, s
         }
     }
     diagonals_ = std::make_unique<LevelPlaintexts>(
-        ctx, std::move(vectors), slots, hoisting == Hoisting::mod_up_and_mod_down ? ckks::Basis::qp : ckks::Basis::q);
+        ctx, std::move(vectors), slots, hoisting == Hoisting::mod_up_and_mod_down ? ckks::Basis::qp : ckks::Basis::q,
+        scale);
 }
 
 std::vector<int64_t> LinearTransform::rotation_steps() const {
@@ -129,6 +131,13 @@ T LinearTransform::group_sum(const CountedOps& ops, size_t group, const std::vec
 
 template <ckks::Encrypted T>
 T LinearTransform::apply(const CountedOps& ops, const T& x, const ckks::GaloisKeys& keys) const {
+    T y = accumulate(ops, x, keys);
+    ops.rescale_inplace(y);
+    return y;
+}
+
+template <ckks::Encrypted T>
+T LinearTransform::accumulate(const CountedOps& ops, const T& x, const ckks::GaloisKeys& keys) const {
     const char* op = "linear_transform";
     require_layout(op, x, "x", slots_, "transform's");
     require_levels(op, x, "x", 1, "one cMult");
@@ -144,7 +153,6 @@ T LinearTransform::apply(const CountedOps& ops, const T& x, const ckks::GaloisKe
         if (gi == 0) y = std::move(inner);
         else ops.add_inplace(y, inner);
     }
-    ops.rescale_inplace(y);
     return y;
 }
 
@@ -152,5 +160,9 @@ template ckks::Ciphertext LinearTransform::apply(const CountedOps&, const ckks::
                                                  const ckks::GaloisKeys&) const;
 template ckks::CiphertextBatch LinearTransform::apply(const CountedOps&, const ckks::CiphertextBatch&,
                                                       const ckks::GaloisKeys&) const;
+template ckks::Ciphertext LinearTransform::accumulate(const CountedOps&, const ckks::Ciphertext&,
+                                                      const ckks::GaloisKeys&) const;
+template ckks::CiphertextBatch LinearTransform::accumulate(const CountedOps&, const ckks::CiphertextBatch&,
+                                                           const ckks::GaloisKeys&) const;
 
 }  // namespace oboro::algorithms

@@ -55,7 +55,11 @@ public:
     // `diags`: offsets in [0, slots), each diagonal `slots` values; applied to ciphertexts of
     // exactly `slots` slots (rotations cyclic modulo `slots`).
     // The plan: plan_bsgs for single hoisting, plan_bsgs_double_hoisted at the top level for double.
-    LinearTransform(ckks::ContextPtr ctx, const Diagonals& diags, size_t slots, Hoisting hoisting = Hoisting::mod_up);
+    // `scale`: the diagonals' scale (level_plaintexts.hpp): PlaintextScale::prime keeps the input's
+    // scale, PlaintextScale::standard takes an input at the standard scale of its level to the
+    // standard scale of the level below (automatic mode).
+    LinearTransform(ckks::ContextPtr ctx, const Diagonals& diags, size_t slots, Hoisting hoisting = Hoisting::mod_up,
+                    PlaintextScale scale = PlaintextScale::prime);
 
     size_t slots() const { return slots_; }
     Hoisting hoisting() const { return hoisting_; }
@@ -68,9 +72,12 @@ public:
     // ModDown per giant group), one cMult per diagonal, the sums, one rescale.
     OpCounts cost() const;
 
-    // y = M x, one level lower, same scale; for a batch, every element in the same batched calls.
-    // Keys are checked before any work.
+    // y = M x, one level lower (at the scale the diagonals' PlaintextScale gives); for a batch,
+    // every element in the same batched calls. Keys are checked before any work.
     template <ckks::Encrypted T> T apply(const CountedOps& ops, const T& x, const ckks::GaloisKeys& keys) const;
+    // The same before its rescale (at x's level, scale x.scale * the diagonals' scale): products
+    // of several transforms of one level and scale are summed with one rescale (plain_matrix.hpp).
+    template <ckks::Encrypted T> T accumulate(const CountedOps& ops, const T& x, const ckks::GaloisKeys& keys) const;
 
 private:
     ckks::ContextPtr ctx_;

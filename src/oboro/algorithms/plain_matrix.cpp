@@ -1,0 +1,134 @@
+#include "oboro/algorithms/plain_matrix.hpp"
+
+#include <cmath>
+#include <set>
+
+#include "oboro/algorithms/requirements.hpp"
+#include "oboro/util/error.hpp"
+
+namespace oboro::algorithms {
+
+namespace {
+
+// The non-zero diagonals of block (bi, bj) of the row-major rows x cols matrix, the blocks
+// slots x slots and zero-padded: diag_k[l] = M[bi*slots + l][bj*slots + (l + k) mod slots].
+Diagonals block_diagonals(const std::vector<double>& m, size_t rows, size_t cols, size_t slots, size_t bi, size_t bj) {
+    const size_t r0 = bi * slots, c0 = bj * slots;
+    const size_t r_end = std::min(rows - r0, slots), c_end = std::min(cols - c0, slots);
+    Diagonals diags;
+    for (size_t l = 0; l < r_end; ++l) {
+        const double* row = &m[(r0 + l) * cols + c0];
+        for (size_t c = 0; c < c_end; ++c) {
+            if (row[c] == 0.0) continue;
+            const int64_t k = int64_t((c + slots - l) % slots);
+            auto [it, fresh] = diags.try_emplace(k);
+            if (fresh) it->second.assign(slots, 0.0);
+            it->second[l] = row[c];
+        }
+    }
+    return diags;
+}
+
+}  // namespace
+
+PlainMatrix::PlainMatrix(ckks::ContextPtr ctx, const std::vector<double>& values, size_t rows, size_t cols,
+                         size_t slots, Hoisting hoisting, PlaintextScale scale)
+    : ctx_(std::move(ctx)), rows_(rows), cols_(cols), slots_(slots), scale_(scale) {
+    if (rows == 0 || cols == 0) raise<ValueError>("matvec: the matrix is empty (", rows, " x ", cols, ")");
+    if (values.size() != rows * cols)
+        raise<ValueError>("matvec: ", values.size(), " values for a ", rows, " x ", cols, " matrix");
+    if (slots == 0 || (slots & (slots - 1)) || slots > ctx_->max_slots())
+        raise<ValueError>("matvec: ", slots, " slots is not a power of two in [1, ", ctx_->max_slots(), "]");
+    for (size_t i = 0; i < values.size(); ++i)
+        if (!std::isfinite(values[i]))
+            raise<ValueError>("matvec: entry (", i / cols, ", ", i % cols, ") of the matrix is ", values[i]);
+    blocks_.resize(output_count() * input_count());
+    for (size_t i = 0; i < output_count(); ++i)
+        for (size_t j = 0; j < input_count(); ++j) {
+            const Diagonals diags = block_diagonals(values, rows, cols, slots, i, j);
+            if (!diags.empty())
+                blocks_[i * input_count() + j] = std::make_unique<LinearTransform>(ctx_, diags, slots, hoisting, scale);
+        }
+}
+
+size_t PlainMatrix::diagonal_count() const {
+    size_t n = 0;
+    for (const auto& b : blocks_)
+        if (b) n += b->diagonal_count();
+    return n;
+}
+
+std::vector<int64_t> PlainMatrix::rotation_steps() const {
+    std::set<int64_t> steps;
+    for (const auto& b : blocks_)
+        if (b)
+            for (int64_t s : b->rotation_steps()) steps.insert(s);
+    return {steps.begin(), steps.end()};
+}
+
+OpCounts PlainMatrix::cost() const {
+    OpCounts c;
+    for (size_t i = 0; i < output_count(); ++i) {
+        size_t used = 0;
+        for (size_t j = 0; j < input_count(); ++j)
+            if (const LinearTransform* b = block(i, j)) {
+                OpCounts t = b->cost();
+                t.rescale = 0;
+                c += t;
+                ++used;
+            }
+        if (used) {
+            c.add += used - 1;
+            c.rescale += 1;
+        }
+    }
+    return c;
+}
+
+template <ckks::Encrypted T>
+std::vector<T> PlainMatrix::apply(const CountedOps& ops, const std::vector<T>& x, const ckks::GaloisKeys& keys) const {
+    if (x.size() != input_count())
+        raise<ValueError>("matvec: a ", rows_, " x ", cols_, " matrix on ", slots_, " slots takes ", input_count(),
+                          " ciphertext(s) of x, not ", x.size());
+    for (size_t j = 0; j < x.size(); ++j) {
+        require_layout("matvec", x[j], "x", slots_, "matrix's");
+        require_levels("matvec", x[j], "x", 1, "one cMult");
+        if (x[j].level() != x[0].level())
+            raise<LevelMismatch>("matvec: the pieces of x are at levels ", x[0].level(), " and ", x[j].level(),
+                                 " (bring them to one level first)");
+        if (x[j].scale() != x[0].scale())
+            raise<ScaleMismatch>("matvec: the pieces of x have the scales ", x[0].scale(), " and ", x[j].scale());
+    }
+    require_rotation_keys("matvec", *ctx_, keys, rotation_steps(), "rotation_steps");
+    std::vector<T> y;
+    y.reserve(output_count());
+    for (size_t i = 0; i < output_count(); ++i) {
+        T acc;
+        bool started = false;
+        for (size_t j = 0; j < input_count(); ++j) {
+            const LinearTransform* b = block(i, j);
+            if (!b) continue;
+            T part = b->accumulate(ops, x[j], keys);
+            if (!started) acc = std::move(part);
+            else ops.add_inplace(acc, part);
+            started = true;
+        }
+        if (started) {
+            ops.rescale_inplace(acc);
+        } else {  // a zero row of blocks: the zero vector where the others land
+            const int level = x[0].level();
+            const double scale = x[0].scale() * plaintext_scale(*ctx_, scale_, level) / double(ctx_->q()[size_t(level)]);
+            acc = ops.eval().zero_like(x[0], 2, level - 1, scale);
+        }
+        y.push_back(std::move(acc));
+    }
+    return y;
+}
+
+template std::vector<ckks::Ciphertext> PlainMatrix::apply(const CountedOps&, const std::vector<ckks::Ciphertext>&,
+                                                          const ckks::GaloisKeys&) const;
+template std::vector<ckks::CiphertextBatch> PlainMatrix::apply(const CountedOps&,
+                                                               const std::vector<ckks::CiphertextBatch>&,
+                                                               const ckks::GaloisKeys&) const;
+
+}  // namespace oboro::algorithms

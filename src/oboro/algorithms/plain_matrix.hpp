@@ -1,0 +1,62 @@
+// A plaintext matrix times encrypted vectors: y = M x for a real rows x cols matrix M, with x and y
+// in ciphertexts of `slots` slots (the ciphertexts' slot count, any power of two up to N/2).
+//
+// Layout. x is held in ceil(cols / slots) ciphertexts, consecutive pieces of `slots` values (the
+// last one's unused slots are multiplied by zero columns, so their content does not matter); y
+// comes back in ceil(rows / slots) ciphertexts likewise, zero in the slots after the last row.
+// A matrix that fits (rows, cols <= slots) is one block: one input and one output ciphertext.
+//
+// Method. M is cut into slots x slots blocks (the last ones zero-padded). Block B_ij is a
+// LinearTransform (linear_transform.hpp: the diagonal method with baby-step giant-step and
+// hoisted baby rotations) by its non-zero diagonals diag_k[l] = B[l][(l + k) mod slots], and
+//   y_i = rescale( sum_j accumulate(B_ij, x_j) ):
+// one level and one rescale per output ciphertext. Zero blocks cost nothing and zero diagonals
+// are skipped, so a banded or small matrix pays for its non-zero diagonals only (a rows x cols
+// matrix with rows, cols << slots has at most rows + cols - 1 of them).
+//
+// Memory: every non-zero diagonal is a plaintext per level in use (over Q_level * P with double
+// hoisting): a dense slots x slots block holds `slots` plaintexts per level.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "oboro/algorithms/linear_transform.hpp"
+
+namespace oboro::algorithms {
+
+class PlainMatrix {
+public:
+    // `values`: rows * cols finite values, row-major. ValueError for an empty or inconsistent
+    // shape, a non-finite value, or a slot count that is not a power of two in [1, N/2].
+    PlainMatrix(ckks::ContextPtr ctx, const std::vector<double>& values, size_t rows, size_t cols, size_t slots,
+                Hoisting hoisting = Hoisting::mod_up, PlaintextScale scale = PlaintextScale::prime);
+
+    size_t rows() const { return rows_; }
+    size_t cols() const { return cols_; }
+    size_t slots() const { return slots_; }
+    size_t input_count() const { return (cols_ + slots_ - 1) / slots_; }   // ciphertexts of x
+    size_t output_count() const { return (rows_ + slots_ - 1) / slots_; }  // ciphertexts of y
+    size_t diagonal_count() const;  // non-zero diagonals over all blocks
+    // Distinct non-zero rotation steps over all blocks (sorted): the Galois keys apply() needs.
+    std::vector<int64_t> rotation_steps() const;
+    // What apply() performs (OpCounts of every block's transform, the sums, one rescale per output).
+    OpCounts cost() const;
+
+    // y = M x: input_count() ciphertexts (or batches: every element multiplied, element by element)
+    // of `slots` slots, all at one level >= 1 and one scale; output_count() results one level lower.
+    // ValueError / LevelMismatch / ScaleMismatch / MissingKey before any work.
+    template <ckks::Encrypted T>
+    std::vector<T> apply(const CountedOps& ops, const std::vector<T>& x, const ckks::GaloisKeys& keys) const;
+
+private:
+    ckks::ContextPtr ctx_;
+    size_t rows_, cols_, slots_;
+    std::vector<std::unique_ptr<LinearTransform>> blocks_;  // output_count() x input_count(), null: zero block
+    PlaintextScale scale_;
+
+    const LinearTransform* block(size_t i, size_t j) const { return blocks_[i * input_count() + j].get(); }
+};
+
+}  // namespace oboro::algorithms
