@@ -483,6 +483,31 @@ class Ciphertext:
     def square(self) -> Ciphertext:
         """self * self (one level)."""
 
+    def __rmatmul__(self, matrix: numpy.typing.ArrayLike | PlainMatrix, /) -> Ciphertext:
+        """
+        M @ self: a real matrix (NumPy array or oboro.linalg.PlainMatrix) times the encrypted vector (see oboro.linalg.matvec). One level; the rotation keys of oboro.linalg.keygen(ctx, M.shape, method='matvec').
+        """
+
+    def __matmul__(self, matrix: numpy.typing.ArrayLike | PlainMatrix, /) -> Ciphertext:
+        """
+        self @ M = M.T @ self (the vector as a row). One level; the keys of M.T's shape.
+        """
+
+    def dot(self, other: numpy.typing.ArrayLike | Ciphertext) -> Ciphertext:
+        """
+        The inner product sum_i x_i v_i with a vector of the same length (plain values or encrypted), in every slot: (self * other).sum(). One level in automatic mode; needs the keys of ctx.sum_rotations(slots=...).
+        """
+
+    def mean(self) -> Ciphertext:
+        """
+        The mean of the values in every slot: (self * (1/n)).sum() with 1/n in the used slots only (so padding slots do not count). One level; the keys of ctx.sum_rotations(slots=...).
+        """
+
+    def var(self) -> Ciphertext:
+        """
+        The population variance mean((x - mean(x))^2) in every slot (two passes: no cancellation for values far from 0). Three levels in automatic mode; the keys of ctx.sum_rotations(slots=...).
+        """
+
     @property
     def level(self) -> int:
         """The level: the number of rescales left."""
@@ -756,6 +781,31 @@ class Batch:
     def square(self) -> Batch:
         """self * self (one level)."""
 
+    def __rmatmul__(self, matrix: numpy.typing.ArrayLike | PlainMatrix, /) -> Batch:
+        """
+        M @ self: a real matrix (NumPy array or oboro.linalg.PlainMatrix) times the encrypted vector (see oboro.linalg.matvec). One level; the rotation keys of oboro.linalg.keygen(ctx, M.shape, method='matvec').
+        """
+
+    def __matmul__(self, matrix: numpy.typing.ArrayLike | PlainMatrix, /) -> Batch:
+        """
+        self @ M = M.T @ self (the vector as a row). One level; the keys of M.T's shape.
+        """
+
+    def dot(self, other: numpy.typing.ArrayLike | Batch) -> Batch:
+        """
+        The inner product sum_i x_i v_i with a vector of the same length (plain values or encrypted), in every slot: (self * other).sum(). One level in automatic mode; needs the keys of ctx.sum_rotations(slots=...).
+        """
+
+    def mean(self) -> Batch:
+        """
+        The mean of the values in every slot: (self * (1/n)).sum() with 1/n in the used slots only (so padding slots do not count). One level; the keys of ctx.sum_rotations(slots=...).
+        """
+
+    def var(self) -> Batch:
+        """
+        The population variance mean((x - mean(x))^2) in every slot (two passes: no cancellation for values far from 0). Three levels in automatic mode; the keys of ctx.sum_rotations(slots=...).
+        """
+
     @staticmethod
     def concat(batches: Sequence[Batch]) -> Batch:
         """
@@ -932,4 +982,36 @@ def matmul(a: EncryptedMatrix, b: EncryptedMatrix) -> EncryptedMatrix:
 def matmul_rotation_steps(ctx: Context, shape: Sequence[int], method: str = 'auto', d: int | None = None) -> list[int]:
     """
     The rotation steps a matrix product needs (oboro.linalg.rotation_steps).
+    """
+
+class PlainMatrix:
+    """
+    A real matrix to multiply encrypted vectors with (oboro.linalg.matvec): its diagonals are computed once per slot count and encoded once per level, so repeated products cost only the homomorphic work. PlainMatrix(ctx, matrix).
+    """
+
+    def __init__(self, ctx: Context, matrix: numpy.typing.ArrayLike) -> None: ...
+
+    @property
+    def shape(self) -> tuple[int, int]: ...
+
+    @property
+    def T(self) -> PlainMatrix:
+        """The transpose (a new PlainMatrix)."""
+
+    def __matmul__(self, x: Ciphertext | Batch | Sequence[Ciphertext] | Sequence[Batch], /) -> Any:
+        """self @ x: oboro.linalg.matvec(self, x)."""
+
+    def __repr__(self) -> str: ...
+
+    def diagonal_count(self, slots: int) -> int:
+        """
+        The non-zero diagonals (plaintexts per level) the product on `slots` slots multiplies.
+        """
+
+def matvec(matrix: numpy.typing.ArrayLike | PlainMatrix, x: Ciphertext | Batch | Sequence[Ciphertext] | Sequence[Batch]) -> Any:
+    """y = M x (oboro.linalg.matvec)."""
+
+def matvec_rotation_steps(ctx: Context, matrix: numpy.typing.ArrayLike | PlainMatrix | Sequence[int], slots: int | None = None) -> list[int]:
+    """
+    The rotation steps (sorted, distinct) of matvec with this matrix (its non-zero diagonals), or with a dense matrix of this shape (rows, cols), on ciphertexts of `slots` slots (default: the next power of two above both dimensions).
     """

@@ -1,9 +1,24 @@
-"""oboro.linalg: encrypted real matrices and their products.
+"""oboro.linalg: linear algebra on encrypted data.
 
-Quick start::
+Plaintext matrix times encrypted vector::
 
     import numpy as np, oboro
     ctx = oboro.Context.from_preset("S2")
+    oboro.linalg.keygen(ctx, W.shape, method="matvec")   # exactly the rotations W @ x needs
+    x = ctx.encrypt(v)                                    # a 1-D vector of W.shape[1] values
+    y = W @ x                                             # encrypted W @ v, one level
+    W_ = oboro.linalg.PlainMatrix(ctx, W)                 # encode once for repeated products
+    y = W_ @ x
+
+``matvec`` is the diagonal method with baby-step giant-step and double hoisting (Halevi-Shoup,
+Bossuat et al.): about 2 sqrt(D) rotations for D non-zero diagonals, one level. Any shape works:
+x must have at least max(rows, cols) slots (encrypt(v, slots=...)), or, beyond the slots, comes
+as a list of ciphertexts (pieces of ``slots`` values) and the result as a list. ``x @ W`` is
+``W.T @ x``. The same on a Batch (every element). ``x.dot(v)``, ``x.mean()`` and ``x.var()``
+need the keys of ``ctx.sum_rotations(slots=x.slots)``.
+
+Encrypted matrices and their products::
+
     oboro.linalg.keygen(ctx, (16, 16, 16), method="3d")   # relin key + exactly the needed rotations
     eA = oboro.linalg.encrypt_matrix(ctx, A, method="3d")
     eB = oboro.linalg.encrypt_matrix(ctx, B, method="3d")
@@ -28,19 +43,45 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ._core import EncryptedMatrix, encrypt_matrix, matmul, matmul_rotation_steps
+from typing import Any
 
-__all__ = ["EncryptedMatrix", "encrypt_matrix", "keygen", "matmul", "rotation_steps"]
+from ._core import EncryptedMatrix, PlainMatrix, encrypt_matrix, matmul, matmul_rotation_steps, matvec_rotation_steps
+from ._core import matvec as _matvec
+
+__all__ = ["EncryptedMatrix", "PlainMatrix", "encrypt_matrix", "keygen", "matmul", "matvec", "rotation_steps"]
 
 
-def rotation_steps(ctx, shape: Sequence[int], method: str = "auto", d: int | None = None) -> list[int]:
-    """The rotation steps (sorted, distinct) that the product of matrices with the dimensions
-    ``shape`` needs with ``method``: e.g. ``A.shape + B.shape`` or ``(m, k, n)``. Pass them to
-    ``ctx.keygen(rotations=...)``, or call :func:`keygen`. ``d`` as in :func:`encrypt_matrix`."""
+def matvec(matrix, x) -> Any:
+    """y = M x for a real matrix M (a NumPy array or a :class:`PlainMatrix`) and an encrypted
+    vector x: a Ciphertext or a Batch (every element) of ``M.shape[1]`` values and at least
+    ``M.shape[0]`` slots, giving one of the same kind; or a list of them, the consecutive pieces of
+    a longer x (each but the last filling its slots), giving y as a list of pieces. One level; the
+    Galois keys of :func:`rotation_steps` with ``method="matvec"``. Automatic mode lands on the
+    standard scale of the level below."""
+    return _matvec(matrix, x)
+
+
+def rotation_steps(ctx, shape, method: str = "auto", d: int | None = None, slots: int | None = None) -> list[int]:
+    """The rotation steps (sorted, distinct) that an operation needs, for ``ctx.keygen(rotations=...)``
+    (or call :func:`keygen`).
+
+    - ``method="matvec"``: ``M @ x`` with the matrix ``shape`` (a NumPy matrix or PlainMatrix: its
+      non-zero diagonals; a banded matrix needs other steps than a dense one) or a dense matrix of
+      shape ``(rows, cols)``, on ciphertexts of ``slots`` slots (default: the next power of two
+      above both dimensions). ``d`` does not apply.
+    - otherwise, the product of encrypted matrices with the dimensions ``shape`` with ``method``:
+      e.g. ``A.shape + B.shape`` or ``(m, k, n)``; ``d`` as in :func:`encrypt_matrix`.
+    """
+    if method == "matvec":
+        if d is not None:
+            raise ValueError("rotation_steps: d= does not apply to method='matvec' (use slots=)")
+        return matvec_rotation_steps(ctx, shape, slots)
+    if slots is not None:
+        raise ValueError("rotation_steps: slots= applies to method='matvec' only")
     return matmul_rotation_steps(ctx, list(shape), method, d)
 
 
-def keygen(ctx, shape: Sequence[int], method: str = "auto", d: int | None = None):
+def keygen(ctx, shape, method: str = "auto", d: int | None = None, slots: int | None = None):
     """Adds to ``ctx`` the relinearization key and exactly the Galois keys of
     :func:`rotation_steps` (keys that exist are kept); returns ``ctx``."""
-    return ctx.keygen(rotations=rotation_steps(ctx, shape, method, d), relin=True)
+    return ctx.keygen(rotations=rotation_steps(ctx, shape, method, d, slots), relin=True)

@@ -493,6 +493,7 @@ void register_ckks(nb::module_& m) {
     nb::class_<PyCiphertext> ct(m, "Ciphertext", kCiphertextDoc);
     add_encrypted_methods(ct, "Ciphertext");
     add_circuit_methods(ct, "Ciphertext");
+    add_vector_methods(ct, "Ciphertext");
     ct.def_prop_ro("level", [](const PyCiphertext& c) { return c.ct.level(); },
                    "The level: the number of rescales left.")
         .def_prop_ro("scale", [](const PyCiphertext& c) { return c.ct.scale(); },
@@ -534,6 +535,7 @@ void register_ckks(nb::module_& m) {
     add_trace_methods(ctx);
     add_batch_class(m, ctx);
     add_linalg(m, ctx);
+    add_matvec(m);
 }
 
 }  // namespace oboro::py

@@ -33,7 +33,8 @@ enum class Method : uint8_t { jiang = 0, cube = 1, block = 2 };
 
 const char* method_name(Method m) { return m == Method::jiang ? "jiang" : m == Method::cube ? "3d" : "block"; }
 
-size_t next_pow2(size_t x) {
+// The matrix dimension d for x: the least power of two >= x, at least 2.
+size_t dim_pow2(size_t x) {
     size_t p = 2;
     while (p < x) p *= 2;
     return p;
@@ -64,7 +65,7 @@ Method parse_method(const char* op, const std::string& s, size_t d, size_t max_s
 std::pair<Method, size_t> method_and_dim(const char* op, const std::string& method, const std::vector<size_t>& dims,
                                          std::optional<size_t> d, size_t max_slots) {
     const size_t biggest = largest_dim(op, dims);
-    const Method m = parse_method(op, method, next_pow2(biggest), max_slots);
+    const Method m = parse_method(op, method, dim_pow2(biggest), max_slots);
     if (d) {
         alg::check_matrix_dim(op, *d);
         if (m != Method::block && *d < biggest)
@@ -72,7 +73,7 @@ std::pair<Method, size_t> method_and_dim(const char* op, const std::string& meth
                                      "; use method='block' for matrices larger than d");
         return {m, *d};
     }
-    if (m != Method::block) return {m, next_pow2(biggest)};
+    if (m != Method::block) return {m, dim_pow2(biggest)};
     size_t block = 2;
     while (block < biggest && 4 * block * block <= max_slots) block *= 2;
     return {m, block};

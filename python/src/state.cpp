@@ -186,12 +186,13 @@ std::vector<cplx> flat_complex(nb::handle arr) {
     return std::vector<cplx>(nd.data(), nd.data() + nd.shape(0));
 }
 
+}  // namespace
+
 size_t next_pow2(size_t x) {
     size_t p = 1;
     while (p < x) p <<= 1;
     return p;
 }
-}  // namespace
 
 HostArray to_host(nb::handle values, const char* op, const std::vector<size_t>* target) {
     nb::module_ np = numpy();

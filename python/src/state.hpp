@@ -192,6 +192,9 @@ PyPlaintext encode_array(const StatePtr& st, nb::handle values, std::optional<in
 std::string shape_str(const std::vector<size_t>& shape);
 nb::tuple to_tuple(const std::vector<size_t>& v);
 std::string log2_str(double x);  // "2^40.00"
+// The least power of two >= x (1 for x = 0).
+size_t next_pow2(size_t x);
+
 // ContextMismatch unless both states share their keys (same key id).
 void check_same_keys(const State& a, const State& b, const char* op);
 
@@ -219,5 +222,9 @@ void add_linalg(nb::module_& m, nb::class_<PyContext>& ctx);       // linalg.cpp
 // module functions chebyshev_interpolant, polynomial_plan and newton_plan.
 template <typename Py> void add_circuit_methods(nb::class_<Py>& cls, const char* type_name);
 void register_circuits(nb::module_& m);
+// matvec.cpp: M @ x, x @ M, dot, mean and var of Ciphertext and Batch, and the module's PlainMatrix,
+// matvec and matvec_rotation_steps.
+template <typename Py> void add_vector_methods(nb::class_<Py>& cls, const char* type_name);
+void add_matvec(nb::module_& m);
 
 }  // namespace oboro::py

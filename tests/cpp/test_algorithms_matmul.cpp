@@ -942,7 +942,7 @@ TEST(PlainMatrix, RefusesBadInputBeforeAnyWork) {
     EXPECT_ERROR(LevelMismatch, pm.apply(CountedOps(*K.eval, nullptr), mixed, gk), "levels");
     std::vector<Ciphertext> low = encrypt_pieces(K, x, 64, 0);
     EXPECT_ERROR(LevelMismatch, pm.apply(CountedOps(*K.eval, nullptr), low, gk), "level");
-    EXPECT_ERROR(MissingKey, pm.apply(CountedOps(*K.eval, nullptr), xs, GaloisKeys{}), "rotation_steps");
+    EXPECT_ERROR(MissingKey, pm.apply(CountedOps(*K.eval, nullptr), xs, GaloisKeys{}), "PlainMatrix::rotation_steps");
 }
 }  // namespace
 }  // namespace oboro::test

@@ -99,7 +99,8 @@ std::vector<T> PlainMatrix::apply(const CountedOps& ops, const std::vector<T>& x
         if (x[j].scale() != x[0].scale())
             raise<ScaleMismatch>("matvec: the pieces of x have the scales ", x[0].scale(), " and ", x[j].scale());
     }
-    require_rotation_keys("matvec", *ctx_, keys, rotation_steps(), "rotation_steps");
+    require_rotation_keys("matvec", *ctx_, keys, rotation_steps(),
+                          "PlainMatrix::rotation_steps (Python: oboro.linalg.rotation_steps(ctx, M, method='matvec'))");
     std::vector<T> y;
     y.reserve(output_count());
     for (size_t i = 0; i < output_count(); ++i) {

@@ -1,0 +1,219 @@
+"""Plaintext matrix times encrypted vector (oboro.linalg.matvec, M @ ct, ct @ M, PlainMatrix) and
+the vector statistics (dot, mean, var) against NumPy with bounds in bits: square, rectangular,
+small-in-many-slots and beyond-the-slots shapes, Ciphertext and Batch, both modes, levels and
+scales, the key helper, and the errors raised before any work."""
+
+import math
+
+import numpy as np
+import pytest
+
+import oboro
+import oboro.linalg as la
+
+# N = 2^12 without the security check (test speed), 4 levels of 40-bit primes.
+SMALL = dict(log_n=12, moduli_bits=[60, 40, 40, 40, 40], special_bits=[61], security=None)
+FRESH_BITS = 40 - math.log2(9 * 4096 / 6) - 1.5  # as in the C++ tests (docs/precision.md)
+
+
+def bits(got, want):
+    err = np.max(np.abs(np.asarray(got) - np.asarray(want)))
+    return 60.0 if err == 0 else -math.log2(err)
+
+
+def bound(cols):
+    """The fresh precision less the growth of a sum of `cols` products of entries in [-1, 1]."""
+    return FRESH_BITS - 0.5 * math.log2(cols) - 1
+
+
+@pytest.fixture(scope="module")
+def ctx():
+    c = oboro.Context(**SMALL)
+    steps = set()
+    for shape, slots in [((64, 64), 64), ((10, 50), 64), ((50, 10), 64), ((64, 64), 256), ((100, 150), 64),
+                         ((64, 64), None), ((1, 1), None)]:
+        steps |= set(la.rotation_steps(c, shape, method="matvec", slots=slots))
+    c.keygen(rotations=sorted(steps | set(c.sum_rotations(slots=64))), relin=True)
+    return c
+
+
+def rng(seed):
+    return np.random.default_rng(seed)
+
+
+@pytest.mark.parametrize("rows,cols,slots", [(64, 64, 64), (64, 64, 256), (10, 50, 64), (50, 10, 64), (1, 1, 1)])
+def test_matvec_matches_numpy(ctx, rows, cols, slots):
+    M = rng(rows * cols).uniform(-1, 1, (rows, cols))
+    v = rng(cols).uniform(-1, 1, cols)
+    x = ctx.encrypt(v, slots=slots)
+    for y in (M @ x, la.matvec(M, x), la.PlainMatrix(ctx, M) @ x):
+        assert y.shape == (rows,)
+        assert y.level == x.level - 1
+        assert y.scale == ctx.scale_at_level(y.level)  # automatic mode: the standard scale, exactly
+        assert bits(ctx.decrypt(y), M @ v) >= bound(cols)
+
+
+def test_vector_times_matrix_is_the_transpose(ctx):
+    M = rng(1).uniform(-1, 1, (50, 10))
+    v = rng(2).uniform(-1, 1, 50)
+    y = ctx.encrypt(v, slots=64) @ M
+    assert y.shape == (10,)
+    assert bits(ctx.decrypt(y), v @ M) >= bound(50)
+
+
+def test_beyond_the_slots_in_pieces(ctx):
+    M = rng(3).uniform(-1, 1, (100, 150))
+    v = rng(4).uniform(-1, 1, 150)
+    pieces = [ctx.encrypt(v[0:64]), ctx.encrypt(v[64:128]), ctx.encrypt(v[128:], slots=64)]
+    y = la.matvec(M, pieces)
+    assert [p.shape for p in y] == [(64,), (36,)]
+    assert bits(np.concatenate([ctx.decrypt(p) for p in y]), M @ v) >= bound(150)
+
+
+def test_batch_is_each_element(ctx):
+    M = rng(5).uniform(-1, 1, (10, 50))
+    V = rng(6).uniform(-1, 1, (3, 50))
+    b = ctx.encrypt_batch(V, slots=64)
+    y = M @ b
+    assert y.shape == (3, 10)
+    assert bits(ctx.decrypt(y), V @ M.T) >= bound(50)
+
+
+def test_plain_matrix_reuses_its_encoding_and_transposes(ctx):
+    M = rng(7).uniform(-1, 1, (64, 64))
+    W = la.PlainMatrix(ctx, M)
+    assert W.shape == (64, 64) and W.T.shape == (64, 64)
+    assert W.diagonal_count(64) == 64
+    v = rng(8).uniform(-1, 1, 64)
+    x = ctx.encrypt(v)
+    assert bits(ctx.decrypt(W @ x), M @ v) >= bound(64)
+    assert bits(ctx.decrypt(W.T @ x), M.T @ v) >= bound(64)
+    assert "64, 64" in repr(W)
+
+
+def test_banded_matrix_needs_its_own_steps():
+    c = oboro.Context(**SMALL)
+    M = np.diag(np.arange(1.0, 65.0)) + np.diag(np.ones(63), 1) + np.diag(np.ones(63), -1)
+    steps = la.rotation_steps(c, M, method="matvec")
+    assert len(steps) < len(la.rotation_steps(c, M.shape, method="matvec"))
+    la.keygen(c, M, method="matvec")
+    v = rng(9).uniform(-1, 1, 64)
+    assert bits(c.decrypt(M @ c.encrypt(v)), M @ v) >= FRESH_BITS - 8
+    assert la.PlainMatrix(c, M).diagonal_count(64) == 3
+
+
+def test_manual_mode_keeps_the_scale(ctx):
+    M = rng(10).uniform(-1, 1, (64, 64))
+    v = rng(11).uniform(-1, 1, 64)
+    x = ctx.encrypt(v)
+    with ctx.manual():
+        y = M @ x
+    assert y.level == x.level - 1
+    assert math.isclose(y.scale, x.scale, rel_tol=1e-12)
+    assert bits(ctx.decrypt(y), M @ v) >= bound(64)
+
+
+def test_chained_products_down_to_level_zero(ctx):
+    M = rng(12).uniform(-1, 1, (64, 64)) / 8
+    v = rng(13).uniform(-1, 1, 64)
+    x = ctx.encrypt(v)
+    want = v
+    while x.level > 0:
+        x = M @ x
+        want = M @ want
+    assert x.level == 0 and x.scale == ctx.scale_at_level(0)
+    assert bits(ctx.decrypt(x), want) >= FRESH_BITS - 6
+    with pytest.raises(oboro.LevelMismatch, match="level"):
+        M @ x
+
+
+def test_zero_and_huge_entries(ctx):
+    v = rng(14).uniform(-1, 1, 64)
+    x = ctx.encrypt(v)
+    assert bits(ctx.decrypt(np.zeros((64, 64)) @ x), np.zeros(64)) >= FRESH_BITS
+    M = rng(15).uniform(-1, 1, (64, 64)) * 1000
+    assert bits(ctx.decrypt(M @ x), M @ v) >= bound(64) - math.log2(1000)
+
+
+def test_errors_before_any_work(ctx):
+    x = ctx.encrypt(rng(16).uniform(-1, 1, 50), slots=64)
+    with pytest.raises(oboro.ValueError, match="needs a vector of 40 values; x has 50"):
+        np.ones((10, 40)) @ x
+    with pytest.raises(oboro.ValueError, match="encrypt x with slots=128"):
+        np.ones((100, 50)) @ x
+    with pytest.raises(oboro.ValueError, match="2-D matrix"):
+        la.matvec(np.ones(50), x)
+    with pytest.raises(oboro.ValueError, match="real"):
+        np.ones((10, 50), dtype=complex) @ x
+    with pytest.raises(oboro.ValueError, match=r"entry \(2, 3\)"):
+        M = np.ones((10, 50))
+        M[2, 3] = np.inf
+        M @ x
+    with pytest.raises(oboro.ValueError, match="1-D"):
+        np.ones((4, 4)) @ ctx.encrypt(np.ones((2, 2)))
+    with pytest.raises(oboro.ValueError, match="every piece but the last"):
+        la.matvec(np.ones((10, 100)), [ctx.encrypt(np.ones(50), slots=64), ctx.encrypt(np.ones(50), slots=64)])
+    with pytest.raises(TypeError, match="Ciphertext, a Batch"):
+        la.matvec(np.ones((2, 2)), [1, 2])
+    other = oboro.Context(**SMALL)
+    other.keygen(rotations=[])
+    with pytest.raises(oboro.MissingKey, match="no Galois key for the rotations by .*rotation_steps"):
+        np.ones((16, 16)) @ other.encrypt(np.ones(16))
+    # a PlainMatrix holds no key: it serves every context of its parameters, and only those
+    assert bits(ctx.decrypt(la.PlainMatrix(other, np.eye(64)) @ ctx.encrypt(np.ones(64))), np.ones(64)) > 20
+    fewer_levels = oboro.Context(**{**SMALL, "moduli_bits": [60, 40, 40]})
+    with pytest.raises(oboro.ContextMismatch, match="another parameter set"):
+        la.PlainMatrix(fewer_levels, np.ones((64, 64))) @ ctx.encrypt(np.ones(64))
+    with pytest.raises(ValueError, match="slots= applies"):
+        la.rotation_steps(ctx, (4, 4, 4), method="3d", slots=64)
+
+
+# ---- dot, mean, var ----
+
+
+def test_dot_mean_var(ctx):
+    v = rng(17).uniform(-1, 1, 50)
+    w = rng(18).uniform(-1, 1, 50)
+    x = ctx.encrypt(v)
+    n = len(v)
+    d = x.dot(w)
+    assert d.shape == (50,) and d.level == x.level - 1
+    assert bits(ctx.decrypt(d), np.full(n, v @ w)) >= bound(n)
+    assert bits(ctx.decrypt(x.dot(ctx.encrypt(w))), np.full(n, v @ w)) >= bound(n)
+    m = x.mean()
+    assert m.level == x.level - 1
+    assert bits(ctx.decrypt(m), np.full(n, v.mean())) >= FRESH_BITS - 2
+    s = x.var()
+    assert s.level == x.level - 3
+    assert bits(ctx.decrypt(s), np.full(n, v.var())) >= FRESH_BITS - 4
+
+
+def test_mean_ignores_padding_slots_after_a_rotation(ctx):
+    v = rng(19).uniform(-1, 1, 50)  # 64 slots: the 14 padding slots hold zeros ...
+    r = ctx.encrypt(v).rotate(3)  # ... which the rotation moves into the last 3 of the 50
+    seen = ctx.decrypt(r)
+    assert bits(ctx.decrypt(r.mean()), np.full(50, seen.mean())) >= FRESH_BITS - 2
+
+
+def test_var_of_values_far_from_zero(ctx):
+    v = 100 + rng(20).uniform(-1, 1, 64)
+    x = ctx.encrypt(v)
+    # two passes: the error follows the spread, not the mean's square (1e4)
+    assert bits(ctx.decrypt(x.var()), np.full(64, v.var())) >= FRESH_BITS - math.log2(100) - 4
+
+
+def test_batch_statistics(ctx):
+    V = rng(21).uniform(-1, 1, (3, 64))
+    b = ctx.encrypt_batch(V)
+    assert bits(ctx.decrypt(b.mean())[:, 0], V.mean(axis=1)) >= FRESH_BITS - 2
+    assert bits(ctx.decrypt(b.var())[:, 0], V.var(axis=1)) >= FRESH_BITS - 4
+    w = rng(22).uniform(-1, 1, 64)
+    assert bits(ctx.decrypt(b.dot(w))[:, 0], V @ w) >= bound(64)
+
+
+def test_statistics_errors(ctx):
+    with pytest.raises(oboro.ValueError, match="1-D"):
+        ctx.encrypt(np.ones((2, 2))).dot(np.ones(4))
+    with ctx.manual():
+        with pytest.raises(oboro.ValueError, match="automatic mode"):
+            ctx.encrypt(np.ones(8)).var()
