@@ -70,7 +70,8 @@ else
 fi
 
 PIP=("$VPY" -m pip --disable-pip-version-check)
-packages=("numpy>=1.24" "pytest>=7" "xxhash>=3" "scikit-build-core>=0.10" "nanobind>=2.0,<4")
+# scikit-learn: the data sets (shipped inside the package) and plaintext models of examples/ml/
+packages=("numpy>=1.24" "pytest>=7" "xxhash>=3" "scikit-build-core>=0.10" "nanobind>=2.0,<4" "scikit-learn>=1.3")
 if ((WITH_CUDA)); then
   # CUDA 13 wheels: nvcc, cudart and headers under site-packages/nvidia/cu13/{bin,include,lib}.
   # (Not the *-cu12 wheels: they ship no nvcc binary.)

@@ -28,3 +28,30 @@ def test_genome_search_example_runs_as_a_script():
     )
     assert out.returncode == 0, out.stdout + out.stderr
     assert "| rotation |" in out.stdout and "the same as the plaintext search" in out.stdout
+
+
+def _run_ml_example(name: str, tmp_path) -> dict:
+    import json
+
+    out_json = tmp_path / f"{name}.json"
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "examples/ml" / f"{name}.py"), "--samples", "12", "--json", str(out_json)],
+        capture_output=True, text=True, timeout=600,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "accuracy: plaintext" in out.stdout and "time per sample" in out.stdout
+    return json.loads(out_json.read_text())
+
+
+def test_logistic_regression_example(tmp_path):
+    r = _run_ml_example("logistic_regression", tmp_path)
+    assert r["samples"] == 12 and r["agreement"] == 1.0
+    assert r["max_score_error"] < 0.05  # probabilities: the degree-63 interpolant on [-B, B]
+    assert r["levels"].startswith("7 levels")
+
+
+def test_neural_network_example(tmp_path):
+    r = _run_ml_example("neural_network", tmp_path)
+    assert r["samples"] == 12 and r["agreement"] == 1.0
+    assert r["max_score_error"] < 1e-2
+    assert r["levels"].startswith("7 levels")

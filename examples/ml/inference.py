@@ -1,0 +1,74 @@
+"""What the encrypted-inference examples share: the context, the timed client and server steps,
+and the report (accuracy beside the plaintext model's, time per sample).
+
+The client encrypts its samples (a Batch: one ciphertext per sample, all evaluated in the same
+batched calls) and decrypts the scores; the server evaluates the model on ciphertexts with only
+the public context (evaluation keys, no secret key). Both run in this process here, but the server
+sees nothing else: see examples/client_server for the same split across files.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+import oboro
+
+#: N = 2^14 with 7 levels of 40 bits (128-bit security, HE standard): the deepest chain at this ring
+RING = dict(log_n=14, moduli_bits=[60] + [40] * 7, special_bits=[60])
+
+
+def context(rotations_of) -> tuple[oboro.Context, oboro.Context]:
+    """The client's context (with the secret key) and the server's public copy, with the relinearization
+    key and exactly the Galois keys rotations_of(ctx) lists."""
+    client = oboro.Context(**RING)
+    client.keygen(rotations=sorted(set(rotations_of(client))), relin=True)
+    return client, client.public()
+
+
+@dataclass
+class Timings:
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    def run(self, step: str, f, *args):
+        t = time.perf_counter()
+        out = f(*args)
+        self.seconds[step] = self.seconds.get(step, 0.0) + time.perf_counter() - t
+        return out
+
+
+def fold_interval(bound: float) -> float:
+    """A round bound above `bound` (1.1x, to the next half unit): the pre-activations are divided by
+    it in the layer before, so that the activation's polynomial runs on [-1, 1] and needs no level
+    for the map of its interval."""
+    return float(np.ceil(2.2 * bound) / 2)
+
+
+def report(name: str, data: str, model: str, plain_pred: np.ndarray, enc_pred: np.ndarray, y: np.ndarray,
+           score_error: float, timings: Timings, samples: int, levels: str, json_path: str | None) -> dict:
+    result = {
+        "example": name, "data": data, "model": model, "samples": samples,
+        "accuracy_plaintext": float(np.mean(plain_pred == y)),
+        "accuracy_encrypted": float(np.mean(enc_pred == y)),
+        "agreement": float(np.mean(plain_pred == enc_pred)),
+        "max_score_error": score_error,
+        "levels": levels,
+        "seconds": timings.seconds,
+        "ms_per_sample": {k: 1000 * v / samples for k, v in timings.seconds.items()},
+        "ring": RING, "oboro": oboro.__version__, "date": time.strftime("%Y-%m-%d"),
+    }
+    print(f"{name}: {data}, {model}")
+    print(f"  ring N = 2^{RING['log_n']}, {len(RING['moduli_bits']) - 1} levels, 128-bit security; {levels}")
+    print(f"  test samples: {samples}")
+    print(f"  accuracy: plaintext {result['accuracy_plaintext']:.4f}, encrypted {result['accuracy_encrypted']:.4f}"
+          f" (the same prediction for {100 * result['agreement']:.1f}% of the samples)")
+    print(f"  max |encrypted - plaintext| of the scores: {score_error:.2e}")
+    per = ", ".join(f"{k} {v:.2f}" for k, v in result["ms_per_sample"].items())
+    print(f"  time per sample (ms, batched): {per}")
+    if json_path:
+        with open(json_path, "w") as f:
+            json.dump(result, f, indent=2)
+    return result
