@@ -9,6 +9,7 @@ sees nothing else: see examples/client_server for the same split across files.
 
 from __future__ import annotations
 
+import argparse
 import json
 import time
 from dataclasses import dataclass, field
@@ -27,6 +28,15 @@ def context(rotations_of) -> tuple[oboro.Context, oboro.Context]:
     client = oboro.Context(**RING)
     client.keygen(rotations=sorted(set(rotations_of(client))), relin=True)
     return client, client.public()
+
+
+def arguments(doc: str, samples: int, degree: int, argv=None) -> argparse.Namespace:
+    """--samples (default: all `samples` test samples), --degree (of the activation's interpolant), --json."""
+    p = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    p.add_argument("--samples", type=int, default=None, help=f"test samples to classify (default: all {samples})")
+    p.add_argument("--degree", type=int, default=degree, help=f"degree of the activation's interpolant (default {degree})")
+    p.add_argument("--json", default=None, help="write the results as JSON")
+    return p.parse_args(argv)
 
 
 @dataclass

@@ -14,7 +14,6 @@ encrypted predictions disagree with the plaintext model on more than 1% of the s
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -24,15 +23,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import oboro  # noqa: E402
 import oboro.functions as F  # noqa: E402
-from inference import Timings, context, fold_interval, report  # noqa: E402
+from inference import Timings, arguments, context, fold_interval, report  # noqa: E402
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--samples", type=int, default=None, help="test samples to classify (default: all 114)")
-    p.add_argument("--degree", type=int, default=63, help="degree of the sigmoid's interpolant (<= 63: 7 levels)")
-    p.add_argument("--json", default=None, help="write the results as JSON")
-    a = p.parse_args(argv)
+    a = arguments(__doc__, 114, 63, argv)
 
     from sklearn.datasets import load_breast_cancer
     from sklearn.linear_model import LogisticRegression

@@ -16,7 +16,6 @@ encrypted predictions disagree with the plaintext network on more than 2% of the
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -27,15 +26,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import oboro  # noqa: E402
 import oboro.functions as F  # noqa: E402
 import oboro.linalg as la  # noqa: E402
-from inference import Timings, context, fold_interval, report  # noqa: E402
+from inference import Timings, arguments, context, fold_interval, report  # noqa: E402
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--samples", type=int, default=None, help="test images to classify (default: all 360)")
-    p.add_argument("--degree", type=int, default=31, help="degree of tanh's interpolant (<= 31: 7 levels in all)")
-    p.add_argument("--json", default=None, help="write the results as JSON")
-    a = p.parse_args(argv)
+    a = arguments(__doc__, 360, 31, argv)
 
     import warnings
 

@@ -347,12 +347,10 @@ Py sum(const Py& self, std::optional<size_t> block, std::optional<int64_t> strid
 // +, -, *, / with their reflected and in-place forms, and the methods both types share.
 template <typename Py> void add_encrypted_methods(nb::class_<Py>& cls, const char* type_name) {
     // nb::sig keeps a pointer to its text: the strings live in a static map (stable nodes).
-    static std::map<std::string, std::string> sigs;
     const std::string other = std::string(type_name) + " | Plaintext | complex | numpy.typing.ArrayLike";
     auto sig = [&](const char* name) {
-        std::string& text = sigs[std::string(type_name) + name];
-        text = std::string("def ") + name + "(self, other: " + other + ", /) -> " + type_name;
-        return nb::sig(text.c_str());
+        return signature(std::string(type_name) + "." + name,
+                         std::string("def ") + name + "(self, other: " + other + ", /) -> " + type_name);
     };
     using Ref = nb::pointer_and_handle<Py>;
     // NumPy must not treat the object as something to broadcast over: with __array_ufunc__ =

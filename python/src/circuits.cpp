@@ -97,11 +97,8 @@ const char* kPolyvalDoc =
 }  // namespace
 
 template <typename Py> void add_circuit_methods(nb::class_<Py>& cls, const char* type_name) {
-    static std::map<std::string, std::string> sigs;  // nb::sig keeps a pointer to its text
-    auto sig = [&](const std::string& key, const std::string& text) {
-        std::string& s = sigs[std::string(type_name) + key];
-        s = text;
-        return nb::sig(s.c_str());
+    auto sig = [&](const std::string& method, const std::string& text) {
+        return signature(std::string(type_name) + "." + method, text);
     };
     const std::string t = type_name;
     cls.def("polyval", &polyval<Py>, "coeffs"_a, "basis"_a = "power", "interval"_a = Interval{-1.0, 1.0},

@@ -138,6 +138,16 @@ std::vector<Py> matvec_pieces(const PyPlainMatrix& m, const std::vector<const Py
     return out;
 }
 
+// The elements of a list of Ciphertexts or of Batches, all of the type of the first.
+template <typename Py> std::vector<const Py*> pieces_of(const nb::sequence& seq) {
+    std::vector<const Py*> pieces;
+    for (nb::handle h : seq) {
+        if (!nb::isinstance<Py>(h)) throw nb::type_error("matvec: x must be all Ciphertexts or all Batches");
+        pieces.push_back(&nb::cast<const Py&>(h));
+    }
+    return pieces;
+}
+
 // oboro.linalg.matvec(M, x): x a Ciphertext, a Batch, or a list of either (pieces of x).
 nb::object matvec(nb::handle matrix, nb::handle x) {
     const char* op = "matvec";
@@ -153,22 +163,8 @@ nb::object matvec(nb::handle matrix, nb::handle x) {
     if (nb::isinstance<PyBatch>(x)) return run(std::vector<const PyBatch*>{&nb::cast<const PyBatch&>(x)}, true);
     if (nb::isinstance<nb::sequence>(x) && !nb::isinstance<nb::str>(x) && nb::len(x) > 0) {
         nb::sequence seq = nb::borrow<nb::sequence>(x);
-        if (nb::isinstance<PyCiphertext>(seq[0])) {
-            std::vector<const PyCiphertext*> pieces;
-            for (nb::handle h : seq) {
-                if (!nb::isinstance<PyCiphertext>(h)) throw nb::type_error("matvec: x must be all Ciphertexts or all Batches");
-                pieces.push_back(&nb::cast<const PyCiphertext&>(h));
-            }
-            return run(pieces, false);
-        }
-        if (nb::isinstance<PyBatch>(seq[0])) {
-            std::vector<const PyBatch*> pieces;
-            for (nb::handle h : seq) {
-                if (!nb::isinstance<PyBatch>(h)) throw nb::type_error("matvec: x must be all Ciphertexts or all Batches");
-                pieces.push_back(&nb::cast<const PyBatch&>(h));
-            }
-            return run(pieces, false);
-        }
+        if (nb::isinstance<PyCiphertext>(seq[0])) return run(pieces_of<PyCiphertext>(seq), false);
+        if (nb::isinstance<PyBatch>(seq[0])) return run(pieces_of<PyBatch>(seq), false);
     }
     throw nb::type_error(("matvec: x must be a Ciphertext, a Batch or a non-empty list of them, not " +
                           nb::cast<std::string>(nb::repr(x.type())))
@@ -214,11 +210,8 @@ nb::object uniform_weights(const std::vector<size_t>& shape) {
 }  // namespace
 
 template <typename Py> void add_vector_methods(nb::class_<Py>& cls, const char* type_name) {
-    static std::map<std::string, std::string> sigs;  // nb::sig keeps a pointer to its text
-    auto sig = [&](const std::string& key, const std::string& text) {
-        std::string& s = sigs[std::string(type_name) + key];
-        s = text;
-        return nb::sig(s.c_str());
+    auto sig = [&](const std::string& method, const std::string& text) {
+        return signature(std::string(type_name) + "." + method, text);
     };
     const std::string t = type_name;
     cls.def("__rmatmul__", [](const Py& s, nb::handle m) { return matmul_left(s, m, false); }, "matrix"_a,

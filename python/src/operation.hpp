@@ -4,11 +4,24 @@
 // circuit methods (circuits.cpp).
 #pragma once
 
+#include <map>
+#include <string>
+#include <utility>
+
 #include <nanobind/nanobind.h>
 
 #include "state.hpp"
 
 namespace oboro::py {
+
+// nb::sig keeps a pointer to its text: the texts of the methods both classes define live here
+// (std::map nodes are stable), one per class and method (`key`, e.g. "Batch.polyval").
+inline nb::sig signature(const std::string& key, std::string text) {
+    static std::map<std::string, std::string> texts;
+    std::string& kept = texts[key];
+    kept = std::move(text);
+    return nb::sig(kept.c_str());
+}
 
 // The device queue holding x (nullptr: host memory, the CPU).
 inline QueuePtr queue_of(const Ciphertext&) { return nullptr; }
