@@ -56,6 +56,41 @@ def polynomial_plan(coeffs: Sequence[float], basis: str = 'power', interval: tup
     What polyval does from `level` (no work): depth, ciphertext products, scalar products, the baby-step size and the powers it computes.
     """
 
+@overload
+def sign(x: Ciphertext, bound: float, gap: float, bits: float) -> Ciphertext: ...
+
+@overload
+def sign(x: Batch, bound: float, gap: float, bits: float) -> Batch: ...
+
+@overload
+def absolute(x: Ciphertext, bound: float, gap: float, bits: float) -> Ciphertext: ...
+
+@overload
+def absolute(x: Batch, bound: float, gap: float, bits: float) -> Batch: ...
+
+@overload
+def maximum(a: Ciphertext, b: Ciphertext, bound: float, gap: float, bits: float) -> Ciphertext: ...
+
+@overload
+def maximum(a: Batch, b: Batch, bound: float, gap: float, bits: float) -> Batch: ...
+
+@overload
+def minimum(a: Ciphertext, b: Ciphertext, bound: float, gap: float, bits: float) -> Ciphertext: ...
+
+@overload
+def minimum(a: Batch, b: Batch, bound: float, gap: float, bits: float) -> Batch: ...
+
+@overload
+def greater(a: Ciphertext, b: Ciphertext, bound: float, gap: float, bits: float) -> Ciphertext: ...
+
+@overload
+def greater(a: Batch, b: Batch, bound: float, gap: float, bits: float) -> Batch: ...
+
+def sign_plan(bound: float, gap: float, bits: float) -> dict:
+    """
+    The plan of the sign and the comparisons (no encrypted work): the degrees of the composite minimax polynomials, the depth, the ciphertext products and the error max |p(x) - sign(x)| for gap <= |x| <= bound (double precision). Plans are made once per (bound, gap, bits) and kept.
+    """
+
 def newton_plan(which: str, interval: tuple[float, float], bits: float = 24.0) -> dict:
     """
     The plan of x.inverse(...) or x.inverse_sqrt(...) (no work): the initial degree, the Newton iterations, the depth, and the relative error before and after them.

@@ -1,10 +1,13 @@
 // The circuit methods of oboro.Ciphertext and oboro.Batch (polynomials, 1/x and square roots,
-// integer powers) and the module functions oboro.functions builds on: argument conversion over
+// integer powers) and the module functions oboro.functions builds on (sign and comparisons among them): argument conversion over
 // the C++ algorithms (src/oboro/algorithms/polynomial_evaluator.hpp, functions.hpp), which check
 // levels and keys before any work. The evaluation runs without the GIL.
 #include <algorithm>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -17,6 +20,7 @@
 
 #include "oboro/algorithms/functions.hpp"
 #include "oboro/algorithms/polynomial_evaluator.hpp"
+#include "oboro/algorithms/sign.hpp"
 #include "oboro/util/error.hpp"
 #include "operation.hpp"
 
@@ -68,6 +72,59 @@ template <typename Py> Py newton(const Py& self, Root root, Interval interval, d
 
 template <typename Py> Py power(const Py& self, int64_t k) {
     return unary(self, [k](const Op<Py>& op, const auto& a) { return algorithms::integer_power(op.autoeval, a, k); });
+}
+
+// The sign plans made so far (a plan runs Remez exchanges: up to a second), by (bound, gap, bits).
+std::shared_ptr<const algorithms::SignPlan> sign_plan(double bound, double gap, double bits) {
+    static std::mutex mutex;
+    static std::map<std::tuple<double, double, double>, std::shared_ptr<const algorithms::SignPlan>> plans;
+    std::lock_guard<std::mutex> lock(mutex);
+    auto& p = plans[{bound, gap, bits}];
+    if (!p) p = std::make_shared<const algorithms::SignPlan>(algorithms::plan_sign(bound, gap, bits));
+    return p;
+}
+
+enum class Compare { sign, abs, max, min, greater };
+
+// One comparison on Ciphertexts or on Batches (b: the second operand of max, min and greater).
+template <typename Py> Py compare(Compare kind, const Py& a, const Py* b, double bound, double gap, double bits) {
+    const char* names[] = {"sign", "abs", "maximum", "minimum", "greater"};
+    const char* name = names[int(kind)];
+    if (b) {
+        if (b->shape != a.shape)
+            raise<oboro::ValueError>(name, ": the operands' elements have different shapes ", shape_str(a.shape), " and ",
+                                     shape_str(b->shape));
+        check_same_keys(*a.st, *b->st, name);
+    }
+    const auto plan = sign_plan(bound, gap, bits);
+    if (a.is_complex || (b && b->is_complex))
+        raise<oboro::ValueError>(name, ": defined for real values (the operand is complex)");
+    return unary(a, [&](const Op<Py>& op, const auto& x) {
+        switch (kind) {
+            case Compare::sign: return algorithms::sign(op.autoeval, x, *plan);
+            case Compare::abs: return algorithms::absolute(op.autoeval, x, *plan);
+            case Compare::max: return algorithms::maximum(op.autoeval, x, b->core(), *plan);
+            case Compare::min: return algorithms::minimum(op.autoeval, x, b->core(), *plan);
+            default: return algorithms::greater_than(op.autoeval, x, b->core(), *plan);
+        }
+    });
+}
+
+template <typename Py> void def_comparisons(nb::module_& m, const std::string& type_name) {
+    const std::string t = type_name;
+    auto sig = [&](const std::string& name, const std::string& args) {
+        return signature("module." + name + "." + t, "def " + name + "(" + args + ", bound: float, gap: float, bits: float) -> " + t);
+    };
+    m.def("sign", [](const Py& x, double bound, double gap, double bits) { return compare(Compare::sign, x, (const Py*)nullptr, bound, gap, bits); },
+          "x"_a, "bound"_a, "gap"_a, "bits"_a, sig("sign", "x: " + t));
+    m.def("absolute", [](const Py& x, double bound, double gap, double bits) { return compare(Compare::abs, x, (const Py*)nullptr, bound, gap, bits); },
+          "x"_a, "bound"_a, "gap"_a, "bits"_a, sig("absolute", "x: " + t));
+    m.def("maximum", [](const Py& a, const Py& b, double bound, double gap, double bits) { return compare(Compare::max, a, &b, bound, gap, bits); },
+          "a"_a, "b"_a, "bound"_a, "gap"_a, "bits"_a, sig("maximum", "a: " + t + ", b: " + t));
+    m.def("minimum", [](const Py& a, const Py& b, double bound, double gap, double bits) { return compare(Compare::min, a, &b, bound, gap, bits); },
+          "a"_a, "b"_a, "bound"_a, "gap"_a, "bits"_a, sig("minimum", "a: " + t + ", b: " + t));
+    m.def("greater", [](const Py& a, const Py& b, double bound, double gap, double bits) { return compare(Compare::greater, a, &b, bound, gap, bits); },
+          "a"_a, "b"_a, "bound"_a, "gap"_a, "bits"_a, sig("greater", "a: " + t + ", b: " + t));
 }
 
 nb::dict plan_dict(const std::vector<double>& coeffs, const std::string& basis, Interval interval, int level) {
@@ -155,6 +212,24 @@ void register_circuits(nb::module_& m) {
           "level"_a,
           "What polyval does from `level` (no work): depth, ciphertext products, scalar products, the baby-step "
           "size and the powers it computes.");
+    def_comparisons<PyCiphertext>(m, "Ciphertext");
+    def_comparisons<PyBatch>(m, "Batch");
+    m.def(
+        "sign_plan",
+        [](double bound, double gap, double bits) {
+            const auto p = sign_plan(bound, gap, bits);
+            nb::dict d;
+            d["degrees"] = p->degrees();
+            d["depth"] = p->depth();
+            d["products"] = p->products;
+            d["error"] = p->error;
+            d["description"] = p->describe();
+            return d;
+        },
+        "bound"_a, "gap"_a, "bits"_a,
+        "The plan of the sign and the comparisons (no encrypted work): the degrees of the composite minimax "
+        "polynomials, the depth, the ciphertext products and the error max |p(x) - sign(x)| for gap <= |x| <= bound "
+        "(double precision). Plans are made once per (bound, gap, bits) and kept.");
     m.def(
         "newton_plan",
         [](const std::string& which, Interval interval, double bits) {

@@ -162,3 +162,80 @@ def test_errors_before_any_work(ctx):
     keyless.keygen(relin=False)
     with pytest.raises(oboro.MissingKey, match="relinearization"):
         keyless.encrypt(points(-1, 1)).polyval([0, 0, 1])
+
+
+# ---- sign and comparisons (composite minimax polynomials) ----
+
+# 15 levels: the default sign plan (12) plus the comparisons' one and the map of a bound != 1
+SIGN_CTX = dict(DEEP, moduli_bits=[60] + [40] * 15)
+
+
+@pytest.fixture(scope="module")
+def sctx():
+    c = oboro.Context(**SIGN_CTX)
+    c.keygen()
+    return c
+
+
+def resolved_points(bound, gap, n=200, seed=0):
+    x = np.random.default_rng(seed).uniform(gap, bound, n) * np.where(np.arange(n) % 2, 1, -1)
+    x[:4] = [bound, -bound, gap, -gap]  # the ends of the resolved set
+    return x
+
+
+@pytest.mark.parametrize("bound,gap,target", [(1.0, 2**-8, 10), (4.0, 2**-5, 8), (1.0, 2**-6, 16)])
+def test_sign_on_the_resolved_set(sctx, bound, gap, target):
+    plan = F.plan_sign(bound, gap, target)
+    assert plan["error"] <= 2**-target
+    x = resolved_points(bound, gap)
+    ct = sctx.encrypt(x)
+    s = F.sign(ct, bound, gap, target)
+    assert s.level == ct.level - plan["depth"]
+    # the plan's error plus the noise, amplified by the composite's slope near the gap
+    assert bits(sctx.decrypt(s), np.sign(x)) >= target - 1
+
+
+def test_sign_in_the_gap_stays_between_zero_and_the_sign(sctx):
+    x = np.array([0.0, 2**-10, -(2**-10), 2**-9, -(2**-9)])
+    s = sctx.decrypt(F.sign(sctx.encrypt(x)))
+    assert abs(s[0]) < 1e-3
+    assert np.all(s[1:] * np.sign(x[1:]) > -1e-3) and np.all(np.abs(s) <= 1 + 1e-3)
+
+
+def test_abs_max_min_greater(sctx):
+    bound, gap, bits_ = 2.0, 2**-7, 10
+    a = np.random.default_rng(1).uniform(-1, 1, 128)
+    b = np.random.default_rng(2).uniform(-1, 1, 128)
+    a[:2], b[:2] = [1, -1], [-1, 1]  # a - b at +-bound
+    ca, cb = sctx.encrypt(a), sctx.encrypt(b)
+    far = np.abs(a - b) >= gap
+    err = 2**-bits_ * bound  # |a - b| <= bound: the sign's error times |a - b|
+    assert np.max(np.abs(sctx.decrypt(F.maximum(ca, cb, bound, gap, bits_)) - np.maximum(a, b))[far]) <= err
+    assert np.max(np.abs(sctx.decrypt(F.minimum(ca, cb, bound, gap, bits_)) - np.minimum(a, b))[far]) <= err
+    g = sctx.decrypt(F.greater(ca, cb, bound, gap, bits_))
+    assert np.max(np.abs(g - (a > b))[far]) <= 2**-bits_
+    x = resolved_points(1.0, 2**-8)
+    assert np.max(np.abs(sctx.decrypt(F.absolute(sctx.encrypt(x))) - np.abs(x))) <= 2**-10
+
+
+def test_comparisons_on_a_batch_match_the_ciphertexts(sctx):
+    A = np.random.default_rng(3).uniform(-0.5, 0.5, (3, 16))
+    B = np.random.default_rng(4).uniform(-0.5, 0.5, (3, 16))
+    got = sctx.decrypt(F.maximum(sctx.encrypt_batch(A), sctx.encrypt_batch(B)))
+    for i in range(3):
+        one = sctx.decrypt(F.maximum(sctx.encrypt(A[i]), sctx.encrypt(B[i])))
+        assert bits(got[i], one) >= FRESH_BITS - 4
+    assert bits(got, np.maximum(A, B)) >= 10 - 1
+
+
+def test_sign_errors(sctx):
+    with pytest.raises(oboro.LevelMismatch, match="levels"):
+        F.sign(sctx.encrypt(np.ones(4), level=5))
+    with pytest.raises(oboro.ValueError):
+        F.plan_sign(1.0, 2.0, 10)  # gap beyond the bound
+    with pytest.raises(oboro.ValueError):
+        F.plan_sign(1.0, 2**-8, 0)
+    with pytest.raises(oboro.ValueError, match="real"):
+        F.sign(sctx.encrypt(np.ones(4) * 1j))
+    with pytest.raises(oboro.ValueError, match="shapes"):
+        F.maximum(sctx.encrypt(np.ones(4)), sctx.encrypt(np.ones(8)))
