@@ -1022,9 +1022,11 @@ def matmul_rotation_steps(ctx: Context, shape: Sequence[int], method: str = 'aut
 class PlainMatrix:
     """
     A real matrix to multiply encrypted vectors with (oboro.linalg.matvec): its diagonals are computed once per slot count and encoded once per level, so repeated products cost only the homomorphic work. PlainMatrix(ctx, matrix).
+
+    PlainMatrix(ctx, B, copies=k) is the block-diagonal matrix diag(B, ..., B) of k copies of B, each padded to d x d (d the next power of two above B's dimensions): it applies B to k vectors packed in one ciphertext at a stride of d (vector t in slots t*d ..), at the cost of one product of B whatever k is. Its shape is (k*d, k*d).
     """
 
-    def __init__(self, ctx: Context, matrix: numpy.typing.ArrayLike) -> None: ...
+    def __init__(self, ctx: Context, matrix: numpy.typing.ArrayLike, copies: int | None = None) -> None: ...
 
     @property
     def shape(self) -> tuple[int, int]: ...

@@ -34,7 +34,10 @@ namespace alg = oboro::algorithms;
 struct PyPlainMatrix {
     ContextPtr ctx;
     size_t rows = 0, cols = 0;
-    std::shared_ptr<const std::vector<double>> values;  // row-major
+    std::shared_ptr<const std::vector<double>> values;  // row-major: the matrix, or its block
+    // copies > 0: the block-diagonal matrix of `copies` copies of the block_rows x block_cols
+    // matrix `values`, each padded to d x d (rows = cols = copies * d)
+    size_t copies = 0, block_rows = 0, block_cols = 0;
     struct Cache {
         std::mutex mutex;
         std::map<std::tuple<size_t, alg::Hoisting, alg::PlaintextScale>, std::shared_ptr<const alg::PlainMatrix>> by_kind;
@@ -44,7 +47,11 @@ struct PyPlainMatrix {
     std::shared_ptr<const alg::PlainMatrix> for_(size_t slots, alg::Hoisting h, alg::PlaintextScale s) const {
         std::lock_guard<std::mutex> lock(cache->mutex);
         auto& p = cache->by_kind[{slots, h, s}];
-        if (!p) p = std::make_shared<alg::PlainMatrix>(ctx, *values, rows, cols, slots, h, s);
+        if (!p && copies)
+            p = std::make_shared<alg::PlainMatrix>(
+                alg::PlainMatrix::block_diagonal(ctx, *values, block_rows, block_cols, copies, slots, h, s));
+        else if (!p)
+            p = std::make_shared<alg::PlainMatrix>(ctx, *values, rows, cols, slots, h, s);
         return p;
     }
 };
@@ -71,17 +78,30 @@ PyPlainMatrix plain_matrix(const ContextPtr& ctx, nb::handle matrix, const char*
     return m;
 }
 
-// The transpose (for ct @ M = M^T x).
+// The transpose (for ct @ M = M^T x); of a block-diagonal matrix, the block's.
 PyPlainMatrix transposed(const PyPlainMatrix& m) {
+    const size_t r = m.copies ? m.block_rows : m.rows, c = m.copies ? m.block_cols : m.cols;
     auto t = std::make_shared<std::vector<double>>(m.values->size());
-    for (size_t i = 0; i < m.rows; ++i)
-        for (size_t j = 0; j < m.cols; ++j) (*t)[j * m.rows + i] = (*m.values)[i * m.cols + j];
-    PyPlainMatrix out;
-    out.ctx = m.ctx;
-    out.rows = m.cols;
-    out.cols = m.rows;
+    for (size_t i = 0; i < r; ++i)
+        for (size_t j = 0; j < c; ++j) (*t)[j * r + i] = (*m.values)[i * c + j];
+    PyPlainMatrix out = m;
+    out.cache = std::make_shared<PyPlainMatrix::Cache>();
+    std::swap(out.rows, out.cols);
+    std::swap(out.block_rows, out.block_cols);
     out.values = std::move(t);
     return out;
+}
+
+// PlainMatrix(ctx, block, copies=k): diag(block, ..., block), each copy padded to d x d.
+PyPlainMatrix block_diagonal(const PyPlainMatrix& block, size_t copies) {
+    if (copies == 0) raise<oboro::ValueError>("PlainMatrix: copies must be at least 1");
+    PyPlainMatrix m = block;
+    const size_t d = next_pow2(std::max(block.rows, block.cols));
+    m.copies = copies;
+    m.block_rows = block.rows;
+    m.block_cols = block.cols;
+    m.rows = m.cols = copies * d;
+    return m;
 }
 
 // y = M x for x in consecutive pieces (all of one type, slot count, level and keys; every piece
@@ -258,12 +278,19 @@ void add_matvec(nb::module_& m) {
     nb::class_<PyPlainMatrix>(m, "PlainMatrix",
                               "A real matrix to multiply encrypted vectors with (oboro.linalg.matvec): its diagonals "
                               "are computed once per slot count and encoded once per level, so repeated products "
-                              "cost only the homomorphic work. PlainMatrix(ctx, matrix).")
+                              "cost only the homomorphic work. PlainMatrix(ctx, matrix).\n\n"
+                              "PlainMatrix(ctx, B, copies=k) is the block-diagonal matrix diag(B, ..., B) of k copies "
+                              "of B, each padded to d x d (d the next power of two above B's dimensions): it applies B "
+                              "to k vectors packed in one ciphertext at a stride of d (vector t in slots t*d ..), at "
+                              "the cost of one product of B whatever k is. Its shape is (k*d, k*d).")
         .def("__init__",
-             [](PyPlainMatrix* self, const PyContext& c, nb::handle matrix) {
-                 new (self) PyPlainMatrix(plain_matrix(c.st->ctx, matrix, "PlainMatrix"));
+             [](PyPlainMatrix* self, const PyContext& c, nb::handle matrix, std::optional<size_t> copies) {
+                 PyPlainMatrix m = plain_matrix(c.st->ctx, matrix, "PlainMatrix");
+                 new (self) PyPlainMatrix(copies ? block_diagonal(m, *copies) : m);
              },
-             "ctx"_a, "matrix"_a, nb::sig("def __init__(self, ctx: Context, matrix: numpy.typing.ArrayLike) -> None"))
+             "ctx"_a, "matrix"_a, "copies"_a = nb::none(),
+             nb::sig("def __init__(self, ctx: Context, matrix: numpy.typing.ArrayLike, copies: int | None = None) -> "
+                     "None"))
         .def_prop_ro("shape", [](const PyPlainMatrix& p) { return std::make_tuple(p.rows, p.cols); })
         .def_prop_ro("T", &transposed, "The transpose (a new PlainMatrix).")
         .def("__matmul__", [](const PyPlainMatrix& p, nb::handle x) { return matvec(nb::cast(p), x); }, "x"_a,

@@ -920,6 +920,31 @@ TEST(PlainMatrix, OfABatchIsEachElementMultiplied) {
     EXPECT_EQ(batch_counts, repeated(one_counts, per_element.size()));
 }
 
+TEST(PlainMatrix, BlockDiagonalAppliesOneBlockToEveryPackedVector) {
+    auto& K = MatmulKeys::get("S2");
+    const size_t rows = 10, cols = 30, d = 32, slots = 256, copies = 8;
+    const auto b = random_matrix(rows, cols, 13);
+    const PlainMatrix pm = PlainMatrix::block_diagonal(K.ctx, b, rows, cols, copies, slots, Hoisting::mod_up_and_mod_down);
+    EXPECT_EQ(pm.rows(), copies * d);
+    EXPECT_EQ(pm.cols(), copies * d);
+    // the diagonals of one block, whatever the number of copies
+    const PlainMatrix one = PlainMatrix::block_diagonal(K.ctx, b, rows, cols, 1, slots, Hoisting::mod_up_and_mod_down);
+    EXPECT_EQ(pm.diagonal_count(), one.diagonal_count());
+    EXPECT_EQ(pm.cost(), one.cost());
+    const GaloisKeys gk = K.keygen->galois_keys(pm.rotation_steps());
+    std::vector<double> x(slots, 0.0), want(slots, 0.0);
+    for (size_t t = 0; t < copies; ++t) {
+        const auto v = random_matrix(cols, 1, 100 + t);
+        std::copy(v.begin(), v.end(), x.begin() + long(t * d));
+        const auto y = matvec_ref(b, rows, cols, v);
+        std::copy(y.begin(), y.end(), want.begin() + long(t * d));
+    }
+    const auto y = pm.apply(CountedOps(*K.eval, nullptr), encrypt_pieces(K, x, slots), gk);
+    EXPECT_LT(max_abs_diff(decrypt_pieces(K, y, slots, slots), want), 1e-5);
+    EXPECT_ERROR(ValueError, PlainMatrix::block_diagonal(K.ctx, b, rows, cols, 9, slots), "at most 8");
+    EXPECT_ERROR(ValueError, PlainMatrix::block_diagonal(K.ctx, b, rows, cols, 0, slots), "at most 8");
+}
+
 TEST(PlainMatrix, RefusesBadInputBeforeAnyWork) {
     auto& K = MatmulKeys::get("S2");
     const auto m = random_matrix(8, 70, 11);

@@ -217,3 +217,27 @@ def test_statistics_errors(ctx):
     with ctx.manual():
         with pytest.raises(oboro.ValueError, match="automatic mode"):
             ctx.encrypt(np.ones(8)).var()
+
+
+def test_block_diagonal_copies_apply_one_block_to_packed_vectors(ctx):
+    B = rng(23).uniform(-1, 1, (10, 50))
+    W = la.PlainMatrix(ctx, B, copies=4)  # blocks padded to 64 x 64
+    assert W.shape == (256, 256)
+    assert W.diagonal_count(256) == la.PlainMatrix(ctx, B, copies=1).diagonal_count(256)
+    V = rng(24).uniform(-1, 1, (4, 50))
+    packed = np.zeros((4, 64))
+    packed[:, :50] = V
+    la.keygen(ctx, W, method="matvec")
+    y = ctx.decrypt(W @ ctx.encrypt(packed.ravel())).reshape(4, 64)
+    assert bits(y[:, :10], V @ B.T) >= bound(50)
+    assert np.max(np.abs(y[:, 10:])) < 1e-5
+    # the transpose is the block's: (10 x 50).T padded to 64 x 64, 4 copies
+    packed_t = np.zeros((4, 64))
+    packed_t[:, :10] = y[:, :10]
+    la.keygen(ctx, W.T, method="matvec")
+    z = ctx.decrypt(W.T @ ctx.encrypt(packed_t.ravel())).reshape(4, 64)
+    assert bits(z[:, :50], (V @ B.T) @ B) >= bound(50) - 4
+    with pytest.raises(oboro.ValueError, match="at least 1"):
+        la.PlainMatrix(ctx, B, copies=0)
+    with pytest.raises(oboro.ValueError, match="do not fit"):
+        la.matvec(la.PlainMatrix(ctx, B, copies=64), [ctx.encrypt(np.zeros(2048)), ctx.encrypt(np.zeros(2048))])

@@ -31,17 +31,28 @@ Diagonals block_diagonals(const std::vector<double>& m, size_t rows, size_t cols
 
 }  // namespace
 
-PlainMatrix::PlainMatrix(ckks::ContextPtr ctx, const std::vector<double>& values, size_t rows, size_t cols,
-                         size_t slots, Hoisting hoisting, PlaintextScale scale)
-    : ctx_(std::move(ctx)), rows_(rows), cols_(cols), slots_(slots), scale_(scale) {
+namespace {
+
+void check_matrix(const std::vector<double>& values, size_t rows, size_t cols, size_t slots, size_t max_slots) {
     if (rows == 0 || cols == 0) raise<ValueError>("matvec: the matrix is empty (", rows, " x ", cols, ")");
     if (values.size() != rows * cols)
         raise<ValueError>("matvec: ", values.size(), " values for a ", rows, " x ", cols, " matrix");
-    if (slots == 0 || (slots & (slots - 1)) || slots > ctx_->max_slots())
-        raise<ValueError>("matvec: ", slots, " slots is not a power of two in [1, ", ctx_->max_slots(), "]");
+    if (slots == 0 || (slots & (slots - 1)) || slots > max_slots)
+        raise<ValueError>("matvec: ", slots, " slots is not a power of two in [1, ", max_slots, "]");
     for (size_t i = 0; i < values.size(); ++i)
         if (!std::isfinite(values[i]))
             raise<ValueError>("matvec: entry (", i / cols, ", ", i % cols, ") of the matrix is ", values[i]);
+}
+
+}  // namespace
+
+PlainMatrix::PlainMatrix(ckks::ContextPtr ctx, size_t rows, size_t cols, size_t slots, PlaintextScale scale)
+    : ctx_(std::move(ctx)), rows_(rows), cols_(cols), slots_(slots), scale_(scale) {}
+
+PlainMatrix::PlainMatrix(ckks::ContextPtr ctx, const std::vector<double>& values, size_t rows, size_t cols,
+                         size_t slots, Hoisting hoisting, PlaintextScale scale)
+    : ctx_(std::move(ctx)), rows_(rows), cols_(cols), slots_(slots), scale_(scale) {
+    check_matrix(values, rows, cols, slots, ctx_->max_slots());
     blocks_.resize(output_count() * input_count());
     for (size_t i = 0; i < output_count(); ++i)
         for (size_t j = 0; j < input_count(); ++j) {
@@ -49,6 +60,31 @@ PlainMatrix::PlainMatrix(ckks::ContextPtr ctx, const std::vector<double>& values
             if (!diags.empty())
                 blocks_[i * input_count() + j] = std::make_unique<LinearTransform>(ctx_, diags, slots, hoisting, scale);
         }
+}
+
+PlainMatrix PlainMatrix::block_diagonal(ckks::ContextPtr ctx, const std::vector<double>& block, size_t rows,
+                                        size_t cols, size_t copies, size_t slots, Hoisting hoisting,
+                                        PlaintextScale scale) {
+    check_matrix(block, rows, cols, slots, ctx->max_slots());
+    size_t d = 1;
+    while (d < rows || d < cols) d *= 2;
+    if (copies == 0 || copies > slots / d)
+        raise<ValueError>("matvec: ", copies, " copies of a ", rows, " x ", cols, " block at a stride of ", d,
+                          " do not fit ", slots, " slots (at most ", slots / d, ")");
+    PlainMatrix m(ctx, copies * d, copies * d, slots, scale);
+    // diag_k[t*d + i] = B[i][j] for k = (j - i) mod slots: the same offsets in every copy
+    Diagonals diags;
+    for (size_t i = 0; i < rows; ++i)
+        for (size_t j = 0; j < cols; ++j) {
+            const double v = block[i * cols + j];
+            if (v == 0.0) continue;
+            auto [it, fresh] = diags.try_emplace(int64_t((j + slots - i) % slots));
+            if (fresh) it->second.assign(slots, 0.0);
+            for (size_t t = 0; t < copies; ++t) it->second[t * d + i] = v;
+        }
+    m.blocks_.resize(1);
+    if (!diags.empty()) m.blocks_[0] = std::make_unique<LinearTransform>(ctx, diags, slots, hoisting, scale);
+    return m;
 }
 
 size_t PlainMatrix::diagonal_count() const {

@@ -33,6 +33,16 @@ public:
     PlainMatrix(ckks::ContextPtr ctx, const std::vector<double>& values, size_t rows, size_t cols, size_t slots,
                 Hoisting hoisting = Hoisting::mod_up, PlaintextScale scale = PlaintextScale::prime);
 
+    // The block-diagonal matrix diag(B, B, ..., B) of `copies` copies of the rows x cols matrix B,
+    // each zero-padded to d x d (d the least power of two >= rows and cols), so that slot t*d + i
+    // of the result is row i of B times slots t*d .. t*d + cols - 1 of x: B applied to `copies`
+    // vectors packed in one ciphertext at a stride of d (copies * d <= slots). Its diagonals are
+    // B's, repeated: the cost of one product of B, whatever the number of copies. ValueError as
+    // for the constructor, and for copies * d > slots.
+    static PlainMatrix block_diagonal(ckks::ContextPtr ctx, const std::vector<double>& block, size_t rows, size_t cols,
+                                      size_t copies, size_t slots, Hoisting hoisting = Hoisting::mod_up,
+                                      PlaintextScale scale = PlaintextScale::prime);
+
     size_t rows() const { return rows_; }
     size_t cols() const { return cols_; }
     size_t slots() const { return slots_; }
@@ -51,6 +61,8 @@ public:
     std::vector<T> apply(const CountedOps& ops, const std::vector<T>& x, const ckks::GaloisKeys& keys) const;
 
 private:
+    PlainMatrix(ckks::ContextPtr ctx, size_t rows, size_t cols, size_t slots, PlaintextScale scale);
+
     ckks::ContextPtr ctx_;
     size_t rows_, cols_, slots_;
     std::vector<std::unique_ptr<LinearTransform>> blocks_;  // output_count() x input_count(), null: zero block
