@@ -1,10 +1,12 @@
-"""What the encrypted-inference examples share: the context, the timed client and server steps,
-and the report (accuracy beside the plaintext model's, time per sample).
+"""What the encrypted-inference examples share: the context, the packing of samples, the timed
+client and server steps, and the report (accuracy beside the plaintext model's, time per sample).
 
-The client encrypts its samples (a Batch: one ciphertext per sample, all evaluated in the same
-batched calls) and decrypts the scores; the server evaluates the model on ciphertexts with only
-the public context (evaluation keys, no secret key). Both run in this process here, but the server
-sees nothing else: see examples/client_server for the same split across files.
+The client packs its samples into ciphertexts, slots / d samples each at a stride of d slots (d a
+power of two >= the features), encrypts them as one Batch and decrypts the scores; the server
+evaluates the model on the ciphertexts with only the public context (evaluation keys, no secret
+key). A layer is a block-diagonal PlainMatrix (copies=slots/d: the cost of one matrix product for
+all the samples of a ciphertext). Both roles run in this process here, but the server sees nothing
+else: see examples/client_server for the same split across files.
 """
 
 from __future__ import annotations
@@ -28,6 +30,30 @@ def context(rotations_of) -> tuple[oboro.Context, oboro.Context]:
     client = oboro.Context(**RING)
     client.keygen(rotations=sorted(set(rotations_of(client))), relin=True)
     return client, client.public()
+
+
+SLOTS = 2 ** (RING["log_n"] - 1)
+
+
+def pack(X: np.ndarray, d: int) -> np.ndarray:
+    """Samples (rows of X) at a stride of d slots, SLOTS / d per row of the result (zero-padded)."""
+    per = SLOTS // d
+    rows = -(-len(X) // per)
+    out = np.zeros((rows * per, d))
+    out[: len(X), : X.shape[1]] = X
+    return out.reshape(rows, SLOTS)
+
+
+def unpack(Y: np.ndarray, d: int, n: int, width: int) -> np.ndarray:
+    """The first `width` values of each of the n samples packed by pack(..., d)."""
+    return Y.reshape(-1, d)[:n, :width]
+
+
+def tiled(v: np.ndarray, d: int) -> np.ndarray:
+    """v at the start of every stride of d slots (a bias for every packed sample)."""
+    out = np.zeros((SLOTS // d, d))
+    out[:, : len(v)] = v
+    return out.ravel()
 
 
 def arguments(doc: str, samples: int, degree: int, argv=None) -> argparse.Namespace:

@@ -5,7 +5,8 @@
 
 The model is trained in the clear (scikit-learn). A client encrypts its standardized test samples;
 the server computes sigmoid(w . x + b) for every sample with only the public context:
-    x.dot(w / B) + b / B     one level: the score divided by a bound B of the training scores
+    w . x / B + b / B        one level: the score divided by a bound B of the training scores (a
+                             block-diagonal PlainMatrix: 256 samples per ciphertext)
     sigmoid(B u) on [-1, 1]   Chebyshev interpolant of degree 63: 6 levels (no level for a map)
 and the client decrypts the probabilities. The report gives both accuracies, how often the
 predictions agree, the largest probability error and the time per sample. Exit status 1 when the
@@ -23,7 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import oboro  # noqa: E402
 import oboro.functions as F  # noqa: E402
-from inference import Timings, arguments, context, fold_interval, report  # noqa: E402
+import oboro.linalg as la  # noqa: E402
+from inference import SLOTS, Timings, arguments, context, fold_interval, pack, report, tiled, unpack  # noqa: E402
 
 
 def main(argv=None) -> int:
@@ -45,19 +47,21 @@ def main(argv=None) -> int:
     # the bound of the scores: the training scores' (test scores beyond it would leave the interval)
     bound = fold_interval(np.max(np.abs(np.concatenate([X_train, X_test]) @ w + b)))
 
-    slots = 32  # 30 features
-    client, server = context(lambda ctx: ctx.sum_rotations(slots=slots))  # the keys of x.dot(w)
+    d = 32  # 30 features: 256 samples per ciphertext
+    client, server = context(
+        lambda ctx: la.rotation_steps(ctx, la.PlainMatrix(ctx, w[None, :], copies=SLOTS // d), method="matvec"))
     t = Timings()
-    # client: encrypt the samples (one ciphertext of 30 values each, one Batch) and send the bytes
-    sent = t.run("encrypt", lambda: client.encrypt_batch(X_test, slots=slots).serialize())
+    # client: encrypt the packed samples (one Batch) and send the bytes
+    sent = t.run("encrypt", lambda: client.encrypt_batch(pack(X_test, d)).serialize())
     # server: the model on ciphertexts, with the public context only
     batch = oboro.Batch.deserialize(server, sent)
-    score = t.run("evaluate", lambda: F.chebyshev(batch.dot(w / bound) + b / bound,
+    weights = la.PlainMatrix(server, w[None, :] / bound, copies=SLOTS // d)  # w . x / B at slot t*d
+    score = t.run("evaluate", lambda: F.chebyshev(weights @ batch + tiled(np.array([b / bound]), d),
                                                    lambda u: 1 / (1 + np.exp(-bound * u)), (-1, 1), a.degree))
-    # client: decrypt (every slot of a sample holds its probability)
-    probs = t.run("decrypt", client.decrypt, score)[:, 0]
+    # client: decrypt the probabilities (slot t*d of each ciphertext)
+    probs = unpack(t.run("decrypt", client.decrypt, score), d, len(X_test), 1)[:, 0]
     plain = model.predict_proba(X_test)[:, 1]
-    levels = f"{batch.level - score.level} levels (dot 1, sigmoid {batch.level - score.level - 1}), bound B = {bound:g}"
+    levels = f"{batch.level - score.level} levels (w . x 1, sigmoid {batch.level - score.level - 1}), bound B = {bound:g}"
     r = report("logistic regression", "breast cancer (sklearn)", f"30 features, sigmoid degree {a.degree}",
                (plain > 0.5).astype(int), (probs > 0.5).astype(int), y_test, float(np.max(np.abs(probs - plain))),
                t, len(y_test), levels, a.json)

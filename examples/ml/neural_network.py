@@ -6,7 +6,8 @@ digits data set (1797 images of 8 x 8 pixels, 10 classes; it ships inside scikit
 The network, 64 -> 32 (tanh) -> 10, is trained in the clear (scikit-learn's MLPClassifier). A client
 encrypts its test images; the server evaluates the network on ciphertexts with only the public context:
     W1' @ x + b1'           one level (W1' = W1 / B: the pre-activations divided by a bound B of the
-                            training set's, so the activation runs on [-1, 1] without a map)
+                            training set's, so the activation runs on [-1, 1] without a map; a
+                            block-diagonal PlainMatrix: 128 images per ciphertext)
     tanh(B u) on [-1, 1]    Chebyshev interpolant of degree 31: 5 levels
     W2 @ h + b2             one level
 and the client decrypts the 10 scores and takes the largest. The report gives both accuracies, how
@@ -26,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import oboro  # noqa: E402
 import oboro.functions as F  # noqa: E402
 import oboro.linalg as la  # noqa: E402
-from inference import Timings, arguments, context, fold_interval, report  # noqa: E402
+from inference import SLOTS, Timings, arguments, context, fold_interval, pack, report, tiled, unpack  # noqa: E402
 
 
 def main(argv=None) -> int:
@@ -52,23 +53,28 @@ def main(argv=None) -> int:
     b1, b2 = model.intercepts_
     bound = fold_interval(np.max(np.abs(np.concatenate([X_train, X_test]) @ W1.T + b1)))
 
-    slots = 64  # the 64 pixels; the hidden layer's 32 values land in the first 32 slots
-    client, server = context(lambda ctx: la.rotation_steps(ctx, W1, method="matvec", slots=slots)
-                             + la.rotation_steps(ctx, W2, method="matvec", slots=slots))
+    d = 64  # the 64 pixels: 128 images per ciphertext; the hidden layer's 32 values at the same stride
+    W2_wide = np.zeros((10, d))
+    W2_wide[:, :32] = W2  # so that its blocks are d x d too
+    copies = SLOTS // d
+    client, server = context(
+        lambda ctx: la.rotation_steps(ctx, la.PlainMatrix(ctx, W1, copies=copies), method="matvec")
+        + la.rotation_steps(ctx, la.PlainMatrix(ctx, W2_wide, copies=copies), method="matvec"))
     t = Timings()
-    # client: encrypt the images (one ciphertext of 64 pixels each, one Batch) and send the bytes
-    sent = t.run("encrypt", lambda: client.encrypt_batch(X_test, slots=slots).serialize())
+    # client: encrypt the packed images (one Batch) and send the bytes
+    sent = t.run("encrypt", lambda: client.encrypt_batch(pack(X_test, d)).serialize())
     # server: the network on ciphertexts, with the public context only; the layers encoded once
     batch = oboro.Batch.deserialize(server, sent)
-    layer1, layer2 = la.PlainMatrix(server, W1 / bound), la.PlainMatrix(server, W2)
+    layer1 = la.PlainMatrix(server, W1 / bound, copies=copies)
+    layer2 = la.PlainMatrix(server, W2_wide, copies=copies)
 
     def network(x):
-        h = F.chebyshev(layer1 @ x + b1 / bound, lambda u: np.tanh(bound * u), (-1, 1), a.degree)
-        return layer2 @ h + b2
+        h = F.chebyshev(layer1 @ x + tiled(b1 / bound, d), lambda u: np.tanh(bound * u), (-1, 1), a.degree)
+        return layer2 @ h + tiled(b2, d)
 
     scores = t.run("evaluate", network, batch)
     # client: decrypt the scores and take the largest
-    got = t.run("decrypt", client.decrypt, scores)
+    got = unpack(t.run("decrypt", client.decrypt, scores), d, len(X_test), 10)
     plain = model.predict_proba(X_test)  # softmax of the same scores: compare the scores themselves
     plain_scores = np.tanh(X_test @ W1.T + b1) @ W2.T + b2
     assert np.array_equal(plain.argmax(axis=1), plain_scores.argmax(axis=1))
