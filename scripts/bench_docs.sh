@@ -8,7 +8,7 @@
 #   bash scripts/bench_docs.sh            # everything (about an hour on 2 cores)
 #   bash scripts/bench_docs.sh trace matmul   # only the named steps
 #
-# Steps: primitives kernels trace batch matmul serialization genome compare chain
+# Steps: primitives kernels trace batch matmul serialization genome compare chain polynomial
 # (precision is left out: it does not depend on speed; build/bench/bench_precision regenerates it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 PY=.venv/bin/python
 OUT=docs/benchmarks
 steps=("$@")
-[ ${#steps[@]} -eq 0 ] && steps=(primitives kernels trace batch matmul serialization genome compare chain)
+[ ${#steps[@]} -eq 0 ] && steps=(primitives kernels trace batch matmul serialization genome compare chain polynomial)
 
 for tool in build/bench/bench_primitives "$PY"; do
     [ -x "$tool" ] || { echo "bench_docs: $tool is missing; run 'bash scripts/setup.sh' first" >&2; exit 1; }
@@ -50,6 +50,10 @@ for step in "${steps[@]}"; do
         chain)
             run chain .venv/bin/oboro compare --chain --json $OUT/compare_chain.json \
                 --markdown $OUT/compare_chain.md --plot $OUT ;;
+        polynomial)
+            # N = 2^15: at the default 2^16 the run takes about 25 minutes on 2 cores (docs/compare.md)
+            run polynomial .venv/bin/oboro compare --circuits --circuits-log-n 15 --json $OUT/polynomial.json \
+                --markdown $OUT/polynomial.md --plot $OUT ;;
         *) echo "bench_docs: unknown step '$step'" >&2; exit 2 ;;
     esac
 done

@@ -28,8 +28,11 @@ class Timing:
     repeats: int
 
 
-def measure(fn: Callable[[], object], repeat: int, min_seconds: float, max_runs: int = MAX_RUNS) -> Timing:
+def measure(fn: Callable[[], object], repeat: int, min_seconds: float, max_runs: int = MAX_RUNS,
+            warm_up: bool = True) -> Timing:
     """Times fn(): one warm-up call, then runs until `repeat` runs and `min_seconds` of timed runs.
+    warm_up=False when the caller has just made that call itself (e.g. to check its result: the
+    circuits of `oboro compare`, where one call can take seconds).
 
     Stops at max(max_runs, repeat) runs even if min_seconds has not passed. The garbage collector
     is off while timing (as in timeit) so that a collection triggered by one run does not land in
@@ -37,7 +40,8 @@ def measure(fn: Callable[[], object], repeat: int, min_seconds: float, max_runs:
     """
     if repeat < 1:
         raise ValueError(f"repeat must be >= 1, got {repeat}")
-    fn()  # warm-up: first-call costs (allocator growth, caches) are not part of the op
+    if warm_up:
+        fn()  # warm-up: first-call costs (allocator growth, caches) are not part of the op
     limit = max(max_runs, repeat)
     times: list[float] = []
     gc_was_enabled = gc.isenabled()

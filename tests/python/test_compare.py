@@ -228,3 +228,232 @@ def test_worker_that_ignores_the_scheme_is_refused(tmp_path):
                    "'checks': {'chain': 0.0}, 'sizes': {}}))")
     o = runner.run_worker(peers.Launch("lattigo", (sys.executable, str(old))), {"threads": 1, "scheme": "bfv"}, "depth 2")
     assert o.result is None and "ran CKKS instead of BFV" in o.error and "make -C bench/peers/lattigo" in o.error
+
+
+# ---------------------------------------------------------------- the circuits mode (--circuits)
+
+def _circuit_args(*extra):
+    return cli.build_parser().parse_args(["compare", "--circuits", *extra])
+
+
+def test_circuits_plan_default():
+    """N = 2^16, one chain for every library: the most levels any library needs (Lattigo's Goldschmidt
+    division of 1/x on [1, 16] at scale 2^40: 10 iterations + the map = 11), dnum 3, 128-bit."""
+    import numpy as np
+    import oboro
+
+    tasks, settings = command.plan_tasks(_circuit_args())
+    assert [k for k, _ in tasks] == ["functions", "matvec"]
+    assert all(t["mode"] == "circuits" and t["params"] == settings["params"]["circuits"] for _, t in tasks)
+    p = settings["params"]["circuits"]
+    assert p["log_n"] == 16 and settings["levels"] == 11 and p["moduli_bits"] == [60] + [40] * 11
+    assert p["special_bits"] == [60] * 4 and p["dnum"] == 3 and settings["threads"] == [1, 2]
+    functions = {c["key"]: c for c in tasks[0][1]["cases"]}
+    assert list(functions) == [f"chebyshev {d}" for d in (7, 15, 31, 63, 127, 255)] + ["sigmoid", "inverse", "sqrt"]
+    # the series: the same coefficients every time, |c_k| <= 1/(k + 1)
+    c255 = functions["chebyshev 255"]["coeffs"]
+    assert c255 == command.chebyshev_coefficients(255) and len(c255) == 256
+    assert np.all(np.abs(c255) <= 1.0 / np.arange(1, 257)) and functions["chebyshev 7"]["coeffs"] != c255[:8]
+    # the interpolants are oboro's (oboro.functions.sigmoid evaluates the same one)
+    sig = functions["sigmoid"]
+    assert sig["degree"] == 63 and sig["interval"] == [-8.0, 8.0]
+    assert np.allclose(sig["coeffs"], oboro.functions.coefficients(lambda t: 1 / (1 + np.exp(-t)), (-8, 8), 63), atol=1e-15)
+    # 1/x and sqrt: the others' degree is that of oboro's own plan at the stated precision
+    for kind, which in (("inverse", "inverse"), ("sqrt", "inverse_sqrt")):
+        assert functions[kind]["degree"] == oboro.functions.plan_inverse((1, 16), command.CIRCUIT_BITS, which)["degree"]
+        assert functions[kind]["bits"] == command.CIRCUIT_BITS
+    assert "coeffs" in functions["sqrt"] and "coeffs" not in functions["inverse"]
+    # distinct input streams
+    assert len({c["seed"] for c in functions.values()}) == len(functions)
+    # the dense slots x slots matrix does not fit in memory at N = 2^16: planned out with the reason
+    assert [c["key"] for c in tasks[1][1]["cases"]] == ["matvec 64", "matvec 256"]
+    (full, why), = settings["planned_out"].items()
+    assert full == "matrix 32768x32768 (full) times vector" and "GiB per library" in why
+    needed = {c["key"]: c["levels_needed"] for c in settings["cases"]}
+    assert needed["chebyshev 7"] == 4 and needed["chebyshev 255"] == 9 and needed["sigmoid"] == 8
+    assert needed["inverse"] == 11 and needed["sqrt"] == 7 and needed["matvec 64"] == 1
+    assert settings["tolerance"]["chebyshev 255"] == 2.0**-10 and settings["tolerance"]["matvec 256"] == 1e-2
+
+
+def test_circuits_levels_and_goldschmidt():
+    # Lattigo's estimate: (15/16)^(2^k) below 2^(log_n - 41); at least 3 iterations
+    assert command.goldschmidt_iterations(16, 40, 1 / 16) == 10
+    assert command.goldschmidt_iterations(16, 40, 0.9) == 4 and command.goldschmidt_iterations(16, 40, 1 - 1e-8) == 3
+    assert command.circuit_levels({"kind": "chebyshev", "degree": 63, "interval": [-1.0, 1.0]}, 16) == 7
+    assert command.circuit_levels({"kind": "sqrt", "degree": 31, "interval": [1.0, 16.0]}, 16) == 7
+    assert command.circuit_levels({"kind": "matvec", "size": 64}, 16) == 1
+
+
+def test_circuits_plan_small_ring_and_full_matrix():
+    # N = 2^14 fits degree <= 15 and the matrix product (5 levels); the dense 8192 x 8192 does not fit in memory,
+    # at N = 2^13 (one level) the dense 4096 x 4096 does
+    tasks, settings = command.plan_tasks(_circuit_args("--circuits-log-n", "14", "--circuits-cases", "chebyshev,matvec",
+                                                       "--circuits-degrees", "7,15", "--matvec-sizes", "64,full"))
+    assert settings["levels"] == 5 and [c["key"] for c in tasks[1][1]["cases"]] == ["matvec 64"]
+    assert list(settings["planned_out"]) == ["matrix 8192x8192 (full) times vector"]
+    tasks, settings = command.plan_tasks(_circuit_args("--circuits-log-n", "13", "--circuits-cases", "matvec", "--matvec-sizes", "full"))
+    assert [k for k, _ in tasks] == ["matvec"] and settings["levels"] == 1 and not settings["planned_out"]
+    assert tasks[0][1]["cases"] == [{"key": "matvec 4096", "kind": "matvec", "size": 4096, "seed": 1026}]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--circuits-degrees", "7"], "need --circuits"),
+    (["--matvec-sizes", "64"], "need --circuits"),
+    (["--circuits", "--chain"], "--circuits takes"),
+    (["--circuits", "--presets", "S1"], "--circuits takes"),
+    (["--circuits", "--circuits-cases", "fft"], "unknown circuit 'fft'"),
+    (["--circuits", "--circuits-log-n", "14"], "11 levels do not fit N = 2^14"),
+    (["--circuits", "--circuits-log-n", "14", "--circuits-cases", "matvec", "--matvec-sizes", "100"], "not a power of two"),
+    (["--circuits", "--circuits-log-n", "14", "--circuits-cases", "matvec", "--matvec-sizes", "big"], "big is not a power of two"),
+])
+def test_circuits_bad_input(argv, message):
+    err = io.StringIO()
+    rc = command.execute(cli.build_parser().parse_args(["compare", *argv]), out=io.StringIO(), err=err)
+    assert rc == 2 and message in err.getvalue()
+
+
+def test_circuit_inputs_are_the_same_for_every_library():
+    """The worker's vectorized SplitMix64 gives exactly protocol.uniform_at's doubles (the Go program
+    computes the same: bench/peers/lattigo/circuits.go)."""
+    from oboro.compare import protocol, worker
+
+    got = worker.uniform(1026, 1000, -8.0, 8.0)
+    assert [float(v) for v in got[:50]] == [protocol.uniform_at(1026, i, -8.0, 8.0) for i in range(50)]
+    assert got.min() >= -8 and got.max() < 8 and abs(got.mean()) < 1
+    x, m, want = worker.circuit_data({"kind": "matvec", "size": 8, "seed": 5}, 4096)
+    assert x.shape == (8,) and m.shape == (8, 8) and (want == m @ x).all()
+    x, m, want = worker.circuit_data({"kind": "inverse", "interval": [1.0, 16.0], "seed": 11}, 64)
+    assert m is None and x.shape == (64,) and (want == 1 / x).all()
+
+
+class _FakeCircuits:
+    """A CircuitAdapter that 'computes' in the clear: exact, one slow-free call; one case unsupported,
+    one that raises and one with a wrong answer."""
+    slots = 16
+
+    def decrypt(self, ct, n):
+        return ct[:n]
+
+    def consumed(self, ct_in, ct_out):
+        return 3
+
+    def circuit(self, case, x, matrix=None):
+        import numpy as np
+
+        if case["kind"] == "inverse":
+            raise NotImplementedError("no inverse here")
+        if case["kind"] == "sqrt":
+            raise RuntimeError("boom")
+        if case["kind"] == "sigmoid":
+            return x, (lambda: np.zeros_like(x)), "wrong"
+        return x, (lambda: np.polynomial.chebyshev.chebval(x, case["coeffs"])), f"exact degree {case['degree']}"
+
+
+def test_run_circuits_records_skips_errors_and_checks():
+    from oboro.compare import worker
+
+    cases = [{"key": "chebyshev 3", "kind": "chebyshev", "degree": 3, "interval": [-1.0, 1.0], "coeffs": [0.5, 0.25, 0.1, 0.05], "seed": 1},
+             {"key": "sigmoid", "kind": "sigmoid", "degree": 3, "interval": [-8.0, 8.0], "seed": 2},
+             {"key": "inverse", "kind": "inverse", "degree": 3, "interval": [1.0, 16.0], "seed": 3},
+             {"key": "sqrt", "kind": "sqrt", "degree": 3, "interval": [1.0, 16.0], "seed": 4}]
+    r = worker.run_circuits(_FakeCircuits(), {"cases": cases, "repeat": 2, "min_seconds": 0})
+    assert r["checks"]["chebyshev 3"] == 0 and r["levels"]["chebyshev 3"] == 3 and r["times"]["chebyshev 3"]["repeats"] == 2
+    assert r["chosen"] == {"chebyshev 3": "exact degree 3", "sigmoid": "wrong"}
+    assert r["checks"]["sigmoid"] > 0.9  # sigmoid(8) - 0: the runner marks it FAILED
+    assert r["skipped_cases"] == {"inverse": "no inverse here"} and r["errors"] == {"sqrt": "RuntimeError: boom"}
+
+
+def _circuit_report(outcomes, planned_out=None):
+    from oboro.compare import report
+
+    cases = [{"key": "chebyshev 7", "kind": "chebyshev", "degree": 7, "label": "Chebyshev series, degree 7", "levels_needed": 4},
+             {"key": "inverse", "kind": "inverse", "degree": 31, "label": "1/x on [1, 16]", "levels_needed": 11},
+             {"key": "matvec 64", "kind": "matvec", "size": 64, "label": "matrix 64x64 times vector", "levels_needed": 1}]
+    settings = {"cases": cases, "levels": 11, "threads": [1, 2], "repeat": 3, "planned_out": planned_out or {},
+                "tolerance": {"chebyshev 7": 2.0**-10, "inverse": 2.0**-10, "matvec 64": 1e-2},
+                "params": {"circuits": {"log_n": 16, "moduli_bits": [60] + [40] * 11, "special_bits": [60] * 4, "dnum": 3, "scale_bits": 40}}}
+    machine = {"date_utc": "2026-11-24T00:00:00Z", "cpu": "c", "usable_cores": 2, "platform": "p", "python": "3"}
+    return report.to_json("circuits", machine, settings, {"seal": "no polynomial evaluator"}, [], outcomes)
+
+
+def _circuit_outcome(lib, key, threads, times, checks=None, levels=None, chosen=None, skipped=None, errors=None, failed=None, n=2**16):
+    result = {"times": {k: {"median_us": v} for k, v in times.items()}, "checks": checks or {k: 2.0**-20 for k in times},
+              "levels": levels or {k: 3 for k in times}, "chosen": chosen or {k: f"{lib} way" for k in times},
+              "skipped_cases": skipped or {}, "errors": errors or {}, "sizes": {}, "used": {"N": n}, "version": "v"}
+    return runner.Outcome(lib, key, threads, result=result, failed_checks=failed or {})
+
+
+def test_circuits_markdown():
+    from oboro.compare import report
+
+    outs = [_circuit_outcome("oboro", "functions", 1, {"chebyshev 7": 1000.0, "inverse": 2000.0}),
+            _circuit_outcome("lattigo", "functions", 1, {"chebyshev 7": 3000.0, "inverse": 8000.0}, levels={"chebyshev 7": 3, "inverse": 11},
+                             chosen={"chebyshev 7": "polynomial.Evaluator", "inverse": "Goldschmidt, 10 iterations"}),
+            _circuit_outcome("openfhe", "functions", 1, {"chebyshev 7": 500.0, "inverse": 900.0}, checks={"chebyshev 7": 2.0**-20, "inverse": 0.5},
+                             failed={"inverse": 0.5}),
+            _circuit_outcome("desilofhe", "functions", 1, {"chebyshev 7": 4000.0}, skipped={"inverse": "desilofhe has no inverse"}, n=2**15),
+            _circuit_outcome("oboro", "functions", 2, {"chebyshev 7": 800.0, "inverse": 1500.0}),
+            _circuit_outcome("oboro", "matvec", 1, {}, skipped={"matvec 64": "oboro.linalg.matvec is not in this build"}),
+            _circuit_outcome("lattigo", "matvec", 1, {"matvec 64": 5000.0}),
+            _circuit_outcome("openfhe", "matvec", 1, {}, errors={"matvec 64": "RuntimeError: boom"})]
+    rep = _circuit_report(outs, {"matrix 32768x32768 (full) times vector": "not run: 9 GiB"})
+    assert rep["mode"] == "circuits" and rep["runs"][1]["levels"] == {"chebyshev 7": 3, "inverse": 11}
+    md = report.markdown_circuits(rep)
+    assert "2026-11-24T00:00:00Z" in md and "Q = [60] + 11 x [40] bits" in md and "dnum = 3" in md
+    # time: ratios against oboro at the same thread count; FAILED, skipped, error and n/a cells
+    assert "| circuit | oboro 1t | openfhe 1t | desilofhe 1t | lattigo 1t | oboro 2t |" in md
+    assert "| Chebyshev series, degree 7 | 1.00 ms | 500 us (x0.50) | 4.00 ms (x4.00) (N = 2^15) | 3.00 ms (x3.00) | 800 us |" in md
+    assert "| 1/x on [1, 16] | 2.00 ms | FAILED | skipped | 8.00 ms (x4.00) | 1.50 ms |" in md
+    assert "| matrix 64x64 times vector | skipped | error | n/a | 5.00 ms | n/a |" in md
+    assert "| matrix 32768x32768 (full) times vector | not run | not run |" in md
+    # precision in bits and levels (one thread), what each chose, and why a row is missing
+    assert "| Chebyshev series, degree 7 | 4 | 20.0 bits, 3 levels | 20.0 bits, 3 levels | 20.0 bits, 3 levels | 20.0 bits, 3 levels |" in md
+    assert "| 1/x on [1, 16] | 11 | 20.0 bits, 3 levels | FAILED: 1.0 bits, 3 levels | skipped | 20.0 bits, 11 levels |" in md
+    assert "Goldschmidt, 10 iterations" in md and "polynomial.Evaluator" in md
+    assert "- desilofhe, inverse: skipped: desilofhe has no inverse" in md
+    assert "- oboro, matvec 64: skipped: oboro.linalg.matvec is not in this build" in md
+    assert "- openfhe 1t, matvec 64: error: RuntimeError: boom" in md
+    assert "- openfhe 1t, inverse: FAILED: max error 5.00e-01 above the tolerance 9.77e-04" in md
+    assert "- matrix 32768x32768 (full) times vector: not run: 9 GiB" in md and "- skipped: seal: no polynomial evaluator" in md
+
+
+def test_circuits_plot(tmp_path):
+    pytest.importorskip("matplotlib")
+    from oboro.compare import report
+
+    rep = _circuit_report([_circuit_outcome("oboro", "functions", 1, {"chebyshev 7": 1000.0, "inverse": 2000.0}),
+                           _circuit_outcome("lattigo", "functions", 2, {"chebyshev 7": 3000.0}),
+                           _circuit_outcome("oboro", "matvec", 1, {"matvec 64": 300.0})])
+    (path,) = report.plot_circuits(rep, str(tmp_path))
+    assert path.endswith("polynomial.png") and os.path.getsize(path) > 10_000
+
+
+def test_circuits_oboro_alone(tmp_path, no_peers):
+    """A real run of oboro alone on a small ring: the Chebyshev series and a 64 x 64 product, checked,
+    with the levels used; SEAL is skipped with the reason."""
+    out, err = io.StringIO(), io.StringIO()
+    args = cli.build_parser().parse_args(["compare", "--circuits", "--circuits-log-n", "14", "--circuits-cases", "chebyshev,matvec",
+                                          "--circuits-degrees", "7", "--matvec-sizes", "64", "--repeat", "1", "--threads", "1",
+                                          "--no-progress", "--libraries", "oboro,seal", "--json", str(tmp_path / "p.json"),
+                                          "--markdown", str(tmp_path / "p.md")])
+    assert command.execute(args, out=out, err=err) == 0, err.getvalue() + out.getvalue()
+    rep = json.loads((tmp_path / "p.json").read_text())
+    assert rep["mode"] == "circuits" and "SEAL has no polynomial evaluator" in rep["skipped"]["seal"]
+    fn, mv = rep["runs"]
+    assert (fn["key"], mv["key"]) == ("functions", "matvec") and fn["status"] == mv["status"] == "ok"
+    assert fn["levels"]["chebyshev 7"] == 3 and fn["checks"]["chebyshev 7"] < 2.0**-15
+    assert fn["times"]["chebyshev 7"]["median_us"] > 0 and "polyval" in fn["chosen"]["chebyshev 7"]
+    if "matvec 64" in mv["skipped_cases"]:  # an oboro from before oboro.linalg.matvec
+        assert "linalg.matvec" in mv["skipped_cases"]["matvec 64"]
+    else:
+        assert mv["levels"]["matvec 64"] == 1 and mv["checks"]["matvec 64"] < 1e-4
+    assert rep["settings"]["coefficients"]["chebyshev 7"] == command.chebyshev_coefficients(7)
+    md = (tmp_path / "p.md").read_text()
+    assert "| Chebyshev series, degree 7 |" in md and "3 levels" in md
+
+
+def test_circuits_worker_without_circuits_is_refused(tmp_path):
+    old = tmp_path / "old.py"
+    old.write_text("import json,sys; json.load(sys.stdin); print(json.dumps({'times': {}, 'checks': {}, 'sizes': {}}))")
+    o = runner.run_worker(peers.Launch("lattigo", (sys.executable, str(old))), {"threads": 1, "mode": "circuits"}, "functions")
+    assert o.result is None and "no circuits mode" in o.error and "make -C bench/peers/lattigo" in o.error

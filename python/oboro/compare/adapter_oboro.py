@@ -59,3 +59,68 @@ class Adapter:
 
     def ciphertext_bytes(self, ct) -> int:
         return len(ct.serialize())
+
+
+
+class CircuitAdapter:
+    """The circuits mode (worker.run_circuits): polynomials through Ciphertext.polyval, the named
+    functions of oboro.functions, inverse/sqrt with their Newton plans, and oboro.linalg.matvec."""
+
+    def __init__(self, params: dict, threads: int):
+        oboro.set_num_threads(threads)
+        self.ctx = oboro.Context(log_n=params["log_n"], moduli_bits=params["moduli_bits"], special_bits=params["special_bits"],
+                                 scale_bits=params["scale_bits"], dnum=params.get("dnum"))
+        self.ctx.keygen(rotations=[], relin=True)
+        self.pub = self.ctx.public()
+        self.slots = self.ctx.slots
+        self.version = oboro.__version__
+        self.used = {"N": 2 ** params["log_n"], "logQ": list(params["moduli_bits"]), "logP": list(params["special_bits"]),
+                     "dnum": self.ctx.dnum, "logQP": self.ctx.log_qp, "security": "128-bit (oboro's HE-standard check passed)"}
+        self.notes = ["inputs encrypted with the public key, as in every library; each call returns a new ciphertext"]
+
+    def decrypt(self, ct, n: int):
+        return self.ctx.decrypt(ct)[:n]
+
+    def consumed(self, ct_in, ct_out) -> int:
+        return ct_in.level - ct_out.level
+
+    def circuit(self, case: dict, x, matrix=None):
+        """(input ciphertext, the timed call, what oboro chose); NotImplementedError(reason) to skip."""
+        kind, lo_hi = case["kind"], tuple(case.get("interval") or (-1.0, 1.0))
+        if kind == "matvec":
+            return self._matvec(x, matrix)
+        ct = self.pub.encrypt(x)
+        if kind == "chebyshev":
+            coeffs = case["coeffs"]
+            plan = oboro._core.polynomial_plan(coeffs, "chebyshev", lo_hi, ct.level)
+            return (ct, lambda: ct.polyval(coeffs, basis="chebyshev", interval=lo_hi),
+                    f"polyval, degree {len(coeffs) - 1}: BSGS with {plan['baby_steps']} baby steps, {plan['products']} ct x ct products")
+        if kind == "sigmoid":
+            d = case["degree"]
+            return (ct, lambda: oboro.functions.sigmoid(ct, interval=lo_hi, degree=d),
+                    f"functions.sigmoid: its Chebyshev interpolant of degree {d}")
+        if kind in ("inverse", "sqrt"):
+            bits = case["bits"]
+            p = oboro.functions.plan_inverse(lo_hi, bits, "inverse" if kind == "inverse" else "inverse_sqrt")
+            how = f"Chebyshev degree {p['degree']} + {p['iterations']} Newton iteration(s) for {bits:g} bits"
+            if kind == "inverse":
+                return ct, (lambda: ct.inverse(lo_hi, bits)), f"ct.inverse: {how}"
+            return ct, (lambda: ct.sqrt(lo_hi, bits)), f"ct.sqrt = x * inverse_sqrt(x): {how}"
+        raise NotImplementedError(f"unknown circuit kind '{kind}'")
+
+    def _matvec(self, x, m):
+        linalg = getattr(oboro, "linalg", None)
+        if linalg is None or not hasattr(linalg, "matvec"):
+            raise NotImplementedError("oboro.linalg.matvec is not in this build of oboro (the API is being written)")
+        n = len(x)  # a power of two: the ciphertext's slot count; M is n x n
+        linalg.keygen(self.ctx, m.shape, method="matvec", slots=n)
+        pub = self.ctx.public()  # with the new Galois keys
+        ct = pub.encrypt(x, slots=n)
+        if hasattr(linalg, "PlainMatrix"):
+            # encoded once per level, at the first (checked, untimed) call: the peers too encode their
+            # diagonals before the clock starts
+            w = linalg.PlainMatrix(self.ctx, m)
+            how = f"linalg.matvec(PlainMatrix), {n}x{n}: {w.diagonal_count(n)} diagonals encoded once (first, untimed call)"
+        else:
+            w, how = m, f"linalg.matvec(NumPy matrix), {n}x{n}: diagonals encoded inside every call"
+        return ct, (lambda: linalg.matvec(w, ct)), how + "; keys: linalg.keygen(method='matvec')"

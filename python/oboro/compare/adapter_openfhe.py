@@ -152,3 +152,103 @@ class IntegerAdapter:
     def multiply(self, a, b):
         c = self.cc.EvalMult(a, b)
         return self.cc.ModReduce(c) if self.scheme == "bgv" else c
+
+
+def bsgs_split(n: int) -> tuple[int, int]:
+    """(n1, n2), n1 * n2 = n, n1 = the power of two nearest above sqrt(n): baby and giant steps."""
+    n1 = 1 << ((n.bit_length() - 1 + 1) // 2)
+    return n1, n // n1
+
+
+class CircuitAdapter:
+    """The circuits mode (worker.run_circuits). FLEXIBLEAUTO scaling (OpenFHE's own choice for its
+    function evaluation; it rescales by itself), the task's ring, depth = the task's level count,
+    40-bit scaling primes, HYBRID key switching with the task's dnum."""
+
+    def __init__(self, params: dict, threads: int):
+        n = 2 ** params["log_n"]
+        q = params["moduli_bits"]
+        self.slots, self.notes = n // 2, []
+        p = fhe.CCParamsCKKSRNS()
+        p.SetMultiplicativeDepth(len(q) - 1)
+        p.SetFirstModSize(q[0])
+        p.SetScalingModSize(q[1])
+        p.SetRingDim(n)
+        p.SetBatchSize(self.slots)
+        p.SetScalingTechnique(fhe.ScalingTechnique.FLEXIBLEAUTO)
+        p.SetKeySwitchTechnique(fhe.KeySwitchTechnique.HYBRID)
+        if params.get("dnum"):
+            p.SetNumLargeDigits(params["dnum"])
+        self.cc, self.keys, security, _ = _context_and_keys(p, self.notes, fhe.PKESchemeFeature.ADVANCEDSHE)
+        self.version = importlib.metadata.version("openfhe")
+        self.used = {"N": self.cc.GetRingDimension(), "logQ": [q[0]] + [q[1]] * (len(q) - 1), "dnum": params.get("dnum"),
+                     "logP": "chosen by OpenFHE", "scaling": "FLEXIBLEAUTO", "security": security}
+        self.notes += ["FLEXIBLEAUTO scaling: OpenFHE's recommended mode for its polynomial and function evaluation "
+                       "(rescales by itself, corrects the scale drift of the 40-bit primes)",
+                       "EvalChebyshevSeries takes c0/2 as its constant term: the series' c0 is passed doubled"]
+
+    def _encrypt(self, x, slots: int):
+        return self.cc.Encrypt(self.keys.publicKey, self.cc.MakeCKKSPackedPlaintext(x, 1, 0, None, slots))
+
+    def decrypt(self, ct, n: int):
+        pt = self.cc.Decrypt(ct, self.keys.secretKey)
+        pt.SetLength(n)
+        return pt.GetRealPackedValue()
+
+    def consumed(self, ct_in, ct_out) -> int:
+        """Rescales done plus one pending (FLEXIBLEAUTO leaves the last product at scale degree 2)."""
+        used = lambda c: c.GetLevel() + c.GetNoiseScaleDeg() - 1  # noqa: E731
+        return used(ct_out) - used(ct_in)
+
+    def circuit(self, case: dict, x, matrix=None):
+        kind = case["kind"]
+        if kind == "matvec":
+            return self._matvec(x, matrix)
+        ct = self._encrypt(x, self.slots)
+        cc = self.cc
+        lo, hi = case["interval"]
+        d = case["degree"]
+        if kind == "chebyshev":
+            coeffs = [2.0 * case["coeffs"][0]] + list(case["coeffs"][1:])
+            return (ct, lambda: cc.EvalChebyshevSeries(ct, coeffs, lo, hi),
+                    f"EvalChebyshevSeries, degree {d} ({'Paterson-Stockmeyer' if d >= 5 else 'linear'})")
+        if kind == "sigmoid":
+            return ct, (lambda: cc.EvalLogistic(ct, lo, hi, d)), f"EvalLogistic, degree {d} (its own Chebyshev interpolant)"
+        if kind == "inverse":
+            return ct, (lambda: cc.EvalDivide(ct, lo, hi, d)), f"EvalDivide, degree {d} (Chebyshev interpolant of 1/x)"
+        if kind == "sqrt":
+            return (ct, lambda: cc.EvalChebyshevFunction(math.sqrt, ct, lo, hi, d),
+                    f"EvalChebyshevFunction(sqrt), degree {d}")
+        raise NotImplementedError(f"unknown circuit kind '{kind}'")
+
+    def _matvec(self, x, m):
+        """OpenFHE's Python API has no EvalLinearTransform: a baby-step giant-step diagonal product written
+        with its public calls (hoisted EvalFastRotation baby steps, EvalMult by pre-encoded diagonals,
+        EvalAdd, EvalRotate giant steps), on a sparse packing of n slots."""
+        import numpy as np
+
+        cc, n = self.cc, len(x)
+        n1, n2 = bsgs_split(n)
+        cc.EvalRotateKeyGen(self.keys.secretKey, list(range(1, n1)) + [j * n1 for j in range(1, n2)])
+        rows = np.arange(n)
+        # pre-encoded before the clock: diagonal k = M[i, i + k], turned right by the giant step j*n1
+        pts = [[cc.MakeCKKSPackedPlaintext(np.roll(m[rows, (rows + j * n1 + i) % n], j * n1), 1, 0, None, n)
+                for i in range(n1)] for j in range(n2)]
+        ct = self._encrypt(x, n)
+        order = cc.GetCyclotomicOrder()
+
+        def call():
+            digits = cc.EvalFastRotationPrecompute(ct)
+            baby = [ct] + [cc.EvalFastRotation(ct, i, order, digits) for i in range(1, n1)]
+            out = None
+            for j in range(n2):
+                inner = cc.EvalMult(baby[0], pts[j][0])
+                for i in range(1, n1):
+                    inner = cc.EvalAdd(inner, cc.EvalMult(baby[i], pts[j][i]))
+                if j:
+                    inner = cc.EvalRotate(inner, j * n1)
+                out = inner if out is None else cc.EvalAdd(out, inner)
+            return out
+
+        return (ct, call, f"BSGS diagonal method written with OpenFHE's public API (no EvalLinearTransform in its Python "
+                          f"API): {n1} hoisted baby steps x {n2} giant steps, {n} pre-encoded diagonals")

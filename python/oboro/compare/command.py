@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 from typing import TextIO
@@ -11,7 +12,8 @@ from typing import TextIO
 from .. import bench
 from . import peers, report
 from .peers import LIBRARIES
-from .protocol import OPS
+from .protocol import CIRCUITS, OPS
+from .protocol import tolerance as protocol_tolerance
 from .runner import DEFAULT_TIMEOUT_S, Outcome, run_worker
 
 DEFAULT_PRESETS = ("S1", "S2")
@@ -27,6 +29,28 @@ PLAIN_MODULUS = 65537
 OMP_WAIT_POLICIES = ("default", "passive", "active")
 #: SEAL has no threads inside an op: its two-thread run would repeat the one-thread one
 SINGLE_THREADED = {"seal": "SEAL runs each op on one thread (no threads inside an op): only its 1t column is measured"}
+
+
+#: --circuits: the ring (N = 2^16; --circuits-log-n 15 for quicker runs), the Chebyshev degrees, the
+#: matrix sizes ("full": slots x slots), and the precision asked of oboro's inverse/sqrt (CKKS at scale
+#: 2^40 gives about 20-22 bits after such a circuit: asking for more only costs levels)
+DEFAULT_CIRCUITS_LOG_N = 16
+CIRCUIT_DEGREES = (7, 15, 31, 63, 127, 255)
+MATVEC_SIZES = ("64", "256", "full")
+CIRCUIT_BITS = 20.0
+#: --circuits timed runs per circuit (after the checked call), unless --repeat; and at least this many
+#: seconds of them (fast circuits run more often), unless --min-seconds; --quick: 1 run, 0 s
+CIRCUIT_REPEAT = 3
+CIRCUIT_MIN_SECONDS = 1.0
+SIGMOID_INTERVAL, SIGMOID_DEGREE = (-8.0, 8.0), 63
+ROOT_INTERVAL = (1.0, 16.0)  # 1/x and sqrt(x)
+#: the seed of the Chebyshev series' coefficients (c_k = U(-1, 1) / (k + 1), one draw per degree)
+COEFF_SEED = 2024
+#: a matrix-vector case whose pre-encoded diagonals would take more memory than this is not run
+MATVEC_MEMORY_LIMIT = 4 * 2**30
+#: libraries that cannot run the circuits mode at all, and why
+NO_CIRCUITS = {"seal": "SEAL has no polynomial evaluator, no function approximations and no linear-transform API "
+                       "(only single ops, which the per-op mode measures): skipped in --circuits"}
 
 
 class CompareError(Exception):
@@ -59,6 +83,134 @@ def integer_chain_params(log_n: int, depth: int) -> dict:
     """BFV/BGV at paper 002's t = 65537: the CKKS chain's moduli on a ring of N/2 (the same slot count,
     as in the paper: CKKS N = 65536, BFV/BGV N = 32768), checked against the same 128-bit bound."""
     return {**chain_params(log_n, depth), "plain_modulus": PLAIN_MODULUS}
+
+
+def circuit_params(log_n: int, levels: int) -> dict:
+    """The circuits' chain: Q = [60] + levels x [40], dnum = 3 digits of ceil((levels + 1) / 3)
+    primes each (as the S4 preset), P = that many 60-bit primes (a digit of 40-bit primes and the
+    60-bit one fits under P), checked against oboro's 128-bit bound."""
+    import oboro
+
+    per_digit = -(-(levels + 1) // 3)
+    p = {"log_n": log_n, "moduli_bits": [60] + [40] * levels, "special_bits": [60] * per_digit, "scale_bits": 40,
+         "dnum": -(-(levels + 1) // per_digit)}
+    try:
+        oboro.Context(log_n=log_n, moduli_bits=p["moduli_bits"], special_bits=p["special_bits"], dnum=p["dnum"])
+    except oboro.ParameterError as e:
+        raise CompareError(f"{levels} levels do not fit N = 2^{log_n} at 128-bit security ({e}); use a larger "
+                           f"--circuits-log-n or fewer --circuits-cases / lower --circuits-degrees") from None
+    return p
+
+
+def goldschmidt_iterations(log_n: int, scale_bits: float, lo_over_hi: float) -> int:
+    """The iterations that Lattigo's GoldschmidtDivisionNew chooses for inputs in [lo/hi, 1] (its
+    documented estimate: the error (1 - lo/hi)^(2^k) must fall below 2^(log_n - 1 - scale_bits); at
+    least 3); with the map x -> x / hi it takes iterations + 1 levels."""
+    prec, start, iters = 2.0 ** (log_n - 1 - scale_bits), 1.0 - lo_over_hi, 1
+    while start >= prec:
+        start *= start
+        iters += 1
+    return max(iters, 3)
+
+
+def circuit_levels(case: dict, log_n: int, scale_bits: float = 40) -> int:
+    """The most levels any library's algorithm takes for the case (the chain gives every library that
+    many): OpenFHE's Paterson-Stockmeyer and desilofhe take ceil(log2(d + 1)) + 1 (one more than oboro
+    and Lattigo), plus one to map an interval other than [-1, 1]; Lattigo's Goldschmidt division
+    takes its iterations + 1; the matrix-vector product one."""
+    kind = case["kind"]
+    if kind == "matvec":
+        return 1
+    d = case["degree"]
+    # d.bit_length() = ceil(log2(d + 1)); + 1 for OpenFHE/desilofhe; + 1 for the map of an interval
+    need = d.bit_length() + 1 + (0 if tuple(case["interval"]) == (-1.0, 1.0) else 1)
+    if kind == "inverse":
+        lo, hi = case["interval"]
+        need = max(need, goldschmidt_iterations(log_n, scale_bits, lo / hi) + 1)
+    return need
+
+
+def _sigmoid(t: float) -> float:
+    return 1.0 / (1.0 + math.exp(-t)) if t >= 0 else math.exp(t) / (1.0 + math.exp(t))
+
+
+def chebyshev_coefficients(degree: int) -> list[float]:
+    """The series of the Chebyshev rows: c_k = U(-1, 1) / (k + 1), k = 0 .. degree, drawn with a fixed
+    seed per degree (the same for every library and every run)."""
+    import numpy as np
+
+    rng = np.random.default_rng([COEFF_SEED, degree])
+    return (rng.uniform(-1.0, 1.0, degree + 1) / np.arange(1, degree + 2)).tolist()
+
+
+def plan_circuits(args: argparse.Namespace, settings: dict) -> list[tuple[str, dict]]:
+    """The circuits mode: [("functions", task), ("matvec", task)] (the groups that were asked for),
+    each task with its cases; fills settings (params, levels, cases, skipped cases)."""
+    import oboro
+
+    log_n = args.circuits_log_n
+    kinds = args.circuits_cases or list(CIRCUITS)
+    for k in kinds:
+        if k not in CIRCUITS:
+            raise CompareError(f"unknown circuit '{k}' (known: {', '.join(CIRCUITS)})")
+    degrees = args.circuits_degrees or list(CIRCUIT_DEGREES)
+    cases, planned_out = [], {}
+    if "chebyshev" in kinds:
+        cases += [{"key": f"chebyshev {d}", "kind": "chebyshev", "degree": d, "interval": [-1.0, 1.0],
+                   "coeffs": chebyshev_coefficients(d), "seed": 100 + d} for d in degrees]
+    if "sigmoid" in kinds:
+        lo_hi = SIGMOID_INTERVAL
+        cases.append({"key": "sigmoid", "kind": "sigmoid", "degree": SIGMOID_DEGREE, "interval": list(lo_hi), "seed": 10,
+                      "coeffs": oboro.functions.coefficients(_sigmoid, lo_hi, SIGMOID_DEGREE)})
+    for kind, seed, which, f in (("inverse", 11, "inverse", None), ("sqrt", 12, "inverse_sqrt", math.sqrt)):
+        if kind in kinds:
+            # the others' degree: the one of oboro's own plan for CIRCUIT_BITS (a comparable polynomial)
+            d = oboro.functions.plan_inverse(ROOT_INTERVAL, CIRCUIT_BITS, which)["degree"]
+            case = {"key": kind, "kind": kind, "degree": d, "interval": list(ROOT_INTERVAL), "bits": CIRCUIT_BITS, "seed": seed}
+            if f is not None:
+                case["coeffs"] = oboro.functions.coefficients(f, ROOT_INTERVAL, d)
+            cases.append(case)
+    levels = max((circuit_levels(c, log_n) for c in cases), default=1)
+    params = circuit_params(log_n, levels)
+    slots = 2 ** (log_n - 1)
+    matvec = []
+    if "matvec" in kinds:
+        for size in args.matvec_sizes or list(MATVEC_SIZES):
+            n = slots if size == "full" else int(size) if size.isdigit() else 0
+            key = f"matvec {n}"
+            if n < 2 or n & (n - 1) or n > slots:
+                raise CompareError(f"--matvec-sizes: {size} is not a power of two from 2 to the {slots} slots of N = 2^{log_n}")
+            # every diagonal pre-encoded over Q and P (Lattigo's lintrans), plus the matrix itself in NumPy
+            need = n * (len(params["moduli_bits"]) + len(params["special_bits"])) * 2**log_n * 8 + 8 * n * n
+            if need > MATVEC_MEMORY_LIMIT:
+                planned_out[f"matrix {n}x{n} (full) times vector" if size == "full" else _case_label({"kind": "matvec", "size": n})] = (f"not run: its {n} pre-encoded diagonals at {levels} levels take about "
+                                    f"{need / 2**30:,.0f} GiB per library (limit {MATVEC_MEMORY_LIMIT / 2**30:g} GiB)")
+                continue
+            matvec.append({"key": key, "kind": "matvec", "size": n, "seed": 1000 + 2 * n.bit_length()})
+    tasks = [(group, {"mode": "circuits", "cases": group_cases, "params": params})
+             for group, group_cases in (("functions", cases), ("matvec", matvec)) if group_cases]
+    if not tasks:
+        raise CompareError("no circuit to run (see --circuits-cases and --matvec-sizes)")
+    labels = {c["key"]: _case_label(c) for c in cases + matvec}
+    settings.update(circuits_log_n=log_n, levels=levels, params={"circuits": params}, circuit_bits=CIRCUIT_BITS,
+                    cases=[{k: v for k, v in c.items() if k != "coeffs"} | {"label": labels[c["key"]],
+                            "levels_needed": circuit_levels(c, log_n)} for c in cases + matvec],
+                    coefficients={c["key"]: c["coeffs"] for c in cases if "coeffs" in c},
+                    planned_out=planned_out, tolerance={k: protocol_tolerance(k) for k in labels})
+    return tasks
+
+
+def _case_label(c: dict) -> str:
+    kind = c["kind"]
+    if kind == "chebyshev":
+        return f"Chebyshev series, degree {c['degree']}"
+    if kind == "sigmoid":
+        return f"sigmoid on [-8, 8], degree {c['degree']}"
+    if kind == "inverse":
+        return "1/x on [1, 16]"
+    if kind == "sqrt":
+        return "sqrt(x) on [1, 16]"
+    return f"matrix {c['size']}x{c['size']} times vector"
 
 
 def _libraries_arg(text: str) -> list[str]:
@@ -95,7 +247,10 @@ DESCRIPTION = (
     + "\n\nat 1 and 2 threads, plus key and ciphertext sizes. Every op is checked against NumPy first.\n"
     "--chain instead times a chain of squarings (multiply + relinearize + rescale) against depth, with\n"
     "the peak memory of each depth (paper 002, Figures 2 and 3), in CKKS for every library and in BFV and\n"
-    "BGV (t = 65537, N/2) for OpenFHE and Lattigo. Missing libraries are skipped with the\n"
+    "BGV (t = 65537, N/2) for OpenFHE and Lattigo. --circuits times whole circuits instead: Chebyshev\n"
+    "series of degree 7 to 255, the sigmoid, 1/x and sqrt(x), and plaintext matrix x encrypted vector,\n"
+    "on one ring and modulus chain for every library, with each result's precision in bits and the\n"
+    "levels each library used (SEAL has no such evaluators). Missing libraries are skipped with the\n"
     "reason; scripts/install_peers.sh installs them. Progress goes to stderr."
 )
 
@@ -107,6 +262,8 @@ examples:
   oboro compare --chain --depths 2,4,6 --chain-log-n 15 --threads 1
   oboro compare --chain --schemes ckks --libraries oboro,seal
   oboro compare --omp-wait-policy passive       OpenMP threads sleep instead of spinning (docs/compare.md)
+  oboro compare --circuits --json docs/benchmarks/polynomial.json --markdown docs/benchmarks/polynomial.md --plot docs/benchmarks
+  oboro compare --circuits --quick --circuits-log-n 14 --circuits-cases chebyshev,matvec --circuits-degrees 7,15
 """
 
 
@@ -119,9 +276,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ops", type=bench._comma_list, default=None, metavar="LIST", help=f"ops to time (default all: {','.join(OPS)})")
     p.add_argument("--threads", type=_int_list, default=None, metavar="LIST", help="thread counts (default 1,2; --chain: 1)")
     p.add_argument("--repeat", type=bench._positive_int, default=None, metavar="R",
-                   help=f"minimum timed runs per op after one warm-up (default {bench.DEFAULT_REPEAT}, --quick {bench.QUICK_REPEAT})")
+                   help=f"minimum timed runs per op after one warm-up (default {bench.DEFAULT_REPEAT}, --quick {bench.QUICK_REPEAT}; "
+                        f"--circuits: {CIRCUIT_REPEAT} after the checked call, --quick 1)")
     p.add_argument("--min-seconds", type=bench._seconds_arg, default=None, metavar="S",
-                   help=f"minimum timed seconds per op (default {bench.DEFAULT_MIN_SECONDS}, --quick 0)")
+                   help=f"minimum timed seconds per op (default {bench.DEFAULT_MIN_SECONDS}, --circuits {CIRCUIT_MIN_SECONDS:g}, --quick 0)")
     p.add_argument("--quick", action="store_true", help="smoke run: fewer repeats, noisy numbers")
     p.add_argument("--chain", action="store_true", help="the multiplication chain against depth instead of the per-op table")
     p.add_argument("--depths", type=_int_list, default=None, metavar="LIST", help=f"--chain depths (default {','.join(map(str, DEFAULT_DEPTHS))})")
@@ -129,6 +287,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help=f"--chain ring dimension log2(N) (default {DEFAULT_CHAIN_LOG_N}, paper 002's CKKS ring)")
     p.add_argument("--schemes", type=_schemes_arg, default=None, metavar="LIST",
                    help="--chain schemes (default ckks,bfv,bgv; BFV/BGV at N = 2^(LOGN-1), t = 65537, in OpenFHE and Lattigo)")
+    p.add_argument("--circuits", action="store_true",
+                   help="whole circuits instead of the per-op table: Chebyshev series, sigmoid, 1/x, sqrt, matrix x vector")
+    p.add_argument("--circuits-log-n", type=int, default=DEFAULT_CIRCUITS_LOG_N, metavar="LOGN",
+                   help=f"--circuits ring dimension log2(N) (default {DEFAULT_CIRCUITS_LOG_N}; 15 is quicker; 14 fits degree <= 15 and matvec only)")
+    p.add_argument("--circuits-cases", type=bench._comma_list, default=None, metavar="LIST",
+                   help=f"--circuits circuits to run (default all: {','.join(CIRCUITS)})")
+    p.add_argument("--circuits-degrees", type=_int_list, default=None, metavar="LIST",
+                   help=f"--circuits Chebyshev degrees (default {','.join(map(str, CIRCUIT_DEGREES))})")
+    p.add_argument("--matvec-sizes", type=bench._comma_list, default=None, metavar="LIST",
+                   help=f"--circuits matrix sizes, powers of two or 'full' (slots x slots) (default {','.join(MATVEC_SIZES)})")
     p.add_argument("--omp-wait-policy", choices=OMP_WAIT_POLICIES, default="default",
                    help="OMP_WAIT_POLICY of every worker (default: each runtime's own; see docs/compare.md on spin-waiting)")
     p.add_argument("--peer-python", default=None, metavar="PATH",
@@ -154,7 +322,20 @@ def plan_tasks(args: argparse.Namespace) -> tuple[list[tuple[str, dict]], dict]:
     repeat = args.repeat or (bench.QUICK_REPEAT if quick else bench.DEFAULT_REPEAT)
     min_s = args.min_seconds if args.min_seconds is not None else (0.0 if quick else bench.DEFAULT_MIN_SECONDS)
     settings = {"repeat": repeat, "min_seconds": min_s, "quick": quick, "warm_up_runs": 1}
-    if args.chain:
+    circuit_opts = args.circuits_cases or args.circuits_degrees or args.matvec_sizes or args.circuits_log_n != DEFAULT_CIRCUITS_LOG_N
+    if circuit_opts and not args.circuits:
+        raise CompareError("--circuits-log-n, --circuits-cases, --circuits-degrees and --matvec-sizes need --circuits")
+    if args.circuits:
+        if args.chain or args.presets or args.s4 or args.ops or args.depths or args.schemes:
+            raise CompareError("--circuits takes --circuits-log-n/-cases/-degrees and --matvec-sizes, not --chain/--presets/--s4/--ops/--depths/--schemes")
+        threads = args.threads or [1, 2]
+        # one call takes up to seconds (tens at N = 2^16): fewer runs by default; the check call of
+        # each circuit is its warm-up
+        repeat = args.repeat or (1 if quick else CIRCUIT_REPEAT)
+        min_s = args.min_seconds if args.min_seconds is not None else (0.0 if quick else CIRCUIT_MIN_SECONDS)
+        settings.update(threads=threads, warm_up_runs=0, repeat=repeat, min_seconds=min_s)
+        tasks = plan_circuits(args, settings)
+    elif args.chain:
         if args.presets or args.s4 or args.ops:
             raise CompareError("--chain takes --depths and --chain-log-n, not --presets/--s4/--ops")
         depths = args.depths or list(DEFAULT_DEPTHS)
@@ -208,7 +389,11 @@ def execute(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | N
         print(f"oboro compare: error: {e}", file=err)
         return 2
     libs = ["oboro"] + [lib for lib in (args.libraries or LIBRARIES) if lib != "oboro"]
-    launches = [peers.find(lib, args.peer_python, args.lattigo) for lib in libs]
+    if args.circuits:
+        launches = [peers.Launch(lib, skipped=NO_CIRCUITS[lib]) if lib in NO_CIRCUITS
+                    else peers.find(lib, args.peer_python, args.lattigo) for lib in libs]
+    else:
+        launches = [peers.find(lib, args.peer_python, args.lattigo) for lib in libs]
     skipped = {la.library: la.skipped for la in launches if la.skipped}
     for lib, why in skipped.items():
         print(f"oboro compare: skipped: {lib}: {why}", file=err)
@@ -227,20 +412,20 @@ def execute(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | N
             progress.start(f"{la.library}{scheme} {key} {t}t")
             o = run_worker(la, {**task, "library": la.library, "threads": t}, key, args.timeout, omp_wait_policy=policy)
             progress.advance()
-            if o.error or o.failed_checks:
-                progress.note(f"oboro compare: {la.library} {key} {t}t FAILED: {o.error or o.failed_checks}")
+            if o.error or o.failed_checks or _case_errors(o):
+                progress.note(f"oboro compare: {la.library} {key} {t}t FAILED: {o.error or o.failed_checks or _case_errors(o)}")
             outcomes.append(o)
     except KeyboardInterrupt:
         print("\noboro compare: interrupted", file=err)
         return 130
     progress.close()
 
-    mode = "chain" if args.chain else "ops"
+    mode = "circuits" if args.circuits else "chain" if args.chain else "ops"
     rep = report.to_json(mode, bench.machine_info(settings["threads"][0]), settings, skipped, notes, outcomes)
     rep["machine"]["threads"] = settings["threads"]
     rep["machine"]["load_average"] = {"start": load_start, "end": _load_average()}
     rep["notes"] += report.thread_anomalies(rep)
-    md = report.markdown_chain(rep) if args.chain else report.markdown_ops(rep)
+    md = {"circuits": report.markdown_circuits, "chain": report.markdown_chain, "ops": report.markdown_ops}[mode](rep)
     print(md, file=out)
     if args.json is not None:
         with open(args.json, "w", encoding="utf-8") as f:
@@ -252,9 +437,15 @@ def execute(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | N
             f.write(md)
         print(f"wrote {args.markdown}", file=out)
     if args.plot is not None:
-        for path in (report.plot_chain(rep, args.plot) if args.chain else report.plot_ops(rep, args.plot)):
+        plot = {"circuits": report.plot_circuits, "chain": report.plot_chain, "ops": report.plot_ops}[mode]
+        for path in plot(rep, args.plot):
             print(f"wrote {path}", file=out)
-    return 1 if any(o.error or o.failed_checks for o in outcomes) else 0
+    return 1 if any(o.error or o.failed_checks or _case_errors(o) for o in outcomes) else 0
+
+
+def _case_errors(o: Outcome) -> dict:
+    """The circuits that raised inside a worker that otherwise ran (circuits mode)."""
+    return (o.result or {}).get("errors") or {}
 
 
 def _load_average() -> float | None:

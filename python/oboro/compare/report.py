@@ -5,6 +5,7 @@ Everything here is generated from the runs; the tables in docs/benchmarks/ come 
 
 from __future__ import annotations
 
+import math
 import os
 
 from ..bench import fmt_us, load_pyplot
@@ -28,6 +29,8 @@ def outcome_json(o: Outcome) -> dict:
          "failed_checks": o.failed_checks}
     if o.result is not None:
         d.update({k: o.result.get(k) for k in ("version", "used", "notes", "setup_seconds", "times", "checks", "sizes")})
+        # the circuits mode: levels consumed, what the library chose, circuits it skipped or that raised
+        d.update({k: o.result[k] for k in ("levels", "chosen", "skipped_cases", "errors") if k in o.result})
     return d
 
 
@@ -244,6 +247,183 @@ def plot_chain(report: dict, directory: str) -> list[str]:
     fig.suptitle(f"multiplication chain: CKKS N = 2^{s['chain_log_n']}, BFV/BGV N = 2^{s['chain_log_n'] - 1} (dashed) — {report['machine']['cpu']}, "
                  f"{report['machine']['date_utc']}", fontsize=10)
     path = os.path.join(directory, "compare_chain.png")
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return [path]
+
+
+# ---------------------------------------------------------------- the circuits mode (--circuits)
+
+def _circuit_group(case: dict) -> str:
+    return "matvec" if case["kind"] == "matvec" else "functions"
+
+
+def _circuit_columns(report: dict) -> list[str]:
+    """'oboro 1t', 'openfhe 1t', ..., then the same at 2 threads: libraries in LIBRARIES order."""
+    runs = sorted(report["runs"], key=lambda r: (r["threads"], LIBRARIES.index(r["library"]) if r["library"] in LIBRARIES else 99))
+    return list(dict.fromkeys(column_label(r) for r in runs))
+
+
+def circuit_cell(run: dict | None, key: str) -> tuple[str, dict | None]:
+    """(state, timing) of one circuit in one run: state is "ok", "FAILED", "skipped", "error" or "n/a"."""
+    if run is None:
+        return "n/a", None
+    if run.get("error"):
+        return "error", None
+    if key in (run.get("skipped_cases") or {}):
+        return "skipped", None
+    if key in (run.get("errors") or {}):
+        return "error", None
+    if key in (run.get("failed_checks") or {}):
+        return "FAILED", None
+    t = (run.get("times") or {}).get(key)
+    return ("ok", t) if t is not None else ("n/a", None)
+
+
+def precision_bits(err: float | None) -> float | None:
+    """-log2 of the max abs error (None without a result; 53 for an exact one)."""
+    if err is None or err != err:  # NaN: garbage
+        return None
+    return 53.0 if err <= 0 else -math.log2(err)
+
+
+def _circuit_runs(report: dict) -> dict:
+    return {(column_label(r), r["key"]): r for r in report["runs"]}
+
+
+def markdown_circuits(report: dict) -> str:
+    s = report["settings"]
+    p = s["params"]["circuits"]
+    lines = ["# oboro compare --circuits: polynomial, function and matrix-vector circuits beside other libraries", ""]
+    lines += _header(report)
+    lines += [f"Every library runs on N = 2^{p['log_n']} with the same chain: Q = [60] + {s['levels']} x [40] bits "
+              f"(the most levels any library's algorithm needs for these circuits), P = {p['special_bits']} bits, dnum = "
+              f"{p['dnum']}, scale 2^{p['scale_bits']:g}, inputs encrypted with the public key at the top level. Each "
+              f"circuit is run once and checked against NumPy in double precision (that call is also the warm-up), "
+              f"then timed over {s['repeat']} or more runs. Precision = -log2(max abs error) over all slots; a "
+              f"library whose error exceeds the tolerance (2^-10 for the functions, 10^-2 for the matrix product) is "
+              f"FAILED for that row and its time is not compared. The Chebyshev series have c_k = U(-1, 1)/(k + 1) "
+              f"(fixed seed, the same for every library, in the JSON settings); inputs are uniform on the interval, "
+              f"the same values for every library; the matrices and vectors uniform on [-1, 1].", ""]
+    runs = report["runs"]
+    by = _circuit_runs(report)
+    cols = _circuit_columns(report)
+    cases = s["cases"]
+    lines += ["## Time (median)", "", "| circuit | " + " | ".join(cols) + " |", "|---|" + "---:|" * len(cols)]
+    for c in cases:
+        g, cells = _circuit_group(c), []
+        for col in cols:
+            r = by.get((col, g))
+            state, t = circuit_cell(r, c["key"])
+            if state != "ok":
+                cells.append(state)
+                continue
+            base = None
+            if r["library"] != "oboro":
+                bs, bt = circuit_cell(by.get((f"oboro {r['threads']}t", g)), c["key"])
+                base = bt["median_us"] if bs == "ok" else None
+            cells.append(_cell(t["median_us"], base) + _other_ring(r, {"params": {f"ckks {g}": p}}))
+        lines.append(f"| {c['label']} | " + " | ".join(cells) + " |")
+    for c in s.get("planned_out", {}):
+        lines.append(f"| {c} | " + " | ".join("not run" for _ in cols) + " |")
+    first = s["threads"][0]
+    libs = [col for col in cols if col.endswith(f" {first}t")]
+    lines += ["", f"## Precision (bits) and levels consumed ({first} thread{'s' if first > 1 else ''})", "",
+              "| circuit | levels needed (most of any library) | " + " | ".join(col.rsplit(' ', 1)[0] for col in libs) + " |",
+              "|---|---:|" + "---:|" * len(libs)]
+    for c in cases:
+        g, cells = _circuit_group(c), []
+        for col in libs:
+            r = by.get((col, g))
+            state, _ = circuit_cell(r, c["key"])
+            err = (r or {}).get("checks", {}).get(c["key"]) if r else None
+            bits = precision_bits(err)
+            lv = ((r or {}).get("levels") or {}).get(c["key"])
+            if state in ("ok", "FAILED") and err is not None:
+                txt = f"{bits:.1f} bits" if bits is not None else "garbage"
+                cells.append((f"FAILED: {txt}" if state == "FAILED" else txt) + (f", {lv} level{'s' if lv != 1 else ''}" if lv is not None else ""))
+            else:
+                cells.append(state)
+        lines.append(f"| {c['label']} | {c['levels_needed']} | " + " | ".join(cells) + " |")
+    lines += ["", "## What each library ran", "", "| circuit | " + " | ".join(col.rsplit(' ', 1)[0] for col in libs) + " |",
+              "|---|" + "---|" * len(libs)]
+    for c in cases:
+        g, cells = _circuit_group(c), []
+        for col in libs:
+            r = by.get((col, g))
+            chosen = ((r or {}).get("chosen") or {}).get(c["key"])
+            state, _ = circuit_cell(r, c["key"])
+            cells.append(chosen if chosen else state)
+        lines.append(f"| {c['label']} | " + " | ".join(x.replace("|", "/") for x in cells) + " |")
+    lines += ["", "## Where a library could not run the same thing", ""]
+    notes = [f"- {c}: {why}" for c, why in s.get("planned_out", {}).items()]
+    seen = set()
+    for r in runs:
+        for key, why in (r.get("skipped_cases") or {}).items():
+            if (r["library"], key) not in seen:
+                seen.add((r["library"], key))
+                notes.append(f"- {r['library']}, {key}: skipped: {why}")
+        for key, why in (r.get("errors") or {}).items():
+            notes.append(f"- {column_label(r)}, {key}: error: {why}")
+        for key, err in (r.get("failed_checks") or {}).items():
+            notes.append(f"- {column_label(r)}, {key}: FAILED: max error {err:.2e} above the tolerance "
+                         f"{s.get('tolerance', {}).get(key, float('nan')):.2e}")
+    lines += notes or ["- (none)"]
+    lines += ["", "`(N = 2^k)`: the library ran another ring dimension than the others: not the same work.", "",
+              "Parameters actually used and notes:", ""] + _run_notes(runs) + [""]
+    return "\n".join(lines)
+
+
+def plot_circuits(report: dict, directory: str) -> list[str]:
+    """polynomial.png: the Chebyshev series' time against degree (left) and the other circuits (right),
+    one line / bar per library and thread count (dashed / hatched: 2 threads); FAILED rows left out."""
+    plt = load_pyplot()
+    os.makedirs(directory, exist_ok=True)
+    s = report["settings"]
+    by = _circuit_runs(report)
+    cols = _circuit_columns(report)
+    cheb = [c for c in s["cases"] if c["kind"] == "chebyshev"]
+    other = [c for c in s["cases"] if c["kind"] != "chebyshev"]
+    fig, (ax_c, ax_o) = plt.subplots(1, 2, figsize=(13, 5), layout="constrained")
+    width = 0.8 / max(1, len(cols))
+    for i, col in enumerate(cols):
+        lib, threads = col.rsplit(" ", 1)
+        style = "-" if threads == "1t" else "--"
+        pts = []
+        for c in cheb:
+            state, t = circuit_cell(by.get((col, "functions")), c["key"])
+            if state == "ok":
+                pts.append((c["degree"], t["median_us"] / 1e3))
+        if pts:
+            ax_c.plot([d for d, _ in pts], [ms for _, ms in pts], style, marker="o", color=_color(lib), label=col)
+        xs, ys = [], []
+        for j, c in enumerate(other):
+            state, t = circuit_cell(by.get((col, _circuit_group(c))), c["key"])
+            if state == "ok":
+                xs.append(j + i * width)
+                ys.append(t["median_us"] / 1e3)
+        if xs:
+            ax_o.bar(xs, ys, width, color=_color(lib), hatch=None if threads == "1t" else "//", label=col)
+    ax_c.set_xscale("log", base=2)
+    ax_c.set_xticks([c["degree"] for c in cheb], [str(c["degree"]) for c in cheb])
+    ax_c.minorticks_off()
+    ax_c.set_yscale("log")
+    ax_c.set_xlabel("degree of the Chebyshev series")
+    ax_c.set_ylabel("median time (ms, log scale)")
+    ax_c.set_title("Chebyshev series on [-1, 1]", fontsize=10)
+    ax_o.set_xticks([j + 0.4 - width / 2 for j in range(len(other))], [c["label"] for c in other], rotation=25, ha="right", fontsize=8)
+    ax_o.set_yscale("log")
+    ax_o.set_ylabel("median time (ms, log scale)")
+    ax_o.set_title("functions and matrix x vector", fontsize=10)
+    for ax in (ax_c, ax_o):
+        ax.grid(alpha=0.4)
+        bottom, top = ax.get_ylim()
+        ax.set_ylim(bottom, top * 6)  # room for the legend above the data
+        ax.legend(fontsize=7, ncol=2 if ax is ax_c else 4, loc="upper left")
+    p = s["params"]["circuits"]
+    fig.suptitle(f"circuits at N = 2^{p['log_n']}, {s['levels']} levels (dashed/hatched: 2 threads) — "
+                 f"{report['machine']['cpu']}, {report['machine']['date_utc']}", fontsize=10)
+    path = os.path.join(directory, "polynomial.png")
     fig.savefig(path, dpi=100)
     plt.close(fig)
     return [path]

@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass, field
 
 from .peers import Launch
-from .protocol import TOLERANCE
+from .protocol import tolerance
 
 #: a worker that runs longer than this is stopped and reported as failed (S4 at one thread with
 #: SEAL's dnum = #Q keys takes minutes)
@@ -29,7 +29,7 @@ class Outcome:
     """One worker run: its result (None if it failed), why it failed, its peak RSS and wall time."""
 
     library: str
-    key: str  # preset name (ops) or "depth <d>" (chain)
+    key: str  # preset name (ops), "depth <d>" (chain) or the group of circuits ("functions", "matvec")
     threads: int
     scheme: str = "ckks"  # or "bfv" / "bgv" (chain mode)
     result: dict | None = None
@@ -84,9 +84,13 @@ def run_worker(launch: Launch, task: dict, key: str, timeout_s: float = DEFAULT_
         out.result, out.error = None, (f"the worker ran {ran.upper()} instead of {out.scheme.upper()}: it is out of date "
                                        f"(rebuild the Lattigo program: make -C bench/peers/lattigo)")
         return out
+    if task.get("mode") == "circuits" and "chosen" not in out.result:  # e.g. a Lattigo program from before --circuits
+        out.result, out.error = None, ("the worker has no circuits mode: it is out of date (rebuild the Lattigo "
+                                       "program: make -C bench/peers/lattigo)")
+        return out
     # The worker's own VmHWM: the rusage of the child includes the parent's peak (see worker.py).
     out.peak_rss_bytes = out.result.get("peak_rss_bytes") or out.peak_rss_bytes
-    out.failed_checks = {op: err for op, err in out.result.get("checks", {}).items() if not err <= TOLERANCE[op]}
+    out.failed_checks = {op: err for op, err in out.result.get("checks", {}).items() if not err <= tolerance(op)}
     return out
 
 

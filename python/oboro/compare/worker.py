@@ -25,9 +25,18 @@ For the chain mode's BFV / BGV runs (scheme "bfv" / "bgv"; OpenFHE only on the P
 defines `IntegerAdapter(params, threads, scheme)` with slots, plain_modulus, prepare_input, encrypt,
 multiply (with relinearization, and the modulus switch for BGV), decrypt and the same metadata.
 
-The task (JSON on stdin): library, mode ("ops" or "chain"), scheme ("ckks", or "bfv"/"bgv" in chain
+For the circuits mode (mode "circuits", `oboro compare --circuits`) the module defines
+`CircuitAdapter(params, threads)` with slots, version, used, notes, decrypt(ct, n) (the first n
+slots), consumed(ct_in, ct_out) (levels the circuit used, in the library's own counting) and
+circuit(case, x, matrix) -> (input ciphertext, the timed call, what the library chose: degree,
+iterations, algorithm); it raises NotImplementedError(reason) for a circuit it cannot run, and the
+row says so. run_circuits checks each result against NumPy (the check call is the warm-up) and then
+times it.
+
+The task (JSON on stdin): library, mode ("ops", "chain" or "circuits"), scheme ("ckks", or "bfv"/"bgv" in chain
 mode), params (log_n, moduli_bits, special_bits, scale_bits, dnum; plain_modulus for BFV/BGV), threads,
-repeat, min_seconds, ops (mode ops) or depth (mode chain), seed.
+repeat, min_seconds, ops (mode ops) or depth (mode chain) or cases (mode circuits: key, kind, degree,
+interval, coeffs, bits, size, seed; see command.plan_circuits), seed.
 The result (JSON on stdout): the library's version, the parameters it actually used and notes, the
 median times in microseconds, the checks (max abs error of every op against NumPy) and key sizes.
 """
@@ -137,6 +146,69 @@ def _chain_result(ad, chain, check: float, task: dict) -> dict:
             "checks": {"chain": check}, "sizes": dict(ad.key_sizes)}
 
 
+def uniform(seed: int, n: int, lo: float, hi: float):
+    """protocol.uniform_at for i = 0 .. n-1 (vectorized SplitMix64; the same doubles as the Go program)."""
+    i = np.arange(n, dtype=np.uint64)
+    with np.errstate(over="ignore"):  # 64-bit wrap-around is the algorithm
+        z = (np.uint64(seed) << np.uint64(32)) + i + np.uint64(0x9E3779B97F4A7C15)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        z = z ^ (z >> np.uint64(31))
+    return lo + (hi - lo) * ((z >> np.uint64(11)).astype(np.float64) * 2.0**-53)
+
+
+def circuit_data(case: dict, slots: int):
+    """(x, matrix or None, the expected result in double precision) of one circuit case. Functions
+    fill every slot with values of their interval; the matrix-vector product takes a vector of `size`
+    and a size x size matrix, both uniform in [-1, 1] (the matrix from stream seed + 1)."""
+    kind, seed = case["kind"], case["seed"]
+    if kind == "matvec":
+        n = case["size"]
+        x = uniform(seed, n, -1.0, 1.0)
+        m = uniform(seed + 1, n * n, -1.0, 1.0).reshape(n, n)
+        return x, m, m @ x
+    lo, hi = case["interval"]
+    x = uniform(seed, slots, lo, hi)
+    if kind == "chebyshev":
+        u = x if (lo, hi) == (-1.0, 1.0) else (2 * x - lo - hi) / (hi - lo)
+        want = np.polynomial.chebyshev.chebval(u, case["coeffs"])
+    elif kind == "sigmoid":
+        want = 1.0 / (1.0 + np.exp(-x))
+    elif kind == "inverse":
+        want = 1.0 / x
+    elif kind == "sqrt":
+        want = np.sqrt(x)
+    else:
+        raise ValueError(f"unknown circuit kind '{kind}'")
+    return x, None, want
+
+
+def run_circuits(ad, task: dict) -> dict:
+    """Each case: the library's input ciphertext and call, one checked call (also the warm-up), then
+    the timed runs. A case the library cannot run goes to "skipped" with its reason, one that raises
+    to "errors"; the others still run."""
+    times, checks, levels, chosen, skipped, errors = {}, {}, {}, {}, {}, {}
+    for case in task["cases"]:
+        key = case["key"]
+        x, m, want = circuit_data(case, ad.slots)
+        try:
+            ct, call, chosen[key] = ad.circuit(case, x, m)
+            out = call()
+            checks[key] = _err(ad.decrypt(out, len(want)), want)
+            levels[key] = ad.consumed(ct, out)
+            del out
+            t = measure(call, task["repeat"], task["min_seconds"], warm_up=False)
+            times[key] = {"median_us": t.median_us, "min_us": t.min_us, "max_us": t.max_us, "repeats": t.repeats}
+        except NotImplementedError as e:
+            chosen.pop(key, None)
+            skipped[key] = str(e)
+        except Exception as e:  # noqa: BLE001 - one case's failure is reported, the others still run
+            errors[key] = f"{type(e).__name__}: {e}"
+        ct = call = None  # this case's ciphertexts, keys and encoded matrix go before the next one's
+    return {"times": times, "checks": checks, "levels": levels, "chosen": chosen, "skipped_cases": skipped,
+            "errors": errors, "sizes": {}}
+
+
 def peak_rss_bytes() -> int:
     """This process's peak resident memory (VmHWM). Read here rather than from the parent's rusage:
     Linux carries ru_maxrss across fork + exec, so a child would report at least its parent's peak."""
@@ -156,12 +228,16 @@ def main() -> int:
     scheme = task.get("scheme", "ckks")
     adapter = importlib.import_module(ADAPTERS[lib])
     t0 = time.perf_counter()
-    if scheme == "ckks":
+    if task["mode"] == "circuits":
+        ad = adapter.CircuitAdapter(task["params"], task["threads"])
+    elif scheme == "ckks":
         ad = adapter.Adapter(task["params"], task["threads"], rotations=task["mode"] == "ops")
     else:  # BFV / BGV: chain mode, libraries of INTEGER_SCHEMES only
         ad = adapter.IntegerAdapter(task["params"], task["threads"], scheme)
     setup_s = time.perf_counter() - t0
-    if task["mode"] == "ops":
+    if task["mode"] == "circuits":
+        body = run_circuits(ad, task)
+    elif task["mode"] == "ops":
         body = run_ops(ad, task)
     else:
         body = run_chain(ad, task) if scheme == "ckks" else run_integer_chain(ad, task)
