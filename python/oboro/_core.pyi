@@ -93,7 +93,7 @@ def sign_plan(bound: float, gap: float, bits: float) -> dict:
 
 def newton_plan(which: str, interval: tuple[float, float], bits: float = 24.0) -> dict:
     """
-    The plan of x.inverse(...) or x.inverse_sqrt(...) (no work): the initial degree, the Newton iterations, the depth, and the relative error before and after them.
+    The plan of x.inverse(...), x.inverse_sqrt(...) or x.sqrt(...) (no work): the initial degree, the Newton iterations, the depth, the relative error before and after them, and times_x (sqrt as x / sqrt(x)).
     """
 
 def presets() -> list[str]:
@@ -507,7 +507,7 @@ class Ciphertext:
 
     def sqrt(self, interval: tuple[float, float], bits: float = 24.0) -> Ciphertext:
         """
-        sqrt(x) on interval=(lo, hi), 0 < lo < hi: x * inverse_sqrt(x) (one level more).
+        sqrt(x) on interval=(lo, hi), 0 < lo < hi: the Chebyshev interpolant of sqrt where one reaches `bits` in no more levels than x * inverse_sqrt(x) (one level more than inverse_sqrt), else the latter.
         """
 
     def __pow__(self, k: int, /) -> Ciphertext:
@@ -805,7 +805,7 @@ class Batch:
 
     def sqrt(self, interval: tuple[float, float], bits: float = 24.0) -> Batch:
         """
-        sqrt(x) on interval=(lo, hi), 0 < lo < hi: x * inverse_sqrt(x) (one level more).
+        sqrt(x) on interval=(lo, hi), 0 < lo < hi: the Chebyshev interpolant of sqrt where one reaches `bits` in no more levels than x * inverse_sqrt(x) (one level more than inverse_sqrt), else the latter.
         """
 
     def __pow__(self, k: int, /) -> Batch:

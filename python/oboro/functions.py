@@ -169,8 +169,9 @@ def plan_sign(bound: float = 1.0, gap: float = 2.0**-8, bits: float = 10.0) -> d
 
 
 def plan_inverse(interval: tuple[float, float], bits: float = 24.0, which: str = "inverse") -> dict:
-    """The plan of ``inverse`` (``which="inverse_sqrt"``: of ``inverse_sqrt``; ``sqrt`` takes one level
-    more): initial degree, Newton iterations, depth, relative error before and after them."""
+    """The plan of ``inverse`` (``which="inverse_sqrt"`` or ``"sqrt"``: of those): initial degree, Newton
+    iterations, depth, relative error before and after them, and for sqrt ``times_x`` (computed as
+    x / sqrt(x), else by the interpolant of sqrt itself, where that is no deeper)."""
     return _core.newton_plan(which, tuple(interval), bits)
 
 

@@ -58,9 +58,16 @@ Py polyval(const Py& self, nb::handle coeffs, const std::string& basis, Interval
 
 enum class Root { inverse, inverse_sqrt, sqrt };
 
+algorithms::NewtonPlan root_plan(Root root, Interval interval, double bits) {
+    switch (root) {
+        case Root::inverse: return algorithms::plan_inverse(interval.first, interval.second, bits);
+        case Root::inverse_sqrt: return algorithms::plan_inverse_sqrt(interval.first, interval.second, bits);
+        default: return algorithms::plan_square_root(interval.first, interval.second, bits);
+    }
+}
+
 template <typename Py> Py newton(const Py& self, Root root, Interval interval, double bits) {
-    const auto plan = root == Root::inverse ? algorithms::plan_inverse(interval.first, interval.second, bits)
-                                            : algorithms::plan_inverse_sqrt(interval.first, interval.second, bits);
+    const auto plan = root_plan(root, interval, bits);
     return unary(self, [&](const Op<Py>& op, const auto& a) {
         switch (root) {
             case Root::inverse: return algorithms::inverse(op.autoeval, a, plan);
@@ -179,7 +186,8 @@ template <typename Py> void add_circuit_methods(nb::class_<Py>& cls, const char*
         .def("sqrt", [](const Py& s, Interval iv, double bits) { return newton(s, Root::sqrt, iv, bits); },
              "interval"_a, "bits"_a = 24.0,
              sig("sqrt", "def sqrt(self, interval: tuple[float, float], bits: float = 24.0) -> " + t),
-             "sqrt(x) on interval=(lo, hi), 0 < lo < hi: x * inverse_sqrt(x) (one level more).")
+             "sqrt(x) on interval=(lo, hi), 0 < lo < hi: the Chebyshev interpolant of sqrt where one reaches `bits` "
+             "in no more levels than x * inverse_sqrt(x) (one level more than inverse_sqrt), else the latter.")
         .def("__pow__", &power<Py>, "k"_a, sig("__pow__", "def __pow__(self, k: int, /) -> " + t),
              "self ** k for an integer k >= 1: ceil(log2 k) levels (x^(2^j) by squaring, the least depth possible).")
         .def("square", [](const Py& s) { return power(s, 2); }, "self * self (one level).");
@@ -233,11 +241,14 @@ void register_circuits(nb::module_& m) {
     m.def(
         "newton_plan",
         [](const std::string& which, Interval interval, double bits) {
-            if (which != "inverse" && which != "inverse_sqrt")
-                raise<ValueError>("newton_plan: which must be 'inverse' or 'inverse_sqrt', not '", which, "'");
-            const auto p = which == "inverse" ? algorithms::plan_inverse(interval.first, interval.second, bits)
-                                              : algorithms::plan_inverse_sqrt(interval.first, interval.second, bits);
+            if (which != "inverse" && which != "inverse_sqrt" && which != "sqrt")
+                raise<ValueError>("newton_plan: which must be 'inverse', 'inverse_sqrt' or 'sqrt', not '", which, "'");
+            const auto p = root_plan(which == "inverse" ? Root::inverse
+                                     : which == "sqrt"  ? Root::sqrt
+                                                        : Root::inverse_sqrt,
+                                     interval, bits);
             nb::dict d;
+            d["times_x"] = p.times_x;
             d["degree"] = p.initial.degree();
             d["iterations"] = p.iterations;
             d["depth"] = p.depth();
@@ -246,8 +257,8 @@ void register_circuits(nb::module_& m) {
             return d;
         },
         "which"_a, "interval"_a, "bits"_a = 24.0,
-        "The plan of x.inverse(...) or x.inverse_sqrt(...) (no work): the initial degree, the Newton iterations, "
-        "the depth, and the relative error before and after them.");
+        "The plan of x.inverse(...), x.inverse_sqrt(...) or x.sqrt(...) (no work): the initial degree, the Newton "
+        "iterations, the depth, the relative error before and after them, and times_x (sqrt as x / sqrt(x)).");
 }
 
 }  // namespace oboro::py

@@ -101,11 +101,12 @@ class CircuitAdapter:
                     f"functions.sigmoid: its Chebyshev interpolant of degree {d}")
         if kind in ("inverse", "sqrt"):
             bits = case["bits"]
-            p = oboro.functions.plan_inverse(lo_hi, bits, "inverse" if kind == "inverse" else "inverse_sqrt")
+            p = oboro.functions.plan_inverse(lo_hi, bits, kind)
             how = f"Chebyshev degree {p['degree']} + {p['iterations']} Newton iteration(s) for {bits:g} bits"
             if kind == "inverse":
                 return ct, (lambda: ct.inverse(lo_hi, bits)), f"ct.inverse: {how}"
-            return ct, (lambda: ct.sqrt(lo_hi, bits)), f"ct.sqrt = x * inverse_sqrt(x): {how}"
+            what = "x * inverse_sqrt(x)" if p["times_x"] else "the interpolant of sqrt"
+            return ct, (lambda: ct.sqrt(lo_hi, bits)), f"ct.sqrt = {what}: {how}"
         raise NotImplementedError(f"unknown circuit kind '{kind}'")
 
     def _matvec(self, x, m):

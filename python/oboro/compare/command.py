@@ -162,7 +162,7 @@ def plan_circuits(args: argparse.Namespace, settings: dict) -> list[tuple[str, d
         lo_hi = SIGMOID_INTERVAL
         cases.append({"key": "sigmoid", "kind": "sigmoid", "degree": SIGMOID_DEGREE, "interval": list(lo_hi), "seed": 10,
                       "coeffs": oboro.functions.coefficients(_sigmoid, lo_hi, SIGMOID_DEGREE)})
-    for kind, seed, which, f in (("inverse", 11, "inverse", None), ("sqrt", 12, "inverse_sqrt", math.sqrt)):
+    for kind, seed, which, f in (("inverse", 11, "inverse", None), ("sqrt", 12, "sqrt", math.sqrt)):
         if kind in kinds:
             # the others' degree: the one of oboro's own plan for CIRCUIT_BITS (a comparable polynomial)
             d = oboro.functions.plan_inverse(ROOT_INTERVAL, CIRCUIT_BITS, which)["degree"]

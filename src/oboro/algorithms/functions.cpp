@@ -84,6 +84,22 @@ NewtonPlan plan_inverse_sqrt(double lo, double hi, double bits) {
         [](double e) { return 1.5 * e * e + 0.5 * e * e * e; }, 3, 0.5);
 }
 
+NewtonPlan plan_square_root(double lo, double hi, double bits) {
+    NewtonPlan via_inverse = plan_inverse_sqrt(lo, hi, bits);
+    via_inverse.times_x = true;
+    // the interpolant of sqrt, no iterations: the plan of the least degree that reaches `bits`
+    const NewtonPlan* best = &via_inverse;
+    NewtonPlan direct;
+    try {
+        direct = plan_newton("sqrt", lo, hi, bits, [](double x) { return std::sqrt(x); },
+                             [](double) { return 1.0; }, 0, 1);
+        if (direct.iterations == 0 && direct.depth() <= via_inverse.depth()) best = &direct;
+    } catch (const ValueError&) {
+        // no interpolant of degree <= 63 reaches it: Newton's iterations do
+    }
+    return *best;
+}
+
 template <ckks::Encrypted T> T inverse(const AutoEvaluator& ae, const T& x, const NewtonPlan& plan) {
     require_depth("inverse", x, plan.depth(), describe_plan(plan, "1/x"));
     T y = initial_approximation(ae, x, plan);
@@ -107,8 +123,14 @@ template <ckks::Encrypted T> T inverse_sqrt(const AutoEvaluator& ae, const T& x,
 }
 
 template <ckks::Encrypted T> T square_root(const AutoEvaluator& ae, const T& x, const NewtonPlan& plan) {
-    require_depth("square_root", x, plan.depth() + 1, describe_plan(plan, "sqrt(x) = x / sqrt(x)"));
-    return ae.multiply(x, inverse_sqrt(ae, x, plan));
+    if (!plan.times_x) {  // the interpolant of sqrt
+        require_depth("square_root", x, plan.depth(), describe_plan(plan, "sqrt(x)"));
+        return initial_approximation(ae, x, plan);
+    }
+    require_depth("square_root", x, plan.depth(), describe_plan(plan, "sqrt(x) = x / sqrt(x)"));
+    NewtonPlan inner = plan;
+    inner.times_x = false;
+    return ae.multiply(x, inverse_sqrt(ae, x, inner));
 }
 
 template <ckks::Encrypted T> T integer_power(const AutoEvaluator& ae, const T& x, int64_t k) {

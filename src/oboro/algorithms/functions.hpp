@@ -31,18 +31,22 @@ struct NewtonPlan {
     double initial_error = 0;    // max |y_0 / f - 1| on [lo, hi]
     double final_error = 0;      // the same after the iterations (exact arithmetic)
     int levels_per_iteration = 0;
-    int depth() const { return polynomial_depth(initial) + iterations * levels_per_iteration; }
+    bool times_x = false;        // the result is x times the iterations' (sqrt(x) = x / sqrt(x)): one level
+    int depth() const { return polynomial_depth(initial) + iterations * levels_per_iteration + (times_x ? 1 : 0); }
 };
 
 // The plans (no work). ValueError unless 0 < lo < hi are finite and 1 <= bits <= 50.
 NewtonPlan plan_inverse(double lo, double hi, double bits = 24);
 NewtonPlan plan_inverse_sqrt(double lo, double hi, double bits = 24);
+// sqrt(x): the Chebyshev interpolant of sqrt itself where one of degree <= 63 reaches `bits` in no
+// more levels (on narrow intervals: more precise and cheaper), else x * inverse_sqrt (times_x).
+NewtonPlan plan_square_root(double lo, double hi, double bits = 24);
 
 // LevelMismatch (saying how many levels are needed) before any work when x has too few; the
 // products use the evaluator's relinearization key (MissingKey without one).
 template <ckks::Encrypted T> T inverse(const ckks::AutoEvaluator& ae, const T& x, const NewtonPlan& plan);
 template <ckks::Encrypted T> T inverse_sqrt(const ckks::AutoEvaluator& ae, const T& x, const NewtonPlan& plan);
-// x * inverse_sqrt(x): plan.depth() + 1 levels.
+// sqrt(x) by a plan of plan_square_root: plan.depth() levels.
 template <ckks::Encrypted T> T square_root(const ckks::AutoEvaluator& ae, const T& x, const NewtonPlan& plan);
 
 // x^k for k >= 1 (ValueError otherwise) in ceil(log2 k) levels.
