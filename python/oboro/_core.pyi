@@ -367,6 +367,19 @@ class Context:
         Encrypts each row of a 2-D (or higher) array as one ciphertext of a Batch: values[i] is element i. level, scale and slots as in encrypt(). device: 'cpu', or 'cuda' / 'cuda:N' to keep the batch on that GPU, where every operation on it then runs (oboro.Error 'no CUDA GPU found' when there is none), or 'cuda-emulated', a testing device that runs the CUDA kernels in a CPU emulator (slow).
         """
 
+    def __reduce__(self) -> tuple:
+        """
+        pickle: the public part (parameters and the public, relinearization and Galois keys), never the secret key; pickle ctx.serialize(secret_key=True) to send that.
+        """
+
+    def __copy__(self) -> object:
+        """The context itself (it is shared state)."""
+
+    def __deepcopy__(self, memo: object) -> object:
+        """
+        The context itself (it is shared state; copy.deepcopy of a ciphertext keeps its context too).
+        """
+
 class Ciphertext:
     """
     An encrypted array (CKKS ciphertext).
@@ -608,6 +621,11 @@ class Ciphertext:
     def load(context: Context, path: str | os.PathLike[str]) -> Ciphertext:
         """Ciphertext.deserialize of a file written by save()."""
 
+    def __reduce__(self) -> tuple:
+        """
+        pickle: serialize() (the checked format) and the key set's id; unpickling attaches it to a live context with those keys (SerializationError without one): unpickle the context first.
+        """
+
 class Plaintext:
     """
     An encoded, unencrypted array (made by Context.encode): the CKKS encoding of the values at a level and scale, ready to add to or multiply with ciphertexts of the same shape (ct + pt, ct - pt, pt - ct, ct * pt). Encoding once and reusing the plaintext saves the encoding of an array operand at every operation. Context.decode gives the values back; serialize / deserialize / save / load as for ciphertexts.
@@ -661,6 +679,11 @@ class Plaintext:
     @staticmethod
     def load(context: Context, path: str | os.PathLike[str]) -> Plaintext:
         """Plaintext.deserialize of a file written by save()."""
+
+    def __reduce__(self) -> tuple:
+        """
+        pickle: serialize() (the checked format) and the key set's id; unpickling attaches it to a live context with those keys (SerializationError without one): unpickle the context first.
+        """
 
 def serialized_info(data: bytes) -> dict[str, Any]:
     """
@@ -942,6 +965,11 @@ class Batch:
     def load(context: Context, path: str | os.PathLike[str]) -> Batch:
         """Batch.deserialize of a file written by save()."""
 
+    def __reduce__(self) -> tuple:
+        """
+        pickle: serialize() (the checked format) and the key set's id; unpickling attaches it to a live context with those keys (SerializationError without one): unpickle the context first.
+        """
+
 class EncryptedMatrix:
     """
     An encrypted real matrix laid out for one matrix-product method (make it with oboro.linalg.encrypt_matrix; decrypt it with Context.decrypt).
@@ -1005,6 +1033,11 @@ class EncryptedMatrix:
     @staticmethod
     def load(context: Context, path: str | os.PathLike[str]) -> EncryptedMatrix:
         """EncryptedMatrix.deserialize of a file written by save()."""
+
+    def __reduce__(self) -> tuple:
+        """
+        pickle: serialize() (the checked format) and the key set's id; unpickling attaches it to a live context with those keys (SerializationError without one): unpickle the context first.
+        """
 
 def encrypt_matrix(ctx: Context, matrix: numpy.typing.ArrayLike, method: str = 'auto', d: int | None = None, level: int | None = None) -> EncryptedMatrix:
     """

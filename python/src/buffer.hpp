@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <deque>
 #include <string>
+#include <type_traits>
 
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
@@ -111,6 +112,14 @@ void def_serialization(nb::class_<T>& cls, const char* name, Write write, Read r
         },
         "context"_a, "path"_a, sig("def load(context: Context, path: str | os.PathLike[str]) -> " + n),
         (n + ".deserialize of a file written by save().").c_str());
+    // pickle: serialize() and, for encrypted data, the id of the keys to attach to on load
+    cls.def(
+        "__reduce__",
+        [name](nb::handle self) {
+            return reduce_with_context(self, *nb::cast<const T&>(self).st, name, !std::is_same_v<T, PyPlaintext>);
+        },
+        "pickle: serialize() (the checked format) and the key set's id; unpickling attaches it to a live context with "
+        "those keys (SerializationError without one): unpickle the context first.");
 }
 
 }  // namespace oboro::py

@@ -536,6 +536,7 @@ void register_ckks(nb::module_& m) {
     add_batch_class(m, ctx);
     add_linalg(m, ctx);
     add_matvec(m);
+    add_pickling(m, ctx);
 }
 
 }  // namespace oboro::py

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <sstream>
 
 #include <nanobind/ndarray.h>
@@ -38,6 +39,47 @@ StatePtr make_state(ContextPtr ctx, std::string preset, bool auto_mode) {
     return st;
 }
 
+namespace {
+
+// The registry of find_state: weak references, pruned as their states die.
+struct Registry {
+    std::mutex mutex;
+    std::multimap<uint64_t, std::weak_ptr<State>> by_key;
+
+    void add(State& s) {
+        std::lock_guard<std::mutex> lock(mutex);
+        auto [first, last] = by_key.equal_range(s.key_id);
+        for (auto it = first; it != last; ++it)
+            if (it->second.lock().get() == &s) return;
+        by_key.emplace(s.key_id, s.weak_from_this());
+    }
+
+    StatePtr find(uint64_t key_id, uint64_t context_id) {
+        std::lock_guard<std::mutex> lock(mutex);
+        StatePtr best;
+        for (auto it = by_key.begin(); it != by_key.end();) {
+            StatePtr st = it->second.lock();
+            if (!st) {
+                it = by_key.erase(it);
+                continue;
+            }
+            const bool match = key_id ? it->first == key_id : st->ctx->id() == context_id;
+            if (match && (!best || (!best->snapshot()->sk && st->snapshot()->sk))) best = std::move(st);
+            ++it;
+        }
+        return best;
+    }
+
+    static Registry& get() {
+        static Registry r;
+        return r;
+    }
+};
+
+}  // namespace
+
+StatePtr find_state(uint64_t key_id, uint64_t context_id) { return Registry::get().find(key_id, context_id); }
+
 void publish(State& s, std::shared_ptr<const SecretKey> sk, std::shared_ptr<const PublicKey> pk,
              std::shared_ptr<const RelinKey> rk, std::shared_ptr<const GaloisKeys> gk, std::set<int64_t> rotations,
              bool conjugation, double noise_flooding) {
@@ -62,6 +104,7 @@ void publish(State& s, std::shared_ptr<const SecretKey> sk, std::shared_ptr<cons
         else if (session->pk) s.encryptor = std::make_shared<Encryptor>(s.ctx, *session->pk);
     }
     s.session = std::move(session);
+    if (s.key_id) Registry::get().add(s);
 }
 
 // ---- the mode and its scopes ---------------------------------------------------------------------

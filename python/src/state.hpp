@@ -56,8 +56,9 @@ struct Session {
 };
 using SessionPtr = std::shared_ptr<const Session>;
 
-// The state shared by a context and everything made with it.
-struct State {
+// The state shared by a context and everything made with it. Always made by std::make_shared
+// (the registry below keeps weak references to it).
+struct State : std::enable_shared_from_this<State> {
     ContextPtr ctx;
     std::shared_ptr<const Encoder> encoder;
     std::string preset;  // preset name, or empty
@@ -195,6 +196,12 @@ std::string log2_str(double x);  // "2^40.00"
 // The least power of two >= x (1 for x = 0).
 size_t next_pow2(size_t x);
 
+// The live states that hold keys, by key id: publish() registers a state once it has a public key,
+// so that an unpickled ciphertext finds the context whose keys encrypted it (pickling.cpp). The
+// state with the secret key comes first, so results sent back to the client decrypt there.
+// key_id 0 (a plaintext): any state of the parameters `context_id`. nullptr when none is alive.
+StatePtr find_state(uint64_t key_id, uint64_t context_id);
+
 // ContextMismatch unless both states share their keys (same key id).
 void check_same_keys(const State& a, const State& b, const char* op);
 
@@ -218,6 +225,10 @@ void add_trace_methods(nb::class_<PyContext>& ctx);         // trace.cpp
 void add_batch_class(nb::module_& m, nb::class_<PyContext>& ctx);  // batch.cpp
 void add_batch_serialization(nb::class_<PyBatch>& b);             // serialize.cpp
 void add_linalg(nb::module_& m, nb::class_<PyContext>& ctx);       // linalg.cpp
+void add_pickling(nb::module_& m, nb::class_<PyContext>& ctx);     // pickling.cpp
+// __reduce__ of an object with a serialize() method and the state `st` (pickling.cpp): its bytes
+// and, where `keyed` (encrypted data), the id of the keys it needs on load.
+nb::tuple reduce_with_context(nb::handle self, const State& st, const char* type_name, bool keyed);
 // circuits.cpp: polyval, inverse, square roots and powers of Ciphertext and Batch, and the
 // module functions chebyshev_interpolant, polynomial_plan and newton_plan.
 template <typename Py> void add_circuit_methods(nb::class_<Py>& cls, const char* type_name);
