@@ -53,7 +53,10 @@ for step in "${steps[@]}"; do
         polynomial)
             # N = 2^15: at the default 2^16 the run takes about 25 minutes on 2 cores (docs/compare.md)
             run polynomial .venv/bin/oboro compare --circuits --circuits-log-n 15 --json $OUT/polynomial.json \
-                --markdown $OUT/polynomial.md --plot $OUT ;;
+                --markdown $OUT/polynomial.md --plot $OUT
+            # the dense slots x slots matrix where its diagonals fit (N = 2^13, one level)
+            run matvec_full_slot .venv/bin/oboro compare --circuits --circuits-log-n 13 --circuits-cases matvec \
+                --matvec-sizes full --json $OUT/matvec_full_slot.json --markdown $OUT/matvec_full_slot.md ;;
         *) echo "bench_docs: unknown step '$step'" >&2; exit 2 ;;
     esac
 done
