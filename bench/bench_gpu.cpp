@@ -413,7 +413,7 @@ void batched_encoding(const std::vector<std::string>& presets, uint32_t d, int r
                                queue->synchronize();
                            }, runs).median_us / d;
         r.device_us = bench::measure([&] {
-                          (void)ckks::encode_batch(encoder, values, d, -1, 0, 0, queue);
+                          (void)ckks::encode_batch(encoder, values, d, std::nullopt, std::nullopt, 0, queue);
                           queue->synchronize();
                       }, runs).median_us / d;
         rows.push_back(r);

@@ -99,7 +99,7 @@ struct Bench {
     BlockGrid encrypt(const std::vector<double>& m, const BlockShape& s, size_t slots) {
         BlockGrid g{s.grid_rows(), s.grid_cols(), {}};
         for (const auto& block : split_blocks(m, s))
-            g.blocks.push_back(encryptor.encrypt(encoder.encode(flatten(block, s.d, slots), -1, 0, slots)));
+            g.blocks.push_back(encryptor.encrypt(encoder.encode(flatten(block, s.d, slots), std::nullopt, std::nullopt, slots)));
         return g;
     }
     std::vector<double> decrypt(const BlockGrid& g, const BlockShape& s) {
@@ -219,7 +219,7 @@ TransformRow run_transform(Bench& B, size_t diagonals, Hoisting hoisting, int ru
     B.add_keys(lt.rotation_steps());
     TransformRow row{diagonals, slots, hoisting};
     const std::vector<double> x = uniform_matrix(gen, 1, slots);
-    const Ciphertext ct = B.encryptor.encrypt(B.encoder.encode(x, -1, 0, slots));
+    const Ciphertext ct = B.encryptor.encrypt(B.encoder.encode(x, std::nullopt, std::nullopt, slots));
     const Ciphertext y = lt.apply(CountedOps(B.eval, &row.ops), ct, B.gk);  // also the warm-up
     const auto got = B.decryptor.decrypt_decode(y, B.encoder);
     for (size_t i = 0; i < slots; ++i) {

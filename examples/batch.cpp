@@ -49,8 +49,8 @@ int main(int argc, char** argv) {
     auto t0 = std::chrono::steady_clock::now();
     // One batched encoding each into `width` slots (so rotations wrap around the row, like np.roll),
     // then one parallel encryption each (every element draws its own randomness).
-    const CiphertextBatch bx = encryptor.encrypt_batch(encode_batch(encoder, x, d, -1, 0, width));
-    const CiphertextBatch by = encryptor.encrypt_batch(encode_batch(encoder, y, d, -1, 0, width));
+    const CiphertextBatch bx = encryptor.encrypt_batch(encode_batch(encoder, x, d, std::nullopt, std::nullopt, width));
+    const CiphertextBatch by = encryptor.encrypt_batch(encode_batch(encoder, y, d, std::nullopt, std::nullopt, width));
     const double t_encrypt = seconds_since(t0);
 
     t0 = std::chrono::steady_clock::now();

@@ -68,8 +68,9 @@ struct Keys {
         eval = std::make_unique<Evaluator>(ctx);
     }
 
-    Ciphertext encrypt(const std::vector<cplx>& v, int level = -1, bool with_public_key = true, size_t slots = 0) {
-        Plaintext pt = encoder->encode(v, level, 0, slots);
+    Ciphertext encrypt(const std::vector<cplx>& v, std::optional<int> level = std::nullopt, bool with_public_key = true,
+                       std::optional<size_t> slots = std::nullopt) {
+        Plaintext pt = encoder->encode(v, level, std::nullopt, slots);
         return with_public_key ? pk_encryptor->encrypt(pt) : sk_encryptor->encrypt(pt);
     }
     std::vector<cplx> decrypt(const Ciphertext& ct) { return decryptor->decrypt_decode(ct, *encoder); }

@@ -112,8 +112,8 @@ struct MatmulKeys {
         gk = keygen->galois_keys(steps);
     }
 
-    Ciphertext encrypt(const std::vector<double>& m, size_t d, size_t slots, int level = -1) {
-        return encryptor->encrypt(encoder->encode(flatten(m, d, slots), level, 0, slots));
+    Ciphertext encrypt(const std::vector<double>& m, size_t d, size_t slots, std::optional<int> level = std::nullopt) {
+        return encryptor->encrypt(encoder->encode(flatten(m, d, slots), level, std::nullopt, slots));
     }
     std::vector<double> decrypt(const Ciphertext& ct, size_t d) {
         return unflatten(decryptor->decrypt_decode(ct, *encoder), d);
@@ -429,7 +429,8 @@ TEST(MatrixEncoding, SplitAndJoinBlocksRoundTripWithZeroPadding) {
     EXPECT_ERROR(ValueError, join_blocks(blocks, BlockShape{9, 7, 4}), "4 blocks", "3 x 2");
 }
 
-BlockGrid encrypt_grid(MatmulKeys& K, const std::vector<double>& m, const BlockShape& s, size_t slots, int level = -1) {
+BlockGrid encrypt_grid(MatmulKeys& K, const std::vector<double>& m, const BlockShape& s, size_t slots,
+                       std::optional<int> level = std::nullopt) {
     BlockGrid g{s.grid_rows(), s.grid_cols(), {}};
     for (const auto& block : split_blocks(m, s)) g.blocks.push_back(K.encrypt(block, s.d, slots, level));
     return g;
@@ -798,8 +799,8 @@ std::vector<double> matvec_ref(const std::vector<double>& m, size_t rows, size_t
 }
 
 // x (cols values) as ceil(cols / slots) ciphertexts of `slots` slots, the pieces in order.
-std::vector<Ciphertext> encrypt_pieces(MatmulKeys& K, const std::vector<double>& x, size_t slots, int level = -1,
-                                       double scale = 0) {
+std::vector<Ciphertext> encrypt_pieces(MatmulKeys& K, const std::vector<double>& x, size_t slots,
+                                       std::optional<int> level = std::nullopt, std::optional<double> scale = std::nullopt) {
     std::vector<Ciphertext> out;
     for (size_t at = 0; at < x.size(); at += slots) {
         std::vector<double> piece(x.begin() + long(at), x.begin() + long(std::min(at + slots, x.size())));

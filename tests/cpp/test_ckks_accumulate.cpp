@@ -70,7 +70,7 @@ TEST_P(AccumulateTest, ConstantsLandExactlyOnTheRequestedScale) {
     const Context& ctx = *K.ctx;
     const size_t slots = ctx.max_slots();
     const auto x = random_real(slots, 1.0, 30), y = random_real(slots, 1.0, 31);
-    Ciphertext cx = K.encrypt(x), cy = K.encrypt(y, -1, true);
+    Ciphertext cx = K.encrypt(x), cy = K.encrypt(y, std::nullopt, true);
     cy.set_scale(cy.scale() * 1.5);  // operands at different scales still sum exactly
     const int l = cx.level();
     const double target = std::ldexp(1.0, 37) * 1.2345;  // not a power of two, not near a prime

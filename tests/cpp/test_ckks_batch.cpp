@@ -45,7 +45,7 @@ struct Inputs {
     std::vector<Ciphertext> cts;
 };
 
-Inputs encrypt_many(Keys& k, size_t d, uint64_t seed, int level = -1) {
+Inputs encrypt_many(Keys& k, size_t d, uint64_t seed, std::optional<int> level = std::nullopt) {
     Inputs in;
     for (size_t c = 0; c < d; ++c) {
         in.values.push_back(random_complex(k.ctx->max_slots(), 1.0, seed + c));
@@ -85,7 +85,7 @@ TEST_P(BatchTest, LayoutAndRoundTrip) {
 TEST_P(BatchTest, SelectElements) {
     std::vector<Ciphertext> cts;
     for (size_t c = 0; c < 5; ++c)
-        cts.push_back(k().encrypt(random_complex(8, 1.0, 150 + c), -1, /*with_public_key=*/c % 2 == 1));
+        cts.push_back(k().encrypt(random_complex(8, 1.0, 150 + c), std::nullopt, /*with_public_key=*/c % 2 == 1));
     const auto batch = CiphertextBatch::from_ciphertexts(*k().ctx, cts);
     const std::vector<size_t> picks{1, 2, 3, 0, 0, 4};
     const auto sel = batch.select(*k().ctx, picks);
@@ -105,7 +105,7 @@ TEST_P(BatchTest, SelectElements) {
 TEST_P(BatchTest, ConcatenateBatches) {
     std::vector<Ciphertext> cts;
     for (size_t c = 0; c < 5; ++c)
-        cts.push_back(k().encrypt(random_complex(8, 1.0, 160 + c), -1, /*with_public_key=*/c % 2 == 1));
+        cts.push_back(k().encrypt(random_complex(8, 1.0, 160 + c), std::nullopt, /*with_public_key=*/c % 2 == 1));
     const auto a = CiphertextBatch::from_ciphertexts(*k().ctx, std::span(cts.data(), 2));
     const auto b = CiphertextBatch::from_ciphertexts(*k().ctx, std::span(cts.data() + 2, 3));
     const CiphertextBatch* parts[] = {&a, &b, &a};
@@ -489,7 +489,7 @@ TEST(BatchEdges, LargeBatchesStreamTheSameWords) {
 TEST(BatchEdges, BatchDecryptionFloodsEveryElement) {
     Keys& k = Keys::get("S1");
     const auto v = random_complex(k.ctx->max_slots(), 1.0, 1900);
-    const Ciphertext ct = k.encrypt(v, -1, false);
+    const Ciphertext ct = k.encrypt(v, std::nullopt, false);
     const std::vector<Ciphertext> cts{ct, ct};
     const auto X = CiphertextBatch::from_ciphertexts(*k.ctx, cts);
     Decryptor flooded(k.ctx, k.keygen->secret_key());
@@ -578,7 +578,7 @@ TEST(BatchQueueContract, OneKernelPerOpAndNoWaiting) {
         {"rotate_many (hoisted)", [&] { (void)bev.rotate_many(A, {1, 0, -1, 5}, k.gk); }},
         {"rotate_sum (hoisted)", [&] { (void)bev.rotate_sum(A, {0, 1, -1, 5}, k.gk); }},
         {"conjugate", [&] { (void)bev.conjugate(A, k.gk); }},
-        {"encode_batch", [&] { (void)encode_batch(*k.encoder, random_complex(5 * 8, 1.0, 2200), 5, -1, 0, 0, queue); }},
+        {"encode_batch", [&] { (void)encode_batch(*k.encoder, random_complex(5 * 8, 1.0, 2200), 5, std::nullopt, std::nullopt, std::nullopt, queue); }},
     };
     for (const auto& [name, op] : ops) {
         q.kernels = 0;

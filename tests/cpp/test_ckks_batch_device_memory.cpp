@@ -76,10 +76,10 @@ TEST(BatchDeviceMemory, EncodeBatchWritesStraightIntoDeviceMemory) {
     const auto queue = std::make_shared<OffsiteQueue>();
     OffsiteQueue& q = *queue;
     const auto values = oboro::test::random_complex(3 * 16, 1.0, 77);
-    const PlaintextBatch dp = encode_batch(*k.encoder, values, 3, -1, 0, 16, queue);
+    const PlaintextBatch dp = encode_batch(*k.encoder, values, 3, std::nullopt, std::nullopt, 16, queue);
     EXPECT_EQ(dp.device(), &q);
     EXPECT_EQ(q.allocations, 1u);  // the batch itself, nothing staged in host memory first
-    const PlaintextBatch hp = encode_batch(*k.encoder, values, 3, -1, 0, 16);
+    const PlaintextBatch hp = encode_batch(*k.encoder, values, 3, std::nullopt, std::nullopt, 16);
     const PlaintextBatch back = dp.to_host();
     EXPECT_TRUE(std::equal(back.data(), back.data() + back.word_count(), hp.data()));
 }
@@ -89,7 +89,7 @@ TEST(BatchDeviceMemory, SerializingADeviceBatchReadsItBack) {
     const auto& ctx = *k.ctx;
     std::vector<Ciphertext> xs;
     for (int i = 0; i < 3; ++i)  // secret-key encryptions: stored with their seeds
-        xs.push_back(k.encrypt(oboro::test::random_complex(8, 1.0, uint64_t(30 + i)), -1, false));
+        xs.push_back(k.encrypt(oboro::test::random_complex(8, 1.0, uint64_t(30 + i)), std::nullopt, false));
     const auto host = CiphertextBatch::from_ciphertexts(ctx, xs);
     const auto queue = std::make_shared<OffsiteQueue>();
     const auto device = host.to_device(queue);

@@ -30,9 +30,10 @@ std::vector<cplx> rows_of(size_t rows, size_t row_length, bool huge) {
     return v;
 }
 
-void expect_rows_encoded(const ContextPtr& ctx, int level, double scale, size_t slots, bool huge) {
+void expect_rows_encoded(const ContextPtr& ctx, std::optional<int> level, std::optional<double> scale,
+                         std::optional<size_t> slots, bool huge) {
     const Encoder encoder(ctx);
-    const size_t rows = 4, row_length = slots ? slots : ctx->max_slots();
+    const size_t rows = 4, row_length = slots.value_or(ctx->max_slots());
     const auto values = rows_of(rows, row_length, huge);
     const PlaintextBatch batch = encode_batch(encoder, values, rows, level, scale, slots);
     ASSERT_EQ(batch.count(), rows);
@@ -52,9 +53,9 @@ TEST(BatchEncoder, EachElementIsEncodersPlaintext) {
     for (const auto& params : {Parameters::preset("S1"), Parameters::preset("S2"), small_parameters()}) {
         const auto ctx = Context::create(params);
         SCOPED_TRACE("log_n " + std::to_string(params.log_n));
-        for (int level : {-1, 0}) {
-            expect_rows_encoded(ctx, level, 0, 0, false);  // full slots, default scale
-            expect_rows_encoded(ctx, level, 0, 4, false);  // sparse
+        for (std::optional<int> level : {std::optional<int>(), std::optional<int>(0)}) {
+            expect_rows_encoded(ctx, level, std::nullopt, std::nullopt, false);  // full slots, default scale
+            expect_rows_encoded(ctx, level, std::nullopt, 4, false);             // sparse
         }
     }
 }
@@ -62,8 +63,8 @@ TEST(BatchEncoder, EachElementIsEncodersPlaintext) {
 TEST(BatchEncoder, CoefficientsBeyond2To63AreExact) {
     // S2 at the top level: log2 Q = 180; values up to 2^30 at scale 2^50 give coefficients near 2^80
     const auto ctx = Context::create(Parameters::preset("S2"));
-    expect_rows_encoded(ctx, -1, 0x1p50, 0, true);
-    expect_rows_encoded(ctx, -1, 0x1p50, 8, true);
+    expect_rows_encoded(ctx, std::nullopt, 0x1p50, std::nullopt, true);
+    expect_rows_encoded(ctx, std::nullopt, 0x1p50, 8, true);
 }
 
 TEST(BatchEncoder, Errors) {
@@ -74,9 +75,9 @@ TEST(BatchEncoder, Errors) {
     EXPECT_ERROR(ValueError, encode_batch(encoder, values, 0), "at least one row");
     EXPECT_ERROR(ValueError, encode_batch(encoder, std::span(values).first(values.size() - 1), 3), "equal rows");
     EXPECT_ERROR(ValueError, encode_batch(encoder, values, 1), "do not fit", std::to_string(slots));
-    EXPECT_ERROR(ValueError, encode_batch(encoder, values, 3, -1, 0, 3), "power of two");
+    EXPECT_ERROR(ValueError, encode_batch(encoder, values, 3, std::nullopt, std::nullopt, 3), "power of two");
     EXPECT_ERROR(LevelMismatch, encode_batch(encoder, values, 3, ctx->max_level() + 1), "level");
-    EXPECT_ERROR(ValueError, encode_batch(encoder, values, 3, -1, 0.5), "scale");
+    EXPECT_ERROR(ValueError, encode_batch(encoder, values, 3, std::nullopt, 0.5), "scale");
     auto bad = values;
     bad[2 * slots + 1] = cplx(std::numeric_limits<double>::quiet_NaN(), 0);
     EXPECT_ERROR(ValueError, encode_batch(encoder, bad, 3), "row 2", "not finite");

@@ -25,7 +25,7 @@ TEST_P(PresetTest, PublicKeyEncryptDecrypt) {
 TEST_P(PresetTest, SecretKeyEncryptDecrypt) {
     Keys& k = Keys::get(GetParam());
     const auto v = random_complex(k.ctx->max_slots(), 1.0, 3);
-    EXPECT_GE(precision_bits(k.decrypt(k.encrypt(v, -1, false)), v), 25.0) << GetParam();
+    EXPECT_GE(precision_bits(k.decrypt(k.encrypt(v, std::nullopt, false)), v), 25.0) << GetParam();
 }
 
 INSTANTIATE_TEST_SUITE_P(Presets, PresetTest, ::testing::Values("S1", "S2", "S4"));
@@ -33,7 +33,7 @@ INSTANTIATE_TEST_SUITE_P(Presets, PresetTest, ::testing::Values("S1", "S2", "S4"
 TEST(Decryption, NoiseFloodingAddsTheRequestedNoise) {
     Keys& k = Keys::get("S1");
     const auto v = random_complex(k.ctx->max_slots(), 1.0, 4);
-    const Ciphertext ct = k.encrypt(v, -1, false);
+    const Ciphertext ct = k.encrypt(v, std::nullopt, false);
     Decryptor flooded(k.ctx, k.keygen->secret_key());
     flooded.set_noise_flooding(20);
     const double plain = precision_bits(k.decrypt(ct), v);

@@ -147,7 +147,7 @@ TEST_F(ErrorsTest, DropToLevelUpwardsOrNegative) {
 // ---- mismatched scales --------------------------------------------------------------------------
 
 TEST_F(ErrorsTest, AddSubOfDifferentScales) {
-    const Ciphertext s30 = k.pk_encryptor->encrypt(k.encoder->encode(vb, -1, 0x1p30));
+    const Ciphertext s30 = k.pk_encryptor->encrypt(k.encoder->encode(vb, std::nullopt, 0x1p30));
     EXPECT_ERROR(ScaleMismatch, ev.add(top_a, s30), "add", "level 1", "scale 2^40", "scale 2^30");
     EXPECT_ERROR(ScaleMismatch, ev.sub(top_a, s30), "sub", "level 1", "scale 2^40", "scale 2^30");
     const Ciphertext before = top_a;
@@ -156,7 +156,7 @@ TEST_F(ErrorsTest, AddSubOfDifferentScales) {
 }
 
 TEST_F(ErrorsTest, CiphertextPlusPlaintextOfDifferentScale) {
-    const Plaintext p30 = k.encoder->encode(vb, -1, 0x1p30);
+    const Plaintext p30 = k.encoder->encode(vb, std::nullopt, 0x1p30);
     EXPECT_ERROR(ScaleMismatch, ev.add(top_a, p30), "add", "level 1", "scale 2^40", "scale 2^30");
     EXPECT_ERROR(ScaleMismatch, ev.sub(top_a, p30), "sub", "level 1", "scale 2^40", "scale 2^30");
     const Ciphertext before = top_a;
@@ -350,7 +350,7 @@ TEST_F(ErrorsTest, RotateOutOfRange) {
     expect_intact(top_a, before, va);
     // The range follows the ciphertext's own slot count: 8 slots allow -7..7.
     const std::vector<cplx> v8 = random_complex(8, 1.0, 103);
-    const Ciphertext sparse = k.encrypt(v8, -1, true, 8);
+    const Ciphertext sparse = k.encrypt(v8, std::nullopt, true, 8);
     EXPECT_ERROR(ValueError, ev.rotate(sparse, 8, k.gk), "rotate", "8 slots");
     EXPECT_ERROR(ValueError, ev.rotate(sparse, -8, k.gk), "rotate", "-8");
     EXPECT_NO_THROW(ev.rotate(sparse, 5, k.gk));
@@ -361,17 +361,17 @@ TEST_F(ErrorsTest, EncodeMoreValuesThanSlots) {
     const auto too_many = random_complex(slots + 1, 1.0, 104);
     EXPECT_ERROR(ValueError, k.encoder->encode(too_many), "encode", std::to_string(slots + 1),
                  std::to_string(slots));
-    EXPECT_ERROR(ValueError, k.encoder->encode(random_complex(9, 1.0, 105), -1, 0, 8), "encode", "9", "8 slots");
+    EXPECT_ERROR(ValueError, k.encoder->encode(random_complex(9, 1.0, 105), std::nullopt, std::nullopt, 8), "encode", "9", "8 slots");
     EXPECT_ERROR(ValueError, k.encoder->encode(std::vector<double>(slots + 1, 0.5)), "encode");
-    EXPECT_NO_THROW(k.encoder->encode(random_complex(8, 1.0, 106), -1, 0, 8));
+    EXPECT_NO_THROW(k.encoder->encode(random_complex(8, 1.0, 106), std::nullopt, std::nullopt, 8));
 }
 
 TEST_F(ErrorsTest, EncodeBadSlotCount) {
     const auto v = random_complex(4, 1.0, 107);
-    EXPECT_ERROR(ValueError, k.encoder->encode(v, -1, 0, 6), "encode", "slots = 6", "power of two");
-    EXPECT_ERROR(ValueError, k.encoder->encode(v, -1, 0, 3 * slots / 2), "encode", "power of two");
-    EXPECT_ERROR(ValueError, k.encoder->encode(v, -1, 0, 2 * slots), "encode", std::to_string(2 * slots));
-    EXPECT_ERROR(ValueError, k.encoder->encode_constant(1.0, -1, 0, 12), "encode", "slots = 12");
+    EXPECT_ERROR(ValueError, k.encoder->encode(v, std::nullopt, std::nullopt, 6), "encode", "slots = 6", "power of two");
+    EXPECT_ERROR(ValueError, k.encoder->encode(v, std::nullopt, std::nullopt, 3 * slots / 2), "encode", "power of two");
+    EXPECT_ERROR(ValueError, k.encoder->encode(v, std::nullopt, std::nullopt, 2 * slots), "encode", std::to_string(2 * slots));
+    EXPECT_ERROR(ValueError, k.encoder->encode_constant(1.0, std::nullopt, std::nullopt, 12), "encode", "slots = 12");
 }
 
 TEST_F(ErrorsTest, EncodeNonFiniteValues) {
@@ -406,10 +406,15 @@ TEST_F(ErrorsTest, EncodeBadLevelOrScale) {
     EXPECT_ERROR(LevelMismatch, k.encoder->encode(v, 2), "encode", "level 2");
     // -1 means the top level; any other negative level is an error, not the top level.
     EXPECT_ERROR(LevelMismatch, k.encoder->encode(v, -2), "encode", "-2");
-    EXPECT_ERROR(ValueError, k.encoder->encode(v, -1, 0.5), "encode", "scale");
-    EXPECT_ERROR(ValueError, k.encoder->encode(v, -1, -0x1p40), "encode", "scale");
-    EXPECT_ERROR(ValueError, k.encoder->encode(v, -1, std::numeric_limits<double>::quiet_NaN()), "encode", "scale");
-    EXPECT_ERROR(ValueError, k.encoder->encode(v, -1, std::numeric_limits<double>::infinity()), "encode", "scale");
+    EXPECT_ERROR(ValueError, k.encoder->encode(v, std::nullopt, 0.5), "encode", "scale");
+    // no sentinels: "not given" is std::nullopt; an explicit 0 scale, 0 slots or level -1 is an error
+    EXPECT_ERROR(ValueError, k.encoder->encode(v, std::nullopt, 0.0), "encode", "scale 0", "leave it out");
+    EXPECT_ERROR(ValueError, k.encoder->encode(v, std::nullopt, std::nullopt, 0), "encode", "slots = 0");
+    EXPECT_ERROR(LevelMismatch, k.encoder->encode(v, -1), "encode", "level -1", "leave it out");
+    EXPECT_ERROR(ValueError, k.encoder->encode_constant(1.0, std::nullopt, std::nullopt, 0), "encode", "slots = 0");
+    EXPECT_ERROR(ValueError, k.encoder->encode(v, std::nullopt, -0x1p40), "encode", "scale");
+    EXPECT_ERROR(ValueError, k.encoder->encode(v, std::nullopt, std::numeric_limits<double>::quiet_NaN()), "encode", "scale");
+    EXPECT_ERROR(ValueError, k.encoder->encode(v, std::nullopt, std::numeric_limits<double>::infinity()), "encode", "scale");
 }
 
 TEST_F(ErrorsTest, EncryptZeroAtAnInvalidLevel) {

@@ -158,7 +158,7 @@ TEST(OpsEdge, SparseSlotsWrapAround) {
     // 8 values in 8 slots: rotation wraps at 8, not at N/2.
     Keys& k = Keys::get("S1");
     const auto v = random_complex(8, 1.0, 22);
-    auto c = k.encrypt(v, -1, true, 8);
+    auto c = k.encrypt(v, std::nullopt, true, 8);
     EXPECT_EQ(c.slots(), 8u);
     EXPECT_GE(precision_bits(k.decrypt(c), v), 25.0);
     EXPECT_GE(precision_bits(k.decrypt(k.eval->rotate(c, 1, k.gk)), rotate_ref(v, 1)), 22.0);

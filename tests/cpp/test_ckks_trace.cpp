@@ -77,7 +77,7 @@ protected:
     // -1: automatic), checks each against the reference (on every `check_every`-th slot) with
     // `bits` of precision, and the strategies against each other.
     void check_sum(const SumSpec& spec, size_t n_slots, const std::vector<int>& hs, double bits, size_t check_every = 1,
-                   int level = -1) {
+                   std::optional<int> level = std::nullopt) {
         std::vector<int64_t> steps;
         for (int h : hs)
             steps = unite(steps, sum_rotation_steps(ctx(), spec, n_slots,
@@ -196,7 +196,7 @@ TEST(TraceCounts, PerStrategy) {
     for (int h = 1; h <= 7; ++h) steps = unite(steps, sum_rotation_steps(*k.ctx, spec, n_slots, SumStrategy::hoisted, h));
     EXPECT_EQ(steps.size(), 127u);  // h = 1 uses every rotation
     const GaloisKeys& gk = galois_for("S1", steps);
-    const Ciphertext cx = k.encrypt(random_real(n_slots, 1.0, 3), -1, true, n_slots);
+    const Ciphertext cx = k.encrypt(random_real(n_slots, 1.0, 3), std::nullopt, true, n_slots);
 
     KeySwitchCounts d;
     rotate_and_sum(*k.eval, cx, spec, gk, SumStrategy::doubling, 0, &d);

@@ -447,8 +447,8 @@ TEST_F(CudaDevice, BatchEvaluatorOnGpuMatchesCpu) {
         // batched encoding on the device (batch_encoder.hpp), sparse and full, then used as operand
         for (size_t slots : {size_t(8), ctx.max_slots()}) {
             const auto values = oboro::test::random_complex(4 * slots, 1.0, 90 + slots);
-            const PlaintextBatch dp = encode_batch(*keys.encoder, values, 4, -1, 0, slots, queue);
-            const PlaintextBatch hp = encode_batch(*keys.encoder, values, 4, -1, 0, slots);
+            const PlaintextBatch dp = encode_batch(*keys.encoder, values, 4, std::nullopt, std::nullopt, slots, queue);
+            const PlaintextBatch hp = encode_batch(*keys.encoder, values, 4, std::nullopt, std::nullopt, slots);
             ASSERT_EQ(dp.device(), queue.get());
             const PlaintextBatch back = dp.to_host();
             EXPECT_TRUE(std::equal(back.data(), back.data() + back.word_count(), hp.data())) << preset << " encode_batch";

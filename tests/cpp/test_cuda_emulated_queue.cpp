@@ -83,12 +83,12 @@ public:
         // polynomial), one per element and one for all
         const size_t slots = ctx_.max_slots();
         const auto values = oboro::test::random_complex(count * slots, 1.0, 90);
-        const PlaintextBatch dp = encode_batch(*keys_.encoder, values, count, -1, 0, slots, queue_);
-        const PlaintextBatch hp = encode_batch(*keys_.encoder, values, count, -1, 0, slots);
+        const PlaintextBatch dp = encode_batch(*keys_.encoder, values, count, std::nullopt, std::nullopt, slots, queue_);
+        const PlaintextBatch hp = encode_batch(*keys_.encoder, values, count, std::nullopt, std::nullopt, slots);
         ASSERT_EQ(dp.device(), queue_.get());
         same(dp, hp, "encode_batch");
         const auto sparse = oboro::test::random_complex(count * 4, 1.0, 91);
-        same(encode_batch(*keys_.encoder, sparse, count, 0, 0, 4, queue_), encode_batch(*keys_.encoder, sparse, count, 0, 0, 4),
+        same(encode_batch(*keys_.encoder, sparse, count, 0, std::nullopt, 4, queue_), encode_batch(*keys_.encoder, sparse, count, 0, std::nullopt, 4),
              "encode_batch (4 slots, level 0)");
         same(emu_.multiply(da, dp), cpu_.multiply(ha, hp), "mul_plain");
         same(emu_.add(da, dp), cpu_.add(ha, hp), "add plaintext");

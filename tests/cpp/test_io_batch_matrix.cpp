@@ -20,7 +20,7 @@ using io::Bytes;
 
 bool same_words(const uint64_t* a, const uint64_t* b, size_t n) { return std::memcmp(a, b, n * sizeof(uint64_t)) == 0; }
 
-CiphertextBatch batch_of(Keys& k, size_t count, int level = -1) {
+CiphertextBatch batch_of(Keys& k, size_t count, std::optional<int> level = std::nullopt) {
     std::vector<Ciphertext> cts;
     for (size_t c = 0; c < count; ++c) cts.push_back(k.encrypt(random_complex(8, 1.0, 100 + c), level, false, 8));
     return CiphertextBatch::from_ciphertexts(*k.ctx, cts);
@@ -31,7 +31,7 @@ class BatchMatrixRoundTrip : public ::testing::TestWithParam<std::string> {};
 TEST_P(BatchMatrixRoundTrip, BatchIsBitIdenticalWithItsElementInfo) {
     Keys& k = Keys::get(GetParam());
     for (size_t count : {size_t(1), size_t(5)}) {
-        const CiphertextBatch batch = batch_of(k, count, count == 1 ? 0 : -1);
+        const CiphertextBatch batch = batch_of(k, count, count == 1 ? std::optional<int>(0) : std::nullopt);
         const Bytes b = io::serialize(*k.ctx, batch, io::ArrayInfo{42, {2, 4}, true});
         EXPECT_EQ(io::peek_type(b), io::ObjectType::ciphertext_batch);
         io::ArrayInfo info;
@@ -56,7 +56,7 @@ TEST_P(BatchMatrixRoundTrip, BatchIsBitIdenticalWithItsElementInfo) {
 TEST_P(BatchMatrixRoundTrip, SeededBatchIsHalfTheSizeAndIdentical) {
     Keys& k = Keys::get(GetParam());
     std::vector<Ciphertext> cts;
-    for (size_t c = 0; c < 4; ++c) cts.push_back(k.encrypt(random_complex(8, 1.0, 200 + c), -1, /*with_public_key=*/c == 3, 8));
+    for (size_t c = 0; c < 4; ++c) cts.push_back(k.encrypt(random_complex(8, 1.0, 200 + c), std::nullopt, /*with_public_key=*/c == 3, 8));
     const CiphertextBatch mixed = CiphertextBatch::from_ciphertexts(*k.ctx, cts);  // element 3: public key
     const CiphertextBatch fresh = CiphertextBatch::from_ciphertexts(*k.ctx, std::span(cts).first(3));
     for (size_t c = 0; c < 4; ++c) EXPECT_EQ(mixed.uniform_seed(c).has_value(), c != 3);
@@ -79,8 +79,8 @@ TEST_P(BatchMatrixRoundTrip, SeededBatchIsHalfTheSizeAndIdentical) {
 TEST_P(BatchMatrixRoundTrip, MatrixBlocksAreSeededAndIdentical) {
     Keys& k = Keys::get(GetParam());
     const io::MatrixLayout layout{io::MatrixMethod::block, 5, 3, 4, 2, 1, 9};
-    std::vector<Ciphertext> blocks = {k.encrypt(random_complex(16, 1.0, 1), -1, false, 16),
-                                      k.encrypt(random_complex(16, 1.0, 2), -1, false, 16)};
+    std::vector<Ciphertext> blocks = {k.encrypt(random_complex(16, 1.0, 1), std::nullopt, false, 16),
+                                      k.encrypt(random_complex(16, 1.0, 2), std::nullopt, false, 16)};
     const Bytes seeded = io::serialize_matrix(*k.ctx, layout, blocks);
     const Bytes full = io::serialize_matrix(*k.ctx, layout, blocks, /*compress=*/false);
     EXPECT_LT(double(seeded.size()), 0.52 * double(full.size()));
@@ -157,7 +157,7 @@ TEST(BatchMatrixErrors, OversizedAndZeroCountsAllocateNothing) {
 TEST(BatchMatrixErrors, LayoutsThatDoNotFit) {
     Tiny t;
     const Context& c = *t.k.ctx;
-    const std::vector<Ciphertext> one = {t.k.encrypt(random_complex(16, 1.0, 3), -1, false, 16)};
+    const std::vector<Ciphertext> one = {t.k.encrypt(random_complex(16, 1.0, 3), std::nullopt, false, 16)};
     using M = io::MatrixMethod;
     EXPECT_ERROR(ValueError, io::serialize_matrix(c, {M::jiang, 5, 3, 4, 1, 1, 0}, one), "(2, 1) grid");
     EXPECT_ERROR(ValueError, io::serialize_matrix(c, {M::jiang, 3, 3, 3, 1, 1, 0}, one), "d = 3");

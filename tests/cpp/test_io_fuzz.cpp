@@ -102,7 +102,7 @@ TEST(SerializeFuzz, EveryLoaderRejectsMutantsCleanly) {
     Encoder encoder(ctx);
     Encryptor sk_enc(ctx, keygen.secret_key());
     Encryptor pk_enc(ctx, keygen.public_key());
-    const Plaintext pt = encoder.encode(std::vector<std::complex<double>>(8, {0.25, -0.5}), -1, 0, 8);
+    const Plaintext pt = encoder.encode(std::vector<std::complex<double>>(8, {0.25, -0.5}), std::nullopt, std::nullopt, 8);
     const size_t n = iterations();
     const Context& c = *ctx;
 

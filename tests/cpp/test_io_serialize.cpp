@@ -100,7 +100,7 @@ TEST_P(SerializeRoundTrip, Context) {
 TEST_P(SerializeRoundTrip, SeededCiphertextIsHalfTheSizeAndIdentical) {
     Keys& k = Keys::get(GetParam());
     const auto values = random_complex(k.ctx->max_slots(), 1.0, 11);
-    const Ciphertext ct = k.encrypt(values, -1, /*with_public_key=*/false);
+    const Ciphertext ct = k.encrypt(values, std::nullopt, /*with_public_key=*/false);
     ASSERT_TRUE(ct.uniform_seed().has_value());
     const Bytes seeded = io::serialize(*k.ctx, ct);
     const Bytes full = io::serialize(*k.ctx, ct, {}, /*compress=*/false);
@@ -127,7 +127,7 @@ TEST_P(SerializeRoundTrip, SeededCiphertextIsHalfTheSizeAndIdentical) {
 // size on the wire); only the write accessors forget it.
 TEST_P(SerializeRoundTrip, ReadingKeepsTheSeedAndWritingForgetsIt) {
     Keys& k = Keys::get(GetParam());
-    Ciphertext ct = k.encrypt(random_real(8, 1.0, 13), -1, /*with_public_key=*/false);
+    Ciphertext ct = k.encrypt(random_real(8, 1.0, 13), std::nullopt, /*with_public_key=*/false);
     const size_t seeded = io::serialize(*k.ctx, ct).size();
     uint64_t sum = 0;
     for (size_t j = 0; j < ct.size(); ++j) sum += ct.poly(j)[0];
@@ -154,7 +154,7 @@ TEST_P(SerializeRoundTrip, CiphertextsOfEveryShape) {
     Keys& k = Keys::get(GetParam());
     const auto values = random_real(8, 1.0, 12);
     // public-key ciphertext (no seed), size 3, level 0, few slots, and info
-    Ciphertext pk_ct = k.encrypt(values, -1, true, 8);
+    Ciphertext pk_ct = k.encrypt(values, std::nullopt, true, 8);
     EXPECT_FALSE(pk_ct.uniform_seed().has_value());
     Ciphertext prod = k.eval->multiply(pk_ct, pk_ct);
     Ciphertext low = k.encrypt(values, 0, false, 8);
@@ -171,7 +171,7 @@ TEST_P(SerializeRoundTrip, CiphertextsOfEveryShape) {
 
 TEST_P(SerializeRoundTrip, Plaintext) {
     Keys& k = Keys::get(GetParam());
-    const Plaintext pt = k.encoder->encode(random_complex(16, 1.0, 13), 0, 0, 16);
+    const Plaintext pt = k.encoder->encode(random_complex(16, 1.0, 13), 0, std::nullopt, 16);
     io::ArrayInfo info;
     const Plaintext back = io::load_plaintext(*k.ctx, io::serialize(*k.ctx, pt, {0, {4, 4}, true}), &info);
     EXPECT_EQ(info.shape, (std::vector<uint64_t>{4, 4}));
@@ -210,7 +210,7 @@ TEST_P(SerializeRoundTrip, KeysAreIdenticalAndWork) {
     const GaloisKeys gk = io::load_galois_keys(*k.ctx, gk_seeded);
     Encryptor enc(k.ctx, pk);
     const auto values = random_complex(k.ctx->max_slots(), 1.0, 14);
-    const Ciphertext ct = enc.encrypt(k.encoder->encode(values, -1, 0, 0));
+    const Ciphertext ct = enc.encrypt(k.encoder->encode(values));
     const Ciphertext y = k.eval->rotate(k.eval->multiply_relin_rescale(ct, ct, rk), 1, gk);
     std::vector<cplx> want(values.size());
     for (size_t i = 0; i < values.size(); ++i) want[i] = values[(i + 1) % values.size()] * values[(i + 1) % values.size()];
@@ -245,7 +245,7 @@ struct Tiny {
     Encoder encoder{ctx};
     Ciphertext ct() {
         Encryptor enc(ctx, keygen.secret_key());
-        return enc.encrypt(encoder.encode(std::vector<cplx>(4, cplx(0.5, 0)), -1, 0, 4));
+        return enc.encrypt(encoder.encode(std::vector<cplx>(4, cplx(0.5, 0)), std::nullopt, std::nullopt, 4));
     }
 };
 

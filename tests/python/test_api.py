@@ -789,3 +789,18 @@ def test_noise_flooding(rng):
         ctx.noise_flooding = 60
     with pytest.raises(oboro.MissingKey, match="no secret key"):
         ctx.public().noise_flooding = 30
+
+
+def test_no_sentinels_an_explicit_zero_scale_is_an_error():
+    """'Not given' is None: scale=0.0 is refused instead of meaning the default scale."""
+    c = oboro.Context.from_preset("S1")
+    c.keygen()
+    with pytest.raises(oboro.ValueError, match="scale 0 must be finite and >= 1"):
+        c.encrypt([1.0], scale=0.0)
+    with pytest.raises(oboro.ValueError, match="scale 0"):
+        c.encode([1.0], scale=0.0)
+    with pytest.raises(oboro.ValueError, match="slots = 0"):
+        c.encrypt([1.0], slots=0)
+    with pytest.raises(oboro.LevelMismatch, match="level -1"):
+        c.encrypt([1.0], level=-1)
+    assert c.encrypt([1.0], scale=None).scale == c.encrypt([1.0]).scale

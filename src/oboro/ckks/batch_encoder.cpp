@@ -9,7 +9,8 @@
 namespace oboro::ckks {
 
 PlaintextBatch encode_batch(const Encoder& encoder, std::span<const std::complex<double>> values, size_t rows,
-                            int level, double scale, size_t slots, const QueuePtr& queue) {
+                            std::optional<int> level, std::optional<double> scale, std::optional<size_t> slots,
+                            const QueuePtr& queue) {
     if (rows == 0) raise<ValueError>("encode_batch: a batch needs at least one row");
     if (values.size() % rows)
         raise<ValueError>("encode_batch: ", values.size(), " values do not split into ", rows, " equal rows");

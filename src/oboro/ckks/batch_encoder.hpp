@@ -20,12 +20,13 @@
 namespace oboro::ckks {
 
 // `rows` vectors of values.size() / rows values each (row r at values + r * row length), encoded
-// as Encoder::encode does (level -1: the top level; scale 0: the default scale; slots 0: N/2),
+// as Encoder::encode does (not given: the top level, the default scale, N/2 slots),
 // into the memory of `queue`, whose kernels do the work (nullptr: the CPU queue, host memory). Errors, raised before
 // anything is enqueued: rows == 0 or values.size() not a multiple of rows (ValueError), and
 // encode's (LevelMismatch, ValueError for too many values, bad slots, non-finite values or values
 // beyond the modulus, naming the row).
 PlaintextBatch encode_batch(const Encoder& encoder, std::span<const std::complex<double>> values, size_t rows,
-                            int level = -1, double scale = 0, size_t slots = 0, const QueuePtr& queue = nullptr);
+                            std::optional<int> level = std::nullopt, std::optional<double> scale = std::nullopt,
+                            std::optional<size_t> slots = std::nullopt, const QueuePtr& queue = nullptr);
 
 }  // namespace oboro::ckks

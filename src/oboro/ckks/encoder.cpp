@@ -82,15 +82,16 @@ void Encoder::check_slots(const char* op, size_t slots, size_t count) const {
         raise<ValueError>(op, ": ", count, " values do not fit into ", slots, " slots");
 }
 
-EncodingShape Encoder::encoding_shape(const char* op, size_t value_count, int level, double scale,
-                                      size_t slots) const {
+EncodingShape Encoder::encoding_shape(const char* op, size_t value_count, std::optional<int> level_arg,
+                                      std::optional<double> scale_arg, std::optional<size_t> slots_arg) const {
     const Context& ctx = *ctx_;
-    if (level == -1) level = ctx.max_level();
+    const int level = level_arg.value_or(ctx.max_level());
     if (level < 0 || level > ctx.max_level())
-        raise<LevelMismatch>(op, ": level ", level, " is outside 0..", ctx.max_level(), " (-1 means the top level)");
-    if (scale == 0) scale = ctx.default_scale();
-    if (!(scale >= 1) || !std::isfinite(scale)) raise<ValueError>(op, ": scale ", scale, " must be finite and >= 1");
-    if (slots == 0) slots = ctx.max_slots();
+        raise<LevelMismatch>(op, ": level ", level, " is outside 0..", ctx.max_level(), " (leave it out for the top level)");
+    const double scale = scale_arg.value_or(ctx.default_scale());
+    if (!(scale >= 1) || !std::isfinite(scale))
+        raise<ValueError>(op, ": scale ", scale, " must be finite and >= 1 (leave it out for the default scale)");
+    const size_t slots = slots_arg.value_or(ctx.max_slots());
     check_slots(op, slots, value_count);
     return EncodingShape{level, scale, slots};
 }
@@ -114,8 +115,8 @@ void Encoder::scaled_coefficients(const char* op, const cplx* values, size_t cou
     }
 }
 
-Plaintext Encoder::encode_in(const char* op, const std::vector<cplx>& values, int level, double scale, size_t slots,
-                             Basis basis) const {
+Plaintext Encoder::encode_in(const char* op, const std::vector<cplx>& values, std::optional<int> level,
+                             std::optional<double> scale, std::optional<size_t> slots, Basis basis) const {
     const EncodingShape shape = encoding_shape(op, values.size(), level, scale, slots);
     std::vector<double> coefficients(2 * shape.slots);
     scaled_coefficients(op, values.data(), values.size(), shape, coefficients.data());
@@ -125,7 +126,8 @@ Plaintext Encoder::encode_in(const char* op, const std::vector<cplx>& values, in
     return pt;
 }
 
-Plaintext Encoder::encode(const std::vector<cplx>& values, int level, double scale, size_t slots) const {
+Plaintext Encoder::encode(const std::vector<cplx>& values, std::optional<int> level, std::optional<double> scale,
+                          std::optional<size_t> slots) const {
     return encode_in("encode", values, level, scale, slots, Basis::q);
 }
 
@@ -133,7 +135,8 @@ Plaintext Encoder::encode_extended(const std::vector<cplx>& values, int level, d
     return encode_in("encode_extended", values, level, scale, slots, Basis::qp);
 }
 
-Plaintext Encoder::encode(const std::vector<double>& values, int level, double scale, size_t slots) const {
+Plaintext Encoder::encode(const std::vector<double>& values, std::optional<int> level, std::optional<double> scale,
+                          std::optional<size_t> slots) const {
     return encode(std::vector<cplx>(values.begin(), values.end()), level, scale, slots);
 }
 
@@ -141,9 +144,11 @@ Plaintext Encoder::encode_extended(const std::vector<double>& values, int level,
     return encode_extended(std::vector<cplx>(values.begin(), values.end()), level, scale, slots);
 }
 
-Plaintext Encoder::encode_constant(cplx value, int level, double scale, size_t slots) const {
-    if (slots == 0) slots = ctx_->max_slots();
-    return encode(std::vector<cplx>(slots, value), level, scale, slots);
+Plaintext Encoder::encode_constant(cplx value, std::optional<int> level, std::optional<double> scale,
+                                   std::optional<size_t> slots) const {
+    const size_t n = slots.value_or(ctx_->max_slots());
+    check_slots("encode", n, 1);
+    return encode(std::vector<cplx>(n, value), level, scale, n);
 }
 
 std::vector<cplx> Encoder::decode_poly(uint64_t* poly, int level, double scale, size_t slots) const {

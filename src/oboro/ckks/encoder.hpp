@@ -8,6 +8,7 @@
 #pragma once
 
 #include <complex>
+#include <optional>
 #include <vector>
 
 #include "oboro/ckks/ciphertext.hpp"
@@ -27,18 +28,23 @@ public:
 
     const ContextPtr& context() const { return ctx_; }
 
-    // values.size() <= slots; missing values are zero. slots = 0 means N/2.
-    // level = -1 means the top level; scale = 0 means the context's default scale.
-    Plaintext encode(const std::vector<std::complex<double>>& values, int level = -1, double scale = 0,
-                     size_t slots = 0) const;
-    Plaintext encode(const std::vector<double>& values, int level = -1, double scale = 0, size_t slots = 0) const;
+    // values.size() <= slots; missing values are zero. Not given (std::nullopt): the top level, the
+    // context's default scale, N/2 slots. A given value is used as it is: ValueError for a scale
+    // that is not finite and >= 1 (0 included), slots that are not a power of two in [1, N/2], and
+    // LevelMismatch for a level outside 0..max_level.
+    Plaintext encode(const std::vector<std::complex<double>>& values, std::optional<int> level = std::nullopt,
+                     std::optional<double> scale = std::nullopt, std::optional<size_t> slots = std::nullopt) const;
+    Plaintext encode(const std::vector<double>& values, std::optional<int> level = std::nullopt,
+                     std::optional<double> scale = std::nullopt, std::optional<size_t> slots = std::nullopt) const;
     // The same encoding over Q_level * P (ciphertext.hpp: Basis): the weights that double hoisting
     // multiplies into rotations kept in the extended basis (Evaluator::rotate_many_extended).
     Plaintext encode_extended(const std::vector<std::complex<double>>& values, int level, double scale,
                               size_t slots) const;
     Plaintext encode_extended(const std::vector<double>& values, int level, double scale, size_t slots) const;
     // A constant in every slot.
-    Plaintext encode_constant(std::complex<double> value, int level = -1, double scale = 0, size_t slots = 0) const;
+    Plaintext encode_constant(std::complex<double> value, std::optional<int> level = std::nullopt,
+                              std::optional<double> scale = std::nullopt,
+                              std::optional<size_t> slots = std::nullopt) const;
 
     std::vector<std::complex<double>> decode(const Plaintext& pt) const;
     std::vector<double> decode_real(const Plaintext& pt) const;
@@ -54,7 +60,8 @@ public:
     // ---- the two halves of encode(), for batched encoding (batch_encoder.hpp) ----
     // level / scale / slots with defaults resolved (as encode's), checked for `value_count`
     // values: LevelMismatch, ValueError.
-    EncodingShape encoding_shape(const char* op, size_t value_count, int level, double scale, size_t slots) const;
+    EncodingShape encoding_shape(const char* op, size_t value_count, std::optional<int> level,
+                                 std::optional<double> scale, std::optional<size_t> slots) const;
     // The 2 * slots integer coefficients of the subring (subring_layout.hpp) of `count` values:
     // round(coefficient * scale), real parts then imaginary parts. ValueError when one is not
     // finite or does not fit the modulus at the shape's level.
@@ -63,8 +70,8 @@ public:
 
 private:
     void check_slots(const char* op, size_t slots, size_t count) const;
-    Plaintext encode_in(const char* op, const std::vector<std::complex<double>>& values, int level, double scale,
-                        size_t slots, Basis basis) const;
+    Plaintext encode_in(const char* op, const std::vector<std::complex<double>>& values, std::optional<int> level,
+                        std::optional<double> scale, std::optional<size_t> slots, Basis basis) const;
 
     ContextPtr ctx_;
     std::vector<std::complex<double>> roots_;  // exp(2*pi*i*k/(2N)), k = 0..2N
