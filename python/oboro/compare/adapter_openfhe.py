@@ -49,6 +49,23 @@ def _context_and_keys(p, notes: list[str], *extra_features):
     return cc, keys, security, sizes
 
 
+def _ckks_params(params: dict, scaling):
+    """CKKS RNS parameters of the task: its ring (all slots), depth and first/scaling prime sizes,
+    HYBRID key switching with its dnum, and the given scaling technique."""
+    q = params["moduli_bits"]
+    p = fhe.CCParamsCKKSRNS()
+    p.SetMultiplicativeDepth(len(q) - 1)
+    p.SetFirstModSize(q[0])
+    p.SetScalingModSize(q[1] if len(q) > 1 else q[0])
+    p.SetRingDim(2 ** params["log_n"])
+    p.SetBatchSize(2 ** (params["log_n"] - 1))
+    p.SetScalingTechnique(scaling)
+    p.SetKeySwitchTechnique(fhe.KeySwitchTechnique.HYBRID)
+    if params.get("dnum"):
+        p.SetNumLargeDigits(params["dnum"])
+    return p
+
+
 class Adapter:
     def __init__(self, params: dict, threads: int, rotations: bool):
         # Threads: OpenMP, from OMP_NUM_THREADS (set by the runner before this process started).
@@ -58,17 +75,8 @@ class Adapter:
             raise ValueError("OpenFHE takes one size for all scaling primes; got " + str(q))
         self.slots = n // 2
         self.notes = []
-        p = fhe.CCParamsCKKSRNS()
-        p.SetMultiplicativeDepth(len(q) - 1)
-        p.SetFirstModSize(q[0])
-        p.SetScalingModSize(q[1] if len(q) > 1 else q[0])
-        p.SetRingDim(n)
-        p.SetBatchSize(self.slots)
         # FIXEDMANUAL: rescale only when asked, like the other libraries' explicit rescale.
-        p.SetScalingTechnique(fhe.ScalingTechnique.FIXEDMANUAL)
-        p.SetKeySwitchTechnique(fhe.KeySwitchTechnique.HYBRID)
-        if params.get("dnum"):
-            p.SetNumLargeDigits(params["dnum"])
+        p = _ckks_params(params, fhe.ScalingTechnique.FIXEDMANUAL)
         cc, keys, security, self.key_sizes = _context_and_keys(p, self.notes, fhe.PKESchemeFeature.ADVANCEDSHE)
         if rotations:
             cc.EvalRotateKeyGen(keys.secretKey, [1])
@@ -169,16 +177,7 @@ class CircuitAdapter:
         n = 2 ** params["log_n"]
         q = params["moduli_bits"]
         self.slots, self.notes = n // 2, []
-        p = fhe.CCParamsCKKSRNS()
-        p.SetMultiplicativeDepth(len(q) - 1)
-        p.SetFirstModSize(q[0])
-        p.SetScalingModSize(q[1])
-        p.SetRingDim(n)
-        p.SetBatchSize(self.slots)
-        p.SetScalingTechnique(fhe.ScalingTechnique.FLEXIBLEAUTO)
-        p.SetKeySwitchTechnique(fhe.KeySwitchTechnique.HYBRID)
-        if params.get("dnum"):
-            p.SetNumLargeDigits(params["dnum"])
+        p = _ckks_params(params, fhe.ScalingTechnique.FLEXIBLEAUTO)
         self.cc, self.keys, security, _ = _context_and_keys(p, self.notes, fhe.PKESchemeFeature.ADVANCEDSHE)
         self.version = importlib.metadata.version("openfhe")
         self.used = {"N": self.cc.GetRingDimension(), "logQ": [q[0]] + [q[1]] * (len(q) - 1), "dnum": params.get("dnum"),
