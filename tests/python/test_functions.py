@@ -239,3 +239,55 @@ def test_sign_errors(sctx):
         F.sign(sctx.encrypt(np.ones(4) * 1j))
     with pytest.raises(oboro.ValueError, match="shapes"):
         F.maximum(sctx.encrypt(np.ones(4)), sctx.encrypt(np.ones(8)))
+
+
+# ---- the same on the presets (HE-standard parameters, 2^40 scales on primes that are not 2^40) ----
+
+
+@pytest.fixture(scope="module")
+def presets():
+    out = {}
+    for name in ("S2", "S3"):
+        c = oboro.Context.from_preset(name)
+        c.keygen()
+        out[name] = c
+    return out
+
+
+def preset_fresh_bits(c):
+    return 40 - math.log2(9 * (2 * c.slots) / 6) - 1.5  # secret-key inputs are better than this
+
+
+@pytest.mark.parametrize("name,f,ref,interval,degree", [
+    ("sigmoid", F.sigmoid, lambda x: 1 / (1 + np.exp(-x)), (-8, 8), 63),
+    ("tanh", F.tanh, np.tanh, (-4, 4), 63),
+    ("exp", F.exp, np.exp, (-4, 4), 15),
+    ("sin", F.sin, np.sin, (-math.pi, math.pi), 15),
+])
+def test_named_functions_on_s3(presets, name, f, ref, interval, degree):
+    c = presets["S3"]
+    x = points(*interval, n=256, seed=7)
+    y = f(c.encrypt(x))
+    assert y.level == c.max_level - (math.ceil(math.log2(degree + 1)) + 1)
+    scale = max(1.0, float(np.max(np.abs(ref(x)))))
+    assert bits(c.decrypt(y), ref(x)) >= preset_fresh_bits(c) - math.log2(scale) - 0.5 * math.log2(degree) - 3
+
+
+def test_roots_on_s3(presets):
+    c = presets["S3"]
+    x = points(1, 16, n=256, seed=8)
+    ct = c.encrypt(x)
+    assert bits(c.decrypt(ct.inverse((1, 16))), 1 / x) >= 18
+    assert bits(c.decrypt(ct.sqrt((1, 16))), np.sqrt(x)) >= 18
+    assert bits(c.decrypt(ct.inverse_sqrt((1, 16))), 1 / np.sqrt(x)) >= 18
+
+
+@pytest.mark.parametrize("degree", [1, 2, 3, 7])
+def test_polyval_on_s2_down_to_level_zero(presets, degree):
+    c = presets["S2"]  # 3 levels: degree 7 on [-1, 1] takes all of them
+    coeffs = np.random.default_rng(degree).uniform(-1, 1, degree + 1) / (1 + np.arange(degree + 1))
+    x = points(-1, 1, n=512, seed=degree)
+    y = c.encrypt(x).polyval(coeffs, basis="chebyshev")
+    assert y.level == c.max_level - math.ceil(math.log2(degree + 1))
+    assert bits(c.decrypt(y), C.chebval(x, coeffs)) >= preset_fresh_bits(c) - 0.5 * math.log2(degree + 1) - 2
+    assert (c.encrypt(x) ** 8).level == 0
