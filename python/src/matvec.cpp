@@ -105,7 +105,8 @@ PyPlainMatrix block_diagonal(const PyPlainMatrix& block, size_t copies) {
 }
 
 // y = M x for x in consecutive pieces (all of one type, slot count, level and keys; every piece
-// full but the last); `single`: x and y are one ciphertext each (M @ ct), else lists.
+// full but the last); `single`: x and y are one ciphertext each (M @ ct), else lists. `m` is of
+// x's parameters (plain_matrix checked it for the first piece, check_same_keys the others).
 template <typename Py>
 std::vector<Py> matvec_pieces(const PyPlainMatrix& m, const std::vector<const Py*>& x, bool single) {
     using T = typename Py::Core;
@@ -127,8 +128,6 @@ std::vector<Py> matvec_pieces(const PyPlainMatrix& m, const std::vector<const Py
                                      "the last must fill its ", slots, " slots");
         values += p.element_count();
     }
-    if (first.st->ctx->id() != m.ctx->id())
-        raise<ContextMismatch>(op, ": the matrix was made for another parameter set");
     if (values != m.cols)
         raise<oboro::ValueError>(op, ": the ", m.rows, " x ", m.cols, " matrix needs a vector of ", m.cols,
                                  " values; x has ", values);

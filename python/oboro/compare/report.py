@@ -192,12 +192,20 @@ def _color(library: str) -> str:
     return f"C{LIBRARIES.index(library) % 10}" if library in LIBRARIES else "C9"
 
 
+def _save_figure(plt, fig, report: dict, directory: str, filename: str, title: str) -> str:
+    """Titles the figure with the run's machine and date, writes directory/filename, closes it."""
+    fig.suptitle(f"{title} — {report['machine']['cpu']}, {report['machine']['date_utc']}", fontsize=10)
+    path = os.path.join(directory, filename)
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
 def plot_ops(report: dict, directory: str) -> list[str]:
     """compare_<preset>.png: time per op (log scale), one bar per library, one panel per thread count."""
     plt = load_pyplot()
     os.makedirs(directory, exist_ok=True)
     paths = []
-    date = report["machine"]["date_utc"]
     for preset in dict.fromkeys(r["key"] for r in report["runs"]):
         mine = [r for r in report["runs"] if r["key"] == preset and r["status"] == "ok"]
         threads = sorted({r["threads"] for r in mine})
@@ -217,11 +225,7 @@ def plot_ops(report: dict, directory: str) -> list[str]:
             ax.set_title(f"{preset}, {t} thread(s)", fontsize=10)
             ax.grid(axis="y", alpha=0.4)
             ax.legend(fontsize=8)
-        fig.suptitle(f"oboro compare {preset} — {report['machine']['cpu']}, {date}", fontsize=10)
-        path = os.path.join(directory, f"compare_{preset}.png")
-        fig.savefig(path, dpi=100)
-        plt.close(fig)
-        paths.append(path)
+        paths.append(_save_figure(plt, fig, report, directory, f"compare_{preset}.png", f"oboro compare {preset}"))
     return paths
 
 
@@ -244,12 +248,8 @@ def plot_chain(report: dict, directory: str) -> list[str]:
         ax.grid(alpha=0.4)
         ax.legend(fontsize=8)
     s = report["settings"]
-    fig.suptitle(f"multiplication chain: CKKS N = 2^{s['chain_log_n']}, BFV/BGV N = 2^{s['chain_log_n'] - 1} (dashed) — {report['machine']['cpu']}, "
-                 f"{report['machine']['date_utc']}", fontsize=10)
-    path = os.path.join(directory, "compare_chain.png")
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return [path]
+    title = f"multiplication chain: CKKS N = 2^{s['chain_log_n']}, BFV/BGV N = 2^{s['chain_log_n'] - 1} (dashed)"
+    return [_save_figure(plt, fig, report, directory, "compare_chain.png", title)]
 
 
 # ---------------------------------------------------------------- the circuits mode (--circuits)
@@ -421,9 +421,5 @@ def plot_circuits(report: dict, directory: str) -> list[str]:
         ax.set_ylim(bottom, top * 6)  # room for the legend above the data
         ax.legend(fontsize=7, ncol=2 if ax is ax_c else 4, loc="upper left")
     p = s["params"]["circuits"]
-    fig.suptitle(f"circuits at N = 2^{p['log_n']}, {s['levels']} levels (dashed/hatched: 2 threads) — "
-                 f"{report['machine']['cpu']}, {report['machine']['date_utc']}", fontsize=10)
-    path = os.path.join(directory, "polynomial.png")
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return [path]
+    title = f"circuits at N = 2^{p['log_n']}, {s['levels']} levels (dashed/hatched: 2 threads)"
+    return [_save_figure(plt, fig, report, directory, "polynomial.png", title)]

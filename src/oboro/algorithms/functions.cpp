@@ -7,6 +7,7 @@
 #include <string>
 
 #include "oboro/algorithms/polynomial_evaluator.hpp"
+#include "oboro/algorithms/requirements.hpp"
 #include "oboro/util/error.hpp"
 
 namespace oboro::algorithms {
@@ -53,12 +54,6 @@ NewtonPlan plan_newton(const char* op, double lo, double hi, double bits, const 
     return best;
 }
 
-template <ckks::Encrypted T> void require_depth(const char* op, const T& x, int depth, const std::string& what) {
-    if (x.level() < depth)
-        raise<LevelMismatch>(op, ": ", what, " needs ", depth, " levels but the input is at level ", x.level(),
-                             "; encrypt at a higher level or bootstrap first");
-}
-
 std::string describe_plan(const NewtonPlan& p, const char* name) {
     std::ostringstream s;
     s << name << " on [" << p.initial.lo << ", " << p.initial.hi << "] (degree " << p.initial.degree() << " and "
@@ -101,7 +96,7 @@ NewtonPlan plan_square_root(double lo, double hi, double bits) {
 }
 
 template <ckks::Encrypted T> T inverse(const AutoEvaluator& ae, const T& x, const NewtonPlan& plan) {
-    require_depth("inverse", x, plan.depth(), describe_plan(plan, "1/x"));
+    require_levels("inverse", x, "x", plan.depth(), describe_plan(plan, "1/x").c_str());
     T y = initial_approximation(ae, x, plan);
     for (int i = 0; i < plan.iterations; ++i) {
         const T error = ae.rsub(ae.multiply(x, y), 2.0);  // 2 - x y
@@ -111,7 +106,7 @@ template <ckks::Encrypted T> T inverse(const AutoEvaluator& ae, const T& x, cons
 }
 
 template <ckks::Encrypted T> T inverse_sqrt(const AutoEvaluator& ae, const T& x, const NewtonPlan& plan) {
-    require_depth("inverse_sqrt", x, plan.depth(), describe_plan(plan, "1/sqrt(x)"));
+    require_levels("inverse_sqrt", x, "x", plan.depth(), describe_plan(plan, "1/sqrt(x)").c_str());
     T y = initial_approximation(ae, x, plan);
     // x/2 once, at x's level: off the critical path (y is deeper from the first iteration on)
     const T half_x = plan.iterations > 0 ? ae.multiply(x, std::complex<double>(0.5)) : T();
@@ -124,10 +119,10 @@ template <ckks::Encrypted T> T inverse_sqrt(const AutoEvaluator& ae, const T& x,
 
 template <ckks::Encrypted T> T square_root(const AutoEvaluator& ae, const T& x, const NewtonPlan& plan) {
     if (!plan.times_x) {  // the interpolant of sqrt
-        require_depth("square_root", x, plan.depth(), describe_plan(plan, "sqrt(x)"));
+        require_levels("square_root", x, "x", plan.depth(), describe_plan(plan, "sqrt(x)").c_str());
         return initial_approximation(ae, x, plan);
     }
-    require_depth("square_root", x, plan.depth(), describe_plan(plan, "sqrt(x) = x / sqrt(x)"));
+    require_levels("square_root", x, "x", plan.depth(), describe_plan(plan, "sqrt(x) = x / sqrt(x)").c_str());
     NewtonPlan inner = plan;
     inner.times_x = false;
     return ae.multiply(x, inverse_sqrt(ae, x, inner));
@@ -135,7 +130,7 @@ template <ckks::Encrypted T> T square_root(const AutoEvaluator& ae, const T& x, 
 
 template <ckks::Encrypted T> T integer_power(const AutoEvaluator& ae, const T& x, int64_t k) {
     if (k < 1) raise<ValueError>("integer_power: the exponent must be at least 1, not ", k);
-    require_depth("integer_power", x, ceil_log2(long(k)), "x^" + std::to_string(k));
+    require_levels("integer_power", x, "x", ceil_log2(long(k)), ("x^" + std::to_string(k)).c_str());
     std::map<int64_t, T> powers;
     powers.emplace(1, ae.relinearize(x));
     std::function<const T&(int64_t)> power = [&](int64_t i) -> const T& {
