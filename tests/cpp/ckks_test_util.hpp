@@ -98,6 +98,18 @@ inline bool same_words(const Ciphertext& a, const Ciphertext& b) {
            a.limbs() == b.limbs() && std::equal(a.data(), a.data() + words, b.data());
 }
 
+// N = 2^12 without the security check (test speed): `levels` 40-bit primes (not 2^40: scales
+// must not drift) over a 60-bit q_0, two 61-bit special primes. For circuits deeper than a preset.
+inline Parameters deep_test_parameters(int levels) {
+    Parameters p;
+    p.log_n = 12;
+    p.q_bits = {60};
+    for (int i = 0; i < levels; ++i) p.q_bits.push_back(40);
+    p.p_bits = {61, 61};
+    p.security = SecurityLevel::none;
+    return p;
+}
+
 // np.roll(x, -k): x rotated left by k (negative: right), as a rotation by k slots does.
 inline std::vector<cplx> roll(const std::vector<cplx>& x, int64_t k) {
     std::vector<cplx> r(x.size());

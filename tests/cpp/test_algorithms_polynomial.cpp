@@ -23,19 +23,10 @@ using algorithms::PolynomialBasis;
 using algorithms::PolynomialEvaluator;
 using algorithms::polynomial_depth;
 
-// N = 2^12 (no security check), 10 levels of 40-bit primes over a 60-bit q_0: degree 255 plus a
-// map fits, with primes far from 2^40 (the scale-exact evaluation must not drift).
-Parameters deep_parameters() {
-    Parameters p;
-    p.log_n = 12;
-    p.q_bits = {60, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40};
-    p.p_bits = {61, 61};
-    p.security = SecurityLevel::none;
-    return p;
-}
-
+// 10 levels (deep_test_parameters): degree 255 plus a map fits, with primes far from 2^40 (the
+// scale-exact evaluation must not drift).
 struct Fixture {
-    Keys keys{deep_parameters()};
+    Keys keys{deep_test_parameters(10)};
     std::shared_ptr<const KeySet> key_set;
     Evaluator eval;
     Fixture()

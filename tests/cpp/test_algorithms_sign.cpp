@@ -240,20 +240,9 @@ TEST(SignPlan, Errors) {
 
 // ---- encrypted ----------------------------------------------------------------------------------
 
-// N = 2^12 (no security check), 14 levels of 40-bit primes over a 60-bit q_0: the deepest plan
-// here takes 12 levels, abs, max and min one more.
-Parameters sign_parameters() {
-    Parameters p;
-    p.log_n = 12;
-    p.q_bits = {60};
-    for (int i = 0; i < 14; ++i) p.q_bits.push_back(40);
-    p.p_bits = {61, 61};
-    p.security = SecurityLevel::none;
-    return p;
-}
-
+// 14 levels (deep_test_parameters): the deepest plan here takes 12, abs, max and min one more.
 struct Fixture {
-    Keys keys{sign_parameters()};
+    Keys keys{deep_test_parameters(14)};
     std::shared_ptr<const KeySet> key_set;
     ckks::AutoEvaluator ae;
     Fixture()
