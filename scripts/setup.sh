@@ -2,7 +2,7 @@
 # Installs what oboro needs on a fresh Debian 12 machine, idempotently:
 #   1. Debian packages (only those missing): cmake ninja-build g++ libgtest-dev python3-venv
 #      (+ python3 / python3-dev when the Python or its headers are missing)
-#   2. a virtualenv at .venv with numpy, pytest, scikit-build-core, nanobind
+#   2. a virtualenv at .venv with numpy, pytest, scikit-build-core, nanobind (and Ray, for oboro.distributed)
 #      (--cuda: also the CUDA 13 compiler/runtime wheels nvidia-cuda-nvcc, -runtime, -cccl)
 #   3. oboro itself, editable, with its `plot` extra (matplotlib, for `oboro bench --plot`): pip install
 #      --no-build-isolation -e ".[plot]". Python files are used from python/oboro directly; the C++
@@ -79,6 +79,13 @@ if ((WITH_CUDA)); then
 fi
 "${PIP[@]}" install -q "${packages[@]}"
 echo "python packages: ok (${packages[*]})"
+# Ray: oboro.distributed and its tests (tests/python/test_distributed.py). Installed on its own so that
+# a Python that Ray has no wheel for yet leaves the rest of the setup working (those tests then skip).
+if "${PIP[@]}" install -q "ray>=2.10"; then
+  echo "ray: ok ($("$VPY" -c 'import ray; print(ray.__version__)'))"
+else
+  echo "ray: not installable on this Python; the oboro.distributed tests will be skipped" >&2
+fi
 
 # ---- 3. the oboro package (editable) ------------------------------------------------------------
 section "oboro Python package (pip install -e .[plot])"
