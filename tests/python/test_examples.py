@@ -30,6 +30,21 @@ def test_genome_search_example_runs_as_a_script():
     assert "| rotation |" in out.stdout and "the same as the plaintext search" in out.stdout
 
 
+def test_distributed_genome_search_example():
+    """examples/distributed/: the genome search sharded over a local Ray cluster (needs the ray extra)."""
+    import pytest
+
+    pytest.importorskip("ray", reason="Ray is not installed (pip install 'oboro[ray]')")
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "examples/distributed/genome_search_ray.py"), "--records", "17000", "--snps", "4",
+         "--query-size", "3", "--shards", "2", "--compare"],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "2 shards (16,384, 616 records)" in out.stdout and "replies bit-identical" in out.stdout
+    assert "the same as the plaintext search" in out.stdout
+
+
 def _run_ml_example(name: str, tmp_path) -> dict:
     import json
 
