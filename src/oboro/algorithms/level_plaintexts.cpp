@@ -4,21 +4,39 @@ namespace oboro::algorithms {
 
 LevelPlaintexts::LevelPlaintexts(ckks::ContextPtr ctx, std::vector<std::vector<double>> vectors, size_t slots,
                                  ckks::Basis basis, PlaintextScale scale)
-    : ctx_(std::move(ctx)), encoder_(ctx_), vectors_(std::move(vectors)), slots_(slots), basis_(basis), scale_(scale) {}
+    : ctx_(std::move(ctx)), encoder_(ctx_), real_(std::move(vectors)), slots_(slots), basis_(basis), scale_(scale) {}
+
+LevelPlaintexts::LevelPlaintexts(ckks::ContextPtr ctx, std::vector<std::vector<std::complex<double>>> vectors,
+                                 size_t slots, ckks::Basis basis, PlaintextScale scale, double scale_factor)
+    : ctx_(std::move(ctx)),
+      encoder_(ctx_),
+      complex_(std::move(vectors)),
+      slots_(slots),
+      basis_(basis),
+      scale_(scale),
+      scale_factor_(scale_factor) {}
 
 double plaintext_scale(const ckks::Context& ctx, PlaintextScale kind, int level) {
-    return kind == PlaintextScale::prime ? double(ctx.q()[size_t(level)]) : ctx.standard_scale(level);
+    switch (kind) {
+        case PlaintextScale::prime: return double(ctx.q()[size_t(level)]);
+        case PlaintextScale::standard: return ctx.standard_scale(level);
+        case PlaintextScale::unit: return 1.0;
+    }
+    return 1.0;
 }
 
 const std::vector<ckks::Plaintext>& LevelPlaintexts::encoded_locked(int level) const {
     auto it = cache_.find(level);
     if (it != cache_.end()) return it->second;
-    const double scale = plaintext_scale(*ctx_, scale_, level);
+    const double scale = plaintext_scale(*ctx_, scale_, level) * scale_factor_;
     std::vector<ckks::Plaintext> pts;
-    pts.reserve(vectors_.size());
-    for (const auto& v : vectors_)
+    pts.reserve(size());
+    const auto encode = [&](const auto& v) {
         pts.push_back(basis_ == ckks::Basis::qp ? encoder_.encode_extended(v, level, scale, slots_)
                                                 : encoder_.encode(v, level, scale, slots_));
+    };
+    for (const auto& v : real_) encode(v);
+    for (const auto& v : complex_) encode(v);
     return cache_.emplace(level, std::move(pts)).first->second;
 }
 
@@ -34,7 +52,7 @@ const std::vector<ckks::PlaintextBatch>& LevelPlaintexts::at(int level, const ck
     auto it = batches_.find(key);
     if (it != batches_.end()) return it->second;
     std::vector<ckks::PlaintextBatch> out;
-    out.reserve(vectors_.size());
+    out.reserve(size());
     for (const ckks::Plaintext& pt : encoded_locked(level)) {
         ckks::PlaintextBatch one = ckks::PlaintextBatch::from_plaintexts(*ctx_, {&pt, 1});
         out.push_back(device ? one.to_device(device) : std::move(one));

@@ -12,6 +12,7 @@
 // a device gives the same words as the host.
 #pragma once
 
+#include <complex>
 #include <concepts>
 #include <map>
 #include <mutex>
@@ -29,19 +30,25 @@ namespace oboro::algorithms {
 template <ckks::Encrypted T>
 using PlainOf = std::conditional_t<std::same_as<T, ckks::Ciphertext>, ckks::Plaintext, ckks::PlaintextBatch>;
 
-// The scale of the encodings at level l: q_l (the rescale gives the operand's scale back) or the
-// context's standard scale D_l (the rescale takes an operand at D_l to D_{l-1}).
-enum class PlaintextScale { prime, standard };
+// The scale of the encodings at level l: q_l (the rescale gives the operand's scale back), the
+// context's standard scale D_l (the rescale takes an operand at D_l to D_{l-1}), or 1 (integer
+// polynomials that multiply without a rescale: the constant i is the monomial X^(N/2)).
+enum class PlaintextScale { prime, standard, unit };
 double plaintext_scale(const ckks::Context& ctx, PlaintextScale kind, int level);
 
 class LevelPlaintexts {
 public:
     // `vectors`: slot values (each of `slots` values or fewer; missing ones are zero), encoded in
-    // `basis` at every level.
+    // `basis` at every level. Real vectors are kept as they are (half the memory of complex ones).
     LevelPlaintexts(ckks::ContextPtr ctx, std::vector<std::vector<double>> vectors, size_t slots,
                     ckks::Basis basis = ckks::Basis::q, PlaintextScale scale = PlaintextScale::prime);
+    // `scale_factor` multiplies the encodings' scale (plaintext_scale(scale, level) * factor): a
+    // transform of small entries keeps its relative precision (algorithms/homomorphic_dft.hpp).
+    LevelPlaintexts(ckks::ContextPtr ctx, std::vector<std::vector<std::complex<double>>> vectors, size_t slots,
+                    ckks::Basis basis = ckks::Basis::q, PlaintextScale scale = PlaintextScale::prime,
+                    double scale_factor = 1.0);
 
-    size_t size() const { return vectors_.size(); }
+    size_t size() const { return real_.size() + complex_.size(); }
     ckks::Basis basis() const { return basis_; }
     // The encodings at `level` (encoded on first use; safe to call from several threads).
     const std::vector<ckks::Plaintext>& at(int level) const;
@@ -60,10 +67,12 @@ private:
 
     ckks::ContextPtr ctx_;
     ckks::Encoder encoder_;
-    std::vector<std::vector<double>> vectors_;
+    std::vector<std::vector<double>> real_;                  // one of the two is empty
+    std::vector<std::vector<std::complex<double>>> complex_;
     size_t slots_;
     ckks::Basis basis_;
     PlaintextScale scale_;
+    double scale_factor_ = 1.0;
     mutable std::mutex mutex_;
     mutable std::map<int, std::vector<ckks::Plaintext>> cache_;
     // keyed by the device queue (nullptr: host memory); std::map keeps references stable

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <type_traits>
 
 #include "oboro/algorithms/requirements.hpp"
 #include "oboro/util/error.hpp"
@@ -64,18 +65,31 @@ BsgsPlan plan_bsgs_double_hoisted(const std::vector<int64_t>& offsets, size_t sl
 
 LinearTransform::LinearTransform(ckks::ContextPtr ctx, const Diagonals& diags, size_t slots, Hoisting hoisting,
                                  PlaintextScale scale)
-    : ctx_(ctx), slots_(slots), hoisting_(hoisting) {
+    : ctx_(std::move(ctx)), slots_(slots), hoisting_(hoisting) {
+    build(diags, scale, 1.0);
+}
+
+LinearTransform::LinearTransform(ckks::ContextPtr ctx, const ComplexDiagonals& diags, size_t slots, Hoisting hoisting,
+                                 PlaintextScale scale, double scale_factor)
+    : ctx_(std::move(ctx)), slots_(slots), hoisting_(hoisting) {
+    build(diags, scale, scale_factor);
+}
+
+template <typename V>
+void LinearTransform::build(const std::map<int64_t, std::vector<V>>& diags, PlaintextScale scale,
+                            double scale_factor) {
+    const size_t slots = slots_;
     if (diags.empty()) raise<ValueError>("LinearTransform: no diagonals");
     for (const auto& [k, diag] : diags) {
         if (k < 0 || size_t(k) >= slots || diag.size() != slots)
             raise<ValueError>("LinearTransform: diagonal ", k, " of ", diag.size(), " values for ", slots, " slots");
         offsets_.push_back(k);
     }
-    plan_ = hoisting == Hoisting::mod_up
+    plan_ = hoisting_ == Hoisting::mod_up
                 ? plan_bsgs(offsets_, slots)
-                : plan_bsgs_double_hoisted(offsets_, slots, ckks::key_switch_cost(*ctx, ctx->max_level()));
+                : plan_bsgs_double_hoisted(offsets_, slots, ckks::key_switch_cost(*ctx_, ctx_->max_level()));
     const int64_t n = int64_t(slots);
-    std::vector<std::vector<double>> vectors;
+    std::vector<std::vector<V>> vectors;
     group_babies_.resize(plan_.giant_steps.size());
     group_diags_.resize(plan_.giant_steps.size());
     for (size_t gi = 0; gi < plan_.giant_steps.size(); ++gi) {
@@ -84,16 +98,18 @@ LinearTransform::LinearTransform(ckks::ContextPtr ctx, const Diagonals& diags, s
             auto it = diags.find(g + plan_.baby_steps[bi]);
             if (it == diags.end()) continue;
             // rot(diag, -g)[l] = diag[l - g]
-            std::vector<double> v(slots);
+            std::vector<V> v(slots);
             for (int64_t l = 0; l < n; ++l) v[size_t(l)] = it->second[size_t(((l - g) % n + n) % n)];
             group_babies_[gi].push_back(bi);
             group_diags_[gi].push_back(vectors.size());
             vectors.push_back(std::move(v));
         }
     }
-    diagonals_ = std::make_unique<LevelPlaintexts>(
-        ctx, std::move(vectors), slots, hoisting == Hoisting::mod_up_and_mod_down ? ckks::Basis::qp : ckks::Basis::q,
-        scale);
+    const ckks::Basis basis = hoisting_ == Hoisting::mod_up_and_mod_down ? ckks::Basis::qp : ckks::Basis::q;
+    if constexpr (std::is_same_v<V, double>)
+        diagonals_ = std::make_unique<LevelPlaintexts>(ctx_, std::move(vectors), slots, basis, scale);
+    else
+        diagonals_ = std::make_unique<LevelPlaintexts>(ctx_, std::move(vectors), slots, basis, scale, scale_factor);
 }
 
 std::vector<int64_t> LinearTransform::rotation_steps() const {

@@ -60,6 +60,11 @@ public:
     // standard scale of the level below (automatic mode).
     LinearTransform(ckks::ContextPtr ctx, const Diagonals& diags, size_t slots, Hoisting hoisting = Hoisting::mod_up,
                     PlaintextScale scale = PlaintextScale::prime);
+    // The same with complex diagonals, encoded at `scale` times `scale_factor` (the output's scale
+    // is then the input's times scale_factor, for PlaintextScale::prime).
+    LinearTransform(ckks::ContextPtr ctx, const ComplexDiagonals& diags, size_t slots,
+                    Hoisting hoisting = Hoisting::mod_up, PlaintextScale scale = PlaintextScale::prime,
+                    double scale_factor = 1.0);
 
     size_t slots() const { return slots_; }
     Hoisting hoisting() const { return hoisting_; }
@@ -80,6 +85,9 @@ public:
     template <ckks::Encrypted T> T accumulate(const CountedOps& ops, const T& x, const ckks::GaloisKeys& keys) const;
 
 private:
+    template <typename V>
+    void build(const std::map<int64_t, std::vector<V>>& diags, PlaintextScale scale, double scale_factor);
+
     ckks::ContextPtr ctx_;
     size_t slots_;
     Hoisting hoisting_;

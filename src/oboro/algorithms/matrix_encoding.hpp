@@ -21,6 +21,8 @@
 namespace oboro::algorithms {
 
 using Diagonals = std::map<int64_t, std::vector<double>>;
+// Complex diagonals (the homomorphic DFT of bootstrapping, algorithms/homomorphic_dft.hpp).
+using ComplexDiagonals = std::map<int64_t, std::vector<std::complex<double>>>;
 
 // ValueError (naming `op`) unless d is a power of two >= 2... and the layout fits: d^2 (jiang) or
 // d^3 (3-D) slots at most `max_slots`.

@@ -1,6 +1,7 @@
 #include "oboro/algorithms/polynomial.hpp"
 
 #include <cmath>
+#include <type_traits>
 #include <numbers>
 #include <sstream>
 
@@ -74,7 +75,11 @@ int polynomial_depth(const Polynomial& p) {
     return ceil_log2(long(d) + 1) + (p.needs_scaling() ? 1 : 0);
 }
 
-Polynomial chebyshev_interpolant(const std::function<double(double)>& f, double lo, double hi, int degree) {
+namespace {
+// The interpolant with the nodes, the function values and the sums in `Real`; the coefficients
+// are rounded to double at the end.
+template <typename Real>
+Polynomial interpolant(const std::function<Real(Real)>& f, double lo, double hi, int degree) {
     const char* op = "chebyshev_interpolant";
     if (degree < 0) raise<ValueError>(op, ": the degree must be at least 0, not ", degree);
     if (!(std::isfinite(lo) && std::isfinite(hi) && lo < hi))
@@ -82,28 +87,55 @@ Polynomial chebyshev_interpolant(const std::function<double(double)>& f, double 
     // c_k = (2 / n) sum_j f(x_j) T_k(u_j) over the n = degree + 1 nodes u_j = cos(pi (j + 1/2) / n)
     // (c_0 halved), with T_k(u_j) = cos(k theta_j): the discrete orthogonality of the T_k there.
     const int n = degree + 1;
-    std::vector<double> theta(static_cast<size_t>(n)), values(static_cast<size_t>(n));
+    const Real pi = std::numbers::pi_v<Real>;
+    std::vector<Real> theta(static_cast<size_t>(n)), values(static_cast<size_t>(n));
     for (int j = 0; j < n; ++j) {
-        theta[size_t(j)] = std::numbers::pi * (j + 0.5) / n;
-        const double u = std::cos(theta[size_t(j)]);
-        const double x = 0.5 * (hi - lo) * u + 0.5 * (hi + lo);
+        theta[size_t(j)] = pi * (Real(j) + Real(0.5)) / Real(n);
+        const Real u = std::cos(theta[size_t(j)]);
+        const Real x = Real(0.5) * (Real(hi) - Real(lo)) * u + Real(0.5) * (Real(hi) + Real(lo));
         values[size_t(j)] = f(x);
-        if (!std::isfinite(values[size_t(j)]))
-            raise<ValueError>(op, ": the function is not finite at x = ", x, " in [", lo, ", ", hi, "]");
+        if (!std::isfinite(double(values[size_t(j)])))
+            raise<ValueError>(op, ": the function is not finite at x = ", double(x), " in [", lo, ", ", hi, "]");
     }
     Polynomial p{std::vector<double>(size_t(n)), PolynomialBasis::chebyshev, lo, hi};
     for (int k = 0; k < n; ++k) {
-        double s = 0;
-        for (int j = 0; j < n; ++j) s += values[size_t(j)] * std::cos(k * theta[size_t(j)]);
-        p.coeffs[size_t(k)] = (k == 0 ? 1.0 : 2.0) * s / n;
+        Real s = 0;
+        for (int j = 0; j < n; ++j) s += values[size_t(j)] * std::cos(Real(k) * theta[size_t(j)]);
+        p.coeffs[size_t(k)] = double((k == 0 ? Real(1) : Real(2)) * s / Real(n));
     }
     // Coefficients at the level of the sums' rounding are zero: an odd or even f then gives an
     // odd or even polynomial, which is evaluated at its lower cost.
     double largest = 0;
     for (double c : p.coeffs) largest = std::max(largest, std::abs(c));
+    const double rounding = std::is_same_v<Real, double> ? 0x1p-50 : 0x1p-60;
     for (double& c : p.coeffs)
-        if (std::abs(c) <= 0x1p-50 * largest) c = 0;
+        if (std::abs(c) <= rounding * largest) c = 0;
     return p;
+}
+}  // namespace
+
+Polynomial chebyshev_interpolant(const std::function<double(double)>& f, double lo, double hi, int degree) {
+    return interpolant<double>(f, lo, hi, degree);
+}
+
+Polynomial chebyshev_interpolant_long(const std::function<long double(long double)>& f, double lo, double hi, int degree) {
+    return interpolant<long double>(f, lo, hi, degree);
+}
+
+long double evaluate_long(const Polynomial& p, long double x) {
+    if (p.basis == PolynomialBasis::power) {
+        long double y = 0;
+        for (size_t i = p.coeffs.size(); i-- > 0;) y = y * x + p.coeffs[i];
+        return y;
+    }
+    const long double u = (2 * x - p.lo - p.hi) / (static_cast<long double>(p.hi) - p.lo);
+    long double b1 = 0, b2 = 0;
+    for (size_t k = p.coeffs.size(); k-- > 1;) {
+        const long double b = 2 * u * b1 - b2 + p.coeffs[k];
+        b2 = b1;
+        b1 = b;
+    }
+    return p.coeffs.empty() ? 0 : u * b1 - b2 + p.coeffs[0];
 }
 
 double max_error(const Polynomial& p, const std::function<double(double)>& f, double lo, double hi, int samples) {

@@ -58,6 +58,12 @@ int polynomial_depth(const Polynomial& p);
 // even f on a symmetric interval gives an odd or an even polynomial.
 // ValueError for a negative degree, an empty or non-finite interval or a non-finite f value.
 Polynomial chebyshev_interpolant(const std::function<double(double)>& f, double lo, double hi, int degree);
+// The same computed in long double (nodes, f, sums; the coefficients rounded to double at the
+// end): for functions whose interpolant must be accurate beyond what double arithmetic on the
+// nodes leaves (bootstrapping's EvalMod, whose double angles amplify the error 4^r times).
+Polynomial chebyshev_interpolant_long(const std::function<long double(long double)>& f, double lo, double hi, int degree);
+// p(x) in long double (Clenshaw or Horner): p's value beyond the rounding of operator().
+long double evaluate_long(const Polynomial& p, long double x);
 
 // max |p(x) - f(x)| over `samples` equally spaced points of [lo, hi] (its ends included).
 double max_error(const Polynomial& p, const std::function<double(double)>& f, double lo, double hi,

@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <vector>
 
+#include "oboro/backend/cpu/ciphertext_ops.hpp"
 #include "oboro/util/error.hpp"
+#include "oboro/util/parallel.hpp"
 
 namespace oboro::backend {
 
@@ -55,6 +57,23 @@ namespace {
     raise<Error>(op, ": the extended basis Q_level * P is not available on ", q.device_name(), " yet");
 }
 }  // namespace
+
+void Queue::mod_raise(const Ring& ring, BatchSpan out, ConstBatchSpan a) {
+    const auto raise_all = [&](const uint64_t* in, uint64_t* dst) {
+        parallel_for(a.count * a.polys, [&](size_t k) {
+            cpu::mod_raise_poly(ring, in + k * a.n, dst + k * out.limbs * out.n, out.limbs);
+        });
+    };
+    if (host_memory()) {
+        raise_all(a.data, out.data);
+        return;
+    }
+    std::vector<uint64_t> in(a.words()), raised(out.words());
+    copy_to_host(in.data(), a.data, in.size());
+    raise_all(in.data(), raised.data());
+    copy_to_device(out.data, raised.data(), raised.size());
+    synchronize();  // the enqueued copy reads `raised`, freed on return
+}
 
 void Queue::extend(const Ring&, BatchSpan, ConstBatchSpan) { no_extended_basis(*this, "extend"); }
 void Queue::mod_down(const Ring&, BatchSpan, ConstBatchSpan) { no_extended_basis(*this, "mod_down"); }

@@ -134,6 +134,13 @@ public:
                                     const uint32_t* const* perms, const KeySwitchKeyView* const* keys,
                                     size_t identities) = 0;
 
+    // ---- bootstrapping ----
+    // out (2 polynomials, out.limbs limbs) = a (2 polynomials at level 0) raised to the primes
+    // q_0 .. q_{out.limbs-1} (cpu::mod_raise_poly: the centred lift of each coefficient). The
+    // default runs the CPU kernel on the host, a device's data copied there and back (ModRaise is
+    // two polynomials of one limb per bootstrap).
+    virtual void mod_raise(const Ring& ring, BatchSpan out, ConstBatchSpan a);
+
     // ---- the extended basis Q_level * P (double hoisting) ----
     // Whether this queue runs the three operations below and the element-wise kernels named above
     // on spans over Q_level * P; the defaults of the three raise oboro::Error naming the device.

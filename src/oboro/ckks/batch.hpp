@@ -50,6 +50,7 @@ public:
     bool empty() const { return count_ == 0; }
 
     void set_scale(double s) { scale_ = s; }
+    void set_slots(size_t s) { slots_ = s; }
 
     // The device queue whose memory holds the data, or nullptr: host memory.
     backend::Queue* device() const { return device_.get(); }

@@ -931,6 +931,20 @@ template <Encrypted T> T Evaluator::extend(const T& a) const {
     return out;
 }
 
+template <Encrypted T> T Evaluator::mod_raise(const T& a, std::optional<int> level) const {
+    const char* op = "mod_raise";
+    Checks(*ctx_, *queue_).operand(op, a, "a");
+    if (a.size() != 2) raise<ValueError>(op, ": operand 'a' (", describe(a), ") has ", a.size(), " polynomials; relinearize first");
+    if (a.level() != 0)
+        raise<LevelMismatch>(op, ": operand 'a' (", describe(a), ") must be at level 0 (drop_to_level(a, 0) first)");
+    const int to = level.value_or(ctx_->max_level());
+    if (to < 1 || to > ctx_->max_level())
+        raise<LevelMismatch>(op, ": the target level ", to, " is outside 1..", ctx_->max_level());
+    T out = make_output<T>(*ctx_, output_memory(queue_), count_of(a), 2, to, a.scale(), a.slots());
+    queue_->mod_raise(ctx_->ring(), span_of(out), span_of(a));
+    return out;
+}
+
 template <Encrypted T> T Evaluator::mod_down(const T& a) const {
     Checks(*ctx_, *queue_).operand("mod_down", a, "a", Bases::any);
     if (a.basis() != Basis::qp)
@@ -1039,6 +1053,7 @@ std::vector<T> Evaluator::rotate_many_extended_with(const T& a, const std::vecto
     template T Evaluator::zero_like(const T&, size_t, int, double, Basis) const;                              \
     template T Evaluator::extend(const T&) const;                                                             \
     template T Evaluator::mod_down(const T&) const;                                                           \
+    template T Evaluator::mod_raise(const T&, std::optional<int>) const;                                      \
     template std::vector<T> Evaluator::rotate_many_extended(const T&, const std::vector<int64_t>&,            \
                                                             KeySwitchCounts*) const;                          \
     template std::vector<T> Evaluator::rotate_many_extended(const T&, const std::vector<int64_t>&,            \

@@ -159,6 +159,13 @@ public:
     // a over Q_level * P divided by P (with rounding) back to Q_level: the ModDown of key switching.
     template <Encrypted T> T mod_down(const T& a) const;
 
+    // ---- bootstrapping ----
+    // ModRaise: a (size 2, at level 0) lifted to the primes q_0 .. q_level (default: the top
+    // level), each coefficient of c0 and c1 taken as its centred residue modulo q_0. The result
+    // decrypts to m + q_0 * I for a small integer polynomial I (|I| <= (||s||_1 + 1) / 2); it keeps
+    // a's scale and slots. LevelMismatch unless a is at level 0 and `level` is in 1..max_level.
+    template <Encrypted T> T mod_raise(const T& a, std::optional<int> level = std::nullopt) const;
+
     // ---- exact target scales ----
     // a * c landing on exactly `scale` at `level` (below a's level): c is encoded at scale * q_l /
     // a.scale (l = a's level), the product rescaled by q_l and dropped to `level`, so the result's

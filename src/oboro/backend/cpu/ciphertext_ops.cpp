@@ -1,5 +1,7 @@
 #include "oboro/backend/cpu/ciphertext_ops.hpp"
 
+#include <vector>
+
 #include "oboro/backend/cpu/poly_ops.hpp"
 #include "oboro/backend/cpu/keyswitch.hpp"
 
@@ -48,6 +50,26 @@ void apply_galois_polys(const Ring& ring, int level, const uint64_t* c0, const u
     key_switch(ring, level, c1_perm, key, ks0, out1, ws);
     permute(out0, c0, perm, limbs, n);
     add(out0, out0, ks0, ring.moduli(), limbs, n);
+}
+
+void mod_raise_poly(const Ring& ring, const uint64_t* in, uint64_t* out, size_t out_limbs) {
+    const size_t n = ring.n();
+    const uint64_t q0 = ring.q()[0], half = q0 / 2;
+    std::copy(in, in + n, out);  // limb 0 is unchanged
+    if (out_limbs == 1) return;
+    std::vector<uint64_t> coeffs(in, in + n);
+    ntt_inverse_limb(coeffs.data(), ring.ntt_tables()[0]);
+    for (size_t i = 1; i < out_limbs; ++i) {
+        const uint64_t qi = ring.q()[i], q0_mod_qi = q0 % qi;
+        uint64_t* limb = out + i * n;
+        for (size_t k = 0; k < n; ++k) {
+            const uint64_t x = coeffs[k];
+            // x > q0/2 stands for x - q0: x mod qi minus q0 mod qi
+            const uint64_t r = x % qi;
+            limb[k] = x > half ? (r >= q0_mod_qi ? r - q0_mod_qi : r + qi - q0_mod_qi) : r;
+        }
+        ntt_forward_limb(limb, ring.ntt_tables()[i]);
+    }
 }
 
 }  // namespace oboro::backend::cpu

@@ -30,4 +30,10 @@ void apply_galois_polys(const Ring& ring, int level, const uint64_t* c0, const u
                         const uint32_t* perm, const KeySwitchKeyView& key, uint64_t* out0, uint64_t* out1,
                         Workspace& ws);
 
+// ModRaise of bootstrapping on one polynomial: `in` (1 limb modulo q_0, NTT form) lifted to the
+// `out_limbs` limbs q_0 .. q_{out_limbs-1} of `out` (NTT form): every coefficient is taken as its
+// centred residue in (-q_0/2, q_0/2], so that a ciphertext raised this way decrypts to
+// m + q_0 * I with |I| at most (||s||_1 + 1) / 2 coefficient-wise.
+void mod_raise_poly(const Ring& ring, const uint64_t* in, uint64_t* out, size_t out_limbs);
+
 }  // namespace oboro::backend::cpu

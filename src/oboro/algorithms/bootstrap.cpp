@@ -1,0 +1,246 @@
+#include "oboro/algorithms/bootstrap.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <memory>
+
+#include "oboro/algorithms/level_plaintexts.hpp"
+#include "oboro/algorithms/requirements.hpp"
+#include "oboro/ckks/encoder.hpp"
+#include "oboro/util/error.hpp"
+
+namespace oboro::algorithms {
+
+using cplx = std::complex<double>;
+
+namespace {
+
+size_t checked_slots(const ckks::Context& ctx, const BootstrapConfig& config) {
+    const size_t n = config.slots.value_or(ctx.max_slots());
+    if (n < 2 || n > ctx.max_slots() || !ckks::is_power_of_two(n))
+        raise<ParameterError>("Bootstrapper: slots = ", n, " must be a power of two in [2, N/2 = ", ctx.max_slots(), "]");
+    if (config.coeffs_to_slots_levels < 1 || config.slots_to_coeffs_levels < 1)
+        raise<ParameterError>("Bootstrapper: CoeffsToSlots and SlotsToCoeffs take at least one level each");
+    if (config.message_ratio_bits < 4 || config.message_ratio_bits > 40)
+        raise<ParameterError>("Bootstrapper: message_ratio_bits = ", config.message_ratio_bits, " (4..40)");
+    return n;
+}
+
+// The integers ModRaise adds are bounded by the secret: |c0 + c1 s| <= (h + 1) q_0 / 2 for
+// centred c0, c1 and a ternary s of Hamming weight h, so |I| <= h / 2 (plus the message).
+double integer_bound(const ckks::Context& ctx) {
+    const ckks::Parameters& p = ctx.params();
+    if (p.secret != ckks::SecretDistribution::sparse_ternary)
+        raise<ParameterError>("Bootstrapper: bootstrapping needs a sparse secret (SecretDistribution::sparse_ternary, "
+                               "Hamming weight <= 64): with a dense one the integers ModRaise adds reach about ",
+                               int(std::sqrt(double(ctx.n()) * 2 / 3 / 12) * 6),
+                               " and no polynomial of reasonable degree removes them; use a bootstrappable preset");
+    if (p.hamming_weight < 1 || p.hamming_weight > 64)
+        raise<ParameterError>("Bootstrapper: the secret's Hamming weight ", p.hamming_weight, " must be in 1..64");
+    return p.hamming_weight / 2.0;
+}
+
+// The levels of the DFTs: at most one per butterfly stage.
+int dft_levels(int requested, size_t n) { return std::min(requested, int(std::log2(double(n)))); }
+
+struct Layout {
+    int top = 0, eval_mod_in = 0, eval_mod_out = 0, out = 0;
+};
+
+Layout layout(const ckks::Context& ctx, const BootstrapConfig& c, size_t n, const EvalMod& em) {
+    Layout l;
+    l.top = ctx.max_level();
+    l.eval_mod_in = l.top - dft_levels(c.coeffs_to_slots_levels, n);
+    l.eval_mod_out = l.eval_mod_in - em.depth();
+    l.out = l.eval_mod_out - dft_levels(c.slots_to_coeffs_levels, n);
+    if (l.out < 0)
+        raise<ParameterError>("Bootstrapper: the circuit consumes ", l.top - l.out, " levels (CoeffsToSlots ",
+                              dft_levels(c.coeffs_to_slots_levels, n), ", EvalMod ", em.depth(), ", SlotsToCoeffs ",
+                              dft_levels(c.slots_to_coeffs_levels, n), ") but the parameters have ", l.top,
+                              "; add ciphertext primes or choose fewer DFT levels");
+    return l;
+}
+
+ComplexDiagonals diagonal_matrix(std::vector<cplx> d) {
+    ComplexDiagonals m;
+    m[0] = std::move(d);
+    return m;
+}
+
+std::vector<TransformChain::Step> coeffs_to_slots_steps(const ckks::Context& ctx, const BootstrapConfig& c, size_t n,
+                                                        double constant) {
+    std::vector<ComplexDiagonals> groups =
+        merge_stages(dft_stages(n, DftDirection::coeffs_to_slots), dft_levels(c.coeffs_to_slots_levels, n), n);
+    // the constant spread evenly over the levels: each level's diagonals keep entries of similar
+    // size, so that none loses more of its relative precision to the encoding's rounding
+    const double per_level = std::pow(constant, 1.0 / double(groups.size()));
+    for (auto& g : groups) g = scaled(std::move(g), per_level);
+    std::vector<TransformChain::Step> steps;
+    for (auto& g : groups) steps.push_back({std::move(g), n});
+    if (n < ctx.max_slots()) {
+        // sparse: the last step writes w to slots [0, n) and -i w to [n, 2n), so that x + conj(x)
+        // holds the real parts, then the imaginary parts, of w in 2n real slots
+        std::vector<cplx> rows(2 * n, cplx(1, 0));
+        std::fill(rows.begin() + long(n), rows.end(), cplx(0, -1));
+        steps.back() = {compose(diagonal_matrix(std::move(rows)), periodic_extension(steps.back().matrix, n), 2 * n),
+                        2 * n};
+    }
+    return steps;
+}
+
+std::vector<TransformChain::Step> slots_to_coeffs_steps(const ckks::Context& ctx, const BootstrapConfig& c, size_t n) {
+    std::vector<ComplexDiagonals> groups =
+        merge_stages(dft_stages(n, DftDirection::slots_to_coeffs), dft_levels(c.slots_to_coeffs_levels, n), n);
+    std::vector<TransformChain::Step> steps;
+    for (auto& g : groups) steps.push_back({std::move(g), n});
+    if (n < ctx.max_slots()) {
+        // sparse: the first step reads the real parts from slots [0, n) and the imaginary parts
+        // from [n, 2n): u[l] = v[l mod n] + i v[(l mod n) + n], repeated with period n
+        std::vector<cplx> same(2 * n, cplx(1, 0)), across(2 * n, cplx(0, 1));
+        std::fill(same.begin() + long(n), same.end(), cplx(0, 1));
+        std::fill(across.begin() + long(n), across.end(), cplx(1, 0));
+        ComplexDiagonals gather;
+        gather[0] = std::move(same);
+        gather[int64_t(n)] = std::move(across);
+        steps.front() = {compose(periodic_extension(steps.front().matrix, n), gather, 2 * n), 2 * n};
+    }
+    return steps;
+}
+
+Hoisting hoisting_for(const ckks::Context&) { return Hoisting::mod_up_and_mod_down; }
+
+}  // namespace
+
+Bootstrapper::Bootstrapper(ckks::ContextPtr ctx, const BootstrapConfig& config)
+    : ctx_(std::move(ctx)),
+      config_(config),
+      n_(checked_slots(*ctx_, config)),
+      full_(n_ == ctx_->max_slots()),
+      eval_mod_(integer_bound(*ctx_), config.double_angles, config.cosine_degree),
+      cts_([&] {
+          const Layout l = layout(*ctx_, config_, n_, eval_mod_);
+          // The raised ciphertext is declared at scale S_0 = q_{EvalMod input} (EvalMod's powers
+          // then keep their scale); its slots hold E(q_0 t) / S_0 (times N / 2n after the trace).
+          // CoeffsToSlots must leave t / K' / 2 (x + conj(x) doubles it).
+          const double s0 = double(ctx_->q()[size_t(l.eval_mod_in)]), q0 = double(ctx_->q()[0]);
+          const double gap = double(ctx_->max_slots() / n_);
+          const double constant = s0 / (2 * q0 * gap * eval_mod_.interval());
+          return TransformChain(ctx_, coeffs_to_slots_steps(*ctx_, config_, n_, constant), hoisting_for(*ctx_));
+      }()),
+      stc_(ctx_, slots_to_coeffs_steps(*ctx_, config_, n_), hoisting_for(*ctx_)) {
+    if (!full_)
+        for (size_t step = n_; step < ctx_->max_slots(); step *= 2) trace_steps_.push_back(int64_t(step));
+}
+
+double Bootstrapper::max_input_scale() const {
+    // twice the target message scale: the primes are below their nominal powers of two, so a
+    // scale of 2^40 with q_0 ~ 2^60 must pass for a ratio of 2^20
+    return 2 * message_scale_target();
+}
+
+double Bootstrapper::message_scale_target() const {
+    return double(ctx_->q()[0]) / std::ldexp(1.0, config_.message_ratio_bits);
+}
+
+double Bootstrapper::precision_bits() const {
+    const double e = std::ldexp(1.0, -config_.message_ratio_bits);
+    return -std::log2(eval_mod_.approximation_error(e) / e);
+}
+
+std::vector<int64_t> Bootstrapper::rotation_steps() const {
+    std::vector<int64_t> steps = cts_.rotation_steps();
+    for (int64_t k : stc_.rotation_steps()) steps.push_back(k);
+    for (int64_t k : trace_steps_) steps.push_back(k);
+    std::sort(steps.begin(), steps.end());
+    steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
+    return steps;
+}
+
+std::vector<std::pair<uint64_t, int>> Bootstrapper::galois_key_levels() const {
+    const Layout l = layout(*ctx_, config_, n_, eval_mod_);
+    std::map<uint64_t, int> level;
+    const auto use = [&](uint64_t g, int at) { level[g] = std::max(level.count(g) ? level[g] : 0, at); };
+    for (int64_t k : trace_steps_) use(ctx_->galois_element(k), l.top);
+    for (int i = 0; i < cts_.depth(); ++i)
+        for (int64_t k : cts_.rotation_steps(size_t(i))) use(ctx_->galois_element(k), l.top - i);
+    use(ctx_->conjugation_element(), l.eval_mod_in);
+    for (int i = 0; i < stc_.depth(); ++i)
+        for (int64_t k : stc_.rotation_steps(size_t(i))) use(ctx_->galois_element(k), l.eval_mod_out - i);
+    return {level.begin(), level.end()};
+}
+
+OpCounts Bootstrapper::cost() const {
+    OpCounts c = cts_.cost();
+    c += stc_.cost();
+    const OpCounts trace{trace_steps_.size(), trace_steps_.size(), 0, 0, 0, 0,
+                         {trace_steps_.size(), trace_steps_.size(), trace_steps_.size()}};
+    c += trace;
+    c.rot += 1;  // the conjugation
+    c.key_switch += {1, 1, 1};
+    return c;
+}
+
+template <ckks::Encrypted T>
+T Bootstrapper::bootstrap(const CountedOps& ops, const T& x, const ckks::GaloisKeys& keys) const {
+    const char* op = "bootstrap";
+    const ckks::Evaluator& eval = ops.eval();
+    const ckks::Context& ctx = *ctx_;
+    require_layout(op, x, "x", n_, "bootstrapper's");
+    require_rotation_keys(op, ctx, keys, rotation_steps(), "Bootstrapper::rotation_steps");
+    if (!keys.has(ctx.conjugation_element()))
+        raise<MissingKey>(op, ": the conjugation key is missing (generate the Galois keys with conjugation)");
+    if (!(eval.keys() && eval.keys()->relin_key()))
+        raise<MissingKey>(op, ": EvalMod takes ciphertext products and the evaluator has no relinearization key");
+    if (x.scale() > max_input_scale())
+        raise<ValueError>(op, ": the input's scale 2^", std::log2(x.scale()), " exceeds 2^",
+                          std::log2(max_input_scale()), " (q_0 / 2^", config_.message_ratio_bits,
+                          "): the message would not stay small against q_0; rescale it first");
+    const Layout l = layout(ctx, config_, n_, eval_mod_);
+
+    // the message at scale just below q_0 / 2^ratio: the integer multiple keeps every bit
+    T a = x.level() > 0 ? eval.drop_to_level(x, 0) : x;
+    const double factor = std::floor(message_scale_target() / a.scale());
+    if (factor >= 2) {
+        eval.multiply_integer_inplace(a, int64_t(factor));
+        a.set_scale(a.scale() * factor);
+    }
+    const double message_scale = a.scale();
+
+    T raised = eval.mod_raise(a, l.top);
+    raised.set_scale(double(ctx.q()[size_t(l.eval_mod_in)]));  // S_0, see the constructor
+    for (int64_t k : trace_steps_)
+        eval.add_inplace(raised, eval.apply_galois(raised, ctx.galois_element(k), keys, op));
+
+    const T u = cts_.apply(ops, std::move(raised), keys);
+    const T conj = eval.conjugate(u, keys);
+    // EvalMod's output scale: SlotsToCoeffs keeps it, and the values it leaves are the message
+    // times message_scale / q_0, so this scale declares them as the message at the standard scale
+    const double eval_mod_scale = ctx.standard_scale(l.out) * double(ctx.q()[0]) / message_scale;
+    T w;
+    if (full_) {
+        const LevelPlaintexts units(ctx_, std::vector<std::vector<cplx>>{std::vector<cplx>(n_, cplx(0, -1)),
+                                                                         std::vector<cplx>(n_, cplx(0, 1))},
+                                    n_, ckks::Basis::q, PlaintextScale::unit);
+        T re = eval.add(u, conj);
+        T im = eval.sub(u, conj);
+        eval.multiply_inplace(im, units.operands_for(im)[0]);  // -i (u - conj u) = 2 Im u
+        re = eval_mod_.apply(ops, re, eval_mod_scale);
+        im = eval_mod_.apply(ops, im, eval_mod_scale);
+        eval.multiply_inplace(im, units.operands_for(im)[1]);
+        w = eval.add(re, im);
+    } else {
+        w = eval_mod_.apply(ops, eval.add(u, conj), eval_mod_scale);
+    }
+    T out = stc_.apply(ops, std::move(w), keys);
+    out.set_scale(ctx.standard_scale(l.out));
+    out.set_slots(n_);
+    return out;
+}
+
+template ckks::Ciphertext Bootstrapper::bootstrap(const CountedOps&, const ckks::Ciphertext&,
+                                                  const ckks::GaloisKeys&) const;
+template ckks::CiphertextBatch Bootstrapper::bootstrap(const CountedOps&, const ckks::CiphertextBatch&,
+                                                       const ckks::GaloisKeys&) const;
+
+}  // namespace oboro::algorithms

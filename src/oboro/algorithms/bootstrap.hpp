@@ -1,0 +1,97 @@
+// CKKS bootstrapping (Cheon, Han, Kim, Kim and Song, Eurocrypt 2018, with the improvements of
+// Chen-Chillotti-Song 2019, Han-Ki 2020 and Bossuat-Mouchet-Troncoso-Pastoriza-Hubaux 2021):
+// a ciphertext with no levels left comes back with `output_level()` levels and the same values.
+// Written once over the Evaluator, so it runs on every device a batch runs on.
+//
+// The pipeline (CoeffsToSlots first), for n slots out of N/2:
+//  1. ModRaise: the input at level 0 (its message polynomial m) is lifted to the top level, where
+//     it decrypts to m + q_0 I, with |I| <= (h + 1) / 2 for a secret of Hamming weight h.
+//  2. SubSum (n < N/2 only): the trace onto the subring of n slots (log2(N / 2n) rotations and
+//     additions), so that the slots repeat with period n.
+//  3. CoeffsToSlots (homomorphic_dft.hpp): the inverse special FFT in `coeffs_to_slots_levels`
+//     levels, leaving t = (m + q_0 I) / q_0, scaled by 1/K', in the slots (in bit-reversed
+//     order); the conjugation separates real and imaginary parts: two ciphertexts of n real
+//     slots (full slots), or one of 2n slots (sparse).
+//  4. EvalMod (eval_mod.hpp): (1/2 pi) sin(2 pi t) ~ m / q_0 slot by slot.
+//  5. SlotsToCoeffs: the special FFT in `slots_to_coeffs_levels` levels puts m back.
+// Every constant (1/n, 1/K', 1/2, the trace's 1/(N/2n), q_0 / scale) is folded into the DFT's
+// diagonals or into a declared scale: the only levels consumed are the DFTs' and EvalMod's, and
+// the output is at exactly the standard scale of output_level().
+//
+// The message: before ModRaise the input is multiplied by the integer that brings its scale
+// closest below q_0 / 2^message_ratio_bits, so |m| <= 1 gives |e| <= 2^-message_ratio_bits in
+// units of q_0; larger values work with a larger sine error ((2 pi e)^2 / 6 relative), up to
+// |e| < 1/4 where the sine folds over (a wrong result). precision_bits() states the model's
+// error at |m| = 1.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "oboro/algorithms/eval_mod.hpp"
+#include "oboro/algorithms/homomorphic_dft.hpp"
+
+namespace oboro::algorithms {
+
+struct BootstrapConfig {
+    std::optional<size_t> slots;                // n, a power of two <= N/2 (default N/2)
+    int coeffs_to_slots_levels = 3;
+    int slots_to_coeffs_levels = 3;
+    int double_angles = 3;
+    std::optional<int> cosine_degree;           // default: EvalMod's choice
+    // log2(q_0 / message scale): larger shrinks the sine's error ((2 pi 2^-r)^2 / 6 relative),
+    // smaller the noise's (EvalMod's noise in units of q_0, times 2^r): 13 balances them
+    int message_ratio_bits = 13;
+};
+
+class Bootstrapper {
+public:
+    // ParameterError when the parameters cannot bootstrap: a dense secret (|I| would be in the
+    // hundreds), too few levels for the circuit (the message says how many it needs), slots out
+    // of range.
+    Bootstrapper(ckks::ContextPtr ctx, const BootstrapConfig& config = {});
+
+    const ckks::ContextPtr& context() const { return ctx_; }
+    size_t slots() const { return n_; }
+    const BootstrapConfig& config() const { return config_; }
+    const EvalMod& eval_mod() const { return eval_mod_; }
+
+    // Levels the circuit consumes (from the top level) and the level of its output.
+    int depth() const { return cts_.depth() + eval_mod_.depth() + stc_.depth(); }
+    int output_level() const { return ctx_->max_level() - depth(); }
+    // The input may be at any level (it is dropped to 0) with at most this scale (twice
+    // q_0 / 2^message_ratio_bits): above it the message cannot be kept that far below q_0.
+    double max_input_scale() const;
+    // -log2 of the model's error (EvalMod's approximation) for a coefficient of magnitude 1,
+    // relative to it: a bound before noise. The coefficients of n values in the unit disk are
+    // about 1/sqrt(n) in size, where the sine's error is far smaller.
+    double precision_bits() const;
+
+    // The rotation steps whose Galois keys the circuit needs (sorted), and the conjugation key.
+    std::vector<int64_t> rotation_steps() const;
+    static constexpr bool needs_conjugation = true;
+    // For each Galois element the circuit uses, the highest level it is used at (keys made at
+    // that level are enough, and smaller: KeyGenerator::galois_key(g, level)).
+    std::vector<std::pair<uint64_t, int>> galois_key_levels() const;
+    // What one bootstrap performs.
+    OpCounts cost() const;
+
+    // The bootstrap of x (size 2, any level; `slots()` slots): same values, at output_level() and
+    // the standard scale of that level. ops: an evaluator whose key set has the relinearization
+    // key; keys: the Galois keys of rotation_steps() and the conjugation.
+    template <ckks::Encrypted T> T bootstrap(const CountedOps& ops, const T& x, const ckks::GaloisKeys& keys) const;
+
+private:
+    double message_scale_target() const;  // q_0 / 2^message_ratio_bits
+
+    ckks::ContextPtr ctx_;
+    BootstrapConfig config_;
+    size_t n_ = 0;
+    bool full_ = true;          // n == N/2: real and imaginary parts in two ciphertexts
+    EvalMod eval_mod_;
+    TransformChain cts_, stc_;
+    std::vector<int64_t> trace_steps_;  // the SubSum rotations n, 2n, .., N/4 (sparse only)
+};
+
+}  // namespace oboro::algorithms

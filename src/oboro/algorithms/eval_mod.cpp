@@ -1,0 +1,116 @@
+#include "oboro/algorithms/eval_mod.hpp"
+
+#include <cmath>
+#include <numbers>
+#include <vector>
+
+#include "oboro/algorithms/polynomial_evaluator.hpp"
+#include "oboro/algorithms/requirements.hpp"
+#include "oboro/util/error.hpp"
+
+namespace oboro::algorithms {
+
+namespace {
+
+long double apply_double_angles(long double c, int r) {
+    for (int i = 0; i < r; ++i) c = 2 * c * c - 1;
+    return c;
+}
+
+Polynomial cosine_interpolant(double interval, int r, int degree) {
+    const long double scale = 2 * std::numbers::pi_v<long double> / std::ldexp(1.0L, r);
+    return chebyshev_interpolant_long([&](long double y) { return std::cos(scale * (interval * y - 0.25L)); }, -1, 1,
+                                      degree);
+}
+
+// max |double angles of p - sin(2 pi t)| / (2 pi) over t in [-K', K'], sampled densely.
+double interpolation_error(const Polynomial& p, double interval, int r) {
+    const int samples = 1 << 14;
+    const long double two_pi = 2 * std::numbers::pi_v<long double>;
+    long double worst = 0;
+    for (int i = 0; i <= samples; ++i) {
+        const long double y = -1 + 2.0L * i / samples, t = interval * y;
+        worst = std::max(worst, std::fabs(apply_double_angles(evaluate_long(p, y), r) - std::sin(two_pi * t)) / two_pi);
+    }
+    return double(worst);
+}
+
+}  // namespace
+
+EvalMod::EvalMod(double integer_bound, int double_angles, std::optional<int> degree)
+    : k_(integer_bound), r_(double_angles) {
+    if (!(integer_bound >= 0 && integer_bound <= 4096))
+        raise<ValueError>("EvalMod: the integer bound ", integer_bound, " must be in [0, 4096]");
+    if (double_angles < 0 || double_angles > 8)
+        raise<ValueError>("EvalMod: ", double_angles, " double angles (0..8)");
+    if (degree) {
+        if (*degree < 1 || *degree > 1023) raise<ValueError>("EvalMod: cosine degree ", *degree, " (1..1023)");
+        cosine_ = cosine_interpolant(interval(), r_, *degree);
+        return;
+    }
+    // The least degree within 2^-50 (about where double rounding, amplified 4^r by the double
+    // angles, leaves the interpolant), or within 1.5x of the best error up to degree 255. The
+    // error falls steeply with the degree once it passes the argument's range, so a doubling
+    // search finds the depth and a bisection the degree within it.
+    const auto error_at = [&](int d) { return interpolation_error(cosine_interpolant(interval(), r_, d), interval(), r_); };
+    int hi = 7;
+    double err = error_at(hi);
+    while (hi < 255 && err > 0x1p-50) {
+        hi = 2 * hi + 1;
+        err = error_at(hi);
+    }
+    const double good_enough = std::max(0x1p-50, 1.5 * err);
+    int lo = (hi - 1) / 2;
+    while (hi - lo > 1) {
+        const int mid = (lo + hi) / 2;
+        (error_at(mid) <= good_enough ? hi : lo) = mid;
+    }
+    cosine_ = cosine_interpolant(interval(), r_, hi);
+}
+
+int EvalMod::depth() const { return polynomial_depth(cosine_) + r_; }
+
+double EvalMod::model(double t) const {
+    return double(apply_double_angles(evaluate_long(cosine_, t / static_cast<long double>(interval())), r_) /
+                  (2 * std::numbers::pi_v<long double>));
+}
+
+double EvalMod::approximation_error(double message_bound) const {
+    long double worst = 0;
+    const int per_integer = 64;
+    const long double two_pi = 2 * std::numbers::pi_v<long double>;
+    for (int i = -int(k_); i <= int(k_); ++i)
+        for (int j = -per_integer; j <= per_integer; ++j) {
+            const long double e = message_bound * static_cast<long double>(j) / per_integer, t = i + e;
+            const long double f = apply_double_angles(evaluate_long(cosine_, t / interval()), r_) / two_pi;
+            worst = std::max(worst, std::fabs(f - e));
+        }
+    return double(worst);
+}
+
+template <ckks::Encrypted T> T EvalMod::apply(const CountedOps& ops, const T& y, double scale) const {
+    const char* op = "eval_mod";
+    require_levels(op, y, "y", depth(), "EvalMod");
+    const auto& q = ops.eval().context()->q();
+    // Backwards from the output: c_r holds sin(2 pi t) at scale / (2 pi); the square that makes
+    // c_j at level l - 1 from c_{j-1} at level l divides by q_l, so c_{j-1} is at sqrt(s_j q_l).
+    const int cosine_level = y.level() - polynomial_depth(cosine_);
+    std::vector<double> scales(size_t(r_) + 1);
+    scales[size_t(r_)] = scale / (2 * M_PI);
+    for (int j = r_; j >= 1; --j)
+        scales[size_t(j - 1)] = std::sqrt(scales[size_t(j)] * double(q[size_t(cosine_level - (j - 1))]));
+    T c = PolynomialEvaluator(ops).evaluate(y, cosine_, cosine_level, scales[0]);
+    for (int j = 1; j <= r_; ++j) {
+        c = ops.multiply_relin_rescale(c, c);
+        ops.eval().multiply_integer_inplace(c, 2);
+        ops.eval().sub_inplace(c, 1.0);
+        c.set_scale(scales[size_t(j)]);  // equal to the product's up to double rounding
+    }
+    c.set_scale(scale);  // sin(2 pi t) at scale / (2 pi) is (1/2 pi) sin(2 pi t) at scale
+    return c;
+}
+
+template ckks::Ciphertext EvalMod::apply(const CountedOps&, const ckks::Ciphertext&, double) const;
+template ckks::CiphertextBatch EvalMod::apply(const CountedOps&, const ckks::CiphertextBatch&, double) const;
+
+}  // namespace oboro::algorithms

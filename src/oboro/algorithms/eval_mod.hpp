@@ -1,0 +1,55 @@
+// EvalMod, the step of bootstrapping that removes the multiple of q_0 that ModRaise added: on
+// slots holding t = I + e (I an integer with |I| <= k, e the message, |e| small), it computes
+// (1/2 pi) sin(2 pi t), which is e up to (2 pi)^2 e^3 / 6.
+//
+// The sine is evaluated as a scaled cosine and double angles (Han and Ki, "Better bootstrapping
+// for approximate HE", CT-RSA 2020): the input arrives as y = t / K' (K' = k + 1/2, so y is in
+// [-1, 1]); the Chebyshev interpolant of cos(2 pi (K' y - 1/4) / 2^r) on [-1, 1], then r times
+// c -> 2 c^2 - 1, gives cos(2 pi (t - 1/4)) = sin(2 pi t); the factor 1/(2 pi) is a change of the
+// declared scale (free). Every step lands on an exact scale planned backwards from the requested
+// output scale, so the result is at exactly that scale (to double rounding).
+//
+// Errors, in units of t: the interpolant's (amplified by 4 per double angle: d(2c^2-1)/dc = 4c)
+// and the sine's own, (2 pi)^2 e^3 / 6, which depends on the message size only. Both are computed
+// in double precision by approximation_error().
+#pragma once
+
+#include <optional>
+
+#include "oboro/algorithms/op_counts.hpp"
+#include "oboro/algorithms/polynomial.hpp"
+
+namespace oboro::algorithms {
+
+class EvalMod {
+public:
+    // integer_bound: k, the largest |I| (bootstrap.hpp derives it from the secret's Hamming weight);
+    // double_angles: r >= 0; degree: the cosine interpolant's (nullopt: the least degree whose error
+    // after the double angles is at most 2^-50, or the best one of at most 255).
+    EvalMod(double integer_bound, int double_angles, std::optional<int> degree = std::nullopt);
+
+    double integer_bound() const { return k_; }
+    // K': the input is y = t / K'.
+    double interval() const { return k_ + 0.5; }
+    int double_angles() const { return r_; }
+    const Polynomial& cosine() const { return cosine_; }
+    // Levels consumed: the cosine's ceil(log2(degree + 1)) and one per double angle.
+    int depth() const;
+
+    // (1/2 pi) sin(2 pi t) as the homomorphic evaluation computes it, in double precision.
+    double model(double t) const;
+    // max |model(t) - e| over t = I + e, |I| <= k integer, |e| <= message_bound: the error of the
+    // approximation (the interpolant's and the sine's), in units of t.
+    double approximation_error(double message_bound) const;
+
+    // y (= t / K', any scale) -> (1/2 pi) sin(2 pi t) at level y.level() - depth() and exactly
+    // `scale`. LevelMismatch when y has fewer levels than depth().
+    template <ckks::Encrypted T> T apply(const CountedOps& ops, const T& y, double scale) const;
+
+private:
+    double k_;
+    int r_;
+    Polynomial cosine_;
+};
+
+}  // namespace oboro::algorithms

@@ -1,0 +1,242 @@
+// Bootstrapping (algorithms/bootstrap.hpp) on a small insecure ring: the DFT factorisation against
+// the encoder, EvalMod's model, and whole bootstraps with full and sparse slots checked against
+// the input values with a bound in bits.
+#include <gtest/gtest.h>
+
+#include "ckks_test_util.hpp"
+#include "oboro/algorithms/bootstrap.hpp"
+
+namespace oboro::test {
+namespace {
+
+using namespace oboro::algorithms;
+
+std::vector<cplx> bit_reversed(std::vector<cplx> v) {
+    const size_t n = v.size();
+    for (size_t i = 1, j = 0; i < n; ++i) {
+        size_t bit = n >> 1;
+        for (; j & bit; bit >>= 1) j ^= bit;
+        j ^= bit;
+        if (i < j) std::swap(v[i], v[j]);
+    }
+    return v;
+}
+
+TEST(HomomorphicDft, StagesAreTheEncodersFftWithoutTheBitReversal) {
+    auto ctx = Context::create(small_parameters());
+    Encoder encoder(ctx);
+    for (size_t n : {2u, 4u, 16u}) {
+        const std::vector<cplx> w = random_complex(n, 1.0, 7 + n);
+        std::vector<cplx> z = w;
+        encoder.embed(z);  // slots of the coefficients w
+        // slots_to_coeffs: the stages applied to bit-reversed w give the slots
+        std::vector<cplx> y = bit_reversed(w);
+        for (const auto& stage : dft_stages(n, DftDirection::slots_to_coeffs)) y = apply_diagonals(stage, y);
+        EXPECT_GT(precision_bits(y, z), 48) << n;
+        // coeffs_to_slots: the stages applied to the slots give bit-reversed w
+        std::vector<cplx> x = z;
+        for (const auto& stage : dft_stages(n, DftDirection::coeffs_to_slots)) x = apply_diagonals(stage, x);
+        EXPECT_GT(precision_bits(x, bit_reversed(w)), 48) << n;
+        // merged into fewer matrices: the same maps
+        for (int levels = 1; levels <= int(std::log2(double(n))); ++levels) {
+            std::vector<cplx> m = bit_reversed(w);
+            for (const auto& g : merge_stages(dft_stages(n, DftDirection::slots_to_coeffs), levels, n))
+                m = apply_diagonals(g, m);
+            EXPECT_GT(precision_bits(m, z), 48) << n << " " << levels;
+        }
+    }
+    EXPECT_THROW(merge_stages(dft_stages(8, DftDirection::slots_to_coeffs), 4, 8), ValueError);
+    EXPECT_THROW(dft_stages(6, DftDirection::slots_to_coeffs), ValueError);
+}
+
+TEST(EvalModModel, RemovesTheIntegerPart) {
+    const EvalMod em(16, 3);
+    EXPECT_LE(em.depth(), 9);
+    EXPECT_LT(em.approximation_error(0x1p-20), 0x1p-20 * 0x1p-25);  // 25 bits of a message at 2^-20
+    EXPECT_NEAR(em.model(5 + 0x1p-12), 0x1p-12, 0x1p-12 * 0x1p-20);
+    // the sine's own error grows with the message: (2 pi e)^2 / 6 relative
+    const double e = 0x1p-6;
+    EXPECT_NEAR(em.approximation_error(e) / e, std::pow(2 * M_PI * e, 2) / 6, 1e-3 * std::pow(2 * M_PI * e, 2));
+    EXPECT_THROW(EvalMod(-1, 3), ValueError);
+    EXPECT_THROW(EvalMod(16, 3, 0), ValueError);
+}
+
+// N = 2^12, a secret of Hamming weight 32, 2 levels left after bootstrapping: residual {60, 40,
+// 40}, SlotsToCoeffs 3 x 45, EvalMod 9 x 60, CoeffsToSlots 3 x 60. Insecure (test only).
+Parameters bootstrap_test_parameters() {
+    Parameters p;
+    p.log_n = 12;
+    p.q_bits = {60, 40, 40, 45, 45, 45};
+    for (int i = 0; i < 12; ++i) p.q_bits.push_back(60);
+    // key switching adds about N sigma q_digit / P: digits of 3 primes (180 bits) under P = 244 bits
+    p.p_bits = {61, 61, 61, 61};
+    p.dnum = 6;
+    p.secret = SecretDistribution::sparse_ternary;
+    p.hamming_weight = 32;
+    p.security = SecurityLevel::none;
+    return p;
+}
+
+struct BootKeys {
+    Keys keys{bootstrap_test_parameters()};
+    static BootKeys& get() {
+        static BootKeys k;
+        return k;
+    }
+};
+
+struct Outcome {
+    double bits = 0;
+    Ciphertext out;
+};
+
+Outcome run_bootstrap(const Bootstrapper& boot, const std::vector<cplx>& values, int input_level = 0) {
+    Keys& k = BootKeys::get().keys;
+    const GaloisKeys gk = k.keygen->galois_keys(boot.rotation_steps(), /*conjugation=*/true);
+    const KeyRefs key_set(&k.rk, &gk);
+    const Evaluator eval = k.eval->with_keys(key_set);
+    const Ciphertext in = k.encrypt(values, input_level, true, boot.slots());
+    Outcome o;
+    o.out = boot.bootstrap(CountedOps(eval, nullptr), in, gk);
+    o.bits = precision_bits(k.decrypt(o.out), values);
+    return o;
+}
+
+// Precision: -log2 of the largest error over the slots for |m| <= 1 (N = 2^12, message ratio
+// 2^13; measured 24-27 bits with sparse slots and 24 with full slots: the sine's error and
+// EvalMod's noise times 2^13, spread over sqrt(n) slots by SlotsToCoeffs).
+void check_bootstrap(size_t slots, double min_bits) {
+    Keys& k = BootKeys::get().keys;
+    BootstrapConfig config;
+    config.slots = slots;
+    const Bootstrapper boot(k.ctx, config);
+    const int dft = std::min(3, int(std::log2(double(slots))));
+    EXPECT_EQ(boot.depth(), 2 * dft + boot.eval_mod().depth());
+    EXPECT_EQ(boot.output_level(), k.ctx->max_level() - boot.depth());
+    const std::vector<cplx> values = random_complex(slots, 1.0, 100 + slots);
+    const Outcome o = run_bootstrap(boot, values);
+    EXPECT_EQ(o.out.level(), boot.output_level());
+    EXPECT_EQ(o.out.scale(), k.ctx->standard_scale(boot.output_level()));
+    EXPECT_EQ(o.out.slots(), slots);
+    EXPECT_GT(o.bits, min_bits) << "slots " << slots;
+    EXPECT_GT(boot.precision_bits(), 22);
+}
+
+TEST(Bootstrap, FullSlots) { check_bootstrap(2048, 21); }
+TEST(Bootstrap, SparseSlots) {
+    for (size_t slots : {2u, 16u, 1024u}) check_bootstrap(slots, 21);
+}
+
+TEST(Bootstrap, EdgeValuesAndInputLevels) {
+    Keys& k = BootKeys::get().keys;
+    BootstrapConfig config;
+    config.slots = 64;
+    const Bootstrapper boot(k.ctx, config);
+    // zeros, the interval ends +-1 and +-i, and an input above level 0 (dropped to it first)
+    std::vector<cplx> values(64, cplx(0, 0));
+    values[1] = 1;
+    values[2] = -1;
+    values[3] = cplx(0, 1);
+    values[4] = cplx(0, -1);
+    values[5] = cplx(1, -1);
+    EXPECT_GT(run_bootstrap(boot, values).bits, 20);
+    EXPECT_GT(run_bootstrap(boot, random_complex(64, 1.0, 3), 2).bits, 20);
+    // a small scale is brought up to the message scale by an exact integer product
+    Ciphertext small = k.pk_encryptor->encrypt(k.encoder->encode(random_complex(64, 1.0, 4), 0, 0x1p30, 64));
+    const GaloisKeys gk = k.keygen->galois_keys(boot.rotation_steps(), true);
+    const KeyRefs key_set(&k.rk, &gk);
+    const Evaluator eval = k.eval->with_keys(key_set);
+    const Ciphertext out = boot.bootstrap(CountedOps(eval, nullptr), small, gk);
+    EXPECT_GT(precision_bits(k.decrypt(out), k.encoder->decode(k.encoder->encode(random_complex(64, 1.0, 4), 0, 0x1p30, 64))), 14);
+}
+
+TEST(Bootstrap, ProductRotationAndASecondBootstrapAfterwards) {
+    Keys& k = BootKeys::get().keys;
+    BootstrapConfig config;
+    config.slots = 32;
+    const Bootstrapper boot(k.ctx, config);
+    std::vector<int64_t> steps = boot.rotation_steps();
+    steps.push_back(1);
+    const GaloisKeys gk = k.keygen->galois_keys(steps, true);
+    const KeyRefs key_set(&k.rk, &gk);
+    const Evaluator eval = k.eval->with_keys(key_set);
+    const std::vector<cplx> x = random_real(32, 1.0, 11);
+    Ciphertext ct = boot.bootstrap(CountedOps(eval, nullptr), k.encrypt(x, 0, true, 32), gk);
+    // x^2 rotated by one, then bootstrapped again from level 0
+    Ciphertext sq = eval.multiply_relin_rescale(ct, ct);
+    sq = eval.rotate(sq, 1, gk);
+    std::vector<cplx> want(32);
+    for (size_t i = 0; i < 32; ++i) want[i] = x[(i + 1) % 32] * x[(i + 1) % 32];
+    EXPECT_GT(precision_bits(k.decrypt(sq), want), 19);
+    sq = eval.drop_to_level(sq, 0);
+    const Ciphertext again = boot.bootstrap(CountedOps(eval, nullptr), sq, gk);
+    EXPECT_EQ(again.level(), boot.output_level());
+    EXPECT_GT(precision_bits(k.decrypt(again), want), 18);
+}
+
+TEST(Bootstrap, BatchBitForBitAsSingleCiphertexts) {
+    Keys& k = BootKeys::get().keys;
+    BootstrapConfig config;
+    config.slots = 16;
+    const Bootstrapper boot(k.ctx, config);
+    const GaloisKeys gk = k.keygen->galois_keys(boot.rotation_steps(), true);
+    const KeyRefs key_set(&k.rk, &gk);
+    const Evaluator eval = k.eval->with_keys(key_set);
+    std::vector<Ciphertext> cts;
+    for (uint64_t s = 0; s < 3; ++s) cts.push_back(k.encrypt(random_complex(16, 1.0, 40 + s), 0, true, 16));
+    const CiphertextBatch batch = CiphertextBatch::from_ciphertexts(*k.ctx, cts);
+    const CiphertextBatch out = boot.bootstrap(CountedOps(eval, nullptr), batch, gk);
+    for (size_t c = 0; c < cts.size(); ++c)
+        EXPECT_TRUE(same_words(out.at(c), boot.bootstrap(CountedOps(eval, nullptr), cts[c], gk))) << c;
+}
+
+TEST(Bootstrap, ClearErrors) {
+    Keys& k = BootKeys::get().keys;
+    BootstrapConfig config;
+    config.slots = 16;
+    const Bootstrapper boot(k.ctx, config);
+    const GaloisKeys gk = k.keygen->galois_keys(boot.rotation_steps(), true);
+    const KeyRefs key_set(&k.rk, &gk);
+    const Evaluator eval = k.eval->with_keys(key_set);
+    const Ciphertext ct = k.encrypt(random_complex(16, 1.0, 1), 0, true, 16);
+    // missing rotation keys, conjugation key, relinearization key
+    const GaloisKeys some = k.keygen->galois_keys({1}, true);
+    EXPECT_THROW(boot.bootstrap(CountedOps(eval, nullptr), ct, some), MissingKey);
+    const GaloisKeys no_conj = k.keygen->galois_keys(boot.rotation_steps(), false);
+    EXPECT_THROW(boot.bootstrap(CountedOps(eval, nullptr), ct, no_conj), MissingKey);
+    const KeyRefs galois_only(gk);
+    EXPECT_THROW(boot.bootstrap(CountedOps(k.eval->with_keys(galois_only), nullptr), ct, gk), MissingKey);
+    // another slot count, a scale too large for the message ratio
+    EXPECT_THROW(boot.bootstrap(CountedOps(eval, nullptr), k.encrypt(random_complex(8, 1.0, 1), 0, true, 8), gk),
+                 ValueError);
+    const Ciphertext big = k.pk_encryptor->encrypt(k.encoder->encode(random_complex(16, 1.0, 1), 0, 0x1p52, 16));
+    EXPECT_THROW(boot.bootstrap(CountedOps(eval, nullptr), big, gk), ValueError);
+    // parameters that cannot bootstrap: a dense secret, too few levels, slots out of range
+    Parameters dense = bootstrap_test_parameters();
+    dense.secret = SecretDistribution::ternary;
+    EXPECT_THROW(Bootstrapper(Context::create(dense)), ParameterError);
+    Parameters shallow = bootstrap_test_parameters();
+    shallow.q_bits.resize(10);
+    EXPECT_THROW(Bootstrapper(Context::create(shallow)), ParameterError);
+    BootstrapConfig bad;
+    bad.slots = 3;
+    EXPECT_THROW(Bootstrapper(k.ctx, bad), ParameterError);
+    bad.slots = 4096;
+    EXPECT_THROW(Bootstrapper(k.ctx, bad), ParameterError);
+    // ModRaise takes level 0 only
+    EXPECT_THROW(eval.mod_raise(k.encrypt(random_complex(16, 1.0, 1), 3, true, 16)), LevelMismatch);
+}
+
+TEST(Bootstrap, KeyLevelsCoverEveryStep) {
+    Keys& k = BootKeys::get().keys;
+    const Bootstrapper boot(k.ctx);
+    const auto levels = boot.galois_key_levels();
+    EXPECT_EQ(levels.size(), boot.rotation_steps().size() + 1);  // and the conjugation
+    for (const auto& [g, level] : levels) {
+        EXPECT_GE(level, boot.output_level());
+        EXPECT_LE(level, k.ctx->max_level());
+    }
+}
+
+}  // namespace
+}  // namespace oboro::test
