@@ -8,7 +8,7 @@
 #   bash scripts/bench_docs.sh            # everything (about an hour on 2 cores)
 #   bash scripts/bench_docs.sh trace matmul   # only the named steps
 #
-# Steps: primitives kernels trace batch matmul serialization genome compare chain polynomial
+# Steps: primitives kernels trace batch matmul serialization genome distributed compare chain polynomial
 # (precision is left out: it does not depend on speed; build/bench/bench_precision regenerates it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 PY=.venv/bin/python
 OUT=docs/benchmarks
 steps=("$@")
-[ ${#steps[@]} -eq 0 ] && steps=(primitives kernels trace batch matmul serialization genome compare chain polynomial)
+[ ${#steps[@]} -eq 0 ] && steps=(primitives kernels trace batch matmul serialization genome distributed compare chain polynomial)
 
 for tool in build/bench/bench_primitives "$PY"; do
     [ -x "$tool" ] || { echo "bench_docs: $tool is missing; run 'bash scripts/setup.sh' first" >&2; exit 1; }
@@ -45,6 +45,10 @@ for step in "${steps[@]}"; do
         genome)
             run genome "$PY" examples/genome_search/genome_search.py --records 10000 --json $OUT/genome_search.json \
                 --markdown $OUT/genome_search.md --no-progress ;;
+        distributed)
+            # a local Ray cluster of 1 and 2 CPUs against one process (needs Ray: pip install 'oboro[ray]')
+            run distributed "$PY" bench/bench_distributed.py --json $OUT/distributed.json \
+                --markdown $OUT/distributed.md --docs docs/distributed.md ;;
         compare)
             run compare .venv/bin/oboro compare --s4 --json $OUT/compare.json --markdown $OUT/compare.md --plot $OUT ;;
         chain)

@@ -357,3 +357,16 @@ def test_sharded_server_errors(od, genome):
         od.ShardedServer(dctx, "Server", db)
     assert od.server.aligned_bounds(20000, 3, 8192) == [(0, 8192), (8192, 16384), (16384, 20000)]
     assert od.server.aligned_bounds(10, 3, 1) == [(0, 4), (4, 7), (7, 10)]
+
+
+def test_the_usage_example_of_docs_distributed_runs(ray, capsys):
+    """docs/distributed.md's first code block, as written (on this module's cluster: its ray.init()
+    is the one line left out)."""
+    import re
+
+    text = (ROOT / "docs" / "distributed.md").read_text()
+    code = re.findall(r"```python\n(.*?)```", text, flags=re.S)[0]
+    assert "ray.init()" in code
+    exec(compile(code.replace("ray.init()", "pass"), "distributed.md:python-block-1", "exec"), {"__name__": "__doc__"})
+    out = capsys.readouterr().out
+    assert out.startswith("sigmoid, max error") and float(out.split()[-1]) < 0.05, out

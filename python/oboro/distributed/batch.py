@@ -118,7 +118,9 @@ class ShardedBatch:
         if not isinstance(batch, oboro.Batch):
             raise TypeError(f"ShardedBatch.from_batch: expected an oboro.Batch, got {type(batch).__name__}")
         dctx.check(batch, "ShardedBatch.from_batch")
-        n = _check_shard_count(dctx.workers() if shards is None else shards, len(batch), "ShardedBatch.from_batch")
+        if shards is None:
+            shards = min(dctx.workers(), len(batch))
+        n = _check_shard_count(shards, len(batch), "ShardedBatch.from_batch")
         pieces, start = [], 0
         for count in _split_counts(len(batch), n):
             pieces.append(batch if count == len(batch) else batch[start : start + count])
