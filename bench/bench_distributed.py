@@ -195,6 +195,8 @@ def summary_table(rep: dict) -> str:
     lines += [f"| {r['workload']} | {r['config']} | {r['seconds']:.3f} s | {r['speedup']:.2f}x |" for r in rep["rows"]]
     ov = rep["overhead"]
     mi = ov["map_identity"]
+    mat = rep["matmul"]
+    moved = 2 * mat["operand_bytes"] + mat["product_bytes"]  # one tile: both operands in, the product out
     lines += ["", "| overhead (2-worker cluster) | measured |", "|---|---:|",
               f"| no-op Ray task, round trip | {1e3 * ov['noop_task_s']:.2f} ms |",
               f"| map of the identity over {mi['ciphertexts']} ciphertexts ({mi['bytes'] / 2**20:.1f} MiB) in "
@@ -202,6 +204,10 @@ def summary_table(rep: dict) -> str:
               f"| for scale: oboro's serialize + deserialize of the same bytes once, in one process | "
               f"{1e3 * mi['serialize_deserialize_s']:.1f} ms |",
               f"| m: moving shards to the workers and back (the map above), per MiB | {1e3 * mi['seconds'] / (mi['bytes'] / 2**20):.2f} ms |",
+              f"| genome query, Ray 1 worker minus one process 1 thread (one actor call; query and replies moved) | "
+              f"{1e3 * (rep['ray'][0]['genome_s'] - rep['local'][0]['genome_s']):.0f} ms |",
+              f"| block product, Ray 1 worker minus one process 1 thread (one task; {moved / 2**20:.1f} MiB moved) | "
+              f"{1e3 * (rep['ray'][0]['matmul_s'] - rep['local'][0]['matmul_s']):.0f} ms |",
               f"| public context (S2 with the product's keys), loaded once per worker | "
               f"{ov['context_bytes'] / 2**20:.1f} MiB, {1e3 * ov['context_load_s']:.0f} ms |",
               f"| context loads per worker process | {', '.join(map(str, ov['context_loads_per_worker']))} |"]

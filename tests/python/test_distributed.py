@@ -123,6 +123,22 @@ def test_context_errors(od, ctx, monkeypatch):
         od.DistributedContext(ctx)
 
 
+def test_ray_serializes_oboro_objects_through_the_checked_format(ray, ctx, data):
+    """What Ray's serializer (its cloudpickle) writes for a Batch is oboro's record and the loader
+    oboro._pickle.unpickle: damaged bytes are refused by the format's checks, not loaded."""
+    b = ctx.encrypt_batch(data[0])
+    blob = ray.cloudpickle.dumps(b)
+    record = b.serialize()
+    assert record in blob and b"oboro._pickle" in blob and b"unpickle" in blob
+    assert words(ray.cloudpickle.loads(blob)) == words(b)
+    at = blob.index(record) + len(record) // 2
+    damaged = blob[:at] + bytes([blob[at] ^ 0x10]) + blob[at + 1 :]
+    with pytest.raises(oboro.SerializationError):
+        ray.cloudpickle.loads(damaged)
+    # and through the object store: what a worker gets is what the driver put
+    assert words(ray.get(ray.put(b))) == words(b)
+
+
 # ---- ShardedBatch ------------------------------------------------------------------------------------
 
 def _fma(a, b, c):
@@ -228,6 +244,8 @@ def test_sharded_batch_errors(od, ctx, dctx, data):
         sb + bx
     with pytest.raises(TypeError, match="callable"):
         sb.map(42)
+    with pytest.raises(TypeError, match="do not pickle"):
+        sb.map(oboro.Batch.sum)  # a nanobind method: operator.methodcaller("sum") is the way
     with pytest.raises(oboro.ValueError, match="steps"):
         sb.rotate([1, 2])
     # errors inside tasks come back as the original oboro / Python errors, when the result is needed

@@ -26,6 +26,7 @@ the result is needed: collect(), sum(), lengths.
 from __future__ import annotations
 
 import operator
+import pickle
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -205,7 +206,12 @@ class ShardedBatch:
             bounds = np.cumsum([0] + self.lengths)
             for i in range(self.shards):
                 per_shard_rows[i].append(rows[bounds[i] : bounds[i + 1]])
-        spec = ray.put((fn, tuple(template), kwargs))
+        try:
+            spec = ray.put((fn, tuple(template), kwargs))
+        except (TypeError, AttributeError, pickle.PicklingError) as e:
+            raise TypeError(f"ShardedBatch.map: the function or its arguments do not pickle ({e}); use a module-level "
+                            f"function, functools.partial or operator.methodcaller (methods of oboro's classes "
+                            f"themselves do not pickle)") from e
         opts = self.dctx.task_options()
         refs, metas = [], []
         for i in range(self.shards):
@@ -231,7 +237,7 @@ class ShardedBatch:
     def sum(self) -> oboro.Ciphertext:
         """The sum of ALL elements (across shards) as one Ciphertext: each shard summed where it is,
         then a tree of additions through Ray tasks (reduce.py). For the rotate-and-sum inside each
-        element (Batch.sum), use map: ``sb.map(oboro.Batch.sum)``. The shards must share level
+        element (Batch.sum), map it: ``sb.map(operator.methodcaller("sum", block=8))``. The shards must share level
         and scale (then the result is the words of a single process's left-to-right sum)."""
         _check_alike(self.metas(), "ShardedBatch.sum")
         return tree_sum(self.dctx, self.refs)
