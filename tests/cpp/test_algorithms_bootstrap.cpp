@@ -12,13 +12,7 @@ namespace {
 using namespace oboro::algorithms;
 
 std::vector<cplx> bit_reversed(std::vector<cplx> v) {
-    const size_t n = v.size();
-    for (size_t i = 1, j = 0; i < n; ++i) {
-        size_t bit = n >> 1;
-        for (; j & bit; bit >>= 1) j ^= bit;
-        j ^= bit;
-        if (i < j) std::swap(v[i], v[j]);
-    }
+    bit_reverse_permute(v);
     return v;
 }
 
@@ -85,6 +79,32 @@ struct BootKeys {
     }
 };
 
+BootstrapConfig config_for(size_t slots) {
+    BootstrapConfig c;
+    c.slots = slots;
+    return c;
+}
+
+std::vector<int64_t> joined(std::vector<int64_t> a, const std::vector<int64_t>& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+}
+
+// A bootstrapper for `slots` slots with its keys (and those of `extra` rotation steps).
+struct BootSetup {
+    Keys& k = BootKeys::get().keys;
+    Bootstrapper boot;
+    GaloisKeys gk;
+    KeyRefs key_set;
+    Evaluator eval;
+    explicit BootSetup(size_t slots, const std::vector<int64_t>& extra = {})
+        : boot(k.ctx, config_for(slots)),
+          gk(k.keygen->galois_keys(joined(boot.rotation_steps(), extra), /*conjugation=*/true)),
+          key_set(&k.rk, &gk),
+          eval(k.eval->with_keys(key_set)) {}
+    template <typename T> T run(const T& x) const { return boot.bootstrap(CountedOps(eval, nullptr), x, gk); }
+};
+
 struct Outcome {
     double bits = 0;
     Ciphertext out;
@@ -128,10 +148,9 @@ TEST(Bootstrap, SparseSlots) {
 }
 
 TEST(Bootstrap, EdgeValuesAndInputLevels) {
-    Keys& k = BootKeys::get().keys;
-    BootstrapConfig config;
-    config.slots = 64;
-    const Bootstrapper boot(k.ctx, config);
+    const BootSetup setup(64);
+    Keys& k = setup.k;
+    const Bootstrapper& boot = setup.boot;
     // zeros, the interval ends +-1 and +-i, and an input above level 0 (dropped to it first)
     std::vector<cplx> values(64, cplx(0, 0));
     values[1] = 1;
@@ -143,23 +162,16 @@ TEST(Bootstrap, EdgeValuesAndInputLevels) {
     EXPECT_GT(run_bootstrap(boot, random_complex(64, 1.0, 3), 2).bits, 20);
     // a small scale is brought up to the message scale by an exact integer product
     Ciphertext small = k.pk_encryptor->encrypt(k.encoder->encode(random_complex(64, 1.0, 4), 0, 0x1p30, 64));
-    const GaloisKeys gk = k.keygen->galois_keys(boot.rotation_steps(), true);
-    const KeyRefs key_set(&k.rk, &gk);
-    const Evaluator eval = k.eval->with_keys(key_set);
-    const Ciphertext out = boot.bootstrap(CountedOps(eval, nullptr), small, gk);
+    const Ciphertext out = setup.run(small);
     EXPECT_GT(precision_bits(k.decrypt(out), k.encoder->decode(k.encoder->encode(random_complex(64, 1.0, 4), 0, 0x1p30, 64))), 14);
 }
 
 TEST(Bootstrap, ProductRotationAndASecondBootstrapAfterwards) {
-    Keys& k = BootKeys::get().keys;
-    BootstrapConfig config;
-    config.slots = 32;
-    const Bootstrapper boot(k.ctx, config);
-    std::vector<int64_t> steps = boot.rotation_steps();
-    steps.push_back(1);
-    const GaloisKeys gk = k.keygen->galois_keys(steps, true);
-    const KeyRefs key_set(&k.rk, &gk);
-    const Evaluator eval = k.eval->with_keys(key_set);
+    const BootSetup setup(32, {1});
+    Keys& k = setup.k;
+    const Bootstrapper& boot = setup.boot;
+    const GaloisKeys& gk = setup.gk;
+    const Evaluator& eval = setup.eval;
     const std::vector<cplx> x = random_real(32, 1.0, 11);
     Ciphertext ct = boot.bootstrap(CountedOps(eval, nullptr), k.encrypt(x, 0, true, 32), gk);
     // x^2 rotated by one, then bootstrapped again from level 0
@@ -175,13 +187,11 @@ TEST(Bootstrap, ProductRotationAndASecondBootstrapAfterwards) {
 }
 
 TEST(Bootstrap, BatchBitForBitAsSingleCiphertexts) {
-    Keys& k = BootKeys::get().keys;
-    BootstrapConfig config;
-    config.slots = 16;
-    const Bootstrapper boot(k.ctx, config);
-    const GaloisKeys gk = k.keygen->galois_keys(boot.rotation_steps(), true);
-    const KeyRefs key_set(&k.rk, &gk);
-    const Evaluator eval = k.eval->with_keys(key_set);
+    const BootSetup setup(16);
+    Keys& k = setup.k;
+    const Bootstrapper& boot = setup.boot;
+    const GaloisKeys& gk = setup.gk;
+    const Evaluator& eval = setup.eval;
     std::vector<Ciphertext> cts;
     for (uint64_t s = 0; s < 3; ++s) cts.push_back(k.encrypt(random_complex(16, 1.0, 40 + s), 0, true, 16));
     const CiphertextBatch batch = CiphertextBatch::from_ciphertexts(*k.ctx, cts);
@@ -191,13 +201,11 @@ TEST(Bootstrap, BatchBitForBitAsSingleCiphertexts) {
 }
 
 TEST(Bootstrap, ClearErrors) {
-    Keys& k = BootKeys::get().keys;
-    BootstrapConfig config;
-    config.slots = 16;
-    const Bootstrapper boot(k.ctx, config);
-    const GaloisKeys gk = k.keygen->galois_keys(boot.rotation_steps(), true);
-    const KeyRefs key_set(&k.rk, &gk);
-    const Evaluator eval = k.eval->with_keys(key_set);
+    const BootSetup setup(16);
+    Keys& k = setup.k;
+    const Bootstrapper& boot = setup.boot;
+    const GaloisKeys& gk = setup.gk;
+    const Evaluator& eval = setup.eval;
     const Ciphertext ct = k.encrypt(random_complex(16, 1.0, 1), 0, true, 16);
     // missing rotation keys, conjugation key, relinearization key
     const GaloisKeys some = k.keygen->galois_keys({1}, true);

@@ -12,7 +12,6 @@ namespace oboro::ckks {
 namespace cpu = backend::cpu;
 using cplx = std::complex<double>;
 
-namespace {
 void bit_reverse_permute(std::vector<cplx>& v) {
     const size_t n = v.size();
     for (size_t i = 1, j = 0; i < n; ++i) {
@@ -22,7 +21,6 @@ void bit_reverse_permute(std::vector<cplx>& v) {
         if (i < j) std::swap(v[i], v[j]);
     }
 }
-}  // namespace
 
 Encoder::Encoder(ContextPtr ctx) : ctx_(std::move(ctx)) {
     const size_t n = ctx_->n(), m = 2 * n;

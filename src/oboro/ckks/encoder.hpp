@@ -81,4 +81,8 @@ private:
 
 inline bool is_power_of_two(size_t x) { return x && (x & (x - 1)) == 0; }
 
+// v in bit-reversed index order (v.size() a power of two): the permutation that Encoder::embed
+// applies before its butterflies (algorithms/homomorphic_dft.hpp leaves it out).
+void bit_reverse_permute(std::vector<std::complex<double>>& v);
+
 }  // namespace oboro::ckks
