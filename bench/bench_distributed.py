@@ -7,12 +7,12 @@ usage: bench_distributed.py [--repeat 3] [--records 16384] [--snps 8] [--matrix 
                             [--json docs/benchmarks/distributed.json]
                             [--markdown docs/benchmarks/distributed.md] [--docs docs/distributed.md]
 
-Configurations, each timed `repeat` times after a warm-up (medians reported):
+Configurations, timed in `repeat` interleaved rounds after a warm-up round (medians reported):
 - one process with 1 and with 2 oboro threads (no Ray): genome_server.Server.answer and eA @ eB;
-- a local Ray cluster with 1 and with 2 CPUs (ray.init(num_cpus=k)), one task or actor per CPU
-  with 1 thread each: ShardedServer over k shards (aligned on the records of one reply) and
-  dctx.matmul with choose_tiles' tiling for k workers.
-Overheads, on the 2-CPU cluster: a no-op Ray task's round trip; a map of the identity over a
+- Ray with 1 and with 2 workers, one task or actor per worker with 1 thread each: ShardedServer
+  over 1 and 2 shards (aligned on the records of one reply) and dctx.matmul with choose_tiles'
+  tiling for 1 and 2 workers, on one local cluster.
+Overheads, with 2 tasks at once: a no-op Ray task's round trip; a map of the identity over a
 sharded Batch (its shards moved into a worker and back through the object store, in oboro's
 format), per task and per MiB; the public context's size and its load time in a worker.
 Every distributed result is compared byte for byte with the single process's; a difference
@@ -52,15 +52,32 @@ from genome_server import Server  # noqa: E402
 BEGIN, END = "<!-- BEGIN bench_distributed -->", "<!-- END bench_distributed -->"
 
 
-def timed(fn, repeat: int) -> tuple[float, object]:
-    """Median seconds of fn() over `repeat` runs after one warm-up run, and the last result."""
-    out = fn()
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times), out
+def interleaved(configs: dict, repeat: int) -> dict:
+    """Median seconds of each config's run() over `repeat` rounds after one warm-up round. Every
+    round runs every config once, in a rotating order, so that load from other work on the machine
+    falls on all configs alike instead of on whichever ran at that moment."""
+    names = list(configs)
+    for name in names:
+        configs[name]()
+    times: dict = {name: [] for name in names}
+    for r in range(repeat):
+        for name in names[r % len(names):] + names[: r % len(names)]:
+            t = time.perf_counter()
+            configs[name]()
+            times[name].append(time.perf_counter() - t)
+    return {name: statistics.median(ts) for name, ts in times.items()}
+
+
+def with_threads(threads: int, fn):
+    """fn run with `threads` oboro threads in this process (the one-process baselines)."""
+    def run():
+        before = oboro.num_threads()
+        oboro.set_num_threads(threads)
+        try:
+            return fn()
+        finally:
+            oboro.set_num_threads(before)
+    return run
 
 
 class Workloads:
@@ -76,63 +93,80 @@ class Workloads:
         layout = Layout(snps, self.client.ctx.slots)
         self.per_reply = layout.block * layout.per_ciphertext
         self.records, self.snps = records, snps
+        self.server = Server(self.db)
+        t = time.perf_counter()
+        self.server.receive_context(self.public)
+        self.setup_s = time.perf_counter() - t
+        self.replies = self.server.answer(len(self.query), self.request)
 
         self.mctx = oboro.Context.from_preset("S2")
         linalg.keygen(self.mctx, (matrix, matrix, matrix), method="block", d=d)
         A, B = rng.uniform(-1, 1, (matrix, matrix)), rng.uniform(-1, 1, (matrix, matrix))
         self.eA, self.eB = (linalg.encrypt_matrix(self.mctx, M, method="block", d=d) for M in (A, B))
+        self.product = (self.eA @ self.eB).serialize()
         self.matrix, self.d = matrix, d
 
-    def local(self, threads: int, repeat: int) -> dict:
-        """One process, `threads` oboro threads: the references the cluster must reproduce."""
-        before = oboro.num_threads()
-        oboro.set_num_threads(threads)
-        try:
-            server = Server(self.db)
-            t = time.perf_counter()
-            server.receive_context(self.public)
-            setup = time.perf_counter() - t
-            genome_s, replies = timed(lambda: server.answer(len(self.query), self.request), repeat)
-            matmul_s, product = timed(lambda: self.eA @ self.eB, repeat)
-        finally:
-            oboro.set_num_threads(before)
-        self.replies, self.product = replies, product.serialize()
-        return {"threads": threads, "genome_setup_s": setup, "genome_s": genome_s, "matmul_s": matmul_s}
+    def answer(self):
+        return self.server.answer(len(self.query), self.request)
+
+    def matmul(self):
+        return self.eA @ self.eB
 
 
-def cluster_run(w: Workloads, cpus: int, repeat: int) -> dict:
-    """The same workloads on a fresh local cluster of `cpus` CPUs."""
+def measure(w: Workloads, repeat: int) -> dict:
+    """One process with 1 and 2 threads, and Ray with 1 and 2 workers, interleaved. The cluster has
+    5 logical CPUs: the 1-shard and the 2-shard genome servers (one CPU per actor, held while they
+    live) side by side, and 2 for the product's tasks. Only one configuration runs at a time, so at
+    most 2 tasks or actors compute at once, on the machine's 2 cores."""
     t = time.perf_counter()
-    ray.init(num_cpus=cpus, include_dashboard=False, logging_level="ERROR", log_to_driver=False,
+    ray.init(num_cpus=5, include_dashboard=False, logging_level="ERROR", log_to_driver=False,
              runtime_env={"working_dir": str(GENOME_DIR)})
-    start_s = time.perf_counter() - t
+    ray_start_s = time.perf_counter() - t
     try:
-        out: dict = {"cpus": cpus, "ray_start_s": start_s}
         gctx = od.DistributedContext(oboro.Context.deserialize(w.public))
-        t = time.perf_counter()
-        with od.ShardedServer(gctx, Server, w.db, align=w.per_reply) as server:
-            server.pids()  # every shard loaded the context and encoded its records
-            out["genome_setup_s"] = time.perf_counter() - t
-            out["genome_shards"] = server.shards
-            out["genome_s"], replies = timed(lambda: server.answer(len(w.query), w.request), repeat)
-        if replies != w.replies:
-            raise SystemExit(f"bench_distributed: the sharded genome search's replies differ ({cpus} CPUs)")
-
+        servers, setup = {}, {}
+        for k in (1, 2):
+            t = time.perf_counter()
+            servers[k] = od.ShardedServer(gctx, Server, w.db, shards=k, align=w.per_reply)
+            servers[k].pids()  # every shard loaded the context and encoded its records
+            setup[k] = time.perf_counter() - t
         mctx = od.DistributedContext(w.mctx)
-        result = {}
+        # Ray keeps a pool of worker processes and may give a task to any idle one; each loads the
+        # context on its first task (the model's "per worker, once"). Load it in the whole pool
+        # first, so that the timed rounds measure the steady state, not which process Ray picked.
+        ray.get([_prime.options(num_cpus=0.1).remote(mctx.handle) for _ in range(16)])
+        gk = w.eA.grid[1]
+        tilings = {k: od.choose_tiles(w.eA.grid[0], gk, w.eB.grid[1], k) for k in (1, 2)}
+        results: dict = {}
 
-        def product():
-            m = mctx.matmul(w.eA, w.eB)
-            result["tiling"] = m.tiling
-            return m.collect()
+        def genome_on(k):
+            def run():
+                results[("genome", k)] = servers[k].answer(len(w.query), w.request)
+            return run
 
-        out["matmul_s"], got = timed(product, repeat)
-        if got.serialize() != w.product:
-            raise SystemExit(f"bench_distributed: the distributed product differs ({cpus} CPUs)")
-        out["matmul_tiling"] = list(result["tiling"])
-        if cpus >= 2:
-            out["overhead"] = overheads(w, mctx, repeat)
-        return out
+        def matmul_on(k):
+            def run():
+                results[("matmul", k)] = mctx.matmul(w.eA, w.eB, tilings[k]).collect()
+            return run
+
+        configs = {("genome", "t1"): with_threads(1, w.answer), ("genome", "t2"): with_threads(2, w.answer),
+                   ("genome", "r1"): genome_on(1), ("genome", "r2"): genome_on(2),
+                   ("matmul", "t1"): with_threads(1, w.matmul), ("matmul", "t2"): with_threads(2, w.matmul),
+                   ("matmul", "r1"): matmul_on(1), ("matmul", "r2"): matmul_on(2)}
+        med = interleaved(configs, repeat)
+        for k in (1, 2):  # every distributed result, byte for byte
+            if results[("genome", k)] != w.replies:
+                raise SystemExit(f"bench_distributed: the sharded genome search's replies differ ({k} shards)")
+            if results[("matmul", k)].serialize() != w.product:
+                raise SystemExit(f"bench_distributed: the distributed product differs ({k} workers)")
+        local = [{"threads": t, "genome_s": med[("genome", f"t{t}")], "matmul_s": med[("matmul", f"t{t}")]}
+                 for t in (1, 2)]
+        runs = [{"cpus": k, "genome_s": med[("genome", f"r{k}")], "matmul_s": med[("matmul", f"r{k}")],
+                 "genome_shards": servers[k].shards, "genome_setup_s": setup[k], "matmul_tiling": list(tilings[k])}
+                for k in (1, 2)]
+        for srv in servers.values():
+            srv.shutdown()
+        return {"ray_start_s": ray_start_s, "local": local, "ray": runs, "overhead": overheads(w, mctx, repeat)}
     finally:
         ray.shutdown()
 
@@ -142,29 +176,42 @@ def _noop() -> None:
     return None
 
 
+@ray.remote
+def _prime(handle: list) -> None:
+    od.load_context(handle)
+    time.sleep(0.3)  # keep this worker busy so that the other priming tasks go to other workers
+
+
 def _identity(batch):
     return batch
 
 
+def timed(fn, repeat: int) -> float:
+    """Median seconds of fn() over `repeat` runs after one warm-up run."""
+    return interleaved({"only": fn}, repeat)["only"]
+
+
 def overheads(w: Workloads, dctx, repeat: int) -> dict:
-    """What a task costs beyond its work, on this cluster."""
-    noop_s, _ = timed(lambda: ray.get(_noop.remote()), max(repeat, 20))
+    """What a task costs beyond its work, on this cluster (2 tasks at once: the machine's cores)."""
+    noop_s = timed(lambda: ray.get(_noop.remote()), max(repeat, 20))
     # 32 ciphertexts at the top level of S2 (N = 2^14, 4 primes), results of an operation (no
     # seeds): what a map's shard weighs
     ctx = w.mctx
     batch = ctx.encrypt_batch(np.random.default_rng(1).uniform(-1, 1, (32, 16))) + 0.0
     shard_bytes = len(batch.serialize())
-    workers = dctx.workers()
+    workers = 2
     sb = dctx.shard(batch, workers)
-    map_s, mapped = timed(lambda: sb.map(_identity).collect(), repeat)
-    ser_s, _ = timed(lambda: oboro.Batch.deserialize(ctx, batch.serialize()), repeat)  # one pass, one process
+    map_s = timed(lambda: sb.map(_identity).collect(), repeat)
+    ser_s = timed(lambda: oboro.Batch.deserialize(ctx, batch.serialize()), repeat)  # one pass, one process
     loads = {m["worker"]["pid"]: m["worker"] for m in sb.map(_identity).metas()}
     return {
         "noop_task_s": noop_s,
         "map_identity": {"ciphertexts": len(batch), "bytes": shard_bytes, "tasks": workers, "seconds": map_s,
                          "serialize_deserialize_s": ser_s},
         "context_bytes": dctx.nbytes,
-        "context_load_s": statistics.median(v["context_load_seconds"] for v in loads.values()),
+        # what each worker process does once (ray.get of the bundle, then the checked load), timed here
+        # alone: the workers' own timings include whatever else ran on the cores at that moment
+        "context_load_s": timed(lambda: oboro.Context.deserialize(ray.get(dctx.ref).blob), 3),
         "context_loads_per_worker": sorted({v["context_loads"] for v in loads.values()}),
     }
 
@@ -208,7 +255,7 @@ def summary_table(rep: dict) -> str:
               f"{1e3 * (rep['ray'][0]['genome_s'] - rep['local'][0]['genome_s']):.0f} ms |",
               f"| block product, Ray 1 worker minus one process 1 thread (one task; {moved / 2**20:.1f} MiB moved) | "
               f"{1e3 * (rep['ray'][0]['matmul_s'] - rep['local'][0]['matmul_s']):.0f} ms |",
-              f"| public context (S2 with the product's keys), loaded once per worker | "
+              f"| public context (S2 with the product's keys), loaded once per worker (ray.get and the checked load) | "
               f"{ov['context_bytes'] / 2**20:.1f} MiB, {1e3 * ov['context_load_s']:.0f} ms |",
               f"| context loads per worker process | {', '.join(map(str, ov['context_loads_per_worker']))} |"]
     return "\n".join(lines)
@@ -229,13 +276,14 @@ def markdown(rep: dict) -> str:
         f"per shard). Server setup (context loaded, records encoded) is not in the query time.",
         f"- Block matrix product: {mat['n']} x {mat['n']} times {mat['n']} x {mat['n']}, blocks of {mat['d']} "
         f"({mat['grid']} x {mat['grid']} grid, 3-D base), S2 (N = 2^14); tiles chosen by `choose_tiles`.",
-        "- Workers: a local Ray cluster of 1 or 2 CPUs, one task or actor per CPU, 1 oboro thread each.", "",
+        "- Ray: a local cluster on this machine, 1 or 2 workers (shards, tiles), one task or actor per worker with 1 "
+        "oboro thread each. All eight configurations are timed in interleaved rounds, so that other work on the "
+        "machine weighs on them alike.", "",
         summary_table(rep), "",
         "| setup | seconds |", "|---|---:|",
     ]
-    head += [f"| one process, {_plural(loc['threads'], 'thread')}: genome server's context and records | {loc['genome_setup_s']:.2f} |"
-             for loc in rep["local"]]
-    head += [f"| Ray, {_plural(r['cpus'], 'worker')}: ray.init | {r['ray_start_s']:.2f} |" for r in rep["ray"]]
+    head += [f"| one process: genome server's context loaded and records encoded | {rep['genome']['setup_s']:.2f} |",
+             f"| ray.init (a local cluster) | {rep['ray_start_s']:.2f} |"]
     head += [f"| Ray, {_plural(r['cpus'], 'worker')}: shard servers started, contexts loaded, records encoded | {r['genome_setup_s']:.2f} |"
              for r in rep["ray"]]
     return "\n".join(head) + "\n"
@@ -284,25 +332,19 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
     load_start = os.getloadavg()[0]
-    print("== inputs and keys", file=sys.stderr)
+    print("== inputs, keys and the single-process references", file=sys.stderr)
     w = Workloads(args.records, args.snps, args.matrix, args.d)
-    local = []
-    for threads in (1, 2):
-        print(f"== one process, {threads} thread(s)", file=sys.stderr)
-        local.append(w.local(threads, args.repeat))
-    runs = []
-    for cpus in (1, 2):
-        print(f"== Ray, {cpus} worker(s)", file=sys.stderr)
-        runs.append(cluster_run(w, cpus, args.repeat))
+    print("== one process and Ray, interleaved", file=sys.stderr)
+    measured = measure(w, args.repeat)
     rep = {
         "benchmark": "distributed", "machine": machine_info(oboro.num_threads()), "ray_version": ray.__version__,
         "repeat": args.repeat, "load_average": [round(load_start, 2), round(os.getloadavg()[0], 2)],
         "genome": {"records": w.records, "snps": w.snps, "query_size": len(w.query), "per_reply": w.per_reply,
                    "replies": len(w.replies), "reply_bytes": sum(map(len, w.replies)), "query_bytes": len(w.request),
-                   "public_context_bytes": len(w.public)},
+                   "public_context_bytes": len(w.public), "setup_s": w.setup_s},
         "matmul": {"n": w.matrix, "d": w.d, "grid": w.eA.grid[0], "operand_bytes": len(w.eA.serialize()),
                    "product_bytes": len(w.product)},
-        "local": local, "ray": runs, "overhead": runs[-1]["overhead"],
+        **measured,
     }
     rep["rows"] = summarize(rep)
     md = markdown(rep)
