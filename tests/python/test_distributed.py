@@ -388,3 +388,21 @@ def test_the_usage_example_of_docs_distributed_runs(ray, capsys):
     exec(compile(code.replace("ray.init()", "pass"), "distributed.md:python-block-1", "exec"), {"__name__": "__doc__"})
     out = capsys.readouterr().out
     assert out.startswith("sigmoid, max error") and float(out.split()[-1]) < 0.05, out
+
+
+def test_the_figures_in_docs_distributed_are_the_benchmarks(ray, tmp_path):
+    """docs/distributed.md's figures block is what bench/bench_distributed.py renders from the committed
+    docs/benchmarks/distributed.json (not typed by hand), and so is docs/benchmarks/distributed.md."""
+    import importlib.util
+    import json
+
+    spec = importlib.util.spec_from_file_location("bench_distributed", ROOT / "bench" / "bench_distributed.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    rep = json.loads((ROOT / "docs" / "benchmarks" / "distributed.json").read_text())
+    copy = tmp_path / "distributed.md"
+    copy.write_text((ROOT / "docs" / "distributed.md").read_text())
+    bench.update_docs(copy, rep)
+    assert copy.read_text() == (ROOT / "docs" / "distributed.md").read_text()
+    assert bench.markdown(rep) == (ROOT / "docs" / "benchmarks" / "distributed.md").read_text()
+    assert all(r["speedup"] > 0 for r in rep["rows"]) and rep["overhead"]["context_loads_per_worker"] == [1]
