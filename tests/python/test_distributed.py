@@ -373,8 +373,10 @@ def test_sharded_server_errors(od, genome):
         od.ShardedServer(dctx, Server, db[:0])
     with pytest.raises(TypeError, match="callable"):
         od.ShardedServer(dctx, "Server", db)
-    assert od.server.aligned_bounds(20000, 3, 8192) == [(0, 8192), (8192, 16384), (16384, 20000)]
-    assert od.server.aligned_bounds(10, 3, 1) == [(0, 4), (4, 7), (7, 10)]
+    from oboro.distributed._split import ranges
+
+    assert ranges(20000, 3, 8192) == [(0, 8192), (8192, 16384), (16384, 20000)]
+    assert ranges(10, 3) == [(0, 4), (4, 7), (7, 10)]
 
 
 def test_the_usage_example_of_docs_distributed_runs(ray, capsys):

@@ -35,6 +35,7 @@ import numpy as np
 import oboro
 
 from ._ray import ray
+from ._split import ranges
 from .context import DistributedContext, load_context, worker_info
 from .reduce import tree_sum
 
@@ -80,12 +81,6 @@ def _map_shard(handle: list, spec: list, shard_refs: list, rows: list):
     return out, {**_meta(out), "worker": worker_info(handle)}
 
 
-def _split_counts(total: int, parts: int) -> list[int]:
-    """`parts` sizes as equal as possible (the first ones one larger), summing to `total`."""
-    q, r = divmod(total, parts)
-    return [q + 1 if i < r else q for i in range(parts)]
-
-
 def _check_shard_count(shards, length: int, what: str) -> int:
     if isinstance(shards, bool) or not isinstance(shards, (int, np.integer)):
         raise TypeError(f"{what}: shards must be an integer, got {type(shards).__name__}")
@@ -122,10 +117,7 @@ class ShardedBatch:
         if shards is None:
             shards = min(dctx.workers(), len(batch))
         n = _check_shard_count(shards, len(batch), "ShardedBatch.from_batch")
-        pieces, start = [], 0
-        for count in _split_counts(len(batch), n):
-            pieces.append(batch if count == len(batch) else batch[start : start + count])
-            start += count
+        pieces = [batch if (a, b) == (0, len(batch)) else batch[a:b] for a, b in ranges(len(batch), n)]
         return cls._put(dctx, pieces)
 
     @classmethod

@@ -27,6 +27,7 @@ from oboro.linalg import EncryptedMatrix
 
 from . import _records
 from ._ray import ray
+from ._split import ranges
 from .context import DistributedContext, load_context
 
 # Relative costs used to choose a tiling, in key switches per block (the order of magnitude of
@@ -58,16 +59,6 @@ def choose_tiles(gm: int, gk: int, gn: int, workers: int) -> tuple[int, int]:
             if best is None or key < best[0]:
                 best = (key, (tr, tc))
     return best[1]
-
-
-def _bounds(total: int, parts: int) -> list[tuple[int, int]]:
-    q, r = divmod(total, parts)
-    out, start = [], 0
-    for i in range(parts):
-        size = q + 1 if i < r else q
-        out.append((start, start + size))
-        start += size
-    return out
 
 
 @ray.remote
@@ -134,7 +125,7 @@ def matmul(dctx: DistributedContext, a: EncryptedMatrix, b: EncryptedMatrix,
         if not (1 <= tr <= gm and 1 <= tc <= gn):
             raise oboro.ValueError(f"distributed matmul: tiles {tiles} for an output grid of {gm} x {gn} blocks; "
                                    f"each count must be in 1..{gm} and 1..{gn}")
-    row_bounds, col_bounds = _bounds(gm, tr), _bounds(gn, tc)
+    row_bounds, col_bounds = ranges(gm, tr), ranges(gn, tc)
     # each band is put once and read by every tile that needs it (Ray moves it to those nodes)
     a_bands = [ray.put(_records.write_matrix(_records.band(ra, r0, r1, 0, gk))) for r0, r1 in row_bounds]
     b_bands = [ray.put(_records.write_matrix(_records.band(rb, 0, gk, c0, c1))) for c0, c1 in col_bounds]

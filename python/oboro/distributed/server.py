@@ -27,6 +27,7 @@ import numpy as np
 import oboro
 
 from ._ray import ray
+from ._split import ranges
 from .context import DistributedContext
 
 
@@ -48,19 +49,6 @@ class _ShardServer:
         import os
 
         return os.getpid()
-
-
-def aligned_bounds(records: int, shards: int, align: int) -> list[tuple[int, int]]:
-    """`shards` contiguous row ranges covering `records` rows, each starting at a multiple of
-    `align`, as equal as whole units of `align` allow."""
-    units = -(-records // align)
-    q, r = divmod(units, shards)
-    out, start = [], 0
-    for i in range(shards):
-        end = min(records, start + (q + (1 if i < r else 0)) * align)
-        out.append((start, end))
-        start = end
-    return out
 
 
 class ShardedServer:
@@ -97,7 +85,7 @@ class ShardedServer:
             raise oboro.ValueError(f"ShardedServer: {n} shards of {records} rows aligned to {align}: use 1..{units} "
                                    f"(each shard holds whole units of {align} rows)")
         self.dctx = dctx
-        self.bounds = aligned_bounds(records, int(n), int(align))
+        self.bounds = ranges(records, int(n), int(align))
         opts = {"num_cpus": dctx.num_cpus, "max_restarts": dctx.max_retries, "max_task_retries": dctx.max_retries}
         if runtime_env is not None:
             opts["runtime_env"] = runtime_env
