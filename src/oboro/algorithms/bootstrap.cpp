@@ -44,12 +44,8 @@ double integer_bound(const ckks::Context& ctx) {
 // The levels of the DFTs: at most one per butterfly stage.
 int dft_levels(int requested, size_t n) { return std::min(requested, int(std::log2(double(n)))); }
 
-struct Layout {
-    int top = 0, eval_mod_in = 0, eval_mod_out = 0, out = 0;
-};
-
-Layout layout(const ckks::Context& ctx, const BootstrapConfig& c, size_t n, const EvalMod& em) {
-    Layout l;
+Bootstrapper::Levels layout(const ckks::Context& ctx, const BootstrapConfig& c, size_t n, const EvalMod& em) {
+    Bootstrapper::Levels l;
     l.top = ctx.max_level();
     l.eval_mod_in = l.top - dft_levels(c.coeffs_to_slots_levels, n);
     l.eval_mod_out = l.eval_mod_in - em.depth();
@@ -108,7 +104,8 @@ std::vector<TransformChain::Step> slots_to_coeffs_steps(const ckks::Context& ctx
     return steps;
 }
 
-Hoisting hoisting_for(const ckks::Context&) { return Hoisting::mod_up_and_mod_down; }
+// The DFTs keep their baby-step rotations over Q * P (double hoisting).
+constexpr Hoisting kDftHoisting = Hoisting::mod_up_and_mod_down;
 
 }  // namespace
 
@@ -118,24 +115,28 @@ Bootstrapper::Bootstrapper(ckks::ContextPtr ctx, const BootstrapConfig& config)
       n_(checked_slots(*ctx_, config)),
       full_(n_ == ctx_->max_slots()),
       eval_mod_(integer_bound(*ctx_), config.double_angles, config.cosine_degree),
+      levels_(layout(*ctx_, config_, n_, eval_mod_)),
       cts_([&] {
-          const Layout l = layout(*ctx_, config_, n_, eval_mod_);
           // The raised ciphertext is declared at scale S_0 = q_{EvalMod input} (EvalMod's powers
           // then keep their scale); its slots hold E(q_0 t) / S_0 (times N / 2n after the trace).
           // CoeffsToSlots must leave t / K' / 2 (x + conj(x) doubles it).
-          const double s0 = double(ctx_->q()[size_t(l.eval_mod_in)]), q0 = double(ctx_->q()[0]);
+          const double s0 = double(ctx_->q()[size_t(levels_.eval_mod_in)]), q0 = double(ctx_->q()[0]);
           const double gap = double(ctx_->max_slots() / n_);
           const double constant = s0 / (2 * q0 * gap * eval_mod_.interval());
-          return TransformChain(ctx_, coeffs_to_slots_steps(*ctx_, config_, n_, constant), hoisting_for(*ctx_));
+          return TransformChain(ctx_, coeffs_to_slots_steps(*ctx_, config_, n_, constant), kDftHoisting);
       }()),
-      stc_(ctx_, slots_to_coeffs_steps(*ctx_, config_, n_), hoisting_for(*ctx_)) {
-    if (!full_)
+      stc_(ctx_, slots_to_coeffs_steps(*ctx_, config_, n_), kDftHoisting) {
+    if (full_)
+        units_ = std::make_unique<LevelPlaintexts>(
+            ctx_, std::vector<std::vector<cplx>>{std::vector<cplx>(n_, cplx(0, -1)), std::vector<cplx>(n_, cplx(0, 1))},
+            n_, ckks::Basis::q, PlaintextScale::unit);
+    else
         for (size_t step = n_; step < ctx_->max_slots(); step *= 2) trace_steps_.push_back(int64_t(step));
 }
 
 double Bootstrapper::max_input_scale() const {
     // twice the target message scale: the primes are below their nominal powers of two, so a
-    // scale of 2^40 with q_0 ~ 2^60 must pass for a ratio of 2^20
+    // scale of 2^(60 - r) with q_0 just below 2^60 must pass for a ratio of 2^r
     return 2 * message_scale_target();
 }
 
@@ -158,7 +159,7 @@ std::vector<int64_t> Bootstrapper::rotation_steps() const {
 }
 
 std::vector<std::pair<uint64_t, int>> Bootstrapper::galois_key_levels() const {
-    const Layout l = layout(*ctx_, config_, n_, eval_mod_);
+    const Levels& l = levels_;
     std::map<uint64_t, int> level;
     const auto use = [&](uint64_t g, int at) { level[g] = std::max(level.count(g) ? level[g] : 0, at); };
     for (int64_t k : trace_steps_) use(ctx_->galois_element(k), l.top);
@@ -196,7 +197,7 @@ T Bootstrapper::bootstrap(const CountedOps& ops, const T& x, const ckks::GaloisK
         raise<ValueError>(op, ": the input's scale 2^", std::log2(x.scale()), " exceeds 2^",
                           std::log2(max_input_scale()), " (q_0 / 2^", config_.message_ratio_bits,
                           "): the message would not stay small against q_0; rescale it first");
-    const Layout l = layout(ctx, config_, n_, eval_mod_);
+    const Levels& l = levels_;
 
     // the message at scale just below q_0 / 2^ratio: the integer multiple keeps every bit
     T a = x.level() > 0 ? eval.drop_to_level(x, 0) : x;
@@ -219,15 +220,12 @@ T Bootstrapper::bootstrap(const CountedOps& ops, const T& x, const ckks::GaloisK
     const double eval_mod_scale = ctx.standard_scale(l.out) * double(ctx.q()[0]) / message_scale;
     T w;
     if (full_) {
-        const LevelPlaintexts units(ctx_, std::vector<std::vector<cplx>>{std::vector<cplx>(n_, cplx(0, -1)),
-                                                                         std::vector<cplx>(n_, cplx(0, 1))},
-                                    n_, ckks::Basis::q, PlaintextScale::unit);
         T re = eval.add(u, conj);
         T im = eval.sub(u, conj);
-        eval.multiply_inplace(im, units.operands_for(im)[0]);  // -i (u - conj u) = 2 Im u
+        eval.multiply_inplace(im, units_->operands_for(im)[0]);  // -i (u - conj u) = 2 Im u
         re = eval_mod_.apply(ops, re, eval_mod_scale);
         im = eval_mod_.apply(ops, im, eval_mod_scale);
-        eval.multiply_inplace(im, units.operands_for(im)[1]);
+        eval.multiply_inplace(im, units_->operands_for(im)[1]);
         w = eval.add(re, im);
     } else {
         w = eval_mod_.apply(ops, eval.add(u, conj), eval_mod_scale);

@@ -26,11 +26,13 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
 #include "oboro/algorithms/eval_mod.hpp"
 #include "oboro/algorithms/homomorphic_dft.hpp"
+#include "oboro/algorithms/level_plaintexts.hpp"
 
 namespace oboro::algorithms {
 
@@ -82,6 +84,11 @@ public:
     // key; keys: the Galois keys of rotation_steps() and the conjugation.
     template <ckks::Encrypted T> T bootstrap(const CountedOps& ops, const T& x, const ckks::GaloisKeys& keys) const;
 
+    // The levels the circuit passes: ModRaise's target, EvalMod's input and output, the output.
+    struct Levels {
+        int top = 0, eval_mod_in = 0, eval_mod_out = 0, out = 0;
+    };
+
 private:
     double message_scale_target() const;  // q_0 / 2^message_ratio_bits
 
@@ -90,7 +97,10 @@ private:
     size_t n_ = 0;
     bool full_ = true;          // n == N/2: real and imaginary parts in two ciphertexts
     EvalMod eval_mod_;
+    Levels levels_;
     TransformChain cts_, stc_;
+    // full slots: -i and i (the monomials -X^(N/2) and X^(N/2)) at unit scale, encoded once per level
+    std::unique_ptr<LevelPlaintexts> units_;
     std::vector<int64_t> trace_steps_;  // the SubSum rotations n, 2n, .., N/4 (sparse only)
 };
 
