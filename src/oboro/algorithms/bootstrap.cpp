@@ -27,18 +27,24 @@ size_t checked_slots(const ckks::Context& ctx, const BootstrapConfig& config) {
     return n;
 }
 
-// The integers ModRaise adds are bounded by the secret: |c0 + c1 s| <= (h + 1) q_0 / 2 for
-// centred c0, c1 and a ternary s of Hamming weight h, so |I| <= h / 2 (plus the message).
-double integer_bound(const ckks::Context& ctx) {
+// The largest secret weight ModRaise works with directly: EvalMod's degree grows with the bound
+// on the integers it removes, h / 2.
+constexpr int kMaxModRaiseWeight = 64;
+
+bool needs_encapsulation(const ckks::Parameters& p) {
+    return p.secret != ckks::SecretDistribution::sparse_ternary || p.hamming_weight > kMaxModRaiseWeight;
+}
+
+// The integers ModRaise adds are bounded by the secret it sees (the secret key, or the ephemeral
+// one): |c0 + c1 s| <= (h + 1) q_0 / 2 for centred c0, c1 and a ternary s of Hamming weight h,
+// so |I| <= h / 2 (plus the message), always: no failure probability comes from this bound.
+double integer_bound(const ckks::Context& ctx, const BootstrapConfig& c) {
     const ckks::Parameters& p = ctx.params();
-    if (p.secret != ckks::SecretDistribution::sparse_ternary)
-        raise<ParameterError>("Bootstrapper: bootstrapping needs a sparse secret (SecretDistribution::sparse_ternary, "
-                               "Hamming weight <= 64): with a dense one the integers ModRaise adds reach about ",
-                               int(std::sqrt(double(ctx.n()) * 2 / 3 / 12) * 6),
-                               " and no polynomial of reasonable degree removes them; use a bootstrappable preset");
-    if (p.hamming_weight < 1 || p.hamming_weight > 64)
-        raise<ParameterError>("Bootstrapper: the secret's Hamming weight ", p.hamming_weight, " must be in 1..64");
-    return p.hamming_weight / 2.0;
+    if (!needs_encapsulation(p)) return p.hamming_weight / 2.0;
+    if (c.ephemeral_hamming_weight < 1 || c.ephemeral_hamming_weight > kMaxModRaiseWeight)
+        raise<ParameterError>("Bootstrapper: the ephemeral secret's Hamming weight ", c.ephemeral_hamming_weight,
+                              " must be in 1..", kMaxModRaiseWeight);
+    return c.ephemeral_hamming_weight / 2.0;
 }
 
 // The levels of the DFTs: at most one per butterfly stage.
@@ -113,8 +119,9 @@ Bootstrapper::Bootstrapper(ckks::ContextPtr ctx, const BootstrapConfig& config)
     : ctx_(std::move(ctx)),
       config_(config),
       n_(checked_slots(*ctx_, config)),
+      encapsulates_(needs_encapsulation(ctx_->params())),
       full_(n_ == ctx_->max_slots()),
-      eval_mod_(integer_bound(*ctx_), config.double_angles, config.cosine_degree),
+      eval_mod_(integer_bound(*ctx_, config), config.double_angles, config.cosine_degree),
       levels_(layout(*ctx_, config_, n_, eval_mod_)),
       cts_([&] {
           // The raised ciphertext is declared at scale S_0 = q_{EvalMod input} (EvalMod's powers
@@ -179,18 +186,35 @@ OpCounts Bootstrapper::cost() const {
     c += trace;
     c.rot += 1;  // the conjugation
     c.key_switch += {1, 1, 1};
+    if (encapsulates_) c.key_switch += {2, 2, 2};  // to the ephemeral secret and back
     return c;
 }
 
+BootstrapKeys Bootstrapper::generate_keys(ckks::KeyGenerator& keygen) const {
+    BootstrapKeys keys;
+    keys.galois.context_id = ctx_->id();
+    for (const auto& [g, level] : galois_key_levels()) keys.galois.keys.emplace(g, keygen.galois_key(g, level));
+    if (encapsulates_) keys.encapsulation = keygen.encapsulation_keys(config_.ephemeral_hamming_weight, levels_.top);
+    return keys;
+}
+
 template <ckks::Encrypted T>
-T Bootstrapper::bootstrap(const CountedOps& ops, const T& x, const ckks::GaloisKeys& keys) const {
+T Bootstrapper::bootstrap(const CountedOps& ops, const T& x, const BootstrapKeys& bk) const {
     const char* op = "bootstrap";
     const ckks::Evaluator& eval = ops.eval();
     const ckks::Context& ctx = *ctx_;
+    const ckks::GaloisKeys& keys = bk.galois;
     require_layout(op, x, "x", n_, "bootstrapper's");
     require_rotation_keys(op, ctx, keys, rotation_steps(), "Bootstrapper::rotation_steps");
     if (!keys.has(ctx.conjugation_element()))
         raise<MissingKey>(op, ": the conjugation key is missing (generate the Galois keys with conjugation)");
+    if (encapsulates_ && !bk.encapsulation)
+        raise<MissingKey>(op, ": the secret key is not sparse enough for ModRaise and the encapsulation keys are "
+                              "missing (Bootstrapper::generate_keys makes them)");
+    if (encapsulates_ && bk.encapsulation->ephemeral_hamming_weight > config_.ephemeral_hamming_weight)
+        raise<ValueError>(op, ": the encapsulation keys' ephemeral secret has Hamming weight ",
+                          bk.encapsulation->ephemeral_hamming_weight, " but EvalMod was built for at most ",
+                          config_.ephemeral_hamming_weight);
     if (!(eval.keys() && eval.keys()->relin_key()))
         raise<MissingKey>(op, ": EvalMod takes ciphertext products and the evaluator has no relinearization key");
     if (x.scale() > max_input_scale())
@@ -208,7 +232,10 @@ T Bootstrapper::bootstrap(const CountedOps& ops, const T& x, const ckks::GaloisK
     }
     const double message_scale = a.scale();
 
-    T raised = eval.mod_raise(a, l.top);
+    T raised = encapsulates_
+                   ? eval.switch_key(eval.mod_raise(eval.switch_key(a, bk.encapsulation->to_ephemeral, op), l.top),
+                                     bk.encapsulation->from_ephemeral, op)
+                   : eval.mod_raise(a, l.top);
     raised.set_scale(double(ctx.q()[size_t(l.eval_mod_in)]));  // S_0, see the constructor
     for (int64_t k : trace_steps_)
         eval.add_inplace(raised, eval.apply_galois(raised, ctx.galois_element(k), keys, op));
@@ -237,8 +264,8 @@ T Bootstrapper::bootstrap(const CountedOps& ops, const T& x, const ckks::GaloisK
 }
 
 template ckks::Ciphertext Bootstrapper::bootstrap(const CountedOps&, const ckks::Ciphertext&,
-                                                  const ckks::GaloisKeys&) const;
+                                                  const BootstrapKeys&) const;
 template ckks::CiphertextBatch Bootstrapper::bootstrap(const CountedOps&, const ckks::CiphertextBatch&,
-                                                       const ckks::GaloisKeys&) const;
+                                                       const BootstrapKeys&) const;
 
 }  // namespace oboro::algorithms

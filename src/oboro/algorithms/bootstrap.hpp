@@ -5,7 +5,11 @@
 //
 // The pipeline (CoeffsToSlots first), for n slots out of N/2:
 //  1. ModRaise: the input at level 0 (its message polynomial m) is lifted to the top level, where
-//     it decrypts to m + q_0 I, with |I| <= (h + 1) / 2 for a secret of Hamming weight h.
+//     it decrypts to m + q_0 I, with |I| <= (h + 1) / 2 for a secret of Hamming weight h. A dense
+//     secret (or a sparse one of weight above 64) is encapsulated (Bossuat, Troncoso-Pastoriza and
+//     Hubaux 2022): the input is switched to an ephemeral secret of weight h' (default 32) at
+//     level 0, raised, and switched back to the secret key at the top level, two key switches
+//     that keep h small for ModRaise and the secret key dense for security.
 //  2. SubSum (n < N/2 only): the trace onto the subring of n slots (log2(N / 2n) rotations and
 //     additions), so that the slots repeat with period n.
 //  3. CoeffsToSlots (homomorphic_dft.hpp): the inverse special FFT in `coeffs_to_slots_levels`
@@ -33,6 +37,7 @@
 #include "oboro/algorithms/eval_mod.hpp"
 #include "oboro/algorithms/homomorphic_dft.hpp"
 #include "oboro/algorithms/level_plaintexts.hpp"
+#include "oboro/ckks/keygen.hpp"
 
 namespace oboro::algorithms {
 
@@ -45,13 +50,21 @@ struct BootstrapConfig {
     // log2(q_0 / message scale): larger shrinks the sine's error ((2 pi 2^-r)^2 / 6 relative),
     // smaller the noise's (EvalMod's noise in units of q_0, times 2^r): 13 balances them
     int message_ratio_bits = 13;
+    // The Hamming weight of the ephemeral secret of sparse-secret encapsulation (1..64), used when
+    // the secret key is dense or sparse of weight above 64
+    int ephemeral_hamming_weight = 32;
+};
+
+// Every key a bootstrap needs besides the relinearization key (the evaluator's).
+struct BootstrapKeys {
+    ckks::GaloisKeys galois;  // the rotation_steps() and the conjugation
+    std::optional<ckks::EncapsulationKeys> encapsulation;  // when Bootstrapper::encapsulates()
 };
 
 class Bootstrapper {
 public:
-    // ParameterError when the parameters cannot bootstrap: a dense secret (|I| would be in the
-    // hundreds), too few levels for the circuit (the message says how many it needs), slots out
-    // of range.
+    // ParameterError when the parameters cannot bootstrap: too few levels for the circuit (the
+    // message says how many it needs), slots out of range, an ephemeral weight outside 1..64.
     Bootstrapper(ckks::ContextPtr ctx, const BootstrapConfig& config = {});
 
     const ckks::ContextPtr& context() const { return ctx_; }
@@ -78,11 +91,17 @@ public:
     std::vector<std::pair<uint64_t, int>> galois_key_levels() const;
     // What one bootstrap performs.
     OpCounts cost() const;
+    // Whether the secret key is switched to an ephemeral sparse one for ModRaise (the secret key is
+    // dense, or sparse of Hamming weight above 64).
+    bool encapsulates() const { return encapsulates_; }
+    // The keys of bootstrap(): each Galois key made at the highest level it is used at (smaller
+    // than keys of the top level), and the encapsulation keys when encapsulates().
+    BootstrapKeys generate_keys(ckks::KeyGenerator& keygen) const;
 
     // The bootstrap of x (size 2, any level; `slots()` slots): same values, at output_level() and
     // the standard scale of that level. ops: an evaluator whose key set has the relinearization
-    // key; keys: the Galois keys of rotation_steps() and the conjugation.
-    template <ckks::Encrypted T> T bootstrap(const CountedOps& ops, const T& x, const ckks::GaloisKeys& keys) const;
+    // key; keys: generate_keys()'s (MissingKey names what is missing).
+    template <ckks::Encrypted T> T bootstrap(const CountedOps& ops, const T& x, const BootstrapKeys& keys) const;
 
     // The levels the circuit passes: ModRaise's target, EvalMod's input and output, the output.
     struct Levels {
@@ -95,6 +114,7 @@ private:
     ckks::ContextPtr ctx_;
     BootstrapConfig config_;
     size_t n_ = 0;
+    bool encapsulates_ = false;
     bool full_ = true;          // n == N/2: real and imaginary parts in two ciphertexts
     EvalMod eval_mod_;
     Levels levels_;

@@ -800,12 +800,26 @@ T Evaluator::apply_galois_with(const T& a, uint64_t galois, const KeySet& keys, 
         raise<MissingKey>(op, ": no Galois key for the Galois element ", galois, " (operand 'a' at ", describe(a), ")");
     }
     check.key_covers(op, *key, a, conjugation ? "conjugation key" : "Galois key");
+    return permute_and_switch(a, galois, *key);
+}
+
+template <Encrypted T> T Evaluator::permute_and_switch(const T& a, uint64_t galois, const KeySwitchKey& key) const {
+    // the Galois kernel with the identity permutation (galois = 1) is a plain key switch
     const std::vector<const uint32_t*> perms(element_count(a), ctx_->automorphism_permutation(galois).data());
-    const backend::KeySwitchKeyView view = key->view();
+    const backend::KeySwitchKeyView view = key.view();
     const std::vector<const backend::KeySwitchKeyView*> key_of(element_count(a), &view);
     T out = make_output<T>(*ctx_, output_memory(queue_), count_of(a), 2, a.level(), a.scale(), a.slots());
     queue_->apply_galois(ctx_->ring(), span_of(out), span_of(a), perms.data(), key_of.data());
     return out;
+}
+
+template <Encrypted T> T Evaluator::switch_key(const T& a, const KeySwitchKey& key, const char* op) const {
+    const Checks check(*ctx_, *queue_);
+    check.operand(op, a, "a");
+    check.size2(op, a, "a");
+    if (key.empty()) raise<MissingKey>(op, ": the switching key is empty");
+    check.key_covers(op, key, a, "switching key");
+    return permute_and_switch(a, 1, key);
 }
 
 template <Encrypted T> T Evaluator::conjugate_with(const T& a, const KeySet& keys) const {
@@ -1048,6 +1062,7 @@ std::vector<T> Evaluator::rotate_many_extended_with(const T& a, const std::vecto
     template T Evaluator::conjugate(const T&) const;                                                           \
     template void Evaluator::conjugate_inplace(T&) const;                                                      \
     template T Evaluator::apply_galois(const T&, uint64_t, const GaloisKeys&, const char*) const;              \
+    template T Evaluator::switch_key(const T&, const KeySwitchKey&, const char*) const;                       \
     template void Evaluator::multiply_accumulate(T&, const T&, const T&) const;                                \
     template void Evaluator::multiply_accumulate(T&, const T&, double) const;                                  \
     template T Evaluator::zero_like(const T&, size_t, int, double, Basis) const;                              \

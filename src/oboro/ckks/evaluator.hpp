@@ -214,6 +214,10 @@ public:
     template <Encrypted T> void conjugate_inplace(T& a) const;
     // The automorphism X -> X^galois followed by key switching (`op` names the caller in errors).
     template <Encrypted T> T apply_galois(const T& a, uint64_t galois, const GaloisKeys& keys, const char* op) const;
+    // Key switching alone: a (size 2) decryptable under the key's source secret s' comes back
+    // decryptable under its target s (KeyGenerator::switching_key; bootstrapping's switch to and
+    // from an ephemeral sparse secret). LevelMismatch when the key was made below a's level.
+    template <Encrypted T> T switch_key(const T& a, const KeySwitchKey& key, const char* op = "switch_key") const;
 
     // ---- hoisted rotations ----
     // out[i] = rotate(a, steps[i]) for every step (0 and repeats allowed), with ONE ModUp of each
@@ -243,6 +247,8 @@ private:
     template <Encrypted T> T conjugate_with(const T& a, const KeySet& keys) const;
     template <Encrypted T>
     T apply_galois_with(const T& a, uint64_t galois, const KeySet& keys, const char* op) const;
+    // X -> X^galois (1: none) then key switching with `key`, already looked up and checked.
+    template <Encrypted T> T permute_and_switch(const T& a, uint64_t galois, const KeySwitchKey& key) const;
     template <Encrypted T>
     std::vector<T> rotate_many_with(const T& a, const std::vector<int64_t>& steps, const KeySet& keys,
                                     KeySwitchCounts* counts) const;

@@ -8,6 +8,7 @@
 #include "oboro/ckks/sampling.hpp"
 #include "oboro/math/modarith.hpp"
 #include "oboro/util/error.hpp"
+#include "oboro/util/wipe.hpp"
 
 namespace oboro::ckks {
 
@@ -38,24 +39,38 @@ int checked_level(const Context& ctx, std::optional<int> level, const char* op) 
 // product P' covers every digit of Q_level in bits, as the parameters' check does for all of P
 // (Parameters::validate), or the ModDown's error (about the digit over P' times the key's noise)
 // would reach the message.
+int widest_digit_bits(const Context& ctx, int level) {
+    const std::vector<int>& q_bits = ctx.params().q_bits;
+    int digit_bits = 0;
+    for (const auto& d : ctx.ring().level(level).digits)
+        digit_bits = std::max(digit_bits, std::accumulate(q_bits.begin() + long(d.begin), q_bits.begin() + long(d.end), 0));
+    return digit_bits;
+}
+
+int bits_of_first_special(const Context& ctx, size_t count) {
+    const std::vector<int>& p_bits = ctx.params().p_bits;
+    return std::accumulate(p_bits.begin(), p_bits.begin() + long(count), 0);
+}
+
+// The fewest special primes whose product covers the digits of `level` (p_count if none do).
+size_t fewest_special(const Context& ctx, int level) {
+    const int digit_bits = widest_digit_bits(ctx, level);
+    size_t enough = 1;
+    while (enough < ctx.p_count() && bits_of_first_special(ctx, enough) < digit_bits) ++enough;
+    return enough;
+}
+
 size_t checked_special(const Context& ctx, int level, std::optional<size_t> special, const char* op) {
     const size_t k = ctx.p_count();
     if (!special) return k;
     if (*special < 1 || *special > k)
         raise<ValueError>(op, ": ", *special, " special primes; these parameters have 1..", k);
-    const std::vector<int>& q_bits = ctx.params().q_bits;
-    const std::vector<int>& p_bits = ctx.params().p_bits;
-    int digit_bits = 0;
-    for (const auto& d : ctx.ring().level(level).digits)
-        digit_bits = std::max(digit_bits, std::accumulate(q_bits.begin() + long(d.begin), q_bits.begin() + long(d.end), 0));
-    const auto bits_of_first = [&](size_t count) { return std::accumulate(p_bits.begin(), p_bits.begin() + long(count), 0); };
-    if (bits_of_first(*special) < digit_bits) {
-        size_t enough = *special;
-        while (enough < k && bits_of_first(enough) < digit_bits) ++enough;
-        raise<ValueError>(op, ": ", *special, " special prime", *special == 1 ? "" : "s", " (", bits_of_first(*special),
-                          " bits) cannot switch the ", digit_bits, "-bit digits of level ", level,
-                          " without losing the message's low bits; take at least ", enough, " at this level");
-    }
+    const int digit_bits = widest_digit_bits(ctx, level);
+    if (bits_of_first_special(ctx, *special) < digit_bits)
+        raise<ValueError>(op, ": ", *special, " special prime", *special == 1 ? "" : "s", " (",
+                          bits_of_first_special(ctx, *special), " bits) cannot switch the ", digit_bits,
+                          "-bit digits of level ", level, " without losing the message's low bits; take at least ",
+                          fewest_special(ctx, level), " at this level");
     return *special;
 }
 
@@ -143,6 +158,33 @@ KeySwitchKey KeyGenerator::switching_key(const uint64_t* s_from, std::optional<i
     }
     key.uid = new_key_uid();
     return key;
+}
+
+EncapsulationKeys KeyGenerator::encapsulation_keys(int ephemeral_hamming_weight, std::optional<int> from_level) {
+    const Context& ctx = *ctx_;
+    if (ephemeral_hamming_weight < 1 || uint64_t(ephemeral_hamming_weight) > ctx.n())
+        raise<ValueError>("encapsulation_keys: the ephemeral secret's Hamming weight ", ephemeral_hamming_weight,
+                          " is outside 1..N = ", ctx.n());
+    const int level = checked_level(ctx, from_level, "encapsulation_keys");
+    SecretKey ephemeral;
+    ephemeral.coeffs = sample_sparse_ternary(prng_, ctx.n(), ephemeral_hamming_weight);
+    ephemeral.ntt = AlignedBuffer<uint64_t>(qp_limbs(ctx) * ctx.n());
+    small_to_ntt(ephemeral.coeffs, ephemeral.ntt.data(), ctx.moduli(), ctx.ntt_tables(), qp_limbs(ctx));
+    ephemeral.context_id = ctx.id();
+    EncapsulationKeys keys;
+    keys.ephemeral_hamming_weight = ephemeral_hamming_weight;
+    keys.from_ephemeral = switching_key(ephemeral.ntt.data(), level);
+    {
+        // The key to s' is an RLWE sample under s' itself: made over the smallest modulus that
+        // switches level 0 (q_0 and the fewest special primes), where a sparse secret keeps its
+        // security (docs/security.md)
+        KeyGenerator to_sparse(ctx_, std::move(ephemeral));
+        keys.to_ephemeral = to_sparse.switching_key(sk_.ntt.data(), 0, fewest_special(ctx, 0));
+        SecretKey& s = to_sparse.sk_;
+        wipe(s.coeffs.data(), s.coeffs.size());
+        wipe(s.ntt.data(), s.ntt.size() * sizeof(uint64_t));
+    }
+    return keys;
 }
 
 math::Seed KeyGenerator::fresh_seed() {

@@ -40,6 +40,13 @@ public:
     KeySwitchKey switching_key(const uint64_t* s_from, std::optional<int> level = std::nullopt,
                                std::optional<size_t> special = std::nullopt);
 
+    // Sparse-secret encapsulation (Bossuat, Troncoso-Pastoriza and Hubaux, 2022): a fresh
+    // ephemeral secret s' with `ephemeral_hamming_weight` non-zero coefficients, and the keys
+    // that switch to it at level 0 and back from it at `from_level` (default: the top level).
+    // s' exists only inside this call and is wiped before it returns. ValueError for a weight
+    // outside 1..N.
+    EncapsulationKeys encapsulation_keys(int ephemeral_hamming_weight, std::optional<int> from_level = std::nullopt);
+
 private:
     math::Seed fresh_seed();  // from the generator's CSPRNG stream
     ContextPtr ctx_;

@@ -78,6 +78,15 @@ inline int key_level(const KeySwitchKey& key) { return int(key.qp_limbs) - int(k
 
 using RelinKey = KeySwitchKey;
 
+// The two keys of sparse-secret encapsulation (KeyGenerator::encapsulation_keys): bootstrapping
+// switches its input to an ephemeral sparse secret s' at level 0, so that ModRaise adds only
+// small integers, and back to the secret key s right after ModRaise.
+struct EncapsulationKeys {
+    KeySwitchKey to_ephemeral;    // s -> s', made at level 0 over the fewest special primes
+    KeySwitchKey from_ephemeral;  // s' -> s, made at the level ModRaise lifts to
+    int ephemeral_hamming_weight = 0;
+};
+
 // Galois keys, by Galois element (5^k mod 2N for a rotation by k, 2N-1 for conjugation).
 struct GaloisKeys {
     std::map<uint64_t, KeySwitchKey> keys;
