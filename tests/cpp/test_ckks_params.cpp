@@ -63,9 +63,48 @@ TEST(ParamsPresets, AllValidateAndDescribeThemselves) {
         expect_mentions(d, {"N=2^" + std::to_string(w.log_n), "log2(QP)=" + std::to_string(w.log_qp), "128-bit"});
     }
     const auto names = Parameters::preset_names();
-    EXPECT_EQ(names, (std::vector<std::string>{"S1", "S2", "S3", "S4"}));
+    EXPECT_EQ(names, (std::vector<std::string>{"S1", "S2", "S3", "S4", "B1", "BT"}));
     EXPECT_ERROR(ParameterError, Parameters::preset("S9"), "S9");
     EXPECT_ERROR(ParameterError, Parameters::preset(""), "preset");
+}
+
+// The bootstrappable presets: B1 within the sparse-secret bound of 2^16 (1555 bits, weight 192),
+// BT the same circuit shape in an insecure test ring.
+TEST(ParamsPresets, Bootstrappable) {
+    const Parameters b1 = Parameters::preset("B1");
+    EXPECT_NO_THROW(b1.validate());
+    EXPECT_EQ(b1.log_n, 16);
+    EXPECT_EQ(b1.secret, SecretDistribution::sparse_ternary);
+    EXPECT_EQ(b1.hamming_weight, 192);
+    EXPECT_EQ(b1.security, SecurityLevel::k128);
+    EXPECT_EQ(b1.log_qp(), 1553);
+    EXPECT_LE(b1.log_qp(), max_log_qp(b1));
+    EXPECT_EQ(max_log_qp(b1), 1555);
+    const Parameters bt = Parameters::preset("BT");
+    EXPECT_NO_THROW(bt.validate());
+    EXPECT_EQ(bt.security, SecurityLevel::none);
+    EXPECT_EQ(bt.max_level(), b1.max_level() - 8);  // 8 fewer residual levels, the same circuit levels
+    EXPECT_NE(bt.describe().find("INSECURE"), std::string::npos);
+}
+
+// A sparse secret is checked against the sparse bound (weight >= 192, 128-bit) or refused with a
+// message that says what is known; security none is explicit.
+TEST(ParamsSecurity, SparseSecretBound) {
+    Parameters p = Parameters::preset("B1");
+    p.q_bits.push_back(40);  // 1593 bits: within the ternary table, above the sparse bound
+    EXPECT_LE(p.log_qp(), max_log_qp(16, SecurityLevel::k128));
+    EXPECT_ERROR(ParameterError, p.validate(), "1555", "sparse");
+    p.q_bits.pop_back();
+    p.hamming_weight = 64;  // no bound known for this weight
+    EXPECT_ERROR(ParameterError, p.validate(), "hamming_weight 64", "none");
+    p.security = SecurityLevel::none;
+    EXPECT_NO_THROW(p.validate());
+    p.hamming_weight = 192;
+    p.security = SecurityLevel::k192;  // no 192-bit sparse bound
+    EXPECT_ERROR(ParameterError, p.validate(), "192-bit");
+    EXPECT_EQ(max_log_q_sparse_sample(16, 32), 121);
+    EXPECT_EQ(max_log_q_sparse_sample(15, 32), 0);
+    EXPECT_EQ(max_log_q_sparse_sample(16, 16), 0);
 }
 
 TEST(ParamsPresets, EffectiveDnum) {
@@ -240,6 +279,7 @@ TEST(ParamsMalformed, Dnum) {
 TEST(ParamsMalformed, SparseTernaryHammingWeight) {
     Parameters p = small();
     p.secret = SecretDistribution::sparse_ternary;
+    p.security = SecurityLevel::none;  // no sparse bound at 2^12 (ParamsSecurity.SparseSecretBound)
     for (int h : {0, -3, int(p.n()) + 1}) {
         p.hamming_weight = h;
         EXPECT_ERROR(ParameterError, p.validate(), "hamming_weight", std::to_string(h));

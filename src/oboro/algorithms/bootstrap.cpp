@@ -4,6 +4,8 @@
 #include <cmath>
 #include <map>
 #include <memory>
+#include <numeric>
+#include <string>
 
 #include "oboro/algorithms/level_plaintexts.hpp"
 #include "oboro/algorithms/requirements.hpp"
@@ -44,6 +46,21 @@ double integer_bound(const ckks::Context& ctx, const BootstrapConfig& c) {
     if (c.ephemeral_hamming_weight < 1 || c.ephemeral_hamming_weight > kMaxModRaiseWeight)
         raise<ParameterError>("Bootstrapper: the ephemeral secret's Hamming weight ", c.ephemeral_hamming_weight,
                               " must be in 1..", kMaxModRaiseWeight);
+    // the key to the ephemeral secret is an RLWE sample under it over q_0 and the fewest special
+    // primes: its modulus must keep the sparse secret's security (docs/security.md)
+    if (p.security != ckks::SecurityLevel::none) {
+        const size_t special = ckks::fewest_special_primes(ctx, 0);
+        const int bits = std::accumulate(p.p_bits.begin(), p.p_bits.begin() + long(special), p.q_bits[0]);
+        const int limit = ckks::max_log_q_sparse_sample(p.log_n, c.ephemeral_hamming_weight);
+        if (bits > limit)
+            raise<ParameterError>("Bootstrapper: the key to the ephemeral secret of Hamming weight ",
+                                  c.ephemeral_hamming_weight, " spans q_0 and ", special, " special prime",
+                                  special == 1 ? "" : "s", " (", bits, " bits), ",
+                                  limit ? "above the " + std::to_string(limit) + "-bit bound"
+                                        : std::string("where no bound is known"),
+                                  " of 128-bit security at N = 2^", p.log_n,
+                                  " (docs/security.md); use a weight >= 32, a smaller q_0 or a larger ring");
+    }
     return c.ephemeral_hamming_weight / 2.0;
 }
 

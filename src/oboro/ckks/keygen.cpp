@@ -52,13 +52,16 @@ int bits_of_first_special(const Context& ctx, size_t count) {
     return std::accumulate(p_bits.begin(), p_bits.begin() + long(count), 0);
 }
 
-// The fewest special primes whose product covers the digits of `level` (p_count if none do).
-size_t fewest_special(const Context& ctx, int level) {
+}  // namespace
+
+size_t fewest_special_primes(const Context& ctx, int level) {
     const int digit_bits = widest_digit_bits(ctx, level);
     size_t enough = 1;
     while (enough < ctx.p_count() && bits_of_first_special(ctx, enough) < digit_bits) ++enough;
     return enough;
 }
+
+namespace {
 
 size_t checked_special(const Context& ctx, int level, std::optional<size_t> special, const char* op) {
     const size_t k = ctx.p_count();
@@ -70,7 +73,7 @@ size_t checked_special(const Context& ctx, int level, std::optional<size_t> spec
         raise<ValueError>(op, ": ", *special, " special prime", *special == 1 ? "" : "s", " (",
                           bits_of_first_special(ctx, *special), " bits) cannot switch the ", digit_bits,
                           "-bit digits of level ", level, " without losing the message's low bits; take at least ",
-                          fewest_special(ctx, level), " at this level");
+                          fewest_special_primes(ctx, level), " at this level");
     return *special;
 }
 
@@ -179,7 +182,7 @@ EncapsulationKeys KeyGenerator::encapsulation_keys(int ephemeral_hamming_weight,
         // switches level 0 (q_0 and the fewest special primes), where a sparse secret keeps its
         // security (docs/security.md)
         KeyGenerator to_sparse(ctx_, std::move(ephemeral));
-        keys.to_ephemeral = to_sparse.switching_key(sk_.ntt.data(), 0, fewest_special(ctx, 0));
+        keys.to_ephemeral = to_sparse.switching_key(sk_.ntt.data(), 0, fewest_special_primes(ctx, 0));
         SecretKey& s = to_sparse.sk_;
         wipe(s.coeffs.data(), s.coeffs.size());
         wipe(s.ntt.data(), s.ntt.size() * sizeof(uint64_t));

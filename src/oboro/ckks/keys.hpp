@@ -73,6 +73,9 @@ uint64_t new_key_uid();
 // do); with fewer special primes it is smaller again, where P' still exceeds the digits of Q_level.
 // The moduli of its limbs, in order.
 std::vector<math::Modulus> key_basis(const Context& ctx, int level, size_t special);
+// The fewest special primes whose product covers every key-switching digit of `level` in bits
+// (a key at that level over fewer loses the message's low bits; p_count when none do).
+size_t fewest_special_primes(const Context& ctx, int level);
 // The level a key was made at (from its limb counts).
 inline int key_level(const KeySwitchKey& key) { return int(key.qp_limbs) - int(key.special) - 1; }
 

@@ -35,6 +35,28 @@ int max_log_qp(int log_n, SecurityLevel level) {
     return 0;
 }
 
+int max_log_qp(const Parameters& p) {
+    if (p.secret == SecretDistribution::ternary) return max_log_qp(p.log_n, p.security);
+    // Sparse ternary, weight >= 192, 128-bit: the largest modulus the lattice estimator (through
+    // SparseLWEkit) puts above 128 bits, against the hybrid attacks that exploit sparsity: 2^15:
+    // 777 bits (132.6), 2^16: 1555 (133.8), 2^17: 3104 (135.7). A heavier secret is at least as
+    // secure; a dense one is bounded by the ternary table.
+    if (p.security != SecurityLevel::k128 || p.hamming_weight < 192) return 0;
+    const int dense = max_log_qp(p.log_n, p.security);
+    switch (p.log_n) {
+        case 15: return std::min(dense, 777);
+        case 16: return std::min(dense, 1555);
+        case 17: return std::min(dense, 3104);
+        default: return 0;
+    }
+}
+
+int max_log_q_sparse_sample(int log_n, int h) {
+    // the lattice estimator gives 171.9 bits at N = 2^16, h = 32, log q = 121 (SparseLWEkit);
+    // a larger N or weight only adds security
+    return log_n >= 16 && h >= 32 ? 121 : 0;
+}
+
 const char* to_string(SecurityLevel level) {
     switch (level) {
         case SecurityLevel::k128: return "128-bit";
@@ -104,14 +126,20 @@ void Parameters::validate() const {
     if (scale != 0 && !(std::isfinite(scale) && scale >= 1))
         raise<ParameterError>("parameters: scale ", scale, " must be a finite number >= 1 (or 0 for the default)");
     if (security != SecurityLevel::none) {
-        const int limit = max_log_qp(log_n, security);
+        const int limit = max_log_qp(*this);
+        if (limit == 0 && secret == SecretDistribution::sparse_ternary)
+            raise<ParameterError>("parameters: no ", to_string(security), " bound is known for a sparse secret of "
+                                  "hamming_weight ", hamming_weight, " at N = 2^", log_n,
+                                  " (known: 128-bit, weight >= 192, N = 2^15 .. 2^17; docs/security.md); use a "
+                                  "uniform ternary secret or set security to none explicitly");
         if (limit == 0)
             raise<ParameterError>("parameters: the HE standard gives no ", to_string(security), " bound for N = 2^",
                                   log_n, "; use a larger N or set security to none explicitly");
         if (log_qp() > limit)
             raise<ParameterError>("parameters: log2(QP) = ", log_qp(), " bits exceeds the ", to_string(security),
                                   " security limit of ", limit, " bits for N = 2^", log_n,
-                                  " (HE standard); use fewer or smaller primes, a larger N, or set security to "
+                                  secret == SecretDistribution::sparse_ternary ? " (sparse secret)" : " (HE standard)",
+                                  "; use fewer or smaller primes, a larger N, or set security to "
                                   "none explicitly");
     }
 }
@@ -127,14 +155,33 @@ Parameters Parameters::preset(const std::string& name) {
     } else if (name == "S4") {  // paper 002 (deep): N=65536, {60, 20 x 40}, 6 x 60-bit special primes, dnum 3
         p.log_n = 16; p.q_bits = std::vector<int>(21, 40); p.q_bits[0] = 60; p.p_bits = std::vector<int>(6, 60);
         p.dnum = 3;
+    } else if (name == "B1" || name == "BT") {
+        // Bootstrappable: the residual levels {60, 40 x L} (q_0 of 60 bits keeps the message 2^13
+        // below it at a 2^47 scale), SlotsToCoeffs 3 x 45, EvalMod 9 x 60 (a cosine of degree
+        // about 60 and 3 double angles, for the ephemeral secret of weight 32), CoeffsToSlots
+        // 3 x 58; a sparse secret key of weight 192 (its rescaling noise is 4 bits below a dense
+        // one's), checked against the sparse bound of 1555 bits at 2^16.
+        const bool test = name == "BT";
+        p.log_n = test ? 12 : 16;
+        p.q_bits = {60};
+        p.q_bits.insert(p.q_bits.end(), test ? 2 : 10, 40);
+        p.q_bits.insert(p.q_bits.end(), 3, 45);
+        p.q_bits.insert(p.q_bits.end(), 9, 60);
+        p.q_bits.insert(p.q_bits.end(), 3, 58);
+        // digits of 4 primes (at most 240 bits) under P = 244 bits
+        p.p_bits = {61, 61, 61, 61};
+        p.dnum = test ? 5 : 7;
+        p.secret = SecretDistribution::sparse_ternary;
+        p.hamming_weight = 192;
+        if (test) p.security = SecurityLevel::none;
     } else {
-        raise<ParameterError>("parameters: unknown preset '", name, "' (known: S1, S2, S3, S4)");
+        raise<ParameterError>("parameters: unknown preset '", name, "' (known: S1, S2, S3, S4, B1, BT)");
     }
     p.scale = 0x1p40;
     return p;
 }
 
-std::vector<std::string> Parameters::preset_names() { return {"S1", "S2", "S3", "S4"}; }
+std::vector<std::string> Parameters::preset_names() { return {"S1", "S2", "S3", "S4", "B1", "BT"}; }
 
 std::string Parameters::describe() const {
     std::ostringstream os;

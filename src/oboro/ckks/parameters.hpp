@@ -30,7 +30,9 @@ struct Parameters {
     // Throws ParameterError with a message that says what is wrong and what the limit is.
     void validate() const;
 
-    // The reference sets of the papers (see docs/parameters.md): "S1", "S2", "S3", "S4".
+    // The reference sets of the papers (see docs/parameters.md): "S1", "S2", "S3", "S4"; the
+    // bootstrappable "B1" (N = 2^16, 10 levels of 40 bits left after bootstrapping, 128-bit) and
+    // "BT" (N = 2^12, test-only: INSECURE, the same circuit shape in a small ring).
     static Parameters preset(const std::string& name);
     static std::vector<std::string> preset_names();
 
@@ -40,6 +42,14 @@ struct Parameters {
 // Maximum log2(Q*P) for 128/192/256-bit security with a ternary secret, from the
 // HomomorphicEncryption.org standard (classical attacks). Returns 0 where the table has no entry.
 int max_log_qp(int log_n, SecurityLevel level);
+// The same for the secret distribution of `p` (the ternary table above for a uniform ternary
+// secret; for a sparse one, the lattice-estimator figures of docs/security.md, which exist for
+// 128-bit security and Hamming weight >= 192 only). 0 where no bound is known.
+int max_log_qp(const Parameters& p);
+// The largest log2 of the modulus of an RLWE sample under a sparse secret of Hamming weight h that
+// keeps 128-bit security at N = 2^log_n (docs/security.md; bootstrapping's key to its ephemeral
+// secret): 121 bits for h >= 32 and N >= 2^16, 0 where no bound is known.
+int max_log_q_sparse_sample(int log_n, int h);
 
 const char* to_string(SecurityLevel level);
 
