@@ -1,0 +1,198 @@
+// Bootstrapping: set-up (the bootstrapper's matrices, key generation and the keys' size), the time
+// of one bootstrap (median over repeated runs) and its precision in bits (-log2 of the largest
+// error over the slots, worst of the runs, values uniform in the unit disk), per preset and slot
+// count, with the process's peak memory. Writes JSON and Markdown with machine and date.
+//
+//   bench_bootstrap [--presets B1] [--slots 32768,16] [--runs 3] [--json FILE] [--markdown FILE]
+//   bench_bootstrap --quick          # BT (insecure test ring), full slots, one run: a smoke test
+#include <chrono>
+#include <cmath>
+#include <complex>
+#include <cstdio>
+#include <fstream>
+#include <optional>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "bench_util.hpp"
+#include "oboro/algorithms/bootstrap.hpp"
+#include "oboro/ckks/encoder.hpp"
+#include "oboro/ckks/encryptor.hpp"
+#include "oboro/ckks/evaluator.hpp"
+#include "oboro/ckks/keygen.hpp"
+#include "oboro/util/parallel.hpp"
+
+using namespace oboro;
+using namespace oboro::ckks;
+using namespace oboro::algorithms;
+using cplx = std::complex<double>;
+
+namespace {
+
+struct Row {
+    std::string preset;
+    size_t slots = 0;
+    int depth = 0, output_level = 0, keys = 0;
+    bool encapsulates = false;
+    double key_gib = 0, setup_s = 0, keygen_s = 0, model_bits = 0, bits = 0, peak_gib = 0;
+    bench::Timing time;
+};
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// The peak resident memory of this process so far (VmHWM), GiB.
+double peak_gib() {
+    std::ifstream in("/proc/self/status");
+    std::string line;
+    while (std::getline(in, line))
+        if (line.rfind("VmHWM:", 0) == 0) return std::stod(line.substr(6)) / (1024.0 * 1024.0);
+    return 0;
+}
+
+double key_gib(const BootstrapKeys& bk) {
+    double words = 0;
+    for (const auto& [g, key] : bk.galois.keys) words += double(key.data.size());
+    if (bk.encapsulation) words += double(bk.encapsulation->to_ephemeral.data.size() + bk.encapsulation->from_ephemeral.data.size());
+    return words * 8 / (1024.0 * 1024.0 * 1024.0);
+}
+
+double bits_of(const std::vector<cplx>& got, const std::vector<cplx>& want) {
+    double err = 0;
+    for (size_t i = 0; i < want.size(); ++i) err = std::max(err, std::abs(got[i] - want[i]));
+    return err == 0 ? 60.0 : -std::log2(err);
+}
+
+Row run(const std::string& preset, std::optional<size_t> slots_opt, int runs) {
+    using clock = std::chrono::steady_clock;
+    Row row;
+    row.preset = preset;
+    auto ctx = Context::create(Parameters::preset(preset));
+    const size_t slots = slots_opt.value_or(ctx->max_slots());
+    row.slots = slots;
+    std::fprintf(stderr, "[%s, %zu slots] the bootstrapper's matrices...\n", preset.c_str(), slots);
+    auto t0 = clock::now();
+    BootstrapConfig config;
+    config.slots = slots;
+    const Bootstrapper boot(ctx, config);
+    row.setup_s = seconds_since(t0);
+    row.depth = boot.depth();
+    row.output_level = boot.output_level();
+    row.model_bits = boot.precision_bits();
+    row.encapsulates = boot.encapsulates();
+    std::fprintf(stderr, "[%s, %zu slots] keys (%zu Galois keys)...\n", preset.c_str(), slots,
+                 boot.galois_key_levels().size());
+    t0 = clock::now();
+    KeyGenerator keygen(ctx);
+    const PublicKey pk = keygen.public_key();
+    const RelinKey rk = keygen.relin_key();
+    const BootstrapKeys bk = boot.generate_keys(keygen);
+    row.keygen_s = seconds_since(t0);
+    row.keys = int(bk.galois.keys.size()) + (bk.encapsulation ? 2 : 0);
+    row.key_gib = key_gib(bk);
+    const KeyRefs key_set(&rk, &bk.galois);
+    const Evaluator eval = Evaluator(ctx).with_keys(key_set);
+    Encoder enc(ctx);
+    Encryptor encryptor(ctx, pk);
+    Decryptor dec(ctx, keygen.secret_key());
+    std::mt19937_64 gen(11);  // inputs only
+    std::uniform_real_distribution<double> angle(0, 2 * M_PI), radius(0, 1);
+    std::vector<cplx> values(slots);
+    for (auto& v : values) v = std::polar(std::sqrt(radius(gen)), angle(gen));
+    const Ciphertext in = encryptor.encrypt(enc.encode(values, 0, std::nullopt, slots));
+    row.bits = 60;
+    std::vector<double> us;
+    for (int r = 0; r < runs; ++r) {
+        std::fprintf(stderr, "[%s, %zu slots] bootstrap %d/%d...\n", preset.c_str(), slots, r + 1, runs);
+        t0 = clock::now();
+        const Ciphertext out = boot.bootstrap(CountedOps(eval, nullptr), in, bk);
+        us.push_back(seconds_since(t0) * 1e6);
+        row.bits = std::min(row.bits, bits_of(dec.decrypt_decode(out, enc), values));
+    }
+    row.time = bench::timing_of(us);
+    row.peak_gib = peak_gib();
+    std::fprintf(stderr, "[%s, %zu slots] %.2f s, %.1f bits, %d levels left\n", preset.c_str(), slots,
+                 row.time.median_us / 1e6, row.bits, row.output_level);
+    return row;
+}
+
+void write_json(const std::string& path, const std::vector<Row>& rows, int runs) {
+    std::ofstream os(path);
+    os << "{\"benchmark\": \"bootstrap\", \"machine\": " << bench::machine_json() << ", \"threads\": "
+       << oboro::num_threads() << ", \"runs\": " << runs << ", \"rows\": [\n";
+    for (size_t i = 0; i < rows.size(); ++i) {
+        const Row& r = rows[i];
+        os << "  {\"preset\": \"" << r.preset << "\", \"slots\": " << r.slots << ", \"depth\": " << r.depth
+           << ", \"output_level\": " << r.output_level << ", \"encapsulates\": " << (r.encapsulates ? "true" : "false")
+           << ", \"setup_s\": " << r.setup_s << ", \"keygen_s\": " << r.keygen_s << ", \"keys\": " << r.keys
+           << ", \"key_gib\": " << r.key_gib << ", \"bootstrap_median_s\": " << r.time.median_us / 1e6
+           << ", \"bootstrap_min_s\": " << r.time.min_us / 1e6 << ", \"precision_bits\": " << r.bits
+           << ", \"model_bits\": " << r.model_bits << ", \"peak_gib\": " << r.peak_gib << "}"
+           << (i + 1 < rows.size() ? "," : "") << "\n";
+    }
+    os << "]}\n";
+}
+
+void write_markdown(const std::string& path, const std::vector<Row>& rows, int runs) {
+    std::ofstream os(path);
+    os << "# Bootstrapping\n\nWritten by `bench_bootstrap` (bench/bench_bootstrap.cpp) on " << bench::cpu_model()
+       << ", " << oboro::num_threads() << " thread" << (oboro::num_threads() == 1 ? "" : "s") << ", "
+       << bench::utc_now() << ". Time: the median of " << runs
+       << " bootstraps; precision: -log2 of the largest error over the slots, worst of the runs, values uniform in "
+          "the unit disk; peak: the process's peak resident memory after the row.\n\n"
+       << "| preset | slots | levels used | levels left | bootstrap (s) | precision (bits) | set-up (s) | "
+          "key generation (s) | keys | keys (GiB) | peak (GiB) |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
+    char buf[512];
+    for (const Row& r : rows) {
+        std::snprintf(buf, sizeof buf, "| %s | %zu | %d | %d | %.2f | %.1f | %.1f | %.1f | %d | %.2f | %.1f |\n",
+                      r.preset.c_str(), r.slots, r.depth, r.output_level, r.time.median_us / 1e6, r.bits, r.setup_s,
+                      r.keygen_s, r.keys, r.key_gib, r.peak_gib);
+        os << buf;
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::vector<std::string> presets = {"B1"};
+    std::vector<std::optional<size_t>> slots = {std::nullopt};
+    int runs = 3;
+    std::string json, markdown;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--quick") {
+            presets = {"BT"};
+            runs = 1;
+        } else if (a == "--presets") {
+            presets = bench::split(bench::option_value(argc, argv, i), ',');
+        } else if (a == "--slots") {
+            slots.clear();
+            for (const auto& s : bench::split(bench::option_value(argc, argv, i), ',')) slots.push_back(std::stoul(s));
+        } else if (a == "--runs") {
+            runs = std::max(1, std::stoi(bench::option_value(argc, argv, i)));
+        } else if (a == "--json") {
+            json = bench::option_value(argc, argv, i);
+        } else if (a == "--markdown") {
+            markdown = bench::option_value(argc, argv, i);
+        } else {
+            std::fprintf(stderr, "usage: bench_bootstrap [--quick] [--presets B1] [--slots 32768,16] [--runs 3] "
+                                 "[--json FILE] [--markdown FILE]\n");
+            return 2;
+        }
+    }
+    std::vector<Row> rows;
+    for (const auto& p : presets)
+        for (const auto& s : slots) rows.push_back(run(p, s, runs));
+    std::printf("%-6s %7s %6s %6s %10s %9s %9s %8s %6s %9s %9s\n", "preset", "slots", "used", "left", "boot_s", "bits",
+                "setup_s", "keygen_s", "keys", "keys_GiB", "peak_GiB");
+    for (const Row& r : rows)
+        std::printf("%-6s %7zu %6d %6d %10.2f %9.1f %9.1f %8.1f %6d %9.2f %9.1f\n", r.preset.c_str(), r.slots, r.depth,
+                    r.output_level, r.time.median_us / 1e6, r.bits, r.setup_s, r.keygen_s, r.keys, r.key_gib,
+                    r.peak_gib);
+    if (!json.empty()) write_json(json, rows, runs);
+    if (!markdown.empty()) write_markdown(markdown, rows, runs);
+    return 0;
+}
