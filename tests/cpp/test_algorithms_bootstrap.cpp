@@ -221,9 +221,9 @@ TEST(Bootstrap, ClearErrors) {
     EXPECT_THROW(boot.bootstrap(CountedOps(eval, nullptr), ct, no_conj), MissingKey);
     const KeyRefs galois_only(gk);
     EXPECT_THROW(boot.bootstrap(CountedOps(k.eval->with_keys(galois_only), nullptr), ct, setup.bk), MissingKey);
-    // another slot count, a scale too large for the message ratio
+    // more slots than the bootstrapper's, a scale too large for the message ratio
     EXPECT_THROW(
-        boot.bootstrap(CountedOps(eval, nullptr), k.encrypt(random_complex(8, 1.0, 1), 0, true, 8), setup.bk),
+        boot.bootstrap(CountedOps(eval, nullptr), k.encrypt(random_complex(32, 1.0, 1), 0, true, 32), setup.bk),
         ValueError);
     const Ciphertext big = k.pk_encryptor->encrypt(k.encoder->encode(random_complex(16, 1.0, 1), 0, 0x1p52, 16));
     EXPECT_THROW(boot.bootstrap(CountedOps(eval, nullptr), big, setup.bk), ValueError);
@@ -234,6 +234,10 @@ TEST(Bootstrap, ClearErrors) {
     BootstrapConfig heavy;
     heavy.ephemeral_hamming_weight = 65;
     EXPECT_THROW(Bootstrapper(Context::create(dense), heavy), ParameterError);
+    // an ephemeral secret too light for the 128-bit bound of its key (B1: q_0 p_0 = 121 bits)
+    BootstrapConfig light;
+    light.ephemeral_hamming_weight = 16;
+    EXPECT_THROW(Bootstrapper(Context::create(Parameters::preset("B1")), light), ParameterError);
     Parameters shallow = bootstrap_test_parameters();
     shallow.q_bits.resize(10);
     EXPECT_THROW(Bootstrapper(Context::create(shallow)), ParameterError);
@@ -296,6 +300,16 @@ TEST(Evaluator, SwitchKeyMovesACiphertextToAnotherSecret) {
     const KeySwitchKey low = k.keygen->switching_key(other.secret_key().ntt.data(), 2);
     EXPECT_THROW(k.eval->switch_key(ct, low), LevelMismatch);
     EXPECT_THROW(k.eval->switch_key(ct, KeySwitchKey{}), MissingKey);
+}
+
+// A ciphertext of fewer slots goes through a bootstrapper of more: its values repeat in the larger
+// layout, and it comes back with its own slot count.
+TEST(Bootstrap, FewerSlotsThanTheBootstrapper) {
+    const BootSetup setup(64);
+    const std::vector<cplx> values = random_complex(8, 1.0, 21);
+    const Ciphertext out = setup.run(setup.k.encrypt(values, 0, true, 8));
+    EXPECT_EQ(out.slots(), 8u);
+    EXPECT_GT(precision_bits(setup.k.decrypt(out), values), 21);
 }
 
 TEST(Bootstrap, KeyLevelsCoverEveryStep) {

@@ -221,7 +221,12 @@ T Bootstrapper::bootstrap(const CountedOps& ops, const T& x, const BootstrapKeys
     const ckks::Evaluator& eval = ops.eval();
     const ckks::Context& ctx = *ctx_;
     const ckks::GaloisKeys& keys = bk.galois;
-    require_layout(op, x, "x", n_, "bootstrapper's");
+    if (x.size() != 2) raise<ValueError>(op, ": the input has size ", x.size(), "; relinearize it first");
+    // fewer slots m | n: the message lies in the subring of m slots, inside that of n, and reads
+    // as n slots repeating with period m
+    if (x.slots() > n_ || n_ % x.slots() != 0)
+        raise<ValueError>(op, ": the input has ", x.slots(), " slots; this bootstrapper takes ", n_,
+                          " or a power of two below (make one with slots = ", x.slots(), ")");
     require_rotation_keys(op, ctx, keys, rotation_steps(), "Bootstrapper::rotation_steps");
     if (!keys.has(ctx.conjugation_element()))
         raise<MissingKey>(op, ": the conjugation key is missing (generate the Galois keys with conjugation)");
@@ -242,6 +247,7 @@ T Bootstrapper::bootstrap(const CountedOps& ops, const T& x, const BootstrapKeys
 
     // the message at scale just below q_0 / 2^ratio: the integer multiple keeps every bit
     T a = x.level() > 0 ? eval.drop_to_level(x, 0) : x;
+    a.set_slots(n_);
     const double factor = std::floor(message_scale_target() / a.scale());
     if (factor >= 2) {
         eval.multiply_integer_inplace(a, int64_t(factor));
@@ -276,7 +282,7 @@ T Bootstrapper::bootstrap(const CountedOps& ops, const T& x, const BootstrapKeys
     }
     T out = stc_.apply(ops, std::move(w), keys);
     out.set_scale(ctx.standard_scale(l.out));
-    out.set_slots(n_);
+    out.set_slots(x.slots());
     return out;
 }
 

@@ -98,8 +98,8 @@ public:
     // than keys of the top level), and the encapsulation keys when encapsulates().
     BootstrapKeys generate_keys(ckks::KeyGenerator& keygen) const;
 
-    // The bootstrap of x (size 2, any level; `slots()` slots): same values, at output_level() and
-    // the standard scale of that level. ops: an evaluator whose key set has the relinearization
+    // The bootstrap of x (size 2, any level; `slots()` slots, or fewer: a power of two below, at
+    // the cost of slots()): same values, at output_level() and the standard scale of that level. ops: an evaluator whose key set has the relinearization
     // key; keys: generate_keys()'s (MissingKey names what is missing).
     template <ckks::Encrypted T> T bootstrap(const CountedOps& ops, const T& x, const BootstrapKeys& keys) const;
 
