@@ -3,7 +3,8 @@
 // error over the slots, worst of the runs, values uniform in the unit disk), per preset and slot
 // count, with the process's peak memory. Writes JSON and Markdown with machine and date.
 //
-//   bench_bootstrap [--presets B1] [--slots 32768,16] [--runs 3] [--json FILE] [--markdown FILE]
+//   bench_bootstrap [--presets B1] [--slots 32768,16] [--runs 3] [--message-ratio BITS] [--json FILE]
+//                   [--markdown FILE]
 //   bench_bootstrap --quick          # BT (insecure test ring), full slots, one run: a smoke test
 #include <chrono>
 #include <cmath>
@@ -34,7 +35,7 @@ namespace {
 struct Row {
     std::string preset;
     size_t slots = 0;
-    int depth = 0, output_level = 0, keys = 0;
+    int depth = 0, output_level = 0, keys = 0, message_ratio_bits = 0;
     bool encapsulates = false;
     double key_gib = 0, setup_s = 0, keygen_s = 0, model_bits = 0, bits = 0, peak_gib = 0;
     bench::Timing time;
@@ -66,7 +67,7 @@ double bits_of(const std::vector<cplx>& got, const std::vector<cplx>& want) {
     return err == 0 ? 60.0 : -std::log2(err);
 }
 
-Row run(const std::string& preset, std::optional<size_t> slots_opt, int runs) {
+Row run(const std::string& preset, std::optional<size_t> slots_opt, int runs, std::optional<int> ratio) {
     using clock = std::chrono::steady_clock;
     Row row;
     row.preset = preset;
@@ -77,6 +78,8 @@ Row run(const std::string& preset, std::optional<size_t> slots_opt, int runs) {
     auto t0 = clock::now();
     BootstrapConfig config;
     config.slots = slots;
+    if (ratio) config.message_ratio_bits = *ratio;
+    row.message_ratio_bits = config.message_ratio_bits;
     const Bootstrapper boot(ctx, config);
     row.setup_s = seconds_since(t0);
     row.depth = boot.depth();
@@ -126,7 +129,7 @@ void write_json(const std::string& path, const std::vector<Row>& rows, int runs)
     for (size_t i = 0; i < rows.size(); ++i) {
         const Row& r = rows[i];
         os << "  {\"preset\": \"" << r.preset << "\", \"slots\": " << r.slots << ", \"depth\": " << r.depth
-           << ", \"output_level\": " << r.output_level << ", \"encapsulates\": " << (r.encapsulates ? "true" : "false")
+           << ", \"output_level\": " << r.output_level << ", \"message_ratio_bits\": " << r.message_ratio_bits << ", \"encapsulates\": " << (r.encapsulates ? "true" : "false")
            << ", \"setup_s\": " << r.setup_s << ", \"keygen_s\": " << r.keygen_s << ", \"keys\": " << r.keys
            << ", \"key_gib\": " << r.key_gib << ", \"bootstrap_median_s\": " << r.time.median_us / 1e6
            << ", \"bootstrap_min_s\": " << r.time.min_us / 1e6 << ", \"precision_bits\": " << r.bits
@@ -160,6 +163,7 @@ int main(int argc, char** argv) {
     std::vector<std::string> presets = {"B1"};
     std::vector<std::optional<size_t>> slots = {std::nullopt};
     int runs = 3;
+    std::optional<int> ratio;
     std::string json, markdown;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
@@ -173,19 +177,21 @@ int main(int argc, char** argv) {
             for (const auto& s : bench::split(bench::option_value(argc, argv, i), ',')) slots.push_back(std::stoul(s));
         } else if (a == "--runs") {
             runs = std::max(1, std::stoi(bench::option_value(argc, argv, i)));
+        } else if (a == "--message-ratio") {
+            ratio = std::stoi(bench::option_value(argc, argv, i));
         } else if (a == "--json") {
             json = bench::option_value(argc, argv, i);
         } else if (a == "--markdown") {
             markdown = bench::option_value(argc, argv, i);
         } else {
             std::fprintf(stderr, "usage: bench_bootstrap [--quick] [--presets B1] [--slots 32768,16] [--runs 3] "
-                                 "[--json FILE] [--markdown FILE]\n");
+                                 "[--message-ratio BITS] [--json FILE] [--markdown FILE]\n");
             return 2;
         }
     }
     std::vector<Row> rows;
     for (const auto& p : presets)
-        for (const auto& s : slots) rows.push_back(run(p, s, runs));
+        for (const auto& s : slots) rows.push_back(run(p, s, runs, ratio));
     std::printf("%-6s %7s %6s %6s %10s %9s %9s %8s %6s %9s %9s\n", "preset", "slots", "used", "left", "boot_s", "bits",
                 "setup_s", "keygen_s", "keys", "keys_GiB", "peak_GiB");
     for (const Row& r : rows)

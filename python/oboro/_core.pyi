@@ -253,11 +253,13 @@ class Context:
         The rotation steps that have Galois keys (sorted). In automatic mode other steps are composed from these where possible (e.g. 3 = 4 - 1).
         """
 
-    def keygen(self, rotations: Sequence[int] | None = None, conjugation: bool = False, relin: bool = True) -> Context:
+    def keygen(self, rotations: Sequence[int] | None = None, conjugation: bool = False, relin: bool = True, bootstrap: bool | int | Sequence[int] = False) -> Context:
         """
         Generates keys and stores them in the context; returns the context.
 
         The first call draws the secret key and the public key. Each call then adds the relinearization key (relin=True; needed by ct * ct), the Galois keys of the rotation steps and, if conjugation=True, of complex conjugation; keys that exist are kept. rotations=None means the signed powers of two +-1, +-2, +-4, ..., +-slots/2: every rotation is then available in automatic mode as a sum of at most about log2(slots)/2 of them (signed binary decomposition), at the memory cost of 2*log2(slots) - 1 keys (about 20 MB at S1, 0.14 GB at S2, 0.6 GB at S3, 2.5 GB at S4: with large parameters pass the steps you need). Pass an explicit list (possibly empty) to generate only those steps. A context made by public() cannot generate keys (MissingKey).
+
+        bootstrap=True also makes the keys of bootstrapping ciphertexts of every slot count (ct.bootstrap()); an int or a list of ints makes them for those slot counts (a power of two: a bootstrapper of n slots also takes ciphertexts of fewer, at its cost). It needs bootstrappable parameters (the preset 'B1', or 'BT' for tests) and takes time and memory: about 50 keys, several GB at N = 2^16 (see docs/bootstrapping.md and bootstrap_info()).
         """
 
     def public(self) -> Context:
@@ -360,6 +362,11 @@ class Context:
     def sum_rotations(self, slots: int | None = None, block: int | None = None, stride: int | None = None, count: int | None = None, strategy: str = 'auto', h: int | None = None) -> list[int]:
         """
         The rotation steps whose keys Ciphertext.sum(...) needs with these arguments, for keygen(rotations=...). slots: the ciphertexts' slot count (default: all slots of the context). 'auto' lists the keys of the cost model's h at the top level.
+        """
+
+    def bootstrap_info(self, slots: int | None = None) -> dict[str, Any]:
+        """
+        What bootstrapping ciphertexts of `slots` slots (default all) does with these parameters: slots, depth (levels consumed), output_level (levels left), max_input_scale, precision_bits (the model's bound before noise), rotation_steps, galois_keys (the number of keys), encapsulates (a sparse ephemeral secret is used for ModRaise), has_keys (keygen(bootstrap=...) made them). ParameterError when the parameters cannot bootstrap, with the reason.
         """
 
     def encrypt_batch(self, values: numpy.typing.ArrayLike, level: int | None = None, scale: float | None = None, slots: int | None = None, device: str = 'cpu') -> Batch:
@@ -530,6 +537,11 @@ class Ciphertext:
 
     def square(self) -> Ciphertext:
         """self * self (one level)."""
+
+    def bootstrap(self) -> Ciphertext:
+        """
+        The same values with the levels back: bootstrapping (ModRaise, CoeffsToSlots, EvalMod, SlotsToCoeffs). The input may be at any level and needs |values| <= 1 for the stated precision (larger values lose precision quadratically, and the scale is checked: ValueError when it is too large); the result is at ctx.bootstrap_info()['output_level'] and that level's standard scale. Needs ctx.keygen(bootstrap=True) (MissingKey otherwise) and bootstrappable parameters (preset 'B1').
+        """
 
     def __rmatmul__(self, matrix: numpy.typing.ArrayLike | PlainMatrix, /) -> Ciphertext:
         """
@@ -838,6 +850,11 @@ class Batch:
 
     def square(self) -> Batch:
         """self * self (one level)."""
+
+    def bootstrap(self) -> Batch:
+        """
+        The same values with the levels back: bootstrapping (ModRaise, CoeffsToSlots, EvalMod, SlotsToCoeffs). The input may be at any level and needs |values| <= 1 for the stated precision (larger values lose precision quadratically, and the scale is checked: ValueError when it is too large); the result is at ctx.bootstrap_info()['output_level'] and that level's standard scale. Needs ctx.keygen(bootstrap=True) (MissingKey otherwise) and bootstrappable parameters (preset 'B1').
+        """
 
     def __rmatmul__(self, matrix: numpy.typing.ArrayLike | PlainMatrix, /) -> Batch:
         """

@@ -266,6 +266,7 @@ void add_batch_class(nb::module_& m, nb::class_<PyContext>& ctx) {
     nb::class_<PyBatch> b(m, "Batch", kBatchDoc);
     add_encrypted_methods(b, "Batch");
     add_circuit_methods(b, "Batch");
+    add_bootstrap_method(b, "Batch");
     add_vector_methods(b, "Batch");
     b.def_static("concat", &concat, "batches"_a,
                  nb::sig("def concat(batches: collections.abc.Sequence[Batch]) -> Batch"),

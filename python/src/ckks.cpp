@@ -81,7 +81,8 @@ std::vector<int64_t> default_rotations(size_t slots) {
 // Keys are generated without the GIL (it takes seconds at S4) and published with it; one keygen
 // per context at a time (keygen_mutex), so that two threads cannot both start from the same keys
 // and publish sessions that each lack the other's.
-void keygen(State& s, const std::optional<std::vector<int64_t>>& rotations, bool conjugation, bool relin) {
+void keygen(State& s, const std::optional<std::vector<int64_t>>& rotations, bool conjugation, bool relin,
+            const std::vector<size_t>& bootstrap) {
     const std::vector<int64_t> steps = rotations ? *rotations : default_rotations(s.ctx->max_slots());
     const std::shared_ptr<std::mutex> mutex = s.keygen_mutex;
     nb::gil_scoped_release outside;
@@ -106,7 +107,10 @@ void keygen(State& s, const std::optional<std::vector<int64_t>>& rotations, bool
     } else {
         kg.emplace(s.ctx, *sk);
     }
-    if (relin && !rk) rk = std::make_shared<const RelinKey>(kg->relin_key());
+    // bootstrapping first: parameters that cannot bootstrap are refused before the other keys
+    const std::shared_ptr<const Bootstrapping> boot =
+        bootstrap.empty() ? now->bootstrapping : with_bootstrapping(s.ctx, *kg, now->bootstrapping, bootstrap);
+    if ((relin || !bootstrap.empty()) && !rk) rk = std::make_shared<const RelinKey>(kg->relin_key());
     bool missing = conjugation && !(gk && gk->has(s.ctx->conjugation_element()));
     for (int64_t step : steps) {
         const uint64_t g = s.ctx->galois_element(step);
@@ -124,6 +128,7 @@ void keygen(State& s, const std::optional<std::vector<int64_t>>& rotations, bool
     nb::gil_scoped_acquire gil;
     publish(s, std::move(sk), std::move(pk), std::move(rk), std::move(gk), std::move(rotation_set),
             now->conjugation || conjugation, flooding);
+    if (boot != s.snapshot()->bootstrapping) publish_bootstrapping(s, boot);
 }
 
 StatePtr public_copy(const State& s) {
@@ -136,6 +141,7 @@ StatePtr public_copy(const State& s) {
     out->auto_mode = s.auto_mode;
     out->key_id = s.key_id;
     publish(*out, nullptr, now->pk, now->keys->relin(), now->keys->galois(), now->rotations, now->conjugation);
+    publish_bootstrapping(*out, now->bootstrapping);  // evaluation keys: public
     return out;
 }
 
@@ -440,13 +446,14 @@ void register_ckks(nb::module_& m) {
         .def(
             "keygen",
             [](nb::pointer_and_handle<PyContext> self, std::optional<std::vector<int64_t>> rotations,
-               bool conjugation, bool relin) {
-                keygen(*self.p->st, rotations, conjugation, relin);
+               bool conjugation, bool relin, nb::handle bootstrap) {
+                keygen(*self.p->st, rotations, conjugation, relin, bootstrap_slots(*self.p->st, bootstrap));
                 return nb::borrow(self.h);
             },
-            "rotations"_a = nb::none(), "conjugation"_a = false, "relin"_a = true,
+            "rotations"_a = nb::none(), "conjugation"_a = false, "relin"_a = true, "bootstrap"_a.none() = false,
             nb::sig("def keygen(self, rotations: collections.abc.Sequence[int] | None = None, "
-                    "conjugation: bool = False, relin: bool = True) -> Context"),
+                    "conjugation: bool = False, relin: bool = True, "
+                    "bootstrap: bool | int | collections.abc.Sequence[int] = False) -> Context"),
             "Generates keys and stores them in the context; returns the context.\n\n"
             "The first call draws the secret key and the public key. Each call then adds the relinearization key "
             "(relin=True; needed by ct * ct), the Galois keys of the rotation steps and, if conjugation=True, of "
@@ -455,7 +462,12 @@ void register_ckks(nb::module_& m) {
             "about log2(slots)/2 of them (signed binary decomposition), at the memory cost of 2*log2(slots) - 1 keys "
             "(about 20 MB at S1, 0.14 GB at S2, 0.6 GB at S3, 2.5 GB at S4: with large parameters pass the steps you "
             "need). Pass an explicit list (possibly empty) to generate only those steps. A context made by public() "
-            "cannot generate keys (MissingKey).")
+            "cannot generate keys (MissingKey).\n\n"
+            "bootstrap=True also makes the keys of bootstrapping ciphertexts of every slot count (ct.bootstrap()); "
+            "an int or a list of ints makes them for those slot counts (a power of two: a bootstrapper of n slots "
+            "also takes ciphertexts of fewer, at its cost). It needs bootstrappable parameters (the preset 'B1', or "
+            "'BT' for tests) and takes time and memory: about 50 keys, several GB at N = 2^16 (see "
+            "docs/bootstrapping.md and bootstrap_info()).")
         .def("public", [](const PyContext& c) { return PyContext{public_copy(*c.st)}; },
              "A copy of the context without the secret key: it shares the public, relinearization and Galois keys, "
              "encrypts with the public key and evaluates, but decrypt() raises MissingKey. Ciphertexts of both "
@@ -493,6 +505,7 @@ void register_ckks(nb::module_& m) {
     nb::class_<PyCiphertext> ct(m, "Ciphertext", kCiphertextDoc);
     add_encrypted_methods(ct, "Ciphertext");
     add_circuit_methods(ct, "Ciphertext");
+    add_bootstrap_method(ct, "Ciphertext");
     add_vector_methods(ct, "Ciphertext");
     ct.def_prop_ro("level", [](const PyCiphertext& c) { return c.ct.level(); },
                    "The level: the number of rescales left.")
@@ -533,6 +546,7 @@ void register_ckks(nb::module_& m) {
     nb::class_<PyPlaintext> pt = add_plaintext_class(m, ctx);
     add_serialization_methods(m, ctx, ct, pt);
     add_trace_methods(ctx);
+    add_bootstrap_info(ctx);
     add_batch_class(m, ctx);
     add_linalg(m, ctx);
     add_matvec(m);

@@ -92,9 +92,10 @@ void publish(State& s, std::shared_ptr<const SecretKey> sk, std::shared_ptr<cons
         decryptor = std::move(d);
     }
     const bool new_crypto = !old || old->sk != sk || old->pk != pk;
+    // bootstrapping keys stay valid while the public key (and so the secret) is the same
     auto session = std::make_shared<const Session>(
         Session{std::move(sk), std::move(pk), keys, std::move(decryptor), Evaluator(s.ctx, keys), std::move(rotations),
-                conjugation});
+                conjugation, old && old->pk == pk ? old->bootstrapping : nullptr});
     if (new_crypto) {
         // A state's public key is set once (first keygen or deserialize) and never replaced, so
         // its fingerprint is hashed once; public() copies inherit it.
@@ -105,6 +106,12 @@ void publish(State& s, std::shared_ptr<const SecretKey> sk, std::shared_ptr<cons
     }
     s.session = std::move(session);
     if (s.key_id) Registry::get().add(s);
+}
+
+void publish_bootstrapping(State& s, std::shared_ptr<const Bootstrapping> b) {
+    Session next = *s.session;
+    next.bootstrapping = std::move(b);
+    s.session = std::make_shared<const Session>(std::move(next));
 }
 
 // ---- the mode and its scopes ---------------------------------------------------------------------

@@ -29,15 +29,22 @@
 #include "oboro/ckks/encryptor.hpp"
 #include "oboro/ckks/evaluator.hpp"
 #include "oboro/ckks/key_set.hpp"
+#include "oboro/ckks/keygen.hpp"
 #include "oboro/ckks/keys.hpp"
 #include "oboro/ckks/parameters.hpp"
 #include "oboro/ckks/trace.hpp"
+
+namespace oboro::algorithms {
+class Bootstrapper;
+}
 
 namespace oboro::py {
 
 namespace nb = nanobind;
 using namespace oboro::ckks;
 using cplx = std::complex<double>;
+
+struct Bootstrapping;  // bootstrap.cpp: the bootstrappers keygen(bootstrap=...) made, with their keys
 
 // The keys of a context at one moment and what is made from them. Immutable once published.
 struct Session {
@@ -48,6 +55,7 @@ struct Session {
     Evaluator eval;                               // on the CPU queue, with `keys`
     std::set<int64_t> rotations;                  // the steps asked for in keygen
     bool conjugation = false;
+    std::shared_ptr<const Bootstrapping> bootstrapping;  // keygen(bootstrap=...), else null
 
     const RelinKey* relin_key() const { return keys->relin_key(); }
     const GaloisKeys& galois_keys() const;
@@ -155,6 +163,8 @@ StatePtr make_state(ContextPtr ctx, std::string preset, bool auto_mode);
 void publish(State& s, std::shared_ptr<const SecretKey> sk, std::shared_ptr<const PublicKey> pk,
              std::shared_ptr<const RelinKey> rk, std::shared_ptr<const GaloisKeys> gk, std::set<int64_t> rotations,
              bool conjugation, double noise_flooding = 0);
+// Publishes the current session with `b` as its bootstrapping (with the GIL held).
+void publish_bootstrapping(State& s, std::shared_ptr<const Bootstrapping> b);
 // Whether operations on values of `s` run in automatic mode here and now: the context's default,
 // unless a Context.manual() / Context.automatic() block of the current Python context says
 // otherwise (with the GIL held).
@@ -233,6 +243,17 @@ nb::tuple reduce_with_context(nb::handle self, const State& st, const char* type
 // module functions chebyshev_interpolant, polynomial_plan and newton_plan.
 template <typename Py> void add_circuit_methods(nb::class_<Py>& cls, const char* type_name);
 void register_circuits(nb::module_& m);
+// bootstrap.cpp: the bootstrappers and keys of keygen(bootstrap=...) for these slot counts, added
+// to `have` (without the GIL; kg holds the secret key), Ciphertext.bootstrap and Batch.bootstrap,
+// Context.bootstrap_info.
+std::shared_ptr<const Bootstrapping> with_bootstrapping(const ContextPtr& ctx, KeyGenerator& kg,
+                                                        const std::shared_ptr<const Bootstrapping>& have,
+                                                        const std::vector<size_t>& slots);
+template <typename Py> void add_bootstrap_method(nb::class_<Py>& cls, const char* type_name);
+void add_bootstrap_info(nb::class_<PyContext>& ctx);
+// The slot counts of keygen's `bootstrap` argument: False/None none, True all slots, an int or a
+// sequence of ints those counts.
+std::vector<size_t> bootstrap_slots(const State& s, nb::handle arg);
 // matvec.cpp: M @ x, x @ M, dot, mean and var of Ciphertext and Batch, and the module's PlainMatrix,
 // matvec and matvec_rotation_steps.
 template <typename Py> void add_vector_methods(nb::class_<Py>& cls, const char* type_name);

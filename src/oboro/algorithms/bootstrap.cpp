@@ -55,11 +55,11 @@ double integer_bound(const ckks::Context& ctx, const BootstrapConfig& c) {
         if (bits > limit)
             raise<ParameterError>("Bootstrapper: the key to the ephemeral secret of Hamming weight ",
                                   c.ephemeral_hamming_weight, " spans q_0 and ", special, " special prime",
-                                  special == 1 ? "" : "s", " (", bits, " bits), ",
-                                  limit ? "above the " + std::to_string(limit) + "-bit bound"
-                                        : std::string("where no bound is known"),
-                                  " of 128-bit security at N = 2^", p.log_n,
-                                  " (docs/security.md); use a weight >= 32, a smaller q_0 or a larger ring");
+                                  special == 1 ? "" : "s", " (", bits, " bits); ",
+                                  limit ? "128-bit security allows at most " + std::to_string(limit) + " bits"
+                                        : std::string("no 128-bit security bound is known for it"),
+                                  " at N = 2^", p.log_n,
+                                  " (docs/security.md). Use N >= 2^16, a weight >= 32 or a smaller q_0");
     }
     return c.ephemeral_hamming_weight / 2.0;
 }

@@ -1,0 +1,148 @@
+// Bootstrapping from Python: the bootstrappers and keys that Context.keygen(bootstrap=...) makes,
+// Ciphertext.bootstrap() and Batch.bootstrap(), and Context.bootstrap_info(). Argument conversion
+// over the C++ algorithm (src/oboro/algorithms/bootstrap.hpp), which checks keys, slots and the
+// input's scale before any work. The bootstrap runs without the GIL.
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "oboro/algorithms/bootstrap.hpp"
+#include "oboro/util/error.hpp"
+#include "operation.hpp"
+
+using namespace nanobind::literals;
+
+namespace oboro::py {
+
+// The bootstrappers of a session, one per slot count, with their keys. Immutable once published.
+struct Bootstrapping {
+    struct Entry {
+        std::shared_ptr<const algorithms::Bootstrapper> boot;
+        algorithms::BootstrapKeys keys;
+    };
+    std::vector<Entry> entries;  // by slot count, ascending
+
+    // The entry of the fewest slots that takes a ciphertext of `slots` (a power of two: every
+    // larger count is a multiple), or nullptr.
+    const Entry* for_slots(size_t slots) const {
+        for (const Entry& e : entries)
+            if (e.boot->slots() >= slots && e.boot->slots() % slots == 0) return &e;
+        return nullptr;
+    }
+};
+
+std::vector<size_t> bootstrap_slots(const State& s, nb::handle arg) {
+    const size_t all = s.ctx->max_slots();
+    if (arg.is_none()) return {};
+    if (nb::isinstance<nb::bool_>(arg)) return nb::cast<bool>(arg) ? std::vector<size_t>{all} : std::vector<size_t>{};
+    std::vector<int64_t> counts;
+    if (nb::isinstance<nb::int_>(arg)) counts.push_back(nb::cast<int64_t>(arg));
+    else if (!nb::try_cast(arg, counts))
+        raise<ValueError>("keygen: bootstrap must be True/False, a slot count or a list of slot counts");
+    std::vector<size_t> out;
+    for (int64_t n : counts) {
+        if (n < 2 || size_t(n) > all || (n & (n - 1)) != 0)
+            raise<ValueError>("keygen: bootstrap slot count ", n, " must be a power of two in [2, ", all, "]");
+        out.push_back(size_t(n));
+    }
+    return out;
+}
+
+std::shared_ptr<const Bootstrapping> with_bootstrapping(const ContextPtr& ctx, KeyGenerator& kg,
+                                                        const std::shared_ptr<const Bootstrapping>& have,
+                                                        const std::vector<size_t>& slots) {
+    auto out = std::make_shared<Bootstrapping>(have ? *have : Bootstrapping{});
+    bool added = false;
+    for (size_t n : slots) {
+        const bool exists = std::any_of(out->entries.begin(), out->entries.end(),
+                                        [n](const Bootstrapping::Entry& e) { return e.boot->slots() == n; });
+        if (exists) continue;
+        algorithms::BootstrapConfig config;
+        config.slots = n;
+        auto boot = std::make_shared<const algorithms::Bootstrapper>(ctx, config);
+        out->entries.push_back({boot, boot->generate_keys(kg)});
+        added = true;
+    }
+    if (!added) return have;
+    std::sort(out->entries.begin(), out->entries.end(),
+              [](const auto& a, const auto& b) { return a.boot->slots() < b.boot->slots(); });
+    return out;
+}
+
+namespace {
+
+template <typename Py> Py bootstrap(const Py& self) {
+    return unary(self, [](const Op<Py>& op, const auto& a) {
+        const Bootstrapping* b = op.session->bootstrapping.get();
+        const Bootstrapping::Entry* e = b ? b->for_slots(a.slots()) : nullptr;
+        if (!e)
+            raise<MissingKey>("bootstrap: no bootstrapping keys for ", a.slots(),
+                              " slots; call ctx.keygen(bootstrap=True) (all slot counts) or keygen(bootstrap=",
+                              a.slots(), ")");
+        return e->boot->bootstrap(algorithms::CountedOps(op.eval, nullptr), a, e->keys);
+    });
+}
+
+nb::dict info_of(const algorithms::Bootstrapper& b, bool has_keys) {
+    nb::dict d;
+    d["slots"] = b.slots();
+    d["depth"] = b.depth();
+    d["output_level"] = b.output_level();
+    d["max_input_scale"] = b.max_input_scale();
+    d["precision_bits"] = b.precision_bits();
+    d["rotation_steps"] = b.rotation_steps();
+    d["galois_keys"] = b.galois_key_levels().size();
+    d["encapsulates"] = b.encapsulates();
+    d["has_keys"] = has_keys;
+    return d;
+}
+
+}  // namespace
+
+template <typename Py> void add_bootstrap_method(nb::class_<Py>& cls, const char* type_name) {
+    const std::string t = type_name;
+    cls.def("bootstrap", &bootstrap<Py>, signature(t + ".bootstrap", "def bootstrap(self) -> " + t),
+            "The same values with the levels back: bootstrapping (ModRaise, CoeffsToSlots, EvalMod, SlotsToCoeffs). "
+            "The input may be at any level and needs |values| <= 1 for the stated precision (larger values lose "
+            "precision quadratically, and the scale is checked: ValueError when it is too large); the result is at "
+            "ctx.bootstrap_info()['output_level'] and that level's standard scale. Needs "
+            "ctx.keygen(bootstrap=True) (MissingKey otherwise) and bootstrappable parameters (preset 'B1').");
+}
+
+template void add_bootstrap_method(nb::class_<PyCiphertext>&, const char*);
+template void add_bootstrap_method(nb::class_<PyBatch>&, const char*);
+
+void add_bootstrap_info(nb::class_<PyContext>& ctx) {
+    ctx.def(
+        "bootstrap_info",
+        [](const PyContext& c, std::optional<size_t> slots) {
+            const size_t n = slots.value_or(c.st->ctx->max_slots());
+            const SessionPtr now = c.st->snapshot();
+            if (now->bootstrapping)
+                for (const auto& e : now->bootstrapping->entries)
+                    if (e.boot->slots() == n) return info_of(*e.boot, true);
+            algorithms::BootstrapConfig config;
+            config.slots = n;
+            std::unique_ptr<const algorithms::Bootstrapper> b;
+            {
+                nb::gil_scoped_release release;  // the DFT matrices: seconds at N = 2^16
+                b = std::make_unique<const algorithms::Bootstrapper>(c.st->ctx, config);
+            }
+            return info_of(*b, false);
+        },
+        "slots"_a = nb::none(), nb::sig("def bootstrap_info(self, slots: int | None = None) -> dict[str, typing.Any]"),
+        "What bootstrapping ciphertexts of `slots` slots (default all) does with these parameters: slots, depth "
+        "(levels consumed), output_level (levels left), max_input_scale, precision_bits (the model's bound before "
+        "noise), rotation_steps, galois_keys (the number of keys), encapsulates (a sparse ephemeral secret is used for "
+        "ModRaise), has_keys (keygen(bootstrap=...) made them). ParameterError when the parameters cannot bootstrap, "
+        "with the reason.");
+}
+
+}  // namespace oboro::py

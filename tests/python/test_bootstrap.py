@@ -1,0 +1,124 @@
+"""Bootstrapping from Python on the test-only preset BT (N = 2^12, INSECURE; the circuit of B1 in a
+small ring, with sparse-secret encapsulation): ct.bootstrap() and batch.bootstrap() against NumPy
+with bounds in bits, the level and scale they leave, fewer slots than the keys', operations and a
+second bootstrap afterwards, bootstrap_info, a public copy, and the errors."""
+
+import math
+
+import numpy as np
+import pytest
+
+import oboro
+
+# Measured 22-23 bits with full slots and 23-27 with sparse slots at BT (docs/bootstrapping.md):
+# EvalMod's noise times the message ratio 2^13, spread over the slots by SlotsToCoeffs.
+MIN_BITS = 19
+
+
+@pytest.fixture(scope="module")
+def ctx():
+    c = oboro.Context.from_preset("BT")
+    c.keygen(rotations=[1, -1], bootstrap=[16, c.slots])
+    return c
+
+
+def bits(got, want):
+    err = np.max(np.abs(np.asarray(got) - np.asarray(want)))
+    return 60.0 if err == 0 else -math.log2(err)
+
+
+def values(n, seed, complex_=False):
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(-1, 1, n)
+    return x + 1j * rng.uniform(-1, 1, n) if complex_ else x
+
+
+def test_full_slots_come_back_with_the_levels_and_the_standard_scale(ctx):
+    info = ctx.bootstrap_info()
+    assert info["has_keys"] and info["encapsulates"]
+    assert info["output_level"] == 2 and info["depth"] == ctx.max_level - 2
+    for complex_ in (False, True):
+        x = values(ctx.slots, 1, complex_)
+        out = ctx.encrypt(x, level=0).bootstrap()
+        assert out.level == info["output_level"]
+        assert out.scale == ctx.scale_at_level(out.level)
+        assert out.slots == ctx.slots
+        assert bits(ctx.decrypt(out), x) > MIN_BITS
+        assert np.iscomplexobj(ctx.decrypt(out)) == complex_
+
+
+def test_sparse_keys_and_fewer_slots(ctx):
+    # 16 values: the 16-slot bootstrapper (the cheapest that takes them)
+    x = values(16, 2, complex_=True)
+    out = ctx.encrypt(x, level=0).bootstrap()
+    assert out.slots == 16 and bits(ctx.decrypt(out), x) > MIN_BITS
+    # 64 values: no 64-slot keys, so the full-slot bootstrapper, which takes fewer slots
+    y = values(64, 3)
+    out = ctx.encrypt(y, level=0).bootstrap()
+    assert out.slots == 64 and bits(ctx.decrypt(out), y) > MIN_BITS
+    # interval ends and zeros
+    z = np.array([1.0, -1.0, 0.0, 1.0, -1.0, 0.0, 0.5, -0.5])
+    assert bits(ctx.decrypt(ctx.encrypt(z, level=0).bootstrap()), z) > MIN_BITS
+
+
+def test_products_rotations_and_a_second_bootstrap_afterwards(ctx):
+    x = values(ctx.slots, 4)
+    out = ctx.encrypt(x, level=1).bootstrap()  # any input level: it is dropped to 0
+    sq = out * out
+    assert bits(ctx.decrypt(sq), x * x) > MIN_BITS - 1
+    assert bits(ctx.decrypt(out.rotate(1)), np.roll(x, -1)) > MIN_BITS - 1
+    again = sq.drop_to_level(0).bootstrap()
+    assert again.level == ctx.bootstrap_info()["output_level"]
+    assert bits(ctx.decrypt(again), x * x) > MIN_BITS - 2
+
+
+def test_batch_is_each_element_bootstrapped(ctx):
+    x = np.stack([values(16, s, complex_=True) for s in range(3)])
+    batch = ctx.encrypt_batch(x, level=0)
+    out = batch.bootstrap()
+    assert out.level == ctx.bootstrap_info()["output_level"]
+    got = ctx.decrypt(out)
+    assert got.shape == x.shape and bits(got, x) > MIN_BITS
+
+
+def test_a_public_copy_bootstraps(ctx):
+    pub = ctx.public()
+    x = values(16, 5)
+    out = pub.encrypt(x, level=0).bootstrap()
+    assert bits(ctx.decrypt(out), x) > MIN_BITS
+
+
+def test_bootstrap_info_without_keys():
+    c = oboro.Context.from_preset("BT")
+    info = c.bootstrap_info(slots=16)
+    assert info["slots"] == 16 and not info["has_keys"]
+    assert info["precision_bits"] > 20 and info["galois_keys"] > 0
+    assert info["max_input_scale"] > 2.0**45
+
+
+def test_errors():
+    c = oboro.Context.from_preset("BT")
+    c.keygen(rotations=[])
+    ct = c.encrypt(values(16, 6), level=0)
+    with pytest.raises(oboro.MissingKey, match="keygen\\(bootstrap=True\\)"):
+        ct.bootstrap()
+    for bad in (3, 0, 2 * c.slots, [16, 5]):
+        with pytest.raises(oboro.ValueError, match="power of two"):
+            c.keygen(bootstrap=bad)
+    with pytest.raises(oboro.ValueError, match="bootstrap must be"):
+        c.keygen(bootstrap="all")
+    # parameters that cannot bootstrap: the reason, before any key is made
+    s1 = oboro.Context.from_preset("S1")  # 128-bit: the ephemeral secret's key would be too weak
+    with pytest.raises(oboro.ParameterError, match="ephemeral secret.*security"):
+        s1.keygen(bootstrap=True)
+    shallow = oboro.Context(log_n=12, moduli_bits=[60, 40, 40], special_bits=[61], security=None)
+    with pytest.raises(oboro.ParameterError, match="consumes 15 levels"):
+        shallow.keygen(bootstrap=True)
+    with pytest.raises(oboro.ParameterError, match="consumes 15 levels"):
+        shallow.bootstrap_info()
+    assert not shallow.has_relin_key  # nothing was made
+    # a scale too large for the message ratio
+    c.keygen(bootstrap=16)
+    big = c.encrypt(values(16, 7), level=0, scale=2.0**55)
+    with pytest.raises(oboro.ValueError, match="scale"):
+        big.bootstrap()
