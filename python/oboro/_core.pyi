@@ -97,7 +97,9 @@ def newton_plan(which: str, interval: tuple[float, float], bits: float = 24.0) -
     """
 
 def presets() -> list[str]:
-    """The names of the parameter presets: ['S1', 'S2', 'S3', 'S4']."""
+    """
+    The names of the parameter presets: ['S1', 'S2', 'S3', 'S4', 'B1', 'BT'] (B1: bootstrappable, N = 2^16; BT: the same circuit in an insecure test-only ring).
+    """
 
 def preset_info(name: str) -> dict[str, Any]:
     """
@@ -158,7 +160,7 @@ class Context:
     @staticmethod
     def from_preset(name: str, auto: bool = True) -> Context:
         """
-        The context of a parameter preset: 'S1' (N=2^13, 1 level), 'S2' (N=2^14, 3 levels), 'S3' (N=2^15, 9 levels), 'S4' (N=2^16, 20 levels); see oboro.preset_info(). Unknown names raise ParameterError.
+        The context of a parameter preset: 'S1' (N=2^13, 1 level), 'S2' (N=2^14, 3 levels), 'S3' (N=2^15, 9 levels), 'S4' (N=2^16, 20 levels), 'B1' (N=2^16, bootstrappable: 10 levels left after a bootstrap), 'BT' (N=2^12, bootstrappable, INSECURE: tests only); see oboro.preset_info(). Unknown names raise ParameterError.
         """
 
     @property

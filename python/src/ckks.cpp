@@ -245,10 +245,15 @@ nb::dict preset_info(const std::string& name) {
     d["security"] = security_bits(p.security);
     nb::dict limits;
     for (SecurityLevel l : {SecurityLevel::k128, SecurityLevel::k192, SecurityLevel::k256}) {
-        const int m = max_log_qp(p.log_n, l);
+        Parameters at = p;
+        at.security = l;
+        const int m = max_log_qp(at);  // the bound of the preset's secret distribution
         limits[nb::int_(*security_bits(l))] = m ? nb::object(nb::int_(m)) : nb::none();
     }
     d["max_log_qp"] = limits;
+    d["secret"] = p.secret == SecretDistribution::sparse_ternary ? "sparse ternary" : "ternary";
+    d["hamming_weight"] = p.secret == SecretDistribution::sparse_ternary ? nb::object(nb::int_(p.hamming_weight))
+                                                                          : nb::none();
     return d;
 }
 
@@ -312,7 +317,9 @@ Scalars are added to the `size` values only (padding slots stay as they are).)do
 
 void register_ckks(nb::module_& m) {
     register_circuits(m);
-    m.def("presets", &Parameters::preset_names, "The names of the parameter presets: ['S1', 'S2', 'S3', 'S4'].");
+    m.def("presets", &Parameters::preset_names,
+          "The names of the parameter presets: ['S1', 'S2', 'S3', 'S4', 'B1', 'BT'] (B1: bootstrappable, N = 2^16; "
+          "BT: the same circuit in an insecure test-only ring).");
     m.def("preset_info", &preset_info, "name"_a,
           nb::sig("def preset_info(name: str) -> dict[str, typing.Any]"),
           "The parameters of a preset without building its context: name, log_n, n, slots, levels, moduli_bits, "
@@ -374,7 +381,9 @@ void register_ckks(nb::module_& m) {
             },
             "name"_a, "auto"_a = true,
             "The context of a parameter preset: 'S1' (N=2^13, 1 level), 'S2' (N=2^14, 3 levels), 'S3' (N=2^15, "
-            "9 levels), 'S4' (N=2^16, 20 levels); see oboro.preset_info(). Unknown names raise ParameterError.")
+            "9 levels), 'S4' (N=2^16, 20 levels), 'B1' (N=2^16, bootstrappable: 10 levels left after a bootstrap), "
+            "'BT' (N=2^12, bootstrappable, INSECURE: tests only); see oboro.preset_info(). Unknown names raise "
+            "ParameterError.")
         .def_prop_ro("slots", [](const PyContext& c) { return c.st->ctx->max_slots(); },
                      "Maximum number of values per ciphertext: N/2.")
         .def_prop_ro("max_level", [](const PyContext& c) { return c.st->ctx->max_level(); },
