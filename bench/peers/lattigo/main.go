@@ -23,9 +23,10 @@ import (
 )
 
 type task struct {
-	Mode   string `json:"mode"`
-	Scheme string `json:"scheme"` // "ckks" (default), or "bfv" / "bgv" (chain mode only: integer.go)
-	Params struct {
+	Mode     string `json:"mode"`
+	ParamSet string `json:"param_set"` // mode "bootstrap": a bootstrapping default set's name (bootstrap.go)
+	Scheme   string `json:"scheme"`    // "ckks" (default), or "bfv" / "bgv" (chain mode only: integer.go)
+	Params   struct {
 		LogN         int     `json:"log_n"`
 		ModuliBits   []int   `json:"moduli_bits"`
 		SpecialBits  []int   `json:"special_bits"`
@@ -128,6 +129,10 @@ func main() {
 	}
 	if t.Mode == "circuits" {
 		runCircuits(t)
+		return
+	}
+	if t.Mode == "bootstrap" {
+		runBootstrap(t)
 		return
 	}
 	t0 := time.Now()
