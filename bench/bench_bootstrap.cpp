@@ -1,10 +1,11 @@
 // Bootstrapping: set-up (the bootstrapper's matrices, key generation and the keys' size), the time
-// of one bootstrap (median over repeated runs) and its precision in bits (-log2 of the largest
-// error over the slots, worst of the runs, values uniform in the unit disk), per preset and slot
-// count, with the process's peak memory. Writes JSON and Markdown with machine and date.
+// of one bootstrap (median over repeated runs after an untimed one) and its precision in bits (-log2 of the largest
+// error over the slots, worst of the runs, values uniform in the unit disk; and for the hardest input,
+// every slot 1), per preset and slot
+// count, with the process's peak memory. Writes JSON with machine and date (bench/report_bootstrap.py
+// renders it, beside Lattigo's figures of the same session).
 //
 //   bench_bootstrap [--presets B1] [--slots 32768,16] [--runs 3] [--message-ratio BITS] [--json FILE]
-//                   [--markdown FILE]
 //   bench_bootstrap --quick          # BT (insecure test ring), full slots, one run: a smoke test
 #include <chrono>
 #include <cmath>
@@ -37,7 +38,7 @@ struct Row {
     size_t slots = 0;
     int depth = 0, output_level = 0, keys = 0, message_ratio_bits = 0;
     bool encapsulates = false;
-    double key_gib = 0, setup_s = 0, keygen_s = 0, model_bits = 0, bits = 0, peak_gib = 0;
+    double key_gib = 0, setup_s = 0, keygen_s = 0, model_bits = 0, bits = 0, constant_bits = 0, peak_gib = 0;
     bench::Timing time;
 };
 
@@ -54,8 +55,10 @@ double peak_gib() {
     return 0;
 }
 
-double key_gib(const BootstrapKeys& bk) {
-    double words = 0;
+// The bootstrapping keys and the relinearization key (EvalMod's products need it), as Lattigo's
+// evaluation key set counts them.
+double key_gib(const BootstrapKeys& bk, const RelinKey& rk) {
+    double words = double(rk.data.size());
     for (const auto& [g, key] : bk.galois.keys) words += double(key.data.size());
     if (bk.encapsulation) words += double(bk.encapsulation->to_ephemeral.data.size() + bk.encapsulation->from_ephemeral.data.size());
     return words * 8 / (1024.0 * 1024.0 * 1024.0);
@@ -94,8 +97,8 @@ Row run(const std::string& preset, std::optional<size_t> slots_opt, int runs, st
     const RelinKey rk = keygen.relin_key();
     const BootstrapKeys bk = boot.generate_keys(keygen);
     row.keygen_s = seconds_since(t0);
-    row.keys = int(bk.galois.keys.size()) + (bk.encapsulation ? 2 : 0);
-    row.key_gib = key_gib(bk);
+    row.keys = int(bk.galois.keys.size()) + (bk.encapsulation ? 2 : 0) + 1;
+    row.key_gib = key_gib(bk, rk);
     const KeyRefs key_set(&rk, &bk.galois);
     const Evaluator eval = Evaluator(ctx).with_keys(key_set);
     Encoder enc(ctx);
@@ -106,7 +109,13 @@ Row run(const std::string& preset, std::optional<size_t> slots_opt, int runs, st
     std::vector<cplx> values(slots);
     for (auto& v : values) v = std::polar(std::sqrt(radius(gen)), angle(gen));
     const Ciphertext in = encryptor.encrypt(enc.encode(values, 0, std::nullopt, slots));
-    row.bits = 60;
+    // the hardest input for EvalMod: every slot 1, whose polynomial is the constant 1 (the largest
+    // coefficient values in the unit disk can have; random values have coefficients near 1/sqrt(n))
+    const std::vector<cplx> ones(slots, cplx(1, 0));
+    const Ciphertext in_ones = encryptor.encrypt(enc.encode(ones, 0, std::nullopt, slots));
+    row.constant_bits = bits_of(dec.decrypt_decode(boot.bootstrap(CountedOps(eval, nullptr), in_ones, bk), enc), ones);
+    // a first, untimed bootstrap: the pool's buffers and the lazily made tables of the levels
+    row.bits = bits_of(dec.decrypt_decode(boot.bootstrap(CountedOps(eval, nullptr), in, bk), enc), values);
     std::vector<double> us;
     for (int r = 0; r < runs; ++r) {
         std::fprintf(stderr, "[%s, %zu slots] bootstrap %d/%d...\n", preset.c_str(), slots, r + 1, runs);
@@ -117,8 +126,8 @@ Row run(const std::string& preset, std::optional<size_t> slots_opt, int runs, st
     }
     row.time = bench::timing_of(us);
     row.peak_gib = peak_gib();
-    std::fprintf(stderr, "[%s, %zu slots] %.2f s, %.1f bits, %d levels left\n", preset.c_str(), slots,
-                 row.time.median_us / 1e6, row.bits, row.output_level);
+    std::fprintf(stderr, "[%s, %zu slots] %.2f s, %.1f bits (all ones: %.1f), %d levels left\n", preset.c_str(),
+                 slots, row.time.median_us / 1e6, row.bits, row.constant_bits, row.output_level);
     return row;
 }
 
@@ -132,29 +141,11 @@ void write_json(const std::string& path, const std::vector<Row>& rows, int runs)
            << ", \"output_level\": " << r.output_level << ", \"message_ratio_bits\": " << r.message_ratio_bits << ", \"encapsulates\": " << (r.encapsulates ? "true" : "false")
            << ", \"setup_s\": " << r.setup_s << ", \"keygen_s\": " << r.keygen_s << ", \"keys\": " << r.keys
            << ", \"key_gib\": " << r.key_gib << ", \"bootstrap_median_s\": " << r.time.median_us / 1e6
-           << ", \"bootstrap_min_s\": " << r.time.min_us / 1e6 << ", \"precision_bits\": " << r.bits
+           << ", \"bootstrap_min_s\": " << r.time.min_us / 1e6 << ", \"precision_bits\": " << r.bits << ", \"constant_precision_bits\": " << r.constant_bits
            << ", \"model_bits\": " << r.model_bits << ", \"peak_gib\": " << r.peak_gib << "}"
            << (i + 1 < rows.size() ? "," : "") << "\n";
     }
     os << "]}\n";
-}
-
-void write_markdown(const std::string& path, const std::vector<Row>& rows, int runs) {
-    std::ofstream os(path);
-    os << "# Bootstrapping\n\nWritten by `bench_bootstrap` (bench/bench_bootstrap.cpp) on " << bench::cpu_model()
-       << ", " << oboro::num_threads() << " thread" << (oboro::num_threads() == 1 ? "" : "s") << ", "
-       << bench::utc_now() << ". Time: the median of " << runs
-       << " bootstraps; precision: -log2 of the largest error over the slots, worst of the runs, values uniform in "
-          "the unit disk; peak: the process's peak resident memory after the row.\n\n"
-       << "| preset | slots | levels used | levels left | bootstrap (s) | precision (bits) | set-up (s) | "
-          "key generation (s) | keys | keys (GiB) | peak (GiB) |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
-    char buf[512];
-    for (const Row& r : rows) {
-        std::snprintf(buf, sizeof buf, "| %s | %zu | %d | %d | %.2f | %.1f | %.1f | %.1f | %d | %.2f | %.1f |\n",
-                      r.preset.c_str(), r.slots, r.depth, r.output_level, r.time.median_us / 1e6, r.bits, r.setup_s,
-                      r.keygen_s, r.keys, r.key_gib, r.peak_gib);
-        os << buf;
-    }
 }
 
 }  // namespace
@@ -164,7 +155,7 @@ int main(int argc, char** argv) {
     std::vector<std::optional<size_t>> slots = {std::nullopt};
     int runs = 3;
     std::optional<int> ratio;
-    std::string json, markdown;
+    std::string json;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--quick") {
@@ -181,11 +172,9 @@ int main(int argc, char** argv) {
             ratio = std::stoi(bench::option_value(argc, argv, i));
         } else if (a == "--json") {
             json = bench::option_value(argc, argv, i);
-        } else if (a == "--markdown") {
-            markdown = bench::option_value(argc, argv, i);
         } else {
             std::fprintf(stderr, "usage: bench_bootstrap [--quick] [--presets B1] [--slots 32768,16] [--runs 3] "
-                                 "[--message-ratio BITS] [--json FILE] [--markdown FILE]\n");
+                                 "[--message-ratio BITS] [--json FILE]\n");
             return 2;
         }
     }
@@ -199,6 +188,5 @@ int main(int argc, char** argv) {
                     r.output_level, r.time.median_us / 1e6, r.bits, r.setup_s, r.keygen_s, r.keys, r.key_gib,
                     r.peak_gib);
     if (!json.empty()) write_json(json, rows, runs);
-    if (!markdown.empty()) write_markdown(markdown, rows, runs);
     return 0;
 }

@@ -10,8 +10,8 @@ import pytest
 
 import oboro
 
-# Measured 22-23 bits with full slots and 23-27 with sparse slots at BT (docs/bootstrapping.md):
-# EvalMod's noise times the message ratio 2^13, spread over the slots by SlotsToCoeffs.
+# Measured 24 bits with full slots and 24-27 with sparse slots at BT, 21 for a constant vector of
+# ones (docs/bootstrapping.md): the sine's error at the message ratio 2^12 and EvalMod's noise.
 MIN_BITS = 19
 
 

@@ -156,7 +156,7 @@ Parameters Parameters::preset(const std::string& name) {
         p.log_n = 16; p.q_bits = std::vector<int>(21, 40); p.q_bits[0] = 60; p.p_bits = std::vector<int>(6, 60);
         p.dnum = 3;
     } else if (name == "B1" || name == "BT") {
-        // Bootstrappable: the residual levels {60, 40 x L} (q_0 of 60 bits keeps the message 2^13
+        // Bootstrappable: the residual levels {60, 40 x L} (q_0 of 60 bits keeps the message 2^12
         // below it at a 2^47 scale), SlotsToCoeffs 3 x 45, EvalMod 9 x 60 (a cosine of degree
         // about 60 and 3 double angles, for the ephemeral secret of weight 32), CoeffsToSlots
         // 3 x 58; a sparse secret key of weight 192 (its rescaling noise is 4 bits below a dense
