@@ -5,7 +5,9 @@
 // count, with the process's peak memory. Writes JSON with machine and date (bench/report_bootstrap.py
 // renders it, beside Lattigo's figures of the same session).
 //
-//   bench_bootstrap [--presets B1] [--slots 32768,16] [--runs 3] [--message-ratio BITS] [--json FILE]
+//   bench_bootstrap [--presets B1] [--slots 32768,16] [--threads 2,1] [--message-ratio 12,8] [--runs 3]
+//                   [--json FILE]
+// One row per preset, slot count, thread count and message ratio (default: the bootstrapper's).
 //   bench_bootstrap --quick          # BT (insecure test ring), full slots, one run: a smoke test
 #include <chrono>
 #include <cmath>
@@ -36,7 +38,7 @@ namespace {
 struct Row {
     std::string preset;
     size_t slots = 0;
-    int depth = 0, output_level = 0, keys = 0, message_ratio_bits = 0;
+    int threads = 0, depth = 0, output_level = 0, keys = 0, message_ratio_bits = 0;
     bool encapsulates = false;
     double key_gib = 0, setup_s = 0, keygen_s = 0, model_bits = 0, bits = 0, constant_bits = 0, peak_gib = 0;
     bench::Timing time;
@@ -70,10 +72,12 @@ double bits_of(const std::vector<cplx>& got, const std::vector<cplx>& want) {
     return err == 0 ? 60.0 : -std::log2(err);
 }
 
-Row run(const std::string& preset, std::optional<size_t> slots_opt, int runs, std::optional<int> ratio) {
+Row run(const std::string& preset, std::optional<size_t> slots_opt, int threads, int runs, std::optional<int> ratio) {
     using clock = std::chrono::steady_clock;
+    oboro::set_num_threads(threads);
     Row row;
     row.preset = preset;
+    row.threads = threads;
     auto ctx = Context::create(Parameters::preset(preset));
     const size_t slots = slots_opt.value_or(ctx->max_slots());
     row.slots = slots;
@@ -133,11 +137,11 @@ Row run(const std::string& preset, std::optional<size_t> slots_opt, int runs, st
 
 void write_json(const std::string& path, const std::vector<Row>& rows, int runs) {
     std::ofstream os(path);
-    os << "{\"benchmark\": \"bootstrap\", \"machine\": " << bench::machine_json() << ", \"threads\": "
-       << oboro::num_threads() << ", \"runs\": " << runs << ", \"rows\": [\n";
+    os << "{\"benchmark\": \"bootstrap\", \"machine\": " << bench::machine_json()
+       << ", \"runs\": " << runs << ", \"rows\": [\n";
     for (size_t i = 0; i < rows.size(); ++i) {
         const Row& r = rows[i];
-        os << "  {\"preset\": \"" << r.preset << "\", \"slots\": " << r.slots << ", \"depth\": " << r.depth
+        os << "  {\"preset\": \"" << r.preset << "\", \"threads\": " << r.threads << ", \"slots\": " << r.slots << ", \"depth\": " << r.depth
            << ", \"output_level\": " << r.output_level << ", \"message_ratio_bits\": " << r.message_ratio_bits << ", \"encapsulates\": " << (r.encapsulates ? "true" : "false")
            << ", \"setup_s\": " << r.setup_s << ", \"keygen_s\": " << r.keygen_s << ", \"keys\": " << r.keys
            << ", \"key_gib\": " << r.key_gib << ", \"bootstrap_median_s\": " << r.time.median_us / 1e6
@@ -154,7 +158,8 @@ int main(int argc, char** argv) {
     std::vector<std::string> presets = {"B1"};
     std::vector<std::optional<size_t>> slots = {std::nullopt};
     int runs = 3;
-    std::optional<int> ratio;
+    std::vector<int> threads = {oboro::num_threads()};
+    std::vector<std::optional<int>> ratios = {std::nullopt};
     std::string json;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
@@ -169,24 +174,30 @@ int main(int argc, char** argv) {
         } else if (a == "--runs") {
             runs = std::max(1, std::stoi(bench::option_value(argc, argv, i)));
         } else if (a == "--message-ratio") {
-            ratio = std::stoi(bench::option_value(argc, argv, i));
+            ratios.clear();
+            for (const auto& r : bench::split(bench::option_value(argc, argv, i), ',')) ratios.push_back(std::stoi(r));
+        } else if (a == "--threads") {
+            threads.clear();
+            for (const auto& t : bench::split(bench::option_value(argc, argv, i), ',')) threads.push_back(std::stoi(t));
         } else if (a == "--json") {
             json = bench::option_value(argc, argv, i);
         } else {
-            std::fprintf(stderr, "usage: bench_bootstrap [--quick] [--presets B1] [--slots 32768,16] [--runs 3] "
-                                 "[--message-ratio BITS] [--json FILE]\n");
+            std::fprintf(stderr, "usage: bench_bootstrap [--quick] [--presets B1] [--slots 32768,16] [--threads 2,1] "
+                                 "[--message-ratio 12,8] [--runs 3] [--json FILE]\n");
             return 2;
         }
     }
     std::vector<Row> rows;
     for (const auto& p : presets)
-        for (const auto& s : slots) rows.push_back(run(p, s, runs, ratio));
-    std::printf("%-6s %7s %6s %6s %10s %9s %9s %8s %6s %9s %9s\n", "preset", "slots", "used", "left", "boot_s", "bits",
-                "setup_s", "keygen_s", "keys", "keys_GiB", "peak_GiB");
+        for (const auto& s : slots)
+            for (int t : threads)
+                for (const auto& r : ratios) rows.push_back(run(p, s, t, runs, r));
+    std::printf("%-6s %7s %7s %5s %6s %6s %10s %9s %9s %9s %8s %6s %9s %9s\n", "preset", "threads", "slots", "ratio",
+                "used", "left", "boot_s", "bits", "ones_bits", "setup_s", "keygen_s", "keys", "keys_GiB", "peak_GiB");
     for (const Row& r : rows)
-        std::printf("%-6s %7zu %6d %6d %10.2f %9.1f %9.1f %8.1f %6d %9.2f %9.1f\n", r.preset.c_str(), r.slots, r.depth,
-                    r.output_level, r.time.median_us / 1e6, r.bits, r.setup_s, r.keygen_s, r.keys, r.key_gib,
-                    r.peak_gib);
+        std::printf("%-6s %7d %7zu %5d %6d %6d %10.2f %9.1f %9.1f %9.1f %8.1f %6d %9.2f %9.1f\n", r.preset.c_str(),
+                    r.threads, r.slots, r.message_ratio_bits, r.depth, r.output_level, r.time.median_us / 1e6, r.bits,
+                    r.constant_bits, r.setup_s, r.keygen_s, r.keys, r.key_gib, r.peak_gib);
     if (!json.empty()) write_json(json, rows, runs);
     return 0;
 }

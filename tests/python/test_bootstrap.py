@@ -122,3 +122,21 @@ def test_errors():
     big = c.encrypt(values(16, 7), level=0, scale=2.0**55)
     with pytest.raises(oboro.ValueError, match="scale"):
         big.bootstrap()
+
+
+def test_the_benchmark_page_is_the_rendering_of_its_json():
+    """docs/benchmarks/bootstrap.md is what bench/report_bootstrap.py renders from the committed
+    JSON of oboro's and Lattigo's runs (not typed by hand)."""
+    import importlib.util
+    import json
+    import pathlib
+
+    root = pathlib.Path(__file__).resolve().parents[2]
+    spec = importlib.util.spec_from_file_location("report_bootstrap", root / "bench" / "report_bootstrap.py")
+    report = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(report)
+    bench = root / "docs" / "benchmarks"
+    oboro_rows = json.loads((bench / "bootstrap.json").read_text())
+    lattigo = json.loads((bench / "bootstrap_lattigo.json").read_text())
+    assert report.render(oboro_rows, lattigo) == (bench / "bootstrap.md").read_text()
+    assert {r["preset"] for r in oboro_rows["rows"]} == {"B1"} and lattigo["log_n"] == 16

@@ -218,7 +218,7 @@ func runBootstrap(t task) {
 
 	notes := []string{
 		"Lattigo's default bootstrapping set as given (circuits/ckks/bootstrapping/default_parameters.go); input encoded at level 0 with the default scale, full slots",
-		"keys: relinearization + Galois + encapsulation (+ ring switch) keys of the bootstrapper, bytes as serialised; oboro's key_gib counts its Galois and encapsulation keys",
+		"keys: relinearization + Galois + encapsulation (+ ring switch) keys of the bootstrapper, bytes as serialised; oboro's key_gib counts the same keys",
 		"each bootstrap runs on one goroutine (Lattigo has no threads inside an op; GOMAXPROCS only helps the runtime)",
 		"precision: worst over the warm-up and the timed runs; mean_precision_bits is the mean over slots of -log2|error| (Lattigo's AVG Prec)",
 	}
