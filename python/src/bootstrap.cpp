@@ -21,23 +21,6 @@ using namespace nanobind::literals;
 
 namespace oboro::py {
 
-// The bootstrappers of a session, one per slot count, with their keys. Immutable once published.
-struct Bootstrapping {
-    struct Entry {
-        std::shared_ptr<const algorithms::Bootstrapper> boot;
-        algorithms::BootstrapKeys keys;
-    };
-    std::vector<Entry> entries;  // by slot count, ascending
-
-    // The entry of the fewest slots that takes a ciphertext of `slots` (a power of two: every
-    // larger count is a multiple), or nullptr.
-    const Entry* for_slots(size_t slots) const {
-        for (const Entry& e : entries)
-            if (e.boot->slots() >= slots && e.boot->slots() % slots == 0) return &e;
-        return nullptr;
-    }
-};
-
 std::vector<size_t> bootstrap_slots(const State& s, nb::handle arg) {
     const size_t all = s.ctx->max_slots();
     if (arg.is_none()) return {};

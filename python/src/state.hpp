@@ -21,6 +21,7 @@
 
 #include <nanobind/nanobind.h>
 
+#include "oboro/algorithms/bootstrap.hpp"
 #include "oboro/ckks/auto_evaluator.hpp"
 #include "oboro/ckks/batch.hpp"
 #include "oboro/ckks/ciphertext.hpp"
@@ -34,17 +35,28 @@
 #include "oboro/ckks/parameters.hpp"
 #include "oboro/ckks/trace.hpp"
 
-namespace oboro::algorithms {
-class Bootstrapper;
-}
-
 namespace oboro::py {
 
 namespace nb = nanobind;
 using namespace oboro::ckks;
 using cplx = std::complex<double>;
 
-struct Bootstrapping;  // bootstrap.cpp: the bootstrappers keygen(bootstrap=...) made, with their keys
+// The bootstrappers of a session, one per slot count, with their keys. Immutable once published.
+struct Bootstrapping {
+    struct Entry {
+        std::shared_ptr<const algorithms::Bootstrapper> boot;
+        algorithms::BootstrapKeys keys;
+    };
+    std::vector<Entry> entries;  // by slot count, ascending (keygen(bootstrap=...), or loaded)
+
+    // The entry of the fewest slots that takes a ciphertext of `slots` (a power of two: every
+    // larger count is a multiple), or nullptr.
+    const Entry* for_slots(size_t slots) const {
+        for (const Entry& e : entries)
+            if (e.boot->slots() >= slots && e.boot->slots() % slots == 0) return &e;
+        return nullptr;
+    }
+};
 
 // The keys of a context at one moment and what is made from them. Immutable once published.
 struct Session {

@@ -5,6 +5,7 @@
 
 #include "ckks_test_util.hpp"
 #include "oboro/algorithms/bootstrap.hpp"
+#include "oboro/io/serialize.hpp"
 
 namespace oboro::test {
 namespace {
@@ -315,6 +316,46 @@ TEST(Bootstrap, FewerSlotsThanTheBootstrapper) {
     const Ciphertext out = setup.run(setup.k.encrypt(values, 0, true, 8));
     EXPECT_EQ(out.slots(), 8u);
     EXPECT_GT(precision_bits(setup.k.decrypt(out), values), 21);
+}
+
+// The keys travel through the checked format (io::serialize, record type bootstrap_keys): loaded,
+// they bootstrap bit for bit as the originals; seeded, they take about half the bytes; damaged or
+// cut, they are refused.
+TEST(Bootstrap, KeysRoundTripThroughTheCheckedFormat) {
+    Parameters p = bootstrap_test_parameters();
+    p.hamming_weight = 192;  // encapsulation keys too
+    static Keys k(p);
+    BootstrapConfig config = config_for(16);
+    config.message_ratio_bits = 11;
+    const Bootstrapper boot(k.ctx, config);
+    const BootstrapKeys bk = boot.generate_keys(*k.keygen);
+    const io::Bytes seeded = io::serialize(*k.ctx, config, bk);
+    const io::Bytes plain = io::serialize(*k.ctx, config, bk, /*compress=*/false);
+    EXPECT_LT(seeded.size(), plain.size() * 6 / 10);
+    EXPECT_EQ(io::peek_type(seeded), io::ObjectType::bootstrap_keys);
+    for (const io::Bytes& bytes : {seeded, plain}) {
+        const auto [loaded_config, loaded] = io::load_bootstrap_keys(*k.ctx, bytes);
+        EXPECT_EQ(loaded_config.slots, config.slots);
+        EXPECT_EQ(loaded_config.message_ratio_bits, 11);
+        EXPECT_FALSE(loaded_config.cosine_degree.has_value());
+        ASSERT_TRUE(loaded.encapsulation.has_value());
+        EXPECT_EQ(loaded.galois.keys.size(), bk.galois.keys.size());
+        const Bootstrapper again(k.ctx, loaded_config);
+        const KeyRefs key_set(&k.rk, &loaded.galois);
+        const Evaluator eval = k.eval->with_keys(key_set);
+        const KeyRefs original_set(&k.rk, &bk.galois);
+        const Evaluator original = k.eval->with_keys(original_set);
+        const Ciphertext ct = k.encrypt(random_complex(16, 1.0, 30), 0, true, 16);
+        EXPECT_TRUE(same_words(again.bootstrap(CountedOps(eval, nullptr), ct, loaded),
+                               boot.bootstrap(CountedOps(original, nullptr), ct, bk)));
+    }
+    // cut short, a flipped byte (the checksum), another record type
+    EXPECT_THROW(io::load_bootstrap_keys(*k.ctx, io::ByteView(seeded.data(), seeded.size() - 9)), SerializationError);
+    io::Bytes flipped = seeded;
+    flipped[seeded.size() / 2] ^= 0x10;
+    EXPECT_THROW(io::load_bootstrap_keys(*k.ctx, flipped), SerializationError);
+    EXPECT_THROW(io::load_bootstrap_keys(*k.ctx, io::serialize(*k.ctx, bk.galois)), SerializationError);
+    EXPECT_THROW(io::load_galois_keys(*k.ctx, seeded), SerializationError);
 }
 
 TEST(Bootstrap, KeyLevelsCoverEveryStep) {

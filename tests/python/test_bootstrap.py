@@ -140,3 +140,27 @@ def test_the_benchmark_page_is_the_rendering_of_its_json():
     lattigo = json.loads((bench / "bootstrap_lattigo.json").read_text())
     assert report.render(oboro_rows, lattigo) == (bench / "bootstrap.md").read_text()
     assert {r["preset"] for r in oboro_rows["rows"]} == {"B1"} and lattigo["log_n"] == 16
+
+
+def test_bootstrap_keys_travel_with_the_context(ctx):
+    """A server context loaded from bytes (or unpickled) bootstraps: the keys go through the checked
+    format as bootstrap_keys records, one per slot count; without keys=True they stay home."""
+    import pickle
+
+    data = ctx.public().serialize()
+    kinds = [part["type"] for part in oboro.serialized_info(data)["parts"]]
+    assert kinds.count("bootstrap keys") == 2
+    server = oboro.Context.deserialize(data)
+    assert server.bootstrap_info(16)["has_keys"] and server.bootstrap_info()["has_keys"]
+    x = values(16, 8)
+    out = server.encrypt(x, level=0).bootstrap()
+    assert bits(ctx.decrypt(out), x) > MIN_BITS
+    again = pickle.loads(pickle.dumps(ctx.public()))
+    assert again.bootstrap_info()["has_keys"]
+    bare = oboro.Context.deserialize(ctx.serialize(keys=False))
+    assert not bare.bootstrap_info(16)["has_keys"]
+    # a damaged bootstrap record is refused with the record named
+    damaged = bytearray(data)
+    damaged[-100] ^= 0x01
+    with pytest.raises(oboro.SerializationError):
+        oboro.Context.deserialize(bytes(damaged))

@@ -19,11 +19,13 @@ const char* to_string(ObjectType type) {
         case ObjectType::bundle: return "bundle";
         case ObjectType::ciphertext_batch: return "ciphertext batch";
         case ObjectType::encrypted_matrix: return "encrypted matrix";
+        case ObjectType::bootstrap_keys: return "bootstrap keys";
     }
     return "unknown object";
 }
 
 uint16_t version_of(ObjectType type) {
+    if (type == ObjectType::bootstrap_keys) return 3;
     return type == ObjectType::ciphertext_batch || type == ObjectType::encrypted_matrix ? 2 : 1;
 }
 
@@ -56,7 +58,7 @@ RecordView read_record(ByteView data, const std::string& what, size_t base_offse
         r.fail(detail::concat("format version ", v.version, " is not supported (this build reads version ",
                               kFormatVersion, v.version > kFormatVersion ? "; the data was written by a newer oboro)" : ")"));
     const uint16_t type = r.u16("the object type");
-    if (type < uint16_t(ObjectType::context) || type > uint16_t(ObjectType::encrypted_matrix))
+    if (type < uint16_t(ObjectType::context) || type > uint16_t(ObjectType::bootstrap_keys))
         r.fail(detail::concat("unknown object type ", type));
     v.type = ObjectType(type);
     if (v.version < version_of(v.type))

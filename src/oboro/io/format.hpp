@@ -23,7 +23,7 @@ namespace oboro::io {
 
 // The newest version this build reads. Each record is written with the version that introduced its
 // object type (version_of), so data of the version-1 types stays readable by older builds.
-inline constexpr uint16_t kFormatVersion = 2;
+inline constexpr uint16_t kFormatVersion = 3;
 inline constexpr size_t kHeaderSize = 32;
 inline constexpr size_t kChecksumSize = 8;
 inline constexpr uint8_t kMagic[8] = {0x89, 'O', 'B', 'O', 'R', 'O', '\r', '\n'};
@@ -39,10 +39,12 @@ enum class ObjectType : uint16_t {
     bundle = 8,
     ciphertext_batch = 9,  // d ciphertexts of one level, scale and size (ckks::CiphertextBatch)
     encrypted_matrix = 10, // the block ciphertexts of an encrypted matrix plus its layout
+    bootstrap_keys = 11,   // a bootstrapper's configuration and keys (algorithms::BootstrapKeys)
 };
 
 const char* to_string(ObjectType type);
-// The format version that introduced `type` (1, or 2 for the batch and matrix records).
+// The format version that introduced `type` (1; 2 for the batch and matrix records; 3 for the
+// bootstrap keys).
 uint16_t version_of(ObjectType type);
 
 // Writes a header with a placeholder size; returns the record's start for finish_record.

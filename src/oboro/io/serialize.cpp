@@ -75,7 +75,7 @@ void read_poly(Reader& r, const Context& ctx, uint64_t* out, size_t limbs, const
 // Fails unless `bytes` more are available: called before allocating for them.
 void require(Reader& r, size_t bytes, const char* field) {
     if (bytes > r.remaining())
-        r.fail(detail::concat("truncated data: ", field, " needs ", bytes, " bytes but only ", r.remaining(),
+        r.fail(oboro::detail::concat("truncated data: ", field, " needs ", bytes, " bytes but only ", r.remaining(),
                               " are left"));
 }
 
@@ -120,7 +120,7 @@ void write_seed(Writer& w, const std::optional<math::Seed>& seed) {
 
 std::optional<math::Seed> read_seed(Reader& r) {
     const uint8_t flags = r.u8("the flags");
-    if (flags & ~kSeeded) r.fail(detail::concat("unknown flags 0x", std::hex, int(flags)));
+    if (flags & ~kSeeded) r.fail(oboro::detail::concat("unknown flags 0x", std::hex, int(flags)));
     if (!(flags & kSeeded)) return std::nullopt;
     math::Seed seed;
     r.raw(seed.data(), seed.size(), "the seed");
@@ -161,23 +161,23 @@ KeySwitchKey read_switching_key(Reader& r, const Context& ctx) {
     const size_t n = ctx.n();
     const uint32_t digits = r.u32("the digit count");
     const uint8_t flags = r.u8("the flags");
-    if (flags & ~(kSeeded | kKeyLevel | kKeySpecial)) r.fail(detail::concat("unknown flags 0x", std::hex, int(flags)));
+    if (flags & ~(kSeeded | kKeyLevel | kKeySpecial)) r.fail(oboro::detail::concat("unknown flags 0x", std::hex, int(flags)));
     int level = ctx.max_level();
     if (flags & kKeyLevel) {
         const uint32_t l = r.u32("the key's level");
         if (l >= uint32_t(ctx.max_level()))
-            r.fail(detail::concat("a key level of ", l, " is not below the top level ", ctx.max_level()));
+            r.fail(oboro::detail::concat("a key level of ", l, " is not below the top level ", ctx.max_level()));
         level = int(l);
     }
     size_t special = ctx.p_count();
     if (flags & kKeySpecial) {
         const uint32_t k = r.u32("the key's special primes");
         if (k < 1 || k >= ctx.p_count())
-            r.fail(detail::concat("a key over ", k, " special primes is not over 1..", ctx.p_count() - 1));
+            r.fail(oboro::detail::concat("a key over ", k, " special primes is not over 1..", ctx.p_count() - 1));
         special = k;
     }
     if (digits != ctx.ring().digits_at(level))
-        r.fail(detail::concat("the key has ", digits, " digits but these parameters use ", ctx.ring().digits_at(level),
+        r.fail(oboro::detail::concat("the key has ", digits, " digits but these parameters use ", ctx.ring().digits_at(level),
                               " at level ", level));
     KeySwitchKey key;
     if (flags & kSeeded) {
@@ -206,13 +206,13 @@ KeySwitchKey read_switching_key(Reader& r, const Context& ctx) {
 
 int32_t checked_i32(Reader& r, const char* field, int32_t lo, int32_t hi) {
     const int32_t v = r.i32(field);
-    if (v < lo || v > hi) r.fail(detail::concat(field, " = ", v, " is outside ", lo, "..", hi));
+    if (v < lo || v > hi) r.fail(oboro::detail::concat(field, " = ", v, " is outside ", lo, "..", hi));
     return v;
 }
 
 void check_slots(Reader& r, uint64_t slots, const Context& ctx) {
     if (slots == 0 || !std::has_single_bit(slots) || slots > ctx.max_slots())
-        r.fail(detail::concat("slots = ", slots, " is not a power of two in 1..", ctx.max_slots()));
+        r.fail(oboro::detail::concat("slots = ", slots, " is not a power of two in 1..", ctx.max_slots()));
 }
 
 void check_info(const ArrayInfo& info) {
@@ -231,24 +231,24 @@ ArrayInfo read_info(Reader& r, uint64_t slots) {
     ArrayInfo meta;
     meta.key_id = r.u64("the key id");
     const uint32_t ndim = r.u32("the number of dimensions");
-    if (ndim > kMaxDims) r.fail(detail::concat(ndim, " dimensions (at most ", kMaxDims, ")"));
+    if (ndim > kMaxDims) r.fail(oboro::detail::concat(ndim, " dimensions (at most ", kMaxDims, ")"));
     uint64_t count = 1;
     for (uint32_t i = 0; i < ndim; ++i) {
         const uint64_t d = r.u64("a dimension");
         if (d == 0 || d > slots || count * d > slots)
-            r.fail(detail::concat("the shape does not fit into the ", slots, " slots"));
+            r.fail(oboro::detail::concat("the shape does not fit into the ", slots, " slots"));
         count *= d;
         meta.shape.push_back(d);
     }
     const uint8_t is_complex = r.u8("the complex flag");
-    if (is_complex > 1) r.fail(detail::concat("complex flag ", int(is_complex), " is not 0 or 1"));
+    if (is_complex > 1) r.fail(oboro::detail::concat("complex flag ", int(is_complex), " is not 0 or 1"));
     meta.is_complex = is_complex;
     return meta;
 }
 
 double read_scale(Reader& r) {
     const double scale = r.f64("the scale");
-    if (!(std::isfinite(scale) && scale > 0)) r.fail(detail::concat("the scale ", scale, " is not a positive number"));
+    if (!(std::isfinite(scale) && scale > 0)) r.fail(oboro::detail::concat("the scale ", scale, " is not a positive number"));
     return scale;
 }
 
@@ -270,7 +270,7 @@ void write_fields(Writer& w, size_t polys, int level, double scale, size_t slots
 CiphertextFields read_fields(Reader& r, const Context& ctx) {
     CiphertextFields f;
     f.polys = r.u32("the polynomial count");
-    if (f.polys < 2 || f.polys > 3) r.fail(detail::concat("a ciphertext of ", f.polys, " polynomials (2 or 3 expected)"));
+    if (f.polys < 2 || f.polys > 3) r.fail(oboro::detail::concat("a ciphertext of ", f.polys, " polynomials (2 or 3 expected)"));
     f.level = checked_i32(r, "the level", 0, ctx.max_level());
     f.scale = read_scale(r);
     f.slots = r.u64("the slot count");
@@ -314,22 +314,22 @@ ContextPtr load_context(ByteView data, std::string* label) {
     Parameters p;
     p.log_n = checked_i32(r, "log_n", 1, 17);
     const uint32_t nq = r.u32("the number of ciphertext primes");
-    if (nq == 0 || nq > 64) r.fail(detail::concat(nq, " ciphertext primes is outside 1..64"));
+    if (nq == 0 || nq > 64) r.fail(oboro::detail::concat(nq, " ciphertext primes is outside 1..64"));
     for (uint32_t i = 0; i < nq; ++i) p.q_bits.push_back(checked_i32(r, "a prime size", 1, 64));
     const uint32_t np = r.u32("the number of special primes");
-    if (np == 0 || np > 64) r.fail(detail::concat(np, " special primes is outside 1..64"));
+    if (np == 0 || np > 64) r.fail(oboro::detail::concat(np, " special primes is outside 1..64"));
     for (uint32_t i = 0; i < np; ++i) p.p_bits.push_back(checked_i32(r, "a prime size", 1, 64));
     p.dnum = checked_i32(r, "dnum", 0, 64);
     p.scale = r.f64("the scale");
     const uint8_t secret = r.u8("the secret distribution");
-    if (secret > uint8_t(SecretDistribution::sparse_ternary)) r.fail(detail::concat("unknown secret distribution ", int(secret)));
+    if (secret > uint8_t(SecretDistribution::sparse_ternary)) r.fail(oboro::detail::concat("unknown secret distribution ", int(secret)));
     p.secret = SecretDistribution(secret);
     p.hamming_weight = checked_i32(r, "the Hamming weight", 0, 1 << 17);
     const uint8_t security = r.u8("the security level");
-    if (security > uint8_t(SecurityLevel::none)) r.fail(detail::concat("unknown security level ", int(security)));
+    if (security > uint8_t(SecurityLevel::none)) r.fail(oboro::detail::concat("unknown security level ", int(security)));
     p.security = SecurityLevel(security);
     const uint32_t nprimes = r.u32("the prime count");
-    if (nprimes != nq + np) r.fail(detail::concat(nprimes, " primes stored for ", nq, " + ", np, " prime sizes"));
+    if (nprimes != nq + np) r.fail(oboro::detail::concat(nprimes, " primes stored for ", nq, " + ", np, " prime sizes"));
     std::vector<uint64_t> primes(nprimes);
     for (auto& q : primes) q = r.u64("a prime");
     r.expect_end();
@@ -340,7 +340,7 @@ ContextPtr load_context(ByteView data, std::string* label) {
     } catch (const SerializationError&) {
         throw;
     } catch (const Error& e) {
-        r.fail(detail::concat("the stored parameters are not valid: ", e.what()));
+        r.fail(oboro::detail::concat("the stored parameters are not valid: ", e.what()));
     }
     std::vector<uint64_t> actual(ctx->q());
     actual.insert(actual.end(), ctx->p().begin(), ctx->p().end());
@@ -461,7 +461,7 @@ CiphertextBatch load_ciphertext_batch(const Context& ctx, ByteView data, ArrayIn
     const uint64_t count = r.u64("the element count");
     const auto [polys, level, scale, slots] = read_fields(r, ctx);
     const uint8_t flags = r.u8("the flags");
-    if (flags & ~kSeeded) r.fail(detail::concat("unknown flags 0x", std::hex, int(flags)));
+    if (flags & ~kSeeded) r.fail(oboro::detail::concat("unknown flags 0x", std::hex, int(flags)));
     const bool with_seeds = flags & kSeeded;
     if (with_seeds && polys != 2) r.fail("only 2-polynomial elements can be stored with seeds");
     // The count bounds the allocation: it must be backed by the bytes that are actually there
@@ -469,7 +469,7 @@ CiphertextBatch load_ciphertext_batch(const Context& ctx, ByteView data, ArrayIn
     const size_t limbs = size_t(level) + 1;
     const size_t min_element = with_seeds ? 1 + poly_bytes(ctx, limbs) : polys * poly_bytes(ctx, limbs);
     if (count == 0 || count > r.remaining() / min_element)
-        r.fail(detail::concat(count, " elements announced but the data holds at most ", r.remaining() / min_element));
+        r.fail(oboro::detail::concat(count, " elements announced but the data holds at most ", r.remaining() / min_element));
     CiphertextBatch batch(ctx, size_t(count), polys, level, scale, size_t(slots));
     std::vector<std::optional<math::Seed>> seeds(count);
     for (size_t c = 0; c < count; ++c) {
@@ -491,16 +491,16 @@ namespace {
 
 // What is wrong with a matrix layout for these parameters (empty: nothing).
 std::string layout_problem(const MatrixLayout& m, size_t max_slots) {
-    if (uint8_t(m.method) > uint8_t(MatrixMethod::block)) return detail::concat("unknown method ", int(m.method));
+    if (uint8_t(m.method) > uint8_t(MatrixMethod::block)) return oboro::detail::concat("unknown method ", int(m.method));
     if (m.d < 2 || !std::has_single_bit(m.d) || m.d > max_slots / m.d)
-        return detail::concat("d = ", m.d, " is not a power of two >= 2 with d^2 <= ", max_slots, " slots");
-    if (m.rows == 0 || m.cols == 0) return detail::concat("the shape (", m.rows, ", ", m.cols, ") is empty");
+        return oboro::detail::concat("d = ", m.d, " is not a power of two >= 2 with d^2 <= ", max_slots, " slots");
+    if (m.rows == 0 || m.cols == 0) return oboro::detail::concat("the shape (", m.rows, ", ", m.cols, ") is empty");
     const uint64_t grid_rows = (m.rows - 1) / m.d + 1, grid_cols = (m.cols - 1) / m.d + 1;
     if (m.grid_rows != grid_rows || m.grid_cols != grid_cols)
-        return detail::concat("a (", m.rows, ", ", m.cols, ") matrix in ", m.d, " x ", m.d, " blocks needs a (",
+        return oboro::detail::concat("a (", m.rows, ", ", m.cols, ") matrix in ", m.d, " x ", m.d, " blocks needs a (",
                               grid_rows, ", ", grid_cols, ") grid, not (", m.grid_rows, ", ", m.grid_cols, ")");
     if (m.method != MatrixMethod::block && (grid_rows != 1 || grid_cols != 1))
-        return detail::concat("a (", m.rows, ", ", m.cols, ") matrix does not fit one ", m.d, " x ", m.d,
+        return oboro::detail::concat("a (", m.rows, ", ", m.cols, ") matrix does not fit one ", m.d, " x ", m.d,
                               " block (only method 'block' has a grid)");
     return {};
 }
@@ -552,7 +552,7 @@ std::vector<Ciphertext> load_matrix(const Context& ctx, ByteView data, MatrixLay
     // Every block is at least an empty record: a bound on the count before anything is allocated.
     const uint64_t count = uint64_t(m.grid_rows) * m.grid_cols;
     if (count > r.remaining() / (kHeaderSize + kChecksumSize))
-        r.fail(detail::concat(count, " blocks announced in ", r.remaining(), " bytes"));
+        r.fail(oboro::detail::concat(count, " blocks announced in ", r.remaining(), " bytes"));
     std::vector<Ciphertext> blocks;
     blocks.reserve(size_t(count));
     for (uint64_t i = 0; i < count; ++i) {
@@ -563,7 +563,7 @@ std::vector<Ciphertext> load_matrix(const Context& ctx, ByteView data, MatrixLay
         const Ciphertext& ct = blocks.back();
         if (ct.size() != 2 || ct.level() != blocks[0].level() || ct.slots() != blocks[0].slots() ||
             ct.slots() < m.d * m.d || info.key_id != m.key_id)
-            r.fail(detail::concat("block ", i, " (", ct.size(), " polynomials, level ", ct.level(), ", ", ct.slots(),
+            r.fail(oboro::detail::concat("block ", i, " (", ct.size(), " polynomials, level ", ct.level(), ", ", ct.slots(),
                                   " slots) does not match the matrix (level ", blocks[0].level(), ", at least ",
                                   m.d * m.d, " slots, the matrix's key id)"));
     }
@@ -624,42 +624,122 @@ RelinKey load_relin_key(const Context& ctx, ByteView data) {
     return rk;
 }
 
-Bytes serialize(const Context& ctx, const GaloisKeys& gk, bool compress) {
-    if (!gk.keys.empty()) check_owner(gk.context_id, ctx, "Galois key set");
-    Bytes out;
-    Writer w(out);
-    w.reserve_more(kHeaderSize + 64 + gk.keys.size() * 2 * ctx.num_digits() * poly_bytes(ctx, qp_limbs(ctx)));
-    const size_t start = begin_record(w, ObjectType::galois_keys, ctx.id());
+namespace {
+
+// A Galois key set's body: u32 count, then (u64 element, switching key) in increasing elements.
+void write_galois_body(Writer& w, const Context& ctx, const GaloisKeys& gk, bool compress) {
     w.u32(uint32_t(gk.keys.size()));
     for (const auto& [element, key] : gk.keys) {  // std::map: ascending elements
         w.u64(element);
         write_switching_key(w, ctx, key, compress);
     }
-    return finish(out, w, start);
 }
 
-GaloisKeys load_galois_keys(const Context& ctx, ByteView data) {
-    const RecordView v = open(data, ObjectType::galois_keys, &ctx);
-    Reader r(v.payload, "Galois keys", kHeaderSize);
+GaloisKeys read_galois_body(Reader& r, const Context& ctx) {
     const uint32_t count = r.u32("the key count");
     // Each key needs at least its b polynomials (a key of level 0 is the smallest): a bound on the
     // count before the loop.
     const size_t min_key = ctx.ring().digits_at(0) * poly_bytes(ctx, key_basis(ctx, 0, 1));
     if (count > ctx.n() || size_t(count) * min_key > r.remaining())
-        r.fail(detail::concat(count, " keys announced but the data can hold at most ", r.remaining() / min_key));
+        r.fail(oboro::detail::concat(count, " keys announced but the data can hold at most ", r.remaining() / min_key));
     GaloisKeys gk;
     gk.context_id = ctx.id();
     uint64_t previous = 1;
     for (uint32_t i = 0; i < count; ++i) {
         const uint64_t element = r.u64("a Galois element");
         if ((element & 1) == 0 || element >= 2 * ctx.n() || element <= previous)
-            r.fail(detail::concat("Galois element ", element, " is not an odd number in ", previous + 1, "..",
+            r.fail(oboro::detail::concat("Galois element ", element, " is not an odd number in ", previous + 1, "..",
                                   2 * ctx.n() - 1, " (elements are stored in increasing order)"));
         previous = element;
         gk.keys.emplace(element, read_switching_key(r, ctx));
     }
+    return gk;
+}
+
+}  // namespace
+
+Bytes serialize(const Context& ctx, const GaloisKeys& gk, bool compress) {
+    if (!gk.keys.empty()) check_owner(gk.context_id, ctx, "Galois key set");
+    Bytes out;
+    Writer w(out);
+    w.reserve_more(kHeaderSize + 64 + gk.keys.size() * 2 * ctx.num_digits() * poly_bytes(ctx, qp_limbs(ctx)));
+    const size_t start = begin_record(w, ObjectType::galois_keys, ctx.id());
+    write_galois_body(w, ctx, gk, compress);
+    return finish(out, w, start);
+}
+
+GaloisKeys load_galois_keys(const Context& ctx, ByteView data) {
+    const RecordView v = open(data, ObjectType::galois_keys, &ctx);
+    Reader r(v.payload, "Galois keys", kHeaderSize);
+    GaloisKeys gk = read_galois_body(r, ctx);
     r.expect_end();
     return gk;
+}
+
+// ---- bootstrap keys ----
+// u32 slots (0: all), i32 CoeffsToSlots levels, i32 SlotsToCoeffs levels, i32 double angles, i32
+// cosine degree (-1: automatic), i32 message ratio bits, i32 ephemeral weight; the Galois key set's
+// body; u8 1 when the encapsulation keys follow: u32 their ephemeral weight, the key to the
+// ephemeral secret, the key back.
+
+Bytes serialize(const Context& ctx, const algorithms::BootstrapConfig& config, const algorithms::BootstrapKeys& keys,
+                bool compress) {
+    if (!keys.galois.keys.empty()) check_owner(keys.galois.context_id, ctx, "bootstrap key set");
+    Bytes out;
+    Writer w(out);
+    const size_t start = begin_record(w, ObjectType::bootstrap_keys, ctx.id());
+    w.u32(uint32_t(config.slots.value_or(0)));
+    for (int v : {config.coeffs_to_slots_levels, config.slots_to_coeffs_levels, config.double_angles,
+                  config.cosine_degree.value_or(-1), config.message_ratio_bits, config.ephemeral_hamming_weight})
+        w.u32(uint32_t(v));
+    write_galois_body(w, ctx, keys.galois, compress);
+    w.u8(keys.encapsulation ? 1 : 0);
+    if (keys.encapsulation) {
+        w.u32(uint32_t(keys.encapsulation->ephemeral_hamming_weight));
+        write_switching_key(w, ctx, keys.encapsulation->to_ephemeral, compress);
+        write_switching_key(w, ctx, keys.encapsulation->from_ephemeral, compress);
+    }
+    return finish(out, w, start);
+}
+
+std::pair<algorithms::BootstrapConfig, algorithms::BootstrapKeys> load_bootstrap_keys(const Context& ctx,
+                                                                                      ByteView data) {
+    const RecordView v = open(data, ObjectType::bootstrap_keys, &ctx);
+    Reader r(v.payload, "bootstrap keys", kHeaderSize);
+    algorithms::BootstrapConfig config;
+    const uint32_t slots = r.u32("the slot count");
+    if (slots != 0) {
+        if (slots < 2 || slots > ctx.max_slots() || (slots & (slots - 1)) != 0)
+            r.fail(oboro::detail::concat("a slot count of ", slots, " is not a power of two in 2..", ctx.max_slots()));
+        config.slots = slots;
+    }
+    // the bootstrapper made from the configuration checks every value's range; here only what
+    // would not fit an int
+    const auto small = [&](const char* what, int lo) {
+        const int32_t x = int32_t(r.u32(what));
+        if (x < lo || x > 1 << 16) r.fail(oboro::detail::concat(what, " = ", x, " is out of range"));
+        return int(x);
+    };
+    config.coeffs_to_slots_levels = small("the CoeffsToSlots levels", 1);
+    config.slots_to_coeffs_levels = small("the SlotsToCoeffs levels", 1);
+    config.double_angles = small("the double angles", 0);
+    const int degree = small("the cosine degree", -1);
+    if (degree >= 0) config.cosine_degree = degree;
+    config.message_ratio_bits = small("the message ratio", 1);
+    config.ephemeral_hamming_weight = small("the ephemeral weight", 1);
+    algorithms::BootstrapKeys keys;
+    keys.galois = read_galois_body(r, ctx);
+    const uint8_t has_encapsulation = r.u8("the encapsulation flag");
+    if (has_encapsulation > 1) r.fail(oboro::detail::concat("an encapsulation flag of ", int(has_encapsulation)));
+    if (has_encapsulation) {
+        ckks::EncapsulationKeys e;
+        e.ephemeral_hamming_weight = small("the encapsulation keys' ephemeral weight", 1);
+        e.to_ephemeral = read_switching_key(r, ctx);
+        e.from_ephemeral = read_switching_key(r, ctx);
+        keys.encapsulation = std::move(e);
+    }
+    r.expect_end();
+    return {config, std::move(keys)};
 }
 
 Bytes serialize_secret_key(const Context& ctx, const SecretKey& sk) {
@@ -715,7 +795,7 @@ std::vector<ByteView> split_bundle(ByteView data) {
     Reader r(v.payload, "bundle", kHeaderSize);
     const uint32_t count = r.u32("the record count");
     if (size_t(count) * (kHeaderSize + kChecksumSize) > r.remaining())
-        r.fail(detail::concat(count, " records announced in ", r.remaining(), " bytes"));
+        r.fail(oboro::detail::concat(count, " records announced in ", r.remaining(), " bytes"));
     std::vector<ByteView> parts;
     for (uint32_t i = 0; i < count; ++i) {
         const size_t offset = kHeaderSize + r.position();

@@ -16,8 +16,10 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "oboro/algorithms/bootstrap.hpp"
 #include "oboro/ckks/batch.hpp"
 #include "oboro/ckks/ciphertext.hpp"
 #include "oboro/ckks/context.hpp"
@@ -65,6 +67,10 @@ Bytes serialize(const ckks::Context& ctx, const ckks::CiphertextBatch& batch, co
 // the layout (grid_rows x grid_cols blocks of one level).
 Bytes serialize_matrix(const ckks::Context& ctx, const MatrixLayout& layout, std::span<const ckks::Ciphertext> blocks,
                        bool compress = true);
+// A bootstrapper's configuration and keys (algorithms/bootstrap.hpp): the Galois keys at their
+// levels and the encapsulation keys, each seeded when `compress`.
+Bytes serialize(const ckks::Context& ctx, const algorithms::BootstrapConfig& config,
+                const algorithms::BootstrapKeys& keys, bool compress = true);
 // The secret key: only through this explicitly named function.
 Bytes serialize_secret_key(const ckks::Context& ctx, const ckks::SecretKey& sk);
 // Several records in one (e.g. a context and its public keys); each keeps its own checksum.
@@ -81,6 +87,10 @@ std::vector<ckks::Ciphertext> load_matrix(const ckks::Context& ctx, ByteView dat
 ckks::PublicKey load_public_key(const ckks::Context& ctx, ByteView data);
 ckks::RelinKey load_relin_key(const ckks::Context& ctx, ByteView data);
 ckks::GaloisKeys load_galois_keys(const ckks::Context& ctx, ByteView data);
+// The configuration and the keys of a bootstrap_keys record (make the Bootstrapper from the
+// configuration: its matrices are not stored).
+std::pair<algorithms::BootstrapConfig, algorithms::BootstrapKeys> load_bootstrap_keys(const ckks::Context& ctx,
+                                                                                      ByteView data);
 ckks::SecretKey load_secret_key(const ckks::Context& ctx, ByteView data);
 // The records of a bundle, in order (views into `data`).
 std::vector<ByteView> split_bundle(ByteView data);
