@@ -25,7 +25,7 @@ def render(oboro, lattigo=None):
         "",
         f"Bootstrap: the median of {oboro['runs']} runs after a first one. Precision: -log2 of the largest error "
         "over the slots (worst of the runs), values uniform in the complex unit disk, full slots; all ones: the "
-        "same for the hardest input, every slot 1 (oboro only). Ratio: the message ratio (Lattigo's default set uses 2^8). Set-up: the bootstrapper's DFT matrices (Lattigo: "
+        "same for the hardest input, every slot 1. Ratio: the message ratio (Lattigo's default set uses 2^8). Set-up: the bootstrapper's DFT matrices (Lattigo: "
         "NewEvaluator). Keys: the Galois, encapsulation and relinearization keys (Lattigo: its evaluation key "
         "set, the same keys). Peak: the process's peak resident memory.",
         "",
@@ -42,9 +42,10 @@ def render(oboro, lattigo=None):
         )
     if lattigo:
         r = lattigo
+        ones = f"{r['constant_precision_bits']:.1f}" if "constant_precision_bits" in r else "not measured"
         lines.append(
             f"| Lattigo {r['version']} | {r['param_set']} | {r['threads']} | 2^8 | {r['slots']} | {r['levels_left']} | "
-            f"{r['bootstrap_median_s']:.2f} | {r['precision_bits']:.1f} | | {r['setup_s']:.1f} | "
+            f"{r['bootstrap_median_s']:.2f} | {r['precision_bits']:.1f} | {ones} | {r['setup_s']:.1f} | "
             f"{r['keygen_s']:.1f} | {r['keys']} | {r['key_gib']:.2f} | {r['peak_gib']:.1f} |"
         )
         lines.append("")

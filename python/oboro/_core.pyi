@@ -366,6 +366,15 @@ class Context:
         The rotation steps whose keys Ciphertext.sum(...) needs with these arguments, for keygen(rotations=...). slots: the ciphertexts' slot count (default: all slots of the context). 'auto' lists the keys of the cost model's h at the top level.
         """
 
+    @property
+    def auto_bootstrap(self) -> bool:
+        """
+        Automatic bootstrapping (False by default): in automatic mode, an operand at level 0 of a product (ct * ct, ct * array, ct * non-integer constant) is bootstrapped first, so long computations run without counting levels. Each bootstrap costs about a second per 2^15 slots here (docs/bootstrapping.md) and gives about 20 bits of precision; polynomial and matrix methods still check their levels before any work. Needs keygen(bootstrap=...) (MissingKey otherwise). A public() copy keeps the setting; a deserialized context starts with it off.
+        """
+
+    @auto_bootstrap.setter
+    def auto_bootstrap(self, arg: bool, /) -> None: ...
+
     def bootstrap_info(self, slots: int | None = None) -> dict[str, Any]:
         """
         What bootstrapping ciphertexts of `slots` slots (default all) does with these parameters: slots, depth (levels consumed), output_level (levels left), max_input_scale, precision_bits (the model's bound before noise), rotation_steps, galois_keys (the number of keys), encapsulates (a sparse ephemeral secret is used for ModRaise), has_keys (keygen(bootstrap=...) made them). ParameterError when the parameters cannot bootstrap, with the reason.

@@ -38,38 +38,35 @@ std::vector<size_t> bootstrap_slots(const State& s, nb::handle arg) {
     return out;
 }
 
-std::shared_ptr<const Bootstrapping> with_bootstrapping(const ContextPtr& ctx, KeyGenerator& kg,
-                                                        const std::shared_ptr<const Bootstrapping>& have,
-                                                        const std::vector<size_t>& slots) {
-    auto out = std::make_shared<Bootstrapping>(have ? *have : Bootstrapping{});
+std::shared_ptr<const algorithms::BootstrapSet> with_bootstrapping(
+    const ContextPtr& ctx, KeyGenerator& kg, const std::shared_ptr<const algorithms::BootstrapSet>& have,
+    const std::vector<size_t>& slots) {
+    std::vector<algorithms::BootstrapSet::Entry> entries;
+    if (have) entries = have->entries();
     bool added = false;
     for (size_t n : slots) {
-        const bool exists = std::any_of(out->entries.begin(), out->entries.end(),
-                                        [n](const Bootstrapping::Entry& e) { return e.boot->slots() == n; });
+        const bool exists = std::any_of(entries.begin(), entries.end(),
+                                        [n](const algorithms::BootstrapSet::Entry& e) { return e.boot->slots() == n; });
         if (exists) continue;
         algorithms::BootstrapConfig config;
         config.slots = n;
         auto boot = std::make_shared<const algorithms::Bootstrapper>(ctx, config);
-        out->entries.push_back({boot, boot->generate_keys(kg)});
+        entries.push_back({boot, boot->generate_keys(kg)});
         added = true;
     }
     if (!added) return have;
-    std::sort(out->entries.begin(), out->entries.end(),
-              [](const auto& a, const auto& b) { return a.boot->slots() < b.boot->slots(); });
-    return out;
+    return std::make_shared<const algorithms::BootstrapSet>(std::move(entries));
 }
 
 namespace {
 
 template <typename Py> Py bootstrap(const Py& self) {
     return unary(self, [](const Op<Py>& op, const auto& a) {
-        const Bootstrapping* b = op.session->bootstrapping.get();
-        const Bootstrapping::Entry* e = b ? b->for_slots(a.slots()) : nullptr;
-        if (!e)
-            raise<MissingKey>("bootstrap: no bootstrapping keys for ", a.slots(),
-                              " slots; call ctx.keygen(bootstrap=True) (all slot counts) or keygen(bootstrap=",
-                              a.slots(), ")");
-        return e->boot->bootstrap(algorithms::CountedOps(op.eval, nullptr), a, e->keys);
+        const algorithms::BootstrapSet* set = op.session->bootstrapping.get();
+        if (!set)
+            raise<MissingKey>("bootstrap: no bootstrapping keys; call ctx.keygen(bootstrap=True) (all slot counts) or "
+                              "keygen(bootstrap=", a.slots(), ")");
+        return set->bootstrap(algorithms::CountedOps(op.eval, nullptr), a);
     });
 }
 
@@ -103,14 +100,27 @@ template void add_bootstrap_method(nb::class_<PyCiphertext>&, const char*);
 template void add_bootstrap_method(nb::class_<PyBatch>&, const char*);
 
 void add_bootstrap_info(nb::class_<PyContext>& ctx) {
+    ctx.def_prop_rw(
+        "auto_bootstrap", [](const PyContext& c) { return c.st->auto_bootstrap; },
+        [](PyContext& c, bool on) {
+            if (on && !c.st->snapshot()->bootstrapping)
+                raise<MissingKey>("auto_bootstrap: the context has no bootstrapping keys; call "
+                                  "keygen(bootstrap=True) first");
+            c.st->auto_bootstrap = on;
+        },
+        "Automatic bootstrapping (False by default): in automatic mode, an operand at level 0 of a product (ct * ct, "
+        "ct * array, ct * non-integer constant) is bootstrapped first, so long computations run without counting "
+        "levels. Each bootstrap costs about a second per 2^15 slots here (docs/bootstrapping.md) and gives about "
+        "20 bits of precision; polynomial and matrix methods still check their levels before any work. Needs "
+        "keygen(bootstrap=...) (MissingKey otherwise). A public() copy keeps the setting; a deserialized context "
+        "starts with it off.");
     ctx.def(
         "bootstrap_info",
         [](const PyContext& c, std::optional<size_t> slots) {
             const size_t n = slots.value_or(c.st->ctx->max_slots());
             const SessionPtr now = c.st->snapshot();
-            if (now->bootstrapping)
-                for (const auto& e : now->bootstrapping->entries)
-                    if (e.boot->slots() == n) return info_of(*e.boot, true);
+            if (const auto* e = now->bootstrapping ? now->bootstrapping->exactly(n) : nullptr)
+                return info_of(*e->boot, true);
             algorithms::BootstrapConfig config;
             config.slots = n;
             std::unique_ptr<const algorithms::Bootstrapper> b;

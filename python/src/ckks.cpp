@@ -108,7 +108,7 @@ void keygen(State& s, const std::optional<std::vector<int64_t>>& rotations, bool
         kg.emplace(s.ctx, *sk);
     }
     // bootstrapping first: parameters that cannot bootstrap are refused before the other keys
-    const std::shared_ptr<const Bootstrapping> boot =
+    const std::shared_ptr<const algorithms::BootstrapSet> boot =
         bootstrap.empty() ? now->bootstrapping : with_bootstrapping(s.ctx, *kg, now->bootstrapping, bootstrap);
     if ((relin || !bootstrap.empty()) && !rk) rk = std::make_shared<const RelinKey>(kg->relin_key());
     bool missing = conjugation && !(gk && gk->has(s.ctx->conjugation_element()));
@@ -139,6 +139,7 @@ StatePtr public_copy(const State& s) {
     out->encoder = s.encoder;
     out->preset = s.preset;
     out->auto_mode = s.auto_mode;
+    out->auto_bootstrap = s.auto_bootstrap;
     out->key_id = s.key_id;
     publish(*out, nullptr, now->pk, now->keys->relin(), now->keys->galois(), now->rotations, now->conjugation);
     publish_bootstrapping(*out, now->bootstrapping);  // evaluation keys: public

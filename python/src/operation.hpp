@@ -37,7 +37,9 @@ template <typename Py> struct Op {
 
     explicit Op(const Py& self)
         : session(self.st->snapshot()), eval(session->evaluator_on(queue_of(self.core()))),
-          autoeval(eval, self.st->encoder), automatic(is_automatic(*self.st)) {}
+          autoeval(AutoEvaluator(eval, self.st->encoder)
+                       .with_refresher(self.st->auto_bootstrap ? session->bootstrapping : nullptr)),
+          automatic(is_automatic(*self.st)) {}
 };
 
 // A method with one result shaped like self: f(op, self.core()) computed without the GIL.

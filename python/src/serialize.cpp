@@ -47,7 +47,7 @@ io::Bytes serialize_context(const State& state, bool secret_key, bool keys, bool
         if (s.relin_key()) parts.push_back(io::serialize_relin_key(ctx, *s.relin_key(), compress));
         if (!s.galois_keys().keys.empty()) parts.push_back(io::serialize(ctx, s.galois_keys(), compress));
         if (s.bootstrapping)
-            for (const auto& e : s.bootstrapping->entries)
+            for (const auto& e : s.bootstrapping->entries())
                 parts.push_back(io::serialize(ctx, e.boot->config(), e.keys, compress));
     }
     if (secret_key) parts.push_back(io::serialize_secret_key(ctx, *s.sk));
@@ -82,18 +82,18 @@ StatePtr deserialize_context(io::ByteView data, bool auto_mode) {
     std::shared_ptr<const RelinKey> rk;
     std::shared_ptr<const GaloisKeys> gk;
     std::map<io::ObjectType, int> seen;
-    auto boot = std::make_shared<Bootstrapping>();
+    std::vector<algorithms::BootstrapSet::Entry> boot;
     for (size_t i = 1; i < parts.size(); ++i) {
         const io::ObjectType type = io::peek_type(parts[i]);
         if (type == io::ObjectType::bootstrap_keys) {  // one per slot count
             auto [config, keys] = io::load_bootstrap_keys(*ctx, parts[i]);
-            auto b = std::make_shared<const algorithms::Bootstrapper>(ctx, config);  // the matrices, again
+            auto b = std::make_shared<const algorithms::Bootstrapper>(ctx, config);  // its matrices, made again
             const size_t n = b->slots();
-            if (std::any_of(boot->entries.begin(), boot->entries.end(),
-                            [n](const Bootstrapping::Entry& e) { return e.boot->slots() == n; }))
+            if (std::any_of(boot.begin(), boot.end(),
+                            [n](const algorithms::BootstrapSet::Entry& e) { return e.boot->slots() == n; }))
                 raise<SerializationError>("Context.deserialize: the data holds two bootstrap key sets for ",
                                           b->slots(), " slots");
-            boot->entries.push_back({std::move(b), std::move(keys)});
+            boot.push_back({std::move(b), std::move(keys)});
             continue;
         }
         if (seen[type]++)
@@ -116,7 +116,7 @@ StatePtr deserialize_context(io::ByteView data, bool auto_mode) {
                                           " record does not belong in a serialized context");
         }
     }
-    if ((rk || gk || sk || !boot->entries.empty()) && !pk)
+    if ((rk || gk || sk || !boot.empty()) && !pk)
         raise<SerializationError>("Context.deserialize: the data holds keys but no public key");
     std::set<int64_t> rotations;
     bool conjugation = false;
@@ -127,11 +127,7 @@ StatePtr deserialize_context(io::ByteView data, bool auto_mode) {
         }
     }
     publish(*st, std::move(sk), std::move(pk), std::move(rk), std::move(gk), std::move(rotations), conjugation);
-    if (!boot->entries.empty()) {
-        std::sort(boot->entries.begin(), boot->entries.end(),
-                  [](const auto& a, const auto& b) { return a.boot->slots() < b.boot->slots(); });
-        publish_bootstrapping(*st, std::move(boot));
-    }
+    if (!boot.empty()) publish_bootstrapping(*st, std::make_shared<const algorithms::BootstrapSet>(std::move(boot)));
     return st;
 }
 

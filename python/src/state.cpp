@@ -108,7 +108,7 @@ void publish(State& s, std::shared_ptr<const SecretKey> sk, std::shared_ptr<cons
     if (s.key_id) Registry::get().add(s);
 }
 
-void publish_bootstrapping(State& s, std::shared_ptr<const Bootstrapping> b) {
+void publish_bootstrapping(State& s, std::shared_ptr<const algorithms::BootstrapSet> b) {
     Session next = *s.session;
     next.bootstrapping = std::move(b);
     s.session = std::make_shared<const Session>(std::move(next));

@@ -21,7 +21,7 @@
 
 #include <nanobind/nanobind.h>
 
-#include "oboro/algorithms/bootstrap.hpp"
+#include "oboro/algorithms/bootstrap_set.hpp"
 #include "oboro/ckks/auto_evaluator.hpp"
 #include "oboro/ckks/batch.hpp"
 #include "oboro/ckks/ciphertext.hpp"
@@ -41,23 +41,6 @@ namespace nb = nanobind;
 using namespace oboro::ckks;
 using cplx = std::complex<double>;
 
-// The bootstrappers of a session, one per slot count, with their keys. Immutable once published.
-struct Bootstrapping {
-    struct Entry {
-        std::shared_ptr<const algorithms::Bootstrapper> boot;
-        algorithms::BootstrapKeys keys;
-    };
-    std::vector<Entry> entries;  // by slot count, ascending (keygen(bootstrap=...), or loaded)
-
-    // The entry of the fewest slots that takes a ciphertext of `slots` (a power of two: every
-    // larger count is a multiple), or nullptr.
-    const Entry* for_slots(size_t slots) const {
-        for (const Entry& e : entries)
-            if (e.boot->slots() >= slots && e.boot->slots() % slots == 0) return &e;
-        return nullptr;
-    }
-};
-
 // The keys of a context at one moment and what is made from them. Immutable once published.
 struct Session {
     std::shared_ptr<const SecretKey> sk;
@@ -67,7 +50,7 @@ struct Session {
     Evaluator eval;                               // on the CPU queue, with `keys`
     std::set<int64_t> rotations;                  // the steps asked for in keygen
     bool conjugation = false;
-    std::shared_ptr<const Bootstrapping> bootstrapping;  // keygen(bootstrap=...), else null
+    std::shared_ptr<const algorithms::BootstrapSet> bootstrapping;  // keygen(bootstrap=...) or loaded, else null
 
     const RelinKey* relin_key() const { return keys->relin_key(); }
     const GaloisKeys& galois_keys() const;
@@ -88,6 +71,7 @@ struct State : std::enable_shared_from_this<State> {
     // generator is not thread-safe.
     std::shared_ptr<Encryptor> encryptor;
     bool auto_mode = true;  // the default mode; Context.manual() / automatic() scope it
+    bool auto_bootstrap = false;  // automatic mode bootstraps a product's operand at level 0
     uint64_t key_id = 0;    // io::key_id of the public key (0: no keys); serialized with ciphertexts
     // One keygen() at a time (it computes without the GIL and publishes after).
     std::shared_ptr<std::mutex> keygen_mutex = std::make_shared<std::mutex>();
@@ -176,7 +160,7 @@ void publish(State& s, std::shared_ptr<const SecretKey> sk, std::shared_ptr<cons
              std::shared_ptr<const RelinKey> rk, std::shared_ptr<const GaloisKeys> gk, std::set<int64_t> rotations,
              bool conjugation, double noise_flooding = 0);
 // Publishes the current session with `b` as its bootstrapping (with the GIL held).
-void publish_bootstrapping(State& s, std::shared_ptr<const Bootstrapping> b);
+void publish_bootstrapping(State& s, std::shared_ptr<const algorithms::BootstrapSet> b);
 // Whether operations on values of `s` run in automatic mode here and now: the context's default,
 // unless a Context.manual() / Context.automatic() block of the current Python context says
 // otherwise (with the GIL held).
@@ -258,9 +242,9 @@ void register_circuits(nb::module_& m);
 // bootstrap.cpp: the bootstrappers and keys of keygen(bootstrap=...) for these slot counts, added
 // to `have` (without the GIL; kg holds the secret key), Ciphertext.bootstrap and Batch.bootstrap,
 // Context.bootstrap_info.
-std::shared_ptr<const Bootstrapping> with_bootstrapping(const ContextPtr& ctx, KeyGenerator& kg,
-                                                        const std::shared_ptr<const Bootstrapping>& have,
-                                                        const std::vector<size_t>& slots);
+std::shared_ptr<const algorithms::BootstrapSet> with_bootstrapping(
+    const ContextPtr& ctx, KeyGenerator& kg, const std::shared_ptr<const algorithms::BootstrapSet>& have,
+    const std::vector<size_t>& slots);
 template <typename Py> void add_bootstrap_method(nb::class_<Py>& cls, const char* type_name);
 void add_bootstrap_info(nb::class_<PyContext>& ctx);
 // The slot counts of keygen's `bootstrap` argument: False/None none, True all slots, an int or a

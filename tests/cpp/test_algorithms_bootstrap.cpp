@@ -5,6 +5,8 @@
 
 #include "ckks_test_util.hpp"
 #include "oboro/algorithms/bootstrap.hpp"
+#include "oboro/algorithms/bootstrap_set.hpp"
+#include "oboro/ckks/auto_evaluator.hpp"
 #include "oboro/io/serialize.hpp"
 
 namespace oboro::test {
@@ -356,6 +358,40 @@ TEST(Bootstrap, KeysRoundTripThroughTheCheckedFormat) {
     EXPECT_THROW(io::load_bootstrap_keys(*k.ctx, flipped), SerializationError);
     EXPECT_THROW(io::load_bootstrap_keys(*k.ctx, io::serialize(*k.ctx, bk.galois)), SerializationError);
     EXPECT_THROW(io::load_galois_keys(*k.ctx, seeded), SerializationError);
+}
+
+// Automatic bootstrapping: an AutoEvaluator with a BootstrapSet as its refresher bootstraps a
+// product's operand at level 0 first; without one the product is a LevelMismatch. The set picks
+// the cheapest bootstrapper that takes the ciphertext.
+TEST(Bootstrap, AutomaticModeRefreshesOperandsAtLevelZero) {
+    const BootSetup setup(16);
+    Keys& k = setup.k;
+    auto boot = std::make_shared<const Bootstrapper>(k.ctx, config_for(16));
+    auto full = std::make_shared<const Bootstrapper>(k.ctx);
+    const auto set = std::make_shared<const BootstrapSet>(std::vector<BootstrapSet::Entry>{
+        {full, full->generate_keys(*k.keygen)}, {boot, setup.bk}});
+    EXPECT_EQ(set->entries().front().boot->slots(), 16u);  // sorted
+    EXPECT_EQ(set->for_slots(8)->boot->slots(), 16u);
+    EXPECT_EQ(set->for_slots(64)->boot->slots(), 2048u);
+    EXPECT_EQ(set->exactly(64), nullptr);
+    const AutoEvaluator plain(setup.eval);
+    const AutoEvaluator automatic = plain.with_refresher(set);
+    const std::vector<cplx> x = random_complex(16, 1.0, 50), y = random_complex(16, 1.0, 51);
+    const Ciphertext a = k.encrypt(x, 0, true, 16), b = k.encrypt(y, 3, true, 16);
+    EXPECT_THROW(plain.multiply(a, b), LevelMismatch);
+    std::vector<cplx> xy(16), xx(16), x3(16);
+    for (size_t i = 0; i < 16; ++i) xy[i] = x[i] * y[i], xx[i] = x[i] * x[i], x3[i] = x[i] * 0.75;
+    const Ciphertext ab = automatic.multiply(a, b);
+    EXPECT_EQ(ab.level(), boot->output_level() - 1);  // a came back at level 2, b met it there, the product
+                                                     // took one
+    EXPECT_GT(precision_bits(k.decrypt(ab), xy), 19);
+    EXPECT_GT(precision_bits(k.decrypt(automatic.square(a)), xx), 19);
+    EXPECT_GT(precision_bits(k.decrypt(automatic.multiply(a, cplx(0.75, 0))), x3), 19);
+    // an integer costs no level: no bootstrap, the same level
+    EXPECT_EQ(automatic.multiply(a, int64_t(3)).level(), 0);
+    // no bootstrapper takes 4096 slots: MissingKey, not a wrong result
+    EXPECT_THROW(plain.with_refresher(std::make_shared<const BootstrapSet>()).multiply(a, a), MissingKey);
+    EXPECT_THROW((BootstrapSet(std::vector<BootstrapSet::Entry>{{boot, setup.bk}, {boot, setup.bk}})), ValueError);
 }
 
 TEST(Bootstrap, KeyLevelsCoverEveryStep) {

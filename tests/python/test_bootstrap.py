@@ -164,3 +164,32 @@ def test_bootstrap_keys_travel_with_the_context(ctx):
     damaged[-100] ^= 0x01
     with pytest.raises(oboro.SerializationError):
         oboro.Context.deserialize(bytes(damaged))
+
+
+def test_automatic_bootstrapping_is_off_by_default_and_refreshes_products_when_on():
+    c = oboro.Context.from_preset("BT")
+    with pytest.raises(oboro.MissingKey, match="bootstrapping keys"):
+        c.auto_bootstrap = True
+    c.keygen(rotations=[], bootstrap=16)
+    x = values(16, 9)
+    ct = c.encrypt(x, level=0)
+    assert not c.auto_bootstrap
+    with pytest.raises(oboro.LevelMismatch):
+        ct * ct
+    c.auto_bootstrap = True
+    sq = ct * ct
+    assert sq.level == c.bootstrap_info(16)["output_level"] - 1
+    assert bits(c.decrypt(sq), x * x) > MIN_BITS - 1
+    assert bits(c.decrypt(ct * 0.5), x * 0.5) > MIN_BITS - 1
+    # a long chain of products runs without counting levels
+    y = c.encrypt(np.full(16, 0.9), level=2)
+    for _ in range(8):
+        y = y * y
+    assert bits(c.decrypt(y), np.full(16, 0.9 ** 256)) > MIN_BITS - 4
+    # manual mode is unchanged: it never bootstraps (at level 0 the product's scale cannot fit)
+    with c.manual():
+        with pytest.raises(oboro.ScaleMismatch):
+            ct * ct
+    c.auto_bootstrap = False
+    with pytest.raises(oboro.LevelMismatch):
+        ct * ct

@@ -47,6 +47,12 @@ AutoEvaluator::AutoEvaluator(Evaluator eval, std::shared_ptr<const Encoder> enco
         raise<ContextMismatch>("AutoEvaluator: the encoder belongs to another parameter set");
 }
 
+AutoEvaluator AutoEvaluator::with_refresher(std::shared_ptr<const LevelRefresher> refresher) const {
+    AutoEvaluator out = *this;
+    out.refresher_ = std::move(refresher);
+    return out;
+}
+
 // ---- the pieces --------------------------------------------------------------------------------
 
 std::optional<int64_t> AutoEvaluator::keyed_step(int64_t step, size_t slots) const {
@@ -290,6 +296,8 @@ template <Encrypted T> T AutoEvaluator::multiply(const T& a, const T& b) const {
     std::optional<T> ra, rb;
     if (a.size() > 2) ra = relinearized(a, op);
     if (b.size() > 2) rb = relinearized(b, op);
+    if (refreshes(a.level())) ra = refresher_->refresh(eval_, ra ? *ra : a);
+    if (refreshes(b.level())) rb = &a == &b ? *ra : refresher_->refresh(eval_, rb ? *rb : b);
     const T& pa = ra ? *ra : a;
     const T& pb = rb ? *rb : b;
     if (pa.level() == pb.level()) {
@@ -307,7 +315,7 @@ template <Encrypted T> T AutoEvaluator::square(const T& a) const { return multip
 
 template <Encrypted T, typename P>
 requires PlainOperandOf<P, T> T AutoEvaluator::multiply(const T& a, const P& b) const {
-    T x = a;
+    T x = refreshes(a.level()) ? refresher_->refresh(eval_, a) : a;
     std::optional<P> dropped;
     plain_at_one_level(x, b, dropped);
     check_level_for_multiply(x.level(), describe(x), "multiply");
@@ -319,6 +327,7 @@ template <Encrypted T> T AutoEvaluator::multiply(const T& a, int64_t c) const { 
 
 template <Encrypted T> T AutoEvaluator::multiply(const T& a, std::complex<double> c) const {
     if (const auto k = integer_value(c)) return eval_.multiply_integer(a, *k);  // exact: no level
+    if (refreshes(a.level())) return multiply(refresher_->refresh(eval_, a), c);
     const double t = product_scale(a.level(), a.scale(), describe(a), "multiply");
     const double v = std::round(c.real() * t);
     if (c.imag() == 0 && std::isfinite(v) && std::fabs(v) < 0x1p62) {
@@ -332,6 +341,7 @@ template <Encrypted T> T AutoEvaluator::multiply(const T& a, std::complex<double
 }
 
 template <Encrypted T> T AutoEvaluator::multiply(const T& a, SlotValues values) const {
+    if (refreshes(a.level())) return multiply(refresher_->refresh(eval_, a), values);
     const double t = product_scale(a.level(), a.scale(), describe(a), "multiply");
     return eval_.rescale(eval_.multiply(a, encode(a, values, t)));
 }

@@ -26,6 +26,10 @@
 //  * Rotations are by any step: reduced modulo the slots, and composed from the keyed steps (the
 //    shortest signed binary decomposition) when the key set has no key for the step itself.
 //
+//  * Automatic bootstrapping (off unless a LevelRefresher is given, with_refresher): an operand
+//    at level 0 of a product (ct * ct, ct * plaintext, ct * non-integer constant or values) is
+//    refreshed first, and the product proceeds from the levels it gets back.
+//
 // Errors are the Evaluator's typed errors, plus MissingKey for a product without a
 // relinearization key or a rotation no keyed steps can make, and LevelMismatch / ScaleMismatch
 // when no level is left for a rescale or a scale cannot be reached exactly.
@@ -42,6 +46,7 @@
 
 #include "oboro/ckks/encoder.hpp"
 #include "oboro/ckks/evaluator.hpp"
+#include "oboro/ckks/level_refresher.hpp"
 
 namespace oboro::ckks {
 
@@ -65,6 +70,9 @@ public:
     // The same with an encoder of the evaluator's context to share (an encoder holds tables of N
     // roots: made once per context, not per evaluator).
     AutoEvaluator(Evaluator eval, std::shared_ptr<const Encoder> encoder);
+
+    // The same evaluator with automatic bootstrapping by `refresher` (nullptr: none).
+    AutoEvaluator with_refresher(std::shared_ptr<const LevelRefresher> refresher) const;
 
     const Evaluator& evaluator() const { return eval_; }
     const ContextPtr& context() const { return eval_.context(); }
@@ -139,9 +147,12 @@ private:
     template <Encrypted T, typename P>
     requires PlainOperandOf<P, T> void plain_at_one_level(T& a, const P& b, std::optional<P>& dropped) const;
     template <Encrypted T> T add_constant(const T& a, std::complex<double> c, std::optional<size_t> count) const;
+    // Whether a product operand at this level is refreshed first (level 0 with a refresher).
+    bool refreshes(int level) const { return level == 0 && refresher_; }
 
     Evaluator eval_;
     std::shared_ptr<const Encoder> encoder_;
+    std::shared_ptr<const LevelRefresher> refresher_;
 };
 
 }  // namespace oboro::ckks

@@ -1,0 +1,49 @@
+#include "oboro/algorithms/bootstrap_set.hpp"
+
+#include <algorithm>
+
+#include "oboro/util/error.hpp"
+
+namespace oboro::algorithms {
+
+BootstrapSet::BootstrapSet(std::vector<Entry> entries) : entries_(std::move(entries)) {
+    std::sort(entries_.begin(), entries_.end(),
+              [](const Entry& a, const Entry& b) { return a.boot->slots() < b.boot->slots(); });
+    for (size_t i = 1; i < entries_.size(); ++i)
+        if (entries_[i].boot->slots() == entries_[i - 1].boot->slots())
+            raise<ValueError>("BootstrapSet: two bootstrappers of ", entries_[i].boot->slots(), " slots");
+}
+
+const BootstrapSet::Entry* BootstrapSet::for_slots(size_t slots) const {
+    for (const Entry& e : entries_)
+        if (slots > 0 && e.boot->slots() >= slots && e.boot->slots() % slots == 0) return &e;
+    return nullptr;
+}
+
+const BootstrapSet::Entry* BootstrapSet::exactly(size_t slots) const {
+    for (const Entry& e : entries_)
+        if (e.boot->slots() == slots) return &e;
+    return nullptr;
+}
+
+template <ckks::Encrypted T> T BootstrapSet::bootstrap(const CountedOps& ops, const T& x) const {
+    const Entry* e = for_slots(x.slots());
+    if (!e)
+        raise<MissingKey>("bootstrap: no bootstrapping keys for ", x.slots(),
+                          " slots; call ctx.keygen(bootstrap=True) (all slot counts) or keygen(bootstrap=", x.slots(),
+                          ") (in C++: Bootstrapper::generate_keys)");
+    return e->boot->bootstrap(ops, x, e->keys);
+}
+
+ckks::Ciphertext BootstrapSet::refresh(const ckks::Evaluator& eval, const ckks::Ciphertext& a) const {
+    return bootstrap(CountedOps(eval, nullptr), a);
+}
+
+ckks::CiphertextBatch BootstrapSet::refresh(const ckks::Evaluator& eval, const ckks::CiphertextBatch& a) const {
+    return bootstrap(CountedOps(eval, nullptr), a);
+}
+
+template ckks::Ciphertext BootstrapSet::bootstrap(const CountedOps&, const ckks::Ciphertext&) const;
+template ckks::CiphertextBatch BootstrapSet::bootstrap(const CountedOps&, const ckks::CiphertextBatch&) const;
+
+}  // namespace oboro::algorithms

@@ -1,0 +1,21 @@
+// What automatic mode calls when an operand has no level left for a product: the same values with
+// their levels back (automatic bootstrapping; algorithms::BootstrapSet is one). The evaluator passed
+// is the operation's own (its keys and its queue). Implementations throw the typed errors of the
+// library (MissingKey when they cannot refresh this operand).
+#pragma once
+
+#include "oboro/ckks/batch.hpp"
+#include "oboro/ckks/ciphertext.hpp"
+
+namespace oboro::ckks {
+
+class Evaluator;
+
+class LevelRefresher {
+public:
+    virtual ~LevelRefresher() = default;
+    virtual Ciphertext refresh(const Evaluator& eval, const Ciphertext& a) const = 0;
+    virtual CiphertextBatch refresh(const Evaluator& eval, const CiphertextBatch& a) const = 0;
+};
+
+}  // namespace oboro::ckks
