@@ -87,7 +87,13 @@ StatePtr deserialize_context(io::ByteView data, bool auto_mode) {
         const io::ObjectType type = io::peek_type(parts[i]);
         if (type == io::ObjectType::bootstrap_keys) {  // one per slot count
             auto [config, keys] = io::load_bootstrap_keys(*ctx, parts[i]);
-            auto b = std::make_shared<const algorithms::Bootstrapper>(ctx, config);  // its matrices, made again
+            std::shared_ptr<const algorithms::Bootstrapper> b;
+            try {
+                b = std::make_shared<const algorithms::Bootstrapper>(ctx, config);  // its matrices, made again
+            } catch (const oboro::Error& e) {
+                raise<SerializationError>("Context.deserialize: the bootstrap keys' configuration does not fit these "
+                                          "parameters: ", e.what());
+            }
             const size_t n = b->slots();
             if (std::any_of(boot.begin(), boot.end(),
                             [n](const algorithms::BootstrapSet::Entry& e) { return e.boot->slots() == n; }))

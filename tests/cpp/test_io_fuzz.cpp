@@ -120,6 +120,15 @@ TEST(SerializeFuzz, EveryLoaderRejectsMutantsCleanly) {
     const Bytes matrix = io::serialize_matrix(
         c, io::MatrixLayout{io::MatrixMethod::block, 3, 2, 2, 2, 1, 7}, std::span(elements).first(2));
 
+    algorithms::BootstrapKeys bk;  // keys of two levels and the encapsulation keys: every field
+    bk.galois = keygen.galois_keys({1}, true);
+    keygen.add_galois_keys(bk.galois, {2}, false, 0);
+    bk.encapsulation = keygen.encapsulation_keys(4);
+    algorithms::BootstrapConfig config;
+    config.slots = 8;
+    config.cosine_degree = 31;
+    const Bytes boot = io::serialize(c, config, bk);
+
     fuzz("context", ctx_bytes, [](const Bytes& b) { io::load_context(b); }, 1, n / 4);
     fuzz("ciphertext+seed", seeded_ct, [&](const Bytes& b) { io::load_ciphertext(c, b); }, 2, n);
     fuzz("ciphertext", full_ct, [&](const Bytes& b) { io::load_ciphertext(c, b); }, 3, n);
@@ -135,6 +144,7 @@ TEST(SerializeFuzz, EveryLoaderRejectsMutantsCleanly) {
          9, n);
     fuzz("batch", batch, [&](const Bytes& b) { io::load_ciphertext_batch(c, b); }, 10, n / 2);
     fuzz("matrix", matrix, [&](const Bytes& b) { io::load_matrix(c, b, nullptr); }, 11, n / 2);
+    fuzz("bootstrap keys", boot, [&](const Bytes& b) { io::load_bootstrap_keys(c, b); }, 12, n / 2);
 }
 
 }  // namespace

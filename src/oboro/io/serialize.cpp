@@ -713,27 +713,28 @@ std::pair<algorithms::BootstrapConfig, algorithms::BootstrapKeys> load_bootstrap
             r.fail(oboro::detail::concat("a slot count of ", slots, " is not a power of two in 2..", ctx.max_slots()));
         config.slots = slots;
     }
-    // the bootstrapper made from the configuration checks every value's range; here only what
-    // would not fit an int
-    const auto small = [&](const char* what, int lo) {
+    // the ranges a Bootstrapper accepts (bootstrap.hpp, eval_mod.hpp), so that a damaged or hostile
+    // configuration is refused here rather than when the bootstrapper is made from it
+    const auto in_range = [&](const char* what, int lo, int hi) {
         const int32_t x = int32_t(r.u32(what));
-        if (x < lo || x > 1 << 16) r.fail(oboro::detail::concat(what, " = ", x, " is out of range"));
+        if (x < lo || x > hi) r.fail(oboro::detail::concat(what, " = ", x, " is outside ", lo, "..", hi));
         return int(x);
     };
-    config.coeffs_to_slots_levels = small("the CoeffsToSlots levels", 1);
-    config.slots_to_coeffs_levels = small("the SlotsToCoeffs levels", 1);
-    config.double_angles = small("the double angles", 0);
-    const int degree = small("the cosine degree", -1);
-    if (degree >= 0) config.cosine_degree = degree;
-    config.message_ratio_bits = small("the message ratio", 1);
-    config.ephemeral_hamming_weight = small("the ephemeral weight", 1);
+    config.coeffs_to_slots_levels = in_range("the CoeffsToSlots levels", 1, 17);
+    config.slots_to_coeffs_levels = in_range("the SlotsToCoeffs levels", 1, 17);
+    config.double_angles = in_range("the double angles", 0, 8);
+    const int degree = in_range("the cosine degree", -1, 1023);
+    if (degree == 0) r.fail("a cosine degree of 0");
+    if (degree > 0) config.cosine_degree = degree;
+    config.message_ratio_bits = in_range("the message ratio", 4, 40);
+    config.ephemeral_hamming_weight = in_range("the ephemeral weight", 1, 64);
     algorithms::BootstrapKeys keys;
     keys.galois = read_galois_body(r, ctx);
     const uint8_t has_encapsulation = r.u8("the encapsulation flag");
     if (has_encapsulation > 1) r.fail(oboro::detail::concat("an encapsulation flag of ", int(has_encapsulation)));
     if (has_encapsulation) {
         ckks::EncapsulationKeys e;
-        e.ephemeral_hamming_weight = small("the encapsulation keys' ephemeral weight", 1);
+        e.ephemeral_hamming_weight = in_range("the encapsulation keys' ephemeral weight", 1, int(ctx.n()));
         e.to_ephemeral = read_switching_key(r, ctx);
         e.from_ephemeral = read_switching_key(r, ctx);
         keys.encapsulation = std::move(e);
