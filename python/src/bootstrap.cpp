@@ -62,11 +62,9 @@ namespace {
 
 template <typename Py> Py bootstrap(const Py& self) {
     return unary(self, [](const Op<Py>& op, const auto& a) {
-        const algorithms::BootstrapSet* set = op.session->bootstrapping.get();
-        if (!set)
-            raise<MissingKey>("bootstrap: no bootstrapping keys; call ctx.keygen(bootstrap=True) (all slot counts) or "
-                              "keygen(bootstrap=", a.slots(), ")");
-        return set->bootstrap(algorithms::CountedOps(op.eval, nullptr), a);
+        static const algorithms::BootstrapSet none;  // no keys: its MissingKey says how to make them
+        const algorithms::BootstrapSet& set = op.session->bootstrapping ? *op.session->bootstrapping : none;
+        return set.bootstrap(algorithms::CountedOps(op.eval, nullptr), a);
     });
 }
 

@@ -205,7 +205,6 @@ TEST(Bootstrap, BatchBitForBitAsSingleCiphertexts) {
     const BootSetup setup(16);
     Keys& k = setup.k;
     const Bootstrapper& boot = setup.boot;
-    const GaloisKeys& gk = setup.gk;
     const Evaluator& eval = setup.eval;
     std::vector<Ciphertext> cts;
     for (uint64_t s = 0; s < 3; ++s) cts.push_back(k.encrypt(random_complex(16, 1.0, 40 + s), 0, true, 16));

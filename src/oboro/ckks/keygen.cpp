@@ -35,10 +35,6 @@ int checked_level(const Context& ctx, std::optional<int> level, const char* op) 
     return *level;
 }
 
-// The special primes of a key at `level` (all by default): 1 .. p_count, and enough that their
-// product P' covers every digit of Q_level in bits, as the parameters' check does for all of P
-// (Parameters::validate), or the ModDown's error (about the digit over P' times the key's noise)
-// would reach the message.
 int widest_digit_bits(const Context& ctx, int level) {
     const std::vector<int>& q_bits = ctx.params().q_bits;
     int digit_bits = 0;
@@ -63,6 +59,10 @@ size_t fewest_special_primes(const Context& ctx, int level) {
 
 namespace {
 
+// The special primes of a key at `level` (all by default): 1 .. p_count, and enough that their
+// product P' covers every digit of Q_level in bits, as the parameters' check does for all of P
+// (Parameters::validate), or the ModDown's error (about the digit over P' times the key's noise)
+// would reach the message.
 size_t checked_special(const Context& ctx, int level, std::optional<size_t> special, const char* op) {
     const size_t k = ctx.p_count();
     if (!special) return k;
@@ -102,15 +102,23 @@ void rlwe_sample(const Context& ctx, int level, size_t special, math::Prng& prng
     cpu::mul(as.data(), a, s, basis.data(), limbs, n);
     cpu::sub(b, b, as.data(), basis.data(), limbs, n);
 }
+
+// The secret key of these ternary coefficients, with its NTT form over all of Q*P.
+SecretKey secret_key_of(const Context& ctx, std::vector<int8_t> coeffs) {
+    SecretKey sk;
+    sk.coeffs = std::move(coeffs);
+    sk.ntt = AlignedBuffer<uint64_t>(qp_limbs(ctx) * ctx.n());
+    small_to_ntt(sk.coeffs, sk.ntt.data(), ctx.moduli(), ctx.ntt_tables(), qp_limbs(ctx));
+    sk.context_id = ctx.id();
+    return sk;
+}
 }  // namespace
 
 KeyGenerator::KeyGenerator(ContextPtr ctx) : ctx_(std::move(ctx)) {
     const Parameters& p = ctx_->params();
-    sk_.coeffs = p.secret == SecretDistribution::sparse_ternary ? sample_sparse_ternary(prng_, ctx_->n(), p.hamming_weight)
-                                                                 : sample_ternary(prng_, ctx_->n());
-    sk_.ntt = AlignedBuffer<uint64_t>(qp_limbs(*ctx_) * ctx_->n());
-    small_to_ntt(sk_.coeffs, sk_.ntt.data(), ctx_->moduli(), ctx_->ntt_tables(), qp_limbs(*ctx_));
-    sk_.context_id = ctx_->id();
+    sk_ = secret_key_of(*ctx_, p.secret == SecretDistribution::sparse_ternary
+                                   ? sample_sparse_ternary(prng_, ctx_->n(), p.hamming_weight)
+                                   : sample_ternary(prng_, ctx_->n()));
 }
 
 KeyGenerator::KeyGenerator(ContextPtr ctx, SecretKey sk) : ctx_(std::move(ctx)), sk_(std::move(sk)) {
@@ -169,11 +177,7 @@ EncapsulationKeys KeyGenerator::encapsulation_keys(int ephemeral_hamming_weight,
         raise<ValueError>("encapsulation_keys: the ephemeral secret's Hamming weight ", ephemeral_hamming_weight,
                           " is outside 1..N = ", ctx.n());
     const int level = checked_level(ctx, from_level, "encapsulation_keys");
-    SecretKey ephemeral;
-    ephemeral.coeffs = sample_sparse_ternary(prng_, ctx.n(), ephemeral_hamming_weight);
-    ephemeral.ntt = AlignedBuffer<uint64_t>(qp_limbs(ctx) * ctx.n());
-    small_to_ntt(ephemeral.coeffs, ephemeral.ntt.data(), ctx.moduli(), ctx.ntt_tables(), qp_limbs(ctx));
-    ephemeral.context_id = ctx.id();
+    SecretKey ephemeral = secret_key_of(ctx, sample_sparse_ternary(prng_, ctx.n(), ephemeral_hamming_weight));
     EncapsulationKeys keys;
     keys.ephemeral_hamming_weight = ephemeral_hamming_weight;
     keys.from_ephemeral = switching_key(ephemeral.ntt.data(), level);
