@@ -401,6 +401,55 @@ TEST_F(ErrorsTest, EncodeValuesTooLargeForTheModulus) {
     EXPECT_NO_THROW(k.encoder->encode_constant(0x1p30, 1));
 }
 
+// ---- values too large for the modulus (encoder.hpp: the headroom rules) ---------------------------
+
+// A constant in every slot is the polynomial's constant coefficient alone, value * scale: the
+// bounds are exact for it.
+TEST_F(ErrorsTest, EncodingHeadroomBound) {
+    const double scale = k.ctx->default_scale();
+    const double limit = std::exp2(k.ctx->log2_q(0) - oboro::ckks::encoding_headroom_bits) / scale;
+    // just inside: encodes, encrypts and decrypts to full precision at level 0
+    const auto got = k.decrypt(k.encrypt(std::vector<cplx>(slots, cplx(0.999 * limit, 0)), 0));
+    EXPECT_NEAR(got[0].real() / (0.999 * limit), 1.0, 1e-9);
+    // just outside: refused before anything is encoded, with the bound in the message
+    EXPECT_ERROR(ValueError, k.encoder->encode_constant(1.001 * limit, 0), "encode", "level 0", "scale 2^40",
+                 "beyond the modulus", "bits of headroom");
+}
+
+// A product whose result wraps around q_0 (1e6 squared is 1e12, and 1e12 * 2^40 is far beyond
+// q_0 ~ 2^60): decryption refuses it instead of returning 1e12 mod 2^20.
+TEST_F(ErrorsTest, DecryptRefusesAWrappedProduct) {
+    const Ciphertext x = k.encrypt(std::vector<cplx>(slots, cplx(1e6, 0)));
+    const Ciphertext y = ev.multiply_relin_rescale(x, x, k.rk);
+    ASSERT_EQ(y.level(), 0);
+    EXPECT_ERROR(oboro::ModulusOverflow, k.decrypt(y), "decrypt", "wrapped around the modulus", "level 0",
+                 "scale 2^", "Scale the inputs down");
+    // random data of magnitude 2^12: every coefficient wraps (2^24 * 2^40 > 2^60), the batch path too
+    const Ciphertext r = k.encrypt(random_complex(slots, 4096.0, 113));
+    EXPECT_THROW(k.decrypt(ev.multiply_relin_rescale(r, r, k.rk)), oboro::ModulusOverflow);
+    const Plaintext pt = k.decryptor->decrypt(ev.multiply_relin_rescale(r, r, k.rk));
+    EXPECT_THROW(k.encoder->decode(pt), oboro::ModulusOverflow);
+}
+
+// Both sides of the decryption bound, with a product at level 0 (the scale is then 2^80 / q_1).
+TEST_F(ErrorsTest, DecryptionHeadroomBound) {
+    const Ciphertext one = k.encrypt(std::vector<cplx>(slots, cplx(1, 0)));
+    const double out_scale = ev.multiply_relin_rescale(one, one, k.rk).scale();
+    const double bound = std::exp2(k.ctx->log2_q(0) - oboro::ckks::overflow_headroom_bits) / out_scale;
+    for (const double fraction : {0.98, 1.02}) {
+        const double v = std::sqrt(fraction * bound);
+        const Ciphertext x = k.encrypt(std::vector<cplx>(slots, cplx(v, 0)));
+        const Ciphertext y = ev.multiply_relin_rescale(x, x, k.rk);
+        if (fraction < 1) {
+            const auto got = k.decrypt(y);  // a legitimate large value just inside the bound
+            EXPECT_NEAR(got[0].real() / (v * v), 1.0, 1e-6);
+        } else {
+            // still below q_0 / 2, so not wrapped, but within the headroom: refused all the same
+            EXPECT_ERROR(oboro::ModulusOverflow, k.decrypt(y), "decrypt", "level 0");
+        }
+    }
+}
+
 TEST_F(ErrorsTest, EncodeBadLevelOrScale) {
     const auto v = random_complex(slots, 1.0, 111);
     EXPECT_ERROR(LevelMismatch, k.encoder->encode(v, 2), "encode", "level 2");

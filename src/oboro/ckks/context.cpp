@@ -100,9 +100,11 @@ double Context::log2_product(const std::vector<uint64_t>& primes, size_t count) 
     return bits;
 }
 
-double Context::actual_log_qp() const { return log2_product(q(), q_count()) + log2_product(p(), p_count()); }
+double Context::actual_log_qp() const { return log2_q(max_level()) + log2_p(); }
 
 double Context::log2_q(int level) const { return log2_product(q(), size_t(level + 1)); }
+
+double Context::log2_p() const { return log2_product(p(), p().size()); }
 
 uint64_t Context::galois_element(int64_t steps) const {
     const uint64_t slots = n() / 2, two_n = 2 * n();

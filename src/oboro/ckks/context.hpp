@@ -65,6 +65,8 @@ public:
 
     // log2 of Q_level = q_0 * ... * q_level
     double log2_q(int level) const;
+    // log2 of P = p_0 * ... (the special primes)
+    double log2_p() const;
     // log2 of Q*P for the primes actually chosen (the security check uses it too)
     double actual_log_qp() const;
 

@@ -1,5 +1,6 @@
 #include "oboro/ckks/encoder.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "oboro/backend/cpu/poly_ops.hpp"
@@ -99,23 +100,27 @@ void Encoder::scaled_coefficients(const char* op, const cplx* values, size_t cou
     std::vector<cplx> w(shape.slots, cplx(0, 0));
     std::copy(values, values + count, w.begin());
     embed_inverse(w);
-    const double log2_q = ctx_->log2_q(shape.level);
+    double log2_q = ctx_->log2_q(shape.level);
+    if (shape.basis == Basis::qp) log2_q += ctx_->log2_p();
+    const double limit = std::exp2(log2_q - encoding_headroom_bits);
     for (size_t i = 0; i < 2 * shape.slots; ++i) {
         const cplx& x = w[i % shape.slots];
         const double c = std::round((i < shape.slots ? x.real() : x.imag()) * shape.scale);
         if (!std::isfinite(c))
             raise<ValueError>(op, ": a value is not finite (NaN or infinity) after scaling by 2^", std::log2(shape.scale));
-        if (c != 0 && std::log2(std::fabs(c)) >= log2_q - 1)
+        if (std::fabs(c) >= limit)
             raise<ValueError>(op, ": a value times the scale 2^", std::log2(shape.scale), " reaches 2^",
                               std::log2(std::fabs(c)), ", beyond the modulus 2^", log2_q, " at level ", shape.level,
-                              "; use smaller values or a smaller scale");
+                              " less its ", encoding_headroom_bits, " bits of headroom (2^", std::log2(limit),
+                              "); use smaller values, a smaller scale or a higher level");
         out[i] = c;
     }
 }
 
 Plaintext Encoder::encode_in(const char* op, const std::vector<cplx>& values, std::optional<int> level,
                              std::optional<double> scale, std::optional<size_t> slots, Basis basis) const {
-    const EncodingShape shape = encoding_shape(op, values.size(), level, scale, slots);
+    EncodingShape shape = encoding_shape(op, values.size(), level, scale, slots);
+    shape.basis = basis;
     std::vector<double> coefficients(2 * shape.slots);
     scaled_coefficients(op, values.data(), values.size(), shape, coefficients.data());
     Plaintext pt(*ctx_, shape.level, shape.scale, shape.slots, basis);
@@ -149,6 +154,20 @@ Plaintext Encoder::encode_constant(cplx value, std::optional<int> level, std::op
     return encode(std::vector<cplx>(n, value), level, scale, n);
 }
 
+void Encoder::check_not_wrapped(const std::vector<double>& coefficients, int level, double scale) const {
+    double largest = 0;
+    for (double c : coefficients) largest = std::max(largest, std::fabs(c));
+    const double log2_q = ctx_->log2_q(level), log2_scale = std::log2(scale);
+    const double log2_bound = log2_q - overflow_headroom_bits;
+    if (largest * scale <= std::exp2(log2_bound)) return;
+    raise<ModulusOverflow>(
+        "decrypt: the result has most likely wrapped around the modulus: a coefficient reaches 2^",
+        log2_scale + std::log2(largest), " of the modulus 2^", log2_q, " at level ", level, " (scale 2^", log2_scale,
+        "), beyond the 2^", log2_bound, " that a result may reach. The values are too large for their scale: at this "
+        "level and scale every value must stay below 2^", log2_bound - log2_scale, " in magnitude. Scale the inputs "
+        "down, use a smaller scale, or keep more levels (level 0 has only the bits of q0)");
+}
+
 std::vector<cplx> Encoder::decode_poly(uint64_t* poly, int level, double scale, size_t slots) const {
     const Context& ctx = *ctx_;
     const size_t n = ctx.n(), half_n = n / 2, gap = half_n / slots, limbs = size_t(level + 1);
@@ -162,6 +181,7 @@ std::vector<cplx> Encoder::decode_poly(uint64_t* poly, int level, double scale, 
         }
     std::vector<double> real(2 * slots);
     ctx.crt(level).to_double(picked.data(), 2 * slots, 2 * slots, 1.0 / scale, real.data());
+    check_not_wrapped(real, level, scale);
     std::vector<cplx> v(slots);
     for (size_t s = 0; s < slots; ++s) v[s] = cplx(real[s], real[slots + s]);
     embed(v);

@@ -15,11 +15,27 @@
 
 namespace oboro::ckks {
 
+// The headroom that keeps a wrapped-around result from passing as a value (docs/precision.md,
+// "Values too large for the modulus"). A result is correct while every coefficient of its
+// polynomial stays under Q_level / 2 in magnitude; beyond that it wraps to the other side and
+// decodes to garbage, and a wrapped coefficient lands anywhere in (-Q/2, Q/2]. So:
+//  - decoding refuses a coefficient beyond Q_level / 2^overflow_headroom_bits: a wrapped
+//    coefficient lands there with probability 1 - 2^(1 - overflow_headroom_bits) = 15/16, and a
+//    wrapped result with m coefficients that carry the message escapes with probability
+//    (1/16)^m (a vector of one real value: one coefficient; random data: all of them);
+//  - encoding refuses a value whose scaled coefficients reach Q_level / 2^encoding_headroom_bits,
+//    so that what was encoded (plus noise, plus a few additions) still decodes.
+// Coefficients are bounded by the largest slot value times the scale, so a result decodes when
+// max |value| * scale < Q_level / 2^overflow_headroom_bits.
+inline constexpr int overflow_headroom_bits = 5;
+inline constexpr int encoding_headroom_bits = 6;
+
 // The shape of an encoding with the defaults filled in (Encoder::encoding_shape).
 struct EncodingShape {
     int level = 0;
     double scale = 1;
     size_t slots = 0;
+    Basis basis = Basis::q;  // Basis::qp: over Q_level * P (encode_extended)
 };
 
 class Encoder {
@@ -46,6 +62,8 @@ public:
                               std::optional<double> scale = std::nullopt,
                               std::optional<size_t> slots = std::nullopt) const;
 
+    // ModulusOverflow when a coefficient is beyond Q_level / 2^overflow_headroom_bits (the result
+    // has most likely wrapped around the modulus; the message says what to change).
     std::vector<std::complex<double>> decode(const Plaintext& pt) const;
     std::vector<double> decode_real(const Plaintext& pt) const;
 
@@ -64,11 +82,15 @@ public:
                                  std::optional<double> scale, std::optional<size_t> slots) const;
     // The 2 * slots integer coefficients of the subring (subring_layout.hpp) of `count` values:
     // round(coefficient * scale), real parts then imaginary parts. ValueError when one is not
-    // finite or does not fit the modulus at the shape's level.
+    // finite or reaches the modulus (Q_level, or Q_level * P over Basis::qp) over
+    // 2^encoding_headroom_bits.
     void scaled_coefficients(const char* op, const std::complex<double>* values, size_t count,
                              const EncodingShape& shape, double* out) const;
 
 private:
+    // ModulusOverflow unless every decoded coefficient (already divided by the scale) stays within
+    // Q_level / 2^overflow_headroom_bits.
+    void check_not_wrapped(const std::vector<double>& coefficients, int level, double scale) const;
     void check_slots(const char* op, size_t slots, size_t count) const;
     Plaintext encode_in(const char* op, const std::vector<std::complex<double>>& values, std::optional<int> level,
                         std::optional<double> scale, std::optional<size_t> slots, Basis basis) const;

@@ -28,6 +28,9 @@ class ContextMismatch : public Error { using Error::Error; };
 class MissingKey : public Error { using Error::Error; };
 // Bad, truncated or hostile serialized data.
 class SerializationError : public Error { using Error::Error; };
+// A decrypted result whose coefficients reach the edge of the modulus: it has most likely wrapped
+// around it (values too large for their scale, or too few bits left at the ciphertext's level).
+class ModulusOverflow : public Error { using Error::Error; };
 
 namespace detail {
 template <typename... Args> std::string concat(const Args&... args) {
