@@ -394,3 +394,64 @@ TEST(ContextConstruction, DefaultScaleAndInvalidParameters) {
     sparse.secret = SecretDistribution::sparse_ternary;
     EXPECT_ERROR(ParameterError, Context::create(sparse), "hamming_weight");
 }
+
+// ---- explicit primes (Parameters::q_primes / p_primes) ------------------------------------------
+
+// The primes of a searched context, given back explicitly, build the very same context; other valid
+// primes build another one that works the same.
+TEST(ExplicitPrimes, SameContextAsTheSearchAndOtherPrimesToo) {
+    const Parameters searched = make(13, {50, 40, 40}, {60});
+    const ContextPtr a = Context::create(searched);
+    Parameters given = searched;
+    given.use_primes(a->q(), a->p());
+    EXPECT_EQ(given.q_bits, searched.q_bits);
+    EXPECT_EQ(given.p_bits, searched.p_bits);
+    const ContextPtr b = Context::create(given);
+    EXPECT_EQ(b->q(), a->q());
+    EXPECT_EQ(b->p(), a->p());
+    EXPECT_EQ(b->id(), a->id());
+
+    // Other primes of the same sizes, which the search does not pick: the next ones below 2^bits.
+    const uint64_t n = 1u << 13;
+    std::vector<uint64_t> all(a->q());
+    all.insert(all.end(), a->p().begin(), a->p().end());
+    std::vector<uint64_t> q = {oboro::math::generate_ntt_primes(50, n, 1, all)[0]};
+    all.push_back(q[0]);
+    for (const uint64_t x : oboro::math::generate_ntt_primes(40, n, 2, all)) q.push_back(x);
+    Parameters other = searched;
+    other.use_primes(q, {oboro::math::generate_ntt_primes(60, n, 1, all)[0]});
+    const ContextPtr c = Context::create(other);
+    EXPECT_EQ(c->q(), q);
+    EXPECT_NE(c->id(), a->id());
+}
+
+TEST(ExplicitPrimes, RefusedWithAReason) {
+    const ContextPtr a = Context::create(make(13, {50, 40}, {60}));
+    const auto with = [&](std::vector<uint64_t> q, std::vector<uint64_t> p) {
+        Parameters params = make(13, {50, 40}, {60});
+        params.q_primes = std::move(q);
+        params.p_primes = std::move(p);
+        return params;
+    };
+    const uint64_t q0 = a->q()[0], q1 = a->q()[1], p0 = a->p()[0];
+    EXPECT_ERROR(ParameterError, with({q0}, {p0}).validate(), "1 + 1 explicit primes for 2 + 1 prime sizes");
+    EXPECT_ERROR(ParameterError, with({q0, q1 + 2 * 8192}, {p0}).validate(), "is not prime");  // = 1 mod 2N, odd
+    EXPECT_ERROR(ParameterError, with({q0, q1 + 2}, {p0}).validate(), "is not 1 mod 2N = 16384");
+    EXPECT_ERROR(ParameterError, with({q0, q0}, {p0}).validate(), "is not of its size, 40 bits");
+    EXPECT_ERROR(ParameterError, with({q0, q1}, {q1}).validate(), "is not of its size, 60 bits");
+    Parameters twice = make(13, {40, 40}, {60});
+    twice.q_primes = {q1, q1};
+    twice.p_primes = {p0};
+    EXPECT_ERROR(ParameterError, twice.validate(), "appears twice");
+    // The security bound applies to the primes' real size: at N = 2^12 (109 bits at 128-bit
+    // security) primes just above 2^50 and 2^59 are nominally 50 + 59 = 109 bits, really a hair more.
+    Parameters wide = make(12, {50}, {59});
+    ASSERT_NO_THROW(wide.validate());
+    const uint64_t q_above = oboro::math::generate_ntt_primes_near(50, 4096, 2)[1];
+    const uint64_t p_above = oboro::math::generate_ntt_primes_near(59, 4096, 2, {q_above})[1];
+    ASSERT_GT(q_above, uint64_t(1) << 50);
+    ASSERT_GT(p_above, uint64_t(1) << 59);
+    wide.use_primes({q_above}, {p_above});
+    EXPECT_EQ(wide.log_qp(), 109);
+    EXPECT_ERROR(ParameterError, wide.validate(), "exceeds the 128-bit security limit of 109 bits");
+}

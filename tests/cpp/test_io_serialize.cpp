@@ -14,6 +14,7 @@
 #include "oboro/io/byte_stream.hpp"
 #include "oboro/io/checksum.hpp"
 #include "oboro/io/serialize.hpp"
+#include "oboro/math/primes.hpp"
 
 namespace oboro::test {
 namespace {
@@ -339,6 +340,36 @@ TEST(SerializeErrors, FieldsOutOfRange) {
     EXPECT_ERROR(SerializationError, io::load_galois_keys(*t.ctx, g), "Galois element 4");
 }
 
+// A context on primes that the prime search does not pick loads with those very primes: stored
+// contexts do not depend on the search reproducing them.
+TEST(Serialize, ContextOnExplicitPrimesLoadsWithThem) {
+    Parameters p = tiny_parameters();
+    const ContextPtr searched = Context::create(p);
+    std::vector<uint64_t> used(searched->q());
+    used.insert(used.end(), searched->p().begin(), searched->p().end());
+    std::vector<uint64_t> q, special;
+    for (const int bits : p.q_bits) {
+        q.push_back(oboro::math::generate_ntt_primes(bits, searched->n(), 1, used)[0]);
+        used.push_back(q.back());
+    }
+    for (const int bits : p.p_bits) {
+        special.push_back(oboro::math::generate_ntt_primes(bits, searched->n(), 1, used)[0]);
+        used.push_back(special.back());
+    }
+    p.use_primes(q, special);
+    const ContextPtr ctx = Context::create(p);
+    const ContextPtr loaded = io::load_context(io::serialize(*ctx));
+    EXPECT_EQ(loaded->q(), q);
+    EXPECT_EQ(loaded->p(), special);
+    EXPECT_EQ(loaded->id(), ctx->id());
+    EXPECT_NE(loaded->id(), searched->id());
+    // and its ciphertexts load into the loaded context
+    KeyGenerator keygen(ctx);
+    Encoder encoder(ctx);
+    const Ciphertext ct = Encryptor(ctx, keygen.secret_key()).encrypt(encoder.encode(std::vector<cplx>(4, cplx(0.5, 0)), std::nullopt, std::nullopt, 4));
+    EXPECT_NO_THROW(io::load_ciphertext(*loaded, io::serialize(*ctx, ct)));
+}
+
 TEST(SerializeErrors, ContextWithInvalidOrForeignParameters) {
     Tiny t;
     Bytes b = io::serialize(*t.ctx);
@@ -347,11 +378,24 @@ TEST(SerializeErrors, ContextWithInvalidOrForeignParameters) {
     std::memcpy(b.data() + io::kHeaderSize + 2, &log_n, 4);
     reseal(b);
     EXPECT_ERROR(SerializationError, io::load_context(b), "log_n = 30");
-    // A stored prime that these parameters do not generate.
+    // A stored prime that is not of its stored size, one that is no NTT prime, and a valid other
+    // prime that does not give the record's context id.
+    const size_t last_prime = b.size() - 8 - 8;  // the checksum's 8 bytes follow it
     b = io::serialize(*t.ctx);
-    b[b.size() - 9] ^= 1;  // last byte of the last prime
+    b[last_prime + 7] ^= 1;  // its most significant byte
     reseal(b);
-    EXPECT_ERROR(SerializationError, io::load_context(b), "other primes");
+    EXPECT_ERROR(SerializationError, io::load_context(b), "not valid", "special prime", "is not of its size");
+    b = io::serialize(*t.ctx);
+    b[last_prime] ^= 2;
+    reseal(b);
+    EXPECT_ERROR(SerializationError, io::load_context(b), "not valid", "is not 1 mod 2N");
+    b = io::serialize(*t.ctx);
+    std::vector<uint64_t> used(t.ctx->q());
+    used.insert(used.end(), t.ctx->p().begin(), t.ctx->p().end());
+    const uint64_t other = oboro::math::generate_ntt_primes(int(t.ctx->params().p_bits.back()), t.ctx->n(), 1, used)[0];
+    std::memcpy(b.data() + last_prime, &other, 8);
+    reseal(b);
+    EXPECT_ERROR(SerializationError, io::load_context(b), "context id");
     // 128-bit security asked for parameters that do not meet it.
     b = io::serialize(*t.ctx);
     const size_t security_at = io::kHeaderSize + 2 + 4 + 4 + 3 * 4 + 4 + 4 + 4 + 8 + 1 + 4;

@@ -55,11 +55,12 @@ Context::Context(const Parameters& params) : params_(params) {
     dnum_ = params_.effective_dnum();
     const size_t alpha = size_t(ckks::digit_size(params_.q_bits.size(), dnum_));
     std::vector<uint64_t> used;
-    std::vector<uint64_t> q = chain_primes(params_.q_bits, n, used);
-    std::vector<uint64_t> p = special_primes(params_.p_bits, n, used);
+    std::vector<uint64_t> q = params_.explicit_primes() ? params_.q_primes : chain_primes(params_.q_bits, n, used);
+    std::vector<uint64_t> p = params_.explicit_primes() ? params_.p_primes : special_primes(params_.p_bits, n, used);
     // Primes just above 2^bits can push the real log2(QP) a hair over a set that sits exactly at
     // the security bound; then every prime is taken below 2^bits instead (real <= nominal).
-    if (params_.security != SecurityLevel::none &&
+    // (Explicit primes were checked against the bound with their real size by validate().)
+    if (!params_.explicit_primes() && params_.security != SecurityLevel::none &&
         log2_product(q, q.size()) + log2_product(p, p.size()) > double(max_log_qp(params_.log_n, params_.security))) {
         used.clear();
         q = special_primes(params_.q_bits, n, used);

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "oboro/math/modarith.hpp"
+#include "oboro/math/primes.hpp"
 #include "oboro/util/error.hpp"
 
 namespace oboro::ckks {
@@ -94,6 +95,54 @@ int Parameters::log_qp() const {
     return std::accumulate(q_bits.begin(), q_bits.end(), 0) + std::accumulate(p_bits.begin(), p_bits.end(), 0);
 }
 
+void Parameters::use_primes(std::vector<uint64_t> q, std::vector<uint64_t> p) {
+    const auto size_of = [](uint64_t prime) { return prime ? int(std::lround(std::log2(double(prime)))) : 0; };
+    q_bits.clear();
+    p_bits.clear();
+    for (uint64_t x : q) q_bits.push_back(size_of(x));
+    for (uint64_t x : p) p_bits.push_back(size_of(x));
+    q_primes = std::move(q);
+    p_primes = std::move(p);
+}
+
+namespace {
+// ParameterError unless the explicit primes agree with their sizes and can serve as NTT moduli.
+void validate_primes(const Parameters& params) {
+    if (params.q_primes.size() != params.q_bits.size() || params.p_primes.size() != params.p_bits.size())
+        raise<ParameterError>("parameters: ", params.q_primes.size(), " + ", params.p_primes.size(),
+                              " explicit primes for ", params.q_bits.size(), " + ", params.p_bits.size(),
+                              " prime sizes (give every prime of the chain and of P, or none)");
+    const uint64_t two_n = 2 * params.n();
+    std::vector<uint64_t> seen;
+    const auto check = [&](const char* what, uint64_t prime, int bits) {
+        if (prime >= (uint64_t(1) << math::max_modulus_bits<uint64_t>))
+            raise<ParameterError>("parameters: the ", what, " ", prime, " has more than ",
+                                  math::max_modulus_bits<uint64_t>, " bits");
+        const double log2_prime = std::log2(double(prime));
+        if (!(std::fabs(log2_prime - bits) < 1))
+            raise<ParameterError>("parameters: the ", what, " ", prime, " (2^", log2_prime, ") is not of its size, ",
+                                  bits, " bits");
+        if (prime % two_n != 1)
+            raise<ParameterError>("parameters: the ", what, " ", prime, " is not 1 mod 2N = ", two_n,
+                                  " (the NTT of length N needs it)");
+        if (!math::is_prime(prime)) raise<ParameterError>("parameters: the ", what, " ", prime, " is not prime");
+        if (std::find(seen.begin(), seen.end(), prime) != seen.end())
+            raise<ParameterError>("parameters: the ", what, " ", prime, " appears twice (the primes must be distinct)");
+        seen.push_back(prime);
+    };
+    for (size_t i = 0; i < params.q_primes.size(); ++i) check("ciphertext prime", params.q_primes[i], params.q_bits[i]);
+    for (size_t i = 0; i < params.p_primes.size(); ++i) check("special prime", params.p_primes[i], params.p_bits[i]);
+}
+
+// log2 of Q*P for explicit primes (their real size, which the security bound applies to).
+double log2_explicit_qp(const Parameters& params) {
+    double bits = 0;
+    for (uint64_t x : params.q_primes) bits += std::log2(double(x));
+    for (uint64_t x : params.p_primes) bits += std::log2(double(x));
+    return bits;
+}
+}  // namespace
+
 void Parameters::validate() const {
     constexpr int max_bits = math::max_modulus_bits<uint64_t>;
     if (log_n < 1 || log_n > 17)
@@ -125,6 +174,7 @@ void Parameters::validate() const {
         raise<ParameterError>("parameters: sparse ternary secret needs 0 < hamming_weight <= N, got ", hamming_weight);
     if (scale != 0 && !(std::isfinite(scale) && scale >= 1))
         raise<ParameterError>("parameters: scale ", scale, " must be a finite number >= 1 (or 0 for the default)");
+    if (explicit_primes()) validate_primes(*this);
     if (security != SecurityLevel::none) {
         const int limit = max_log_qp(*this);
         if (limit == 0 && secret == SecretDistribution::sparse_ternary)
@@ -135,8 +185,9 @@ void Parameters::validate() const {
         if (limit == 0)
             raise<ParameterError>("parameters: the HE standard gives no ", to_string(security), " bound for N = 2^",
                                   log_n, "; use a larger N or set security to none explicitly");
-        if (log_qp() > limit)
-            raise<ParameterError>("parameters: log2(QP) = ", log_qp(), " bits exceeds the ", to_string(security),
+        const double bits = explicit_primes() ? log2_explicit_qp(*this) : double(log_qp());
+        if (bits > limit)
+            raise<ParameterError>("parameters: log2(QP) = ", bits, " bits exceeds the ", to_string(security),
                                   " security limit of ", limit, " bits for N = 2^", log_n,
                                   secret == SecretDistribution::sparse_ternary ? " (sparse secret)" : " (HE standard)",
                                   "; use fewer or smaller primes, a larger N, or set security to "

@@ -20,11 +20,20 @@ struct Parameters {
     SecretDistribution secret = SecretDistribution::ternary;
     int hamming_weight = 0;              // for sparse_ternary: number of non-zero coefficients
     SecurityLevel security = SecurityLevel::k128;
+    // Explicit primes (optional): when given, the context uses exactly these instead of searching
+    // for primes of q_bits / p_bits, one per size, each within a factor 2 of 2^size, NTT-friendly
+    // (= 1 mod 2N) and distinct. The loader of a stored context passes the stored primes here, so
+    // stored data never depends on the prime search reproducing them.
+    std::vector<uint64_t> q_primes;
+    std::vector<uint64_t> p_primes;
 
     uint64_t n() const { return uint64_t(1) << log_n; }
     size_t slots() const { return size_t(1) << (log_n - 1); }
     int max_level() const { return int(q_bits.size()) - 1; }
     int log_qp() const;                 // total bits of Q*P as requested (sum of prime sizes)
+    bool explicit_primes() const { return !q_primes.empty() || !p_primes.empty(); }
+    // Sets q_primes / p_primes and the sizes q_bits / p_bits that match them (round(log2 q)).
+    void use_primes(std::vector<uint64_t> q, std::vector<uint64_t> p);
     int effective_dnum() const;         // dnum, or the automatic choice when dnum == 0
 
     // Throws ParameterError with a message that says what is wrong and what the limit is.

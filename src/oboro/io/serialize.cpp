@@ -333,6 +333,10 @@ ContextPtr load_context(ByteView data, std::string* label) {
     std::vector<uint64_t> primes(nprimes);
     for (auto& q : primes) q = r.u64("a prime");
     r.expect_end();
+    // The context is built on the stored primes themselves, so a change of the prime search never
+    // makes stored data unreadable; validate() checks they agree with the stored sizes.
+    p.q_primes.assign(primes.begin(), primes.begin() + nq);
+    p.p_primes.assign(primes.begin() + nq, primes.end());
     ContextPtr ctx;
     try {
         p.validate();
@@ -345,8 +349,7 @@ ContextPtr load_context(ByteView data, std::string* label) {
     std::vector<uint64_t> actual(ctx->q());
     actual.insert(actual.end(), ctx->p().begin(), ctx->p().end());
     if (actual != primes || ctx->id() != v.context_id)
-        r.fail("the parameters generate other primes than the stored ones (data written by an incompatible oboro "
-               "version, or corrupted)");
+        r.fail("the stored primes do not give the record's context id (corrupted data)");
     if (label) *label = text;
     return ctx;
 }
