@@ -15,8 +15,9 @@ operators in one batched call per operation; ``ctx.decrypt(b)`` -> 2-D array.
 Encrypted matrices: ``oboro.linalg.encrypt_matrix(ctx, A)``, ``eA @ eB``, ``ctx.decrypt(eC)``.
 
 See help(oboro.Context) and help(oboro.Ciphertext). Errors are oboro.Error and its subclasses
-(ParameterError, ValueError, LevelMismatch, ScaleMismatch, ContextMismatch, MissingKey,
-SerializationError), with the messages of the C++ core.
+(ParameterError, InvalidArgument, LevelMismatch, ScaleMismatch, ContextMismatch, MissingKey,
+SerializationError, ModulusOverflow), with the messages of the C++ core. Each also derives from the
+builtin it refines (ValueError, or OverflowError for ModulusOverflow); no oboro name is a builtin's.
 """
 
 from ._core import (
@@ -25,13 +26,14 @@ from ._core import (
     Context,
     ContextMismatch,
     Error,
+    InvalidArgument,
     LevelMismatch,
     MissingKey,
+    ModulusOverflow,
     ParameterError,
     Plaintext,
     ScaleMismatch,
     SerializationError,
-    ValueError,
     __version__,
     build_info,
     num_threads,
@@ -49,13 +51,14 @@ __all__ = [
     "Context",
     "ContextMismatch",
     "Error",
+    "InvalidArgument",
     "LevelMismatch",
     "MissingKey",
+    "ModulusOverflow",
     "ParameterError",
     "Plaintext",
     "ScaleMismatch",
     "SerializationError",
-    "ValueError",
     "__version__",
     "functions",
     "linalg",

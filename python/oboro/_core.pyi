@@ -17,7 +17,7 @@ class Error(Exception):
 class ParameterError(Error, builtins.ValueError):
     """Invalid, malformed or insecure parameters."""
 
-class ValueError(Error, builtins.ValueError):
+class InvalidArgument(Error, builtins.ValueError):
     """An argument that is out of range or of the wrong size."""
 
 class LevelMismatch(Error, builtins.ValueError):
@@ -34,6 +34,9 @@ class MissingKey(Error):
 
 class SerializationError(Error):
     """Bad, truncated or hostile serialized data."""
+
+class ModulusOverflow(Error, builtins.OverflowError):
+    """A decrypted result that has most likely wrapped around the modulus."""
 
 
 def build_info() -> dict[str, Any]:
@@ -152,9 +155,9 @@ class Context:
     but decrypt() raises MissingKey.
     """
 
-    def __init__(self, log_n: int, moduli_bits: Sequence[int], special_bits: Sequence[int], scale_bits: float = 40, dnum: int | None = None, security: int | None = 128, hamming_weight: int | None = None, auto: bool = True) -> None:
+    def __init__(self, log_n: int, moduli_bits: Sequence[int] | None = None, special_bits: Sequence[int] | None = None, scale_bits: float = 40, dnum: int | None = None, security: int | None = 128, hamming_weight: int | None = None, auto: bool = True, moduli: Sequence[int] | None = None, special_moduli: Sequence[int] | None = None) -> None:
         """
-        A context for explicit parameters: ring degree N = 2^log_n, ciphertext primes of moduli_bits bits (q_0 first), special primes of special_bits bits, default scale 2^scale_bits, dnum key-switching digits (None: automatic), security 128/192/256 (None: no check, INSECURE), optional sparse secret (hamming_weight), automatic or manual mode. Raises ParameterError for invalid or insecure parameters.
+        A context for explicit parameters: ring degree N = 2^log_n, ciphertext primes of moduli_bits bits (q_0 first), special primes of special_bits bits, default scale 2^scale_bits, dnum key-switching digits (None: automatic), security 128/192/256 (None: no check, INSECURE), optional sparse secret (hamming_weight), automatic or manual mode. Instead of the sizes, the primes themselves can be given as moduli and special_moduli (each = 1 mod 2N, distinct; e.g. another library's, or ctx.moduli of a context to rebuild exactly): no prime search then. Raises ParameterError for invalid or insecure parameters.
         """
 
     @staticmethod
@@ -273,7 +276,7 @@ class Context:
         """
         Encrypts an array of real or complex numbers (any shape; flattened in C order).
 
-        values: anything numpy.asarray accepts, of at most `slots` elements (else oboro.ValueError naming the sizes). The ciphertext remembers the shape and whether the data were real (decrypt then returns float64) or complex (complex128).
+        values: anything numpy.asarray accepts, of at most `slots` elements (else oboro.InvalidArgument naming the sizes). The ciphertext remembers the shape and whether the data were real (decrypt then returns float64) or complex (complex128).
         level: the level to encrypt at (default: the top level, max_level).
         scale: the encoding scale (default: the standard scale of that level, scale_at_level(level)).
         slots: the slot count, a power of two >= the size (default: the smallest one); rotations act on it.

@@ -23,7 +23,7 @@ class Error(Exception):
 class ParameterError(Error, builtins.ValueError):
     """Invalid, malformed or insecure parameters."""
 
-class ValueError(Error, builtins.ValueError):
+class InvalidArgument(Error, builtins.ValueError):
     """An argument that is out of range or of the wrong size."""
 
 class LevelMismatch(Error, builtins.ValueError):
@@ -40,6 +40,9 @@ class MissingKey(Error):
 
 class SerializationError(Error):
     """Bad, truncated or hostile serialized data."""
+
+class ModulusOverflow(Error, builtins.OverflowError):
+    """A decrypted result that has most likely wrapped around the modulus."""
 '''
 
 

@@ -67,9 +67,9 @@ def run(
     """Runs the demo and returns its report; `out` receives the printed lines (None: silent)."""
     say = out or (lambda _line: None)
     if size < 2 or size & (size - 1):
-        raise oboro.ValueError(f"demo: size must be a power of two >= 2, got {size}")
+        raise oboro.InvalidArgument(f"demo: size must be a power of two >= 2, got {size}")
     if dim < 2 or dim & (dim - 1):
-        raise oboro.ValueError(f"demo: dim must be a power of two >= 2, got {dim}")
+        raise oboro.InvalidArgument(f"demo: dim must be a power of two >= 2, got {dim}")
     if seed is None:
         seed = int(np.random.default_rng().integers(2**32))
     rng = np.random.default_rng(seed)
@@ -95,7 +95,7 @@ def run(
             f"demo: preset {preset} has {ctx.max_level} level(s); the demo needs 2 (use S2, S3 or S4)"
         )
     if size > ctx.slots or dim > ctx.slots:
-        raise oboro.ValueError(f"demo: size and dim must be <= {ctx.slots} slots for preset {preset}")
+        raise oboro.InvalidArgument(f"demo: size and dim must be <= {ctx.slots} slots for preset {preset}")
     report = Report(preset=preset, params=ctx.describe())
     for line in ctx.describe().splitlines()[:3]:
         say(line)

@@ -335,13 +335,26 @@ void register_ckks(nb::module_& m) {
     nb::class_<PyContext> ctx(m, "Context", kContextDoc);
     ctx.def(
            "__init__",
-           [](PyContext* self, int log_n, std::vector<int> moduli_bits, std::vector<int> special_bits,
-              double scale_bits, std::optional<int> dnum, std::optional<int> security,
-              std::optional<int> hamming_weight, bool auto_mode) {
+           [](PyContext* self, int log_n, std::optional<std::vector<int>> moduli_bits,
+              std::optional<std::vector<int>> special_bits, double scale_bits, std::optional<int> dnum,
+              std::optional<int> security, std::optional<int> hamming_weight, bool auto_mode,
+              std::optional<std::vector<uint64_t>> moduli, std::optional<std::vector<uint64_t>> special_moduli) {
                Parameters p;
                p.log_n = log_n;
-               p.q_bits = std::move(moduli_bits);
-               p.p_bits = std::move(special_bits);
+               if (moduli.has_value() != special_moduli.has_value())
+                   raise<ParameterError>("parameters: give both moduli and special_moduli (explicit primes), or neither");
+               if (moduli) {
+                   p.use_primes(std::move(*moduli), std::move(*special_moduli));
+                   // sizes given beside the primes must agree with them (validate() checks each)
+                   if (moduli_bits) p.q_bits = std::move(*moduli_bits);
+                   if (special_bits) p.p_bits = std::move(*special_bits);
+               } else {
+                   if (!moduli_bits || !special_bits)
+                   raise<ParameterError>("parameters: give moduli_bits and special_bits (or the primes themselves "
+                                         "as moduli and special_moduli)");
+                   p.q_bits = std::move(*moduli_bits);
+                   p.p_bits = std::move(*special_bits);
+               }
                p.dnum = dnum ? *dnum : 0;
                if (dnum && *dnum <= 0)
                    raise<ParameterError>("parameters: dnum = ", *dnum, " must be positive (or None for automatic)");
@@ -360,15 +373,21 @@ void register_ckks(nb::module_& m) {
                }
                new (self) PyContext{std::move(st)};
            },
-           "log_n"_a, "moduli_bits"_a, "special_bits"_a, "scale_bits"_a = 40.0, "dnum"_a = nb::none(),
-           "security"_a.none() = 128, "hamming_weight"_a = nb::none(), "auto"_a = true,
-           nb::sig("def __init__(self, log_n: int, moduli_bits: collections.abc.Sequence[int], "
-                   "special_bits: collections.abc.Sequence[int], scale_bits: float = 40, dnum: int | None = None, "
-                   "security: int | None = 128, hamming_weight: int | None = None, auto: bool = True) -> None"),
+           "log_n"_a, "moduli_bits"_a = nb::none(), "special_bits"_a = nb::none(), "scale_bits"_a = 40.0,
+           "dnum"_a = nb::none(), "security"_a.none() = 128, "hamming_weight"_a = nb::none(), "auto"_a = true,
+           "moduli"_a = nb::none(), "special_moduli"_a = nb::none(),
+           nb::sig("def __init__(self, log_n: int, moduli_bits: collections.abc.Sequence[int] | None = None, "
+                   "special_bits: collections.abc.Sequence[int] | None = None, scale_bits: float = 40, "
+                   "dnum: int | None = None, security: int | None = 128, hamming_weight: int | None = None, "
+                   "auto: bool = True, moduli: collections.abc.Sequence[int] | None = None, "
+                   "special_moduli: collections.abc.Sequence[int] | None = None) -> None"),
            "A context for explicit parameters: ring degree N = 2^log_n, ciphertext primes of moduli_bits bits "
            "(q_0 first), special primes of special_bits bits, default scale 2^scale_bits, dnum key-switching "
            "digits (None: automatic), security 128/192/256 (None: no check, INSECURE), optional sparse secret "
-           "(hamming_weight), automatic or manual mode. Raises ParameterError for invalid or insecure parameters.")
+           "(hamming_weight), automatic or manual mode. Instead of the sizes, the primes themselves can be given as "
+           "moduli and special_moduli (each = 1 mod 2N, distinct; e.g. another library's, or ctx.moduli of a "
+           "context to rebuild exactly): no prime search then. Raises ParameterError for invalid or insecure "
+           "parameters.")
         .def_static(
             "from_preset",
             [](const std::string& name, bool auto_mode) {
@@ -491,7 +510,7 @@ void register_ckks(nb::module_& m) {
             nb::sig("def encrypt(self, values: numpy.typing.ArrayLike, level: int | None = None, "
                     "scale: float | None = None, slots: int | None = None) -> Ciphertext"),
             "Encrypts an array of real or complex numbers (any shape; flattened in C order).\n\n"
-            "values: anything numpy.asarray accepts, of at most `slots` elements (else oboro.ValueError naming the "
+            "values: anything numpy.asarray accepts, of at most `slots` elements (else oboro.InvalidArgument naming the "
             "sizes). The ciphertext remembers the shape and whether the data were real (decrypt then returns "
             "float64) or complex (complex128).\n"
             "level: the level to encrypt at (default: the top level, max_level).\n"

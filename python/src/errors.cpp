@@ -3,12 +3,14 @@
 //
 //   oboro.Error                    base class (subclass of Exception)
 //   oboro.ParameterError           invalid, malformed or insecure parameters   (also a ValueError)
-//   oboro.ValueError               out-of-range or wrongly sized argument      (also a ValueError)
+//   oboro.InvalidArgument          out-of-range or wrongly sized argument      (also a ValueError; C++ ValueError)
 //   oboro.LevelMismatch            operands at different levels / impossible at this level (also a ValueError)
 //   oboro.ScaleMismatch            operands whose scales differ                (also a ValueError)
 //   oboro.ContextMismatch          objects of different parameter sets         (also a ValueError)
 //   oboro.MissingKey               a key the operation needs is not there
 //   oboro.SerializationError       bad, truncated or hostile serialized data
+//   oboro.ModulusOverflow          a decrypted result that has wrapped around the modulus (also an OverflowError)
+// No name is a builtin's, so `from oboro import *` shadows nothing.
 #include <exception>
 
 #include "bindings.hpp"
@@ -27,6 +29,7 @@ struct ErrorTypes {
     PyObject* context = nullptr;
     PyObject* missing_key = nullptr;
     PyObject* serialization = nullptr;
+    PyObject* overflow = nullptr;
 };
 
 ErrorTypes types;
@@ -53,7 +56,7 @@ void register_errors(nb::module_& m) {
         "sizes, ...). Also a builtins.ValueError.",
         nb::make_tuple(base, value_error));
     types.value = make_exception(
-        m, "ValueError",
+        m, "InvalidArgument",
         "An argument that is out of range or of the wrong size (too many values for the slots, a rotation step "
         "out of range, a value too large for the modulus, ...). Subclass of oboro.Error and builtins.ValueError.",
         nb::make_tuple(base, value_error));
@@ -79,6 +82,13 @@ void register_errors(nb::module_& m) {
         nb::make_tuple(base));
     types.serialization = make_exception(m, "SerializationError", "Bad, truncated or hostile serialized data.",
                                          nb::make_tuple(base));
+    types.overflow = make_exception(
+        m, "ModulusOverflow",
+        "A decrypted result whose coefficients reach the edge of the modulus: it has most likely wrapped around "
+        "it, because the values grew too large for their scale (a product of large values, a scale too close to "
+        "the modulus) or too few bits are left at the ciphertext's level. The message says the bound. Also a "
+        "builtins.OverflowError.",
+        nb::make_tuple(base, nb::handle(PyExc_OverflowError)));
 
     nb::register_exception_translator([](const std::exception_ptr& p, void*) {
         try {
@@ -97,6 +107,8 @@ void register_errors(nb::module_& m) {
             PyErr_SetString(types.missing_key, e.what());
         } catch (const oboro::SerializationError& e) {
             PyErr_SetString(types.serialization, e.what());
+        } catch (const oboro::ModulusOverflow& e) {
+            PyErr_SetString(types.overflow, e.what());
         } catch (const oboro::Error& e) {
             PyErr_SetString(types.base, e.what());
         }

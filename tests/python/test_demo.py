@@ -50,7 +50,7 @@ def test_main_rejects_presets_without_enough_levels(capsys):
 
 
 def test_run_validates_sizes():
-    with pytest.raises(oboro.ValueError, match="power of two"):
+    with pytest.raises(oboro.InvalidArgument, match="power of two"):
         demo.run(size=100, out=None)
 
 

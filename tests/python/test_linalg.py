@@ -140,7 +140,7 @@ def test_block_default_size_and_auto(s2):
     assert (e.method, e.d, e.grid, e.base) == ("block", 64, (2, 1), "jiang")
     # no larger than the matrix needs
     assert linalg.encrypt_matrix(s2, np.zeros((5, 3)), method="block").d == 8
-    with pytest.raises(oboro.ValueError, match=r"d\^3"):
+    with pytest.raises(oboro.InvalidArgument, match=r"d\^3"):
         linalg.rotation_steps(s2, (32, 32), "3d", d=32)
 
 
@@ -150,41 +150,41 @@ def test_block_default_size_and_auto(s2):
 def test_shape_mismatch(s2):
     ea = linalg.encrypt_matrix(s2, np.ones((4, 3)), method="3d")
     eb = linalg.encrypt_matrix(s2, np.ones((4, 3)), method="3d")
-    with pytest.raises(oboro.ValueError, match=r"shapes \(4, 3\) and \(4, 3\) do not match"):
+    with pytest.raises(oboro.InvalidArgument, match=r"shapes \(4, 3\) and \(4, 3\) do not match"):
         ea @ eb
 
 
 def test_operands_padded_differently_or_for_other_methods(s2):
     e4 = linalg.encrypt_matrix(s2, np.ones((4, 4)), method="3d")
     e8 = linalg.encrypt_matrix(s2, np.ones((4, 8)), method="3d")
-    with pytest.raises(oboro.ValueError, match=r"padded to d = 4 .* d = 8.*d=8"):
+    with pytest.raises(oboro.InvalidArgument, match=r"padded to d = 4 .* d = 8.*d=8"):
         e4 @ e8
     ej = linalg.encrypt_matrix(s2, np.ones((4, 4)), method="jiang")
-    with pytest.raises(oboro.ValueError, match="'3d' and operand 'B' for 'jiang'"):
+    with pytest.raises(oboro.InvalidArgument, match="'3d' and operand 'B' for 'jiang'"):
         e4 @ ej
 
 
 def test_d_too_large_for_a_method(s2):
-    with pytest.raises(oboro.ValueError, match=r"d\^3 = 32768 slots .* 8192"):
+    with pytest.raises(oboro.InvalidArgument, match=r"d\^3 = 32768 slots .* 8192"):
         linalg.encrypt_matrix(s2, np.ones((32, 32)), method="3d")
-    with pytest.raises(oboro.ValueError, match=r"d\^2 = 16384 slots .* 8192"):
+    with pytest.raises(oboro.InvalidArgument, match=r"d\^2 = 16384 slots .* 8192"):
         linalg.encrypt_matrix(s2, np.ones((128, 128)), method="jiang")
-    with pytest.raises(oboro.ValueError, match=r"d\^3"):
+    with pytest.raises(oboro.InvalidArgument, match=r"d\^3"):
         linalg.rotation_steps(s2, (32, 32), "3d")
 
 
 def test_bad_arguments(s2):
-    with pytest.raises(oboro.ValueError, match="2-D matrix"):
+    with pytest.raises(oboro.InvalidArgument, match="2-D matrix"):
         linalg.encrypt_matrix(s2, np.ones(4))
-    with pytest.raises(oboro.ValueError, match="complex"):
+    with pytest.raises(oboro.InvalidArgument, match="complex"):
         linalg.encrypt_matrix(s2, np.ones((2, 2), dtype=complex))
-    with pytest.raises(oboro.ValueError, match="method 'strassen'"):
+    with pytest.raises(oboro.InvalidArgument, match="method 'strassen'"):
         linalg.encrypt_matrix(s2, np.ones((2, 2)), method="strassen")
-    with pytest.raises(oboro.ValueError, match="power of two"):
+    with pytest.raises(oboro.InvalidArgument, match="power of two"):
         linalg.encrypt_matrix(s2, np.ones((2, 2)), d=6)
-    with pytest.raises(oboro.ValueError, match="smaller than the matrix dimension 5"):
+    with pytest.raises(oboro.InvalidArgument, match="smaller than the matrix dimension 5"):
         linalg.encrypt_matrix(s2, np.ones((5, 2)), d=4)
-    with pytest.raises(oboro.ValueError, match="level 9"):
+    with pytest.raises(oboro.InvalidArgument, match="level 9"):
         linalg.encrypt_matrix(s2, np.ones((2, 2)), level=9)
 
 

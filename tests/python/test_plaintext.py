@@ -77,7 +77,7 @@ def test_operators_manual(rng):
 
 def test_bad_operands(ctx, rng):
     ct = ctx.encrypt(rng.uniform(-1, 1, 8))
-    with pytest.raises(oboro.ValueError, match="shape"):
+    with pytest.raises(oboro.InvalidArgument, match="shape"):
         ct + ctx.encode(np.ones(4))
     with pytest.raises(TypeError):
         ct / ctx.encode(np.ones(8))
@@ -86,7 +86,7 @@ def test_bad_operands(ctx, rng):
         ct + other.encode(np.ones(8))
     with pytest.raises(oboro.ContextMismatch):
         ctx.decode(other.encode([1.0]))
-    with pytest.raises(oboro.ValueError, match="do not fit"):
+    with pytest.raises(oboro.InvalidArgument, match="do not fit"):
         ctx.encode(np.ones(ctx.slots + 1))
     with pytest.raises(oboro.LevelMismatch):
         ctx.encode([1.0], level=7)

@@ -85,9 +85,9 @@ def _check_shard_count(shards, length: int, what: str) -> int:
     if isinstance(shards, bool) or not isinstance(shards, (int, np.integer)):
         raise TypeError(f"{what}: shards must be an integer, got {type(shards).__name__}")
     if shards < 1:
-        raise oboro.ValueError(f"{what}: shards must be at least 1, got {shards}")
+        raise oboro.InvalidArgument(f"{what}: shards must be at least 1, got {shards}")
     if shards > length:
-        raise oboro.ValueError(f"{what}: {shards} shards of a batch of {length} elements would leave some empty; "
+        raise oboro.InvalidArgument(f"{what}: {shards} shards of a batch of {length} elements would leave some empty; "
                                f"use at most {length}")
     return int(shards)
 
@@ -127,7 +127,7 @@ class ShardedBatch:
         Batch do."""
         batches = list(batches)
         if not batches:
-            raise oboro.ValueError("ShardedBatch.from_batches: no batches (a ShardedBatch has at least one shard)")
+            raise oboro.InvalidArgument("ShardedBatch.from_batches: no batches (a ShardedBatch has at least one shard)")
         for i, b in enumerate(batches):
             if not isinstance(b, oboro.Batch):
                 raise TypeError(f"ShardedBatch.from_batches: shard {i} is a {type(b).__name__}, not an oboro.Batch")
@@ -217,7 +217,7 @@ class ShardedBatch:
         if other.dctx.ids != self.dctx.ids:
             raise oboro.ContextMismatch("ShardedBatch: the operands belong to different contexts or keys")
         if other.shards != self.shards or other.lengths != self.lengths:
-            raise oboro.ValueError(f"ShardedBatch: operands sharded differently ({self.lengths} and {other.lengths} "
+            raise oboro.InvalidArgument(f"ShardedBatch: operands sharded differently ({self.lengths} and {other.lengths} "
                                    f"elements per shard); shard them alike")
 
     def collect(self) -> oboro.Batch:
@@ -290,7 +290,7 @@ class ShardedBatch:
             return self._map(operator.methodcaller("rotate", int(steps)), (), {}, None, keeps_length=True)
         steps = np.asarray(steps, dtype=np.int64)
         if steps.shape != (len(self),):
-            raise oboro.ValueError(f"ShardedBatch.rotate: {steps.shape[0] if steps.ndim == 1 else steps.shape} steps "
+            raise oboro.InvalidArgument(f"ShardedBatch.rotate: {steps.shape[0] if steps.ndim == 1 else steps.shape} steps "
                                    f"for {len(self)} elements; give one step or one per element")
         return self._map(_rotate_rows, (), {}, steps, keeps_length=True)
 
@@ -344,5 +344,5 @@ def _check_alike(metas: list[dict], what: str) -> None:
         if m["scale"] != first["scale"]:
             raise oboro.ScaleMismatch(f"{what}: shard {i} has scale {m['scale']!r}, shard 0 {first['scale']!r}")
         if tuple(m["element_shape"]) != tuple(first["element_shape"]):
-            raise oboro.ValueError(f"{what}: shard {i} holds elements of shape {tuple(m['element_shape'])}, "
+            raise oboro.InvalidArgument(f"{what}: shard {i} holds elements of shape {tuple(m['element_shape'])}, "
                                    f"shard 0 of {tuple(first['element_shape'])}")

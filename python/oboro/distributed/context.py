@@ -76,11 +76,11 @@ class DistributedContext:
         if not isinstance(ctx, oboro.Context):
             raise TypeError(f"DistributedContext: expected an oboro.Context, got {type(ctx).__name__}")
         if not isinstance(num_cpus, int) or num_cpus < 1:
-            raise oboro.ValueError(f"DistributedContext: num_cpus must be an integer >= 1, got {num_cpus!r}")
+            raise oboro.InvalidArgument(f"DistributedContext: num_cpus must be an integer >= 1, got {num_cpus!r}")
         if not isinstance(max_retries, int) or max_retries < 0:
-            raise oboro.ValueError(f"DistributedContext: max_retries must be an integer >= 0, got {max_retries!r}")
+            raise oboro.InvalidArgument(f"DistributedContext: max_retries must be an integer >= 0, got {max_retries!r}")
         if not ray.is_initialized():
-            raise oboro.ValueError(
+            raise oboro.InvalidArgument(
                 "DistributedContext: Ray is not initialised; call ray.init() first (a local cluster), or "
                 "ray.init(address=...) to use an existing one (docs/distributed.md)"
             )

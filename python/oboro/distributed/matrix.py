@@ -97,10 +97,10 @@ def _check_operands(dctx: DistributedContext, ra: _records.MatrixRecord, rb: _re
             raise oboro.ContextMismatch(f"distributed matmul: operand '{name}' belongs to another context or other "
                                         f"keys than the DistributedContext's")
     if a.shape[1] != b.shape[0]:
-        raise oboro.ValueError(f"distributed matmul: shapes {a.shape} and {b.shape} do not match "
+        raise oboro.InvalidArgument(f"distributed matmul: shapes {a.shape} and {b.shape} do not match "
                                f"({a.shape[1]} != {b.shape[0]})")
     if a.method != b.method or a.d != b.d:
-        raise oboro.ValueError(f"distributed matmul: operand 'A' is method '{a.method}' with d = {a.d}, operand 'B' "
+        raise oboro.InvalidArgument(f"distributed matmul: operand 'A' is method '{a.method}' with d = {a.d}, operand 'B' "
                                f"'{b.method}' with d = {b.d}; encrypt both alike")
 
 
@@ -123,7 +123,7 @@ def matmul(dctx: DistributedContext, a: EncryptedMatrix, b: EncryptedMatrix,
         except (TypeError, ValueError):
             raise TypeError(f"distributed matmul: tiles must be a pair of integers, got {tiles!r}") from None
         if not (1 <= tr <= gm and 1 <= tc <= gn):
-            raise oboro.ValueError(f"distributed matmul: tiles {tiles} for an output grid of {gm} x {gn} blocks; "
+            raise oboro.InvalidArgument(f"distributed matmul: tiles {tiles} for an output grid of {gm} x {gn} blocks; "
                                    f"each count must be in 1..{gm} and 1..{gn}")
     row_bounds, col_bounds = ranges(gm, tr), ranges(gn, tc)
     # each band is put once and read by every tile that needs it (Ray moves it to those nodes)

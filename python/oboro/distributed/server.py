@@ -71,10 +71,10 @@ class ShardedServer:
         if not callable(factory):
             raise TypeError(f"ShardedServer: factory must be callable, got {type(factory).__name__}")
         if isinstance(align, bool) or not isinstance(align, (int, np.integer)) or align < 1:
-            raise oboro.ValueError(f"ShardedServer: align must be an integer >= 1, got {align!r}")
+            raise oboro.InvalidArgument(f"ShardedServer: align must be an integer >= 1, got {align!r}")
         records = len(database)
         if records < 1:
-            raise oboro.ValueError("ShardedServer: the database is empty")
+            raise oboro.InvalidArgument("ShardedServer: the database is empty")
         units = -(-records // align)
         n = dctx.workers() if shards is None else shards
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
@@ -82,7 +82,7 @@ class ShardedServer:
         if shards is None:
             n = min(n, units)
         if not 1 <= n <= units:
-            raise oboro.ValueError(f"ShardedServer: {n} shards of {records} rows aligned to {align}: use 1..{units} "
+            raise oboro.InvalidArgument(f"ShardedServer: {n} shards of {records} rows aligned to {align}: use 1..{units} "
                                    f"(each shard holds whole units of {align} rows)")
         self.dctx = dctx
         self.bounds = ranges(records, int(n), int(align))
@@ -103,7 +103,7 @@ class ShardedServer:
         """server.method(*args, **kwargs) on every shard at once; the results in shard order. The
         arguments are put in the object store once for all shards."""
         if not self.actors:
-            raise oboro.ValueError("ShardedServer: shut down")
+            raise oboro.InvalidArgument("ShardedServer: shut down")
         args_ref, kwargs_ref = ray.put(args), ray.put(kwargs)
         return ray.get([a.call.remote(method, args_ref, kwargs_ref) for a in self.actors])
 
