@@ -43,7 +43,7 @@ using cplx = std::complex<double>;
 
 // The keys of a context at one moment and what is made from them. Immutable once published.
 struct Session {
-    std::shared_ptr<const SecretKey> sk;
+    SecretKeyPtr sk;  // the one secret key, shared with the decryptor, encryptor and key generator
     std::shared_ptr<const PublicKey> pk;
     std::shared_ptr<const MemoryKeySet> keys;     // relinearization and Galois keys
     std::shared_ptr<const Decryptor> decryptor;   // with the secret key only
@@ -156,7 +156,7 @@ StatePtr make_state(ContextPtr ctx, std::string preset, bool auto_mode);
 // Publishes a session made of these keys (any may be null): the evaluator, the key set and the
 // decryptor follow, and the encryptor and the key id when the secret or public key changed.
 // With the GIL held.
-void publish(State& s, std::shared_ptr<const SecretKey> sk, std::shared_ptr<const PublicKey> pk,
+void publish(State& s, SecretKeyPtr sk, std::shared_ptr<const PublicKey> pk,
              std::shared_ptr<const RelinKey> rk, std::shared_ptr<const GaloisKeys> gk, std::set<int64_t> rotations,
              bool conjugation, double noise_flooding = 0);
 // Publishes the current session with `b` as its bootstrapping (with the GIL held).
