@@ -75,6 +75,11 @@ struct State : std::enable_shared_from_this<State> {
     uint64_t key_id = 0;    // io::key_id of the public key (0: no keys); serialized with ciphertexts
     // One keygen() at a time (it computes without the GIL and publishes after).
     std::shared_ptr<std::mutex> keygen_mutex = std::make_shared<std::mutex>();
+    // The generator of the secret key's keys, made by the first keygen() that needs it (from the
+    // operating system, or from keygen's seed_for_testing) and used by every later one, so that a
+    // context keyed from a seed makes the same keys again for the same calls. Used and replaced
+    // only under keygen_mutex. Null in a context without the secret key.
+    std::shared_ptr<KeyGenerator> keygen;
 
     // The session of the moment (call with the GIL held).
     SessionPtr snapshot() const { return session; }

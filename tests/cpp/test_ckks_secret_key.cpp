@@ -1,6 +1,7 @@
 // The secret key (keys.hpp): one shared, immutable object whose memory bypasses the block cache
 // and is wiped when freed; the scratch derived from it (key generation, decryption) never reaches
-// the next buffer of the cache.
+// the next buffer of the cache; keys made from a seed (KeyGenerator::from_seed_for_testing) are
+// bit-identical for the same seed and differ for another.
 #include <deque>
 #include <type_traits>
 
@@ -64,6 +65,12 @@ void expect_not_in_the_pool(const std::vector<Named>& secrets, bool some_cached 
 }
 
 Words words_of(const uint64_t* p, size_t count) { return Words(p, p + count); }
+
+math::Seed seed_of(uint8_t first) {
+    math::Seed s{};
+    for (size_t i = 0; i < s.size(); ++i) s[i] = uint8_t(first + i);
+    return s;
+}
 
 }  // namespace
 
@@ -180,4 +187,76 @@ TEST(SecretKey, DecryptionScratchIsWipedBeforeItIsReused) {
     const CiphertextBatch batch = CiphertextBatch::from_ciphertexts(*k.ctx, cts);
     for (const auto& got : k.decryptor->decrypt_decode(batch, *k.encoder)) EXPECT_GE(precision_bits(got, v), 20.0);
     expect_not_in_the_pool({{"m + e (batch)", &ntt}, {"m + e in coefficients (batch)", &coeffs}}, true);
+}
+
+// ---- keys from a seed ------------------------------------------------------------------------
+
+namespace {
+
+// Every key a generator makes, serialized (uncompressed: every word, not only the seeds), in a
+// fixed order of calls.
+std::vector<io::Bytes> all_keys(const ContextPtr& ctx, KeyGenerator& keygen) {
+    std::vector<io::Bytes> out;
+    out.push_back(io::serialize_secret_key(*ctx, *keygen.secret_key()));
+    out.push_back(io::serialize(*ctx, keygen.public_key(), false));
+    out.push_back(io::serialize_relin_key(*ctx, keygen.relin_key(), false));
+    out.push_back(io::serialize_relin_key(*ctx, keygen.relin_key(0), false));
+    out.push_back(io::serialize(*ctx, keygen.galois_keys({1, -1, 3}, true), false));
+    const EncapsulationKeys ek = keygen.encapsulation_keys(4);
+    GaloisKeys as_keys;  // the two switching keys, serialized through a key set
+    as_keys.context_id = ctx->id();
+    as_keys.keys.emplace(3, ek.to_ephemeral);
+    as_keys.keys.emplace(5, ek.from_ephemeral);
+    out.push_back(io::serialize(*ctx, as_keys, false));
+    return out;
+}
+
+Parameters sparse_parameters() {
+    Parameters p = small_parameters();
+    p.secret = SecretDistribution::sparse_ternary;
+    p.hamming_weight = 8;
+    return p;
+}
+
+}  // namespace
+
+TEST(SeededKeys, TheSameSeedGivesBitIdenticalKeysInAnotherContext) {
+    for (const Parameters& params : {small_parameters(), sparse_parameters(), Parameters::preset("S1")}) {
+        const ContextPtr a = Context::create(params), b = Context::create(params);
+        KeyGenerator ka = KeyGenerator::from_seed_for_testing(a, seed_of(1));
+        KeyGenerator kb = KeyGenerator::from_seed_for_testing(b, seed_of(1));
+        const std::vector<io::Bytes> keys_a = all_keys(a, ka), keys_b = all_keys(b, kb);
+        ASSERT_EQ(keys_a.size(), keys_b.size());
+        for (size_t i = 0; i < keys_a.size(); ++i) EXPECT_EQ(keys_a[i], keys_b[i]) << "key " << i << ", N = 2^" << params.log_n;
+    }
+}
+
+TEST(SeededKeys, AnotherSeedGivesOtherKeys) {
+    const ContextPtr ctx = Context::create(small_parameters());
+    KeyGenerator ka = KeyGenerator::from_seed_for_testing(ctx, seed_of(1));
+    math::Seed other = seed_of(1);
+    other[31] ^= 1;  // one bit
+    KeyGenerator kb = KeyGenerator::from_seed_for_testing(ctx, other);
+    const std::vector<io::Bytes> keys_a = all_keys(ctx, ka), keys_b = all_keys(ctx, kb);
+    for (size_t i = 0; i < keys_a.size(); ++i) EXPECT_NE(keys_a[i], keys_b[i]) << "key " << i;
+    // the default generator draws from the operating system: two of them differ too
+    KeyGenerator k1(ctx), k2(ctx);
+    EXPECT_NE(k1.secret_key()->coeffs, k2.secret_key()->coeffs);
+}
+
+TEST(SeededKeys, SeededKeysWork) {
+    const ContextPtr ctx = Context::create(Parameters::preset("S1"));
+    KeyGenerator keygen = KeyGenerator::from_seed_for_testing(ctx, seed_of(7));
+    const Encoder encoder(ctx);
+    Encryptor encryptor(ctx, keygen.public_key());
+    const Decryptor decryptor(ctx, keygen.secret_key());
+    const RelinKey rk = keygen.relin_key();
+    const GaloisKeys gk = keygen.galois_keys({1});
+    const Evaluator eval(ctx);
+    const auto v = random_real(ctx->max_slots(), 1.0, 3);
+    const Ciphertext ct = encryptor.encrypt(encoder.encode(v));
+    std::vector<cplx> want(v.size());
+    for (size_t i = 0; i < v.size(); ++i) want[i] = v[(i + 1) % v.size()] * v[(i + 1) % v.size()];
+    EXPECT_GE(precision_bits(decryptor.decrypt_decode(eval.rotate(eval.multiply_relin_rescale(ct, ct, rk), 1, gk), encoder), want),
+              20.0);
 }

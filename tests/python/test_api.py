@@ -168,6 +168,49 @@ def test_keygen_adds_keys_and_keeps_the_secret_key(rng):
     assert bits(ctx.decrypt(ct.rotate(5)), np.roll(x, -5)) >= ROT_BITS
 
 
+def test_keys_from_a_seed_are_reproducible(rng):
+    seed = bytes(range(32))
+    a = oboro.Context.from_preset("S1").keygen(rotations=[1, 3], conjugation=True, seed_for_testing=seed)
+    b = oboro.Context.from_preset("S1").keygen(rotations=[1, 3], conjugation=True, seed_for_testing=seed)
+    # every key, bit for bit (uncompressed: every word, not only the seeds of the uniform halves)
+    assert a.serialize(secret_key=True, compress=False) == b.serialize(secret_key=True, compress=False)
+    # later keygen() calls continue from the seed: the same calls add the same keys
+    a.keygen(rotations=[5])
+    b.keygen(rotations=[5])
+    assert a.serialize(secret_key=True) == b.serialize(secret_key=True)
+    # the keys work, and the two contexts decrypt each other's ciphertexts
+    x = real(rng, 64)
+    assert bits(b.decrypt((a.encrypt(x) * a.encrypt(x)).rotate(5)), np.roll(x * x, -5)) >= MUL_BITS
+    # another seed, or none (the operating system's randomness), gives other keys
+    for other_seed in (bytes(range(1, 33)), None):
+        other = oboro.Context.from_preset("S1").keygen(rotations=[1, 3], conjugation=True, seed_for_testing=other_seed)
+        assert other.serialize(secret_key=True) != b.serialize(secret_key=True)
+        with pytest.raises(oboro.ContextMismatch, match="other keys"):
+            other.decrypt(a.encrypt(x))
+
+
+def test_seed_for_testing_errors():
+    ctx = oboro.Context.from_preset("S1")
+    with pytest.raises(oboro.ValueError, match="32 bytes, not 31"):
+        ctx.keygen(rotations=[], seed_for_testing=bytes(31))
+    with pytest.raises(TypeError):
+        ctx.keygen(rotations=[], seed_for_testing="not bytes")
+    with pytest.raises(TypeError):
+        ctx.keygen([], False, True, False, bytes(32))  # keyword only
+    assert not ctx.has_secret_key  # nothing was made
+    ctx.keygen(rotations=[])
+    with pytest.raises(oboro.ValueError, match="first keygen"):
+        ctx.keygen(rotations=[1], seed_for_testing=bytes(32))
+    # a context loaded with its secret key makes more keys for it, but not from a seed
+    full = oboro.Context.deserialize(ctx.serialize(secret_key=True))
+    full.keygen(rotations=[2])
+    assert full.rotations == [2]
+    x = np.arange(8) / 8
+    assert bits(ctx.decrypt(full.encrypt(x).rotate(2)), np.roll(x, -2)) >= ROT_BITS
+    with pytest.raises(oboro.ValueError, match="first keygen"):
+        full.keygen(rotations=[3], seed_for_testing=bytes(32))
+
+
 # ---- encryption and decryption ----------------------------------------------------------------------------
 
 

@@ -128,6 +128,10 @@ void check_secret_key(const SecretKeyPtr& sk, const Context& ctx, const char* wh
 
 KeyGenerator::KeyGenerator(ContextPtr ctx) : KeyGenerator(std::move(ctx), math::Prng()) {}
 
+KeyGenerator KeyGenerator::from_seed_for_testing(ContextPtr ctx, const math::Seed& seed) {
+    return KeyGenerator(std::move(ctx), math::Prng(seed));
+}
+
 KeyGenerator::KeyGenerator(ContextPtr ctx, math::Prng prng) : ctx_(std::move(ctx)), prng_(prng) {
     const Parameters& p = ctx_->params();
     sk_ = secret_key_from_coefficients(*ctx_, p.secret == SecretDistribution::sparse_ternary
@@ -203,7 +207,7 @@ EncapsulationKeys KeyGenerator::encapsulation_keys(int ephemeral_hamming_weight,
     // The key to s' is an RLWE sample under s' itself: made over the smallest modulus that
     // switches level 0 (q_0 and the fewest special primes), where a sparse secret keeps its
     // security (docs/security.md). Its errors and seed come from a seed of this generator's
-    // stream.
+    // stream, so that a generator made from a seed makes the same keys again.
     KeyGenerator to_sparse(ctx_, std::move(ephemeral), math::Prng(fresh_seed()));
     keys.to_ephemeral = to_sparse.switching_key(sk_->ntt.data(), 0, fewest_special_primes(ctx, 0));
     return keys;

@@ -19,6 +19,14 @@ public:
     // Keys for an existing secret key (shared, not copied). ContextMismatch for another context's key.
     KeyGenerator(ContextPtr ctx, SecretKeyPtr sk);
 
+    // FOR TESTS AND REPRODUCIBLE RESEARCH ONLY. A key generator whose secret key and every key it
+    // makes afterwards (public, relinearization, Galois, encapsulation, bootstrapping) come from
+    // `seed` alone: the same seed and the same sequence of calls give bit-identical keys, in any
+    // process. Anyone who knows the seed knows the secret key, so keys made this way are insecure
+    // unless the seed is itself secret and uniformly random; real keys come from the constructor
+    // above. (Encryption still draws its randomness from the operating system.)
+    static KeyGenerator from_seed_for_testing(ContextPtr ctx, const math::Seed& seed);
+
     KeyGenerator(const KeyGenerator&) = delete;
     KeyGenerator& operator=(const KeyGenerator&) = delete;
     KeyGenerator(KeyGenerator&&) = default;
