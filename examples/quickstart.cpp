@@ -24,7 +24,7 @@ int main() {
     auto keys = std::make_shared<const MemoryKeySet>(std::make_shared<const RelinKey>(keygen.relin_key()),
                                                      std::make_shared<const GaloisKeys>(keygen.galois_keys({1})));
     Encoder encoder(ctx);
-    Encryptor encryptor(ctx, keygen.secret_key());  // or keygen.public_key()
+    Encryptor encryptor(ctx, keygen.secret_key());  // shares the one secret key; or keygen.public_key()
     Decryptor decryptor(ctx, keygen.secret_key());
     // Automatic mode: relinearization, rescaling, level and scale alignment and rotation
     // composition are the evaluator's (ckks/auto_evaluator.hpp); Evaluator alone is manual mode.

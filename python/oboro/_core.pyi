@@ -258,13 +258,15 @@ class Context:
         The rotation steps that have Galois keys (sorted). In automatic mode other steps are composed from these where possible (e.g. 3 = 4 - 1).
         """
 
-    def keygen(self, rotations: Sequence[int] | None = None, conjugation: bool = False, relin: bool = True, bootstrap: bool | int | Sequence[int] = False) -> Context:
+    def keygen(self, rotations: Sequence[int] | None = None, conjugation: bool = False, relin: bool = True, bootstrap: bool | int | Sequence[int] = False, *, seed_for_testing: bytes | None = None) -> Context:
         """
         Generates keys and stores them in the context; returns the context.
 
         The first call draws the secret key and the public key. Each call then adds the relinearization key (relin=True; needed by ct * ct), the Galois keys of the rotation steps and, if conjugation=True, of complex conjugation; keys that exist are kept. rotations=None means the signed powers of two +-1, +-2, +-4, ..., +-slots/2: every rotation is then available in automatic mode as a sum of at most about log2(slots)/2 of them (signed binary decomposition), at the memory cost of 2*log2(slots) - 1 keys (about 20 MB at S1, 0.14 GB at S2, 0.6 GB at S3, 2.5 GB at S4: with large parameters pass the steps you need). Pass an explicit list (possibly empty) to generate only those steps. A context made by public() cannot generate keys (MissingKey).
 
         bootstrap=True also makes the keys of bootstrapping ciphertexts of every slot count (ct.bootstrap()); an int or a list of ints makes them for those slot counts (a power of two: a bootstrapper of n slots also takes ciphertexts of fewer, at its cost). It needs bootstrappable parameters (the preset 'B1', or 'BT' for tests) and takes time and memory: about 50 keys, several GB at N = 2^16 (see docs/bootstrapping.md and bootstrap_info()).
+
+        seed_for_testing: FOR TESTS AND REPRODUCIBLE RESEARCH ONLY. 32 bytes from which the secret key and every key of this and later keygen() calls of the context are made: two contexts of the same parameters keyed from the same seed by the same calls hold bit-identical keys. Whoever knows the seed knows the secret key: such keys are insecure unless the seed is itself secret and uniformly random (by default, keys come from the operating system's randomness). Only the first keygen() of a context takes it (ValueError after). Encryption still draws fresh randomness.
         """
 
     def public(self) -> Context:

@@ -16,6 +16,7 @@
 
 #include "oboro/io/serialize.hpp"
 #include "oboro/util/error.hpp"
+#include "oboro/util/wipe.hpp"
 #include "buffer.hpp"
 #include "state.hpp"
 
@@ -32,6 +33,16 @@ void check_key_id(uint64_t key_id, const State& s, const char* op, const char* w
 namespace {
 
 // ---- contexts ----
+
+// Bytes that hold (or may hold) the secret key, wiped when they go. The copies handed over (the
+// Python bytes, the file) are the caller's (docs/security.md).
+struct SecretBytes {
+    io::Bytes bytes;
+    bool secret = true;
+    ~SecretBytes() {
+        if (secret) wipe(bytes.data(), bytes.size());
+    }
+};
 
 io::Bytes serialize_context(const State& state, bool secret_key, bool keys, bool compress) {
     const SessionPtr now = state.snapshot();
@@ -51,7 +62,9 @@ io::Bytes serialize_context(const State& state, bool secret_key, bool keys, bool
                 parts.push_back(io::serialize(ctx, e.boot->config(), e.keys, compress));
     }
     if (secret_key) parts.push_back(io::serialize_secret_key(ctx, *s.sk));
-    return io::make_bundle(parts);
+    io::Bytes bundle = io::make_bundle(parts);
+    if (secret_key) wipe(parts.back().data(), parts.back().size());  // the record, copied into the bundle
+    return bundle;
 }
 
 // The rotation step of a Galois element 5^k mod 2N, as the signed step in (-slots/2, slots/2].
@@ -77,7 +90,7 @@ StatePtr deserialize_context(io::ByteView data, bool auto_mode) {
     std::string label;
     ContextPtr ctx = io::load_context(parts[0], &label);
     StatePtr st = make_state(ctx, label, auto_mode);
-    std::shared_ptr<const SecretKey> sk;
+    SecretKeyPtr sk;
     std::shared_ptr<const PublicKey> pk;
     std::shared_ptr<const RelinKey> rk;
     std::shared_ptr<const GaloisKeys> gk;
@@ -115,7 +128,7 @@ StatePtr deserialize_context(io::ByteView data, bool auto_mode) {
                 gk = std::make_shared<const GaloisKeys>(io::load_galois_keys(*ctx, parts[i]));
                 break;
             case io::ObjectType::secret_key:
-                sk = std::make_shared<const SecretKey>(io::load_secret_key(*ctx, parts[i]));
+                sk = io::load_secret_key(*ctx, parts[i]);
                 break;
             default:
                 raise<SerializationError>("Context.deserialize: a ", io::to_string(type),
@@ -229,12 +242,12 @@ void add_serialization_methods(nb::module_& m, nb::class_<PyContext>& ctx, nb::c
     ctx.def(
            "serialize",
            [](const PyContext& c, bool secret_key, bool keys, bool compress) {
-               io::Bytes b;
+               SecretBytes b{{}, secret_key};
                {
                    nb::gil_scoped_release release;
-                   b = serialize_context(*c.st, secret_key, keys, compress);
+                   b.bytes = serialize_context(*c.st, secret_key, keys, compress);
                }
-               return to_bytes(b);
+               return to_bytes(b.bytes);
            },
            nb::kw_only(), "secret_key"_a = false, "keys"_a = true, "compress"_a = true,
            (std::string("The context as bytes: its parameters and (keys=True) its public, relinearization and Galois "
@@ -263,7 +276,8 @@ void add_serialization_methods(nb::module_& m, nb::class_<PyContext>& ctx, nb::c
             [](const PyContext& c, nb::handle path, bool secret_key, bool keys, bool compress) {
                 const std::string p = fspath(path);
                 nb::gil_scoped_release release;
-                io::write_file(p, serialize_context(*c.st, secret_key, keys, compress));
+                const SecretBytes b{serialize_context(*c.st, secret_key, keys, compress), secret_key};
+                io::write_file(p, b.bytes);
             },
             "path"_a, nb::kw_only(), "secret_key"_a = false, "keys"_a = true, "compress"_a = true,
             nb::sig("def save(self, path: str | os.PathLike[str], *, secret_key: bool = False, keys: bool = True, "
@@ -276,7 +290,9 @@ void add_serialization_methods(nb::module_& m, nb::class_<PyContext>& ctx, nb::c
                 StatePtr st;
                 {
                     nb::gil_scoped_release release;
-                    st = deserialize_context(io::read_file(p), auto_mode);
+                    SecretBytes b{io::read_file(p)};  // wiped unless it turns out to hold no secret key
+                    st = deserialize_context(b.bytes, auto_mode);
+                    b.secret = bool(st->snapshot()->sk);
                 }
                 return PyContext{st};
             },

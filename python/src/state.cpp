@@ -80,14 +80,14 @@ struct Registry {
 
 StatePtr find_state(uint64_t key_id, uint64_t context_id) { return Registry::get().find(key_id, context_id); }
 
-void publish(State& s, std::shared_ptr<const SecretKey> sk, std::shared_ptr<const PublicKey> pk,
+void publish(State& s, SecretKeyPtr sk, std::shared_ptr<const PublicKey> pk,
              std::shared_ptr<const RelinKey> rk, std::shared_ptr<const GaloisKeys> gk, std::set<int64_t> rotations,
              bool conjugation, double noise_flooding) {
     const SessionPtr old = s.session;
     auto keys = std::make_shared<const MemoryKeySet>(std::move(rk), std::move(gk));
     std::shared_ptr<const Decryptor> decryptor;
     if (sk) {
-        auto d = std::make_shared<Decryptor>(s.ctx, *sk);
+        auto d = std::make_shared<Decryptor>(s.ctx, sk);  // shares the one secret key
         d->set_noise_flooding(noise_flooding);  // validates the range
         decryptor = std::move(d);
     }
@@ -101,7 +101,7 @@ void publish(State& s, std::shared_ptr<const SecretKey> sk, std::shared_ptr<cons
         // its fingerprint is hashed once; public() copies inherit it.
         if (session->pk && s.key_id == 0) s.key_id = io::key_id(*session->pk);
         s.encryptor.reset();
-        if (session->sk) s.encryptor = std::make_shared<Encryptor>(s.ctx, *session->sk);
+        if (session->sk) s.encryptor = std::make_shared<Encryptor>(s.ctx, session->sk);
         else if (session->pk) s.encryptor = std::make_shared<Encryptor>(s.ctx, *session->pk);
     }
     s.session = std::move(session);

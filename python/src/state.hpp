@@ -43,7 +43,7 @@ using cplx = std::complex<double>;
 
 // The keys of a context at one moment and what is made from them. Immutable once published.
 struct Session {
-    std::shared_ptr<const SecretKey> sk;
+    SecretKeyPtr sk;  // the one secret key, shared with the decryptor, encryptor and key generator
     std::shared_ptr<const PublicKey> pk;
     std::shared_ptr<const MemoryKeySet> keys;     // relinearization and Galois keys
     std::shared_ptr<const Decryptor> decryptor;   // with the secret key only
@@ -75,6 +75,11 @@ struct State : std::enable_shared_from_this<State> {
     uint64_t key_id = 0;    // io::key_id of the public key (0: no keys); serialized with ciphertexts
     // One keygen() at a time (it computes without the GIL and publishes after).
     std::shared_ptr<std::mutex> keygen_mutex = std::make_shared<std::mutex>();
+    // The generator of the secret key's keys, made by the first keygen() that needs it (from the
+    // operating system, or from keygen's seed_for_testing) and used by every later one, so that a
+    // context keyed from a seed makes the same keys again for the same calls. Used and replaced
+    // only under keygen_mutex. Null in a context without the secret key.
+    std::shared_ptr<KeyGenerator> keygen;
 
     // The session of the moment (call with the GIL held).
     SessionPtr snapshot() const { return session; }
@@ -156,7 +161,7 @@ StatePtr make_state(ContextPtr ctx, std::string preset, bool auto_mode);
 // Publishes a session made of these keys (any may be null): the evaluator, the key set and the
 // decryptor follow, and the encryptor and the key id when the secret or public key changed.
 // With the GIL held.
-void publish(State& s, std::shared_ptr<const SecretKey> sk, std::shared_ptr<const PublicKey> pk,
+void publish(State& s, SecretKeyPtr sk, std::shared_ptr<const PublicKey> pk,
              std::shared_ptr<const RelinKey> rk, std::shared_ptr<const GaloisKeys> gk, std::set<int64_t> rotations,
              bool conjugation, double noise_flooding = 0);
 // Publishes the current session with `b` as its bootstrapping (with the GIL held).

@@ -298,14 +298,14 @@ TEST(Evaluator, SwitchKeyMovesACiphertextToAnotherSecret) {
     KeyGenerator other(k.ctx);  // another secret in the same context
     Encryptor under_other(k.ctx, other.secret_key());
     // the key from the other secret to k's: a ciphertext under it decrypts under k after the switch
-    const KeySwitchKey key = k.keygen->switching_key(other.secret_key().ntt.data(), 5);
+    const KeySwitchKey key = k.keygen->switching_key(other.secret_key()->ntt.data(), 5);
     const std::vector<cplx> values = random_complex(64, 1.0, 9);
     const Ciphertext ct = under_other.encrypt(k.encoder->encode(values, 5, std::nullopt, 64));
     // not decryptable before: under the wrong key it decrypts to uniform garbage, refused as wrapped
     EXPECT_THROW(k.decrypt(ct), ModulusOverflow);
     EXPECT_GT(precision_bits(k.decrypt(k.eval->switch_key(ct, key)), values), 25);
     // a key made below the ciphertext's level, an empty key
-    const KeySwitchKey low = k.keygen->switching_key(other.secret_key().ntt.data(), 2);
+    const KeySwitchKey low = k.keygen->switching_key(other.secret_key()->ntt.data(), 2);
     EXPECT_THROW(k.eval->switch_key(ct, low), LevelMismatch);
     EXPECT_THROW(k.eval->switch_key(ct, KeySwitchKey{}), MissingKey);
 }

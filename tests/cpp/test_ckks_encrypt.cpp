@@ -12,20 +12,21 @@ TEST_P(PresetTest, EncodeDecodeIsExactToRounding) {
     EXPECT_GE(precision_bits(back, v), 30.0);
 }
 
-TEST_P(PresetTest, PublicKeyEncryptDecrypt) {
-    Keys& k = Keys::get(GetParam());
-    const auto v = random_complex(k.ctx->max_slots(), 1.0, 2);
-    const double bits = precision_bits(k.decrypt(k.encrypt(v)), v);
-    // The rounding error r1 of c1/P, times s, limits public-key encryption to ~23.4 bits at
-    // N = 2^16 with a uniform ternary secret, a bit more per halving of N (docs/precision.md
-    // derives it). Secret-key encryption (below) keeps >= 25 bits everywhere.
-    EXPECT_GE(bits, public_key_fresh_bits_bound(k.ctx->n())) << GetParam();
-}
-
-TEST_P(PresetTest, SecretKeyEncryptDecrypt) {
-    Keys& k = Keys::get(GetParam());
-    const auto v = random_complex(k.ctx->max_slots(), 1.0, 3);
-    EXPECT_GE(precision_bits(k.decrypt(k.encrypt(v, std::nullopt, false)), v), 25.0) << GetParam();
+// Over kKeyDraws seeded key sets (ckks_test_util.hpp), the lower median of the per-draw precision
+// is bounded by the estimates of docs/precision.md less one bit: the medians measured sit within
+// 0.4 bits of the estimates (S1 26.8 / 30.3, S2 25.6 / 29.7, S4 23.5 / 28.6 bits for public- /
+// secret-key encryption), and one bit below leaves half a bit to the lowest of 64 single draws.
+// Public-key encryption keeps fewer bits: the rounding error of c1/P, times s (docs/precision.md).
+TEST_P(PresetTest, PublicAndSecretKeyEncryptDecrypt) {
+    const KeySetup only_encryption{.relin = false, .rotations = std::vector<int64_t>{}, .conjugation = false};
+    const DrawPrecision p = over_key_draws(GetParam(), only_encryption, [](Keys& k, int draw, DrawPrecision& p) {
+        const auto v = random_complex(k.ctx->max_slots(), 1.0, 100 + uint64_t(draw));
+        p.add("public-key encryption", precision_bits(k.decrypt(k.encrypt(v)), v));
+        p.add("secret-key encryption", precision_bits(k.decrypt(k.encrypt(v, std::nullopt, false)), v));
+    });
+    const size_t n = size_t(1) << Parameters::preset(GetParam()).log_n;
+    p.expect_median_at_least("public-key encryption", public_key_fresh_bits_estimate(n) - 1.0);
+    p.expect_median_at_least("secret-key encryption", secret_key_fresh_bits_estimate(n) - 1.0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Presets, PresetTest, ::testing::Values("S1", "S2", "S4"));

@@ -113,7 +113,7 @@ TEST(SerializeFuzz, EveryLoaderRejectsMutantsCleanly) {
     const Bytes pk_bytes = io::serialize(c, keygen.public_key());
     const Bytes rk_bytes = io::serialize_relin_key(c, keygen.relin_key(), /*compress=*/false);
     const Bytes gk_bytes = io::serialize(c, keygen.galois_keys({1, -1}, true));
-    const Bytes sk_bytes = io::serialize_secret_key(c, keygen.secret_key());
+    const Bytes sk_bytes = io::serialize_secret_key(c, *keygen.secret_key());
     const Bytes bundle = io::make_bundle({ctx_bytes, pk_bytes, sk_bytes});
     const std::vector<Ciphertext> elements = {sk_enc.encrypt(pt), pk_enc.encrypt(pt), sk_enc.encrypt(pt)};
     const Bytes batch = io::serialize(c, CiphertextBatch::from_ciphertexts(c, elements), io::ArrayInfo{7, {8}, true});

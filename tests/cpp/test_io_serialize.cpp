@@ -220,12 +220,18 @@ TEST_P(SerializeRoundTrip, KeysAreIdenticalAndWork) {
 
 TEST_P(SerializeRoundTrip, SecretKeyAndBundle) {
     Keys& k = Keys::get(GetParam());
-    const SecretKey& sk = k.keygen->secret_key();
+    const SecretKey& sk = *k.keygen->secret_key();
     const Bytes b = io::serialize_secret_key(*k.ctx, sk);
     EXPECT_EQ(b.size(), io::kHeaderSize + k.ctx->n() / 4 + io::kChecksumSize);
-    const SecretKey back = io::load_secret_key(*k.ctx, b);
-    EXPECT_EQ(back.coeffs, sk.coeffs);
-    EXPECT_TRUE(same_words(back.ntt.data(), sk.ntt.data(), sk.ntt.size()));
+    const SecretKeyPtr back = io::load_secret_key(*k.ctx, b);
+    EXPECT_EQ(back->coeffs, sk.coeffs);
+    EXPECT_EQ(back->context_id, k.ctx->id());
+    EXPECT_TRUE(same_words(back->ntt.data(), sk.ntt.data(), sk.ntt.size()));
+    // The loaded key decrypts what the original encrypted, and serializes to the same bytes.
+    const auto values = random_complex(k.ctx->max_slots(), 1.0, 15);
+    const Ciphertext ct = k.encrypt(values, std::nullopt, false);
+    EXPECT_GE(precision_bits(Decryptor(k.ctx, back).decrypt_decode(ct, *k.encoder), values), 25.0);
+    EXPECT_EQ(io::serialize_secret_key(*k.ctx, *back), b);
 
     const Bytes ctx_bytes = io::serialize(*k.ctx, "x"), pk_bytes = io::serialize(*k.ctx, k.pk);
     const Bytes bundle = io::make_bundle({ctx_bytes, pk_bytes, b});
@@ -233,7 +239,7 @@ TEST_P(SerializeRoundTrip, SecretKeyAndBundle) {
     ASSERT_EQ(parts.size(), 3u);
     EXPECT_TRUE(std::equal(parts[0].begin(), parts[0].end(), ctx_bytes.begin(), ctx_bytes.end()));
     EXPECT_EQ(io::peek_type(parts[1]), io::ObjectType::public_key);
-    EXPECT_EQ(io::load_secret_key(*k.ctx, parts[2]).coeffs, sk.coeffs);
+    EXPECT_EQ(io::load_secret_key(*k.ctx, parts[2])->coeffs, sk.coeffs);
 }
 
 INSTANTIATE_TEST_SUITE_P(Presets, SerializeRoundTrip, ::testing::Values("S1", "S2"));
@@ -322,7 +328,7 @@ TEST(SerializeErrors, FieldsOutOfRange) {
     const uint64_t ones = ~uint64_t(0);
     EXPECT_ERROR(SerializationError, io::load_ciphertext(*t.ctx, patched(p + 25, &ones, 8)), "not below the modulus");
 
-    Bytes sk = io::serialize_secret_key(*t.ctx, t.keygen.secret_key());
+    Bytes sk = io::serialize_secret_key(*t.ctx, *t.keygen.secret_key());
     sk[io::kHeaderSize] = 0xff;  // code 3 is not a ternary value
     reseal(sk);
     EXPECT_ERROR(SerializationError, io::load_secret_key(*t.ctx, sk), "not below the modulus 3");

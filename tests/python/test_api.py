@@ -30,6 +30,39 @@ def bits(got, want) -> float:
     return math.inf if err == 0 else -math.log2(err)
 
 
+# ---- precision over key draws ---------------------------------------------------------------------
+# The error of a result depends on the keys (the secret multiplies the rounding errors of public-key
+# encryption, rescaling and key switching) and on the encryption's randomness, and its maximum over
+# the slots has a heavy tail: a bound on one draw of keys is either loose or fails once in many runs.
+# As in the C++ tests (tests/cpp/ckks_test_util.hpp), the precision tests of the operators measure
+# KEY_DRAWS contexts keyed from fixed seeds (keygen(seed_for_testing=...): the same keys on every
+# run, so that a failure can be replayed with its keys) and bound the lower median of the per-draw
+# precisions: half the draws, not one, must fall below a bound to fail it.
+KEY_DRAWS = 8
+
+
+def key_draw_seed(draw: int) -> bytes:
+    """The seed of key draw `draw`, as the C++ tests' key_draw_seed: "oboro test keys", then the draw."""
+    return b"oboro test keys".ljust(31, b"\0") + bytes([draw])
+
+
+def lower_median(values) -> float:
+    v = sorted(values)
+    return v[(len(v) - 1) // 2]
+
+
+def public_key_fresh_bits_estimate(n: int) -> float:
+    """Fresh public-key encryption of every slot at scale 2^40: 40 - log2(9N/6) (docs/precision.md)."""
+    return 40 - math.log2(9 * n / 6)
+
+
+def secret_key_fresh_bits_estimate(slots: int) -> float:
+    """Fresh secret-key encryption of `slots` slots at scale 2^40 (docs/precision.md): decoding reads
+    2*slots coefficients of the Gaussian error (sigma 3.19), so the largest slot error is about
+    sigma * sqrt(2 * slots * ln(slots))."""
+    return 40 - math.log2(3.19 * math.sqrt(2 * slots * math.log(slots)))
+
+
 # ---- fixtures (module scope: key generation once) -------------------------------------------------
 
 
@@ -49,6 +82,15 @@ def ctx2():
 def manual():
     """S1 in manual mode, rotation key for step 1 only."""
     return oboro.Context.from_preset("S1", auto=False).keygen(rotations=[1])
+
+
+@pytest.fixture(scope="module")
+def draws1():
+    """KEY_DRAWS S1 contexts keyed from the fixed seeds, with ctx1's keys (default rotations, conjugation)."""
+    return [
+        oboro.Context.from_preset("S1").keygen(conjugation=True, seed_for_testing=key_draw_seed(d))
+        for d in range(KEY_DRAWS)
+    ]
 
 
 @pytest.fixture
@@ -224,6 +266,49 @@ def test_keygen_adds_keys_and_keeps_the_secret_key(rng):
     assert bits(ctx.decrypt(ct.rotate(5)), np.roll(x, -5)) >= ROT_BITS
 
 
+def test_keys_from_a_seed_are_reproducible(rng):
+    seed = bytes(range(32))
+    a = oboro.Context.from_preset("S1").keygen(rotations=[1, 3], conjugation=True, seed_for_testing=seed)
+    b = oboro.Context.from_preset("S1").keygen(rotations=[1, 3], conjugation=True, seed_for_testing=seed)
+    # every key, bit for bit (uncompressed: every word, not only the seeds of the uniform halves)
+    assert a.serialize(secret_key=True, compress=False) == b.serialize(secret_key=True, compress=False)
+    # later keygen() calls continue from the seed: the same calls add the same keys
+    a.keygen(rotations=[5])
+    b.keygen(rotations=[5])
+    assert a.serialize(secret_key=True) == b.serialize(secret_key=True)
+    # the keys work, and the two contexts decrypt each other's ciphertexts
+    x = real(rng, 64)
+    assert bits(b.decrypt((a.encrypt(x) * a.encrypt(x)).rotate(5)), np.roll(x * x, -5)) >= MUL_BITS
+    # another seed, or none (the operating system's randomness), gives other keys
+    for other_seed in (bytes(range(1, 33)), None):
+        other = oboro.Context.from_preset("S1").keygen(rotations=[1, 3], conjugation=True, seed_for_testing=other_seed)
+        assert other.serialize(secret_key=True) != b.serialize(secret_key=True)
+        with pytest.raises(oboro.ContextMismatch, match="other keys"):
+            other.decrypt(a.encrypt(x))
+
+
+def test_seed_for_testing_errors():
+    ctx = oboro.Context.from_preset("S1")
+    with pytest.raises(oboro.ValueError, match="32 bytes, not 31"):
+        ctx.keygen(rotations=[], seed_for_testing=bytes(31))
+    with pytest.raises(TypeError):
+        ctx.keygen(rotations=[], seed_for_testing="not bytes")
+    with pytest.raises(TypeError):
+        ctx.keygen([], False, True, False, bytes(32))  # keyword only
+    assert not ctx.has_secret_key  # nothing was made
+    ctx.keygen(rotations=[])
+    with pytest.raises(oboro.ValueError, match="first keygen"):
+        ctx.keygen(rotations=[1], seed_for_testing=bytes(32))
+    # a context loaded with its secret key makes more keys for it, but not from a seed
+    full = oboro.Context.deserialize(ctx.serialize(secret_key=True))
+    full.keygen(rotations=[2])
+    assert full.rotations == [2]
+    x = np.arange(8) / 8
+    assert bits(ctx.decrypt(full.encrypt(x).rotate(2)), np.roll(x, -2)) >= ROT_BITS
+    with pytest.raises(oboro.ValueError, match="first keygen"):
+        full.keygen(rotations=[3], seed_for_testing=bytes(32))
+
+
 # ---- encryption and decryption ----------------------------------------------------------------------------
 
 
@@ -313,12 +398,17 @@ def test_encrypt_options(ctx1, ctx2, rng):
         ctx1.encrypt(x, slots=8)
 
 
-def test_secret_key_encryption_is_more_precise(ctx1, rng):
-    x = real(rng, 4096)
-    sk_bits = bits(ctx1.decrypt(ctx1.encrypt(x)), x)
-    pk_bits = bits(ctx1.decrypt(ctx1.public().encrypt(x)), x)
-    assert sk_bits >= FRESH_BITS and pk_bits >= PUBLIC_FRESH_BITS
-    assert sk_bits > pk_bits
+def test_secret_key_encryption_is_more_precise(draws1):
+    """Over the key draws, against the estimates of docs/precision.md less one bit (measured medians:
+    30.4 and 27.0 bits at S1, 4096 slots); every draw's secret-key encryption beats its public-key one."""
+    sk_bits, pk_bits = [], []
+    for draw, ctx in enumerate(draws1):
+        x = real(np.random.default_rng(draw), 4096)
+        sk_bits.append(bits(ctx.decrypt(ctx.encrypt(x)), x))
+        pk_bits.append(bits(ctx.decrypt(ctx.public().encrypt(x)), x))
+    assert lower_median(sk_bits) >= secret_key_fresh_bits_estimate(4096) - 1, sk_bits
+    assert lower_median(pk_bits) >= public_key_fresh_bits_estimate(8192) - 1, pk_bits
+    assert all(s > p for s, p in zip(sk_bits, pk_bits)), (sk_bits, pk_bits)
 
 
 def test_public_context(ctx1, rng):
@@ -353,61 +443,78 @@ def test_decrypt_with_other_context_raises(ctx1, ctx2, rng):
 
 # ---- operators, automatic mode ------------------------------------------------------------------------------
 
+# The bounds of the operator tests below: the lower median over the key draws of the precision of
+# 3x5 arrays (16 slots) at S1, encrypted with the secret key.
+# * A fresh encryption: about 35.1 bits (secret_key_fresh_bits_estimate(16): decoding 16 slots reads
+#   32 coefficients of the error). Measured medians 34.9-35.3.
+OP_FRESH_BITS = 33
+# * Sums of two fresh errors (half a bit less), plaintext and constant additions, integer multiples
+#   up to 5 (log2(5) = 2.3 bits less). Measured medians 32.4 (5 * ct) to 35.4.
+OP_ADD_BITS = 31
+# * One rescaled product: the rounding of c1 / q times s, read in 32 coefficients of variance N/18
+#   each, about 40 - log2(sqrt(32 * N/18 * ln 16)) = 32.4 bits. Measured medians 32.1-34.4.
+OP_MUL_BITS = 30
+
 BINARY_CASES = [
     # (name, function, reference, bits)
-    ("ct+ct", lambda a, b, y: a + b, lambda x, y: x + y, ADD_BITS),
-    ("ct-ct", lambda a, b, y: a - b, lambda x, y: x - y, ADD_BITS),
-    ("ct*ct", lambda a, b, y: a * b, lambda x, y: x * y, MUL_BITS),
-    ("ct*ct(square)", lambda a, b, y: a * a, lambda x, y: x * x, MUL_BITS),
-    ("ct+float", lambda a, b, y: a + 0.75, lambda x, y: x + 0.75, ADD_BITS),
-    ("float+ct", lambda a, b, y: 0.75 + a, lambda x, y: 0.75 + x, ADD_BITS),
-    ("ct-float", lambda a, b, y: a - 0.75, lambda x, y: x - 0.75, ADD_BITS),
-    ("float-ct", lambda a, b, y: 1.5 - a, lambda x, y: 1.5 - x, ADD_BITS),
-    ("ct+int", lambda a, b, y: a + 3, lambda x, y: x + 3, ADD_BITS),
-    ("int-ct", lambda a, b, y: 1 - a, lambda x, y: 1 - x, ADD_BITS),
-    ("ct*float", lambda a, b, y: a * 2.5, lambda x, y: x * 2.5, MUL_BITS),
-    ("float*ct", lambda a, b, y: -0.3 * a, lambda x, y: -0.3 * x, MUL_BITS),
-    ("ct*int", lambda a, b, y: a * 3, lambda x, y: x * 3, ADD_BITS),
-    ("int*ct", lambda a, b, y: -2 * a, lambda x, y: -2 * x, ADD_BITS),
-    ("ct*bool", lambda a, b, y: a * True, lambda x, y: x, ADD_BITS),
-    ("ct/float", lambda a, b, y: a / 4.0, lambda x, y: x / 4.0, MUL_BITS),
-    ("ct/int", lambda a, b, y: a / 3, lambda x, y: x / 3, MUL_BITS),
-    ("ct*complex", lambda a, b, y: a * (0.5 - 0.25j), lambda x, y: x * (0.5 - 0.25j), MUL_BITS),
-    ("complex*ct", lambda a, b, y: 1j * a, lambda x, y: 1j * x, MUL_BITS),
-    ("ct+complex", lambda a, b, y: a + (1 + 2j), lambda x, y: x + (1 + 2j), ADD_BITS),
-    ("ct*array", lambda a, b, y: a * y, lambda x, y: x * y, MUL_BITS),
-    ("array*ct", lambda a, b, y: y * a, lambda x, y: y * x, MUL_BITS),
-    ("ct+array", lambda a, b, y: a + y, lambda x, y: x + y, ADD_BITS),
-    ("array+ct", lambda a, b, y: y + a, lambda x, y: y + x, ADD_BITS),
-    ("ct-array", lambda a, b, y: a - y, lambda x, y: x - y, ADD_BITS),
-    ("array-ct", lambda a, b, y: y - a, lambda x, y: y - x, ADD_BITS),
-    ("ct/array", lambda a, b, y: a / (y + 2), lambda x, y: x / (y + 2), MUL_BITS),
-    ("ct*list", lambda a, b, y: a * list(y), lambda x, y: x * y, MUL_BITS),
-    ("neg", lambda a, b, y: -a, lambda x, y: -x, FRESH_BITS),
-    ("pos", lambda a, b, y: +a, lambda x, y: x, FRESH_BITS),
-    ("ct*np.float64", lambda a, b, y: a * np.float64(0.5), lambda x, y: x * 0.5, MUL_BITS),
-    ("np.float32*ct", lambda a, b, y: np.float32(0.5) * a, lambda x, y: x * 0.5, MUL_BITS),
-    ("np.int64*ct", lambda a, b, y: np.int64(5) * a, lambda x, y: 5 * x, ADD_BITS),
-    ("ct+np.complex128", lambda a, b, y: a + np.complex128(1j), lambda x, y: x + 1j, ADD_BITS),
-    ("ct*0d-array", lambda a, b, y: a * np.array(2.0), lambda x, y: x * 2.0, MUL_BITS),
+    ("ct+ct", lambda a, b, y: a + b, lambda x, y: x + y, OP_ADD_BITS),
+    ("ct-ct", lambda a, b, y: a - b, lambda x, y: x - y, OP_ADD_BITS),
+    ("ct*ct", lambda a, b, y: a * b, lambda x, y: x * y, OP_MUL_BITS),
+    ("ct*ct(square)", lambda a, b, y: a * a, lambda x, y: x * x, OP_MUL_BITS),
+    ("ct+float", lambda a, b, y: a + 0.75, lambda x, y: x + 0.75, OP_ADD_BITS),
+    ("float+ct", lambda a, b, y: 0.75 + a, lambda x, y: 0.75 + x, OP_ADD_BITS),
+    ("ct-float", lambda a, b, y: a - 0.75, lambda x, y: x - 0.75, OP_ADD_BITS),
+    ("float-ct", lambda a, b, y: 1.5 - a, lambda x, y: 1.5 - x, OP_ADD_BITS),
+    ("ct+int", lambda a, b, y: a + 3, lambda x, y: x + 3, OP_ADD_BITS),
+    ("int-ct", lambda a, b, y: 1 - a, lambda x, y: 1 - x, OP_ADD_BITS),
+    ("ct*float", lambda a, b, y: a * 2.5, lambda x, y: x * 2.5, OP_MUL_BITS),
+    ("float*ct", lambda a, b, y: -0.3 * a, lambda x, y: -0.3 * x, OP_MUL_BITS),
+    ("ct*int", lambda a, b, y: a * 3, lambda x, y: x * 3, OP_ADD_BITS),
+    ("int*ct", lambda a, b, y: -2 * a, lambda x, y: -2 * x, OP_ADD_BITS),
+    ("ct*bool", lambda a, b, y: a * True, lambda x, y: x, OP_ADD_BITS),
+    ("ct/float", lambda a, b, y: a / 4.0, lambda x, y: x / 4.0, OP_MUL_BITS),
+    ("ct/int", lambda a, b, y: a / 3, lambda x, y: x / 3, OP_MUL_BITS),
+    ("ct*complex", lambda a, b, y: a * (0.5 - 0.25j), lambda x, y: x * (0.5 - 0.25j), OP_MUL_BITS),
+    ("complex*ct", lambda a, b, y: 1j * a, lambda x, y: 1j * x, OP_MUL_BITS),
+    ("ct+complex", lambda a, b, y: a + (1 + 2j), lambda x, y: x + (1 + 2j), OP_ADD_BITS),
+    ("ct*array", lambda a, b, y: a * y, lambda x, y: x * y, OP_MUL_BITS),
+    ("array*ct", lambda a, b, y: y * a, lambda x, y: y * x, OP_MUL_BITS),
+    ("ct+array", lambda a, b, y: a + y, lambda x, y: x + y, OP_ADD_BITS),
+    ("array+ct", lambda a, b, y: y + a, lambda x, y: y + x, OP_ADD_BITS),
+    ("ct-array", lambda a, b, y: a - y, lambda x, y: x - y, OP_ADD_BITS),
+    ("array-ct", lambda a, b, y: y - a, lambda x, y: y - x, OP_ADD_BITS),
+    ("ct/array", lambda a, b, y: a / (y + 2), lambda x, y: x / (y + 2), OP_MUL_BITS),
+    ("ct*list", lambda a, b, y: a * list(y), lambda x, y: x * y, OP_MUL_BITS),
+    ("neg", lambda a, b, y: -a, lambda x, y: -x, OP_FRESH_BITS),
+    ("pos", lambda a, b, y: +a, lambda x, y: x, OP_FRESH_BITS),
+    ("ct*np.float64", lambda a, b, y: a * np.float64(0.5), lambda x, y: x * 0.5, OP_MUL_BITS),
+    ("np.float32*ct", lambda a, b, y: np.float32(0.5) * a, lambda x, y: x * 0.5, OP_MUL_BITS),
+    ("np.int64*ct", lambda a, b, y: np.int64(5) * a, lambda x, y: 5 * x, OP_ADD_BITS),
+    ("ct+np.complex128", lambda a, b, y: a + np.complex128(1j), lambda x, y: x + 1j, OP_ADD_BITS),
+    ("ct*0d-array", lambda a, b, y: a * np.array(2.0), lambda x, y: x * 2.0, OP_MUL_BITS),
 ]
 
 
 @pytest.mark.parametrize("name,fn,ref,min_bits", BINARY_CASES, ids=[c[0] for c in BINARY_CASES])
 @pytest.mark.parametrize("dtype", ["real", "complex"])
-def test_operators_against_numpy(ctx1, rng, name, fn, ref, min_bits, dtype):
+def test_operators_against_numpy(draws1, name, fn, ref, min_bits, dtype):
     make = real if dtype == "real" else cplx
-    x, y = make(rng, 3, 5), make(rng, 3, 5)
-    a, b = ctx1.encrypt(x), ctx1.encrypt(y)
-    r = fn(a, b, y)
-    want = ref(x, y)
-    assert isinstance(r, oboro.Ciphertext) and r.shape == (3, 5)
-    got = ctx1.decrypt(r)
-    expect_complex = dtype == "complex" or np.iscomplexobj(want)
-    assert got.dtype == (np.complex128 if expect_complex else np.float64)
-    assert bits(got, want) >= min_bits, name
-    # operands are never modified
-    assert bits(ctx1.decrypt(a), x) >= FRESH_BITS and bits(ctx1.decrypt(b), y) >= FRESH_BITS
+    results, operands = [], []
+    for draw, ctx in enumerate(draws1):
+        rng = np.random.default_rng(20240607 + draw)
+        x, y = make(rng, 3, 5), make(rng, 3, 5)
+        a, b = ctx.encrypt(x), ctx.encrypt(y)
+        r = fn(a, b, y)
+        want = ref(x, y)
+        assert isinstance(r, oboro.Ciphertext) and r.shape == (3, 5)
+        got = ctx.decrypt(r)
+        expect_complex = dtype == "complex" or np.iscomplexobj(want)
+        assert got.dtype == (np.complex128 if expect_complex else np.float64)
+        results.append(bits(got, want))
+        # operands are never modified
+        operands.append(min(bits(ctx.decrypt(a), x), bits(ctx.decrypt(b), y)))
+    assert lower_median(results) >= min_bits, (name, results)
+    assert lower_median(operands) >= OP_FRESH_BITS - 0.5, (name, operands)  # the lower of two fresh errors
 
 
 def test_levels_and_scales_after_operations(ctx2, rng):
@@ -522,16 +629,28 @@ def test_rescale_and_relinearize_methods(ctx2, rng):
         a.drop_to_level(0).rescale()
 
 
-def test_rotate(ctx1, rng):
-    x = real(rng, 16)
-    a = ctx1.encrypt(x)
-    # keyed steps, composed steps (3 = 4 - 1, 5 = 4 + 1), steps beyond the slot count
-    for k in [1, -1, 2, 3, 5, -7, 15, 16, 17, -16, 100]:
-        assert bits(ctx1.decrypt(a.rotate(k)), np.roll(x, -k)) >= ROT_BITS, k
-    full = real(rng, 4096)
-    b = ctx1.encrypt(full)
-    assert bits(ctx1.decrypt(b.rotate(1)), np.roll(full, -1)) >= ROT_BITS
-    assert bits(ctx1.decrypt(b.rotate(-2048)), np.roll(full, 2048)) >= ROT_BITS
+# The bound of the rotation tests over the key draws: key switching at S1 (one 60-bit special prime)
+# keeps about 25 bits over 4096 slots (measured medians 25.0); fewer slots keep more (30 bits over 16,
+# composed rotations included).
+DRAW_ROT_BITS = 23.5
+
+
+def test_rotate(draws1):
+    steps = [1, -1, 2, 3, 5, -7, 15, 16, 17, -16, 100]
+    few, full_slots = {k: [] for k in steps}, {1: [], -2048: []}
+    for draw, ctx in enumerate(draws1):
+        rng = np.random.default_rng(draw)
+        x = real(rng, 16)
+        a = ctx.encrypt(x)
+        # keyed steps, composed steps (3 = 4 - 1, 5 = 4 + 1), steps beyond the slot count
+        for k in steps:
+            few[k].append(bits(ctx.decrypt(a.rotate(k)), np.roll(x, -k)))
+        full = real(rng, 4096)
+        b = ctx.encrypt(full)
+        for k in full_slots:
+            full_slots[k].append(bits(ctx.decrypt(b.rotate(k)), np.roll(full, -k)))
+    for k, per_draw in [*few.items(), *full_slots.items()]:
+        assert lower_median(per_draw) >= DRAW_ROT_BITS, (k, per_draw)
 
 
 def test_rotate_pads_with_the_slot_vector(ctx1):
@@ -552,12 +671,16 @@ def test_rotate_missing_key(ctx2, manual, rng):
         m.rotate(16)
 
 
-def test_conj(ctx1, ctx2, rng):
-    z = cplx(rng, 10)
-    c = ctx1.encrypt(z).conj()
-    assert c.dtype == np.complex128 and bits(ctx1.decrypt(c), np.conj(z)) >= ROT_BITS
+def test_conj(draws1, ctx2, rng):
+    per_draw = []
+    for draw, ctx in enumerate(draws1):
+        z = cplx(np.random.default_rng(draw), 10)
+        c = ctx.encrypt(z).conj()
+        assert c.dtype == np.complex128
+        per_draw.append(bits(ctx.decrypt(c), np.conj(z)))
+    assert lower_median(per_draw) >= DRAW_ROT_BITS, per_draw
     with pytest.raises(oboro.MissingKey, match="conjugation"):
-        ctx2.encrypt(z).conj()
+        ctx2.encrypt(cplx(rng, 10)).conj()
 
 
 def test_in_place_operators(ctx2, rng):

@@ -193,3 +193,15 @@ def test_automatic_bootstrapping_is_off_by_default_and_refreshes_products_when_o
     c.auto_bootstrap = False
     with pytest.raises(oboro.LevelMismatch):
         ct * ct
+
+
+def test_bootstrap_keys_from_a_seed_are_bit_identical():
+    """keygen(seed_for_testing=...) makes the bootstrapping keys from the seed too (the Galois keys at
+    their levels and the encapsulation keys, whose ephemeral secret comes from the seed)."""
+    seed = bytes(range(32))
+    a, b = (oboro.Context.from_preset("BT").keygen(rotations=[], bootstrap=16, seed_for_testing=seed) for _ in range(2))
+    info = a.bootstrap_info(16)
+    assert info["has_keys"] and info["encapsulates"]
+    assert a.serialize(secret_key=True, compress=False) == b.serialize(secret_key=True, compress=False)
+    x = values(16, 5)
+    assert bits(b.decrypt(a.encrypt(x, level=0).bootstrap()), x) > MIN_BITS

@@ -18,8 +18,8 @@ Encryptor::Encryptor(ContextPtr ctx, PublicKey pk) : ctx_(std::move(ctx)), pk_(s
     if (pk_->context_id != ctx_->id()) raise<ContextMismatch>("Encryptor: the public key belongs to another parameter set");
 }
 
-Encryptor::Encryptor(ContextPtr ctx, SecretKey sk) : ctx_(std::move(ctx)), sk_(std::move(sk)) {
-    if (sk_->context_id != ctx_->id()) raise<ContextMismatch>("Encryptor: the secret key belongs to another parameter set");
+Encryptor::Encryptor(ContextPtr ctx, SecretKeyPtr sk) : ctx_(std::move(ctx)), sk_(std::move(sk)) {
+    check_secret_key(sk_, *ctx_, "Encryptor");
 }
 
 void Encryptor::check(const Plaintext& pt) const {
@@ -30,11 +30,11 @@ std::optional<math::Seed> Encryptor::encrypt_zero_into(int level, uint64_t* c0, 
     const Context& ctx = *ctx_;
     const size_t n = ctx.n(), nq = size_t(level + 1);
     if (sk_) {
-        // (c0, c1) = (-a*s + e, a)
+        // (c0, c1) = (-a*s + e, a). a*s gives s away (a is public): its scratch is wiped.
         const math::Seed seed = math::os_random_seed();
         expand_uniform(seed, 0, c1, ctx.moduli(), nq, n);
         small_to_ntt(sample_gaussian(prng, n), c0, ctx.moduli(), ctx.ntt_tables(), nq);
-        AlignedBuffer<uint64_t> as(nq * n);
+        WipedBuffer<uint64_t> as(nq * n);
         cpu::mul(as.data(), c1, sk_->ntt.data(), ctx.moduli(), nq, n);
         cpu::sub(c0, c0, as.data(), ctx.moduli(), nq, n);
         return seed;
@@ -104,8 +104,8 @@ CiphertextBatch Encryptor::encrypt_batch(const PlaintextBatch& pts) {
     return out;
 }
 
-Decryptor::Decryptor(ContextPtr ctx, SecretKey sk) : ctx_(std::move(ctx)), sk_(std::move(sk)) {
-    if (sk_.context_id != ctx_->id()) raise<ContextMismatch>("Decryptor: the secret key belongs to another parameter set");
+Decryptor::Decryptor(ContextPtr ctx, SecretKeyPtr sk) : ctx_(std::move(ctx)), sk_(std::move(sk)) {
+    check_secret_key(sk_, *ctx_, "Decryptor");
 }
 
 void Decryptor::set_noise_flooding(double flooding_bits) {
@@ -137,11 +137,11 @@ void Decryptor::decrypt_into(const uint64_t* const* polys, size_t size, size_t l
     // Horner: ((c2*s) + c1)*s + c0
     std::memcpy(out, polys[size - 1], nq * n * sizeof(uint64_t));
     for (size_t j = size - 1; j-- > 0;) {
-        cpu::mul(out, out, sk_.ntt.data(), ctx.moduli(), nq, n);
+        cpu::mul(out, out, sk_->ntt.data(), ctx.moduli(), nq, n);
         cpu::add(out, out, polys[j], ctx.moduli(), nq, n);
     }
     if (flooding_bits_ > 0) {
-        AlignedBuffer<uint64_t> noise(nq * n);
+        WipedBuffer<uint64_t> noise(nq * n);  // subtracted from a result, it would undo the flooding
         small_to_ntt(sample_gaussian(prng, n, std::exp2(flooding_bits_)), noise.data(), ctx.moduli(), ctx.ntt_tables(), nq);
         cpu::add(out, out, noise.data(), ctx.moduli(), nq, n);
     }
@@ -169,7 +169,7 @@ Plaintext Decryptor::decrypt(const Ciphertext& ct) const {
 
 std::vector<std::complex<double>> Decryptor::decrypt_decode(const Ciphertext& ct, const Encoder& encoder) const {
     check(ct);
-    AlignedBuffer<uint64_t> m(ct.limbs() * ctx_->n());
+    WipedBuffer<uint64_t> m(ct.limbs() * ctx_->n());  // m + e: e is a function of the secret
     decrypt_ciphertext(ct, m.data());
     return encoder.decode_poly(m.data(), ct.level(), ct.scale(), ct.slots());
 }
@@ -187,7 +187,7 @@ std::vector<std::vector<std::complex<double>>> Decryptor::decrypt_decode(const C
     std::vector<std::vector<std::complex<double>>> out(batch.count());
     parallel_for(batch.count(), [&](size_t c) {
         math::Prng prng(batch_seed, c);
-        AlignedBuffer<uint64_t> m(batch.limbs() * ctx_->n());
+        WipedBuffer<uint64_t> m(batch.limbs() * ctx_->n());
         const uint64_t* polys[3] = {batch.poly(c, 0), batch.poly(c, 1), batch.size() > 2 ? batch.poly(c, 2) : nullptr};
         decrypt_into(polys, batch.size(), batch.limbs(), m.data(), prng);
         out[c] = encoder.decode_poly(m.data(), batch.level(), batch.scale(), batch.slots());

@@ -24,7 +24,8 @@ namespace oboro::ckks {
 class Encryptor {
 public:
     Encryptor(ContextPtr ctx, PublicKey pk);
-    Encryptor(ContextPtr ctx, SecretKey sk);
+    // Shares the secret key (it is not copied). ValueError for a null pointer.
+    Encryptor(ContextPtr ctx, SecretKeyPtr sk);
 
     Ciphertext encrypt(const Plaintext& pt);
     // Encryption of zero at a level (for masking and tests).
@@ -41,7 +42,7 @@ private:
     std::optional<math::Seed> encrypt_zero_into(int level, uint64_t* c0, uint64_t* c1, math::Prng& prng) const;
     ContextPtr ctx_;
     std::optional<PublicKey> pk_;
-    std::optional<SecretKey> sk_;
+    SecretKeyPtr sk_;  // null for public-key encryption
     math::Prng prng_;
 };
 
@@ -53,7 +54,10 @@ private:
 // precision. See docs/security.md for how to choose it.
 class Decryptor {
 public:
-    Decryptor(ContextPtr ctx, SecretKey sk);
+    // Shares the secret key (it is not copied). ValueError for a null pointer. The polynomials a
+    // decryption computes (m + e: the noise e is a function of the secret) and its flooding noise
+    // are wiped before their memory is reused; the decoded values returned are the caller's.
+    Decryptor(ContextPtr ctx, SecretKeyPtr sk);
 
     // 0 (the default) turns flooding off. Values up to 50 bits are accepted.
     void set_noise_flooding(double flooding_bits);
@@ -80,7 +84,7 @@ private:
     // generator of its own seed.
     math::Seed fresh_seed() const;
     ContextPtr ctx_;
-    SecretKey sk_;
+    SecretKeyPtr sk_;
     double flooding_bits_ = 0;
     mutable std::mutex prng_mutex_;
     mutable math::Prng prng_;

@@ -8,7 +8,6 @@
 #include "oboro/ckks/sampling.hpp"
 #include "oboro/math/modarith.hpp"
 #include "oboro/util/error.hpp"
-#include "oboro/util/wipe.hpp"
 
 namespace oboro::ckks {
 
@@ -78,10 +77,11 @@ size_t checked_special(const Context& ctx, int level, std::optional<size_t> spec
 }
 
 // The limbs of a polynomial over all of Q*P that a key made at `level` over `special` special
-// primes spans: q_0 .. q_level and p_0 .. p_{special-1}.
-AlignedBuffer<uint64_t> restricted(const Context& ctx, const uint64_t* full, int level, size_t special) {
+// primes spans: q_0 .. q_level and p_0 .. p_{special-1}. Its inputs are secrets (s, s^2, s(X^g),
+// another secret), so the copy lives in secret memory.
+SecretBuffer<uint64_t> restricted(const Context& ctx, const uint64_t* full, int level, size_t special) {
     const size_t n = ctx.n(), nq = size_t(level + 1);
-    AlignedBuffer<uint64_t> out((nq + special) * n);
+    SecretBuffer<uint64_t> out((nq + special) * n);
     std::copy(full, full + nq * n, out.data());
     std::copy(full + ctx.q_count() * n, full + (ctx.q_count() + special) * n, out.data() + nq * n);
     return out;
@@ -89,7 +89,8 @@ AlignedBuffer<uint64_t> restricted(const Context& ctx, const uint64_t* full, int
 
 // b = -a*s + e over Q_level*P' (NTT form; s restricted to that basis), with a (written to `a`)
 // expanded from stream `stream` of `a_seed` so that it can be stored as the seed; e comes from
-// the key generator's own stream.
+// the key generator's own stream. e and a*s give s away (b and a are public): both live in
+// secret memory (sample_gaussian's SecretVector, a SecretBuffer).
 void rlwe_sample(const Context& ctx, int level, size_t special, math::Prng& prng, const math::Seed& a_seed,
                  uint64_t stream, const uint64_t* s, uint64_t* b, uint64_t* a) {
     const size_t n = ctx.n(), nq = size_t(level + 1), k = special, limbs = nq + k;
@@ -98,32 +99,51 @@ void rlwe_sample(const Context& ctx, int level, size_t special, math::Prng& prng
     const auto e = sample_gaussian(prng, n);
     small_to_ntt(e, b, ctx.moduli(), ctx.ntt_tables(), nq);
     small_to_ntt(e, b + nq * n, ctx.p_moduli(), ctx.p_ntt_tables(), k);
-    AlignedBuffer<uint64_t> as(limbs * n);
+    SecretBuffer<uint64_t> as(limbs * n);
     cpu::mul(as.data(), a, s, basis.data(), limbs, n);
     cpu::sub(b, b, as.data(), basis.data(), limbs, n);
 }
-
-// The secret key of these ternary coefficients, with its NTT form over all of Q*P.
-SecretKey secret_key_of(const Context& ctx, std::vector<int8_t> coeffs) {
-    SecretKey sk;
-    sk.coeffs = std::move(coeffs);
-    sk.ntt = AlignedBuffer<uint64_t>(qp_limbs(ctx) * ctx.n());
-    small_to_ntt(sk.coeffs, sk.ntt.data(), ctx.moduli(), ctx.ntt_tables(), qp_limbs(ctx));
-    sk.context_id = ctx.id();
-    return sk;
-}
 }  // namespace
 
-KeyGenerator::KeyGenerator(ContextPtr ctx) : ctx_(std::move(ctx)) {
-    const Parameters& p = ctx_->params();
-    sk_ = secret_key_of(*ctx_, p.secret == SecretDistribution::sparse_ternary
-                                   ? sample_sparse_ternary(prng_, ctx_->n(), p.hamming_weight)
-                                   : sample_ternary(prng_, ctx_->n()));
+SecretKeyPtr secret_key_from_coefficients(const Context& ctx, SecretVector<int8_t> coeffs) {
+    if (coeffs.size() != ctx.n())
+        raise<ValueError>("secret key: ", coeffs.size(), " coefficients, not N = ", ctx.n());
+    // Checked without a branch on any coefficient (the rest of the secret's handling is constant
+    // time, small_to_ntt): c + 1 is 0, 1 or 2 for a ternary c.
+    uint8_t outside = 0;
+    for (int8_t c : coeffs) outside |= uint8_t(uint8_t(c + 1) > 2);
+    if (outside) raise<ValueError>("secret key: a coefficient is not -1, 0 or 1");
+    auto sk = std::make_shared<SecretKey>();
+    sk->coeffs = std::move(coeffs);
+    sk->ntt = SecretBuffer<uint64_t>(qp_limbs(ctx) * ctx.n());
+    small_to_ntt(sk->coeffs, sk->ntt.data(), ctx.moduli(), ctx.ntt_tables(), qp_limbs(ctx));
+    sk->context_id = ctx.id();
+    return sk;
 }
 
-KeyGenerator::KeyGenerator(ContextPtr ctx, SecretKey sk) : ctx_(std::move(ctx)), sk_(std::move(sk)) {
-    if (sk_.context_id != ctx_->id())
-        raise<ContextMismatch>("KeyGenerator: the secret key belongs to another parameter set");
+void check_secret_key(const SecretKeyPtr& sk, const Context& ctx, const char* who) {
+    if (!sk) raise<ValueError>(who, ": no secret key (a null pointer)");
+    if (sk->context_id != ctx.id()) raise<ContextMismatch>(who, ": the secret key belongs to another parameter set");
+}
+
+KeyGenerator::KeyGenerator(ContextPtr ctx) : KeyGenerator(std::move(ctx), math::Prng()) {}
+
+KeyGenerator KeyGenerator::from_seed_for_testing(ContextPtr ctx, const math::Seed& seed) {
+    return KeyGenerator(std::move(ctx), math::Prng(seed));
+}
+
+KeyGenerator::KeyGenerator(ContextPtr ctx, math::Prng prng) : ctx_(std::move(ctx)), prng_(prng) {
+    const Parameters& p = ctx_->params();
+    sk_ = secret_key_from_coefficients(*ctx_, p.secret == SecretDistribution::sparse_ternary
+                                                  ? sample_sparse_ternary(prng_, ctx_->n(), p.hamming_weight)
+                                                  : sample_ternary(prng_, ctx_->n()));
+}
+
+KeyGenerator::KeyGenerator(ContextPtr ctx, SecretKeyPtr sk) : KeyGenerator(std::move(ctx), std::move(sk), math::Prng()) {}
+
+KeyGenerator::KeyGenerator(ContextPtr ctx, SecretKeyPtr sk, math::Prng prng)
+    : ctx_(std::move(ctx)), prng_(prng), sk_(std::move(sk)) {
+    check_secret_key(sk_, *ctx_, "KeyGenerator");
 }
 
 PublicKey KeyGenerator::public_key() {
@@ -131,7 +151,7 @@ PublicKey KeyGenerator::public_key() {
     PublicKey pk;
     pk.data = AlignedBuffer<uint64_t>(2 * limbs * n);
     pk.a_seed = fresh_seed();
-    rlwe_sample(*ctx_, ctx_->max_level(), ctx_->p_count(), prng_, *pk.a_seed, 0, sk_.ntt.data(), pk.data.data(),
+    rlwe_sample(*ctx_, ctx_->max_level(), ctx_->p_count(), prng_, *pk.a_seed, 0, sk_->ntt.data(), pk.data.data(),
                 pk.data.data() + limbs * n);
     pk.context_id = ctx_->id();
     return pk;
@@ -144,8 +164,8 @@ KeySwitchKey KeyGenerator::switching_key(const uint64_t* s_from, std::optional<i
     const size_t special = checked_special(ctx, level, special_opt, "switching_key");
     const size_t n = ctx.n(), nq = size_t(level + 1), limbs = nq + special, alpha = ctx.digit_size();
     const std::vector<uint64_t>& p_mod_q = ctx.ring().key_switch_level(level, special).p_mod_q;
-    const AlignedBuffer<uint64_t> s = restricted(ctx, sk_.ntt.data(), level, special);
-    const AlignedBuffer<uint64_t> from = restricted(ctx, s_from, level, special);
+    const SecretBuffer<uint64_t> s = restricted(ctx, sk_->ntt.data(), level, special);
+    const SecretBuffer<uint64_t> from = restricted(ctx, s_from, level, special);
     KeySwitchKey key;
     key.digits = ctx.ring().digits_at(level);
     key.qp_limbs = limbs;
@@ -177,20 +197,19 @@ EncapsulationKeys KeyGenerator::encapsulation_keys(int ephemeral_hamming_weight,
         raise<ValueError>("encapsulation_keys: the ephemeral secret's Hamming weight ", ephemeral_hamming_weight,
                           " is outside 1..N = ", ctx.n());
     const int level = checked_level(ctx, from_level, "encapsulation_keys");
-    SecretKey ephemeral = secret_key_of(ctx, sample_sparse_ternary(prng_, ctx.n(), ephemeral_hamming_weight));
+    // s' is a SecretKey like s: its memory is wiped when the last pointer to it goes, at the end
+    // of this call.
+    SecretKeyPtr ephemeral =
+        secret_key_from_coefficients(ctx, sample_sparse_ternary(prng_, ctx.n(), ephemeral_hamming_weight));
     EncapsulationKeys keys;
     keys.ephemeral_hamming_weight = ephemeral_hamming_weight;
-    keys.from_ephemeral = switching_key(ephemeral.ntt.data(), level);
-    {
-        // The key to s' is an RLWE sample under s' itself: made over the smallest modulus that
-        // switches level 0 (q_0 and the fewest special primes), where a sparse secret keeps its
-        // security (docs/security.md)
-        KeyGenerator to_sparse(ctx_, std::move(ephemeral));
-        keys.to_ephemeral = to_sparse.switching_key(sk_.ntt.data(), 0, fewest_special_primes(ctx, 0));
-        SecretKey& s = to_sparse.sk_;
-        wipe(s.coeffs.data(), s.coeffs.size());
-        wipe(s.ntt.data(), s.ntt.size() * sizeof(uint64_t));
-    }
+    keys.from_ephemeral = switching_key(ephemeral->ntt.data(), level);
+    // The key to s' is an RLWE sample under s' itself: made over the smallest modulus that
+    // switches level 0 (q_0 and the fewest special primes), where a sparse secret keeps its
+    // security (docs/security.md). Its errors and seed come from a seed of this generator's
+    // stream, so that a generator made from a seed makes the same keys again.
+    KeyGenerator to_sparse(ctx_, std::move(ephemeral), math::Prng(fresh_seed()));
+    keys.to_ephemeral = to_sparse.switching_key(sk_->ntt.data(), 0, fewest_special_primes(ctx, 0));
     return keys;
 }
 
@@ -202,8 +221,8 @@ math::Seed KeyGenerator::fresh_seed() {
 
 RelinKey KeyGenerator::relin_key(std::optional<int> level, std::optional<size_t> special) {
     const size_t n = ctx_->n(), limbs = qp_limbs(*ctx_);
-    AlignedBuffer<uint64_t> s2(limbs * n);
-    cpu::mul(s2.data(), sk_.ntt.data(), sk_.ntt.data(), ctx_->moduli(), limbs, n);
+    SecretBuffer<uint64_t> s2(limbs * n);
+    cpu::mul(s2.data(), sk_->ntt.data(), sk_->ntt.data(), ctx_->moduli(), limbs, n);
     return switching_key(s2.data(), level, special);
 }
 
@@ -212,8 +231,8 @@ KeySwitchKey KeyGenerator::galois_key(uint64_t galois, std::optional<int> level,
     if ((galois & 1) == 0 || galois >= 2 * n)
         raise<ValueError>("galois_key: ", galois, " is not a Galois element (odd, below 2N = ", 2 * n, ")");
     // A ciphertext rotated by X -> X^g decrypts under s(X^g); switch from that key back to s.
-    AlignedBuffer<uint64_t> s_g(limbs * n);
-    cpu::permute(s_g.data(), sk_.ntt.data(), ctx_->automorphism_permutation(galois).data(), limbs, n);
+    SecretBuffer<uint64_t> s_g(limbs * n);
+    cpu::permute(s_g.data(), sk_->ntt.data(), ctx_->automorphism_permutation(galois).data(), limbs, n);
     return switching_key(s_g.data(), level, special);
 }
 

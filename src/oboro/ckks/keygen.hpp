@@ -9,14 +9,30 @@
 
 namespace oboro::ckks {
 
+// Not copyable: a copy would draw the same errors and uniform seeds as the original, and two keys
+// that share them leak their secrets.
 class KeyGenerator {
 public:
-    // A new secret key drawn from the distribution in the parameters.
+    // A new secret key drawn from the distribution in the parameters, and every key after it drawn
+    // from a generator seeded by the operating system.
     explicit KeyGenerator(ContextPtr ctx);
-    // Keys for an existing secret key.
-    KeyGenerator(ContextPtr ctx, SecretKey sk);
+    // Keys for an existing secret key (shared, not copied). ContextMismatch for another context's key.
+    KeyGenerator(ContextPtr ctx, SecretKeyPtr sk);
 
-    const SecretKey& secret_key() const { return sk_; }
+    // FOR TESTS AND REPRODUCIBLE RESEARCH ONLY. A key generator whose secret key and every key it
+    // makes afterwards (public, relinearization, Galois, encapsulation, bootstrapping) come from
+    // `seed` alone: the same seed and the same sequence of calls give bit-identical keys, in any
+    // process. Anyone who knows the seed knows the secret key, so keys made this way are insecure
+    // unless the seed is itself secret and uniformly random; real keys come from the constructor
+    // above. (Encryption still draws its randomness from the operating system.)
+    static KeyGenerator from_seed_for_testing(ContextPtr ctx, const math::Seed& seed);
+
+    KeyGenerator(const KeyGenerator&) = delete;
+    KeyGenerator& operator=(const KeyGenerator&) = delete;
+    KeyGenerator(KeyGenerator&&) = default;
+    KeyGenerator& operator=(KeyGenerator&&) = default;
+
+    const SecretKeyPtr& secret_key() const { return sk_; }
     PublicKey public_key();
     // The switching keys below are made at `level` over the first `special` special primes
     // (keys.hpp: over Q_level * P'; they switch ciphertexts at that level and below, and are
@@ -48,10 +64,14 @@ public:
     EncapsulationKeys encapsulation_keys(int ephemeral_hamming_weight, std::optional<int> from_level = std::nullopt);
 
 private:
+    // A new secret key drawn from `prng`, which then makes every other key.
+    KeyGenerator(ContextPtr ctx, math::Prng prng);
+    // Keys for `sk` drawn from `prng`.
+    KeyGenerator(ContextPtr ctx, SecretKeyPtr sk, math::Prng prng);
     math::Seed fresh_seed();  // from the generator's CSPRNG stream
     ContextPtr ctx_;
-    SecretKey sk_;
     math::Prng prng_;
+    SecretKeyPtr sk_;
 };
 
 }  // namespace oboro::ckks

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -11,14 +12,31 @@
 #include "oboro/ckks/context.hpp"
 #include "oboro/math/random.hpp"
 #include "oboro/util/buffer.hpp"
+#include "oboro/util/secret_memory.hpp"
 
 namespace oboro::ckks {
 
+// The secret key s. There is one object per key, made by KeyGenerator, secret_key_from_coefficients
+// or io::load_secret_key and shared, immutable, by everything that uses it (SecretKeyPtr: the key
+// generator, encryptors, decryptors, the Python context): it cannot be copied, so no stray copy of
+// s outlives the key. Its memory never enters the block cache and is wiped when the last owner
+// lets go of it (util/secret_memory.hpp, docs/security.md).
 struct SecretKey {
-    std::vector<int8_t> coeffs;        // the ternary secret s
-    AlignedBuffer<uint64_t> ntt;       // s over Q*P in NTT form
+    SecretVector<int8_t> coeffs;       // the ternary secret s
+    SecretBuffer<uint64_t> ntt;        // s over Q*P in NTT form
     uint64_t context_id = 0;
+
+    SecretKey() = default;
+    SecretKey(const SecretKey&) = delete;
+    SecretKey& operator=(const SecretKey&) = delete;
 };
+using SecretKeyPtr = std::shared_ptr<const SecretKey>;
+
+// The secret key of these N ternary coefficients, with its NTT form over all of Q*P. ValueError
+// unless there are N of them, each -1, 0 or 1.
+SecretKeyPtr secret_key_from_coefficients(const Context& ctx, SecretVector<int8_t> coeffs);
+// ValueError for a null key, ContextMismatch for another context's (`who` names the caller).
+void check_secret_key(const SecretKeyPtr& sk, const Context& ctx, const char* who);
 
 // (b, a) = (-a*s + e, a) over Q*P.
 struct PublicKey {

@@ -7,15 +7,15 @@
 
 namespace oboro::ckks {
 
-std::vector<int8_t> sample_ternary(math::Prng& prng, size_t n) {
-    std::vector<int8_t> s(n);
+SecretVector<int8_t> sample_ternary(math::Prng& prng, size_t n) {
+    SecretVector<int8_t> s(n);
     for (auto& c : s) c = int8_t(int(prng.uniform(3)) - 1);
     return s;
 }
 
-std::vector<int8_t> sample_sparse_ternary(math::Prng& prng, size_t n, int h) {
+SecretVector<int8_t> sample_sparse_ternary(math::Prng& prng, size_t n, int h) {
     if (h <= 0 || size_t(h) > n) raise<ParameterError>("sparse secret: hamming weight ", h, " not in 1..", n);
-    std::vector<int8_t> s(n, 0);
+    SecretVector<int8_t> s(n, 0);
     // Floyd's algorithm: h distinct positions, each subset equally likely.
     for (size_t j = n - size_t(h); j < n; ++j) {
         const size_t t = size_t(prng.uniform(j + 1));
@@ -49,8 +49,8 @@ std::vector<uint64_t> folded_cdt(double sigma) {
 }
 }  // namespace
 
-std::vector<int64_t> sample_gaussian(math::Prng& prng, size_t n, double sigma) {
-    std::vector<int64_t> e(n);
+SecretVector<int64_t> sample_gaussian(math::Prng& prng, size_t n, double sigma) {
+    SecretVector<int64_t> e(n);
     if (sigma == kErrorSigma) {
         // The error distribution: inversion of a precomputed cumulative table (about 20 entries)
         // scanned in full for every sample, so the time does not depend on the value drawn.
@@ -84,9 +84,10 @@ std::vector<int64_t> sample_gaussian(math::Prng& prng, size_t n, double sigma) {
     return e;
 }
 
+namespace {
 template <typename T>
-void small_to_ntt(const std::vector<T>& coeffs, uint64_t* out, const math::Modulus* mods,
-                  const math::NttTables* tables, size_t limbs) {
+void small_to_ntt_of(std::span<const T> coeffs, uint64_t* out, const math::Modulus* mods,
+                     const math::NttTables* tables, size_t limbs) {
     const size_t n = coeffs.size();
     for (size_t i = 0; i < limbs; ++i) {
         const math::Modulus& m = mods[i];
@@ -106,8 +107,17 @@ void small_to_ntt(const std::vector<T>& coeffs, uint64_t* out, const math::Modul
     backend::cpu::ntt_forward(out, tables, limbs);
 }
 
-template void small_to_ntt<int8_t>(const std::vector<int8_t>&, uint64_t*, const math::Modulus*, const math::NttTables*, size_t);
-template void small_to_ntt<int64_t>(const std::vector<int64_t>&, uint64_t*, const math::Modulus*, const math::NttTables*, size_t);
+}  // namespace
+
+void small_to_ntt(std::span<const int8_t> coeffs, uint64_t* out, const math::Modulus* mods,
+                  const math::NttTables* tables, size_t limbs) {
+    small_to_ntt_of(coeffs, out, mods, tables, limbs);
+}
+
+void small_to_ntt(std::span<const int64_t> coeffs, uint64_t* out, const math::Modulus* mods,
+                  const math::NttTables* tables, size_t limbs) {
+    small_to_ntt_of(coeffs, out, mods, tables, limbs);
+}
 
 void sample_uniform(math::Prng& prng, uint64_t* out, const math::Modulus* mods, size_t limbs, size_t n) {
     for (size_t i = 0; i < limbs; ++i) {

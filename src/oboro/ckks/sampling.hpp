@@ -1,31 +1,36 @@
 // Samplers for secrets, errors and uniform masks, and their conversion to RNS/NTT form.
-// All randomness comes from math::Prng (ChaCha20 seeded from the OS CSPRNG).
+// All randomness comes from math::Prng (ChaCha20 seeded from the OS CSPRNG). Samples of the secret
+// distributions (ternary secrets, errors, flooding noise) are SecretVectors: knowing the error of a
+// key, or of a secret-key encryption of a known message, gives the secret key, so their memory
+// is wiped when they die (util/secret_memory.hpp).
 #pragma once
 
 #include <cstdint>
-#include <vector>
+#include <span>
 
 #include "oboro/math/ntt.hpp"
 #include "oboro/math/random.hpp"
 #include "oboro/math/rns.hpp"
+#include "oboro/util/secret_memory.hpp"
 
 namespace oboro::ckks {
 
 inline constexpr double kErrorSigma = 3.19;  // HE standard error width
 
 // Uniform ternary: each coefficient -1, 0, 1 with probability 1/3.
-std::vector<int8_t> sample_ternary(math::Prng& prng, size_t n);
+SecretVector<int8_t> sample_ternary(math::Prng& prng, size_t n);
 // Exactly h non-zero coefficients (+-1 each with probability 1/2) at uniformly random positions.
-std::vector<int8_t> sample_sparse_ternary(math::Prng& prng, size_t n, int h);
+SecretVector<int8_t> sample_sparse_ternary(math::Prng& prng, size_t n, int h);
 // Rounded Gaussian of standard deviation sigma, tails cut at 6 sigma. The error width kErrorSigma
 // uses a cumulative-table sampler whose time does not depend on the sample; other widths (noise
 // flooding) use Box-Muller.
-std::vector<int64_t> sample_gaussian(math::Prng& prng, size_t n, double sigma = kErrorSigma);
+SecretVector<int64_t> sample_gaussian(math::Prng& prng, size_t n, double sigma = kErrorSigma);
 
 // Writes a polynomial with small signed coefficients into `limbs` limbs and transforms it to
 // NTT form. mods/tables may be a sub-range of the context's (e.g. only the P primes).
-template <typename T>
-void small_to_ntt(const std::vector<T>& coeffs, uint64_t* out, const math::Modulus* mods,
+void small_to_ntt(std::span<const int8_t> coeffs, uint64_t* out, const math::Modulus* mods,
+                  const math::NttTables* tables, size_t limbs);
+void small_to_ntt(std::span<const int64_t> coeffs, uint64_t* out, const math::Modulus* mods,
                   const math::NttTables* tables, size_t limbs);
 
 // Uniform polynomial mod each modulus, directly in NTT form (the NTT is a bijection).

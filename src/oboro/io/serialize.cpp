@@ -751,28 +751,27 @@ Bytes serialize_secret_key(const Context& ctx, const SecretKey& sk) {
     if (sk.coeffs.size() != ctx.n())
         raise<ValueError>("serialize: the secret key has ", sk.coeffs.size(), " coefficients, not N = ", ctx.n());
     Bytes out;
+    // reserved whole, so that growing it leaves no partial copy of the key in freed memory (the
+    // bytes returned are the caller's to wipe)
+    out.reserve(kHeaderSize + (2 * ctx.n() + 7) / 8 + 64 + kChecksumSize);
     Writer w(out);
     const size_t start = begin_record(w, ObjectType::secret_key, ctx.id());
-    std::vector<uint64_t> codes(ctx.n());
+    SecretVector<uint64_t> codes(ctx.n());  // the secret, recoded: wiped when it goes
     for (size_t i = 0; i < codes.size(); ++i) codes[i] = sk.coeffs[i] == 0 ? 0 : (sk.coeffs[i] > 0 ? 1 : 2);
     w.packed(codes.data(), codes.size(), 2);
     return finish(out, w, start);
 }
 
-SecretKey load_secret_key(const Context& ctx, ByteView data) {
+SecretKeyPtr load_secret_key(const Context& ctx, ByteView data) {
     const RecordView v = open(data, ObjectType::secret_key, &ctx);
     Reader r(v.payload, "secret key", kHeaderSize);
-    const size_t n = ctx.n(), limbs = qp_limbs(ctx);
-    std::vector<uint64_t> codes(n);
+    const size_t n = ctx.n();
+    SecretVector<uint64_t> codes(n);
     r.packed(codes.data(), n, 3, "the coefficients");  // codes 0, 1, 2 are below 3
     r.expect_end();
-    SecretKey sk;
-    sk.coeffs.resize(n);
-    for (size_t i = 0; i < n; ++i) sk.coeffs[i] = int8_t(codes[i] == 2 ? -1 : int(codes[i]));
-    sk.ntt = AlignedBuffer<uint64_t>(limbs * n);
-    small_to_ntt(sk.coeffs, sk.ntt.data(), ctx.moduli(), ctx.ntt_tables(), limbs);
-    sk.context_id = ctx.id();
-    return sk;
+    SecretVector<int8_t> coeffs(n);
+    for (size_t i = 0; i < n; ++i) coeffs[i] = int8_t(codes[i] == 2 ? -1 : int(codes[i]));
+    return secret_key_from_coefficients(ctx, std::move(coeffs));
 }
 
 // ------------------------------------------------------------------------------------------------

@@ -91,7 +91,7 @@ ckks::GaloisKeys load_galois_keys(const ckks::Context& ctx, ByteView data);
 // configuration: its matrices are not stored).
 std::pair<algorithms::BootstrapConfig, algorithms::BootstrapKeys> load_bootstrap_keys(const ckks::Context& ctx,
                                                                                       ByteView data);
-ckks::SecretKey load_secret_key(const ckks::Context& ctx, ByteView data);
+ckks::SecretKeyPtr load_secret_key(const ckks::Context& ctx, ByteView data);
 // The records of a bundle, in order (views into `data`).
 std::vector<ByteView> split_bundle(ByteView data);
 

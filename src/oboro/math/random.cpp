@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "oboro/util/error.hpp"
+#include "oboro/util/wipe.hpp"
 
 namespace oboro::math {
 
@@ -118,6 +119,12 @@ Prng::Prng(const Seed& seed, uint64_t stream_id) {
     nonce_[0] = 0;
     nonce_[1] = uint32_t(stream_id);
     nonce_[2] = uint32_t(stream_id >> 32);
+}
+
+Prng::~Prng() {
+    wipe(key_, sizeof(key_));
+    wipe(nonce_, sizeof(nonce_));
+    wipe(buffer_, sizeof(buffer_));
 }
 
 void Prng::refill() {

@@ -37,6 +37,11 @@ public:
     Prng();
     // A deterministic generator expanding `seed` (stream `stream_id` of that seed).
     explicit Prng(const Seed& seed, uint64_t stream_id = 0);
+    Prng(const Prng&) = default;
+    Prng& operator=(const Prng&) = default;
+    // Wipes the key and the unread keystream: from them every earlier output can be computed
+    // again (ChaCha20 is a counter mode), and a key generator's outputs include the secret key.
+    ~Prng();
 
     void fill(uint8_t* buf, size_t len);
     uint64_t next_u64();

@@ -3,6 +3,16 @@
 // alignment lets SIMD kernels use aligned loads. Large buffers come from the block cache of
 // util/memory_pool.hpp, so that the megabyte buffers of every operation are reused instead of
 // being mapped (and page-faulted) anew each time.
+//
+// The allocation policy says where the words live. Secrets must not be left in the block cache,
+// whose blocks go uncleared to the next buffer of their size (util/secret_memory.hpp):
+//   AlignedBuffer<T>  the block cache (PoolAllocation): public data, ciphertexts, keys other than
+//                     the secret key;
+//   WipedBuffer<T>    the block cache, wiped before the block goes back (WipedPoolAllocation):
+//                     short-lived scratch holding values derived from the secret on hot paths
+//                     (decryption's m + e, a*s), at the cache's speed;
+//   SecretBuffer<T>   the system allocator, wiped before it is freed (SecretAllocation): the
+//                     secret key itself and key-generation temporaries (s^2, s(X^g)).
 #pragma once
 
 #include <cstddef>
@@ -13,17 +23,37 @@
 #include <utility>
 
 #include "oboro/util/memory_pool.hpp"
+#include "oboro/util/secret_memory.hpp"
+#include "oboro/util/wipe.hpp"
 
 namespace oboro {
 
-template <typename T> class AlignedBuffer {
+struct PoolAllocation {
+    static void* allocate(size_t bytes) { return pool_allocate(bytes); }
+    static void release(void* p, size_t bytes) noexcept { pool_release(p, bytes); }
+};
+
+struct WipedPoolAllocation {
+    static void* allocate(size_t bytes) { return pool_allocate(bytes); }
+    static void release(void* p, size_t bytes) noexcept {
+        if (p) wipe(p, bytes);
+        pool_release(p, bytes);
+    }
+};
+
+struct SecretAllocation {
+    static void* allocate(size_t bytes) { return secret_allocate(bytes); }
+    static void release(void* p, size_t bytes) noexcept { secret_release(p, bytes); }
+};
+
+template <typename T, typename Allocation = PoolAllocation> class AlignedBuffer {
 public:
     static constexpr size_t alignment = 64;
 
     AlignedBuffer() = default;
     explicit AlignedBuffer(size_t count) : size_(count) {
         if (count == 0) return;
-        data_ = static_cast<T*>(pool_allocate(count * sizeof(T)));
+        data_ = static_cast<T*>(Allocation::allocate(count * sizeof(T)));
     }
     AlignedBuffer(const AlignedBuffer& other) : AlignedBuffer(other.size_) {
         if (size_) std::memcpy(data_, other.data_, size_ * sizeof(T));
@@ -35,7 +65,7 @@ public:
         std::swap(size_, other.size_);
         return *this;
     }
-    ~AlignedBuffer() { pool_release(data_, size_ * sizeof(T)); }
+    ~AlignedBuffer() { Allocation::release(data_, size_ * sizeof(T)); }
 
     T* data() { return data_; }
     const T* data() const { return data_; }
@@ -49,5 +79,8 @@ private:
     T* data_ = nullptr;
     size_t size_ = 0;
 };
+
+template <typename T> using WipedBuffer = AlignedBuffer<T, WipedPoolAllocation>;
+template <typename T> using SecretBuffer = AlignedBuffer<T, SecretAllocation>;
 
 }  // namespace oboro

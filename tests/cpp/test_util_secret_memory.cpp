@@ -1,0 +1,114 @@
+// Memory for secrets (util/secret_memory.hpp, buffer.hpp): a SecretBuffer bypasses the block cache
+// and is wiped when freed, a WipedBuffer goes back to the cache zeroed, and ordinary buffers still
+// come from the cache.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "oboro/util/buffer.hpp"
+#include "oboro/util/memory_pool.hpp"
+#include "oboro/util/secret_memory.hpp"
+#include "oboro/util/wipe.hpp"
+
+using namespace oboro;
+
+namespace {
+
+constexpr size_t kWords = size_t(1) << 17;  // 1 MiB: well above kPooledBytes
+
+// A word pattern no allocator writes: the "secret".
+uint64_t secret_word(size_t i) { return 0x5EC2E7C0FFEE0000ULL ^ (i * 0x9E3779B97F4A7C15ULL); }
+
+template <typename Buffer> void fill_secret(Buffer& b) {
+    for (size_t i = 0; i < b.size(); ++i) b[i] = secret_word(i);
+}
+
+// How many words of `b` hold the secret's word at their position.
+size_t secret_words_in(const AlignedBuffer<uint64_t>& b) {
+    size_t found = 0;
+    for (size_t i = 0; i < b.size(); ++i) found += b[i] == secret_word(i);
+    return found;
+}
+
+}  // namespace
+
+TEST(SecretMemory, SecretBufferBypassesThePoolAndLeavesNothingForTheNextBuffer) {
+    pool_trim();
+    const size_t allocations = pool_allocation_count();
+    {
+        SecretBuffer<uint64_t> s(kWords);
+        EXPECT_EQ(reinterpret_cast<uintptr_t>(s.data()) % 64, 0u);
+        fill_secret(s);
+    }
+    EXPECT_EQ(pool_allocation_count(), allocations);  // never taken from the cache
+    EXPECT_EQ(pool_cached_bytes(), 0u);               // nor given back to it
+    // Whatever block the next buffers of that size get (the system allocator may hand out the
+    // freed one again), none holds the secret.
+    std::vector<AlignedBuffer<uint64_t>> later;
+    for (int i = 0; i < 4; ++i) later.emplace_back(kWords);
+    for (const auto& b : later) EXPECT_EQ(secret_words_in(b), 0u);
+}
+
+// Small blocks: the system allocator keeps a freed one and hands it to the next request of its
+// size (glibc does), so without the wipe the next buffer would read the secret.
+TEST(SecretMemory, SecretBufferIsWipedWhenFreed) {
+    constexpr size_t small = 512;  // 4 KiB, below kPooledBytes and below malloc's mmap threshold
+    for (int round = 0; round < 8; ++round) {
+        { SecretBuffer<uint64_t> s(small); fill_secret(s); }
+        const AlignedBuffer<uint64_t> next(small);
+        EXPECT_EQ(secret_words_in(next), 0u) << "round " << round;
+    }
+}
+
+TEST(SecretMemory, WipedBufferReturnsToThePoolZeroed) {
+    pool_trim();
+    const uint64_t* block = nullptr;
+    {
+        WipedBuffer<uint64_t> w(kWords);
+        block = w.data();
+        fill_secret(w);
+    }
+    EXPECT_EQ(pool_cached_bytes(), kWords * sizeof(uint64_t));  // back in the cache, for speed
+    AlignedBuffer<uint64_t> next(kWords);
+    ASSERT_EQ(next.data(), block);  // the same block, handed out again...
+    EXPECT_TRUE(std::all_of(next.data(), next.data() + kWords, [](uint64_t x) { return x == 0; }));  // ...wiped
+    pool_trim();
+}
+
+// The contrast the two buffers above are for: an ordinary buffer goes back to the cache as it is
+// and the next buffer of its size receives its words (AlignedBuffer never promises zeroed memory).
+TEST(SecretMemory, OrdinaryBuffersStillComeFromThePoolUncleared) {
+    pool_trim();
+    const uint64_t* block = nullptr;
+    {
+        AlignedBuffer<uint64_t> a(kWords);
+        block = a.data();
+        fill_secret(a);
+    }
+    EXPECT_EQ(pool_cached_bytes(), kWords * sizeof(uint64_t));
+    AlignedBuffer<uint64_t> next(kWords);
+    EXPECT_EQ(next.data(), block);
+    EXPECT_EQ(secret_words_in(next), kWords);
+    pool_trim();
+}
+
+TEST(SecretMemory, SecretVectorUsesTheSecretAllocator) {
+    pool_trim();
+    const size_t allocations = pool_allocation_count();
+    SecretVector<int8_t> v(kWords, 1);
+    for (size_t i = 0; i < 10; ++i) v.insert(v.end(), v.begin(), v.begin() + 1000);  // grows: old blocks wiped
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(v.data()) % 64, 0u);
+    EXPECT_EQ(v.size(), kWords + 10000);
+    EXPECT_TRUE(std::all_of(v.begin(), v.end(), [](int8_t c) { return c == 1; }));
+    EXPECT_EQ(pool_allocation_count(), allocations);
+    EXPECT_EQ(pool_cached_bytes(), 0u);
+}
+
+TEST(SecretMemory, WipeZeroesExactlyTheGivenBytes) {
+    std::vector<uint8_t> bytes(100, 0xAB);
+    wipe(bytes.data() + 10, 80);
+    for (size_t i = 0; i < bytes.size(); ++i) EXPECT_EQ(bytes[i], i >= 10 && i < 90 ? 0 : 0xAB) << i;
+    wipe(nullptr, 0);  // nothing to do
+}
