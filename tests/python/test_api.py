@@ -289,7 +289,7 @@ def test_keys_from_a_seed_are_reproducible(rng):
 
 def test_seed_for_testing_errors():
     ctx = oboro.Context.from_preset("S1")
-    with pytest.raises(oboro.ValueError, match="32 bytes, not 31"):
+    with pytest.raises(oboro.InvalidArgument, match="32 bytes, not 31"):
         ctx.keygen(rotations=[], seed_for_testing=bytes(31))
     with pytest.raises(TypeError):
         ctx.keygen(rotations=[], seed_for_testing="not bytes")
@@ -297,7 +297,7 @@ def test_seed_for_testing_errors():
         ctx.keygen([], False, True, False, bytes(32))  # keyword only
     assert not ctx.has_secret_key  # nothing was made
     ctx.keygen(rotations=[])
-    with pytest.raises(oboro.ValueError, match="first keygen"):
+    with pytest.raises(oboro.InvalidArgument, match="first keygen"):
         ctx.keygen(rotations=[1], seed_for_testing=bytes(32))
     # a context loaded with its secret key makes more keys for it, but not from a seed
     full = oboro.Context.deserialize(ctx.serialize(secret_key=True))
@@ -305,7 +305,7 @@ def test_seed_for_testing_errors():
     assert full.rotations == [2]
     x = np.arange(8) / 8
     assert bits(ctx.decrypt(full.encrypt(x).rotate(2)), np.roll(x, -2)) >= ROT_BITS
-    with pytest.raises(oboro.ValueError, match="first keygen"):
+    with pytest.raises(oboro.InvalidArgument, match="first keygen"):
         full.keygen(rotations=[3], seed_for_testing=bytes(32))
 
 
