@@ -7,6 +7,7 @@
 #include "oboro/backend/cpu/encode.hpp"
 #include "oboro/math/ntt.hpp"
 #include "oboro/util/error.hpp"
+#include "oboro/util/secret_memory.hpp"
 
 namespace oboro::ckks {
 
@@ -154,9 +155,9 @@ Plaintext Encoder::encode_constant(cplx value, std::optional<int> level, std::op
     return encode(std::vector<cplx>(n, value), level, scale, n);
 }
 
-void Encoder::check_not_wrapped(const std::vector<double>& coefficients, int level, double scale) const {
+void Encoder::check_not_wrapped(const double* coefficients, size_t count, int level, double scale) const {
     double largest = 0;
-    for (double c : coefficients) largest = std::max(largest, std::fabs(c));
+    for (size_t i = 0; i < count; ++i) largest = std::max(largest, std::fabs(coefficients[i]));
     const double log2_q = ctx_->log2_q(level), log2_scale = std::log2(scale);
     const double log2_bound = log2_q - overflow_headroom_bits;
     if (largest * scale <= std::exp2(log2_bound)) return;
@@ -172,16 +173,17 @@ std::vector<cplx> Encoder::decode_poly(uint64_t* poly, int level, double scale, 
     const Context& ctx = *ctx_;
     const size_t n = ctx.n(), half_n = n / 2, gap = half_n / slots, limbs = size_t(level + 1);
     cpu::ntt_inverse(poly, ctx.ntt_tables(), limbs);
-    // Only the coefficients of the subring are needed: real parts and imaginary parts.
-    std::vector<uint64_t> picked(limbs * 2 * slots);
+    // Only the coefficients of the subring are needed: real parts and imaginary parts. Both copies
+    // hold the decrypted message and noise (a function of the secret key): secret memory, wiped.
+    SecretVector<uint64_t> picked(limbs * 2 * slots);
     for (size_t i = 0; i < limbs; ++i)
         for (size_t s = 0; s < slots; ++s) {
             picked[i * 2 * slots + s] = poly[i * n + s * gap];
             picked[i * 2 * slots + slots + s] = poly[i * n + half_n + s * gap];
         }
-    std::vector<double> real(2 * slots);
+    SecretVector<double> real(2 * slots);
     ctx.crt(level).to_double(picked.data(), 2 * slots, 2 * slots, 1.0 / scale, real.data());
-    check_not_wrapped(real, level, scale);
+    check_not_wrapped(real.data(), real.size(), level, scale);
     std::vector<cplx> v(slots);
     for (size_t s = 0; s < slots; ++s) v[s] = cplx(real[s], real[slots + s]);
     embed(v);

@@ -90,7 +90,7 @@ public:
 private:
     // ModulusOverflow unless every decoded coefficient (already divided by the scale) stays within
     // Q_level / 2^overflow_headroom_bits.
-    void check_not_wrapped(const std::vector<double>& coefficients, int level, double scale) const;
+    void check_not_wrapped(const double* coefficients, size_t count, int level, double scale) const;
     void check_slots(const char* op, size_t slots, size_t count) const;
     Plaintext encode_in(const char* op, const std::vector<std::complex<double>>& values, std::optional<int> level,
                         std::optional<double> scale, std::optional<size_t> slots, Basis basis) const;
