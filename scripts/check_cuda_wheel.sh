@@ -4,6 +4,9 @@
 # throwaway virtualenv and checks it: the build reports CUDA compiled and linked, and a batch on
 # "cuda" either runs (a GPU is present: a round trip through the device) or fails with the clear
 # "no CUDA GPU found" error. scripts/test.sh runs it; run it alone after scripts/setup.sh --cuda.
+# The CMake build tree is build/python-cuda, or SKBUILD_BUILD_DIR when set: scripts/test.sh points
+# it at its own tree (configured with OBORO_CUDA=ON and the module built), so that the wheel is
+# packed from what the tests ran, without compiling anything again.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -13,7 +16,7 @@ VENV="$(mktemp -d)/venv"
 trap 'rm -rf "$WHEELS" "$(dirname "$VENV")"' EXIT
 
 "$VPY" -m pip wheel . --no-deps --no-build-isolation --disable-pip-version-check -q -w "$WHEELS" \
-  -C cmake.define.OBORO_CUDA=ON -C build-dir=build/python-cuda
+  -C cmake.define.OBORO_CUDA=ON -C build-dir="${SKBUILD_BUILD_DIR:-build/python-cuda}"
 "$VPY" -m venv "$VENV"
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check "numpy>=1.24" "$WHEELS"/oboro-*.whl
 cd "$VENV"  # not the source tree: the installed package must be the one imported

@@ -1,13 +1,30 @@
 #!/usr/bin/env bash
-# The full test run (CI runs exactly this, via .ci/run):
-#   setup (scripts/setup.sh --cuda) -> CMake configure of build/ with OBORO_CUDA=ON (nvcc from the
-#   venv's nvidia-cuda-nvcc wheel) -> build -> ctest (all C++ tests) -> pytest tests/python.
+# The full test run (CI runs exactly this, via .ci/run, on a clean clone of a 2-core machine), in
+# phases whose times the summary prints:
+#   setup      scripts/setup.sh --cuda --clang --no-package: Debian packages (Clang 14 included) and
+#              .venv with the CUDA compiler wheels; the oboro package is not built there
+#   configure  build/ with GCC, Release, OBORO_CUDA=ON (nvcc from the venv's nvidia-cuda-nvcc wheel):
+#              every C++ test, benchmark and example, and the Python module (OBORO_BUILD_PYTHON=ON)
+#   build      all of it: the core is compiled once, for the tests and the module alike
+#   package    the editable oboro package from build/: scripts/setup.sh --package-only, with
+#              scikit-build-core pointed at build/, its configuration and the module's target
+#              (SKBUILD_BUILD_DIR, SKBUILD_CMAKE_DEFINE, SKBUILD_BUILD_TARGETS), so that it only packs
+#              the module; a compile there fails the run
+#   ctest      every C++ test of build/ (the build checks of tests/cmake included)
+#   cuda-wheel (OBORO_CUDA=ON) the pip wheel with the CUDA backend, packed from build/ as well, in a
+#              throwaway venv (scripts/check_cuda_wheel.sh)
+#   clang      build-clang/: Clang 14 with AddressSanitizer and UndefinedBehaviorSanitizer,
+#              RelWithDebInfo, CPU only: the library and every C++ test (no benchmarks, no examples),
+#              then ctest there, every test included (none is too slow under the sanitizers: the
+#              slowest, test_algorithms_matmul, takes a few minutes, the bootstrapping suite about
+#              1.5; the GPU test skips itself without CUDA): the loaders' tests (serialization and
+#              its fuzzing loop: untrusted input must never cause a memory error) and the known
+#              answers (test_known_answers: the same digests as GCC's) among them.
+#              OBORO_BUILD_FUZZ: when fuzz/ exists (libFuzzer targets), they are built here too.
+#   pytest     tests/python against the module built in build/
 # Exits non-zero when any step or test fails.
-#   Then the loaders' tests (serialization and its fuzzing loop) again, built with AddressSanitizer
-#   and UndefinedBehaviorSanitizer in build-asan/ (untrusted input must never cause a memory error).
-#   With OBORO_CUDA=ON, also the pip wheel with the CUDA backend (scripts/check_cuda_wheel.sh).
 # Environment: OBORO_JOBS (parallel jobs, default 2), OBORO_CUDA (default ON), OBORO_BUILD_DIR (build),
-#   OBORO_ASAN (default 1; 0 skips the sanitizer phase).
+#   OBORO_CLANG (default 1; 0 skips the Clang phase).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -16,6 +33,7 @@ cd "$ROOT"
 JOBS="${OBORO_JOBS:-2}"
 BUILD="${OBORO_BUILD_DIR:-build}"
 CUDA_MODE="${OBORO_CUDA:-ON}"
+CLANG_BUILD=build-clang
 TIMINGS=()
 section() { printf '\n======================== %s ========================\n' "$*"; }
 phase_start() { section "$1"; PHASE="$1"; PHASE_T0=$SECONDS; }
@@ -24,30 +42,58 @@ T_ALL=$SECONDS
 
 # A build directory configured from another checkout (e.g. one copied or committed by mistake)
 # cannot be reused by CMake: clear it, keeping only the Python package's own build.
-if [ -f "$BUILD/CMakeCache.txt" ]; then
-  home="$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$BUILD/CMakeCache.txt")"
-  if [ "$home" != "$ROOT" ]; then
-    echo "note: $BUILD/ was configured for $home; clearing it"
-    find "$BUILD" -mindepth 1 -maxdepth 1 ! -name python -exec rm -rf {} +
+for dir in "$BUILD" "$CLANG_BUILD"; do
+  if [ -f "$dir/CMakeCache.txt" ]; then
+    home="$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$dir/CMakeCache.txt")"
+    if [ "$home" != "$ROOT" ]; then
+      echo "note: $dir/ was configured for $home; clearing it"
+      find "$dir" -mindepth 1 -maxdepth 1 ! -name python -exec rm -rf {} +
+    fi
   fi
-fi
+done
 
 phase_start "setup"
-bash scripts/setup.sh --cuda
+clang_flag=()
+[ "${OBORO_CLANG:-1}" != "0" ] && clang_flag=(--clang)
+bash scripts/setup.sh --cuda "${clang_flag[@]}" --no-package
 phase_end
 
 export VIRTUAL_ENV="$ROOT/.venv"
 export PATH="$VIRTUAL_ENV/bin:$PATH"
 
+# The configuration of build/, written once: CMake gets it as -D options, scikit-build-core (which
+# reconfigures the tree when it packs the module) as SKBUILD_CMAKE_DEFINE, so that both agree and
+# nothing is compiled twice. CMAKE_BUILD_TYPE is pyproject.toml's cmake.build-type (Release).
+CONFIG=(OBORO_BUILD_TESTS=ON OBORO_BUILD_BENCH=ON OBORO_BUILD_EXAMPLES=ON OBORO_BUILD_PYTHON=ON "OBORO_CUDA=$CUDA_MODE")
+
 phase_start "configure"
 gen=()
 [ -f "$BUILD/CMakeCache.txt" ] || gen=(-G Ninja)
-cmake -S . -B "$BUILD" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DOBORO_BUILD_TESTS=ON \
-  -DOBORO_CUDA="$CUDA_MODE" -DPython3_EXECUTABLE="$VIRTUAL_ENV/bin/python"
+cmake -S . -B "$BUILD" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release "${CONFIG[@]/#/-D}" \
+  -DPython_EXECUTABLE="$VIRTUAL_ENV/bin/python" -DPython3_EXECUTABLE="$VIRTUAL_ENV/bin/python"
 phase_end
 
 phase_start "build"
 cmake --build "$BUILD" -j "$JOBS"
+phase_end
+
+phase_start "package"
+case "$BUILD" in /*) SKBUILD_BUILD_DIR="$BUILD" ;; *) SKBUILD_BUILD_DIR="$ROOT/$BUILD" ;; esac
+export SKBUILD_BUILD_DIR SKBUILD_BUILD_TARGETS=_core
+SKBUILD_CMAKE_DEFINE="$(IFS=';'; echo "${CONFIG[*]}")"
+export SKBUILD_CMAKE_DEFINE
+steps_before="$(wc -l < "$BUILD/.ninja_log")"
+bash scripts/setup.sh --package-only
+# The module was built in the build phase: packing it must not have compiled anything.
+# (ninja's log lists every step it ran; compiles and links are the objects and libraries, the rest
+# is CMake's own bookkeeping, e.g. the re-check of the globbed source lists.)
+rebuilt="$(tail -n +"$((steps_before + 1))" "$BUILD/.ninja_log" | awk '$4 ~ /\.(o|a|so)$/ { print $4 }')"
+if [ -n "$rebuilt" ]; then
+  echo "FAILED: packing the module recompiled (its configuration differs from the build phase's):"
+  echo "$rebuilt" | head -20
+  exit 1
+fi
+echo "package: nothing recompiled"
 phase_end
 
 phase_start "ctest"
@@ -71,22 +117,29 @@ if [ "$CUDA_MODE" = "ON" ]; then
   [ "$WHEEL_RC" -eq 0 ] && echo "CUDA wheel check: passed" || echo "CUDA wheel check: FAILED (exit $WHEEL_RC)"
   phase_end
 fi
+unset SKBUILD_BUILD_DIR SKBUILD_BUILD_TARGETS SKBUILD_CMAKE_DEFINE
 
-ASAN_RC=0
-if [ "${OBORO_ASAN:-1}" != "0" ]; then
-  phase_start "asan"
+CLANG_RC=0
+if [ "${OBORO_CLANG:-1}" != "0" ]; then
+  phase_start "clang"
+  clang_args=()
+  # The libFuzzer targets (fuzz/, OBORO_BUILD_FUZZ) are built with Clang and its sanitizers: here,
+  # once they exist; their short runs are then part of this phase's ctest.
+  [ -f fuzz/CMakeLists.txt ] && clang_args+=(-DOBORO_BUILD_FUZZ=ON)
+  mkdir -p "$CLANG_BUILD"
+  rm -f "$CLANG_BUILD/ctest-junit.xml"
   set +e
-  cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOBORO_CUDA=OFF -DOBORO_BUILD_BENCH=OFF \
-    -DOBORO_BUILD_EXAMPLES=OFF \
+  cmake -S . -B "$CLANG_BUILD" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DOBORO_CUDA=OFF -DOBORO_BUILD_TESTS=ON -DOBORO_BUILD_BENCH=OFF -DOBORO_BUILD_EXAMPLES=OFF "${clang_args[@]}" \
     "-DCMAKE_CXX_FLAGS=-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
-    >/dev/null &&
-    cmake --build build-asan -j "$JOBS" --target test_io_serialize test_io_batch_matrix test_io_fuzz 2>&1 | grep -v -e "-Wmaybe-uninitialized" -e "avx512fintrin.h" &&
-    ./build-asan/tests/cpp/test_io_serialize --gtest_brief=1 &&
-    ./build-asan/tests/cpp/test_io_batch_matrix --gtest_brief=1 &&
-    ./build-asan/tests/cpp/test_io_fuzz
-  ASAN_RC=$?
+    >"$CLANG_BUILD/configure.log" 2>&1 || { cat "$CLANG_BUILD/configure.log"; false; } &&
+    cmake --build "$CLANG_BUILD" -j "$JOBS" &&
+    ASAN_OPTIONS=detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1 \
+    UBSAN_OPTIONS=print_stacktrace=1 \
+    ctest --test-dir "$CLANG_BUILD" --output-on-failure -j "$JOBS" --timeout 1800 --output-junit ctest-junit.xml
+  CLANG_RC=$?
   set -e
-  [ "$ASAN_RC" -eq 0 ] && echo "sanitizer run: passed" || echo "sanitizer run: FAILED (exit $ASAN_RC)"
+  [ "$CLANG_RC" -eq 0 ] && echo "Clang + sanitizers: passed" || echo "Clang + sanitizers: FAILED (exit $CLANG_RC)"
   phase_end
 fi
 
@@ -100,9 +153,9 @@ phase_end
 section "summary"
 for t in "${TIMINGS[@]}"; do echo "  $t"; done
 echo "  total      $((SECONDS - T_ALL)) s"
-echo "  ctest exit code $CTEST_RC, CUDA wheel check exit code $WHEEL_RC, sanitizer exit code $ASAN_RC, pytest exit code $PYTEST_RC"
-# One closing line with the counts of both runners.
-"$VIRTUAL_ENV/bin/python" - "$BUILD/ctest-junit.xml" "$BUILD/pytest-junit.xml" <<'PY' || true
+echo "  ctest exit code $CTEST_RC, CUDA wheel check exit code $WHEEL_RC, Clang (sanitizers) exit code $CLANG_RC, pytest exit code $PYTEST_RC"
+# One closing line with the counts of every runner (GCC ctest, Clang ctest, pytest).
+"$VIRTUAL_ENV/bin/python" - "$BUILD/ctest-junit.xml" "$CLANG_BUILD/ctest-junit.xml" "$BUILD/pytest-junit.xml" <<'PY' || true
 import sys
 import xml.etree.ElementTree as ET
 p = f = s = 0
@@ -120,6 +173,6 @@ for path in sys.argv[1:]:
         s += skip
 print(f"oboro: {p} passed, {f} failed, {s} skipped")
 PY
-if [ "$CTEST_RC" -ne 0 ] || [ "$WHEEL_RC" -ne 0 ] || [ "$ASAN_RC" -ne 0 ] || [ "$PYTEST_RC" -ne 0 ]; then
+if [ "$CTEST_RC" -ne 0 ] || [ "$WHEEL_RC" -ne 0 ] || [ "$CLANG_RC" -ne 0 ] || [ "$PYTEST_RC" -ne 0 ]; then
   exit 1
 fi

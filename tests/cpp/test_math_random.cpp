@@ -6,8 +6,10 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <set>
+#include <utility>
 #include <vector>
 
 #include "oboro/math/random.hpp"
@@ -124,16 +126,25 @@ TEST(ChaCha20, EveryInputWordMatters) {
 }
 
 // The lane-parallel generator makes exactly the blocks of the one-block function, for counters
-// at the start, in the middle and at the very top of the 32-bit range
+// at the start, in the middle and at the very top of the 32-bit range: the version chosen for
+// this CPU and each compilation this CPU runs (baseline, AVX2, AVX-512).
 TEST(ChaCha20, LanesEqualSingleBlocks) {
     const uint32_t key[8] = {0xdeadbeef, 2, 3, 4, 5, 6, 7, 0x80000000}, nonce[3] = {1, 0xffffffff, 3};
-    for (uint32_t counter : {0u, 12345u, uint32_t(UINT32_MAX - (kChachaLanes - 1))}) {
-        std::vector<uint8_t> lanes(64 * kChachaLanes);
-        chacha20_blocks(key, counter, nonce, lanes.data());
-        for (uint32_t b = 0; b < kChachaLanes; ++b) {
-            uint8_t want[64];
-            chacha20_block(key, counter + b, nonce, want);
-            EXPECT_EQ(std::memcmp(lanes.data() + 64 * b, want, 64), 0) << "counter " << counter << " lane " << b;
+    std::vector<std::pair<const char*, ChachaBlocksFn>> versions = {{"chosen", chacha20_blocks}};
+    for (auto [name, isa] : {std::pair{"baseline", ChachaIsa::baseline}, {"avx2", ChachaIsa::avx2}, {"avx512", ChachaIsa::avx512}})
+        if (ChachaBlocksFn f = chacha20_blocks_variant(isa)) versions.emplace_back(name, f);
+        else std::printf("note: this CPU has no %s; that version of chacha20_blocks is not run\n", name);
+    ASSERT_NE(chacha20_blocks_variant(ChachaIsa::baseline), nullptr);
+    for (auto [name, blocks] : versions) {
+        for (uint32_t counter : {0u, 12345u, uint32_t(UINT32_MAX - (kChachaLanes - 1))}) {
+            std::vector<uint8_t> lanes(64 * kChachaLanes);
+            blocks(key, counter, nonce, lanes.data());
+            for (uint32_t b = 0; b < kChachaLanes; ++b) {
+                uint8_t want[64];
+                chacha20_block(key, counter + b, nonce, want);
+                EXPECT_EQ(std::memcmp(lanes.data() + 64 * b, want, 64), 0)
+                    << name << ": counter " << counter << " lane " << b;
+            }
         }
     }
 }

@@ -1,17 +1,36 @@
 """The Python package builds, imports and links the C++ core."""
 
+import importlib.metadata
+import re
 import subprocess
 import sys
+from pathlib import Path
+
+try:
+    import tomllib  # Python >= 3.11
+except ImportError:  # pragma: no cover
+    tomllib = None
 
 import pytest
 
 import oboro
 from oboro import _core
 
+ROOT = Path(__file__).resolve().parents[2]
 
-def test_version():
-    assert oboro.__version__ == "0.1.0"
-    assert _core.__version__ == oboro.__version__
+
+def test_version_is_written_once():
+    """CMakeLists.txt's project(VERSION) is the version: the package metadata (pyproject.toml reads
+    it with scikit-build-core's regex provider) and the module's __version__ (a compile definition
+    from the same CMake variable) agree with it."""
+    cmake = (ROOT / "CMakeLists.txt").read_text()
+    version = re.search(r"project\(oboro\s+VERSION\s+([0-9]+\.[0-9]+\.[0-9]+)", cmake).group(1)
+    assert oboro.__version__ == version
+    assert _core.__version__ == version
+    assert importlib.metadata.version("oboro") == version
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text()) if tomllib else None
+    if pyproject is not None:
+        assert "version" not in pyproject["project"] and "version" in pyproject["project"]["dynamic"]
 
 
 def test_build_info_fields():

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "oboro/util/error.hpp"
+#include "oboro/util/simd_target.hpp"
 #include "oboro/util/wipe.hpp"
 
 namespace oboro::math {
@@ -78,11 +79,11 @@ inline void quarter_round_lanes(uint32_t* __restrict a, uint32_t* __restrict b, 
         c[l] += d[l]; b[l] ^= c[l]; b[l] = rotl(b[l], 7);
     }
 }
-}  // namespace
 
-__attribute__((target_clones("avx512f", "avx2", "default")))
-void chacha20_blocks(const uint32_t key[8], uint32_t counter, const uint32_t nonce[3],
-                     uint8_t out[64 * kChachaLanes]) {
+// The lane-parallel blocks, written once and inlined (always) into one function per instruction
+// set below, so that the compiler vectorizes the same loops for each of them.
+[[gnu::always_inline]] inline void chacha20_blocks_body(const uint32_t key[8], uint32_t counter, const uint32_t nonce[3],
+                                                        uint8_t out[64 * kChachaLanes]) {
     const uint32_t init[16] = {0x61707865, 0x3320646e, 0x79622d32, 0x6b206574,
                                key[0], key[1], key[2], key[3], key[4], key[5], key[6], key[7],
                                0, nonce[0], nonce[1], nonce[2]};
@@ -110,6 +111,58 @@ void chacha20_blocks(const uint32_t key[8], uint32_t counter, const uint32_t non
             o[4 * w + 3] = uint8_t(v >> 24);
         }
     }
+}
+
+void chacha20_blocks_baseline(const uint32_t key[8], uint32_t counter, const uint32_t nonce[3], uint8_t out[64 * kChachaLanes]) {
+    chacha20_blocks_body(key, counter, nonce, out);
+}
+}  // namespace
+
+// The AVX2 and AVX-512 versions, compiled for their instruction set by simd_target.hpp's region
+// (not GCC's target_clones: Clang 14 accepts that attribute but, on a function declared in a
+// header and called in this file, silently emits only the first clone, AVX-512, under the plain
+// name). They are called only after the run-time check of chacha20_blocks_variant.
+#if defined(__x86_64__) && defined(__GNUC__)
+OBORO_SIMD_TARGET_BEGIN("avx2")
+namespace {
+void chacha20_blocks_avx2(const uint32_t key[8], uint32_t counter, const uint32_t nonce[3], uint8_t out[64 * kChachaLanes]) {
+    chacha20_blocks_body(key, counter, nonce, out);
+}
+}  // namespace
+OBORO_SIMD_TARGET_END
+
+OBORO_SIMD_TARGET_BEGIN("avx512f")
+namespace {
+void chacha20_blocks_avx512(const uint32_t key[8], uint32_t counter, const uint32_t nonce[3], uint8_t out[64 * kChachaLanes]) {
+    chacha20_blocks_body(key, counter, nonce, out);
+}
+}  // namespace
+OBORO_SIMD_TARGET_END
+#endif
+
+ChachaBlocksFn chacha20_blocks_variant(ChachaIsa isa) {
+    switch (isa) {
+        case ChachaIsa::baseline: return chacha20_blocks_baseline;
+#if defined(__x86_64__) && defined(__GNUC__)
+        // __builtin_cpu_supports also checks that the OS saves the vector registers.
+        case ChachaIsa::avx2: return __builtin_cpu_supports("avx2") ? chacha20_blocks_avx2 : nullptr;
+        case ChachaIsa::avx512: return __builtin_cpu_supports("avx512f") ? chacha20_blocks_avx512 : nullptr;
+#else
+        case ChachaIsa::avx2:
+        case ChachaIsa::avx512: return nullptr;
+#endif
+    }
+    return nullptr;
+}
+
+void chacha20_blocks(const uint32_t key[8], uint32_t counter, const uint32_t nonce[3], uint8_t out[64 * kChachaLanes]) {
+    // Chosen once per process, the widest the CPU runs.
+    static const ChachaBlocksFn best = [] {
+        for (ChachaIsa isa : {ChachaIsa::avx512, ChachaIsa::avx2})
+            if (ChachaBlocksFn f = chacha20_blocks_variant(isa)) return f;
+        return chacha20_blocks_variant(ChachaIsa::baseline);
+    }();
+    best(key, counter, nonce, out);
 }
 
 Prng::Prng() : Prng(os_random_seed(), 0) {}

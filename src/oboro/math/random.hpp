@@ -26,10 +26,17 @@ void chacha20_block(const uint32_t key[8], uint32_t counter, const uint32_t nonc
 
 // kChachaLanes consecutive blocks (counters counter .. counter + kChachaLanes - 1, which must not
 // wrap), computed lane-parallel so the compiler vectorizes across blocks (AVX-512, AVX2 or SSE2,
-// chosen at load time); the bytes are those of kChachaLanes calls of chacha20_block.
+// chosen once per process for the CPU); the bytes are those of kChachaLanes calls of chacha20_block.
 constexpr size_t kChachaLanes = 16;
 void chacha20_blocks(const uint32_t key[8], uint32_t counter, const uint32_t nonce[3],
                      uint8_t out[64 * kChachaLanes]);
+
+// Each compilation of chacha20_blocks, for tests (every one must give the same bytes): nullptr
+// when this CPU cannot run that instruction set. baseline is the build's own target (SSE2 on x86-64).
+enum class ChachaIsa { baseline, avx2, avx512 };
+using ChachaBlocksFn = void (*)(const uint32_t key[8], uint32_t counter, const uint32_t nonce[3],
+                                uint8_t out[64 * kChachaLanes]);
+ChachaBlocksFn chacha20_blocks_variant(ChachaIsa isa);
 
 class Prng {
 public:

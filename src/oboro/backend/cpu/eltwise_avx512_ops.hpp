@@ -4,7 +4,7 @@
 // and an unsigned 64-bit min, but still no 64-bit high multiply: that one comes from four
 // vpmuludq (eltwise_simd.hpp).
 //
-// Include it only after a `#pragma GCC target` that enables AVX-512F/DQ; it has internal
+// Include it only after an OBORO_SIMD_TARGET_BEGIN that enables AVX-512F/DQ; it has internal
 // linkage, so each file's copy is compiled for that file's target.
 #pragma once
 

@@ -10,11 +10,11 @@
 
 #include <immintrin.h>
 
-// Every header with inline code comes before the target (simd_target.hpp).
+// Every header with inline code comes before the target (util/simd_target.hpp).
 #include "oboro/backend/cpu/ntt_simd.hpp"
 #include "oboro/backend/cpu/word_barrett.hpp"
 
-#include "oboro/backend/cpu/simd_target.hpp"
+#include "oboro/util/simd_target.hpp"
 
 OBORO_SIMD_TARGET_BEGIN("avx512f,avx512dq,avx512ifma")
 

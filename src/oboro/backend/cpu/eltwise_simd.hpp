@@ -1,6 +1,7 @@
 // The SIMD element-wise kernels, written once over a vector-operations type V (Avx2Ops in
 // eltwise_avx2.cpp, Avx512Ops in eltwise_avx512.cpp). Include this header only after the
-// `#pragma GCC target` of the instruction set, so that the kernels are compiled for it.
+// OBORO_SIMD_TARGET_BEGIN of the instruction set (util/simd_target.hpp), so that the kernels are
+// compiled for it.
 //
 // V provides: reg, lanes, load, store, stream (non-temporal store to an address aligned to the
 // vector size), store_fence, set1, zero, add, sub, and_, or_, srli32, slli32 (shift by

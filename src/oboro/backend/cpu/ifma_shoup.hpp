@@ -1,6 +1,6 @@
 // Shoup's product in base 2^52 with AVX-512 IFMA, for primes below 2^kIfmaModulusBits (the NTT of
 // ntt_ifma.cpp and the (x - y) * w kernel of eltwise_avx512ifma.cpp). Include it only after an
-// OBORO_SIMD_TARGET_BEGIN that enables avx512ifma (simd_target.hpp); internal linkage.
+// OBORO_SIMD_TARGET_BEGIN that enables avx512ifma (util/simd_target.hpp); internal linkage.
 #pragma once
 
 #include <immintrin.h>

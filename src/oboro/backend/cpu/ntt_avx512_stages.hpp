@@ -3,8 +3,8 @@
 // products from AVX-512 IFMA (ntt_ifma.cpp, primes below 2^50). Both run the lazy Harvey
 // butterflies of math/ntt.cpp with the same bounds, so the canonical outputs are bit-for-bit equal.
 //
-// Include this header only after a `#pragma GCC target` that enables AVX-512 (and IFMA for the
-// 52-bit policy), and include math/modarith.hpp and math/ntt.hpp before that pragma: their inline
+// Include this header only after an OBORO_SIMD_TARGET_BEGIN that enables AVX-512 (and IFMA for the
+// 52-bit policy), and include math/modarith.hpp and math/ntt.hpp before it: their inline
 // functions compiled for the wider ISA could otherwise be the copy the linker keeps for the whole
 // program. Everything here has internal linkage, so the copies compiled for different targets in
 // different files never meet at link time.

@@ -6,7 +6,7 @@
 #include "oboro/math/modarith.hpp"
 #include "oboro/math/ntt.hpp"
 
-#include "oboro/backend/cpu/simd_target.hpp"
+#include "oboro/util/simd_target.hpp"
 
 OBORO_SIMD_TARGET_BEGIN("avx512f,avx512dq,avx512ifma")
 

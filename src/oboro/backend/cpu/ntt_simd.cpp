@@ -29,7 +29,7 @@ const char* ntt_implementation() {
 
 }  // namespace oboro::backend::cpu
 
-#include "oboro/backend/cpu/simd_target.hpp"
+#include "oboro/util/simd_target.hpp"
 
 OBORO_SIMD_TARGET_BEGIN("avx512f,avx512dq")
 

@@ -49,12 +49,16 @@ template <BatchOp Op> OBORO_HD void batch_elt_thread(const ThreadIndex& t, const
             }
         }
         const uint64_t x = p.a[((c * p.polys + j) * p.limbs + i) * p.n + col];
+        if constexpr (Op == BatchOp::drop_limbs) {
+            p.out[o] = x;  // a copy: the queue passes no moduli (binding p.moduli[i] would be undefined)
+            return;
+        }
         const math::Barrett<uint64_t>& br = p.moduli[i];
         auto rhs = [&](uint64_t jb) {
             const uint64_t cb = p.b_count == 1 ? 0 : c;
             return p.b[((cb * p.b_polys + jb) * p.limbs + i) * p.n + col];
         };
-        uint64_t r = x;  // drop_limbs, and the polynomials an op does not touch
+        uint64_t r = x;  // the polynomials an op does not touch
         if constexpr (Op == BatchOp::add) {
             if (j < p.b_polys) r = math::add_mod(x, rhs(j), br.q);
         } else if constexpr (Op == BatchOp::sub) {
