@@ -62,7 +62,7 @@ struct SplitMix64 {
 struct Digest {
     uint64_t h = 0;
     template <class T> void add(const T* p, size_t count) { h = io::xxh64(p, count * sizeof(T), h); }
-    template <class T> void add(const std::vector<T>& v) { add(v.data(), v.size()); }
+    template <class T, class A> void add(const std::vector<T, A>& v) { add(v.data(), v.size()); }
 };
 
 // Compares with the recorded digest, or prints it (OBORO_PRINT_DIGESTS=1: re-recording).
