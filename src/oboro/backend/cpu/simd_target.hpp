@@ -12,7 +12,14 @@
 // once inlined (GCC bug 105593, fixed in GCC 13): that warning is off between the two macros.
 #pragma once
 
-#define OBORO_SIMD_PRAGMA(x) _Pragma(#x)
+#define OBORO_SIMD_PRAGMA(...) _Pragma(#__VA_ARGS__)
+#if defined(__clang__)
+// Clang has no `#pragma GCC target`: the target attribute is pushed onto every function declared
+// between the two macros instead (the fuzz build, scripts/fuzz.sh, compiles with Clang).
+#define OBORO_SIMD_TARGET_BEGIN(isa) \
+    OBORO_SIMD_PRAGMA(clang attribute push(__attribute__((target(isa))), apply_to = function))
+#define OBORO_SIMD_TARGET_END OBORO_SIMD_PRAGMA(clang attribute pop)
+#else
 #define OBORO_SIMD_TARGET_BEGIN(isa)                                \
     OBORO_SIMD_PRAGMA(GCC push_options)                             \
     OBORO_SIMD_PRAGMA(GCC target(isa))                              \
@@ -21,3 +28,4 @@
 #define OBORO_SIMD_TARGET_END                \
     OBORO_SIMD_PRAGMA(GCC diagnostic pop)    \
     OBORO_SIMD_PRAGMA(GCC pop_options)
+#endif
