@@ -32,8 +32,9 @@ namespace oboro::fuzz {
 // The parameters of every record the targets load (but the context target's own): N = 2^6, so that
 // records are a few kilobytes, an execution takes well under a millisecond, and libFuzzer's
 // mutations land on the fields rather than in megabytes of residues. Three ciphertext primes (levels
-// 0..2) and two special primes, one digit per prime: keys below the top level and over fewer
-// special primes exist, as every field of a switching key does. Far below any security level.
+// 0..2) and two special primes, one digit per prime, so that keys below the top level and over
+// fewer special primes (the optional fields of a switching key) can be made. Far below any
+// security level.
 ckks::Parameters parameters();
 
 // A context with keys of its own, to use loaded objects with: made once per process for
