@@ -63,7 +63,7 @@ cmake --build "$BUILD" -j "$JOBS" --target fuzz_targets
 echo "built in $((SECONDS - T_BUILD)) s"
 
 # The types: one target each (fuzz/CMakeLists.txt lists them).
-ALL_TYPES="$(cd "$BUILD/fuzz" && ls fuzz_* | sed 's/^fuzz_//' | tr '\n' ' ')"
+ALL_TYPES="$(cd "$BUILD/fuzz" && ls fuzz_* | sed 's/^fuzz_//' | xargs)"
 TYPES="${OBORO_FUZZ_TARGETS:-$ALL_TYPES}"
 
 # ---- 3. seed corpora -------------------------------------------------------------------------------
@@ -107,7 +107,7 @@ for type in $TYPES; do
   echo "${rows[-1]}"
   if [ "$rc" -ne 0 ]; then
     echo "---- $type: the end of its log ($log) ----"
-    grep -v -E '^#[0-9]+|^INFO:|^stat::' "$log" | tail -40
+    grep -v -E '^#[0-9]+|^INFO:|^stat::|NEW_FUNC' "$log" | tail -40
     for input in "$crashes"/*; do
       [ -f "$input" ] || continue
       echo "kept: $input"
