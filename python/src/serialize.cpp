@@ -320,6 +320,20 @@ void add_serialization_methods(nb::module_& m, nb::class_<PyContext>& ctx, nb::c
         "data"_a, nb::sig("def serialized_info(data: bytes) -> dict[str, typing.Any]"),
         "What serialized data holds, from its headers (checksums verified): type, format_version, size, context_id, "
         "and for a bundle (a serialized context) the same for each part.");
+    // For the serialization tests' fuzzing loop (tests/python/test_serialize.py): the library's own
+    // io::reseal, so that Python mutants reach the field checks as the C++ ones do.
+    m.def(
+        "_reseal",
+        [](nb::handle data) {
+            BufferView buf(data, "_reseal");
+            io::Bytes b(buf.view().begin(), buf.view().end());
+            io::reseal(b);
+            return to_bytes(b);
+        },
+        "data"_a, nb::sig("def _reseal(data: bytes) -> bytes"),
+        "Testing aid: the data with its payload size set to its length and its checksums recomputed (those of the "
+        "records nested in a bundle or an encrypted matrix too), so that a changed record reaches the field checks "
+        "when loaded. Validates nothing.");
 }
 
 void add_batch_serialization(nb::class_<PyBatch>& b) {

@@ -1,23 +1,14 @@
-// Helpers for the serialization tests: re-sealing mutated records (so that a mutation reaches the
-// field validation instead of being caught by the checksum) and a small, fast parameter set.
+// Helpers for the serialization tests: re-sealing mutated records (io::reseal, so that a mutation
+// reaches the field validation instead of being caught by the checksum) and a small, fast parameter set.
 #pragma once
 
-#include <cstring>
-
 #include "oboro/ckks/parameters.hpp"
-#include "oboro/io/checksum.hpp"
-#include "oboro/io/format.hpp"
+#include "oboro/io/serialize.hpp"
 
 namespace oboro::test {
 
-// Recomputes the outer record's payload size (from the buffer length) and checksum.
-inline void reseal(io::Bytes& b) {
-    if (b.size() < io::kHeaderSize + io::kChecksumSize) return;
-    const uint64_t payload = b.size() - io::kHeaderSize - io::kChecksumSize;
-    std::memcpy(b.data() + 24, &payload, 8);
-    const uint64_t sum = io::xxh64(b.data(), io::kHeaderSize + payload);
-    std::memcpy(b.data() + b.size() - 8, &sum, 8);
-}
+// reseal(b): the payload size from the buffer length, the checksums recomputed (nested records too).
+using io::reseal;
 
 // N = 2^11, three ciphertext primes: milliseconds per object, for loops of thousands of loads.
 // Far below 128-bit security: tests only.

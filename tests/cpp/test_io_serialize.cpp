@@ -306,6 +306,51 @@ TEST(SerializeErrors, CorruptionVersionTrailingBytesAndSizes) {
     EXPECT_ERROR(SerializationError, io::load_ciphertext(*t.ctx, b), "flags");
 }
 
+// io::reseal (tests and fuzzers): a changed record passes its checksum again, and so do the records
+// nested in a bundle or a matrix, so that loading reaches the field checks behind the checksums.
+TEST(SerializeErrors, ResealReachesTheFieldsOfNestedRecords) {
+    Tiny t;
+    const Bytes ct = io::serialize(*t.ctx, t.ct(), {}, /*compress=*/false);
+    const uint32_t polys = 7;
+    Bytes b = ct;
+    std::memcpy(b.data() + io::kHeaderSize, &polys, 4);
+    EXPECT_ERROR(SerializationError, io::load_ciphertext(*t.ctx, b), "checksum");
+    reseal(b);
+    EXPECT_ERROR(SerializationError, io::load_ciphertext(*t.ctx, b), "7 polynomials");
+
+    // the same ciphertext as the second record of a bundle: both checksums are fixed
+    const Bytes ctx_record = io::serialize(*t.ctx);
+    const Bytes bundle = io::make_bundle({ctx_record, ct});
+    const size_t at = io::kHeaderSize + 4 + ctx_record.size();  // the bundle's count, the first record
+    b = bundle;
+    std::memcpy(b.data() + at + io::kHeaderSize, &polys, 4);
+    EXPECT_ERROR(SerializationError, io::split_bundle(b), "checksum");
+    reseal(b);
+    const std::vector<io::ByteView> parts = io::split_bundle(b);
+    ASSERT_EQ(parts.size(), 2u);
+    EXPECT_ERROR(SerializationError, io::load_ciphertext(*t.ctx, parts[1]), "7 polynomials");
+
+    // a matrix block: after the layout (u8 method, u64 rows, cols, d, u32 grid rows, cols, u64 key id)
+    const Bytes matrix = io::serialize_matrix(*t.ctx, {io::MatrixMethod::jiang, 2, 2, 2, 1, 1, 0}, std::vector{t.ct()},
+                                              /*compress=*/false);
+    b = matrix;
+    std::memcpy(b.data() + io::kHeaderSize + 41 + io::kHeaderSize, &polys, 4);
+    reseal(b);
+    EXPECT_ERROR(SerializationError, io::load_matrix(*t.ctx, b, nullptr), "7 polynomials");
+
+    // a nested record whose announced size overruns the data: the walk stops there, the outer record
+    // is still sealed, and the loader reports the truncation
+    b = bundle;
+    const uint64_t huge = uint64_t(1) << 40;
+    std::memcpy(b.data() + at + 24, &huge, 8);
+    reseal(b);
+    EXPECT_ERROR(SerializationError, io::split_bundle(b), "truncated");
+    // shorter than a header and a checksum: left alone
+    Bytes stub(io::kHeaderSize + io::kChecksumSize - 1, 0xab);
+    reseal(stub);
+    EXPECT_EQ(stub, Bytes(io::kHeaderSize + io::kChecksumSize - 1, 0xab));
+}
+
 TEST(SerializeErrors, FieldsOutOfRange) {
     Tiny t;
     const Bytes good = io::serialize(*t.ctx, t.ct(), {}, /*compress=*/false);

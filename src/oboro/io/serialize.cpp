@@ -26,6 +26,7 @@
 
 #include <bit>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -811,6 +812,45 @@ std::vector<ByteView> split_bundle(ByteView data) {
 }
 
 ObjectType peek_type(ByteView data) { return read_record(data, "data").type; }
+
+namespace {
+
+// The fields before the nested records of a bundle (u32 count) and of an encrypted matrix (u8
+// method, u64 rows, cols, d, u32 grid rows, cols, u64 key id): see make_bundle, serialize_matrix.
+constexpr size_t kBundlePrefix = 4;
+constexpr size_t kMatrixPrefix = 1 + 3 * 8 + 2 * 4 + 8;
+
+// Recomputes the checksum of a record whose payload size field already matches its span.
+void seal(std::span<uint8_t> record) {
+    const uint64_t sum = xxh64(record.data(), record.size() - kChecksumSize);
+    std::memcpy(record.data() + record.size() - kChecksumSize, &sum, kChecksumSize);
+}
+
+}  // namespace
+
+void reseal(std::span<uint8_t> record) {
+    if (record.size() < kHeaderSize + kChecksumSize) return;
+    const uint64_t payload = record.size() - kHeaderSize - kChecksumSize;
+    std::memcpy(record.data() + 24, &payload, 8);
+    uint16_t type;
+    std::memcpy(&type, record.data() + 10, 2);
+    const size_t prefix = type == uint16_t(ObjectType::bundle)             ? kBundlePrefix
+                          : type == uint16_t(ObjectType::encrypted_matrix) ? kMatrixPrefix
+                                                                           : payload + 1;
+    if (prefix <= payload) {
+        // The nested records first: the outer checksum covers their bytes.
+        std::span<uint8_t> rest = record.subspan(kHeaderSize + prefix, size_t(payload) - prefix);
+        while (rest.size() >= kHeaderSize + kChecksumSize) {
+            uint64_t inner;
+            std::memcpy(&inner, rest.data() + 24, 8);
+            if (inner > rest.size() - kHeaderSize - kChecksumSize) break;
+            const std::span<uint8_t> part = rest.first(kHeaderSize + size_t(inner) + kChecksumSize);
+            seal(part);
+            rest = rest.subspan(part.size());
+        }
+    }
+    seal(record);
+}
 
 uint64_t key_id(const PublicKey& pk) {
     if (pk.data.empty()) return 0;

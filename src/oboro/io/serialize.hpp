@@ -98,6 +98,14 @@ std::vector<ByteView> split_bundle(ByteView data);
 // The type of the record at the start of `data` (its header and checksum are verified).
 ObjectType peek_type(ByteView data);
 
+// For tests and fuzzers: makes a modified record pass its checksum again, so that the field checks
+// behind the checksum are reached (random changes nearly always break it). The payload size becomes
+// what `record` holds and the checksum is recomputed, after those of the records nested in a bundle
+// or an encrypted matrix (each keeping the payload size its own header announces; the walk stops at
+// the first one that overruns). Nothing is validated: a resealed record is still checked field by
+// field when loaded. Spans shorter than a header and a checksum are left alone.
+void reseal(std::span<uint8_t> record);
+
 // A fingerprint of a key set: XXH64 of the public key's b polynomial. Ciphertexts carry it
 // (ArrayInfo::key_id) so that loading one under other keys is detected.
 uint64_t key_id(const ckks::PublicKey& pk);
