@@ -69,6 +69,16 @@ template <class F> void must_work(const char* what, F&& f) {
     }
 }
 
+// Decodes (or decrypts and decodes) a loaded object: a mutant's values are garbage, which decoding
+// may refuse as wrapped around the modulus (ModulusOverflow, ckks/encoder.hpp); any other error
+// escapes to must_work.
+template <class F> void decode_unless_wrapped(F&& f) {
+    try {
+        f();
+    } catch (const ModulusOverflow&) {
+    }
+}
+
 // Runs an operation whose preconditions depend on the values (a product whose scale would exceed
 // the modulus): it may refuse with one of the library's typed errors, but with nothing else, and
 // never with SerializationError (the object was loaded already).
@@ -115,7 +125,7 @@ void use_relin_key(const Session& s, const ckks::RelinKey& rk);
 // Each key applied to a ciphertext at the key's level.
 void use_galois_keys(const Session& s, const ckks::GaloisKeys& gk);
 // Decrypts and encrypts with it, and makes a public key from it.
-void use_secret_key(const Session& s, const ckks::SecretKey& sk);
+void use_secret_key(const Session& s, const ckks::SecretKeyPtr& sk);
 // The Galois keys as above; the encapsulation keys switch a level-0 ciphertext to the ephemeral
 // secret and, raised to the level of the key back, back again. (A Bootstrapper is not made from the
 // configuration: its matrices cost seconds, and the fuzz parameters have too few levels for one.)

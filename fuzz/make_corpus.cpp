@@ -86,7 +86,7 @@ int main(int argc, char** argv) {
         keygen.add_galois_keys(levels, {-1}, true, 1);
         w.put("galois_keys", "levels-full", io::serialize(c, levels, /*compress=*/false));
         w.put("galois_keys", "empty", io::serialize(c, GaloisKeys{}));
-        w.put("secret_key", "ternary", io::serialize_secret_key(c, s.keygen.secret_key()));
+        w.put("secret_key", "ternary", io::serialize_secret_key(c, *s.keygen.secret_key()));
 
         // ---- bootstrap keys: Galois keys of two levels and the encapsulation keys; and without ----
         algorithms::BootstrapKeys bk;
@@ -120,7 +120,7 @@ int main(int argc, char** argv) {
 
         // ---- bundles: a whole serialized context as the Python package writes it; parameters only;
         // every other record type after the context ----
-        const io::Bytes pk_record = io::serialize(c, s.pk), sk_record = io::serialize_secret_key(c, s.keygen.secret_key());
+        const io::Bytes pk_record = io::serialize(c, s.pk), sk_record = io::serialize_secret_key(c, *s.keygen.secret_key());
         w.put("bundle", "context-keys",
               io::make_bundle({ctx_record, pk_record, io::serialize_relin_key(c, s.rk), io::serialize(c, s.gk), boot,
                                sk_record}));
