@@ -358,8 +358,8 @@ void register_ckks(nb::module_& m) {
                    if (special_bits) p.p_bits = std::move(*special_bits);
                } else {
                    if (!moduli_bits || !special_bits)
-                   raise<ParameterError>("parameters: give moduli_bits and special_bits (or the primes themselves "
-                                         "as moduli and special_moduli)");
+                       raise<ParameterError>("parameters: give moduli_bits and special_bits (or the primes "
+                                             "themselves as moduli and special_moduli)");
                    p.q_bits = std::move(*moduli_bits);
                    p.p_bits = std::move(*special_bits);
                }
