@@ -19,7 +19,8 @@
 #              slowest, test_algorithms_matmul, takes a few minutes, the bootstrapping suite about
 #              1.5; the GPU test skips itself without CUDA): the loaders' tests (serialization and
 #              its fuzzing loop: untrusted input must never cause a memory error) and the known
-#              answers (test_known_answers: the same digests as GCC's) among them.
+#              answers (test_known_answers: the same digests as GCC's) among them; then the
+#              thread pool's test under ThreadSanitizer.
 #              OBORO_BUILD_FUZZ: when fuzz/ exists (libFuzzer targets), they are built here too.
 #   pytest     tests/python against the module built in build/
 # Exits non-zero when any step or test fails.
@@ -136,7 +137,12 @@ if [ "${OBORO_CLANG:-1}" != "0" ]; then
     cmake --build "$CLANG_BUILD" -j "$JOBS" &&
     ASAN_OPTIONS=detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1 \
     UBSAN_OPTIONS=print_stacktrace=1 \
-    ctest --test-dir "$CLANG_BUILD" --output-on-failure -j "$JOBS" --timeout 1800 --output-junit ctest-junit.xml
+    ctest --test-dir "$CLANG_BUILD" --output-on-failure -j "$JOBS" --timeout 1800 --output-junit ctest-junit.xml &&
+    # The thread pool's lock-free join/close protocol, under ThreadSanitizer (which cannot be
+    # combined with AddressSanitizer, hence its own small build: the pool and its test).
+    clang++ -std=c++17 -O1 -g -fsanitize=thread -Isrc src/oboro/util/parallel.cpp tests/cpp/test_util_parallel.cpp \
+      -lgtest -lgtest_main -pthread -o "$CLANG_BUILD/test_util_parallel_tsan" &&
+    TSAN_OPTIONS=halt_on_error=1 "$CLANG_BUILD/test_util_parallel_tsan" --gtest_brief=1
   CLANG_RC=$?
   set -e
   [ "$CLANG_RC" -eq 0 ] && echo "Clang + sanitizers: passed" || echo "Clang + sanitizers: FAILED (exit $CLANG_RC)"

@@ -2,8 +2,9 @@
 //
 // The thread count defaults to the hardware concurrency, can be set with the environment
 // variable OBORO_NUM_THREADS or set_num_threads(). With one thread, parallel_for runs inline
-// with no synchronisation at all, so single-threaded measurements carry no pool overhead. Between
-// loops, idle threads spin for up to 100 us before they sleep (parallel.cpp says why).
+// with no synchronisation at all, so single-threaded measurements carry no pool overhead. More
+// threads never make a loop slower than the caller running it alone, also when other processes
+// compete for the cores: parallel.cpp gives the rules, bench/bench_threads measures them.
 #pragma once
 
 #include <cstddef>

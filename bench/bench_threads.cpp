@@ -1,0 +1,240 @@
+// Does a thread count ever slow an operation down? Times every primitive at one thread and at k
+// threads (default: every hardware thread), on a quiet machine and with a busy neighbour (another
+// process spinning on one core for the whole measurement), and flags any operation that is slower
+// at k threads than at one by more than the tolerance. Prints a table and writes JSON and
+// Markdown (docs/benchmarks/threads.md); it never fails on timings.
+//
+// The one- and k-thread timings are taken in alternating blocks (--blocks, each at least
+// --block-seconds per thread count), so a slow spell of a shared machine falls on both alike.
+//
+//   bench_threads [--presets S1,S2] [--threads K] [--blocks 5] [--block-seconds 0.1]
+//                 [--tolerance 0.1] [--no-busy] [--json F] [--markdown F] [--quick]
+#include <sched.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bench_util.hpp"
+#include "oboro/ckks/encoder.hpp"
+#include "oboro/ckks/encryptor.hpp"
+#include "oboro/ckks/evaluator.hpp"
+#include "oboro/ckks/keygen.hpp"
+#include "oboro/util/parallel.hpp"
+
+using namespace oboro;
+using namespace oboro::ckks;
+using cplx = std::complex<double>;
+
+namespace {
+
+struct Options {
+    std::vector<std::string> presets = {"S1", "S2"};
+    int threads = int(std::max(1u, std::thread::hardware_concurrency()));
+    int blocks = 5;
+    double block_seconds = 0.1;
+    double tolerance = 0.10;
+    bool busy = true, quick = false;
+    std::string json, markdown;
+};
+
+struct Row {
+    std::string preset, mode, op;
+    bench::Timing one, many;
+    double ratio() const { return many.median_us / one.median_us; }
+};
+
+// Another process spinning on the last CPU while it lives: the "busy neighbour" of a shared server.
+class BusyNeighbour {
+public:
+    BusyNeighbour() {
+        pid_ = fork();
+        if (pid_ == 0) {
+            cpu_set_t set;
+            CPU_ZERO(&set);
+            CPU_SET(int(std::thread::hardware_concurrency()) - 1, &set);
+            sched_setaffinity(0, sizeof set, &set);
+            volatile uint64_t x = 0;
+            for (;;) x = x + 1;
+        }
+        if (pid_ < 0) std::perror("fork");
+    }
+    ~BusyNeighbour() {
+        if (pid_ > 0) {
+            kill(pid_, SIGKILL);
+            waitpid(pid_, nullptr, 0);
+        }
+    }
+    BusyNeighbour(const BusyNeighbour&) = delete;
+    BusyNeighbour& operator=(const BusyNeighbour&) = delete;
+
+private:
+    pid_t pid_ = -1;
+};
+
+// Times f at one thread and at `threads` threads in alternating blocks (see the file comment).
+std::pair<bench::Timing, bench::Timing> time_one_and_many(const std::function<void()>& f, const Options& o) {
+    std::vector<double> us[2];
+    for (int b = 0; b < o.blocks; ++b) {
+        for (int k = 0; k < 2; ++k) {
+            set_num_threads(k == 0 ? 1 : o.threads);
+            f();  // warm-up: the new pool's threads start, the workspaces are filled
+            const auto start = std::chrono::steady_clock::now();
+            for (int run = 0;; ++run) {
+                const auto t0 = std::chrono::steady_clock::now();
+                f();
+                const auto t1 = std::chrono::steady_clock::now();
+                us[k].push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+                if (run >= 2 && std::chrono::duration<double>(t1 - start).count() >= o.block_seconds) break;
+            }
+        }
+    }
+    return {bench::timing_of(us[0]), bench::timing_of(us[1])};
+}
+
+void run_preset(const std::string& name, const Options& o, std::vector<Row>& rows) {
+    std::fprintf(stderr, "[%s] building context and keys...\n", name.c_str());
+    set_num_threads(o.threads);
+    auto ctx = Context::create(Parameters::preset(name));
+    KeyGenerator keygen(ctx);
+    const PublicKey pk = keygen.public_key();
+    const RelinKey rk = keygen.relin_key();
+    const GaloisKeys gk = keygen.galois_keys({1, 2, 3, 4});
+    Encoder encoder(ctx);
+    Encryptor pk_encryptor(ctx, pk), sk_encryptor(ctx, keygen.secret_key());
+    Decryptor decryptor(ctx, keygen.secret_key());
+    Evaluator eval(ctx);
+
+    std::mt19937_64 gen(42);  // benchmark inputs only
+    std::uniform_real_distribution<double> d(-1, 1);
+    std::vector<cplx> v(ctx->max_slots());
+    for (auto& x : v) x = cplx(d(gen), d(gen));
+    const Plaintext pt = encoder.encode(v);
+    const Ciphertext a = pk_encryptor.encrypt(pt), b = pk_encryptor.encrypt(pt);
+    const Ciphertext relin = eval.relinearize(eval.multiply(a, b), rk);
+    Ciphertext acc = a;
+
+    const std::vector<std::pair<const char*, std::function<void()>>> ops = {
+        {"encode", [&] { (void)encoder.encode(v); }},
+        {"decode", [&] { (void)encoder.decode(pt); }},
+        {"encrypt (public key)", [&] { (void)pk_encryptor.encrypt(pt); }},
+        {"encrypt (secret key)", [&] { (void)sk_encryptor.encrypt(pt); }},
+        {"decrypt + decode", [&] { (void)decryptor.decrypt_decode(a, encoder); }},
+        {"add (ct+ct)", [&] { (void)eval.add(a, b); }},
+        {"add in place", [&] { eval.add_inplace(acc, b); }},
+        {"ct x pt mul", [&] { (void)eval.multiply(a, pt); }},
+        {"tensor (ct x ct, no relin)", [&] { (void)eval.multiply(a, b); }},
+        {"mul + relin", [&] { (void)eval.relinearize(eval.multiply(a, b), rk); }},
+        {"rescale", [&] { (void)eval.rescale(relin); }},
+        {"mul + relin + rescale", [&] { (void)eval.multiply_relin_rescale(a, b, rk); }},
+        {"rotate by 1", [&] { (void)eval.rotate(a, 1, gk); }},
+        {"4 hoisted rotations", [&] { (void)eval.rotate_many(a, {1, 2, 3, 4}, gk); }},
+        {"relinearization key", [&] { (void)keygen.relin_key(); }},
+    };
+    const size_t op_count = o.quick ? 3 : ops.size();
+    for (const char* mode : {"quiet", "busy neighbour"}) {
+        const bool busy = std::strcmp(mode, "quiet") != 0;
+        if (busy && (!o.busy || o.threads < 2)) continue;
+        std::unique_ptr<BusyNeighbour> neighbour;
+        if (busy) neighbour = std::make_unique<BusyNeighbour>();
+        for (size_t i = 0; i < op_count; ++i) {
+            std::fprintf(stderr, "[%s, %s] %s...\n", name.c_str(), mode, ops[i].first);
+            const auto [one, many] = time_one_and_many(ops[i].second, o);
+            rows.push_back({name, mode, ops[i].first, one, many});
+            const Row& r = rows.back();
+            std::printf("%-4s %-15s %-28s %10.1f us %10.1f us  %5.2fx%s\n", name.c_str(), mode, ops[i].first,
+                        one.median_us, many.median_us, r.ratio(), r.ratio() > 1 + o.tolerance ? "  SLOWER" : "");
+            std::fflush(stdout);
+        }
+    }
+    set_num_threads(o.threads);
+}
+
+void write_json(const std::string& path, const std::vector<Row>& rows, const Options& o) {
+    std::ofstream out(path);
+    out << "{\n  \"benchmark\": \"bench_threads\",\n  \"machine\": " << bench::machine_json()
+        << ",\n  \"threads\": " << o.threads << ",\n  \"tolerance\": " << o.tolerance
+        << ",\n  \"unit\": \"microseconds\",\n  \"results\": [\n";
+    for (size_t i = 0; i < rows.size(); ++i) {
+        const Row& r = rows[i];
+        out << "    {\"preset\": \"" << r.preset << "\", \"mode\": \"" << r.mode << "\", \"op\": \"" << r.op
+            << "\", \"one_thread_us\": " << r.one.median_us << ", \"threads_us\": " << r.many.median_us
+            << ", \"ratio\": " << r.ratio() << ", \"slower\": " << (r.ratio() > 1 + o.tolerance ? "true" : "false")
+            << ", \"runs\": [" << r.one.runs << ", " << r.many.runs << "]}" << (i + 1 < rows.size() ? "," : "") << "\n";
+    }
+    out << "  ]\n}\n";
+}
+
+void write_markdown(const std::string& path, const std::vector<Row>& rows, const Options& o) {
+    std::ofstream out(path);
+    size_t slower = 0;
+    for (const Row& r : rows) slower += r.ratio() > 1 + o.tolerance;
+    out << "# Threads: never slower than one\n\nGenerated by `bench/bench_threads` on " << bench::utc_now() << ": "
+        << bench::cpu_model() << " (" << std::thread::hardware_concurrency() << " hardware threads).\n\n"
+        << "Each operation is timed at one thread and at " << o.threads
+        << " threads in alternating blocks (" << o.blocks << " blocks of at least " << o.block_seconds
+        << " s per thread count; medians over all runs). *Busy neighbour*: another process spins on one "
+           "core for the whole measurement, as on a shared server. Ratio: the time at "
+        << o.threads << " threads over the time at one; an operation is flagged when it is above "
+        << 1 + o.tolerance << ". The thread policy is described in [../architecture.md](../architecture.md#threads).\n\n"
+        << "**" << slower << " of " << rows.size() << " rows flagged.**\n\n"
+        << "| preset | machine | op | 1 thread (us) | " << o.threads << " threads (us) | ratio | |\n"
+        << "|---|---|---|---|---|---|---|\n";
+    char buf[64];
+    for (const Row& r : rows) {
+        out << "| " << r.preset << " | " << r.mode << " | " << r.op << " | ";
+        std::snprintf(buf, sizeof buf, "%.1f | %.1f | %.2f", r.one.median_us, r.many.median_us, r.ratio());
+        out << buf << " | " << (r.ratio() > 1 + o.tolerance ? "slower" : "") << " |\n";
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    Options o;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        auto next = [&] { return bench::option_value(argc, argv, i); };
+        if (arg == "--presets") o.presets = bench::split(next(), ',');
+        else if (arg == "--threads") o.threads = std::max(1, std::stoi(next()));
+        else if (arg == "--blocks") o.blocks = std::max(1, std::stoi(next()));
+        else if (arg == "--block-seconds") o.block_seconds = std::stod(next());
+        else if (arg == "--tolerance") o.tolerance = std::stod(next());
+        else if (arg == "--no-busy") o.busy = false;
+        else if (arg == "--json") o.json = next();
+        else if (arg == "--markdown") o.markdown = next();
+        else if (arg == "--quick") {
+            o.quick = true;
+            o.presets = {"S1"};
+            o.blocks = 1;
+            o.block_seconds = 0.01;
+        } else if (arg == "--help" || arg == "-h") {
+            std::printf("usage: %s [--presets S1,S2] [--threads K] [--blocks B] [--block-seconds S] [--tolerance T]"
+                        " [--no-busy] [--json FILE] [--markdown FILE] [--quick]\n",
+                        argv[0]);
+            return 0;
+        } else {
+            std::fprintf(stderr, "unknown argument %s (try --help)\n", arg.c_str());
+            return 2;
+        }
+    }
+    std::printf("oboro bench_threads: %s, 1 against %d threads, medians; flagged when slower by more than %.0f%%\n",
+                bench::cpu_model().c_str(), o.threads, 100 * o.tolerance);
+    std::printf("%-4s %-15s %-28s %13s %13s  %s\n", "", "machine", "op", "1 thread", "k threads", "ratio");
+    std::vector<Row> rows;
+    for (const auto& p : o.presets) run_preset(p, o, rows);
+    size_t slower = 0;
+    for (const Row& r : rows) slower += r.ratio() > 1 + o.tolerance;
+    std::printf("%zu of %zu rows slower at %d threads than at one\n", slower, rows.size(), o.threads);
+    if (!o.json.empty()) write_json(o.json, rows, o), std::printf("wrote %s\n", o.json.c_str());
+    if (!o.markdown.empty()) write_markdown(o.markdown, rows, o), std::printf("wrote %s\n", o.markdown.c_str());
+    return 0;
+}
