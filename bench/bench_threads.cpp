@@ -8,12 +8,14 @@
 // --block-seconds per thread count), so a slow spell of a shared machine falls on both alike.
 //
 //   bench_threads [--presets S1,S2] [--threads K] [--blocks 5] [--block-seconds 0.1]
-//                 [--tolerance 0.1] [--no-busy] [--json F] [--markdown F] [--quick]
+//                 [--tolerance 0.1] [--no-busy] [--ops "rotate by 1,rescale"] [--json F] [--markdown F]
+//                 [--quick]
 #include <sched.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -43,6 +45,7 @@ struct Options {
     double block_seconds = 0.1;
     double tolerance = 0.10;
     bool busy = true, quick = false;
+    std::vector<std::string> ops;  // empty: all
     std::string json, markdown;
 };
 
@@ -146,6 +149,7 @@ void run_preset(const std::string& name, const Options& o, std::vector<Row>& row
         std::unique_ptr<BusyNeighbour> neighbour;
         if (busy) neighbour = std::make_unique<BusyNeighbour>();
         for (size_t i = 0; i < op_count; ++i) {
+            if (!o.ops.empty() && std::find(o.ops.begin(), o.ops.end(), ops[i].first) == o.ops.end()) continue;
             std::fprintf(stderr, "[%s, %s] %s...\n", name.c_str(), mode, ops[i].first);
             const auto [one, many] = time_one_and_many(ops[i].second, o);
             rows.push_back({name, mode, ops[i].first, one, many});
@@ -209,6 +213,7 @@ int main(int argc, char** argv) {
         else if (arg == "--block-seconds") o.block_seconds = std::stod(next());
         else if (arg == "--tolerance") o.tolerance = std::stod(next());
         else if (arg == "--no-busy") o.busy = false;
+        else if (arg == "--ops") o.ops = bench::split(next(), ',');
         else if (arg == "--json") o.json = next();
         else if (arg == "--markdown") o.markdown = next();
         else if (arg == "--quick") {
@@ -218,7 +223,7 @@ int main(int argc, char** argv) {
             o.block_seconds = 0.01;
         } else if (arg == "--help" || arg == "-h") {
             std::printf("usage: %s [--presets S1,S2] [--threads K] [--blocks B] [--block-seconds S] [--tolerance T]"
-                        " [--no-busy] [--json FILE] [--markdown FILE] [--quick]\n",
+                        " [--no-busy] [--ops NAME,NAME] [--json FILE] [--markdown FILE] [--quick]\n",
                         argv[0]);
             return 0;
         } else {

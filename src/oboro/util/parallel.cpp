@@ -33,8 +33,11 @@ constexpr std::chrono::microseconds kMaxSpin{100};
 
 enum class SpinEnd { done, timed_out, preempted };
 
-// A pause in a spin loop longer than this means the thread was descheduled: its core is shared.
-constexpr std::chrono::microseconds kPreempted{20};
+// A pause in a spin loop longer than this means the thread was descheduled for another thread's
+// time slice (the kernel gives at least 0.75 ms): its core is shared. Shorter pauses are
+// interrupts and, in a virtual machine, the host's own work; at 20 us they were counted as
+// preemptions dozens of times a second on a quiet machine, and the pool lost a third of its gain.
+constexpr std::chrono::microseconds kPreempted{500};
 
 // Calls done() until it is true (done), or `limit` has passed (timed_out), or the thread was
 // descheduled while spinning (preempted: the time between two looks jumped by kPreempted).
@@ -55,28 +58,30 @@ template <typename Done> SpinEnd spin_until(Done&& done, std::chrono::microsecon
     }
 }
 
-// A worker's spin between jobs, fitted to the gaps between the jobs it has recently seen: twice
-// their median, at most kMaxSpin. A worker that spins through a long serial stretch of its caller
-// takes a core the caller could use: with another process busy on one of two cores, the kernel
-// then keeps the caller on the busy core (the spinning worker counts as load on the free one), and
-// an operation with a 300 us serial stretch between its loops ran 1.25x slower on two threads
-// than on one. Gaps the spin cannot bridge are slept through, short ones are still spun through.
+// A worker's spin between jobs, fitted to the gaps between the jobs it has recently seen: 1.5x the
+// longest of them that a spin can bridge (at most kMaxSpin), so short gaps are spun through and
+// long ones slept through. The gaps within one operation are bimodal (loops back to back, and
+// loops a few tens of microseconds apart), so a median would fit the short mode and sleep through
+// the other. A worker that spins through a long serial stretch of its caller takes a core the
+// caller could use: with another process busy on one of two cores, the kernel then keeps the
+// caller on the busy core (the spinning worker counts as load on the free one), and an operation
+// with a 300 us serial stretch between its loops ran 1.25x slower on two threads than on one.
 class SpinFit {
 public:
     std::chrono::microseconds limit() const {
         if (std::chrono::steady_clock::now() < contended_until_) return std::chrono::microseconds(0);
-        std::array<float, kGaps> sorted = gaps_;
-        std::nth_element(sorted.begin(), sorted.begin() + kGaps / 2, sorted.end());
-        const float spin = std::min(2 * sorted[kGaps / 2], float(kMaxSpin.count()));
-        return std::chrono::microseconds(int64_t(spin));
+        float longest = 0;
+        for (float gap : gaps_)
+            if (gap <= float(kMaxSpin.count())) longest = std::max(longest, gap);
+        return std::chrono::microseconds(int64_t(std::min(1.5f * longest, float(kMaxSpin.count()))));
     }
     // The worker was descheduled while it spun: another thread or process wants its core. Spinning
     // there only uses up the worker's share of the core, after which the scheduler runs the other
     // one for a whole time slice (milliseconds) while jobs are waiting; a sleeping worker instead
     // is woken at once. So it sleeps between jobs for the next kContendedFor.
     void preempted() { contended_until_ = std::chrono::steady_clock::now() + kContendedFor; }
-    void record(std::chrono::steady_clock::duration gap) {
-        gaps_[next_] = float(std::chrono::duration<double, std::micro>(gap).count());
+    void record(int64_t gap_ns) {
+        gaps_[next_] = float(std::max<int64_t>(gap_ns, 0)) * 1e-3f;
         next_ = (next_ + 1) % kGaps;
     }
 
@@ -150,10 +155,11 @@ public:
             next_.store(0, std::memory_order_relaxed);
             error_ = nullptr;
             caller_cpu_.store(sched_getcpu(), std::memory_order_relaxed);
+            published_at_.store(now_ns(), std::memory_order_relaxed);
             generation_ += 1;
             state_.store(JobState::open(generation_), std::memory_order_release);
         }
-        const int64_t now = now_ns();
+        const int64_t now = published_at_.load(std::memory_order_relaxed);
         for (auto& w : workers_)  // a notify with no sleeper is a few atomic reads, no system call
             if (w->wake_paused_until.load(std::memory_order_relaxed) <= now) w->wake.notify_one();
         in_parallel_region = true;
@@ -230,7 +236,7 @@ private:
                    JobState::generation(state_.load(std::memory_order_acquire)) != seen;
         };
         SpinFit spin;
-        auto idle_since = std::chrono::steady_clock::now();
+        int64_t idle_since = now_ns();
         for (;;) {
             const SpinEnd end = spin_until(has_news, spin.limit());
             if (end == SpinEnd::preempted) spin.preempted();
@@ -240,8 +246,10 @@ private:
                 self.wake.wait(lk, has_news);
             }
             if (stopping_.load()) return;
-            spin.record(std::chrono::steady_clock::now() - idle_since);
-            idle_since = std::chrono::steady_clock::now();
+            // The gap is measured to the job's publication, not to this wake-up: a wake-up's own
+            // latency would make every gap look too long to bridge, and the worker would sleep on.
+            spin.record(published_at_.load(std::memory_order_relaxed) - idle_since);
+            idle_since = now_ns();
             seen = JobState::generation(state_.load(std::memory_order_acquire));
             if (slept && sched_getcpu() == caller_cpu_.load(std::memory_order_relaxed)) {  // rule 2
                 self.wake_paused_until.store(now_ns() + std::chrono::nanoseconds(kWakePause).count(),
@@ -251,7 +259,7 @@ private:
             }
             if (!join(seen)) continue;
             work();
-            idle_since = std::chrono::steady_clock::now();
+            idle_since = now_ns();
             const uint64_t before = state_.fetch_sub(1, std::memory_order_acq_rel);
             if (JobState::closed(before) && JobState::joined(before) == 1) {
                 std::lock_guard<std::mutex> lk(m_);  // the caller checks the state under m_ before it sleeps
@@ -289,6 +297,7 @@ private:
     uint32_t generation_ = 0;  // written by the caller under call_mutex_
     std::atomic<uint64_t> state_{JobState::open(0) | JobState::kClosed};
     std::atomic<int> caller_cpu_{-1};
+    std::atomic<int64_t> published_at_{0};  // steady-clock nanoseconds
     std::atomic<bool> stopping_{false};
     std::exception_ptr error_;
 };
