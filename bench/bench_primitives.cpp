@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -41,10 +40,7 @@ void run_preset(const std::string& name, double min_seconds, std::vector<Row>& r
     Decryptor decryptor(ctx, keygen.secret_key());
     Evaluator eval(ctx);
 
-    std::mt19937_64 gen(42);  // benchmark inputs only
-    std::uniform_real_distribution<double> d(-1, 1);
-    std::vector<cplx> v(ctx->max_slots());
-    for (auto& x : v) x = cplx(d(gen), d(gen));
+    const std::vector<cplx> v = bench::random_slots(ctx->max_slots());
 
     const Plaintext pt = encoder.encode(v);
     const Ciphertext a = encryptor.encrypt(pt), b = encryptor.encrypt(pt);

@@ -20,7 +20,6 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
-#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -116,10 +115,7 @@ void run_preset(const std::string& name, const Options& o, std::vector<Row>& row
     Decryptor decryptor(ctx, keygen.secret_key());
     Evaluator eval(ctx);
 
-    std::mt19937_64 gen(42);  // benchmark inputs only
-    std::uniform_real_distribution<double> d(-1, 1);
-    std::vector<cplx> v(ctx->max_slots());
-    for (auto& x : v) x = cplx(d(gen), d(gen));
+    const std::vector<cplx> v = bench::random_slots(ctx->max_slots());
     const Plaintext pt = encoder.encode(v);
     const Ciphertext a = pk_encryptor.encrypt(pt), b = pk_encryptor.encrypt(pt);
     const Ciphertext relin = eval.relinearize(eval.multiply(a, b), rk);

@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <complex>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
 #include <functional>
+#include <random>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -85,6 +87,16 @@ inline std::vector<Timing> measure_interleaved(const std::vector<std::function<v
     std::vector<Timing> out;
     for (auto& u : us) out.push_back(timing_of(u));
     return out;
+}
+
+// `count` benchmark inputs, uniform in the square [-1, 1] + [-1, 1]i, from a fixed seed (inputs
+// only: never key material).
+inline std::vector<std::complex<double>> random_slots(size_t count, uint64_t seed = 42) {
+    std::mt19937_64 gen(seed);
+    std::uniform_real_distribution<double> d(-1, 1);
+    std::vector<std::complex<double>> v(count);
+    for (auto& x : v) x = {d(gen), d(gen)};
+    return v;
 }
 
 // The value of the option at argv[i] (the next argument; i advances to it). A missing value ends
