@@ -88,15 +88,9 @@ std::pair<bench::Timing, bench::Timing> time_one_and_many(const std::function<vo
     for (int b = 0; b < o.blocks; ++b) {
         for (int k = 0; k < 2; ++k) {
             set_num_threads(k == 0 ? 1 : o.threads);
-            f();  // warm-up: the new pool's threads start, the workspaces are filled
-            const auto start = std::chrono::steady_clock::now();
-            for (int run = 0;; ++run) {
-                const auto t0 = std::chrono::steady_clock::now();
-                f();
-                const auto t1 = std::chrono::steady_clock::now();
-                us[k].push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
-                if (run >= 2 && std::chrono::duration<double>(t1 - start).count() >= o.block_seconds) break;
-            }
+            // the warm-up run inside sample() starts the new pool's threads and fills the workspaces
+            const std::vector<double> block = bench::sample(f, 3, o.block_seconds);
+            us[k].insert(us[k].end(), block.begin(), block.end());
         }
     }
     return {bench::timing_of(us[0]), bench::timing_of(us[1])};

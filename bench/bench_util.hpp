@@ -46,9 +46,9 @@ inline Timing timing_of(std::vector<double> us) {
 }
 
 // Runs f once to warm up, then repeatedly until `min_runs` runs and `min_seconds` have passed
-// (at most `max_runs`); returns the median and the minimum in microseconds.
-inline Timing measure(const std::function<void()>& f, int min_runs = 5, double min_seconds = 0.3,
-                      int max_runs = 1000) {
+// (at most `max_runs`); returns each run's time in microseconds.
+inline std::vector<double> sample(const std::function<void()>& f, int min_runs = 5, double min_seconds = 0.3,
+                                  int max_runs = 1000) {
     using clock = std::chrono::steady_clock;
     f();
     std::vector<double> us;
@@ -61,7 +61,13 @@ inline Timing measure(const std::function<void()>& f, int min_runs = 5, double m
         const double elapsed = std::chrono::duration<double>(t1 - start).count();
         if (int(us.size()) >= min_runs && elapsed >= min_seconds) break;
     }
-    return timing_of(us);
+    return us;
+}
+
+// The same, as the median and the minimum in microseconds.
+inline Timing measure(const std::function<void()>& f, int min_runs = 5, double min_seconds = 0.3,
+                      int max_runs = 1000) {
+    return timing_of(sample(f, min_runs, min_seconds, max_runs));
 }
 
 // Times several ways of computing the same thing in rounds: each round runs every f once, in

@@ -6,11 +6,11 @@
 #include <array>
 #include <atomic>
 #include <chrono>
-#include <cstdint>
-#include <memory>
 #include <condition_variable>
+#include <cstdint>
 #include <cstdlib>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -252,9 +252,9 @@ private:
             idle_since = now_ns();
             seen = JobState::generation(state_.load(std::memory_order_acquire));
             if (slept && sched_getcpu() == caller_cpu_.load(std::memory_order_relaxed)) {  // rule 2
-                self.wake_paused_until.store(now_ns() + std::chrono::nanoseconds(kWakePause).count(),
+                self.wake_paused_until.store(idle_since + std::chrono::nanoseconds(kWakePause).count(),
                                              std::memory_order_relaxed);
-                spin.preempted();
+                spin.preempted();  // its core is the caller's: no spinning there either
                 continue;
             }
             if (!join(seen)) continue;
