@@ -503,6 +503,70 @@ TEST(CrtReconstructor, ToDoubleWithMultiplier) {
     }
 }
 
+// to_double takes a shortcut for values below 2^127 (crt.hpp). Around every boundary it could get
+// wrong (|x| = 2^127 - 1, 2^127, 2^127 + 1, the centring boundary (Q-1)/2 of a Q below 2^128,
+// random values of 1..160 bits, both signs), its result is the exact path's, to the bit.
+TEST(CrtReconstructor, ToDoubleShortcutMatchesExactPath) {
+    std::mt19937_64 rng(16);
+    for (size_t k : {size_t(1), size_t(2), size_t(3), size_t(5), size_t(12)}) {
+        const std::vector<uint64_t> primes = make_base(k, {61, 50, 62, 40}, 3);
+        const RnsBase base(primes);
+        const CrtReconstructor crt(base);
+        const Crt c(primes);
+        SCOPED_TRACE(::testing::Message() << "k=" << k);
+        Big half = c.Q;
+        sub_word(half, 1);
+        shr1(half);  // (Q-1)/2: the largest centred magnitude
+        std::vector<Big> magnitudes;
+        auto power_of_two_plus = [&](int bits, int64_t delta) {
+            Big x(c.words, 0);
+            if (size_t(bits / 64) >= c.words) return;
+            x.w[size_t(bits / 64)] = uint64_t(1) << (bits % 64);
+            if (delta < 0) sub_word(x, uint64_t(-delta));
+            if (delta > 0) add(x, Big(c.words, uint64_t(delta)));
+            magnitudes.push_back(x);
+        };
+        for (int64_t d : {-1, 0, 1}) power_of_two_plus(127, d);
+        power_of_two_plus(126, 0);
+        power_of_two_plus(64, -1);
+        magnitudes.push_back(half);
+        Big below_half = half;
+        sub_word(below_half, 1);
+        magnitudes.push_back(below_half);
+        for (int bits = 1; bits <= 160; bits += 7) {
+            Big x(c.words, 0);
+            for (int b = 0; b < bits && size_t(b / 64) < c.words; b += 64)
+                x.w[size_t(b / 64)] = rng() >> (bits - b < 64 ? 64 - (bits - b) : 0);
+            magnitudes.push_back(x);
+        }
+        std::vector<uint64_t> limbs;
+        std::vector<long double> exact;
+        for (const Big& m : magnitudes) {
+            if (cmp(m, half) > 0) continue;  // not a centred magnitude for this Q
+            for (bool negative : {false, true}) {
+                Big x = m;
+                if (negative && cmp(m, Big(c.words, 0)) != 0) {
+                    x = c.Q;
+                    sub(x, m);
+                }
+                const std::vector<uint64_t> r = c.residues(x);
+                limbs.insert(limbs.end(), r.begin(), r.end());
+                exact.push_back(crt.to_long_double(r.data()));
+            }
+        }
+        const size_t n = exact.size();
+        std::vector<uint64_t> by_limb(k * n);  // to_double reads limb i of coefficient c at i * n + c
+        for (size_t cidx = 0; cidx < n; ++cidx)
+            for (size_t i = 0; i < k; ++i) by_limb[i * n + cidx] = limbs[cidx * k + i];
+        for (double mult : {1.0, std::ldexp(1.0, -40), 0.1}) {
+            std::vector<double> out(n);
+            crt.to_double(by_limb.data(), n, n, mult, out.data());
+            for (size_t cidx = 0; cidx < n; ++cidx)
+                ASSERT_EQ(out[cidx], double(exact[cidx] * (long double)mult)) << "value " << cidx << " times " << mult;
+        }
+    }
+}
+
 // CRT and fast base conversion agree: converting to a base and reconstructing both views gives
 // x + e*Q for e in [0, k)
 TEST(CrtReconstructor, ConsistentWithBaseConversion) {

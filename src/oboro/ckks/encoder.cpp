@@ -24,49 +24,79 @@ void bit_reverse_permute(std::vector<cplx>& v) {
     }
 }
 
+namespace {
+// x * t, written out as std::complex's operator* computes it (real: xr tr - xi ti, imaginary:
+// xr ti + xi tr), without its NaN recovery: the encoder refuses non-finite results anyway, and the
+// plain form lets the compiler keep the butterflies in vector registers.
+inline void multiply(double xr, double xi, const cplx& t, double& re, double& im) {
+    re = xr * t.real() - xi * t.imag();
+    im = xr * t.imag() + xi * t.real();
+}
+}  // namespace
+
 Encoder::Encoder(ContextPtr ctx) : ctx_(std::move(ctx)) {
     const size_t n = ctx_->n(), m = 2 * n;
-    roots_.resize(m + 1);
+    std::vector<cplx> roots(m + 1);  // exp(2 pi i k / 2N)
     for (size_t k = 0; k <= m; ++k) {
         const double angle = 2 * M_PI * double(k) / double(m);
-        roots_[k] = cplx(std::cos(angle), std::sin(angle));
+        roots[k] = cplx(std::cos(angle), std::sin(angle));
     }
-    rot_group_.resize(n / 2);
+    // The stage of butterflies `half` apart uses twiddle j (j < half) = zeta^(5^j mod 4 half) with
+    // zeta = exp(2 pi i / (8 half)): one contiguous run of `half` roots per stage, at offset half - 1.
+    std::vector<uint64_t> rot_group(n / 2);  // 5^j mod 2N
     uint64_t g = 1;
     for (size_t j = 0; j < n / 2; ++j) {
-        rot_group_[j] = g;
+        rot_group[j] = g;
         g = (g * 5) % m;
+    }
+    twiddles_.resize(n / 2);
+    inverse_twiddles_.resize(n / 2);
+    for (size_t half = 1; 2 * half <= n / 2; half <<= 1) {
+        const size_t lenq = 8 * half, gap = m / lenq;
+        for (size_t j = 0; j < half; ++j) {
+            twiddles_[half - 1 + j] = roots[(rot_group[j] % lenq) * gap];
+            inverse_twiddles_[half - 1 + j] = roots[(lenq - rot_group[j] % lenq) * gap];
+        }
     }
 }
 
 // Evaluates the "twisted" polynomial at the slot roots: a radix-2 FFT whose twiddles follow the
 // rotation group 5^j instead of consecutive powers.
 void Encoder::embed(std::vector<cplx>& v) const {
-    const size_t size = v.size(), m = 2 * ctx_->n();
+    const size_t size = v.size();
     bit_reverse_permute(v);
-    for (size_t len = 2; len <= size; len <<= 1) {
-        const size_t half = len >> 1, lenq = len << 2, gap = m / lenq;
-        for (size_t i = 0; i < size; i += len) {
+    double* d = reinterpret_cast<double*>(v.data());  // std::complex<double> is two doubles, real first
+    for (size_t half = 1; half < size; half <<= 1) {
+        const cplx* t = twiddles_.data() + half - 1;
+        for (size_t i = 0; i < size; i += 2 * half) {
+            double* a = d + 2 * i;
+            double* b = a + 2 * half;
             for (size_t j = 0; j < half; ++j) {
-                const cplx u = v[i + j];
-                const cplx w = v[i + j + half] * roots_[(rot_group_[j] % lenq) * gap];
-                v[i + j] = u + w;
-                v[i + j + half] = u - w;
+                double wr, wi;
+                multiply(b[2 * j], b[2 * j + 1], t[j], wr, wi);
+                const double ur = a[2 * j], ui = a[2 * j + 1];
+                a[2 * j] = ur + wr;
+                a[2 * j + 1] = ui + wi;
+                b[2 * j] = ur - wr;
+                b[2 * j + 1] = ui - wi;
             }
         }
     }
 }
 
 void Encoder::embed_inverse(std::vector<cplx>& v) const {
-    const size_t size = v.size(), m = 2 * ctx_->n();
-    for (size_t len = size; len >= 2; len >>= 1) {
-        const size_t half = len >> 1, lenq = len << 2, gap = m / lenq;
-        for (size_t i = 0; i < size; i += len) {
+    const size_t size = v.size();
+    double* d = reinterpret_cast<double*>(v.data());
+    for (size_t half = size / 2; half >= 1; half >>= 1) {
+        const cplx* t = inverse_twiddles_.data() + half - 1;
+        for (size_t i = 0; i < size; i += 2 * half) {
+            double* a = d + 2 * i;
+            double* b = a + 2 * half;
             for (size_t j = 0; j < half; ++j) {
-                const cplx u = v[i + j] + v[i + j + half];
-                const cplx w = (v[i + j] - v[i + j + half]) * roots_[(lenq - rot_group_[j] % lenq) * gap];
-                v[i + j] = u;
-                v[i + j + half] = w;
+                const double ar = a[2 * j], ai = a[2 * j + 1], br = b[2 * j], bi = b[2 * j + 1];
+                a[2 * j] = ar + br;
+                a[2 * j + 1] = ai + bi;
+                multiply(ar - br, ai - bi, t[j], b[2 * j], b[2 * j + 1]);
             }
         }
     }

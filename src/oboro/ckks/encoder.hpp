@@ -96,8 +96,9 @@ private:
                         std::optional<double> scale, std::optional<size_t> slots, Basis basis) const;
 
     ContextPtr ctx_;
-    std::vector<std::complex<double>> roots_;  // exp(2*pi*i*k/(2N)), k = 0..2N
-    std::vector<uint64_t> rot_group_;          // 5^j mod 2N, j < N/2
+    // The embedding's twiddles, one run per butterfly stage (the constructor says which).
+    std::vector<std::complex<double>> twiddles_;
+    std::vector<std::complex<double>> inverse_twiddles_;
 };
 
 

@@ -36,6 +36,10 @@ void subtract_from(uint64_t* a, const uint64_t* b, size_t len) {
     }
 }
 
+unsigned __int128 low_128(const uint64_t* a, size_t len) {
+    return len > 1 ? (unsigned __int128)a[1] << 64 | a[0] : a[0];
+}
+
 long double words_to_long_double(const uint64_t* a, size_t len) {
     long double v = 0;
     for (size_t w = len; w-- > 0;) v = v * 18446744073709551616.0L + (long double)a[w];
@@ -59,7 +63,35 @@ CrtReconstructor::CrtReconstructor(const RnsBase& base) : base_(base) {
         qh[0] = 1;
         for (size_t j = 0; j < k; ++j)
             if (j != i) mul_word(qh, words_, base[j]);
+        qhat_low_.push_back(low_128(qh, words_));
+        inverse_q_.push_back(1.0 / double(base[i]));
     }
+    q_low_ = low_128(q_words_.data(), words_);
+    const bool q_below_2_128 = std::all_of(q_words_.begin() + std::min<size_t>(2, words_), q_words_.end(),
+                                           [](uint64_t w) { return w == 0; });
+    const unsigned __int128 max_signed = ~(unsigned __int128)0 >> 1;
+    small_limit_ = q_below_2_128 ? low_128(half_q_words_.data(), words_) : max_signed;
+}
+
+bool CrtReconstructor::reconstruct_small(const uint64_t* residues, size_t stride, unsigned __int128& magnitude,
+                                         bool& negative) const {
+    const size_t k = base_.size();
+    unsigned __int128 x = 0;
+    double quotient = 0;
+    for (size_t i = 0; i < k; ++i) {
+        const uint64_t y = mul_shoup(residues[i * stride], base_.punctured_inv(i), base_.punctured_inv_shoup(i), base_[i]);
+        x += qhat_low_[i] * y;
+        quotient += double(y) * inverse_q_[i];
+    }
+    x -= q_low_ * (unsigned __int128)(uint64_t(quotient + 0.5));
+    negative = x >> 127;
+    magnitude = negative ? -x : x;
+    if (magnitude > small_limit_) return false;
+    for (size_t i = 0; i < k; ++i) {
+        const uint64_t r = base_.modulus(i).barrett.reduce(magnitude);
+        if ((negative ? neg_mod(r, base_[i]) : r) != residues[i * stride]) return false;
+    }
+    return true;
 }
 
 void CrtReconstructor::reconstruct(const uint64_t* residues, size_t stride, uint64_t* acc, bool& negative) const {
@@ -103,8 +135,14 @@ void CrtReconstructor::to_double(const uint64_t* limbs, size_t stride, size_t n,
     std::vector<uint64_t> acc(words_ + 1);
     for (size_t c = 0; c < n; ++c) {
         bool negative = false;
-        reconstruct(limbs + c, stride, acc.data(), negative);
-        const long double mag = words_to_long_double(acc.data(), words_);
+        unsigned __int128 small = 0;
+        long double mag;
+        if (reconstruct_small(limbs + c, stride, small, negative)) {
+            mag = (long double)small;  // rounded once, as words_to_long_double rounds a two-word value
+        } else {
+            reconstruct(limbs + c, stride, acc.data(), negative);
+            mag = words_to_long_double(acc.data(), words_);
+        }
         out[c] = double((negative ? -mag : mag) * (long double)multiplier);
     }
 }
