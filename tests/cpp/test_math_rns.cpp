@@ -503,8 +503,9 @@ TEST(CrtReconstructor, ToDoubleWithMultiplier) {
     }
 }
 
-// to_double takes a shortcut for values below 2^127 (crt.hpp). Around every boundary it could get
-// wrong (|x| = 2^127 - 1, 2^127, 2^127 + 1, the centring boundary (Q-1)/2 of a Q below 2^128,
+// to_double takes shortcuts for values below 2^127 (crt.hpp). Around every boundary they could get
+// wrong (|x| = 2^127 - 1, 2^127, 2^127 + 1, (q-1)/2 and (q+1)/2 for the widest prime q, the
+// centring boundary (Q-1)/2 of a Q below 2^128,
 // random values of 1..160 bits, both signs), its result is the exact path's, to the bit.
 TEST(CrtReconstructor, ToDoubleShortcutMatchesExactPath) {
     std::mt19937_64 rng(16);
@@ -529,6 +530,8 @@ TEST(CrtReconstructor, ToDoubleShortcutMatchesExactPath) {
         for (int64_t d : {-1, 0, 1}) power_of_two_plus(127, d);
         power_of_two_plus(126, 0);
         power_of_two_plus(64, -1);
+        const uint64_t widest = *std::max_element(primes.begin(), primes.end());
+        for (uint64_t d : {0, 1}) magnitudes.push_back(Big(c.words, widest / 2 + d));  // the one-prime candidate's edge
         magnitudes.push_back(half);
         Big below_half = half;
         sub_word(below_half, 1);

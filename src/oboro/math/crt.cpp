@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "oboro/util/parallel.hpp"
+
 namespace oboro::math {
 
 namespace {
@@ -67,14 +69,32 @@ CrtReconstructor::CrtReconstructor(const RnsBase& base) : base_(base) {
         inverse_q_.push_back(1.0 / double(base[i]));
     }
     q_low_ = low_128(q_words_.data(), words_);
+    widest_ = size_t(std::max_element(base.values().begin(), base.values().end()) - base.values().begin());
     const bool q_below_2_128 = std::all_of(q_words_.begin() + std::min<size_t>(2, words_), q_words_.end(),
                                            [](uint64_t w) { return w == 0; });
     const unsigned __int128 max_signed = ~(unsigned __int128)0 >> 1;
     small_limit_ = q_below_2_128 ? low_128(half_q_words_.data(), words_) : max_signed;
 }
 
+bool CrtReconstructor::matches(unsigned __int128 magnitude, bool negative, const uint64_t* residues,
+                               size_t stride) const {
+    const bool one_word = (magnitude >> 64) == 0;  // the usual case: one word, reduced with one product
+    for (size_t i = 0; i < base_.size(); ++i) {
+        const Barrett<uint64_t>& br = base_.modulus(i).barrett;
+        const uint64_t r = one_word ? br.reduce_word(uint64_t(magnitude)) : br.reduce(magnitude);
+        if ((negative ? neg_mod(r, base_[i]) : r) != residues[i * stride]) return false;
+    }
+    return true;
+}
+
 bool CrtReconstructor::reconstruct_small(const uint64_t* residues, size_t stride, unsigned __int128& magnitude,
                                          bool& negative) const {
+    // The centred residue of the widest prime, if every other residue agrees.
+    const uint64_t r = residues[widest_ * stride], q = base_[widest_];
+    negative = r > q / 2;
+    magnitude = negative ? q - r : r;
+    if (matches(magnitude, negative, residues, stride)) return true;
+    // The CRT sum modulo 2^128, less the estimated multiple of Q.
     const size_t k = base_.size();
     unsigned __int128 x = 0;
     double quotient = 0;
@@ -86,12 +106,7 @@ bool CrtReconstructor::reconstruct_small(const uint64_t* residues, size_t stride
     x -= q_low_ * (unsigned __int128)(uint64_t(quotient + 0.5));
     negative = x >> 127;
     magnitude = negative ? -x : x;
-    if (magnitude > small_limit_) return false;
-    for (size_t i = 0; i < k; ++i) {
-        const uint64_t r = base_.modulus(i).barrett.reduce(magnitude);
-        if ((negative ? neg_mod(r, base_[i]) : r) != residues[i * stride]) return false;
-    }
-    return true;
+    return magnitude <= small_limit_ && matches(magnitude, negative, residues, stride);
 }
 
 void CrtReconstructor::reconstruct(const uint64_t* residues, size_t stride, uint64_t* acc, bool& negative) const {
@@ -132,19 +147,25 @@ long double CrtReconstructor::to_long_double(const uint64_t* residues) const {
 }
 
 void CrtReconstructor::to_double(const uint64_t* limbs, size_t stride, size_t n, double multiplier, double* out) const {
-    std::vector<uint64_t> acc(words_ + 1);
-    for (size_t c = 0; c < n; ++c) {
-        bool negative = false;
-        unsigned __int128 small = 0;
-        long double mag;
-        if (reconstruct_small(limbs + c, stride, small, negative)) {
-            mag = (long double)small;  // rounded once, as words_to_long_double rounds a two-word value
-        } else {
-            reconstruct(limbs + c, stride, acc.data(), negative);
-            mag = words_to_long_double(acc.data(), words_);
+    // Chunks of coefficients over the pool: each value is independent, and a chunk of this size
+    // is tens of microseconds of work even on one limb.
+    constexpr size_t chunk = 2048;
+    parallel_for((n + chunk - 1) / chunk, [&](size_t c0) {
+        std::vector<uint64_t> acc(words_ + 1);
+        for (size_t c = c0 * chunk; c < std::min(n, (c0 + 1) * chunk); ++c) {
+            bool negative = false;
+            unsigned __int128 small = 0;
+            long double mag;
+            if (reconstruct_small(limbs + c, stride, small, negative)) {
+                // rounded once, as words_to_long_double rounds a two-word value
+                mag = (small >> 64) == 0 ? (long double)uint64_t(small) : (long double)small;
+            } else {
+                reconstruct(limbs + c, stride, acc.data(), negative);
+                mag = words_to_long_double(acc.data(), words_);
+            }
+            out[c] = double((negative ? -mag : mag) * (long double)multiplier);
         }
-        out[c] = double((negative ? -mag : mag) * (long double)multiplier);
-    }
+    });
 }
 
 }  // namespace oboro::math

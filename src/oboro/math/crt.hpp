@@ -3,13 +3,13 @@
 // point. This is what decoding needs, because the decrypted value is tiny next to Q and any
 // floating-point shortcut before the centring would cancel catastrophically.
 //
-// Most decoded values are far below 2^127, and for them a shortcut is exact: the quotient
-// v = round(sum_i y_i / q_i) of the CRT sum is estimated in double, the value x = sum_i y_i Q/q_i - v Q
-// is computed modulo 2^128, and the candidate is accepted only if it is at most min(Q/2, 2^127) in
-// magnitude and has the given residue modulo every q_i: then it is the centred representative (the
-// only one in that range). Anything else (a wrong estimate, a value of 2^127 or more) takes the
-// multi-word path. The branch depends on the magnitude of the value that is returned, not on
-// anything else.
+// Most decoded values are far below 2^127, and for them a shortcut is exact. A candidate is taken
+// from the widest prime alone (its centred residue), else from the CRT sum modulo 2^128 less the
+// quotient v = round(sum_i y_i / q_i) estimated in double. A candidate is accepted only if it is at
+// most min((Q-1)/2, 2^127 - 1) in magnitude and has the given residue modulo every q_i: then it is
+// the centred representative (the only one in that range). Anything else (a wrong estimate, a
+// value of 2^127 or more) takes the multi-word path. The branches depend on the magnitude of the
+// value that is returned, not on anything else.
 #pragma once
 
 #include <cstddef>
@@ -35,6 +35,8 @@ private:
     // Computes the centred value of one coefficient as (negative?, magnitude words).
     void reconstruct(const uint64_t* residues, size_t stride, uint64_t* acc, bool& negative) const;
     // The shortcut above: true and the centred value's (negative, magnitude) when it is proven.
+    // matches: whether (negative ? -magnitude : magnitude) has these residues.
+    bool matches(unsigned __int128 magnitude, bool negative, const uint64_t* residues, size_t stride) const;
     bool reconstruct_small(const uint64_t* residues, size_t stride, unsigned __int128& magnitude,
                            bool& negative) const;
 
@@ -47,6 +49,7 @@ private:
     unsigned __int128 q_low_ = 0;              // Q mod 2^128
     unsigned __int128 small_limit_ = 0;        // min(floor(Q/2), 2^127 - 1)
     std::vector<double> inverse_q_;            // 1 / q_i
+    size_t widest_ = 0;                        // the index of the largest q_i
 };
 
 }  // namespace oboro::math
