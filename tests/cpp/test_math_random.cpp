@@ -313,6 +313,30 @@ TEST(Prng, UniformStaysBelowBound) {
     for (int i = 0; i < 100; ++i) EXPECT_EQ(p.uniform(1), 0u);
 }
 
+// uniform_fill gives the values of as many uniform() calls and leaves the generator where they
+// would: for every kind of bound, counts that cross several refills, and a stream that an odd
+// next_u32 left off a word boundary (a word straddling the refill)
+TEST(Prng, UniformFillEqualsRepeatedUniform) {
+    const std::vector<uint64_t> bounds = {1, 2, 5, 1000, 4611686018427387847ull, (uint64_t(1) << 63) + 1, ~uint64_t(0)};
+    for (uint64_t b : bounds) {
+        for (size_t count : {size_t(0), size_t(1), size_t(127), size_t(128), size_t(129), size_t(5000)}) {
+            for (bool misaligned : {false, true}) {
+                Prng one(seed_of(12), 3), fill(seed_of(12), 3);
+                if (misaligned) {
+                    (void)one.next_u32();
+                    (void)fill.next_u32();
+                }
+                std::vector<uint64_t> want(count), got(count + 1, 77);
+                for (auto& v : want) v = one.uniform(b);
+                fill.uniform_fill(b, got.data(), count);
+                for (size_t i = 0; i < count; ++i) ASSERT_EQ(got[i], want[i]) << "bound " << b << " value " << i;
+                EXPECT_EQ(got[count], 77u);  // nothing written past count
+                EXPECT_EQ(fill.next_u64(), one.next_u64()) << "bound " << b << " count " << count;
+            }
+        }
+    }
+}
+
 // chi-square statistic of counts against the uniform distribution
 double chi_square(const std::vector<uint64_t>& counts, double expected) {
     double chi = 0;

@@ -8,6 +8,7 @@
 #include "oboro/ckks/sampling.hpp"
 #include "oboro/math/modarith.hpp"
 #include "oboro/util/error.hpp"
+#include "oboro/util/parallel.hpp"
 
 namespace oboro::ckks {
 
@@ -88,15 +89,14 @@ SecretBuffer<uint64_t> restricted(const Context& ctx, const uint64_t* full, int 
 }
 
 // b = -a*s + e over Q_level*P' (NTT form; s restricted to that basis), with a (written to `a`)
-// expanded from stream `stream` of `a_seed` so that it can be stored as the seed; e comes from
-// the key generator's own stream. e and a*s give s away (b and a are public): both live in
-// secret memory (sample_gaussian's SecretVector, a SecretBuffer).
-void rlwe_sample(const Context& ctx, int level, size_t special, math::Prng& prng, const math::Seed& a_seed,
-                 uint64_t stream, const uint64_t* s, uint64_t* b, uint64_t* a) {
+// expanded from stream `stream` of `a_seed` so that it can be stored as the seed. e and a*s give s
+// away (b and a are public): both live in secret memory (sample_gaussian's SecretVector, a
+// SecretBuffer).
+void rlwe_sample(const Context& ctx, int level, size_t special, const SecretVector<int64_t>& e,
+                 const math::Seed& a_seed, uint64_t stream, const uint64_t* s, uint64_t* b, uint64_t* a) {
     const size_t n = ctx.n(), nq = size_t(level + 1), k = special, limbs = nq + k;
     const std::vector<math::Modulus> basis = key_basis(ctx, level, special);
     expand_uniform(a_seed, stream, a, basis.data(), limbs, n);
-    const auto e = sample_gaussian(prng, n);
     small_to_ntt(e, b, ctx.moduli(), ctx.ntt_tables(), nq);
     small_to_ntt(e, b + nq * n, ctx.p_moduli(), ctx.p_ntt_tables(), k);
     SecretBuffer<uint64_t> as(limbs * n);
@@ -151,8 +151,8 @@ PublicKey KeyGenerator::public_key() {
     PublicKey pk;
     pk.data = AlignedBuffer<uint64_t>(2 * limbs * n);
     pk.a_seed = fresh_seed();
-    rlwe_sample(*ctx_, ctx_->max_level(), ctx_->p_count(), prng_, *pk.a_seed, 0, sk_->ntt.data(), pk.data.data(),
-                pk.data.data() + limbs * n);
+    rlwe_sample(*ctx_, ctx_->max_level(), ctx_->p_count(), sample_gaussian(prng_, n), *pk.a_seed, 0, sk_->ntt.data(),
+                pk.data.data(), pk.data.data() + limbs * n);
     pk.context_id = ctx_->id();
     return pk;
 }
@@ -174,8 +174,13 @@ KeySwitchKey KeyGenerator::switching_key(const uint64_t* s_from, std::optional<i
     key.context_id = ctx.id();
     key.data = AlignedBuffer<uint64_t>(2 * key.digits * limbs * n);
     key.a_seed = fresh_seed();
-    for (size_t j = 0; j < key.digits; ++j) {
-        rlwe_sample(ctx, level, special, prng_, *key.a_seed, j, s.data(), key.mutable_b(j), key.mutable_a(j));
+    // The errors come from the generator's stream in digit order, as one digit after the other
+    // would draw them (a generator made from a seed makes the same key); everything else of a
+    // digit is its own, so the digits run over the pool.
+    std::vector<SecretVector<int64_t>> errors;
+    for (size_t j = 0; j < key.digits; ++j) errors.push_back(sample_gaussian(prng_, n));
+    parallel_for(key.digits, [&](size_t j) {
+        rlwe_sample(ctx, level, special, errors[j], *key.a_seed, j, s.data(), key.mutable_b(j), key.mutable_a(j));
         // + P' * s_from on the primes of digit j (P' = 0 mod each of its special primes).
         for (size_t i = j * alpha; i < std::min(nq, (j + 1) * alpha); ++i) {
             const math::Modulus& m = ctx.moduli()[i];
@@ -186,7 +191,7 @@ KeySwitchKey KeyGenerator::switching_key(const uint64_t* s_from, std::optional<i
             for (size_t c = 0; c < n; ++c)
                 bi[c] = math::add_mod(bi[c], math::mul_shoup(si[c], p_mod, p_shoup, m.value), m.value);
         }
-    }
+    });
     key.uid = new_key_uid();
     return key;
 }

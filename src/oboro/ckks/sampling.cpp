@@ -120,11 +120,7 @@ void small_to_ntt(std::span<const int64_t> coeffs, uint64_t* out, const math::Mo
 }
 
 void sample_uniform(math::Prng& prng, uint64_t* out, const math::Modulus* mods, size_t limbs, size_t n) {
-    for (size_t i = 0; i < limbs; ++i) {
-        const uint64_t q = mods[i].value;
-        uint64_t* o = out + i * n;
-        for (size_t k = 0; k < n; ++k) o[k] = prng.uniform(q);
-    }
+    for (size_t i = 0; i < limbs; ++i) prng.uniform_fill(mods[i].value, out + i * n, n);
 }
 
 void expand_uniform(const math::Seed& seed, uint64_t stream, uint64_t* out, const math::Modulus* mods, size_t limbs,

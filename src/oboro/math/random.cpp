@@ -229,16 +229,46 @@ uint32_t Prng::next_u32() {
     return load_le32(b);
 }
 
+namespace {
+// The bits uniform(bound) draws: as many as bound - 1 has.
+uint64_t draw_mask(uint64_t bound) {
+    uint64_t mask = bound - 1;
+    mask |= mask >> 1; mask |= mask >> 2; mask |= mask >> 4;
+    mask |= mask >> 8; mask |= mask >> 16; mask |= mask >> 32;
+    return mask;
+}
+}  // namespace
+
 uint64_t Prng::uniform(uint64_t bound) {
     if (bound <= 1) return 0;
     // Draw as many bits as bound needs and reject values >= bound: no modulo bias, and for the
     // NTT primes (just below a power of two) almost no draw is rejected.
-    uint64_t mask = bound - 1;
-    mask |= mask >> 1; mask |= mask >> 2; mask |= mask >> 4;
-    mask |= mask >> 8; mask |= mask >> 16; mask |= mask >> 32;
+    const uint64_t mask = draw_mask(bound);
     uint64_t v;
     do { v = next_u64() & mask; } while (v >= bound);
     return v;
+}
+
+void Prng::uniform_fill(uint64_t bound, uint64_t* out, size_t count) {
+    if (bound <= 1) {
+        std::fill(out, out + count, 0);
+        return;
+    }
+    const uint64_t mask = draw_mask(bound);
+    size_t i = 0;
+    while (i < count) {
+        // Whole words straight from the buffer, then one next_u64 for the refill (or a word that
+        // straddles it).
+        while (i < count && pos_ + 8 <= kBufferBytes) {
+            const uint64_t v = (uint64_t(load_le32(buffer_ + pos_)) | uint64_t(load_le32(buffer_ + pos_ + 4)) << 32) & mask;
+            pos_ += 8;
+            if (v < bound) out[i++] = v;
+        }
+        if (i < count) {
+            const uint64_t v = next_u64() & mask;
+            if (v < bound) out[i++] = v;
+        }
+    }
 }
 
 double Prng::uniform_double() { return double(next_u64() >> 11) * 0x1.0p-53; }

@@ -55,6 +55,8 @@ public:
     uint32_t next_u32();
     // Uniform in [0, bound) by rejection sampling (no modulo bias).
     uint64_t uniform(uint64_t bound);
+    // out[0..count) = count calls of uniform(bound), the same values, without a call per value.
+    void uniform_fill(uint64_t bound, uint64_t* out, size_t count);
     // Uniform double in [0, 1) with 53 random bits.
     double uniform_double();
 
