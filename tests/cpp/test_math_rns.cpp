@@ -62,6 +62,13 @@ void sub_word(Big& a, uint64_t v) { sub(a, Big(a.w.size(), v)); }
 void shr1(Big& a) {
     for (size_t i = 0; i < a.w.size(); ++i) a.w[i] = (a.w[i] >> 1) | (i + 1 < a.w.size() ? a.w[i + 1] << 63 : 0);
 }
+// (q - 1) / 2: the largest magnitude a value centred modulo an odd q can have
+Big centred_limit(const Big& q) {
+    Big h = q;
+    sub_word(h, 1);
+    shr1(h);
+    return h;
+}
 uint64_t mod_word(const Big& a, uint64_t t) {
     u128 r = 0;
     for (size_t i = a.w.size(); i-- > 0;) r = ((r << 64) | a.w[i]) % t;
@@ -219,10 +226,9 @@ void check_conversion(const std::vector<uint64_t>& from_primes, const std::vecto
 
     // test values, as residue vectors
     std::vector<std::vector<uint64_t>> inputs;
-    Big qm1 = c.Q, half = c.Q;
+    Big qm1 = c.Q;
     sub_word(qm1, 1);                        // Q - 1
-    sub_word(half, 1);
-    shr1(half);                              // (Q - 1) / 2
+    const Big half = centred_limit(c.Q);     // (Q - 1) / 2
     Big half_up = half;
     add(half_up, Big(c.words, 1));           // (Q + 1) / 2
     Big qm2 = qm1;
@@ -342,9 +348,7 @@ TEST(CrtReconstructor, SmallSignedValuesExact) {
         const Crt c(primes);
         SCOPED_TRACE(::testing::Message() << "k=" << k);
         // Largest |v| that is still centred: (Q-1)/2, capped to int64
-        Big half = c.Q;
-        sub_word(half, 1);
-        shr1(half);
+        const Big half = centred_limit(c.Q);
         bool half_fits = true;
         for (size_t i = 1; i < half.w.size(); ++i) half_fits = half_fits && half.w[i] == 0;
         const uint64_t vmax = half_fits ? std::min<uint64_t>(half.w[0], INT64_MAX) : INT64_MAX;
@@ -374,10 +378,9 @@ TEST(CrtReconstructor, CentringBoundary) {
         const CrtReconstructor crt(base);
         const Crt c(primes);
         SCOPED_TRACE(::testing::Message() << "k=" << k);
-        Big qm1 = c.Q, half = c.Q;
+        Big qm1 = c.Q;
         sub_word(qm1, 1);
-        sub_word(half, 1);
-        shr1(half);
+        const Big half = centred_limit(c.Q);
         Big half_up = half;
         add(half_up, Big(c.words, 1));
         const long double h = to_ld(half);
@@ -415,9 +418,7 @@ TEST(CrtReconstructor, RandomValuesRelativeAccuracy) {
         const CrtReconstructor crt(base);
         const Crt c(primes);
         SCOPED_TRACE(::testing::Message() << "k=" << k);
-        Big half = c.Q;
-        sub_word(half, 1);
-        shr1(half);
+        const Big half = centred_limit(c.Q);
         for (int i = 0; i < 400; ++i) {
             Big x = random_below(c, rng);
             // also shrink some values to cover all magnitudes, positive and negative
@@ -515,9 +516,7 @@ TEST(CrtReconstructor, ToDoubleShortcutMatchesExactPath) {
         const CrtReconstructor crt(base);
         const Crt c(primes);
         SCOPED_TRACE(::testing::Message() << "k=" << k);
-        Big half = c.Q;
-        sub_word(half, 1);
-        shr1(half);  // (Q-1)/2: the largest centred magnitude
+        const Big half = centred_limit(c.Q);
         std::vector<Big> magnitudes;
         auto power_of_two_plus = [&](int bits, int64_t delta) {
             Big x(c.words, 0);
