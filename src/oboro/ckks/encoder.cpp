@@ -32,6 +32,17 @@ inline void multiply(double xr, double xi, const cplx& t, double& re, double& im
     re = xr * t.real() - xi * t.imag();
     im = xr * t.imag() + xi * t.real();
 }
+
+// std::round (halves away from zero), to the bit and with its sign of zero, without the library
+// call: truncation is exact below 2^52, and from 2^52 on every double is already an integer.
+inline double round_half_away(double x) {
+    if (!(std::fabs(x) < 0x1p52)) return x;  // integral, infinite or NaN
+    double r = double(int64_t(x));
+    const double rest = x - r;  // exact
+    if (rest >= 0.5) r += 1;
+    if (rest <= -0.5) r -= 1;
+    return std::copysign(r, x);
+}
 }  // namespace
 
 Encoder::Encoder(ContextPtr ctx) : ctx_(std::move(ctx)) {
@@ -134,9 +145,18 @@ void Encoder::scaled_coefficients(const char* op, const cplx* values, size_t cou
     double log2_q = ctx_->log2_q(shape.level);
     if (shape.basis == Basis::qp) log2_q += ctx_->log2_p();
     const double limit = std::exp2(log2_q - encoding_headroom_bits);
+    // Scale and round every value first (a loop without calls or divisions), then look for the
+    // first value that is not finite or too large only if there is one.
+    bool refused = false;
     for (size_t i = 0; i < 2 * shape.slots; ++i) {
-        const cplx& x = w[i % shape.slots];
-        const double c = std::round((i < shape.slots ? x.real() : x.imag()) * shape.scale);
+        const cplx& x = w[i < shape.slots ? i : i - shape.slots];
+        const double c = round_half_away((i < shape.slots ? x.real() : x.imag()) * shape.scale);
+        refused |= !(std::fabs(c) < limit);  // also NaN and infinity
+        out[i] = c;
+    }
+    if (!refused) return;
+    for (size_t i = 0; i < 2 * shape.slots; ++i) {
+        const double c = out[i];
         if (!std::isfinite(c))
             raise<ValueError>(op, ": a value is not finite (NaN or infinity) after scaling by 2^", std::log2(shape.scale));
         if (std::fabs(c) >= limit)
@@ -144,7 +164,6 @@ void Encoder::scaled_coefficients(const char* op, const cplx* values, size_t cou
                               std::log2(std::fabs(c)), ", beyond the modulus 2^", log2_q, " at level ", shape.level,
                               " less its ", encoding_headroom_bits, " bits of headroom (2^", std::log2(limit),
                               "); use smaller values, a smaller scale or a higher level");
-        out[i] = c;
     }
 }
 
