@@ -25,6 +25,15 @@ template <typename Buffer> void fill_secret(Buffer& b) {
     for (size_t i = 0; i < b.size(); ++i) b[i] = secret_word(i);
 }
 
+// A Buffer of kWords filled with the secret and freed into an emptied cache: the address of its
+// block, for comparing with the next buffer's (never dereferenced).
+template <typename Buffer> const uint64_t* freed_secret_block() {
+    pool_trim();
+    Buffer b(kWords);
+    fill_secret(b);
+    return b.data();
+}
+
 // How many words of `b` hold the secret's word at their position.
 size_t secret_words_in(const AlignedBuffer<uint64_t>& b) {
     size_t found = 0;
@@ -63,13 +72,7 @@ TEST(SecretMemory, SecretBufferIsWipedWhenFreed) {
 }
 
 TEST(SecretMemory, WipedBufferReturnsToThePoolZeroed) {
-    pool_trim();
-    const uint64_t* block = nullptr;
-    {
-        WipedBuffer<uint64_t> w(kWords);
-        block = w.data();
-        fill_secret(w);
-    }
+    const uint64_t* block = freed_secret_block<WipedBuffer<uint64_t>>();
     EXPECT_EQ(pool_cached_bytes(), kWords * sizeof(uint64_t));  // back in the cache, for speed
     AlignedBuffer<uint64_t> next(kWords);
     ASSERT_EQ(next.data(), block);  // the same block, handed out again...
@@ -80,13 +83,7 @@ TEST(SecretMemory, WipedBufferReturnsToThePoolZeroed) {
 // The contrast the two buffers above are for: an ordinary buffer goes back to the cache as it is
 // and the next buffer of its size receives its words (AlignedBuffer never promises zeroed memory).
 TEST(SecretMemory, OrdinaryBuffersStillComeFromThePoolUncleared) {
-    pool_trim();
-    const uint64_t* block = nullptr;
-    {
-        AlignedBuffer<uint64_t> a(kWords);
-        block = a.data();
-        fill_secret(a);
-    }
+    const uint64_t* block = freed_secret_block<AlignedBuffer<uint64_t>>();
     EXPECT_EQ(pool_cached_bytes(), kWords * sizeof(uint64_t));
     AlignedBuffer<uint64_t> next(kWords);
     EXPECT_EQ(next.data(), block);

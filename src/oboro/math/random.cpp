@@ -41,6 +41,7 @@ inline void quarter_round(uint32_t& a, uint32_t& b, uint32_t& c, uint32_t& d) {
 inline uint32_t load_le32(const uint8_t* p) {
     return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
 }
+inline uint64_t load_le64(const uint8_t* p) { return uint64_t(load_le32(p)) | uint64_t(load_le32(p + 4)) << 32; }
 }  // namespace
 
 void chacha20_block(const uint32_t key[8], uint32_t counter, const uint32_t nonce[3], uint8_t out[64]) {
@@ -209,13 +210,13 @@ void Prng::fill(uint8_t* buf, size_t len) {
 
 uint64_t Prng::next_u64() {
     if (pos_ + 8 <= kBufferBytes) {  // the common case: no refill inside the word
-        const uint64_t v = uint64_t(load_le32(buffer_ + pos_)) | uint64_t(load_le32(buffer_ + pos_ + 4)) << 32;
+        const uint64_t v = load_le64(buffer_ + pos_);
         pos_ += 8;
         return v;
     }
     uint8_t b[8];
     fill(b, 8);
-    return uint64_t(load_le32(b)) | uint64_t(load_le32(b + 4)) << 32;
+    return load_le64(b);
 }
 
 uint32_t Prng::next_u32() {
@@ -260,7 +261,7 @@ void Prng::uniform_fill(uint64_t bound, uint64_t* out, size_t count) {
         // Whole words straight from the buffer, then one next_u64 for the refill (or a word that
         // straddles it).
         while (i < count && pos_ + 8 <= kBufferBytes) {
-            const uint64_t v = (uint64_t(load_le32(buffer_ + pos_)) | uint64_t(load_le32(buffer_ + pos_ + 4)) << 32) & mask;
+            const uint64_t v = load_le64(buffer_ + pos_) & mask;
             pos_ += 8;
             if (v < bound) out[i++] = v;
         }

@@ -29,7 +29,6 @@ Split split(double c) {
     return s;
 }
 
-
 // Limb `limb` (zeroed outside the subring) of the 2 * slots coefficients split into `values`.
 // A function of its own, with a restrict-qualified output and the modulus by value, so that the
 // stores into the limb do not force the compiler to reload everything else.
