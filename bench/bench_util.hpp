@@ -74,15 +74,19 @@ inline Timing measure(const std::function<void()>& f, int min_runs = 5, double m
 // order, so a slow spell of a shared machine falls on all of them alike and their ratios stay
 // meaningful (timing one after the other would put the spell on one of them only). Warms each up
 // once, then runs rounds until `min_runs` rounds and `min_seconds` have passed (at most
-// `max_runs`); returns the median and the minimum of each, in microseconds.
+// `max_runs`); returns the median and the minimum of each, in microseconds. With `untimed_calls`,
+// each timed call follows that many untimed calls of the same f, so that it finds its data in the
+// caches as it would inside a sequence of operations (the other f's evict it in between).
 inline std::vector<Timing> measure_interleaved(const std::vector<std::function<void()>>& fs, int min_runs = 5,
-                                               double min_seconds = 0.3, int max_runs = 1000) {
+                                               double min_seconds = 0.3, int max_runs = 1000,
+                                               int untimed_calls = 0) {
     using clock = std::chrono::steady_clock;
     for (const auto& f : fs) f();
     std::vector<std::vector<double>> us(fs.size());
     const auto start = clock::now();
     for (int round = 0; round < max_runs; ++round) {
         for (size_t i = 0; i < fs.size(); ++i) {
+            for (int u = 0; u < untimed_calls; ++u) fs[i]();
             const auto t0 = clock::now();
             fs[i]();
             us[i].push_back(std::chrono::duration<double, std::micro>(clock::now() - t0).count());

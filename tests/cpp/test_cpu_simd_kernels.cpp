@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "oboro/backend/cpu/eltwise.hpp"
+#include "oboro/backend/ring.hpp"
 #include "oboro/backend/cpu/ntt_simd.hpp"
 #include "oboro/backend/cpu/poly_ops.hpp"
 #include "oboro/math/modarith.hpp"
@@ -389,6 +390,34 @@ TEST_P(EltwiseSimd, OverflowCounts) {
                 for (size_t i = 0; i < terms; ++i) sum += (long double)(y[i * stride + c]) / moduli[i % moduli.size()];
                 ASSERT_LE(std::fabs(double(sum - (long double)(e[c]))), 0.5 + 1e-9) << "c=" << c;
             }
+        }
+    }
+}
+
+// The automorphism permutations of rings from n = 8 up: each maps every aligned group of 8 slots
+// onto one aligned group of 8 (what the SIMD kernels rely on), and every table permutes as the
+// portable loop does, for rotations by 1, 2 and the largest step, and for conjugation.
+TEST_P(EltwiseSimd, PermuteAutomorphism) {
+    SIMD_OR_SKIP(k);
+    std::mt19937_64 gen(11);
+    for (int log_n : {3, 4, 5, 10, 13}) {
+        const size_t n = size_t(1) << log_n;
+        const auto primes = math::generate_ntt_primes(50, n, 2);
+        const backend::Ring ring(n, {primes[0]}, {primes[1]}, 1, 1);
+        std::vector<uint64_t> galois = {2 * n - 1};
+        uint64_t g = 1;
+        for (size_t step = 1; step < n / 2; ++step) {
+            g = g * 5 % (2 * n);
+            if (step <= 2 || step == n / 2 - 1) galois.push_back(g);
+        }
+        const auto x = words(n, primes[0], primes[0], gen);
+        for (uint64_t gal : galois) {
+            const std::vector<uint32_t>& perm = ring.automorphism_permutation(gal);
+            for (size_t i = 0; i < n; ++i) ASSERT_EQ(perm[i] >> 3, perm[i & ~size_t(7)] >> 3) << "n=" << n << " i=" << i;
+            std::vector<uint64_t> want(n), got(n);
+            for (size_t i = 0; i < n; ++i) want[i] = x[perm[i]];
+            k->permute_automorphism(got.data(), x.data(), perm.data(), n);
+            ASSERT_EQ(want, got) << "n=" << n << " galois=" << gal;
         }
     }
 }

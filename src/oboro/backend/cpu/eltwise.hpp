@@ -29,7 +29,9 @@ struct DotTerm {
     const uint64_t* y1 = nullptr;
 };
 
-// The portable overflow_counts (below), which the tables without a faster one keep.
+// The portable permute_automorphism and overflow_counts (below), which the tables without a
+// faster one keep.
+void permute_automorphism_portable(uint64_t* d, const uint64_t* x, const uint32_t* perm, size_t n);
 void overflow_counts_portable(uint8_t* v, const uint64_t* y, size_t stride, size_t terms, const double* inv,
                               size_t n);
 
@@ -86,6 +88,14 @@ struct EltwiseKernels {
     // residues below 2^62, `stride` words apart; inv[i] = 1 / q_i.
     void (*overflow_counts)(uint8_t* v, const uint64_t* y, size_t stride, size_t terms, const double* inv,
                             size_t n) = overflow_counts_portable;
+    // d[k] = x[perm[k]] for perm an automorphism's NTT-form permutation
+    // (Ring::automorphism_permutation); d must not alias x. Such a permutation maps every aligned
+    // group of 8 slots onto one aligned group of 8 (slot i holds the exponent 2*bitrev(i)+1: the
+    // low 3 bits of i are the top 3 of the exponent, and multiplying by an odd g only mixes those
+    // among themselves), so the SIMD tables load each source group whole and shuffle it in a
+    // register instead of gathering word by word. n: a multiple of 8 for them.
+    void (*permute_automorphism)(uint64_t* d, const uint64_t* x, const uint32_t* perm, size_t n) =
+        permute_automorphism_portable;
 };
 
 inline constexpr size_t kMaxDotTerms = 64;

@@ -39,9 +39,22 @@ void overflow_counts(uint8_t* v, const uint64_t* y, size_t stride, size_t terms,
     if (c < n) overflow_counts_portable(v + c, y + c, stride, terms, inv, n - c);
 }
 
+// Group g of 8 output slots reads the aligned group perm[8g] & ~7 (eltwise.hpp): one load, and
+// vpermq, which reads only the low 3 bits of each index, puts its words in order.
+void permute_automorphism(uint64_t* d, const uint64_t* x, const uint32_t* perm, size_t n) {
+    size_t k = 0;
+    for (; k + 8 <= n; k += 8) {
+        const __m512i index = _mm512_cvtepu32_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(perm + k)));
+        const __m512i group = _mm512_loadu_si512(x + (perm[k] & ~uint32_t(7)));
+        _mm512_storeu_si512(d + k, _mm512_permutexvar_epi64(index, group));
+    }
+    if (k < n) permute_automorphism_portable(d + k, x, perm + k, n - k);
+}
+
 constexpr EltwiseKernels kTable = [] {
     EltwiseKernels t = simd::Kernels<Avx512Ops>::table("avx512");
     t.overflow_counts = overflow_counts;
+    t.permute_automorphism = permute_automorphism;
     return t;
 }();
 

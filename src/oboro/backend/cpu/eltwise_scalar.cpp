@@ -97,6 +97,10 @@ void weighted_sum(uint64_t* d, const uint64_t* y, size_t stride, size_t terms, c
 
 }  // namespace
 
+void permute_automorphism_portable(uint64_t* d, const uint64_t* x, const uint32_t* perm, size_t n) {
+    for (size_t k = 0; k < n; ++k) d[k] = x[perm[k]];
+}
+
 void overflow_counts_portable(uint8_t* v, const uint64_t* y, size_t stride, size_t terms, const double* inv,
                               size_t n) {
     for (size_t c = 0; c < n; ++c) v[c] = uint8_t(math::conversion_overflow(y + c, stride, inv, terms));

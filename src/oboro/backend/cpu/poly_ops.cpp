@@ -134,11 +134,8 @@ void ntt_inverse(uint64_t* data, const NttTables* tables, size_t limbs) {
 }
 
 void permute(uint64_t* dst, const uint64_t* src, const uint32_t* perm, size_t limbs, size_t n) {
-    for_each_limb(limbs, n, [&](size_t i) {
-        const uint64_t* s = src + i * n;
-        uint64_t* d = dst + i * n;
-        for (size_t k = 0; k < n; ++k) d[k] = s[perm[k]];
-    });
+    const EltwiseKernels& kn = eltwise_active();
+    for_each_limb(limbs, n, [&](size_t i) { kn.permute_automorphism(dst + i * n, src + i * n, perm, n); });
 }
 
 void base_convert(const math::BaseConverter& converter, const uint64_t* in, size_t in_stride, uint64_t* const* outs,

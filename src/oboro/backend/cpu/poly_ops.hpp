@@ -65,7 +65,8 @@ NttFunctions ntt_functions(Isa isa, uint64_t q);
 void ntt_forward(uint64_t* data, const NttTables* tables, size_t limbs);
 void ntt_inverse(uint64_t* data, const NttTables* tables, size_t limbs);
 
-// dst[i][k] = src[i][perm[k]] for every limb: an automorphism X -> X^g in NTT form.
+// dst[i][k] = src[i][perm[k]] for every limb: the automorphism X -> X^g in NTT form, perm from
+// Ring::automorphism_permutation (EltwiseKernels::permute_automorphism relies on its structure).
 // dst must not alias src.
 void permute(uint64_t* dst, const uint64_t* src, const uint32_t* perm, size_t limbs, size_t n);
 
