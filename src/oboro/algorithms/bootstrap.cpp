@@ -187,6 +187,9 @@ std::vector<int64_t> Bootstrapper::rotation_steps() const {
     std::vector<int64_t> steps = cts_.rotation_steps();
     for (int64_t k : stc_.rotation_steps()) steps.push_back(k);
     for (int64_t k : trace_steps_) steps.push_back(k);
+    // The transforms' plans may name one rotation twice (-256 and 1792 with 2048 slots): one key.
+    const int64_t slots = int64_t(ctx_->max_slots());
+    for (int64_t& k : steps) k = ((k % slots) + slots) % slots;
     std::sort(steps.begin(), steps.end());
     steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
     return steps;

@@ -87,7 +87,8 @@ public:
     // about 1/sqrt(n) in size, where the sine's error is far smaller.
     double precision_bits() const;
 
-    // The rotation steps whose Galois keys the circuit needs (sorted), and the conjugation key.
+    // The rotation steps whose Galois keys the circuit needs (each in 1 .. max_slots - 1, one per
+    // Galois element, sorted), and the conjugation key.
     std::vector<int64_t> rotation_steps() const;
     static constexpr bool needs_conjugation = true;
     // For each Galois element the circuit uses, the highest level it is used at (keys made at

@@ -130,11 +130,14 @@ KeySwitchCost key_switch_cost(const Context& ctx, int level) {
     const double beta = double(digits.size());
     // Weights of the memory-bound passes per word, relative to one modular multiplication.
     // Fitted (least squares on log speed-ups) to bench_trace's paper-004 grid (logN 15, k/l in
-    // {1,5,10} x {1,4,9}, h = 1..7) on an AVX-512 machine: the permutation of a hoisted rotation
-    // is a gather (one random access per word) that SIMD does not speed up, so it weighs about
-    // 3 multiplications next to the vector kernels and 1.5 next to the scalar ones.
-    const bool simd = std::string_view(backend::cpu::eltwise_active().name) != "scalar";
-    const double w_move = simd ? 3.0 : 1.5, w_add = 0.25;
+    // {1,5,10} x {1,4,9}, h = 1..7) on an AVX-512 machine with the word-by-word permutation: a
+    // gather (one random access per word) weighs about 3 multiplications next to the vector
+    // kernels and 1.5 next to the scalar ones. The AVX-512 table moves whole groups of 8 instead
+    // (EltwiseKernels::permute_automorphism), measured 3-3.3x faster (bench_keyswitch): 1.
+    const backend::cpu::EltwiseKernels& kernels = backend::cpu::eltwise_active();
+    const bool simd = std::string_view(kernels.name) != "scalar";
+    const bool grouped_permute = kernels.permute_automorphism != backend::cpu::permute_automorphism_portable;
+    const double w_move = grouped_permute ? 1.0 : simd ? 3.0 : 1.5, w_add = 0.25;
     double mod_up = l1 * ntt;
     for (const DigitConversion& d : digits) {
         const double a = double(d.end - d.begin);
@@ -161,12 +164,12 @@ double sum_cost(const Context& ctx, int level, int rounds, int h) {
 
 int choose_iterations(const Context& ctx, int level, int rounds) {
     if (rounds <= 1) return 1;
+    double lowest = std::numeric_limits<double>::infinity();
+    for (int h = 1; h <= rounds; ++h) lowest = std::min(lowest, sum_cost(ctx, level, rounds, h));
+    // A larger h needs fewer keys: the largest h within kKeySavingTolerance of the lowest cost.
     int best = 1;
-    double best_cost = std::numeric_limits<double>::infinity();
-    for (int h = 1; h <= rounds; ++h) {
-        const double c = sum_cost(ctx, level, rounds, h);
-        if (c < best_cost) best = h, best_cost = c;
-    }
+    for (int h = 1; h <= rounds; ++h)
+        if (sum_cost(ctx, level, rounds, h) <= lowest * (1 + kKeySavingTolerance)) best = h;
     return best;
 }
 
@@ -201,7 +204,7 @@ std::pair<SumStrategy, int> plan_sum(const char* op, const Context& ctx, int lev
         for (auto [cost, c] : ranked)
             if (missing_steps(ctx, steps_for(spec, slots, SumStrategy::hoisted, c), keys).empty())
                 return {SumStrategy::hoisted, c};
-        const int want = ranked.front().second;
+        const int want = choose_iterations(ctx, level, spec.rounds);
         const auto missing = missing_steps(ctx, steps_for(spec, slots, SumStrategy::hoisted, want), keys);
         raise<MissingKey>(op, ": no complete key set for stride ", spec.stride, ", ", spec.rounds,
                           " rounds on operand 'a' (", who, "); the automatic choice (h = ", want,
