@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "oboro/algorithms/requirements.hpp"
+#include "oboro/ckks/trace.hpp"
 #include "oboro/util/error.hpp"
 
 namespace oboro::algorithms {
@@ -23,10 +24,12 @@ int64_t signed_step(int64_t k, size_t slots) {
     return k > n / 2 ? k - n : k;
 }
 
-// The power of two n1 whose plan has the least cost(plan) (the first on ties: the smaller n1).
-template <typename Cost> BsgsPlan cheapest_plan(const std::vector<int64_t>& offsets, size_t slots, Cost&& cost) {
-    BsgsPlan best;
-    double best_cost = 0;
+// The plan of a power of two n1 with the fewest rotations (the fewest keys) among those whose
+// cost(plan) is within `tolerance` of the least (ties: the cheaper, then the smaller n1).
+template <typename Cost>
+BsgsPlan cheapest_plan(const std::vector<int64_t>& offsets, size_t slots, double tolerance, Cost&& cost) {
+    std::vector<std::pair<BsgsPlan, double>> plans;
+    double lowest = 0;
     for (size_t n1 = 1; n1 <= slots; n1 *= 2) {
         std::set<int64_t> babies, giants;
         for (int64_t k : offsets) {
@@ -38,25 +41,31 @@ template <typename Cost> BsgsPlan cheapest_plan(const std::vector<int64_t>& offs
         p.baby_steps.assign(babies.begin(), babies.end());
         for (int64_t g : giants) p.giant_steps.push_back(signed_step(g, slots));
         const double c = cost(p);
-        if (n1 == 1 || c < best_cost) {
-            best = p;
-            best_cost = c;
-        }
+        if (plans.empty() || c < lowest) lowest = c;
+        plans.emplace_back(std::move(p), c);
     }
-    return best;
+    const std::pair<BsgsPlan, double>* best = nullptr;
+    for (const auto& candidate : plans) {
+        if (candidate.second > lowest * (1 + tolerance)) continue;
+        if (!best || candidate.first.rotations() < best->first.rotations() ||
+            (candidate.first.rotations() == best->first.rotations() && candidate.second < best->second))
+            best = &candidate;
+    }
+    return best->first;
 }
 
 }  // namespace
 
 BsgsPlan plan_bsgs(const std::vector<int64_t>& offsets, size_t slots) {
     // fewest rotations; a giant step weighs a little more (not hoisted) to break ties
-    return cheapest_plan(offsets, slots, [&](const BsgsPlan& p) {
+    return cheapest_plan(offsets, slots, 0.0, [&](const BsgsPlan& p) {
         return double(p.rotations()) + double(p.giant_steps.size()) / double(2 * slots + 2);
     });
 }
 
 BsgsPlan plan_bsgs_double_hoisted(const std::vector<int64_t>& offsets, size_t slots, const ckks::KeySwitchCost& cost) {
-    return cheapest_plan(offsets, slots, [&](const BsgsPlan& p) {
+    // a flat optimum: fewer keys for at most kKeySavingTolerance more (as rotate-and-sum's h)
+    return cheapest_plan(offsets, slots, ckks::kKeySavingTolerance, [&](const BsgsPlan& p) {
         const size_t babies = nonzero(p.baby_steps), giants = nonzero(p.giant_steps);
         return (babies ? cost.mod_up : 0) + double(babies) * cost.hoisted_rotation +
                double(p.giant_steps.size()) * cost.mod_down + double(giants) * cost.rotation;

@@ -40,9 +40,11 @@ struct BsgsPlan {
 // on ties the one with fewer giant steps, which are not hoisted.
 BsgsPlan plan_bsgs(const std::vector<int64_t>& offsets, size_t slots);
 
-// The n1 with the least modelled cost (ckks::key_switch_cost, ckks/trace.hpp) under double hoisting
+// The n1 of about the least modelled cost (ckks::key_switch_cost, ckks/trace.hpp) under double hoisting
 // for these offsets: the baby rotations cost a hoisted rotation each (their ModUp is shared,
 // their ModDown is one per giant group), so the best n1 is larger than the fewest-rotations one.
+// Among the plans within ckks::kKeySavingTolerance of the least cost, the one with the fewest
+// rotations (keys: bootstrapping's DFTs hold tens of them).
 BsgsPlan plan_bsgs_double_hoisted(const std::vector<int64_t>& offsets, size_t slots, const ckks::KeySwitchCost& cost);
 
 // What the baby-step rotations share: their ModUp (single hoisting), or their ModUp and, per

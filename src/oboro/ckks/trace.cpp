@@ -130,14 +130,13 @@ KeySwitchCost key_switch_cost(const Context& ctx, int level) {
     const double beta = double(digits.size());
     // Weights of the memory-bound passes per word, relative to one modular multiplication.
     // Fitted (least squares on log speed-ups) to bench_trace's paper-004 grid (logN 15, k/l in
-    // {1,5,10} x {1,4,9}, h = 1..7) on an AVX-512 machine with the word-by-word permutation: a
-    // gather (one random access per word) weighs about 3 multiplications next to the vector
-    // kernels and 1.5 next to the scalar ones. The AVX-512 table moves whole groups of 8 instead
-    // (EltwiseKernels::permute_automorphism), measured 3-3.3x faster (bench_keyswitch): 1.
-    const backend::cpu::EltwiseKernels& kernels = backend::cpu::eltwise_active();
-    const bool simd = std::string_view(kernels.name) != "scalar";
-    const bool grouped_permute = kernels.permute_automorphism != backend::cpu::permute_automorphism_portable;
-    const double w_move = grouped_permute ? 1.0 : simd ? 3.0 : 1.5, w_add = 0.25;
+    // {1,5,10} x {1,4,9}, h = 1..7) on an AVX-512 machine: 3 next to the vector kernels and 1.5
+    // next to the scalar ones. The weight stands for more than the permutation's own words (a
+    // hoisted rotation also reads its key from memory, which the multiplication count leaves
+    // out): with the grouped AVX-512 permutation (2.5-3x faster) the plans of a weight of 1 chose
+    // more baby steps, and bootstrapping got slower (9.35 s against 8.94) with 3 more keys.
+    const bool simd = std::string_view(backend::cpu::eltwise_active().name) != "scalar";
+    const double w_move = simd ? 3.0 : 1.5, w_add = 0.25;
     double mod_up = l1 * ntt;
     for (const DigitConversion& d : digits) {
         const double a = double(d.end - d.begin);

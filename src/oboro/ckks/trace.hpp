@@ -74,7 +74,8 @@ double sum_cost(const Context& ctx, int level, int rounds, int h);
 // The h of the automatic strategy: the largest h (the fewest keys: 2^r - 1 per iteration of r
 // rounds) whose sum_cost is within kKeySavingTolerance of the lowest over h = 1..rounds. The cost
 // is flat near its minimum (S2, 13 rounds: h = 6, 7 and 8 measured within 1% of each other, with
-// 22, 19 and 18 keys) and every key is memory (86 MiB at N = 2^16 with 21 levels).
+// 22, 19 and 18 keys) and every key is memory (86 MiB at N = 2^16 with 21 levels). The same
+// tolerance picks bootstrapping's BSGS plans (algorithms/linear_transform.hpp).
 inline constexpr double kKeySavingTolerance = 0.05;
 int choose_iterations(const Context& ctx, int level, int rounds);
 
