@@ -98,11 +98,7 @@ struct Setup {
     }
 };
 
-std::string fmt(const char* f, double v) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, f, v);
-    return buf;
-}
+using bench::fmt;
 
 double rss_mib() {
     std::ifstream in("/proc/self/statm");

@@ -221,11 +221,7 @@ void write_json(const std::string& path, const std::vector<KernelRow>& k, const 
     out << "}}\n}\n";
 }
 
-std::string fmt(const char* f, double v) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, f, v);
-    return buf;
-}
+using bench::fmt;
 
 void write_markdown(const std::string& path, const std::vector<KernelRow>& k, const std::vector<FmaRow>& f) {
     std::ofstream out(path);

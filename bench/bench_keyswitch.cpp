@@ -371,11 +371,7 @@ private:
     std::mt19937_64 gen_{7};
 };
 
-std::string fmt(const char* f, double v) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, f, v);
-    return buf;
-}
+using bench::fmt;
 
 void write_json(const std::string& path, const Options& o, const std::vector<PresetResult>& results) {
     std::ofstream out(path);

@@ -59,11 +59,7 @@ const std::map<std::pair<std::string, size_t>, PaperRow> kPaper = {
 // shared/PEERS.md, S2, openfhe-numpy 1.5.1 matrix product, 1 thread, us.
 const std::map<size_t, double> kOpenfheNumpyUs = {{8, 1029233}, {16, 2302537}};
 
-std::string fmt(const char* f, double x) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, f, x);
-    return buf;
-}
+using bench::fmt;
 
 std::vector<double> uniform_matrix(std::mt19937_64& gen, size_t rows, size_t cols) {
     std::uniform_real_distribution<double> u(-1.0, 1.0);  // benchmark inputs, not key material

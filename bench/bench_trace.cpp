@@ -159,11 +159,7 @@ std::optional<double> peer(const std::string& json, const std::string& preset, c
     return std::nullopt;
 }
 
-std::string fmt(const char* f, double v) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, f, v);
-    return buf;
-}
+using bench::fmt;
 
 // Part 1 as markdown tables in the paper's layout.
 std::string tables(const std::vector<Cell>& cells, const std::vector<int>& levels, const std::vector<int>& specials,

@@ -162,6 +162,13 @@ inline std::string utc_now() {
     return buf;
 }
 
+// printf-style formatting of one number, for tables.
+inline std::string fmt(const char* f, double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, f, v);
+    return buf;
+}
+
 inline std::string json_escape(const std::string& s) {
     std::string o;
     for (char c : s) {
