@@ -133,8 +133,9 @@ KeySwitchCost key_switch_cost(const Context& ctx, int level) {
     // {1,5,10} x {1,4,9}, h = 1..7) on an AVX-512 machine: 3 next to the vector kernels and 1.5
     // next to the scalar ones. The weight stands for more than the permutation's own words (a
     // hoisted rotation also reads its key from memory, which the multiplication count leaves
-    // out): with the grouped AVX-512 permutation (2.5-3x faster) the plans of a weight of 1 chose
-    // more baby steps, and bootstrapping got slower (9.35 s against 8.94) with 3 more keys.
+    // out): with the grouped AVX-512 permutation (2.5-3x faster) a weight of 1 chose plans with
+    // more baby steps, 53 Galois keys at B1 that bootstrapped in 9.35 s, where these weights (with
+    // kKeySavingTolerance) choose 47 keys and 8.01 s (one thread, the same day).
     const bool simd = std::string_view(backend::cpu::eltwise_active().name) != "scalar";
     const double w_move = simd ? 3.0 : 1.5, w_add = 0.25;
     double mod_up = l1 * ntt;
@@ -163,12 +164,12 @@ double sum_cost(const Context& ctx, int level, int rounds, int h) {
 
 int choose_iterations(const Context& ctx, int level, int rounds) {
     if (rounds <= 1) return 1;
-    double lowest = std::numeric_limits<double>::infinity();
-    for (int h = 1; h <= rounds; ++h) lowest = std::min(lowest, sum_cost(ctx, level, rounds, h));
+    std::vector<double> cost(size_t(rounds) + 1);
+    for (int h = 1; h <= rounds; ++h) cost[size_t(h)] = sum_cost(ctx, level, rounds, h);
+    const double lowest = *std::min_element(cost.begin() + 1, cost.end());
     // A larger h needs fewer keys: the largest h within kKeySavingTolerance of the lowest cost.
-    int best = 1;
-    for (int h = 1; h <= rounds; ++h)
-        if (sum_cost(ctx, level, rounds, h) <= lowest * (1 + kKeySavingTolerance)) best = h;
+    int best = rounds;
+    while (cost[size_t(best)] > lowest * (1 + kKeySavingTolerance)) --best;
     return best;
 }
 
