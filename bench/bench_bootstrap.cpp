@@ -2,13 +2,16 @@
 // of one bootstrap (median over repeated runs after an untimed one) and its precision in bits (-log2 of the largest
 // error over the slots, worst of the runs, values uniform in the unit disk; and for the hardest input,
 // every slot 1), per preset and slot
-// count, with the process's peak memory. Writes JSON with machine and date (bench/report_bootstrap.py
+// count, with the peak memory of the row (the process's, reset at the start of each row). Also two real
+// inputs in one bootstrap (Bootstrapper::bootstrap_real_pair): its time (median) and the worst
+// precision of its two outputs, values uniform in [-1, 1]. Writes JSON with machine and date (bench/report_bootstrap.py
 // renders it, beside Lattigo's figures of the same session).
 //
 //   bench_bootstrap [--presets B1] [--slots 32768,16] [--threads 2,1] [--message-ratio 12,8] [--runs 3]
 //                   [--json FILE]
 // One row per preset, slot count, thread count and message ratio (default: the bootstrapper's).
 //   bench_bootstrap --quick          # BT (insecure test ring), full slots, one run: a smoke test
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <complex>
@@ -41,14 +44,18 @@ struct Row {
     int threads = 0, depth = 0, output_level = 0, keys = 0, message_ratio_bits = 0;
     bool encapsulates = false;
     double key_gib = 0, setup_s = 0, keygen_s = 0, model_bits = 0, bits = 0, constant_bits = 0, peak_gib = 0;
-    bench::Timing time;
+    double pair_bits = 0;
+    bench::Timing time, pair_time;
 };
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// The peak resident memory of this process so far (VmHWM), GiB.
+// Starts a new peak: the kernel's high-water mark of this process goes back to its current size.
+void reset_peak() { std::ofstream("/proc/self/clear_refs") << "5"; }
+
+// The peak resident memory of this process since reset_peak() (VmHWM), GiB.
 double peak_gib() {
     std::ifstream in("/proc/self/status");
     std::string line;
@@ -75,6 +82,7 @@ double bits_of(const std::vector<cplx>& got, const std::vector<cplx>& want) {
 Row run(const std::string& preset, std::optional<size_t> slots_opt, int threads, int runs, std::optional<int> ratio) {
     using clock = std::chrono::steady_clock;
     oboro::set_num_threads(threads);
+    reset_peak();
     Row row;
     row.preset = preset;
     row.threads = threads;
@@ -129,6 +137,23 @@ Row run(const std::string& preset, std::optional<size_t> slots_opt, int threads,
         row.bits = std::min(row.bits, bits_of(dec.decrypt_decode(out, enc), values));
     }
     row.time = bench::timing_of(us);
+    // two real inputs in one bootstrap
+    std::uniform_real_distribution<double> real(-1, 1);
+    std::vector<cplx> re(slots), im(slots);
+    for (size_t i = 0; i < slots; ++i) re[i] = real(gen), im[i] = real(gen);
+    const Ciphertext in_re = encryptor.encrypt(enc.encode(re, 0, std::nullopt, slots));
+    const Ciphertext in_im = encryptor.encrypt(enc.encode(im, 0, std::nullopt, slots));
+    us.clear();
+    row.pair_bits = 60;
+    for (int r = 0; r < runs; ++r) {
+        std::fprintf(stderr, "[%s, %zu slots] two real inputs in one bootstrap %d/%d...\n", preset.c_str(), slots,
+                     r + 1, runs);
+        t0 = clock::now();
+        const auto [a, b] = boot.bootstrap_real_pair(CountedOps(eval, nullptr), in_re, in_im, bk);
+        us.push_back(seconds_since(t0) * 1e6);
+        row.pair_bits = std::min({row.pair_bits, bits_of(dec.decrypt_decode(a, enc), re), bits_of(dec.decrypt_decode(b, enc), im)});
+    }
+    row.pair_time = bench::timing_of(us);
     row.peak_gib = peak_gib();
     std::fprintf(stderr, "[%s, %zu slots] %.2f s, %.1f bits (all ones: %.1f), %d levels left\n", preset.c_str(),
                  slots, row.time.median_us / 1e6, row.bits, row.constant_bits, row.output_level);
@@ -146,7 +171,8 @@ void write_json(const std::string& path, const std::vector<Row>& rows, int runs)
            << ", \"setup_s\": " << r.setup_s << ", \"keygen_s\": " << r.keygen_s << ", \"keys\": " << r.keys
            << ", \"key_gib\": " << r.key_gib << ", \"bootstrap_median_s\": " << r.time.median_us / 1e6
            << ", \"bootstrap_min_s\": " << r.time.min_us / 1e6 << ", \"precision_bits\": " << r.bits << ", \"constant_precision_bits\": " << r.constant_bits
-           << ", \"model_bits\": " << r.model_bits << ", \"peak_gib\": " << r.peak_gib << "}"
+           << ", \"model_bits\": " << r.model_bits << ", \"real_pair_median_s\": " << r.pair_time.median_us / 1e6
+           << ", \"real_pair_precision_bits\": " << r.pair_bits << ", \"peak_gib\": " << r.peak_gib << "}"
            << (i + 1 < rows.size() ? "," : "") << "\n";
     }
     os << "]}\n";
@@ -192,12 +218,14 @@ int main(int argc, char** argv) {
         for (const auto& s : slots)
             for (int t : threads)
                 for (const auto& r : ratios) rows.push_back(run(p, s, t, runs, r));
-    std::printf("%-6s %7s %7s %5s %6s %6s %10s %9s %9s %9s %8s %6s %9s %9s\n", "preset", "threads", "slots", "ratio",
-                "used", "left", "boot_s", "bits", "ones_bits", "setup_s", "keygen_s", "keys", "keys_GiB", "peak_GiB");
+    std::printf("%-6s %7s %7s %5s %6s %6s %10s %9s %9s %8s %9s %9s %8s %6s %9s %9s\n", "preset", "threads", "slots",
+                "ratio", "used", "left", "boot_s", "bits", "ones_bits", "pair_s", "pair_bits", "setup_s", "keygen_s",
+                "keys", "keys_GiB", "peak_GiB");
     for (const Row& r : rows)
-        std::printf("%-6s %7d %7zu %5d %6d %6d %10.2f %9.1f %9.1f %9.1f %8.1f %6d %9.2f %9.1f\n", r.preset.c_str(),
-                    r.threads, r.slots, r.message_ratio_bits, r.depth, r.output_level, r.time.median_us / 1e6, r.bits,
-                    r.constant_bits, r.setup_s, r.keygen_s, r.keys, r.key_gib, r.peak_gib);
+        std::printf("%-6s %7d %7zu %5d %6d %6d %10.2f %9.1f %9.1f %8.2f %9.1f %9.1f %8.1f %6d %9.2f %9.1f\n",
+                    r.preset.c_str(), r.threads, r.slots, r.message_ratio_bits, r.depth, r.output_level,
+                    r.time.median_us / 1e6, r.bits, r.constant_bits, r.pair_time.median_us / 1e6, r.pair_bits,
+                    r.setup_s, r.keygen_s, r.keys, r.key_gib, r.peak_gib);
     if (!json.empty()) write_json(json, rows, runs);
     return 0;
 }

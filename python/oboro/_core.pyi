@@ -556,7 +556,12 @@ class Ciphertext:
 
     def bootstrap(self) -> Ciphertext:
         """
-        The same values with the levels back: bootstrapping (ModRaise, CoeffsToSlots, EvalMod, SlotsToCoeffs). The input may be at any level and needs |values| <= 1 for the stated precision (larger values lose precision quadratically, and the scale is checked: ValueError when it is too large); the result is at ctx.bootstrap_info()['output_level'] and that level's standard scale. Needs ctx.keygen(bootstrap=True) (MissingKey otherwise) and bootstrappable parameters (preset 'B1').
+        The same values with the levels back: bootstrapping (ModRaise, CoeffsToSlots, EvalMod, SlotsToCoeffs). A Batch of real values is bootstrapped two elements per bootstrap (half the time; Ciphertext.bootstrap_real_pair does it for two ciphertexts). The input may be at any level and needs |values| <= 1 for the stated precision (larger values lose precision quadratically, and the scale is checked: ValueError when it is too large); the result is at ctx.bootstrap_info()['output_level'] and that level's standard scale. Needs ctx.keygen(bootstrap=True) (MissingKey otherwise) and bootstrappable parameters (preset 'B1').
+        """
+
+    def bootstrap_real_pair(self, other: Ciphertext) -> tuple[Ciphertext, Ciphertext]:
+        """
+        Bootstraps two real ciphertexts for the price of one bootstrap and a conjugation: self + 1j * other is bootstrapped and its real and imaginary parts are separated. Returns (self, other) with the levels back, each as bootstrap() returns it, at about the same precision (docs/bootstrapping.md). Both need real values, one shape and one scale (ValueError otherwise); a real Batch does the same for its elements in Batch.bootstrap().
         """
 
     def __rmatmul__(self, matrix: numpy.typing.ArrayLike | PlainMatrix, /) -> Ciphertext:
@@ -869,7 +874,7 @@ class Batch:
 
     def bootstrap(self) -> Batch:
         """
-        The same values with the levels back: bootstrapping (ModRaise, CoeffsToSlots, EvalMod, SlotsToCoeffs). The input may be at any level and needs |values| <= 1 for the stated precision (larger values lose precision quadratically, and the scale is checked: ValueError when it is too large); the result is at ctx.bootstrap_info()['output_level'] and that level's standard scale. Needs ctx.keygen(bootstrap=True) (MissingKey otherwise) and bootstrappable parameters (preset 'B1').
+        The same values with the levels back: bootstrapping (ModRaise, CoeffsToSlots, EvalMod, SlotsToCoeffs). A Batch of real values is bootstrapped two elements per bootstrap (half the time; Ciphertext.bootstrap_real_pair does it for two ciphertexts). The input may be at any level and needs |values| <= 1 for the stated precision (larger values lose precision quadratically, and the scale is checked: ValueError when it is too large); the result is at ctx.bootstrap_info()['output_level'] and that level's standard scale. Needs ctx.keygen(bootstrap=True) (MissingKey otherwise) and bootstrappable parameters (preset 'B1').
         """
 
     def __rmatmul__(self, matrix: numpy.typing.ArrayLike | PlainMatrix, /) -> Batch:

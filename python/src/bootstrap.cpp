@@ -6,6 +6,8 @@
 #include <cmath>
 #include <memory>
 #include <optional>
+#include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include <nanobind/nanobind.h>
@@ -60,12 +62,40 @@ std::shared_ptr<const algorithms::BootstrapSet> with_bootstrapping(
 
 namespace {
 
+// The session's bootstrappers, or an empty set whose MissingKey says how to make them.
+const algorithms::BootstrapSet& bootstrappers(const Session& session) {
+    static const algorithms::BootstrapSet none;
+    return session.bootstrapping ? *session.bootstrapping : none;
+}
+
+// A real batch goes two elements per bootstrap (Bootstrapper::bootstrap_real): its dtype says
+// its values are real.
 template <typename Py> Py bootstrap(const Py& self) {
-    return unary(self, [](const Op<Py>& op, const auto& a) {
-        static const algorithms::BootstrapSet none;  // no keys: its MissingKey says how to make them
-        const algorithms::BootstrapSet& set = op.session->bootstrapping ? *op.session->bootstrapping : none;
-        return set.bootstrap(algorithms::CountedOps(op.eval, nullptr), a);
+    return unary(self, [&self](const Op<Py>& op, const auto& a) {
+        const algorithms::CountedOps ops(op.eval, nullptr);
+        if constexpr (std::is_same_v<Py, PyBatch>)
+            if (!self.is_complex) return bootstrappers(*op.session).bootstrap_real(ops, a);
+        return bootstrappers(*op.session).bootstrap(ops, a);
     });
+}
+
+nb::tuple bootstrap_real_pair(const PyCiphertext& self, const PyCiphertext& other) {
+    const char* op_name = "bootstrap_real_pair";
+    check_same_keys(*self.st, *other.st, op_name);
+    if (self.is_complex || other.is_complex)
+        raise<ValueError>(op_name, ": defined for real values (an operand is complex; bootstrap it with bootstrap())");
+    if (self.shape != other.shape)
+        raise<ValueError>(op_name, ": the operands have different shapes ", shape_str(self.shape), " and ",
+                          shape_str(other.shape));
+    const Op<PyCiphertext> op(self);
+    PyCiphertext re = result_shell(self), im = result_shell(other);
+    {
+        nb::gil_scoped_release release;
+        std::tie(re.core(), im.core()) = bootstrappers(*op.session)
+                                             .bootstrap_real_pair(algorithms::CountedOps(op.eval, nullptr), self.core(),
+                                                                  other.core());
+    }
+    return nb::make_tuple(std::move(re), std::move(im));
 }
 
 nb::dict info_of(const algorithms::Bootstrapper& b, bool has_keys) {
@@ -88,10 +118,22 @@ template <typename Py> void add_bootstrap_method(nb::class_<Py>& cls, const char
     const std::string t = type_name;
     cls.def("bootstrap", &bootstrap<Py>, signature(t + ".bootstrap", "def bootstrap(self) -> " + t),
             "The same values with the levels back: bootstrapping (ModRaise, CoeffsToSlots, EvalMod, SlotsToCoeffs). "
+            "A Batch of real values is bootstrapped two elements per bootstrap (half the time; "
+            "Ciphertext.bootstrap_real_pair does it for two ciphertexts). "
             "The input may be at any level and needs |values| <= 1 for the stated precision (larger values lose "
             "precision quadratically, and the scale is checked: ValueError when it is too large); the result is at "
             "ctx.bootstrap_info()['output_level'] and that level's standard scale. Needs "
             "ctx.keygen(bootstrap=True) (MissingKey otherwise) and bootstrappable parameters (preset 'B1').");
+}
+
+void add_bootstrap_real_pair(nb::class_<PyCiphertext>& cls) {
+    cls.def("bootstrap_real_pair", &bootstrap_real_pair, "other"_a,
+            nb::sig("def bootstrap_real_pair(self, other: Ciphertext) -> tuple[Ciphertext, Ciphertext]"),
+            "Bootstraps two real ciphertexts for the price of one bootstrap and a conjugation: self + 1j * other is "
+            "bootstrapped and its real and imaginary parts are separated. Returns (self, other) with the levels back, "
+            "each as bootstrap() returns it, at about the same precision (docs/bootstrapping.md). Both need real "
+            "values, one shape and one scale (ValueError otherwise); a real Batch does the same for its elements in "
+            "Batch.bootstrap().");
 }
 
 template void add_bootstrap_method(nb::class_<PyCiphertext>&, const char*);

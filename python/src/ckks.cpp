@@ -559,6 +559,7 @@ void register_ckks(nb::module_& m) {
     add_encrypted_methods(ct, "Ciphertext");
     add_circuit_methods(ct, "Ciphertext");
     add_bootstrap_method(ct, "Ciphertext");
+    add_bootstrap_real_pair(ct);
     add_vector_methods(ct, "Ciphertext");
     ct.def_prop_ro("level", [](const PyCiphertext& c) { return c.ct.level(); },
                    "The level: the number of rescales left.")

@@ -251,6 +251,7 @@ std::shared_ptr<const algorithms::BootstrapSet> with_bootstrapping(
     const ContextPtr& ctx, KeyGenerator& kg, const std::shared_ptr<const algorithms::BootstrapSet>& have,
     const std::vector<size_t>& slots);
 template <typename Py> void add_bootstrap_method(nb::class_<Py>& cls, const char* type_name);
+void add_bootstrap_real_pair(nb::class_<PyCiphertext>& cls);
 void add_bootstrap_info(nb::class_<PyContext>& ctx);
 // The slot counts of keygen's `bootstrap` argument: False/None none, True all slots, an int or a
 // sequence of ints those counts.

@@ -214,6 +214,76 @@ TEST(Bootstrap, BatchBitForBitAsSingleCiphertexts) {
         EXPECT_TRUE(same_words(out.at(c), boot.bootstrap(CountedOps(eval, nullptr), cts[c], setup.bk))) << c;
 }
 
+// Two real inputs in one bootstrap: each output is its input's values at the output level and
+// standard scale, with the precision of a single bootstrap (measured: within a bit of it).
+void check_real_pair(size_t slots, double min_bits) {
+    const BootSetup setup(slots);
+    Keys& k = setup.k;
+    const CountedOps ops(setup.eval, nullptr);
+    const std::vector<cplx> re = random_real(slots, 1.0, 60 + slots), im = random_real(slots, 1.0, 61 + slots);
+    // the second above level 0 (dropped to it), at the first's scale
+    const Ciphertext x = k.encrypt(re, 0, true, slots);
+    const Ciphertext y = k.pk_encryptor->encrypt(k.encoder->encode(im, 3, x.scale(), slots));
+    const auto [a, b] = setup.boot.bootstrap_real_pair(ops, x, y, setup.bk);
+    for (const Ciphertext* c : {&a, &b}) {
+        EXPECT_EQ(c->level(), setup.boot.output_level());
+        EXPECT_EQ(c->scale(), k.ctx->standard_scale(setup.boot.output_level()));
+        EXPECT_EQ(c->slots(), slots);
+    }
+    const double bits_a = precision_bits(k.decrypt(a), re), bits_b = precision_bits(k.decrypt(b), im);
+    EXPECT_GT(bits_a, min_bits) << slots;
+    EXPECT_GT(bits_b, min_bits) << slots;
+    std::printf("real pair, %zu slots: %.1f and %.1f bits\n", slots, bits_a, bits_b);
+}
+
+TEST(Bootstrap, TwoRealCiphertextsInOne) {
+    check_real_pair(2048, 22);
+    check_real_pair(64, 22);
+    // the interval ends in both inputs
+    const BootSetup setup(16);
+    Keys& k = setup.k;
+    const CountedOps ops(setup.eval, nullptr);
+    std::vector<cplx> ends(16, cplx(1, 0)), zeros(16, cplx(0, 0));
+    for (size_t i = 0; i < 16; i += 2) ends[i] = -1;
+    const auto [a, b] = setup.boot.bootstrap_real_pair(ops, k.encrypt(ends, 0, true, 16), k.encrypt(ends, 0, true, 16), setup.bk);
+    EXPECT_GT(precision_bits(k.decrypt(a), ends), 18);
+    EXPECT_GT(precision_bits(k.decrypt(b), ends), 18);
+    const auto [c, d] = setup.boot.bootstrap_real_pair(ops, k.encrypt(zeros, 0, true, 16), k.encrypt(ends, 0, true, 16), setup.bk);
+    EXPECT_GT(precision_bits(k.decrypt(c), zeros), 18);
+    EXPECT_GT(precision_bits(k.decrypt(d), ends), 18);
+    // the transforms and EvalMod run once for the two (the counted operations of one bootstrap)
+    const Ciphertext x = k.encrypt(ends, 0, true, 16);
+    OpCounts one, pair;
+    setup.boot.bootstrap(CountedOps(setup.eval, &one), x, setup.bk);
+    setup.boot.bootstrap_real_pair(CountedOps(setup.eval, &pair), x, x, setup.bk);
+    EXPECT_EQ(one, pair);
+    // mismatched inputs
+    const Ciphertext other_scale = k.pk_encryptor->encrypt(k.encoder->encode(ends, 0, 0x1p30, 16));
+    EXPECT_THROW(setup.boot.bootstrap_real_pair(ops, x, other_scale, setup.bk), ValueError);
+    EXPECT_THROW(setup.boot.bootstrap_real_pair(ops, x, k.encrypt(random_real(8, 1.0, 2), 0, true, 8), setup.bk),
+                 ValueError);
+    EXPECT_THROW(setup.boot.bootstrap_real_pair(ops, x, x, BootstrapKeys{}), MissingKey);
+}
+
+TEST(Bootstrap, RealBatchTwoPerBootstrap) {
+    const BootSetup setup(16);
+    Keys& k = setup.k;
+    const CountedOps ops(setup.eval, nullptr);
+    for (size_t count : {1u, 2u, 5u}) {
+        std::vector<std::vector<cplx>> values;
+        std::vector<Ciphertext> cts;
+        for (size_t c = 0; c < count; ++c) {
+            values.push_back(random_real(16, 1.0, 80 + c));
+            cts.push_back(k.encrypt(values.back(), 0, true, 16));
+        }
+        const CiphertextBatch out = setup.boot.bootstrap_real(ops, CiphertextBatch::from_ciphertexts(*k.ctx, cts), setup.bk);
+        ASSERT_EQ(out.count(), count);
+        EXPECT_EQ(out.level(), setup.boot.output_level());
+        EXPECT_EQ(out.scale(), k.ctx->standard_scale(setup.boot.output_level()));
+        for (size_t c = 0; c < count; ++c) EXPECT_GT(precision_bits(k.decrypt(out.at(c)), values[c]), 20) << count << " " << c;
+    }
+}
+
 TEST(Bootstrap, ClearErrors) {
     const BootSetup setup(16);
     Keys& k = setup.k;

@@ -81,6 +81,38 @@ def test_batch_is_each_element_bootstrapped(ctx):
     assert got.shape == x.shape and bits(got, x) > MIN_BITS
 
 
+def test_a_real_batch_goes_two_elements_per_bootstrap(ctx):
+    """A real batch is paired (Bootstrapper::bootstrap_real): each element comes back with its own
+    values, in order, for an even and an odd count; the output stays real."""
+    for count in (2, 3):
+        x = np.stack([values(ctx.slots, 20 + s) for s in range(count)])
+        out = ctx.encrypt_batch(x, level=0).bootstrap()
+        assert out.level == ctx.bootstrap_info()["output_level"]
+        got = ctx.decrypt(out)
+        assert got.shape == x.shape and got.dtype == np.float64
+        assert bits(got, x) > MIN_BITS
+
+
+def test_two_real_ciphertexts_in_one_bootstrap(ctx):
+    x, y = values(ctx.slots, 30), values(ctx.slots, 31)
+    a, b = ctx.encrypt(x, level=0).bootstrap_real_pair(ctx.encrypt(y, level=0))
+    level = ctx.bootstrap_info()["output_level"]
+    assert a.level == b.level == level
+    assert bits(ctx.decrypt(a), x) > MIN_BITS and bits(ctx.decrypt(b), y) > MIN_BITS
+    # the interval ends, 16 values (the 16-slot bootstrapper)
+    z = np.array([1.0, -1.0] * 8)
+    a, b = ctx.encrypt(z, level=0).bootstrap_real_pair(ctx.encrypt(-z, level=0))
+    assert bits(ctx.decrypt(a), z) > MIN_BITS and bits(ctx.decrypt(b), -z) > MIN_BITS
+    # complex values, other shapes, another context's ciphertext
+    with pytest.raises(oboro.InvalidArgument, match="real values"):
+        ctx.encrypt(x, level=0).bootstrap_real_pair(ctx.encrypt(x + 1j, level=0))
+    with pytest.raises(oboro.InvalidArgument, match="shapes"):
+        ctx.encrypt(x, level=0).bootstrap_real_pair(ctx.encrypt(z, level=0))
+    other = oboro.Context.from_preset("BT").keygen(rotations=[])
+    with pytest.raises(oboro.ContextMismatch):
+        ctx.encrypt(x, level=0).bootstrap_real_pair(other.encrypt(x, level=0))
+
+
 def test_a_public_copy_bootstraps(ctx):
     pub = ctx.public()
     x = values(16, 5)

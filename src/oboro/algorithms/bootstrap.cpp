@@ -160,11 +160,10 @@ Bootstrapper::Bootstrapper(ckks::ContextPtr ctx, const BootstrapConfig& config)
           return TransformChain(ctx_, coeffs_to_slots_steps(*ctx_, config_, n_, constant), kDftHoisting);
       }()),
       stc_(ctx_, slots_to_coeffs_steps(*ctx_, config_, n_), kDftHoisting) {
-    if (full_)
-        units_ = std::make_unique<LevelPlaintexts>(
-            ctx_, std::vector<std::vector<cplx>>{std::vector<cplx>(n_, cplx(0, -1)), std::vector<cplx>(n_, cplx(0, 1))},
-            n_, ckks::Basis::q, PlaintextScale::unit);
-    else
+    units_ = std::make_unique<LevelPlaintexts>(
+        ctx_, std::vector<std::vector<cplx>>{std::vector<cplx>(n_, cplx(0, -1)), std::vector<cplx>(n_, cplx(0, 1))}, n_,
+        ckks::Basis::q, PlaintextScale::unit);
+    if (!full_)
         for (size_t step = n_; step < ctx_->max_slots(); step *= 2) trace_steps_.push_back(int64_t(step));
 }
 
@@ -229,9 +228,7 @@ BootstrapKeys Bootstrapper::generate_keys(ckks::KeyGenerator& keygen) const {
 }
 
 template <ckks::Encrypted T>
-T Bootstrapper::bootstrap(const CountedOps& ops, const T& x, const BootstrapKeys& bk) const {
-    const char* op = "bootstrap";
-    const ckks::Evaluator& eval = ops.eval();
+void Bootstrapper::check_input(const char* op, const ckks::Evaluator& eval, const T& x, const BootstrapKeys& bk) const {
     const ckks::Context& ctx = *ctx_;
     const ckks::GaloisKeys& keys = bk.galois;
     if (x.size() != 2) raise<ValueError>(op, ": the input has size ", x.size(), "; relinearize it first");
@@ -256,8 +253,9 @@ T Bootstrapper::bootstrap(const CountedOps& ops, const T& x, const BootstrapKeys
         raise<ValueError>(op, ": the input's scale 2^", std::log2(x.scale()), " exceeds 2^",
                           std::log2(max_input_scale()), " (q_0 / 2^", config_.message_ratio_bits,
                           "): the message would not stay small against q_0; rescale it first");
-    const Levels& l = levels_;
+}
 
+template <ckks::Encrypted T> T Bootstrapper::at_message_scale(const ckks::Evaluator& eval, const T& x) const {
     // the message at scale just below q_0 / 2^ratio: the integer multiple keeps every bit
     T a = x.level() > 0 ? eval.drop_to_level(x, 0) : x;
     a.set_slots(n_);
@@ -266,6 +264,16 @@ T Bootstrapper::bootstrap(const CountedOps& ops, const T& x, const BootstrapKeys
         eval.multiply_integer_inplace(a, int64_t(factor));
         a.set_scale(a.scale() * factor);
     }
+    return a;
+}
+
+template <ckks::Encrypted T>
+T Bootstrapper::refresh(const CountedOps& ops, T a, const BootstrapKeys& bk, double output_divisor) const {
+    const char* op = "bootstrap";
+    const ckks::Evaluator& eval = ops.eval();
+    const ckks::Context& ctx = *ctx_;
+    const ckks::GaloisKeys& keys = bk.galois;
+    const Levels& l = levels_;
     const double message_scale = a.scale();
 
     T raised = encapsulates_
@@ -279,10 +287,10 @@ T Bootstrapper::bootstrap(const CountedOps& ops, const T& x, const BootstrapKeys
     const T u = cts_.apply(ops, std::move(raised), keys);
     const T conj = eval.conjugate(u, keys);
     // EvalMod's output scale: the values it leaves are the message times message_scale / q_0, so
-    // this scale declares them as the message at the output's standard scale times the gain that
-    // SlotsToCoeffs takes back
+    // this scale declares them as the message (divided by output_divisor) at the output's standard
+    // scale times the gain that SlotsToCoeffs takes back
     const double eval_mod_scale = ctx.standard_scale(l.out) * double(ctx.q()[0]) / message_scale *
-                                  std::exp2(slots_to_coeffs_gain_bits(ctx));
+                                  std::exp2(slots_to_coeffs_gain_bits(ctx)) / output_divisor;
     T w;
     if (full_) {
         T re = eval.add(u, conj);
@@ -297,13 +305,72 @@ T Bootstrapper::bootstrap(const CountedOps& ops, const T& x, const BootstrapKeys
     }
     T out = stc_.apply(ops, std::move(w), keys);
     out.set_scale(ctx.standard_scale(l.out));
+    return out;
+}
+
+template <ckks::Encrypted T>
+T Bootstrapper::bootstrap(const CountedOps& ops, const T& x, const BootstrapKeys& bk) const {
+    check_input("bootstrap", ops.eval(), x, bk);
+    T out = refresh(ops, at_message_scale(ops.eval(), x), bk, 1.0);
     out.set_slots(x.slots());
     return out;
+}
+
+template <ckks::Encrypted T>
+std::pair<T, T> Bootstrapper::bootstrap_real_pair(const CountedOps& ops, const T& re, const T& im,
+                                                  const BootstrapKeys& bk) const {
+    const char* op = "bootstrap_real_pair";
+    const ckks::Evaluator& eval = ops.eval();
+    check_input(op, eval, re, bk);
+    check_input(op, eval, im, bk);
+    if (re.slots() != im.slots())
+        raise<ValueError>(op, ": the two inputs have ", re.slots(), " and ", im.slots(), " slots; pair ciphertexts of "
+                          "one slot count");
+    // z = re + i im at level 0 (i is the monomial X^(N/2): no level, no noise); the integer
+    // multiple of at_message_scale is the same for both only at the same scale
+    if (re.scale() != im.scale())
+        raise<ValueError>(op, ": the two inputs have scales 2^", std::log2(re.scale()), " and 2^",
+                          std::log2(im.scale()), "; pair ciphertexts of one scale (or bootstrap them one by one)");
+    T z = at_message_scale(eval, re);
+    T b = at_message_scale(eval, im);
+    eval.multiply_inplace(b, units_->operands_for(b)[1]);
+    eval.add_inplace(z, b);
+    // the bootstrap of z / 2, then re = z/2 + conj(z/2) and im = -i (z/2 - conj(z/2))
+    const T half = refresh(ops, std::move(z), bk, 2.0);
+    const T conj = eval.conjugate(half, bk.galois);
+    std::pair<T, T> out{eval.add(half, conj), eval.sub(half, conj)};
+    eval.multiply_inplace(out.second, units_->operands_for(out.second)[0]);
+    out.first.set_slots(re.slots());
+    out.second.set_slots(re.slots());
+    return out;
+}
+
+ckks::CiphertextBatch Bootstrapper::bootstrap_real(const CountedOps& ops, const ckks::CiphertextBatch& x,
+                                                   const BootstrapKeys& bk) const {
+    const size_t count = x.count();
+    if (count < 2) return bootstrap(ops, x, bk);
+    const ckks::Context& ctx = *ctx_;
+    // element c with element c + h; an odd last one goes with itself (its second output is dropped)
+    const size_t h = (count + 1) / 2;
+    std::vector<size_t> first(h), second(h);
+    std::iota(first.begin(), first.end(), size_t(0));
+    std::iota(second.begin(), second.end(), h);
+    if (count % 2 == 1) second.back() = h - 1;
+    const auto [re, im] = bootstrap_real_pair(ops, x.select(ctx, first), x.select(ctx, second), bk);
+    std::vector<size_t> rest(count - h);
+    std::iota(rest.begin(), rest.end(), size_t(0));
+    const ckks::CiphertextBatch tail = im.select(ctx, rest);
+    const ckks::CiphertextBatch* parts[] = {&re, &tail};
+    return ckks::CiphertextBatch::concatenate(ctx, parts);
 }
 
 template ckks::Ciphertext Bootstrapper::bootstrap(const CountedOps&, const ckks::Ciphertext&,
                                                   const BootstrapKeys&) const;
 template ckks::CiphertextBatch Bootstrapper::bootstrap(const CountedOps&, const ckks::CiphertextBatch&,
                                                        const BootstrapKeys&) const;
+template std::pair<ckks::Ciphertext, ckks::Ciphertext> Bootstrapper::bootstrap_real_pair(
+    const CountedOps&, const ckks::Ciphertext&, const ckks::Ciphertext&, const BootstrapKeys&) const;
+template std::pair<ckks::CiphertextBatch, ckks::CiphertextBatch> Bootstrapper::bootstrap_real_pair(
+    const CountedOps&, const ckks::CiphertextBatch&, const ckks::CiphertextBatch&, const BootstrapKeys&) const;
 
 }  // namespace oboro::algorithms

@@ -32,6 +32,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "oboro/algorithms/eval_mod.hpp"
@@ -107,6 +108,21 @@ public:
     // the cost of slots()): same values, at output_level() and the standard scale of that level. ops: an evaluator whose key set has the relinearization
     // key; keys: generate_keys()'s (MissingKey names what is missing).
     template <ckks::Encrypted T> T bootstrap(const CountedOps& ops, const T& x, const BootstrapKeys& keys) const;
+    // Two real inputs for the price of one bootstrap and a conjugation: re + i im is bootstrapped
+    // (i is the monomial X^(N/2), exact and free at level 0), and its real and imaginary parts
+    // are separated after SlotsToCoeffs (the 1/2 of (z + conj z) / 2 folded into the declared
+    // scale). Each result is what bootstrap() would return for its input's real part: an
+    // imaginary part of one input lands in the other output. The inputs need one slot count and
+    // one scale (ValueError otherwise). Their message z has |z| <= sqrt(2) for |re|, |im| <= 1,
+    // whose coefficients are the sums of two inputs' coefficients: the sine's error of
+    // precision_bits() applies to those sums.
+    template <ckks::Encrypted T>
+    std::pair<T, T> bootstrap_real_pair(const CountedOps& ops, const T& re, const T& im, const BootstrapKeys& keys) const;
+    // Every element of x taken as real: element c paired with element c + ceil(count / 2) by
+    // bootstrap_real_pair (an odd last one with itself), so ceil(count / 2) bootstraps instead of
+    // count; the results in x's order.
+    ckks::CiphertextBatch bootstrap_real(const CountedOps& ops, const ckks::CiphertextBatch& x,
+                                         const BootstrapKeys& keys) const;
 
     // The levels the circuit passes: ModRaise's target, EvalMod's input and output, the output.
     struct Levels {
@@ -115,6 +131,14 @@ public:
 
 private:
     double message_scale_target() const;  // q_0 / 2^message_ratio_bits
+    // ValueError / MissingKey (naming `op`) when x or the keys cannot be bootstrapped.
+    template <ckks::Encrypted T>
+    void check_input(const char* op, const ckks::Evaluator& eval, const T& x, const BootstrapKeys& keys) const;
+    // x at level 0, multiplied by the integer that brings its scale closest below message_scale_target().
+    template <ckks::Encrypted T> T at_message_scale(const ckks::Evaluator& eval, const T& x) const;
+    // ModRaise to SlotsToCoeffs for a at message scale: at output_level() and its standard scale,
+    // holding a's values divided by output_divisor (folded into EvalMod's declared scale).
+    template <ckks::Encrypted T> T refresh(const CountedOps& ops, T a, const BootstrapKeys& keys, double output_divisor) const;
 
     ckks::ContextPtr ctx_;
     BootstrapConfig config_;
@@ -124,7 +148,7 @@ private:
     EvalMod eval_mod_;
     Levels levels_;
     TransformChain cts_, stc_;
-    // full slots: -i and i (the monomials -X^(N/2) and X^(N/2)) at unit scale, encoded once per level
+    // -i and i (the monomials -X^(N/2) and X^(N/2)) at unit scale, encoded once per level
     std::unique_ptr<LevelPlaintexts> units_;
     std::vector<int64_t> trace_steps_;  // the SubSum rotations n, 2n, .., N/4 (sparse only)
 };

@@ -26,13 +26,29 @@ const BootstrapSet::Entry* BootstrapSet::exactly(size_t slots) const {
     return nullptr;
 }
 
-template <ckks::Encrypted T> T BootstrapSet::bootstrap(const CountedOps& ops, const T& x) const {
-    const Entry* e = for_slots(x.slots());
+const BootstrapSet::Entry& BootstrapSet::entry_for(size_t slots) const {
+    const Entry* e = for_slots(slots);
     if (!e)
-        raise<MissingKey>("bootstrap: no bootstrapping keys for ", x.slots(),
-                          " slots; call ctx.keygen(bootstrap=True) (all slot counts) or keygen(bootstrap=", x.slots(),
+        raise<MissingKey>("bootstrap: no bootstrapping keys for ", slots,
+                          " slots; call ctx.keygen(bootstrap=True) (all slot counts) or keygen(bootstrap=", slots,
                           ") (in C++: Bootstrapper::generate_keys)");
-    return e->boot->bootstrap(ops, x, e->keys);
+    return *e;
+}
+
+template <ckks::Encrypted T> T BootstrapSet::bootstrap(const CountedOps& ops, const T& x) const {
+    const Entry& e = entry_for(x.slots());
+    return e.boot->bootstrap(ops, x, e.keys);
+}
+
+template <ckks::Encrypted T>
+std::pair<T, T> BootstrapSet::bootstrap_real_pair(const CountedOps& ops, const T& re, const T& im) const {
+    const Entry& e = entry_for(std::max(re.slots(), im.slots()));
+    return e.boot->bootstrap_real_pair(ops, re, im, e.keys);
+}
+
+ckks::CiphertextBatch BootstrapSet::bootstrap_real(const CountedOps& ops, const ckks::CiphertextBatch& x) const {
+    const Entry& e = entry_for(x.slots());
+    return e.boot->bootstrap_real(ops, x, e.keys);
 }
 
 ckks::Ciphertext BootstrapSet::refresh(const ckks::Evaluator& eval, const ckks::Ciphertext& a) const {
@@ -45,5 +61,7 @@ ckks::CiphertextBatch BootstrapSet::refresh(const ckks::Evaluator& eval, const c
 
 template ckks::Ciphertext BootstrapSet::bootstrap(const CountedOps&, const ckks::Ciphertext&) const;
 template ckks::CiphertextBatch BootstrapSet::bootstrap(const CountedOps&, const ckks::CiphertextBatch&) const;
+template std::pair<ckks::Ciphertext, ckks::Ciphertext> BootstrapSet::bootstrap_real_pair(
+    const CountedOps&, const ckks::Ciphertext&, const ckks::Ciphertext&) const;
 
 }  // namespace oboro::algorithms

@@ -33,11 +33,16 @@ public:
 
     // The bootstrap of x by for_slots(x.slots()); MissingKey when there is none.
     template <ckks::Encrypted T> T bootstrap(const CountedOps& ops, const T& x) const;
+    // Bootstrapper::bootstrap_real_pair and bootstrap_real by the same entry.
+    template <ckks::Encrypted T>
+    std::pair<T, T> bootstrap_real_pair(const CountedOps& ops, const T& re, const T& im) const;
+    ckks::CiphertextBatch bootstrap_real(const CountedOps& ops, const ckks::CiphertextBatch& x) const;
 
     ckks::Ciphertext refresh(const ckks::Evaluator& eval, const ckks::Ciphertext& a) const override;
     ckks::CiphertextBatch refresh(const ckks::Evaluator& eval, const ckks::CiphertextBatch& a) const override;
 
 private:
+    const Entry& entry_for(size_t slots) const;  // for_slots(slots), or MissingKey
     std::vector<Entry> entries_;
 };
 
