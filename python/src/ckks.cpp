@@ -507,7 +507,7 @@ void register_ckks(nb::module_& m) {
             "complex conjugation; keys that exist are kept. rotations=None means the signed powers of two "
             "+-1, +-2, +-4, ..., +-slots/2: every rotation is then available in automatic mode as a sum of at most "
             "about log2(slots)/2 of them (signed binary decomposition), at the memory cost of 2*log2(slots) - 1 keys "
-            "(about 20 MB at S1, 0.14 GB at S2, 0.6 GB at S3, 2.5 GB at S4: with large parameters pass the steps you "
+            "(about 20 MB at S1, 0.14 GB at S2, 0.6 GB at S3, 2.5 GB at S4, 6.4 GB at B1: with large parameters pass the steps you "
             "need). Pass an explicit list (possibly empty) to generate only those steps. A context made by public() "
             "cannot generate keys (MissingKey).\n\n"
             "bootstrap=True also makes the keys of bootstrapping ciphertexts of every slot count (ct.bootstrap()); "
