@@ -1,6 +1,6 @@
 // Bootstrapping: set-up (the bootstrapper's matrices, key generation and the keys' size), the time
 // of one bootstrap (median over repeated runs after an untimed one) and its precision in bits (-log2 of the largest
-// error over the slots, worst of the runs, values uniform in the unit disk; and for the hardest input,
+// error over the slots, and the mean over the slots of -log2 of the error, worst of the runs, values uniform in the unit disk; and for the hardest input,
 // every slot 1), per preset and slot
 // count, with the peak memory of the row (the process's, reset at the start of each row). Also two real
 // inputs in one bootstrap (Bootstrapper::bootstrap_real_pair): its time (median) and the worst
@@ -44,7 +44,7 @@ struct Row {
     int threads = 0, depth = 0, output_level = 0, keys = 0, message_ratio_bits = 0;
     bool encapsulates = false;
     double key_gib = 0, setup_s = 0, keygen_s = 0, model_bits = 0, bits = 0, constant_bits = 0, peak_gib = 0;
-    double pair_bits = 0;
+    double mean_bits = 0, pair_bits = 0;
     bench::Timing time, pair_time;
 };
 
@@ -71,12 +71,6 @@ double key_gib(const BootstrapKeys& bk, const RelinKey& rk) {
     for (const auto& [g, key] : bk.galois.keys) words += double(key.data.size());
     if (bk.encapsulation) words += double(bk.encapsulation->to_ephemeral.data.size() + bk.encapsulation->from_ephemeral.data.size());
     return words * 8 / (1024.0 * 1024.0 * 1024.0);
-}
-
-double bits_of(const std::vector<cplx>& got, const std::vector<cplx>& want) {
-    double err = 0;
-    for (size_t i = 0; i < want.size(); ++i) err = std::max(err, std::abs(got[i] - want[i]));
-    return err == 0 ? 60.0 : -std::log2(err);
 }
 
 Row run(const std::string& preset, std::optional<size_t> slots_opt, int threads, int runs, std::optional<int> ratio) {
@@ -125,16 +119,20 @@ Row run(const std::string& preset, std::optional<size_t> slots_opt, int threads,
     // coefficient values in the unit disk can have; random values have coefficients near 1/sqrt(n))
     const std::vector<cplx> ones(slots, cplx(1, 0));
     const Ciphertext in_ones = encryptor.encrypt(enc.encode(ones, 0, std::nullopt, slots));
-    row.constant_bits = bits_of(dec.decrypt_decode(boot.bootstrap(CountedOps(eval, nullptr), in_ones, bk), enc), ones);
+    row.constant_bits = bench::precision_of(dec.decrypt_decode(boot.bootstrap(CountedOps(eval, nullptr), in_ones, bk), enc), ones).worst;
     // a first, untimed bootstrap: the pool's buffers and the lazily made tables of the levels
-    row.bits = bits_of(dec.decrypt_decode(boot.bootstrap(CountedOps(eval, nullptr), in, bk), enc), values);
+    const bench::Precision first = bench::precision_of(dec.decrypt_decode(boot.bootstrap(CountedOps(eval, nullptr), in, bk), enc), values);
+    row.bits = first.worst;
+    row.mean_bits = first.mean;
     std::vector<double> us;
     for (int r = 0; r < runs; ++r) {
         std::fprintf(stderr, "[%s, %zu slots] bootstrap %d/%d...\n", preset.c_str(), slots, r + 1, runs);
         t0 = clock::now();
         const Ciphertext out = boot.bootstrap(CountedOps(eval, nullptr), in, bk);
         us.push_back(seconds_since(t0) * 1e6);
-        row.bits = std::min(row.bits, bits_of(dec.decrypt_decode(out, enc), values));
+        const bench::Precision b = bench::precision_of(dec.decrypt_decode(out, enc), values);
+        row.bits = std::min(row.bits, b.worst);
+        row.mean_bits = std::min(row.mean_bits, b.mean);
     }
     row.time = bench::timing_of(us);
     // two real inputs in one bootstrap
@@ -151,7 +149,8 @@ Row run(const std::string& preset, std::optional<size_t> slots_opt, int threads,
         t0 = clock::now();
         const auto [a, b] = boot.bootstrap_real_pair(CountedOps(eval, nullptr), in_re, in_im, bk);
         us.push_back(seconds_since(t0) * 1e6);
-        row.pair_bits = std::min({row.pair_bits, bits_of(dec.decrypt_decode(a, enc), re), bits_of(dec.decrypt_decode(b, enc), im)});
+        row.pair_bits = std::min({row.pair_bits, bench::precision_of(dec.decrypt_decode(a, enc), re).worst,
+                                   bench::precision_of(dec.decrypt_decode(b, enc), im).worst});
     }
     row.pair_time = bench::timing_of(us);
     row.peak_gib = peak_gib();
@@ -170,7 +169,7 @@ void write_json(const std::string& path, const std::vector<Row>& rows, int runs)
            << ", \"output_level\": " << r.output_level << ", \"message_ratio_bits\": " << r.message_ratio_bits << ", \"encapsulates\": " << (r.encapsulates ? "true" : "false")
            << ", \"setup_s\": " << r.setup_s << ", \"keygen_s\": " << r.keygen_s << ", \"keys\": " << r.keys
            << ", \"key_gib\": " << r.key_gib << ", \"bootstrap_median_s\": " << r.time.median_us / 1e6
-           << ", \"bootstrap_min_s\": " << r.time.min_us / 1e6 << ", \"precision_bits\": " << r.bits << ", \"constant_precision_bits\": " << r.constant_bits
+           << ", \"bootstrap_min_s\": " << r.time.min_us / 1e6 << ", \"precision_bits\": " << r.bits << ", \"mean_precision_bits\": " << r.mean_bits << ", \"constant_precision_bits\": " << r.constant_bits
            << ", \"model_bits\": " << r.model_bits << ", \"real_pair_median_s\": " << r.pair_time.median_us / 1e6
            << ", \"real_pair_precision_bits\": " << r.pair_bits << ", \"peak_gib\": " << r.peak_gib << "}"
            << (i + 1 < rows.size() ? "," : "") << "\n";
@@ -218,13 +217,13 @@ int main(int argc, char** argv) {
         for (const auto& s : slots)
             for (int t : threads)
                 for (const auto& r : ratios) rows.push_back(run(p, s, t, runs, r));
-    std::printf("%-6s %7s %7s %5s %6s %6s %10s %9s %9s %8s %9s %9s %8s %6s %9s %9s\n", "preset", "threads", "slots",
-                "ratio", "used", "left", "boot_s", "bits", "ones_bits", "pair_s", "pair_bits", "setup_s", "keygen_s",
+    std::printf("%-6s %7s %7s %5s %6s %6s %10s %9s %9s %9s %8s %9s %9s %8s %6s %9s %9s\n", "preset", "threads", "slots",
+                "ratio", "used", "left", "boot_s", "bits", "mean_bits", "ones_bits", "pair_s", "pair_bits", "setup_s", "keygen_s",
                 "keys", "keys_GiB", "peak_GiB");
     for (const Row& r : rows)
-        std::printf("%-6s %7d %7zu %5d %6d %6d %10.2f %9.1f %9.1f %8.2f %9.1f %9.1f %8.1f %6d %9.2f %9.1f\n",
+        std::printf("%-6s %7d %7zu %5d %6d %6d %10.2f %9.1f %9.1f %9.1f %8.2f %9.1f %9.1f %8.1f %6d %9.2f %9.1f\n",
                     r.preset.c_str(), r.threads, r.slots, r.message_ratio_bits, r.depth, r.output_level,
-                    r.time.median_us / 1e6, r.bits, r.constant_bits, r.pair_time.median_us / 1e6, r.pair_bits,
+                    r.time.median_us / 1e6, r.bits, r.mean_bits, r.constant_bits, r.pair_time.median_us / 1e6, r.pair_bits,
                     r.setup_s, r.keygen_s, r.keys, r.key_gib, r.peak_gib);
     if (!json.empty()) write_json(json, rows, runs);
     return 0;

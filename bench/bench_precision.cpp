@@ -31,9 +31,7 @@ struct Row {
 };
 
 double bits_of(const std::vector<cplx>& got, const std::vector<cplx>& want) {
-    double err = 0;
-    for (size_t i = 0; i < want.size(); ++i) err = std::max(err, std::abs(got[i] - want[i]));
-    return err == 0 ? 60.0 : -std::log2(err);
+    return bench::precision_of(got, want).worst;
 }
 
 void run(const std::string& name, int trials, std::vector<Row>& rows) {

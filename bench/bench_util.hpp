@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <complex>
 #include <cstdio>
 #include <cstdlib>
@@ -97,6 +98,23 @@ inline std::vector<Timing> measure_interleaved(const std::vector<std::function<v
     std::vector<Timing> out;
     for (auto& u : us) out.push_back(timing_of(u));
     return out;
+}
+
+// Precision in bits of `got` against `want`: -log2 of the largest |got - want| over the slots, and
+// the mean over the slots of -log2 |got - want| (Lattigo's "AVG Prec", as bench/peers/lattigo
+// computes it); an exact slot counts as 60 bits.
+struct Precision {
+    double worst = 60, mean = 60;
+};
+inline Precision precision_of(const std::vector<std::complex<double>>& got, const std::vector<std::complex<double>>& want) {
+    constexpr double exact = 60;
+    double err = 0, sum = 0;
+    for (size_t i = 0; i < want.size(); ++i) {
+        const double e = std::abs(got[i] - want[i]);
+        err = std::max(err, e);
+        sum += e == 0 ? exact : std::min(exact, -std::log2(e));
+    }
+    return {err == 0 ? exact : std::min(exact, -std::log2(err)), want.empty() ? exact : sum / double(want.size())};
 }
 
 // `count` benchmark inputs, uniform in the square [-1, 1] + [-1, 1]i, from a fixed seed (inputs

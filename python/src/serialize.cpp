@@ -100,6 +100,12 @@ StatePtr deserialize_context(io::ByteView data, bool auto_mode) {
         const io::ObjectType type = io::peek_type(parts[i]);
         if (type == io::ObjectType::bootstrap_keys) {  // one per slot count
             auto [config, keys] = io::load_bootstrap_keys(*ctx, parts[i]);
+            // a second set of one slot count is refused before its matrices are made (seconds each)
+            const size_t n = config.slots.value_or(ctx->max_slots());
+            if (std::any_of(boot.begin(), boot.end(),
+                            [n](const algorithms::BootstrapSet::Entry& e) { return e.boot->slots() == n; }))
+                raise<SerializationError>("Context.deserialize: the data holds two bootstrap key sets for ", n,
+                                          " slots");
             std::shared_ptr<const algorithms::Bootstrapper> b;
             try {
                 b = std::make_shared<const algorithms::Bootstrapper>(ctx, config);  // its matrices, made again
@@ -107,11 +113,6 @@ StatePtr deserialize_context(io::ByteView data, bool auto_mode) {
                 raise<SerializationError>("Context.deserialize: the bootstrap keys' configuration does not fit these "
                                           "parameters: ", e.what());
             }
-            const size_t n = b->slots();
-            if (std::any_of(boot.begin(), boot.end(),
-                            [n](const algorithms::BootstrapSet::Entry& e) { return e.boot->slots() == n; }))
-                raise<SerializationError>("Context.deserialize: the data holds two bootstrap key sets for ",
-                                          b->slots(), " slots");
             boot.push_back({std::move(b), std::move(keys)});
             continue;
         }

@@ -191,6 +191,14 @@ def test_bootstrap_keys_travel_with_the_context(ctx):
     assert again.bootstrap_info()["has_keys"]
     bare = oboro.Context.deserialize(ctx.serialize(keys=False))
     assert not bare.bootstrap_info(16)["has_keys"]
+    # two bootstrap key sets of one slot count: refused (before the second's matrices are made)
+    one = oboro.Context.from_preset("BT").keygen(rotations=[], bootstrap=16).public().serialize()
+    last = one[:-8]  # without the bundle's checksum; its last record is the bootstrap keys'
+    record = last[-(oboro.serialized_info(one)["parts"][-1]["size"]) :]
+    twice = bytearray(last + record + bytes(8))
+    twice[32:36] = (int.from_bytes(twice[32:36], "little") + 1).to_bytes(4, "little")
+    with pytest.raises(oboro.SerializationError, match="two bootstrap key sets for 16 slots"):
+        oboro.Context.deserialize(oboro._core._reseal(bytes(twice)))
     # a damaged bootstrap record is refused with the record named
     damaged = bytearray(data)
     damaged[-100] ^= 0x01

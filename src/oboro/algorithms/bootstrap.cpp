@@ -50,7 +50,7 @@ double integer_bound(const ckks::Context& ctx, const BootstrapConfig& c) {
     // primes: its modulus must keep the sparse secret's security (docs/security.md)
     if (p.security != ckks::SecurityLevel::none) {
         const size_t special = ckks::fewest_special_primes(ctx, 0);
-        const int bits = std::accumulate(p.p_bits.begin(), p.p_bits.begin() + long(special), p.q_bits[0]);
+        const int bits = p.q_bits[0] + ckks::special_prime_bits(ctx, special);
         const int limit = ckks::max_log_q_sparse_sample(p.log_n, c.ephemeral_hamming_weight);
         if (bits > limit)
             raise<ParameterError>("Bootstrapper: the key to the ephemeral secret of Hamming weight ",
@@ -187,8 +187,7 @@ std::vector<int64_t> Bootstrapper::rotation_steps() const {
     for (int64_t k : stc_.rotation_steps()) steps.push_back(k);
     for (int64_t k : trace_steps_) steps.push_back(k);
     // The transforms' plans may name one rotation twice (-256 and 1792 with 2048 slots): one key.
-    const int64_t slots = int64_t(ctx_->max_slots());
-    for (int64_t& k : steps) k = ((k % slots) + slots) % slots;
+    for (int64_t& k : steps) k = ckks::canonical_step(k, ctx_->max_slots());
     std::sort(steps.begin(), steps.end());
     steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
     return steps;

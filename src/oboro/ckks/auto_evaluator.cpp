@@ -88,7 +88,7 @@ std::vector<int64_t> naf(int64_t k) {
 
 std::vector<int64_t> AutoEvaluator::rotation_plan(int64_t k, size_t slots) const {
     const int64_t s = int64_t(slots);
-    const int64_t r = ((k % s) + s) % s;
+    const int64_t r = canonical_step(k, slots);
     if (r == 0) return {};
     if (auto d = keyed_step(r, slots)) return {*d};
     // Decompose into signed powers of two (NAF) that have keys, e.g. 3 = 4 - 1.

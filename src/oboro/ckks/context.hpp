@@ -92,4 +92,11 @@ private:
 
 using ContextPtr = std::shared_ptr<const Context>;
 
+// A rotation by `step` slots as the step in 0 .. slots-1 (slots: a ciphertext's slot count):
+// rotations are cyclic over the slots, so this one representative names one Galois key.
+inline int64_t canonical_step(int64_t step, size_t slots) {
+    const int64_t s = int64_t(slots);
+    return ((step % s) + s) % s;
+}
+
 }  // namespace oboro::ckks

@@ -43,17 +43,17 @@ int widest_digit_bits(const Context& ctx, int level) {
     return digit_bits;
 }
 
-int bits_of_first_special(const Context& ctx, size_t count) {
+}  // namespace
+
+int special_prime_bits(const Context& ctx, size_t count) {
     const std::vector<int>& p_bits = ctx.params().p_bits;
     return std::accumulate(p_bits.begin(), p_bits.begin() + long(count), 0);
 }
 
-}  // namespace
-
 size_t fewest_special_primes(const Context& ctx, int level) {
     const int digit_bits = widest_digit_bits(ctx, level);
     size_t enough = 1;
-    while (enough < ctx.p_count() && bits_of_first_special(ctx, enough) < digit_bits) ++enough;
+    while (enough < ctx.p_count() && special_prime_bits(ctx, enough) < digit_bits) ++enough;
     return enough;
 }
 
@@ -69,9 +69,9 @@ size_t checked_special(const Context& ctx, int level, std::optional<size_t> spec
     if (*special < 1 || *special > k)
         raise<ValueError>(op, ": ", *special, " special primes; these parameters have 1..", k);
     const int digit_bits = widest_digit_bits(ctx, level);
-    if (bits_of_first_special(ctx, *special) < digit_bits)
+    if (special_prime_bits(ctx, *special) < digit_bits)
         raise<ValueError>(op, ": ", *special, " special prime", *special == 1 ? "" : "s", " (",
-                          bits_of_first_special(ctx, *special), " bits) cannot switch the ", digit_bits,
+                          special_prime_bits(ctx, *special), " bits) cannot switch the ", digit_bits,
                           "-bit digits of level ", level, " without losing the message's low bits; take at least ",
                           fewest_special_primes(ctx, level), " at this level");
     return *special;

@@ -94,6 +94,8 @@ std::vector<math::Modulus> key_basis(const Context& ctx, int level, size_t speci
 // The fewest special primes whose product covers every key-switching digit of `level` in bits
 // (a key at that level over fewer loses the message's low bits; p_count when none do).
 size_t fewest_special_primes(const Context& ctx, int level);
+// The bits of the first `count` special primes: the part of P a key over `count` of them spans.
+int special_prime_bits(const Context& ctx, size_t count);
 // The level a key was made at (from its limb counts).
 inline int key_level(const KeySwitchKey& key) { return int(key.qp_limbs) - int(key.special) - 1; }
 

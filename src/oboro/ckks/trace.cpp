@@ -30,13 +30,6 @@ int log2_exact(uint64_t x) {
     return r;
 }
 
-// A rotation by `step` slots as the step in 0 .. slots-1 that the keys are made for: rotations
-// are cyclic over the slots, and one representative per rotation means one key per rotation.
-int64_t normalize(int64_t step, size_t slots) {
-    const int64_t s = int64_t(slots);
-    return ((step % s) + s) % s;
-}
-
 // Checks that the spec fits `slots`: the 2^rounds summed terms are distinct slots.
 void check_spec(const char* op, const SumSpec& spec, size_t slots) {
     if (spec.rounds < 0 || spec.rounds > 62)
@@ -57,7 +50,7 @@ void check_h(const char* op, int rounds, int h) {
 // The steps of one iteration of the hoisted algorithm: j * base for j = 1 .. 2^r - 1.
 std::vector<int64_t> iteration_steps(int64_t base, int r, size_t slots) {
     std::vector<int64_t> steps;
-    for (int64_t j = 1; j < (int64_t(1) << r); ++j) steps.push_back(normalize(j * base, slots));
+    for (int64_t j = 1; j < (int64_t(1) << r); ++j) steps.push_back(canonical_step(j * base, slots));
     return steps;
 }
 
@@ -75,7 +68,7 @@ std::vector<std::pair<int64_t, int>> iterations(const SumSpec& spec, int h) {
 std::vector<int64_t> steps_for(const SumSpec& spec, size_t slots, SumStrategy strategy, int h) {
     std::set<int64_t> steps;
     if (strategy == SumStrategy::doubling) {
-        for (int i = 0; i < spec.rounds; ++i) steps.insert(normalize(spec.stride * (int64_t(1) << i), slots));
+        for (int i = 0; i < spec.rounds; ++i) steps.insert(canonical_step(spec.stride * (int64_t(1) << i), slots));
     } else {
         for (auto [base, r] : iterations(spec, h))
             for (int64_t s : iteration_steps(base, r, slots)) steps.insert(s);
@@ -228,7 +221,7 @@ T run_sum(const Evaluator& eval, T acc, const SumSpec& spec, SumStrategy strateg
     if (strategy == SumStrategy::doubling) {
         // Algorithm 2.2 of paper 004: one full key switch (ModUp, inner product, ModDown) per round.
         for (int i = 0; i < spec.rounds; ++i) {
-            eval.add_inplace(acc, eval.rotate(acc, normalize(spec.stride * (int64_t(1) << i), slots)));
+            eval.add_inplace(acc, eval.rotate(acc, canonical_step(spec.stride * (int64_t(1) << i), slots)));
             if (counts) {
                 const uint64_t d = element_count(acc);
                 counts->mod_ups += d, counts->inner_products += d, counts->mod_downs += d;
