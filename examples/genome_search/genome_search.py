@@ -133,8 +133,9 @@ def markdown(rep: dict, machine: dict) -> str:
               "rotation: the block sums (`ct.sum(block=...)`, hoisted; the additions inside a sum count here) and the "
               "merge tree's rotations; multiply: the "
               "database and mask products (plaintext) and the indicator's product tree (ciphertext); add: the merge "
-              "tree and the indicator's factors; other: (de)serialization. oboro has no bootstrapping: the circuit "
-              "is leveled (paper 002's 35 % bootstrapping share has no counterpart here).", "",
+              "tree and the indicator's factors; other: (de)serialization. The circuit is leveled: its "
+              "depth fits the parameters, so no bootstrap runs (paper 002's 35 % bootstrapping share has no "
+              "counterpart here).", "",
               "## End to end", "", "| step | time |", "|---|---:|"]
     lines += [f"| client: {k} | {v:.3f} s |" for k, v in rep["client_seconds"].items()]
     lines += [f"| server: load the public context, encode the database (once per client) | {rep['server_setup_seconds']:.3f} s |",
