@@ -561,7 +561,7 @@ class Ciphertext:
 
     def bootstrap_real_pair(self, other: Ciphertext) -> tuple[Ciphertext, Ciphertext]:
         """
-        Bootstraps two real ciphertexts for the price of one bootstrap and a conjugation: self + 1j * other is bootstrapped and its real and imaginary parts are separated. Returns (self, other) with the levels back, each as bootstrap() returns it, at about the same precision (docs/bootstrapping.md). Both need real values, one shape and one scale (ValueError otherwise); a real Batch does the same for its elements in Batch.bootstrap().
+        Bootstraps two real ciphertexts for the price of one bootstrap and a conjugation: self + 1j * other is bootstrapped and its real and imaginary parts are separated. Returns (self, other) with the levels back, each as bootstrap() returns it, at about the same precision (docs/bootstrapping.md). Both need real values and one shape (ValueError otherwise); in automatic mode operands at different levels are aligned first, as for a sum, while in manual mode they need one scale; a real Batch does the same for its elements in Batch.bootstrap().
         """
 
     def __rmatmul__(self, matrix: numpy.typing.ArrayLike | PlainMatrix, /) -> Ciphertext:

@@ -91,9 +91,15 @@ nb::tuple bootstrap_real_pair(const PyCiphertext& self, const PyCiphertext& othe
     PyCiphertext re = result_shell(self), im = result_shell(other);
     {
         nb::gil_scoped_release release;
-        std::tie(re.core(), im.core()) = bootstrappers(*op.session)
-                                             .bootstrap_real_pair(algorithms::CountedOps(op.eval, nullptr), self.core(),
-                                                                  other.core());
+        // automatic mode: operands at two levels (standard scales of each) are first brought to one
+        // level and scale, exactly, as for a sum (both are dropped to level 0 anyway)
+        Ciphertext a = self.core(), b = other.core();
+        if (op.automatic && a.scale() != b.scale()) {
+            if (a.level() > b.level()) a = op.autoeval.bring_to(a, b.level(), b.scale(), op_name);
+            else if (b.level() > a.level()) b = op.autoeval.bring_to(b, a.level(), a.scale(), op_name);
+        }
+        std::tie(re.core(), im.core()) =
+            bootstrappers(*op.session).bootstrap_real_pair(algorithms::CountedOps(op.eval, nullptr), a, b);
     }
     return nb::make_tuple(std::move(re), std::move(im));
 }
@@ -132,7 +138,8 @@ void add_bootstrap_real_pair(nb::class_<PyCiphertext>& cls) {
             "Bootstraps two real ciphertexts for the price of one bootstrap and a conjugation: self + 1j * other is "
             "bootstrapped and its real and imaginary parts are separated. Returns (self, other) with the levels back, "
             "each as bootstrap() returns it, at about the same precision (docs/bootstrapping.md). Both need real "
-            "values, one shape and one scale (ValueError otherwise); a real Batch does the same for its elements in "
+            "values and one shape (ValueError otherwise); in automatic mode operands at different levels are aligned "
+            "first, as for a sum, while in manual mode they need one scale; a real Batch does the same for its elements in "
             "Batch.bootstrap().");
 }
 

@@ -103,6 +103,15 @@ def test_two_real_ciphertexts_in_one_bootstrap(ctx):
     z = np.array([1.0, -1.0] * 8)
     a, b = ctx.encrypt(z, level=0).bootstrap_real_pair(ctx.encrypt(-z, level=0))
     assert bits(ctx.decrypt(a), z) > MIN_BITS and bits(ctx.decrypt(b), -z) > MIN_BITS
+    # operands at two levels (automatic mode aligns them); in manual mode one scale is needed
+    a, b = ctx.encrypt(x, level=2).bootstrap_real_pair(ctx.encrypt(y, level=0))
+    assert bits(ctx.decrypt(a), x) > MIN_BITS and bits(ctx.decrypt(b), y) > MIN_BITS
+    manual = oboro.Context.from_preset("BT", auto=False).keygen(rotations=[], bootstrap=16)
+    p, q = manual.encrypt(z, level=0, scale=2.0**40), manual.encrypt(z, level=0, scale=2.0**39)
+    with pytest.raises(oboro.InvalidArgument, match="different scales"):
+        p.bootstrap_real_pair(q)
+    a, b = p.bootstrap_real_pair(manual.encrypt(-z, level=2, scale=2.0**40))
+    assert bits(manual.decrypt(a), z) > MIN_BITS and bits(manual.decrypt(b), -z) > MIN_BITS
     # complex values, other shapes, another context's ciphertext
     with pytest.raises(oboro.InvalidArgument, match="real values"):
         ctx.encrypt(x, level=0).bootstrap_real_pair(ctx.encrypt(x + 1j, level=0))

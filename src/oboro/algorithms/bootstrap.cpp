@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <memory>
 #include <numeric>
@@ -136,6 +137,9 @@ std::vector<TransformChain::Step> slots_to_coeffs_steps(const ckks::Context& ctx
     }
     return steps;
 }
+
+// How far apart (relative) the scales of bootstrap_real_pair's two inputs may be.
+constexpr double kPairScaleTolerance = 0x1p-40;
 
 // The DFTs keep their baby-step rotations over Q * P (double hoisting).
 constexpr Hoisting kDftHoisting = Hoisting::mod_up_and_mod_down;
@@ -325,13 +329,19 @@ std::pair<T, T> Bootstrapper::bootstrap_real_pair(const CountedOps& ops, const T
     if (re.slots() != im.slots())
         raise<ValueError>(op, ": the two inputs have ", re.slots(), " and ", im.slots(), " slots; pair ciphertexts of "
                           "one slot count");
-    // z = re + i im at level 0 (i is the monomial X^(N/2): no level, no noise); the integer
-    // multiple of at_message_scale is the same for both only at the same scale
-    if (re.scale() != im.scale())
-        raise<ValueError>(op, ": the two inputs have scales 2^", std::log2(re.scale()), " and 2^",
-                          std::log2(im.scale()), "; pair ciphertexts of one scale (or bootstrap them one by one)");
+    // z = re + i im at level 0 (i is the monomial X^(N/2): no level, no noise), which needs one
+    // scale: equal to 2^-40 relative (what an exact alignment of two levels leaves, as
+    // AutoEvaluator::bring_to does), im then declared at re's, a change far below the precision
+    if (std::abs(re.scale() - im.scale()) > re.scale() * kPairScaleTolerance) {
+        char scales[96];
+        std::snprintf(scales, sizeof scales, "%.17g and %.17g", re.scale(), im.scale());
+        raise<ValueError>(op, ": the two inputs have different scales (", scales,
+                          "); pair ciphertexts of one scale (or bootstrap them one by one)");
+    }
     T z = at_message_scale(eval, re);
-    T b = at_message_scale(eval, im);
+    T im_at_re_scale = im;
+    im_at_re_scale.set_scale(re.scale());
+    T b = at_message_scale(eval, im_at_re_scale);
     eval.multiply_inplace(b, units_->operands_for(b)[1]);
     eval.add_inplace(z, b);
     // the bootstrap of z / 2, then re = z/2 + conj(z/2) and im = -i (z/2 - conj(z/2))

@@ -115,7 +115,8 @@ public:
     // imaginary part of one input lands in the other output. The inputs need one slot count and
     // one scale (ValueError otherwise). Their message z has |z| <= sqrt(2) for |re|, |im| <= 1,
     // whose coefficients are the sums of two inputs' coefficients: the sine's error of
-    // precision_bits() applies to those sums.
+    // precision_bits() applies to those sums. "One scale" is to 2^-40 relative, what
+    // AutoEvaluator::bring_to leaves when it aligns two levels.
     template <ckks::Encrypted T>
     std::pair<T, T> bootstrap_real_pair(const CountedOps& ops, const T& re, const T& im, const BootstrapKeys& keys) const;
     // Every element of x taken as real: element c paired with element c + ceil(count / 2) by
