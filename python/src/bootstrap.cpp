@@ -71,11 +71,11 @@ const algorithms::BootstrapSet& bootstrappers(const Session& session) {
 // A real batch goes two elements per bootstrap (Bootstrapper::bootstrap_real): its dtype says
 // its values are real.
 template <typename Py> Py bootstrap(const Py& self) {
-    return unary(self, [&self](const Op<Py>& op, const auto& a) {
+    return unary(self, [&self](const Op<Py>& op, const auto& x) {
         const algorithms::CountedOps ops(op.eval, nullptr);
         if constexpr (std::is_same_v<Py, PyBatch>)
-            if (!self.is_complex) return bootstrappers(*op.session).bootstrap_real(ops, a);
-        return bootstrappers(*op.session).bootstrap(ops, a);
+            if (!self.is_complex) return bootstrappers(*op.session).bootstrap_real(ops, x);
+        return bootstrappers(*op.session).bootstrap(ops, x);
     });
 }
 
@@ -91,15 +91,26 @@ nb::tuple bootstrap_real_pair(const PyCiphertext& self, const PyCiphertext& othe
     PyCiphertext re = result_shell(self), im = result_shell(other);
     {
         nb::gil_scoped_release release;
-        // automatic mode: operands at two levels (standard scales of each) are first brought to one
-        // level and scale, exactly, as for a sum (both are dropped to level 0 anyway)
+        // automatic mode: operands at two levels (the standard scales of each) are first brought
+        // to one level and scale, exactly, as for a sum; where no exact alignment exists, each is
+        // bootstrapped on its own (the same results, at twice the cost)
+        const algorithms::BootstrapSet& set = bootstrappers(*op.session);
+        const algorithms::CountedOps ops(op.eval, nullptr);
         Ciphertext a = self.core(), b = other.core();
-        if (op.automatic && a.scale() != b.scale()) {
-            if (a.level() > b.level()) a = op.autoeval.bring_to(a, b.level(), b.scale(), op_name);
-            else if (b.level() > a.level()) b = op.autoeval.bring_to(b, a.level(), a.scale(), op_name);
+        bool paired = true;
+        if (op.automatic && a.level() != b.level()) {
+            try {
+                if (a.level() > b.level()) a = op.autoeval.bring_to(a, b.level(), b.scale(), op_name);
+                else b = op.autoeval.bring_to(b, a.level(), a.scale(), op_name);
+            } catch (const ScaleMismatch&) {
+                paired = false;
+            }
         }
-        std::tie(re.core(), im.core()) =
-            bootstrappers(*op.session).bootstrap_real_pair(algorithms::CountedOps(op.eval, nullptr), a, b);
+        if (paired) std::tie(re.core(), im.core()) = set.bootstrap_real_pair(ops, a, b);
+        else {
+            re.core() = set.bootstrap(ops, self.core());
+            im.core() = set.bootstrap(ops, other.core());
+        }
     }
     return nb::make_tuple(std::move(re), std::move(im));
 }

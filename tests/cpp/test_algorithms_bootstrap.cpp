@@ -175,6 +175,16 @@ TEST(Bootstrap, EdgeValuesAndInputLevels) {
     EXPECT_GT(run_bootstrap(boot, std::vector<cplx>(64, cplx(1, 0))).bits, std::min(20.0, boot.precision_bits() - 1));
     const Bootstrapper full(k.ctx);
     EXPECT_GT(run_bootstrap(full, std::vector<cplx>(2048, cplx(-1, 0))).bits, 20);
+    // inputs at the standard scales of levels of 60-bit primes (about 2^59, above what level 0
+    // takes): brought below the message scale by one rescale on the way down
+    for (int level : {9, k.ctx->max_level()}) {
+        const std::vector<cplx> v = random_complex(64, 1.0, 50 + uint64_t(level));
+        const Ciphertext in = k.pk_encryptor->encrypt(k.encoder->encode(v, level, k.ctx->standard_scale(level), 64));
+        EXPECT_GT(in.scale(), boot.max_input_scale()) << level;
+        EXPECT_GT(precision_bits(k.decrypt(setup.run(in)), v), 20) << level;
+    }
+    // a scale no rescale on the way down brings below it
+    EXPECT_THROW(setup.run(k.pk_encryptor->encrypt(k.encoder->encode(values, 2, 0x1p92, 64))), ValueError);
     // a small scale is brought up to the message scale by an exact integer product
     Ciphertext small = k.pk_encryptor->encrypt(k.encoder->encode(random_complex(64, 1.0, 4), 0, 0x1p30, 64));
     const Ciphertext out = setup.run(small);

@@ -61,6 +61,16 @@ def test_sparse_keys_and_fewer_slots(ctx):
     assert bits(ctx.decrypt(ctx.encrypt(z, level=0).bootstrap()), z) > MIN_BITS
 
 
+def test_an_input_at_any_level_whatever_its_standard_scale(ctx):
+    """Levels of 40-, 45- and 60-bit primes have standard scales from 2^40 to 2^60: each input is
+    brought below the message scale on its way to level 0, alone or paired."""
+    x = values(ctx.slots, 40)
+    for level in range(0, ctx.max_level + 1, 3):
+        assert bits(ctx.decrypt(ctx.encrypt(x, level=level).bootstrap()), x) > MIN_BITS, level
+    a, b = ctx.encrypt(x, level=12).bootstrap_real_pair(ctx.encrypt(-x, level=3))
+    assert bits(ctx.decrypt(a), x) > MIN_BITS and bits(ctx.decrypt(b), -x) > MIN_BITS
+
+
 def test_products_rotations_and_a_second_bootstrap_afterwards(ctx):
     x = values(ctx.slots, 4)
     out = ctx.encrypt(x, level=1).bootstrap()  # any input level: it is dropped to 0

@@ -252,15 +252,30 @@ void Bootstrapper::check_input(const char* op, const ckks::Evaluator& eval, cons
                           config_.ephemeral_hamming_weight);
     if (!(eval.keys() && eval.keys()->relin_key()))
         raise<MissingKey>(op, ": EvalMod takes ciphertext products and the evaluator has no relinearization key");
-    if (x.scale() > max_input_scale())
-        raise<ValueError>(op, ": the input's scale 2^", std::log2(x.scale()), " exceeds 2^",
-                          std::log2(max_input_scale()), " (q_0 / 2^", config_.message_ratio_bits,
-                          "): the message would not stay small against q_0; rescale it first");
+    // at level 0 the scale must already be small enough; above it, one rescale on the way down
+    // brings it there (at_message_scale) unless it exceeds the message scale times q_1
+    const double limit =
+        x.level() == 0 ? max_input_scale() : message_scale_target() * double(ctx.q()[1]);
+    if (x.scale() > limit)
+        raise<ValueError>(op, ": the input's scale 2^", std::log2(x.scale()), " exceeds 2^", std::log2(limit),
+                          x.level() == 0 ? " at level 0 (q_0 / 2^" + std::to_string(config_.message_ratio_bits) + ")"
+                                         : std::string(" (q_0 q_1 / 2^") + std::to_string(config_.message_ratio_bits) + ")",
+                          ": the message would not stay small against q_0; rescale it first");
 }
 
 template <ckks::Encrypted T> T Bootstrapper::at_message_scale(const ckks::Evaluator& eval, const T& x) const {
+    T a = x;
+    if (a.level() > 0 && a.scale() > max_input_scale()) {
+        // too large for level 0 (the standard scale of a level of 60-bit primes): an integer
+        // multiple and one rescale by q_1 bring it just below the message scale, exactly
+        if (a.level() > 1) a = eval.drop_to_level(a, 1);
+        const double k = std::floor(message_scale_target() * double(ctx_->q()[1]) / a.scale());
+        eval.multiply_integer_inplace(a, int64_t(k));
+        a.set_scale(a.scale() * k);
+        eval.rescale_inplace(a);
+    }
     // the message at scale just below q_0 / 2^ratio: the integer multiple keeps every bit
-    T a = x.level() > 0 ? eval.drop_to_level(x, 0) : x;
+    if (a.level() > 0) a = eval.drop_to_level(a, 0);
     a.set_slots(n_);
     const double factor = std::floor(message_scale_target() / a.scale());
     if (factor >= 2) {

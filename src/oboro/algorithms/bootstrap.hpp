@@ -80,8 +80,10 @@ public:
     // Levels the circuit consumes (from the top level) and the level of its output.
     int depth() const { return cts_.depth() + eval_mod_.depth() + stc_.depth(); }
     int output_level() const { return ctx_->max_level() - depth(); }
-    // The input may be at any level (it is dropped to 0) with at most this scale (twice
-    // q_0 / 2^message_ratio_bits): above it the message cannot be kept that far below q_0.
+    // The input may be at any level (it is dropped to 0). At level 0 its scale may be at most
+    // this (twice q_0 / 2^message_ratio_bits): above it the message cannot be kept that far below
+    // q_0. Above level 0 a larger scale (such as the standard scale of a level of 60-bit primes)
+    // is brought below it by one rescale on the way down, up to q_1 times the message scale.
     double max_input_scale() const;
     // -log2 of the model's error (EvalMod's approximation) for a coefficient of magnitude 1,
     // relative to it: a bound before noise. The coefficients of n values in the unit disk are
