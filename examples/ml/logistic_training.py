@@ -14,7 +14,9 @@ full-batch gradient descent on the ciphertexts with only the public context:
 one iteration takes 4 levels plus the sigmoid's, so w is bootstrapped at the start of every
 iteration after the first. The owner decrypts w at the end. The report gives the test accuracy
 of the encrypted model beside the same gradient descent in plaintext (with the exact sigmoid), the
-largest difference of the weights, and the time per iteration with its bootstrap's share.
+largest difference of the weights (also against plaintext training with the same polynomial, which
+leaves the encryption's error alone), and the time per iteration with its bootstrap's share. Exit
+status 1 when the encrypted model's accuracy is more than 2 points below the plaintext one's.
 
 --ring B1 is the bootstrappable preset (N = 2^16, 128-bit: about 19 GB of memory with the rotation
 keys); --ring test is the same chain at N = 2^12 (INSECURE, for tests: 64 samples fit).
@@ -54,12 +56,16 @@ def rows(X: np.ndarray, slots: int) -> np.ndarray:
     return out.ravel()
 
 
-def train_plain(X: np.ndarray, y: np.ndarray, iterations: int, rate: float) -> np.ndarray:
-    """The same full-batch gradient descent in the clear, with the exact sigmoid."""
+def sigmoid(z):
+    return 1 / (1 + np.exp(-z))
+
+
+def train_plain(X: np.ndarray, y: np.ndarray, iterations: int, rate: float, activation=sigmoid) -> np.ndarray:
+    """The same full-batch gradient descent in the clear (with the exact sigmoid, or `activation`)."""
     A = np.hstack([X, np.ones((len(X), 1))])
     w = np.zeros(A.shape[1])
     for _ in range(iterations):
-        w -= rate / len(A) * A.T @ (1 / (1 + np.exp(-A @ w)) - y)
+        w -= rate / len(A) * A.T @ (activation(A @ w) - y)
     return w
 
 
@@ -125,6 +131,10 @@ def main(argv=None) -> int:
     # the data owner decrypts the model
     w_enc = owner.decrypt(oboro.Ciphertext.deserialize(owner, w.serialize()))[: X_train.shape[1] + 1]
     w_plain = train_plain(X_train, y_train, a.iterations, a.rate)
+    # and with the encrypted run's own polynomial: the difference is then the encryption's alone
+    poly = np.polynomial.chebyshev.Chebyshev(oboro.functions.coefficients(sigmoid, (-a.bound, a.bound), a.degree),
+                                             domain=[-a.bound, a.bound])
+    w_poly = train_plain(X_train, y_train, a.iterations, a.rate, poly)
     per_iteration = (t.seconds.get("bootstrap", 0.0) + t.seconds["gradient step"]) / a.iterations
     result = {
         "example": "logistic regression training", "data": "breast cancer (sklearn)", "ring": a.ring,
@@ -133,6 +143,7 @@ def main(argv=None) -> int:
         "accuracy_plaintext": accuracy(w_plain, X_test, y_test),
         "accuracy_encrypted": accuracy(w_enc, X_test, y_test),
         "max_weight_difference": float(np.max(np.abs(w_enc - w_plain))),
+        "max_weight_difference_same_polynomial": float(np.max(np.abs(w_enc - w_poly))),
         "bootstrap_output_level": boot_info["output_level"],
         "seconds": t.seconds, "seconds_per_iteration": per_iteration,
         "oboro": oboro.__version__, "date": time.strftime("%Y-%m-%d"),
@@ -142,7 +153,9 @@ def main(argv=None) -> int:
           f"sigmoid of degree {a.degree} on [-{a.bound:g}, {a.bound:g}], {ring}")
     print(f"  accuracy on {len(X_test)} test samples: plaintext training {result['accuracy_plaintext']:.4f}, "
           f"encrypted training {result['accuracy_encrypted']:.4f}")
-    print(f"  max |encrypted - plaintext| of the weights: {result['max_weight_difference']:.2e}")
+    print(f"  max |encrypted - plaintext| of the weights: {result['max_weight_difference']:.2e} (the sigmoid's "
+          f"polynomial and the encryption); against plaintext training with the same polynomial: "
+          f"{result['max_weight_difference_same_polynomial']:.2e} (the encryption alone)")
     boot = t.seconds.get("bootstrap", 0.0)
     print(f"  time per iteration: {per_iteration:.2f} s ({boot / max(1, a.iterations - 1):.2f} s bootstrap, "
           f"{100 * boot / (per_iteration * a.iterations):.0f}% of the training); keys and set-up "

@@ -69,6 +69,12 @@ def test_an_input_at_any_level_whatever_its_standard_scale(ctx):
         assert bits(ctx.decrypt(ctx.encrypt(x, level=level).bootstrap()), x) > MIN_BITS, level
     a, b = ctx.encrypt(x, level=12).bootstrap_real_pair(ctx.encrypt(-x, level=3))
     assert bits(ctx.decrypt(a), x) > MIN_BITS and bits(ctx.decrypt(b), -x) > MIN_BITS
+    # automatic mode aligns a fresh ciphertext (2^58 at the top level) with one at 2^40 exactly,
+    # by rescales over two primes (AutoEvaluator::bring_to)
+    y = np.cos(x)
+    top, low = ctx.encrypt(x, level=ctx.max_level), ctx.encrypt(y, level=1)
+    assert (top + low).level == 1 and bits(ctx.decrypt(top + low), x + y) > 25
+    assert bits(ctx.decrypt(top * low), x * y) > 25 and bits(ctx.decrypt(low - top), y - x) > 25
 
 
 def test_products_rotations_and_a_second_bootstrap_afterwards(ctx):

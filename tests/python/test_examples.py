@@ -70,3 +70,23 @@ def test_neural_network_example(tmp_path):
     assert r["samples"] == 12 and r["agreement"] == 1.0
     assert r["max_score_error"] < 1e-2
     assert r["levels"].startswith("7 levels")
+
+
+def test_logistic_training_example_with_bootstrapping(tmp_path):
+    """examples/ml/logistic_training.py on its insecure test ring: gradient descent on ciphertexts with
+    a bootstrap per iteration reaches the plaintext training's accuracy, and its weights differ from
+    plaintext training with the same polynomial by the encryption's error only."""
+    import json
+
+    out_json = tmp_path / "training.json"
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "examples/ml/logistic_training.py"), "--ring", "test", "--iterations", "3",
+         "--json", str(out_json)],
+        capture_output=True, text=True, timeout=600,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    r = json.loads(out_json.read_text())
+    assert r["training_samples"] == 64 and r["iterations"] == 3
+    assert r["accuracy_encrypted"] >= r["accuracy_plaintext"] - 0.02
+    assert r["max_weight_difference_same_polynomial"] < 1e-5
+    assert r["seconds"]["bootstrap"] > 0 and "time per iteration" in out.stdout

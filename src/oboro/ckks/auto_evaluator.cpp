@@ -150,14 +150,25 @@ template <Encrypted T> T AutoEvaluator::bring_to(const T& x, int level, double s
     if (x.level() <= level)
         raise<ScaleMismatch>(op, ": operand at ", describe(x), " cannot be brought to scale ", power_of_two(scale),
                              " at level ", level, " (that needs a rescale, i.e. a level above ", level, ")");
-    const double q = double(context()->q()[size_t(level) + 1]);
-    const double factor = std::round(scale * q / x.scale());
-    if (!(factor >= 1) || !std::isfinite(factor) || std::fabs(x.scale() * factor / q - scale) > 0x1p-41 * scale)
+    // The integer correction factor is exact to 2^-41 once it is at least 2^41. One rescale by
+    // q_{level+1} is enough between nearby scales; from a much larger scale (the standard scale of
+    // a level of 60-bit primes, down to one of 40 bits) the factor over one prime is too small, so
+    // r rescales by q_{level+1} .. q_{level+r} are taken: the first lands on scale times the other
+    // r - 1 primes, and each plain rescale then divides by one of them exactly.
+    const std::vector<uint64_t>& q = context()->q();
+    int r = 1;
+    double primes = double(q[size_t(level) + 1]);
+    while (scale * primes / x.scale() < 0x1p41 && level + r < x.level()) primes *= double(q[size_t(level + ++r)]);
+    const double factor = std::round(scale * primes / x.scale());
+    if (!(factor >= 1) || !std::isfinite(factor) || std::fabs(x.scale() * factor / primes - scale) > 0x1p-41 * scale)
         raise<ScaleMismatch>(op, ": operand at ", describe(x), " cannot be brought to scale ", power_of_two(scale),
-                             " at level ", level, " exactly (the correction factor ", power_of_two(scale * q / x.scale()),
-                             " is too small to be exact); rescale it first or use matching scales");
-    if (x.level() > level + 1) return eval_.rescale_to(eval_.drop_to_level(x, level + 1), level, scale);
-    return eval_.rescale_to(x, level, scale);
+                             " at level ", level, " exactly (the correction factor ", power_of_two(scale * primes / x.scale()),
+                             " over the primes between is too small to be exact); rescale it first or use matching scales");
+    double first_target = scale;  // after the first rescale, at level + r - 1
+    for (int j = level + 1; j < level + r; ++j) first_target *= double(q[size_t(j)]);
+    T y = eval_.rescale_to(x.level() > level + r ? eval_.drop_to_level(x, level + r) : x, level + r - 1, first_target);
+    for (int i = 1; i < r; ++i) eval_.rescale_inplace(y);
+    return y;
 }
 
 template <Encrypted T> void AutoEvaluator::align(T& a, T& b, bool match_scales, const char* op) const {

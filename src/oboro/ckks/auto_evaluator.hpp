@@ -13,7 +13,9 @@
 //  * Exact alignment. Before a sum or a product, an operand at a higher level is brought down to
 //    the other one's level AND scale in one step (Evaluator::rescale_to: multiply by the integer
 //    round(target * q / scale), rescale by q, drop the rest), which costs no level beyond the drop
-//    itself and leaves the scales equal to 2^-41 relative. Operands at one level with different
+//    itself and leaves the scales equal to 2^-41 relative. Where one prime's factor is too small
+//    to be exact (from 2^58, the standard scale of a level of 60-bit primes, to 2^40), the factor
+//    spans two or more primes, rescaled one after the other (bring_to). Operands at one level with different
 //    scales (only possible with user-chosen scales or manual results) are both moved to the
 //    standard scale of the level below, which consumes one level. Products only need one level:
 //    the higher operand's scale is still matched when that is exact, else it is just dropped.
@@ -121,8 +123,9 @@ public:
 
     // ---- the pieces, for callers that build their own steps ----
     // x brought to exactly (level, scale) (to 2^-41 relative): a drop when the scale already
-    // matches, else a drop to level + 1 and Evaluator::rescale_to. ScaleMismatch when one rescale
-    // cannot reach the scale exactly.
+    // matches, else a drop to level + r and Evaluator::rescale_to followed by r - 1 rescales, r
+    // the fewest rescales whose integer correction factor is exact (usually 1; 2 from a scale of
+    // 2^58 down to one of 2^40). ScaleMismatch when even all the levels between cannot reach it.
     template <Encrypted T> T bring_to(const T& x, int level, double scale, const char* op) const;
     // The keyed steps whose rotations, one after the other, rotate by k modulo `slots`: the step
     // itself (or its equivalent k -+ slots) when it has a key, else its shortest decomposition into
