@@ -99,7 +99,7 @@ TEST(SecretKey, FromCoefficients) {
     const ContextPtr ctx = Context::create(small_parameters());
     const KeyGenerator keygen(ctx);
     const SecretKey& sk = *keygen.secret_key();
-    const SecretKeyPtr again = secret_key_from_coefficients(*ctx, sk.coeffs);
+    const SecretKeyPtr again = secret_key_from_coefficients(*ctx, SecretVector<int8_t>(sk.coeffs.begin(), sk.coeffs.end()));
     EXPECT_EQ(again->coeffs, sk.coeffs);
     EXPECT_EQ(again->context_id, ctx->id());
     ASSERT_EQ(again->ntt.size(), sk.ntt.size());

@@ -5,7 +5,12 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <fstream>
+#include <string>
 #include <vector>
+
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "oboro/util/buffer.hpp"
 #include "oboro/util/memory_pool.hpp"
@@ -108,4 +113,35 @@ TEST(SecretMemory, WipeZeroesExactlyTheGivenBytes) {
     wipe(bytes.data() + 10, 80);
     for (size_t i = 0; i < bytes.size(); ++i) EXPECT_EQ(bytes[i], i >= 10 && i < 90 ? 0 : 0xAB) << i;
     wipe(nullptr, 0);  // nothing to do
+}
+
+// kB of this process's memory locked in RAM (VmLck of /proc/self/status; -1 where there is none).
+long locked_kb() {
+    std::ifstream in("/proc/self/status");
+    std::string line;
+    while (std::getline(in, line))
+        if (line.rfind("VmLck:", 0) == 0) return std::stol(line.substr(6));
+    return -1;
+}
+
+// The secret key's blocks are whole pages, locked while they live where RLIMIT_MEMLOCK leaves
+// room, and unlocked when they go (a lock covers pages, and locks do not nest: no two blocks share
+// a page); transient secrets are not locked.
+TEST(SecretMemory, TheKeysBlocksAreWholeLockedPages) {
+    const size_t page = size_t(sysconf(_SC_PAGESIZE));
+    rlimit limit{};
+    getrlimit(RLIMIT_MEMLOCK, &limit);
+    const long before = locked_kb();
+    if (before < 0) GTEST_SKIP() << "no VmLck in /proc/self/status";
+    {
+        SecretVector<int64_t> transient(1000, 3);
+        EXPECT_EQ(locked_kb(), before);
+        LockedSecretVector<int8_t> a(100, 1), b(100, 2);  // two small blocks: two pages
+        EXPECT_EQ(reinterpret_cast<uintptr_t>(a.data()) % page, 0u);
+        EXPECT_EQ(reinterpret_cast<uintptr_t>(b.data()) % page, 0u);
+        if (limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur < size_t(before) * 1024 + 2 * page)
+            GTEST_SKIP() << "RLIMIT_MEMLOCK leaves no room to lock two pages";
+        EXPECT_EQ(locked_kb(), before + long(2 * page / 1024));
+    }
+    EXPECT_EQ(locked_kb(), before);
 }

@@ -114,8 +114,8 @@ SecretKeyPtr secret_key_from_coefficients(const Context& ctx, SecretVector<int8_
     for (int8_t c : coeffs) outside |= uint8_t(uint8_t(c + 1) > 2);
     if (outside) raise<ValueError>("secret key: a coefficient is not -1, 0 or 1");
     auto sk = std::make_shared<SecretKey>();
-    sk->coeffs = std::move(coeffs);
-    sk->ntt = SecretBuffer<uint64_t>(qp_limbs(ctx) * ctx.n());
+    sk->coeffs.assign(coeffs.begin(), coeffs.end());  // into locked pages; `coeffs` is wiped as it goes
+    sk->ntt = LockedSecretBuffer<uint64_t>(qp_limbs(ctx) * ctx.n());
     small_to_ntt(sk->coeffs, sk->ntt.data(), ctx.moduli(), ctx.ntt_tables(), qp_limbs(ctx));
     sk->context_id = ctx.id();
     return sk;

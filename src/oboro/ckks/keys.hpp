@@ -22,8 +22,8 @@ namespace oboro::ckks {
 // s outlives the key. Its memory never enters the block cache and is wiped when the last owner
 // lets go of it (util/secret_memory.hpp, docs/security.md).
 struct SecretKey {
-    SecretVector<int8_t> coeffs;       // the ternary secret s
-    SecretBuffer<uint64_t> ntt;        // s over Q*P in NTT form
+    LockedSecretVector<int8_t> coeffs;  // the ternary secret s
+    LockedSecretBuffer<uint64_t> ntt;   // s over Q*P in NTT form
     uint64_t context_id = 0;
 
     SecretKey() = default;

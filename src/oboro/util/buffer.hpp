@@ -11,8 +11,9 @@
 //   WipedBuffer<T>    the block cache, wiped before the block goes back (WipedPoolAllocation):
 //                     short-lived scratch holding values derived from the secret on hot paths
 //                     (decryption's m + e, a*s), at the cache's speed;
-//   SecretBuffer<T>   the system allocator, wiped before it is freed (SecretAllocation): the
-//                     secret key itself and key-generation temporaries (s^2, s(X^g)).
+//   SecretBuffer<T>   the system allocator, wiped before it is freed (SecretAllocation):
+//                     key-generation temporaries (s^2, s(X^g));
+//   LockedSecretBuffer<T>  the same, in locked pages kept out of core dumps: the secret key.
 #pragma once
 
 #include <cstddef>
@@ -41,9 +42,9 @@ struct WipedPoolAllocation {
     }
 };
 
-struct SecretAllocation {
-    static void* allocate(size_t bytes) { return secret_allocate(bytes); }
-    static void release(void* p, size_t bytes) noexcept { secret_release(p, bytes); }
+template <SecretLock Lock> struct SecretAllocation {
+    static void* allocate(size_t bytes) { return secret_allocate(bytes, Lock); }
+    static void release(void* p, size_t bytes) noexcept { secret_release(p, bytes, Lock); }
 };
 
 template <typename T, typename Allocation = PoolAllocation> class AlignedBuffer {
@@ -81,6 +82,7 @@ private:
 };
 
 template <typename T> using WipedBuffer = AlignedBuffer<T, WipedPoolAllocation>;
-template <typename T> using SecretBuffer = AlignedBuffer<T, SecretAllocation>;
+template <typename T> using SecretBuffer = AlignedBuffer<T, SecretAllocation<SecretLock::no>>;
+template <typename T> using LockedSecretBuffer = AlignedBuffer<T, SecretAllocation<SecretLock::yes>>;
 
 }  // namespace oboro
