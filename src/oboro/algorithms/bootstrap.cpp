@@ -254,13 +254,12 @@ void Bootstrapper::check_input(const char* op, const ckks::Evaluator& eval, cons
         raise<MissingKey>(op, ": EvalMod takes ciphertext products and the evaluator has no relinearization key");
     // at level 0 the scale must already be small enough; above it, one rescale on the way down
     // brings it there (at_message_scale) unless it exceeds the message scale times q_1
-    const double limit =
-        x.level() == 0 ? max_input_scale() : message_scale_target() * double(ctx.q()[1]);
+    const bool at_zero = x.level() == 0;
+    const double limit = at_zero ? max_input_scale() : message_scale_target() * double(ctx.q()[1]);
     if (x.scale() > limit)
         raise<ValueError>(op, ": the input's scale 2^", std::log2(x.scale()), " exceeds 2^", std::log2(limit),
-                          x.level() == 0 ? " at level 0 (q_0 / 2^" + std::to_string(config_.message_ratio_bits) + ")"
-                                         : std::string(" (q_0 q_1 / 2^") + std::to_string(config_.message_ratio_bits) + ")",
-                          ": the message would not stay small against q_0; rescale it first");
+                          at_zero ? " at level 0 (q_0 / 2^" : " (q_0 q_1 / 2^", config_.message_ratio_bits,
+                          "): the message would not stay small against q_0; rescale it first");
 }
 
 template <ckks::Encrypted T> T Bootstrapper::at_message_scale(const ckks::Evaluator& eval, const T& x) const {

@@ -158,14 +158,16 @@ template <Encrypted T> T AutoEvaluator::bring_to(const T& x, int level, double s
     const std::vector<uint64_t>& q = context()->q();
     int r = 1;
     double primes = double(q[size_t(level) + 1]);
-    while (scale * primes / x.scale() < 0x1p41 && level + r < x.level()) primes *= double(q[size_t(level + ++r)]);
+    while (scale * primes / x.scale() < 0x1p41 && level + r < x.level()) {
+        ++r;
+        primes *= double(q[size_t(level + r)]);
+    }
     const double factor = std::round(scale * primes / x.scale());
     if (!(factor >= 1) || !std::isfinite(factor) || std::fabs(x.scale() * factor / primes - scale) > 0x1p-41 * scale)
         raise<ScaleMismatch>(op, ": operand at ", describe(x), " cannot be brought to scale ", power_of_two(scale),
                              " at level ", level, " exactly (the correction factor ", power_of_two(scale * primes / x.scale()),
                              " over the primes between is too small to be exact); rescale it first or use matching scales");
-    double first_target = scale;  // after the first rescale, at level + r - 1
-    for (int j = level + 1; j < level + r; ++j) first_target *= double(q[size_t(j)]);
+    const double first_target = scale * primes / double(q[size_t(level + r)]);  // at level + r - 1
     T y = eval_.rescale_to(x.level() > level + r ? eval_.drop_to_level(x, level + r) : x, level + r - 1, first_target);
     for (int i = 1; i < r; ++i) eval_.rescale_inplace(y);
     return y;
