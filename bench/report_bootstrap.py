@@ -4,13 +4,20 @@
 usage: report_bootstrap.py OBORO.json [--lattigo LATTIGO.json] [--out docs/benchmarks/bootstrap.md]
 
 Every figure comes from the JSON files: OBORO.json is written by build/bench/bench_bootstrap (a row per
-thread count and message ratio),
+thread count, message ratio and number of EvalMod's double angles),
 LATTIGO.json by `bench/peers/lattigo/lattigo-bench` in its bootstrap mode in the same session (one
 process at a time: each needs most of the machine's memory). Nothing is typed in.
 """
 import argparse
 import json
 import pathlib
+
+
+def eval_mod(row):
+    """EvalMod's cosine degree and double angles, where the JSON has them."""
+    if "double_angles" not in row:
+        return "not recorded"
+    return f"degree {row['cosine_degree']}, r = {row['double_angles']}"
 
 
 def render(oboro, lattigo=None):
@@ -26,21 +33,21 @@ def render(oboro, lattigo=None):
         f"Bootstrap: the median of {oboro['runs']} runs after a first one. Precision: -log2 of the largest error "
         "over the slots (worst of the runs), values uniform in the complex unit disk, full slots; mean: the mean over "
         "the slots of -log2 of the error (Lattigo's AVG Prec; worst of the runs); all ones: the "
-        "same for the hardest input, every slot 1. Ratio: the message ratio (Lattigo's default set uses 2^8). Set-up: the bootstrapper's DFT matrices (Lattigo: "
+        "same for the hardest input, every slot 1. Ratio: the message ratio (Lattigo's default set uses 2^8). EvalMod: the degree of its cosine and the number r of double angles. Set-up: the bootstrapper's DFT matrices (Lattigo: "
         "NewEvaluator). Keys: the Galois, encapsulation and relinearization keys (Lattigo: its evaluation key "
         "set, the same keys). Two real: two real ciphertexts in one bootstrap (bootstrap_real_pair; a real Batch "
         "pairs its elements), the median time of the pair and the worse precision of its two outputs, values "
         "uniform in [-1, 1] (Lattigo pairs real inputs only in its conjugate-invariant ring, other parameters: not "
         "measured). Peak: the peak resident memory of the row's process (reset at the start of each row).",
         "",
-        "| library | parameters | threads | ratio | slots | levels left | bootstrap (s) | precision (bits) | mean (bits) | all ones (bits) "
+        "| library | parameters | threads | ratio | EvalMod | slots | levels left | bootstrap (s) | precision (bits) | mean (bits) | all ones (bits) "
         "| two real (s) | two real (bits) | set-up (s) | key generation (s) | keys | keys (GiB) | peak (GiB) |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     rows = oboro["rows"]
     for r in rows:
         lines.append(
-            f"| oboro | {r['preset']} | {r['threads']} | 2^{r['message_ratio_bits']} | {r['slots']} | {r['output_level']} | "
+            f"| oboro | {r['preset']} | {r['threads']} | 2^{r['message_ratio_bits']} | {eval_mod(r)} | {r['slots']} | {r['output_level']} | "
             f"{r['bootstrap_median_s']:.2f} | {r['precision_bits']:.1f} | {r['mean_precision_bits']:.1f} | "
             f"{r['constant_precision_bits']:.1f} | "
             f"{r['real_pair_median_s']:.2f} | {r['real_pair_precision_bits']:.1f} | {r['setup_s']:.1f} | {r['keygen_s']:.1f} | {r['keys']} | {r['key_gib']:.2f} | {r['peak_gib']:.1f} |"
@@ -49,14 +56,14 @@ def render(oboro, lattigo=None):
         r = lattigo
         ones = f"{r['constant_precision_bits']:.1f}" if "constant_precision_bits" in r else "not measured"
         lines.append(
-            f"| Lattigo {r['version']} | {r['param_set']} | {r['threads']} | 2^8 | {r['slots']} | {r['levels_left']} | "
+            f"| Lattigo {r['version']} | {r['param_set']} | {r['threads']} | 2^8 | its default | {r['slots']} | {r['levels_left']} | "
             f"{r['bootstrap_median_s']:.2f} | {r['precision_bits']:.1f} | {r['mean_precision_bits']:.1f} | {ones} | not measured | | {r['setup_s']:.1f} | "
             f"{r['keygen_s']:.1f} | {r['keys']} | {r['key_gib']:.2f} | {r['peak_gib']:.1f} |"
         )
         lines.append("")
         for o in rows:
             lines.append(
-                f"oboro on {o['threads']} thread(s), message ratio 2^{o['message_ratio_bits']}: {r['bootstrap_median_s'] / o['bootstrap_median_s']:.2f}x faster "
+                f"oboro on {o['threads']} thread(s), message ratio 2^{o['message_ratio_bits']}, EvalMod {eval_mod(o)}: {r['bootstrap_median_s'] / o['bootstrap_median_s']:.2f}x faster "
                 f"than Lattigo ({o['bootstrap_median_s']:.2f} s against {r['bootstrap_median_s']:.2f} s), "
                 f"{o['precision_bits'] - r['precision_bits']:+.1f} bits of precision "
                 f"({o['mean_precision_bits'] - r['mean_precision_bits']:+.1f} in the mean), "

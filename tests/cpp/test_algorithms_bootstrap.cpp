@@ -59,13 +59,13 @@ TEST(EvalModModel, RemovesTheIntegerPart) {
 }
 
 // N = 2^12, a secret of Hamming weight 32, 2 levels left after bootstrapping: residual {60, 40,
-// 40}, SlotsToCoeffs 3 x 45, EvalMod 9 x 60, CoeffsToSlots 3 x 60. Insecure (test only).
+// 40}, SlotsToCoeffs 3 x 45, EvalMod 8 x 61, CoeffsToSlots 3 x 61 (B1's circuit). Insecure (test only).
 Parameters bootstrap_test_parameters() {
     Parameters p;
     p.log_n = 12;
     p.q_bits = {60, 40, 40, 45, 45, 45};
-    for (int i = 0; i < 12; ++i) p.q_bits.push_back(60);
-    // key switching adds about N sigma q_digit / P: digits of 3 primes (180 bits) under P = 244 bits
+    for (int i = 0; i < 11; ++i) p.q_bits.push_back(61);
+    // key switching adds about N sigma q_digit / P: digits of 3 primes (183 bits) under P = 244 bits
     p.p_bits = {61, 61, 61, 61};
     p.dnum = 6;
     p.secret = SecretDistribution::sparse_ternary;

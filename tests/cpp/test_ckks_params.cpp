@@ -77,7 +77,7 @@ TEST(ParamsPresets, Bootstrappable) {
     EXPECT_EQ(b1.secret, SecretDistribution::sparse_ternary);
     EXPECT_EQ(b1.hamming_weight, 192);
     EXPECT_EQ(b1.security, SecurityLevel::k128);
-    EXPECT_EQ(b1.log_qp(), 1553);
+    EXPECT_EQ(b1.log_qp(), 1510);
     EXPECT_LE(b1.log_qp(), max_log_qp(b1));
     EXPECT_EQ(max_log_qp(b1), 1555);
     const Parameters bt = Parameters::preset("BT");
@@ -91,7 +91,7 @@ TEST(ParamsPresets, Bootstrappable) {
 // message that says what is known; security none is explicit.
 TEST(ParamsSecurity, SparseSecretBound) {
     Parameters p = Parameters::preset("B1");
-    p.q_bits.push_back(40);  // 1593 bits: within the ternary table, above the sparse bound
+    p.q_bits.push_back(50);  // 1560 bits: within the ternary table, above the sparse bound
     EXPECT_LE(p.log_qp(), max_log_qp(16, SecurityLevel::k128));
     EXPECT_ERROR(ParameterError, p.validate(), "1555", "sparse");
     p.q_bits.pop_back();

@@ -169,9 +169,9 @@ def test_errors():
     with pytest.raises(oboro.ParameterError, match="ephemeral secret.*security"):
         s1.keygen(bootstrap=True)
     shallow = oboro.Context(log_n=12, moduli_bits=[60, 40, 40], special_bits=[61], security=None)
-    with pytest.raises(oboro.ParameterError, match="consumes 15 levels"):
+    with pytest.raises(oboro.ParameterError, match="consumes 14 levels"):
         shallow.keygen(bootstrap=True)
-    with pytest.raises(oboro.ParameterError, match="consumes 15 levels"):
+    with pytest.raises(oboro.ParameterError, match="consumes 14 levels"):
         shallow.bootstrap_info()
     assert not shallow.has_relin_key  # nothing was made
     # a scale too large for the message ratio
