@@ -92,8 +92,8 @@ Row run(const std::string& preset, std::optional<size_t> slots_opt, int threads,
     if (ratio) config.message_ratio_bits = *ratio;
     if (double_angles) config.double_angles = *double_angles;
     row.message_ratio_bits = config.message_ratio_bits;
-    row.double_angles = config.double_angles;
     const Bootstrapper boot(ctx, config);
+    row.double_angles = boot.eval_mod().double_angles();
     row.cosine_degree = boot.eval_mod().cosine().degree();
     row.setup_s = seconds_since(t0);
     row.depth = boot.depth();

@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
 """Turns the JSON of bench_bootstrap (and of Lattigo's bootstrap mode, run beside it) into Markdown.
 
-usage: report_bootstrap.py OBORO.json [--lattigo LATTIGO.json] [--out docs/benchmarks/bootstrap.md]
+usage: report_bootstrap.py OBORO.json [MORE.json ...] [--lattigo LATTIGO.json] [--openfhe OPENFHE.json ...]
+                           [--out docs/benchmarks/bootstrap.md]
+                           [--combined-json docs/benchmarks/bootstrap.json]
 
 Every figure comes from the JSON files: OBORO.json is written by build/bench/bench_bootstrap (a row per
-thread count, message ratio and number of EvalMod's double angles),
-LATTIGO.json by `bench/peers/lattigo/lattigo-bench` in its bootstrap mode in the same session (one
-process at a time: each needs most of the machine's memory). Nothing is typed in.
+thread count, message ratio and number of EvalMod's double angles; the rows of several runs of one
+session, such as one with other double angles, are shown in the order given),
+LATTIGO.json by `bench/peers/lattigo/lattigo-bench` in its bootstrap mode and OPENFHE.json (one per thread
+count) by `bench/peers/openfhe/bootstrap.py`, in the same session (one process at a time: each needs most of
+the machine's memory). Nothing is typed in.
 """
 import argparse
 import json
@@ -20,7 +24,24 @@ def eval_mod(row):
     return f"degree {row['cosine_degree']}, r = {row['double_angles']}"
 
 
-def render(oboro, lattigo=None):
+def peer_row(r, name, ratio):
+    ones = f"{r['constant_precision_bits']:.1f}" if r.get("constant_precision_bits") is not None else "not measured"
+    keys = f"{r['key_gib']:.2f}" if r.get("key_gib") is not None else "not measured"
+    return (
+        f"| {name} {r['version']} | {r['param_set']} | {r['threads']} | {ratio} | its default | {r['slots']} | "
+        f"{r['levels_left']} | {r['bootstrap_median_s']:.2f} | {r['precision_bits']:.1f} | {r['mean_precision_bits']:.1f} | "
+        f"{ones} | not measured | | {r['setup_s']:.1f} | {r['keygen_s']:.1f} | {r['keys']} | {keys} | {r['peak_gib']:.1f} |"
+    )
+
+
+def fastest_peer(peers, threads):
+    """The fastest other library's row at this thread count (Lattigo runs an op on one thread, so its
+    1-thread figure stands at every count)."""
+    rows = [(name, r) for name, r in peers if r["threads"] == threads or name == "Lattigo"]
+    return min(rows, key=lambda nr: nr[1]["bootstrap_median_s"]) if rows else None
+
+
+def render(oboro, lattigo=None, openfhe=()):
     m = oboro["machine"]
     lines = [
         "# Bootstrapping",
@@ -33,7 +54,7 @@ def render(oboro, lattigo=None):
         f"Bootstrap: the median of {oboro['runs']} runs after a first one. Precision: -log2 of the largest error "
         "over the slots (worst of the runs), values uniform in the complex unit disk, full slots; mean: the mean over "
         "the slots of -log2 of the error (Lattigo's AVG Prec; worst of the runs); all ones: the "
-        "same for the hardest input, every slot 1. Ratio: the message ratio (Lattigo's default set uses 2^8). EvalMod: the degree of its cosine and the number r of double angles. Set-up: the bootstrapper's DFT matrices (Lattigo: "
+        "same for the hardest input, every slot 1. Ratio: the message ratio (Lattigo's default set uses 2^8). EvalMod: the degree of its cosine (a sine when r = 0) and the number r of double angles. Set-up: the bootstrapper's DFT matrices (Lattigo: "
         "NewEvaluator). Keys: the Galois, encapsulation and relinearization keys (Lattigo: its evaluation key "
         "set, the same keys). Two real: two real ciphertexts in one bootstrap (bootstrap_real_pair; a real Batch "
         "pairs its elements), the median time of the pair and the worse precision of its two outputs, values "
@@ -52,14 +73,27 @@ def render(oboro, lattigo=None):
             f"{r['constant_precision_bits']:.1f} | "
             f"{r['real_pair_median_s']:.2f} | {r['real_pair_precision_bits']:.1f} | {r['setup_s']:.1f} | {r['keygen_s']:.1f} | {r['keys']} | {r['key_gib']:.2f} | {r['peak_gib']:.1f} |"
         )
+    peers = ([("Lattigo", lattigo)] if lattigo else []) + [("OpenFHE", r) for r in openfhe]
+    for name, r in peers:
+        # Lattigo's default set uses a message ratio of 2^8; OpenFHE's correction factor plays its part
+        lines.append(peer_row(r, name, "2^8" if name == "Lattigo" else "its default"))
+    if openfhe:
+        lines += ["", "OpenFHE: " + "; ".join(openfhe[0]["notes"][:2]) + ". Its key generation includes its set-up "
+                  "(EvalBootstrapSetup); the other notes are in its JSON."]
+    if peers:
+        lines.append("")
+        for o in rows:
+            best = fastest_peer(peers, o["threads"])
+            if best:
+                name, b = best
+                lines.append(
+                    f"oboro on {o['threads']} thread(s), message ratio 2^{o['message_ratio_bits']}, EvalMod {eval_mod(o)}: "
+                    f"{b['bootstrap_median_s'] / o['bootstrap_median_s']:.2f}x faster than the fastest other library "
+                    f"({name} on {b['threads']} thread(s), {b['bootstrap_median_s']:.2f} s against {o['bootstrap_median_s']:.2f} s), "
+                    f"{o['output_level'] - b['levels_left']:+d} levels left."
+                )
     if lattigo:
         r = lattigo
-        ones = f"{r['constant_precision_bits']:.1f}" if "constant_precision_bits" in r else "not measured"
-        lines.append(
-            f"| Lattigo {r['version']} | {r['param_set']} | {r['threads']} | 2^8 | its default | {r['slots']} | {r['levels_left']} | "
-            f"{r['bootstrap_median_s']:.2f} | {r['precision_bits']:.1f} | {r['mean_precision_bits']:.1f} | {ones} | not measured | | {r['setup_s']:.1f} | "
-            f"{r['keygen_s']:.1f} | {r['keys']} | {r['key_gib']:.2f} | {r['peak_gib']:.1f} |"
-        )
         lines.append("")
         for o in rows:
             lines.append(
@@ -75,13 +109,19 @@ def render(oboro, lattigo=None):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("results")
+    ap.add_argument("results", nargs="+")
     ap.add_argument("--lattigo", default=None)
+    ap.add_argument("--openfhe", action="append", default=[], help="OpenFHE's JSON, once per thread count")
     ap.add_argument("--out", default=None)
+    ap.add_argument("--combined-json", default=None, help="also write the rows of every run as one JSON file")
     args = ap.parse_args()
-    oboro = json.loads(pathlib.Path(args.results).read_text())
+    runs = [json.loads(pathlib.Path(p).read_text()) for p in args.results]
+    oboro = dict(runs[0], rows=[r for run in runs for r in run["rows"]])
     lattigo = json.loads(pathlib.Path(args.lattigo).read_text()) if args.lattigo else None
-    text = render(oboro, lattigo)
+    openfhe = [json.loads(pathlib.Path(p).read_text()) for p in args.openfhe]
+    text = render(oboro, lattigo, openfhe)
+    if args.combined_json:
+        pathlib.Path(args.combined_json).write_text(json.dumps(oboro, indent=1) + "\n")
     if args.out:
         pathlib.Path(args.out).write_text(text)
     else:

@@ -382,7 +382,7 @@ class Context:
 
     def bootstrap_info(self, slots: int | None = None) -> dict[str, Any]:
         """
-        What bootstrapping ciphertexts of `slots` slots (default all) does with these parameters: slots, depth (levels consumed), output_level (levels left), max_input_scale, precision_bits (the model's bound before noise), rotation_steps, galois_keys (the number of keys), encapsulates (a sparse ephemeral secret is used for ModRaise), has_keys (keygen(bootstrap=...) made them). ParameterError when the parameters cannot bootstrap, with the reason.
+        What bootstrapping ciphertexts of `slots` slots (default all) does with these parameters: slots, depth (levels consumed), output_level (levels left), max_input_scale, precision_bits (the model's bound before noise), eval_mod_degree and double_angles (EvalMod's sine or cosine and its double angles), rotation_steps, galois_keys (the number of keys), encapsulates (a sparse ephemeral secret is used for ModRaise), has_keys (keygen(bootstrap=...) made them). ParameterError when the parameters cannot bootstrap, with the reason.
         """
 
     def encrypt_batch(self, values: numpy.typing.ArrayLike, level: int | None = None, scale: float | None = None, slots: int | None = None, device: str = 'cpu') -> Batch:

@@ -122,6 +122,8 @@ nb::dict info_of(const algorithms::Bootstrapper& b, bool has_keys) {
     d["output_level"] = b.output_level();
     d["max_input_scale"] = b.max_input_scale();
     d["precision_bits"] = b.precision_bits();
+    d["eval_mod_degree"] = b.eval_mod().cosine().degree();
+    d["double_angles"] = b.eval_mod().double_angles();
     d["rotation_steps"] = b.rotation_steps();
     d["galois_keys"] = b.galois_key_levels().size();
     d["encapsulates"] = b.encapsulates();
@@ -191,7 +193,7 @@ void add_bootstrap_info(nb::class_<PyContext>& ctx) {
         "slots"_a = nb::none(), nb::sig("def bootstrap_info(self, slots: int | None = None) -> dict[str, typing.Any]"),
         "What bootstrapping ciphertexts of `slots` slots (default all) does with these parameters: slots, depth "
         "(levels consumed), output_level (levels left), max_input_scale, precision_bits (the model's bound before "
-        "noise), rotation_steps, galois_keys (the number of keys), encapsulates (a sparse ephemeral secret is used for "
+        "noise), eval_mod_degree and double_angles (EvalMod's sine or cosine and its double angles), rotation_steps, galois_keys (the number of keys), encapsulates (a sparse ephemeral secret is used for "
         "ModRaise), has_keys (keygen(bootstrap=...) made them). ParameterError when the parameters cannot bootstrap, "
         "with the reason.");
 }

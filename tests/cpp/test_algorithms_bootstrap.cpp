@@ -58,6 +58,26 @@ TEST(EvalModModel, RemovesTheIntegerPart) {
     EXPECT_THROW(EvalMod(16, 3, 0), ValueError);
 }
 
+// Automatic double angles: the fewest levels, then the fewest double angles. For K' = 16.5 (an
+// ephemeral secret of weight 32) r = 0, 1 and 2 all take 8 levels and r = 3 takes 9: r = 0, a sine
+// of degree 151, as accurate as the fixed choices.
+TEST(EvalModModel, ChoosesTheDoubleAnglesWithTheFewestLevels) {
+    const EvalMod automatic(16);
+    EXPECT_EQ(automatic.double_angles(), 0);
+    EXPECT_EQ(automatic.depth(), 8);
+    EXPECT_EQ(automatic.depth(), EvalMod(16, 2).depth());
+    EXPECT_EQ(EvalMod(16, 3).depth(), 9);
+    EXPECT_LT(automatic.approximation_error(0x1p-20), 0x1p-20 * 0x1p-25);
+    // a small bound: a low-degree sine without double angles
+    const EvalMod small(2);
+    EXPECT_EQ(small.double_angles(), 0);
+    EXPECT_LE(small.depth(), EvalMod(2, 1).depth());
+    // a given degree is kept; the double angles are still chosen
+    const EvalMod fixed(16, std::nullopt, 127);
+    EXPECT_EQ(fixed.cosine().degree(), 127);
+    EXPECT_THROW(EvalMod(16, 9), ValueError);
+}
+
 // N = 2^12, a secret of Hamming weight 32, 2 levels left after bootstrapping: residual {60, 40,
 // 40}, SlotsToCoeffs 3 x 45, EvalMod 8 x 61, CoeffsToSlots 3 x 61 (B1's circuit). Insecure (test only).
 Parameters bootstrap_test_parameters() {
@@ -420,6 +440,7 @@ TEST(Bootstrap, KeysRoundTripThroughTheCheckedFormat) {
         EXPECT_EQ(loaded_config.slots, config.slots);
         EXPECT_EQ(loaded_config.message_ratio_bits, 11);
         EXPECT_FALSE(loaded_config.cosine_degree.has_value());
+        EXPECT_FALSE(loaded_config.double_angles.has_value());
         ASSERT_TRUE(loaded.encapsulation.has_value());
         EXPECT_EQ(loaded.galois.keys.size(), bk.galois.keys.size());
         const Bootstrapper again(k.ctx, loaded_config);

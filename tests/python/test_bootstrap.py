@@ -37,6 +37,8 @@ def test_full_slots_come_back_with_the_levels_and_the_standard_scale(ctx):
     info = ctx.bootstrap_info()
     assert info["has_keys"] and info["encapsulates"]
     assert info["output_level"] == 2 and info["depth"] == ctx.max_level - 2
+    # EvalMod's automatic choice for the ephemeral secret of weight 32: a sine of degree 151, no double angle
+    assert (info["eval_mod_degree"], info["double_angles"]) == (151, 0)
     for complex_ in (False, True):
         x = values(ctx.slots, 1, complex_)
         out = ctx.encrypt(x, level=0).bootstrap()
@@ -183,7 +185,7 @@ def test_errors():
 
 def test_the_benchmark_page_is_the_rendering_of_its_json():
     """docs/benchmarks/bootstrap.md is what bench/report_bootstrap.py renders from the committed
-    JSON of oboro's and Lattigo's runs (not typed by hand)."""
+    JSON of oboro's, Lattigo's and OpenFHE's runs (not typed by hand)."""
     import importlib.util
     import json
     import pathlib
@@ -195,7 +197,8 @@ def test_the_benchmark_page_is_the_rendering_of_its_json():
     bench = root / "docs" / "benchmarks"
     oboro_rows = json.loads((bench / "bootstrap.json").read_text())
     lattigo = json.loads((bench / "bootstrap_lattigo.json").read_text())
-    assert report.render(oboro_rows, lattigo) == (bench / "bootstrap.md").read_text()
+    openfhe = [json.loads(p.read_text()) for p in sorted(bench.glob("bootstrap_openfhe_t*.json"))]
+    assert report.render(oboro_rows, lattigo, openfhe) == (bench / "bootstrap.md").read_text()
     assert {r["preset"] for r in oboro_rows["rows"]} == {"B1"} and lattigo["log_n"] == 16
 
 

@@ -46,10 +46,11 @@ struct BootstrapConfig {
     std::optional<size_t> slots;                // n, a power of two <= N/2 (default N/2)
     int coeffs_to_slots_levels = 3;
     int slots_to_coeffs_levels = 3;
-    // EvalMod's double angles r: its cosine's degree grows with K' / 2^r and each double angle
-    // takes a level, so r = 2 (degree 58 for K' = 16.5, depth 6 + 2) is one level less than r = 3
-    // (degree 40, 6 + 3) at the same precision (measured at N = 2^16)
-    int double_angles = 2;
+    // EvalMod's double angles r (eval_mod.hpp): its cosine's degree grows with K' / 2^r and each
+    // double angle takes a level. Automatic (nullopt): the fewest levels, then the fewest double
+    // angles, which is r = 0 with a sine of degree 151 at K' = 16.5 (8 levels, like r = 2 with
+    // degree 58, and about a bit more precise at N = 2^16; r = 2 is about 10% faster).
+    std::optional<int> double_angles;
     std::optional<int> cosine_degree;           // default: EvalMod's choice
     // log2(q_0 / message scale): larger shrinks the sine's error ((2 pi 2^-r)^2 / 6 relative to a
     // coefficient of the message, 21 bits at r = 12 for the largest, that of a constant vector of

@@ -35,24 +35,12 @@ double interpolation_error(const Polynomial& p, double interval, int r) {
     return double(worst);
 }
 
-}  // namespace
-
-EvalMod::EvalMod(double integer_bound, int double_angles, std::optional<int> degree)
-    : k_(integer_bound), r_(double_angles) {
-    if (!(integer_bound >= 0 && integer_bound <= 4096))
-        raise<ValueError>("EvalMod: the integer bound ", integer_bound, " must be in [0, 4096]");
-    if (double_angles < 0 || double_angles > 8)
-        raise<ValueError>("EvalMod: ", double_angles, " double angles (0..8)");
-    if (degree) {
-        if (*degree < 1 || *degree > 1023) raise<ValueError>("EvalMod: cosine degree ", *degree, " (1..1023)");
-        cosine_ = cosine_interpolant(interval(), r_, *degree);
-        return;
-    }
-    // The least degree within 2^-50 (about where double rounding, amplified 4^r by the double
-    // angles, leaves the interpolant), or within 1.5x of the best error up to degree 255. The
-    // error falls steeply with the degree once it passes the argument's range, so a doubling
-    // search finds the depth and a bisection the degree within it.
-    const auto error_at = [&](int d) { return interpolation_error(cosine_interpolant(interval(), r_, d), interval(), r_); };
+// The least degree within 2^-50 of the sine (about where double rounding, amplified 4^r by the
+// double angles, leaves the interpolant), or within 1.5x of the best error up to degree 255. The
+// error falls steeply with the degree once it passes the argument's range, so a doubling search
+// finds the depth and a bisection the degree within it.
+Polynomial least_degree_cosine(double interval, int r) {
+    const auto error_at = [&](int d) { return interpolation_error(cosine_interpolant(interval, r, d), interval, r); };
     int hi = 7;
     double err = error_at(hi);
     while (hi < 255 && err > 0x1p-50) {
@@ -65,7 +53,52 @@ EvalMod::EvalMod(double integer_bound, int double_angles, std::optional<int> deg
         const int mid = (lo + hi) / 2;
         (error_at(mid) <= good_enough ? hi : lo) = mid;
     }
-    cosine_ = cosine_interpolant(interval(), r_, hi);
+    return cosine_interpolant(interval, r, hi);
+}
+
+// Double angles beyond 3 multiply the interpolant's rounding by 4^r and never save a level here.
+constexpr int kMaxAutomaticDoubleAngles = 3;
+// An interpolant this close to the sine is exact for bootstrapping: EvalMod's noise is larger.
+constexpr double kAcceptableError = 0x1p-45;
+
+}  // namespace
+
+EvalMod::EvalMod(double integer_bound, std::optional<int> double_angles, std::optional<int> degree)
+    : k_(integer_bound) {
+    if (!(integer_bound >= 0 && integer_bound <= 4096))
+        raise<ValueError>("EvalMod: the integer bound ", integer_bound, " must be in [0, 4096]");
+    if (double_angles && (*double_angles < 0 || *double_angles > 8))
+        raise<ValueError>("EvalMod: ", *double_angles, " double angles (0..8)");
+    if (degree && (*degree < 1 || *degree > 1023)) raise<ValueError>("EvalMod: cosine degree ", *degree, " (1..1023)");
+    const auto make = [&](int r) { return degree ? cosine_interpolant(interval(), r, *degree) : least_degree_cosine(interval(), r); };
+    if (double_angles) {
+        r_ = *double_angles;
+        cosine_ = make(r_);
+        return;
+    }
+    // Automatic: the fewest levels, then the fewest double angles (each amplifies the noise of
+    // the cosine's evaluation by up to 4), among the interpolants close enough to the sine; if
+    // none is, the closest.
+    bool found = false, found_acceptable = false;
+    int best_depth = 0;
+    double best_error = 0;
+    for (int r = 0; r <= kMaxAutomaticDoubleAngles; ++r) {
+        if (found_acceptable && r >= best_depth) break;  // the depth is at least r
+        Polynomial p = make(r);
+        const double err = interpolation_error(p, interval(), r);
+        const int depth = polynomial_depth(p) + r;
+        const bool acceptable = err <= kAcceptableError;
+        const bool better = !found || (acceptable && (!found_acceptable || depth < best_depth)) ||
+                            (!found_acceptable && !acceptable && err < best_error);
+        if (better) {
+            r_ = r;
+            cosine_ = std::move(p);
+            best_depth = depth;
+            best_error = err;
+            found = true;
+            found_acceptable = found_acceptable || acceptable;
+        }
+    }
 }
 
 int EvalMod::depth() const { return polynomial_depth(cosine_) + r_; }

@@ -24,9 +24,14 @@ namespace oboro::algorithms {
 class EvalMod {
 public:
     // integer_bound: k, the largest |I| (bootstrap.hpp derives it from the secret's Hamming weight);
-    // double_angles: r >= 0; degree: the cosine interpolant's (nullopt: the least degree whose error
-    // after the double angles is at most 2^-50, or the best one of at most 255).
-    EvalMod(double integer_bound, int double_angles, std::optional<int> degree = std::nullopt);
+    // double_angles: r in 0..8 (nullopt: the r in 0..3 with the fewest levels, then the fewest
+    // double angles, among the interpolants within 2^-45 of the sine: r = 0 and a degree of 151 for
+    // K' = 16.5, the same 8 levels as r = 2 and degree 58 but with about a bit less noise, because
+    // no double angle amplifies the cosine's rounding); degree: the cosine interpolant's (nullopt:
+    // the least degree whose error after the double angles is at most 2^-50, or the best one of at
+    // most 255).
+    EvalMod(double integer_bound, std::optional<int> double_angles = std::nullopt,
+            std::optional<int> degree = std::nullopt);
 
     double integer_bound() const { return k_; }
     // K': the input is y = t / K'.

@@ -208,8 +208,8 @@ Parameters Parameters::preset(const std::string& name) {
         p.dnum = 3;
     } else if (name == "B1" || name == "BT") {
         // Bootstrappable: the residual levels {60, 40 x L} (q_0 of 60 bits keeps the message 2^12
-        // below it at a 2^47 scale), SlotsToCoeffs 3 x 45, EvalMod 8 x 61 (a cosine of degree 58
-        // and 2 double angles, for the ephemeral secret of weight 32), CoeffsToSlots 3 x 61; a
+        // below it at a 2^47 scale), SlotsToCoeffs 3 x 45, EvalMod 8 x 61 (a sine of degree 151,
+        // or a cosine of degree 58 and 2 double angles, for the ephemeral secret of weight 32), CoeffsToSlots 3 x 61; a
         // sparse secret key of weight 192 (its rescaling noise is 4 bits below a dense one's),
         // checked against the sparse bound of 1555 bits at 2^16. EvalMod's noise, which sets the
         // precision, falls with the size of its primes: 61 bits against 60 gained a bit (measured).

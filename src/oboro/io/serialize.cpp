@@ -681,8 +681,8 @@ GaloisKeys load_galois_keys(const Context& ctx, ByteView data) {
 }
 
 // ---- bootstrap keys ----
-// u32 slots (0: all), i32 CoeffsToSlots levels, i32 SlotsToCoeffs levels, i32 double angles, i32
-// cosine degree (-1: automatic), i32 message ratio bits, i32 ephemeral weight; the Galois key set's
+// u32 slots (0: all), i32 CoeffsToSlots levels, i32 SlotsToCoeffs levels, i32 double angles (-1:
+// automatic), i32 cosine degree (-1: automatic), i32 message ratio bits, i32 ephemeral weight; the Galois key set's
 // body; u8 1 when the encapsulation keys follow: u32 their ephemeral weight, the key to the
 // ephemeral secret, the key back.
 
@@ -693,7 +693,7 @@ Bytes serialize(const Context& ctx, const algorithms::BootstrapConfig& config, c
     Writer w(out);
     const size_t start = begin_record(w, ObjectType::bootstrap_keys, ctx.id());
     w.u32(uint32_t(config.slots.value_or(0)));
-    for (int v : {config.coeffs_to_slots_levels, config.slots_to_coeffs_levels, config.double_angles,
+    for (int v : {config.coeffs_to_slots_levels, config.slots_to_coeffs_levels, config.double_angles.value_or(-1),
                   config.cosine_degree.value_or(-1), config.message_ratio_bits, config.ephemeral_hamming_weight})
         w.u32(uint32_t(v));
     write_galois_body(w, ctx, keys.galois, compress);
@@ -726,7 +726,8 @@ std::pair<algorithms::BootstrapConfig, algorithms::BootstrapKeys> load_bootstrap
     };
     config.coeffs_to_slots_levels = in_range("the CoeffsToSlots levels", 1, 17);
     config.slots_to_coeffs_levels = in_range("the SlotsToCoeffs levels", 1, 17);
-    config.double_angles = in_range("the double angles", 0, 8);
+    const int double_angles = in_range("the double angles", -1, 8);
+    if (double_angles >= 0) config.double_angles = double_angles;
     const int degree = in_range("the cosine degree", -1, 1023);
     if (degree == 0) r.fail("a cosine degree of 0");
     if (degree > 0) config.cosine_degree = degree;
