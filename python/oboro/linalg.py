@@ -67,8 +67,9 @@ def rotation_steps(ctx, shape, method: str = "auto", d: int | None = None, slots
 
     - ``method="matvec"``: ``M @ x`` with the matrix ``shape`` (a NumPy matrix or PlainMatrix: its
       non-zero diagonals; a banded matrix needs other steps than a dense one) or a dense matrix of
-      shape ``(rows, cols)``, on ciphertexts of ``slots`` slots (default: the next power of two
-      above both dimensions). ``d`` does not apply.
+      shape ``(rows, cols)`` (planned from the shape alone: no matrix is built, so a full-slot shape
+      takes a fraction of a second), on ciphertexts of ``slots`` slots (default: the next power of
+      two above both dimensions). ``d`` does not apply.
     - otherwise, the product of encrypted matrices with the dimensions ``shape`` with ``method``:
       e.g. ``A.shape + B.shape`` or ``(m, k, n)``; ``d`` as in :func:`encrypt_matrix`.
     """

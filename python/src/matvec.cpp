@@ -197,21 +197,21 @@ nb::object matvec(nb::handle matrix, nb::handle x) {
 std::vector<int64_t> rotation_steps(const PyContext& c, nb::handle matrix_or_shape, std::optional<size_t> slots) {
     const char* op = "rotation_steps";
     const ContextPtr& ctx = c.st->ctx;
-    PyPlainMatrix m;
     const bool is_matrix = nb::isinstance<PyPlainMatrix>(matrix_or_shape) ||
                            nb::cast<size_t>(numpy().attr("ndim")(matrix_or_shape)) == 2;
+    const auto default_slots = [&](size_t rows, size_t cols) {
+        return slots ? *slots : std::min(next_pow2(std::max(rows, cols)), ctx->max_slots());
+    };
     if (is_matrix) {
-        m = plain_matrix(ctx, matrix_or_shape, op);
-    } else {
-        const auto shape = nb::cast<std::vector<size_t>>(matrix_or_shape);
-        if (shape.size() != 2) raise<oboro::ValueError>(op, ": method 'matvec' takes a matrix or its shape (rows, cols)");
-        m.ctx = ctx;
-        m.rows = shape[0];
-        m.cols = shape[1];
-        m.values = std::make_shared<std::vector<double>>(m.rows * m.cols, 1.0);
+        const PyPlainMatrix m = plain_matrix(ctx, matrix_or_shape, op);
+        return m.for_(default_slots(m.rows, m.cols), alg::Hoisting::mod_up_and_mod_down, alg::PlaintextScale::prime)
+            ->rotation_steps();
     }
-    const size_t s = slots ? *slots : std::min(next_pow2(std::max(m.rows, m.cols)), ctx->max_slots());
-    return m.for_(s, alg::Hoisting::mod_up_and_mod_down, alg::PlaintextScale::prime)->rotation_steps();
+    // a shape: the steps of a matrix with no zero entry, planned from the shape alone
+    const auto shape = nb::cast<std::vector<size_t>>(matrix_or_shape);
+    if (shape.size() != 2) raise<oboro::ValueError>(op, ": method 'matvec' takes a matrix or its shape (rows, cols)");
+    return alg::PlainMatrix::dense_rotation_steps(*ctx, shape[0], shape[1], default_slots(shape[0], shape[1]),
+                                                  alg::Hoisting::mod_up_and_mod_down);
 }
 
 template <typename Py> Py matmul_left(const Py& self, nb::handle matrix, bool transpose) {

@@ -882,6 +882,29 @@ TEST(PlainMatrix, SkipsZeroDiagonalsAndZeroBlocks) {
     EXPECT_LT(max_abs_diff(got, want), 1e-5);
 }
 
+// The steps from a shape alone are those of a matrix with no zero entry of that shape, for one
+// block, several blocks of every size, either hoisting; and a full-slot shape costs no matrix.
+TEST(PlainMatrix, DenseRotationStepsFromTheShapeAlone) {
+    auto& K = MatmulKeys::get("S2");
+    struct Shape {
+        size_t rows, cols, slots;
+    };
+    for (const Shape& sh : {Shape{8, 8, 8}, Shape{3, 5, 8}, Shape{5, 3, 16}, Shape{20, 7, 8}, Shape{7, 20, 8},
+                            Shape{100, 37, 32}, Shape{64, 64, 4096}, Shape{1, 1, 1}})
+        for (Hoisting h : {Hoisting::mod_up, Hoisting::mod_up_and_mod_down}) {
+            const std::vector<double> ones(sh.rows * sh.cols, 1.0);
+            EXPECT_EQ(PlainMatrix::dense_rotation_steps(*K.ctx, sh.rows, sh.cols, sh.slots, h),
+                      PlainMatrix(K.ctx, ones, sh.rows, sh.cols, sh.slots, h).rotation_steps())
+                << sh.rows << " x " << sh.cols << " in " << sh.slots;
+        }
+    // 2^13 x 2^13 in 2^13 slots: 512 MiB as a matrix, a few plans here
+    const auto full = PlainMatrix::dense_rotation_steps(*K.ctx, 8192, 8192, 8192, Hoisting::mod_up_and_mod_down);
+    EXPECT_GT(full.size(), 2u);
+    EXPECT_LT(full.size(), 8192u);
+    EXPECT_THROW(PlainMatrix::dense_rotation_steps(*K.ctx, 0, 3, 8), ValueError);
+    EXPECT_THROW(PlainMatrix::dense_rotation_steps(*K.ctx, 3, 3, 6), ValueError);
+}
+
 TEST(PlainMatrix, StandardScaleLandsOnTheStandardScaleOfTheLevelBelow) {
     auto& K = MatmulKeys::get("S2");
     const auto m = random_matrix(16, 16, 8);

@@ -102,6 +102,16 @@ def test_banded_matrix_needs_its_own_steps():
     assert la.PlainMatrix(c, M).diagonal_count(64) == 3
 
 
+def test_the_steps_of_a_shape_are_those_of_a_dense_matrix_without_building_one():
+    c = oboro.Context(**SMALL)
+    for shape in ((64, 64), (5, 9), (100, 30)):
+        assert la.rotation_steps(c, shape, method="matvec") == la.rotation_steps(c, np.ones(shape), method="matvec")
+    # a full-slot square shape: as a dense float matrix it would take slots^2 * 8 bytes
+    big = (c.slots, c.slots)
+    steps = la.rotation_steps(c, big, method="matvec")
+    assert 0 < len(steps) < c.slots
+
+
 def test_manual_mode_keeps_the_scale(ctx):
     M = rng(10).uniform(-1, 1, (64, 64))
     v = rng(11).uniform(-1, 1, 64)

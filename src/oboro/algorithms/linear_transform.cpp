@@ -18,6 +18,20 @@ size_t nonzero(const std::vector<int64_t>& steps) {
 
 size_t BsgsPlan::rotations() const { return nonzero(baby_steps) + nonzero(giant_steps); }
 
+std::vector<int64_t> BsgsPlan::rotation_steps() const {
+    std::set<int64_t> s;
+    for (int64_t b : baby_steps)
+        if (b) s.insert(b);
+    for (int64_t g : giant_steps)
+        if (g) s.insert(g);
+    return {s.begin(), s.end()};
+}
+
+BsgsPlan plan_for(const ckks::Context& ctx, const std::vector<int64_t>& offsets, size_t slots, Hoisting hoisting) {
+    return hoisting == Hoisting::mod_up ? plan_bsgs(offsets, slots)
+                                        : plan_bsgs_double_hoisted(offsets, slots, ckks::key_switch_cost(ctx, ctx.max_level()));
+}
+
 namespace {
 int64_t signed_step(int64_t k, size_t slots) {
     const int64_t n = int64_t(slots);
@@ -94,9 +108,7 @@ void LinearTransform::build(const std::map<int64_t, std::vector<V>>& diags, Plai
             raise<ValueError>("LinearTransform: diagonal ", k, " of ", diag.size(), " values for ", slots, " slots");
         offsets_.push_back(k);
     }
-    plan_ = hoisting_ == Hoisting::mod_up
-                ? plan_bsgs(offsets_, slots)
-                : plan_bsgs_double_hoisted(offsets_, slots, ckks::key_switch_cost(*ctx_, ctx_->max_level()));
+    plan_ = plan_for(*ctx_, offsets_, slots, hoisting_);
     const int64_t n = int64_t(slots);
     std::vector<std::vector<V>> vectors;
     group_babies_.resize(plan_.giant_steps.size());
@@ -121,14 +133,7 @@ void LinearTransform::build(const std::map<int64_t, std::vector<V>>& diags, Plai
         diagonals_ = std::make_unique<LevelPlaintexts>(ctx_, std::move(vectors), slots, basis, scale, scale_factor);
 }
 
-std::vector<int64_t> LinearTransform::rotation_steps() const {
-    std::set<int64_t> s;
-    for (int64_t b : plan_.baby_steps)
-        if (b) s.insert(b);
-    for (int64_t g : plan_.giant_steps)
-        if (g) s.insert(g);
-    return {s.begin(), s.end()};
-}
+std::vector<int64_t> LinearTransform::rotation_steps() const { return plan_.rotation_steps(); }
 
 OpCounts LinearTransform::cost() const {
     OpCounts c;

@@ -34,6 +34,7 @@ struct BsgsPlan {
     std::vector<int64_t> baby_steps;    // distinct b = k mod n1 in use (0 included when used)
     std::vector<int64_t> giant_steps;   // distinct g = k - b in use, as rotation steps in (-n/2, n/2]
     size_t rotations() const;           // non-zero baby + giant steps
+    std::vector<int64_t> rotation_steps() const;  // the distinct non-zero baby and giant steps, sorted
 };
 
 // The n1 (a power of two) with the fewest rotations for these offsets (each in [0, slots));
@@ -51,6 +52,10 @@ BsgsPlan plan_bsgs_double_hoisted(const std::vector<int64_t>& offsets, size_t sl
 // giant group, their ModDown (double hoisting: on a queue with the extended basis, an Error
 // naming the device on one without). The two results agree to the rounding of the divisions by P.
 enum class Hoisting { mod_up, mod_up_and_mod_down };
+
+// The plan a LinearTransform of these offsets uses: plan_bsgs for single hoisting,
+// plan_bsgs_double_hoisted at the top level for double.
+BsgsPlan plan_for(const ckks::Context& ctx, const std::vector<int64_t>& offsets, size_t slots, Hoisting hoisting);
 
 class LinearTransform {
 public:

@@ -33,12 +33,16 @@ Diagonals block_diagonals(const std::vector<double>& m, size_t rows, size_t cols
 
 namespace {
 
-void check_matrix(const std::vector<double>& values, size_t rows, size_t cols, size_t slots, size_t max_slots) {
+void check_shape(size_t rows, size_t cols, size_t slots, size_t max_slots) {
     if (rows == 0 || cols == 0) raise<ValueError>("matvec: the matrix is empty (", rows, " x ", cols, ")");
-    if (values.size() != rows * cols)
-        raise<ValueError>("matvec: ", values.size(), " values for a ", rows, " x ", cols, " matrix");
     if (slots == 0 || (slots & (slots - 1)) || slots > max_slots)
         raise<ValueError>("matvec: ", slots, " slots is not a power of two in [1, ", max_slots, "]");
+}
+
+void check_matrix(const std::vector<double>& values, size_t rows, size_t cols, size_t slots, size_t max_slots) {
+    check_shape(rows, cols, slots, max_slots);
+    if (values.size() != rows * cols)
+        raise<ValueError>("matvec: ", values.size(), " values for a ", rows, " x ", cols, " matrix");
     for (size_t i = 0; i < values.size(); ++i)
         if (!std::isfinite(values[i]))
             raise<ValueError>("matvec: entry (", i / cols, ", ", i % cols, ") of the matrix is ", values[i]);
@@ -92,6 +96,25 @@ size_t PlainMatrix::diagonal_count() const {
     for (const auto& b : blocks_)
         if (b) n += b->diagonal_count();
     return n;
+}
+
+std::vector<int64_t> PlainMatrix::dense_rotation_steps(const ckks::Context& ctx, size_t rows, size_t cols,
+                                                       size_t slots, Hoisting hoisting) {
+    check_shape(rows, cols, slots, ctx.max_slots());
+    // A block of r rows and c columns with no zero entry has the diagonals k = (col - row) mod
+    // slots: every k when r + c - 1 >= slots, else 0 .. c - 1 and slots - r + 1 .. slots - 1
+    // (block_diagonals). The blocks come in at most four sizes (full or last, in each direction).
+    std::set<std::pair<size_t, size_t>> sizes;
+    for (size_t r0 = 0; r0 < rows; r0 += slots)
+        for (size_t c0 = 0; c0 < cols; c0 += slots) sizes.insert({std::min(slots, rows - r0), std::min(slots, cols - c0)});
+    std::set<int64_t> steps;
+    for (const auto& [r, c] : sizes) {
+        std::vector<int64_t> offsets;
+        for (size_t k = 0; k < slots; ++k)
+            if (r + c - 1 >= slots || k < c || k + r > slots) offsets.push_back(int64_t(k));
+        for (int64_t s : plan_for(ctx, offsets, slots, hoisting).rotation_steps()) steps.insert(s);
+    }
+    return {steps.begin(), steps.end()};
 }
 
 std::vector<int64_t> PlainMatrix::rotation_steps() const {

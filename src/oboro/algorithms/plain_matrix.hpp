@@ -51,6 +51,12 @@ public:
     size_t diagonal_count() const;  // non-zero diagonals over all blocks
     // Distinct non-zero rotation steps over all blocks (sorted): the Galois keys apply() needs.
     std::vector<int64_t> rotation_steps() const;
+    // The rotation_steps() of a rows x cols matrix with no zero entry, from its shape alone: no
+    // matrix is built and no diagonal encoded, so it costs a few plans whatever the size. A matrix
+    // with zero entries may use other steps (its plans see fewer diagonals). ValueError as for
+    // the constructor's shape and slot count.
+    static std::vector<int64_t> dense_rotation_steps(const ckks::Context& ctx, size_t rows, size_t cols, size_t slots,
+                                                     Hoisting hoisting = Hoisting::mod_up);
     // What apply() performs (OpCounts of every block's transform, the sums, one rescale per output).
     OpCounts cost() const;
 
