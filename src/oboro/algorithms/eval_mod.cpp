@@ -70,34 +70,31 @@ EvalMod::EvalMod(double integer_bound, std::optional<int> double_angles, std::op
     if (double_angles && (*double_angles < 0 || *double_angles > 8))
         raise<ValueError>("EvalMod: ", *double_angles, " double angles (0..8)");
     if (degree && (*degree < 1 || *degree > 1023)) raise<ValueError>("EvalMod: cosine degree ", *degree, " (1..1023)");
-    const auto make = [&](int r) { return degree ? cosine_interpolant(interval(), r, *degree) : least_degree_cosine(interval(), r); };
+    const auto make = [&](int r) {
+        return degree ? cosine_interpolant(interval(), r, *degree) : least_degree_cosine(interval(), r);
+    };
     if (double_angles) {
         r_ = *double_angles;
         cosine_ = make(r_);
         return;
     }
-    // Automatic: the fewest levels, then the fewest double angles (each amplifies the noise of
-    // the cosine's evaluation by up to 4), among the interpolants close enough to the sine; if
-    // none is, the closest.
-    bool found = false, found_acceptable = false;
-    int best_depth = 0;
+    // Automatic: among the interpolants close enough to the sine, the fewest levels, then the
+    // fewest double angles (each amplifies the noise of the cosine's evaluation by up to 4); if
+    // none is close enough, the closest. r counts as levels, so once an acceptable plan of depth
+    // d is known no r >= d can beat it.
+    std::optional<int> best_depth;  // of the best acceptable candidate so far
     double best_error = 0;
-    for (int r = 0; r <= kMaxAutomaticDoubleAngles; ++r) {
-        if (found_acceptable && r >= best_depth) break;  // the depth is at least r
+    for (int r = 0; r <= kMaxAutomaticDoubleAngles && !(best_depth && r >= *best_depth); ++r) {
         Polynomial p = make(r);
         const double err = interpolation_error(p, interval(), r);
         const int depth = polynomial_depth(p) + r;
-        const bool acceptable = err <= kAcceptableError;
-        const bool better = !found || (acceptable && (!found_acceptable || depth < best_depth)) ||
-                            (!found_acceptable && !acceptable && err < best_error);
-        if (better) {
-            r_ = r;
-            cosine_ = std::move(p);
-            best_depth = depth;
-            best_error = err;
-            found = true;
-            found_acceptable = found_acceptable || acceptable;
-        }
+        const bool take = err <= kAcceptableError ? !best_depth || depth < *best_depth
+                                                  : !best_depth && (r == 0 || err < best_error);
+        if (!take) continue;
+        if (err <= kAcceptableError) best_depth = depth;
+        r_ = r;
+        cosine_ = std::move(p);
+        best_error = err;
     }
 }
 
