@@ -80,11 +80,22 @@ EvalMod::EvalMod(double integer_bound, std::optional<int> double_angles, std::op
     }
     // Automatic: among the interpolants close enough to the sine, the fewest levels, then the
     // fewest double angles (each amplifies the noise of the cosine's evaluation by up to 4); if
-    // none is close enough, the closest. r counts as levels, so once an acceptable plan of depth
-    // d is known no r >= d can beat it.
+    // none is close enough, the closest. Once an acceptable candidate of depth d is known, a
+    // larger r wins only with a polynomial of depth below d - r: one interpolant of the largest
+    // such degree tells whether that can reach the sine, before any degree search (the error
+    // falls with the degree, as the search assumes), which keeps the choice a fraction of the
+    // bootstrapper's set-up.
     std::optional<int> best_depth;  // of the best acceptable candidate so far
     double best_error = 0;
-    for (int r = 0; r <= kMaxAutomaticDoubleAngles && !(best_depth && r >= *best_depth); ++r) {
+    for (int r = 0; r <= kMaxAutomaticDoubleAngles; ++r) {
+        if (best_depth) {
+            const int depth_left = *best_depth - r - 1;  // the polynomial's, to beat best_depth
+            if (depth_left < 1) break;
+            const int largest = (1 << depth_left) - 1;
+            if (degree ? *degree > largest
+                       : interpolation_error(cosine_interpolant(interval(), r, largest), interval(), r) > kAcceptableError)
+                continue;
+        }
         Polynomial p = make(r);
         const double err = interpolation_error(p, interval(), r);
         const int depth = polynomial_depth(p) + r;

@@ -28,8 +28,8 @@ std::vector<int64_t> BsgsPlan::rotation_steps() const {
 }
 
 BsgsPlan plan_for(const ckks::Context& ctx, const std::vector<int64_t>& offsets, size_t slots, Hoisting hoisting) {
-    return hoisting == Hoisting::mod_up ? plan_bsgs(offsets, slots)
-                                        : plan_bsgs_double_hoisted(offsets, slots, ckks::key_switch_cost(ctx, ctx.max_level()));
+    if (hoisting == Hoisting::mod_up) return plan_bsgs(offsets, slots);
+    return plan_bsgs_double_hoisted(offsets, slots, ckks::key_switch_cost(ctx, ctx.max_level()));
 }
 
 namespace {
