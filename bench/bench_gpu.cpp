@@ -23,20 +23,32 @@
 //    100 launch sequences, one sync): the kernels, relinearize, rotate and multiply + relinearize +
 //    rescale (backend/cuda/keyswitch.hpp);
 //  - batched encoding into GPU memory at S2 and S4 (d = 100): encoded on the CPU and uploaded vs
-//    encode_batch on the CUDA queue.
+//    encode_batch on the CUDA queue;
+//  - with --bootstrap B1[,...]: the bootstrap (algorithms/bootstrap.hpp, the same code as the CPU's)
+//    of a batch of d ciphertexts resident on the GPU, full slots, d = 1 and --bootstrap-batch D:
+//    the first call (keys, DFT diagonals and constants uploaded) and the median of the later ones,
+//    per batch and per ciphertext, the worst and mean precision in bits over every slot of every
+//    element, and the CPU's bootstrap of one ciphertext at this machine's threads in the same run.
 // The tables go to stdout, and with --markdown F to F (with the machine, the GPU and the date).
-// Usage: bench_gpu [--quick] [--cpu-only] [--batch D] [--runs N] [--json F] [--markdown F]
+// Usage: bench_gpu [--quick] [--cpu-only] [--batch D] [--runs N] [--bootstrap B1] [--bootstrap-batch D]
+//                  [--json F] [--markdown F]
+#include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <complex>
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <functional>
+#include <optional>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "bench_util.hpp"
+#include "oboro/algorithms/bootstrap.hpp"
 #include "oboro/backend/cuda/batch_queue.hpp"
 #include "oboro/backend/cuda/elementwise.hpp"
 #include "oboro/backend/cuda/keyswitch.hpp"
@@ -44,6 +56,8 @@
 #include "oboro/ckks/batch_encoder.hpp"
 #include "oboro/ckks/evaluator.hpp"
 #include "oboro/ckks/context.hpp"
+#include "oboro/ckks/encoder.hpp"
+#include "oboro/ckks/encryptor.hpp"
 #include "oboro/ckks/keygen.hpp"
 #include "oboro/backend/cpu/keyswitch.hpp"
 #include "oboro/math/random.hpp"
@@ -489,6 +503,97 @@ void kernel_latency(const std::vector<std::string>& presets, int runs, std::vect
     }
 }
 
+
+// ---- bootstrapping on the GPU (algorithms/bootstrap.hpp) ------------------------------------------
+
+// One row per preset and batch size d: full slots, values uniform in the unit disk.
+struct BootstrapRow {
+    std::string preset;
+    uint32_t d = 0;
+    size_t slots = 0;
+    int output_level = 0, keys = 0;
+    double first_ms = -1, median_ms = -1, min_ms = -1, cpu_ms = -1, bits = 60, mean_bits = 60;
+};
+
+void bootstrap_on_gpu(const std::vector<std::string>& presets, const std::vector<uint32_t>& ds, int runs,
+                      std::vector<BootstrapRow>& rows) {
+    using clock = std::chrono::steady_clock;
+    auto ms_since = [](clock::time_point t0) { return std::chrono::duration<double, std::milli>(clock::now() - t0).count(); };
+    auto queue = cuda::make_cuda_queue();
+    for (const std::string& preset : presets) {
+        const auto ctx = ckks::Context::create(ckks::Parameters::preset(preset));
+        std::fprintf(stderr, "[bootstrap %s] the bootstrapper's matrices and keys...\n", preset.c_str());
+        const algorithms::Bootstrapper boot(ctx);
+        ckks::KeyGenerator keygen(ctx);
+        const ckks::PublicKey pk = keygen.public_key();
+        const ckks::RelinKey rk = keygen.relin_key();
+        const algorithms::BootstrapKeys bk = boot.generate_keys(keygen);
+        const ckks::KeyRefs key_set(&rk, &bk.galois);
+        const ckks::Evaluator cpu = ckks::Evaluator(ctx).with_keys(key_set);
+        const ckks::Evaluator gpu = cpu.on(queue);
+        ckks::Encoder enc(ctx);
+        ckks::Encryptor encryptor(ctx, pk);
+        ckks::Decryptor dec(ctx, keygen.secret_key());
+        const size_t slots = boot.slots();
+        std::mt19937_64 gen(11);  // inputs only
+        std::uniform_real_distribution<double> angle(0, 2 * M_PI), radius(0, 1);
+        auto random_values = [&] {
+            std::vector<std::complex<double>> v(slots);
+            for (auto& x : v) x = std::polar(std::sqrt(radius(gen)), angle(gen));
+            return v;
+        };
+        // the CPU's bootstrap of one ciphertext, at this machine's threads (one untimed call first)
+        double cpu_ms = -1;
+        {
+            const auto values = random_values();
+            const ckks::Ciphertext in = encryptor.encrypt(enc.encode(values, 0, std::nullopt, slots));
+            (void)boot.bootstrap(algorithms::CountedOps(cpu, nullptr), in, bk);
+            std::vector<double> ms;
+            for (int r = 0; r < std::max(1, std::min(runs, 3)); ++r) {
+                const auto t0 = clock::now();
+                (void)boot.bootstrap(algorithms::CountedOps(cpu, nullptr), in, bk);
+                ms.push_back(ms_since(t0));
+            }
+            cpu_ms = bench::timing_of(ms).median_us;  // milliseconds here
+        }
+        for (uint32_t d : ds) {
+            std::fprintf(stderr, "[bootstrap %s] a batch of %u on the GPU...\n", preset.c_str(), d);
+            std::vector<std::vector<std::complex<double>>> values;
+            std::vector<ckks::Ciphertext> cts;
+            for (uint32_t i = 0; i < d; ++i) {
+                values.push_back(random_values());
+                cts.push_back(encryptor.encrypt(enc.encode(values.back(), 0, std::nullopt, slots)));
+            }
+            const ckks::CiphertextBatch in = ckks::CiphertextBatch::from_ciphertexts(*ctx, cts).to_device(queue);
+            BootstrapRow row{preset, d, slots, boot.output_level(), int(bk.galois.keys.size()) + 1};
+            row.cpu_ms = cpu_ms;
+            auto t0 = clock::now();
+            ckks::CiphertextBatch out = boot.bootstrap(algorithms::CountedOps(gpu, nullptr), in, bk);
+            gpu.synchronize();
+            row.first_ms = ms_since(t0);
+            std::vector<double> ms;
+            for (int r = 0; r < runs; ++r) {
+                t0 = clock::now();
+                out = boot.bootstrap(algorithms::CountedOps(gpu, nullptr), in, bk);
+                gpu.synchronize();
+                ms.push_back(ms_since(t0));
+            }
+            const bench::Timing t = bench::timing_of(ms);
+            row.median_ms = t.median_us;  // milliseconds here
+            row.min_ms = t.min_us;
+            const auto got = dec.decrypt_decode(out, enc);
+            for (uint32_t i = 0; i < d; ++i) {
+                const bench::Precision p = bench::precision_of(got[i], values[i]);
+                row.bits = std::min(row.bits, p.worst);
+                row.mean_bits = std::min(row.mean_bits, p.mean);
+            }
+            std::fprintf(stderr, "[bootstrap %s] d = %u: %.1f ms per batch (first %.0f ms), %.1f bits (mean %.1f)\n",
+                         preset.c_str(), d, row.median_ms, row.first_ms, row.bits, row.mean_bits);
+            rows.push_back(row);
+        }
+    }
+}
+
 std::string cell(double us) { return us < 0 ? "-" : std::to_string(int64_t(us + 0.5)); }
 std::string cell1(double us) {
     if (us < 0) return "-";
@@ -500,9 +605,11 @@ std::string cell1(double us) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    bool quick = false, cpu_only = false;
+    bool quick = false, cpu_only = false, failed = false;
     uint32_t batch = 16;
     int runs = 11;
+    std::vector<std::string> bootstrap_presets;
+    uint32_t bootstrap_batch = 8;
     std::string json_path, md_path;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
@@ -510,10 +617,13 @@ int main(int argc, char** argv) {
         else if (a == "--cpu-only") cpu_only = true;
         else if (a == "--batch") batch = uint32_t(std::stoul(bench::option_value(argc, argv, i)));
         else if (a == "--runs") runs = std::stoi(bench::option_value(argc, argv, i));
+        else if (a == "--bootstrap") bootstrap_presets = bench::split(bench::option_value(argc, argv, i), ',');
+        else if (a == "--bootstrap-batch") bootstrap_batch = uint32_t(std::stoul(bench::option_value(argc, argv, i)));
         else if (a == "--json") json_path = bench::option_value(argc, argv, i);
         else if (a == "--markdown") md_path = bench::option_value(argc, argv, i);
         else {
-            std::fprintf(stderr, "usage: %s [--quick] [--cpu-only] [--batch D] [--runs N] [--json F] [--markdown F]\n", argv[0]);
+            std::fprintf(stderr, "usage: %s [--quick] [--cpu-only] [--batch D] [--runs N] [--bootstrap B1] "
+                                 "[--bootstrap-batch D] [--json F] [--markdown F]\n", argv[0]);
             return 2;
         }
     }
@@ -540,11 +650,22 @@ int main(int argc, char** argv) {
     std::vector<BatchRow> batch_rows;
     std::vector<OpRow> op_rows;
     std::vector<EncodeRow> encode_rows;
+    std::vector<BootstrapRow> bootstrap_rows;
     if (gpu) {
         paper000(ds, runs, batch_rows);
         paper000_api(ds, runs, batch_rows);
         kernel_latency(presets, runs, op_rows);
         batched_encoding(presets, quick ? 10 : 100, runs, encode_rows);
+        std::vector<uint32_t> bootstrap_ds = {1};
+        if (bootstrap_batch > 1) bootstrap_ds.push_back(bootstrap_batch);
+        if (!bootstrap_presets.empty()) {
+            try {
+                bootstrap_on_gpu(bootstrap_presets, bootstrap_ds, quick ? 3 : runs, bootstrap_rows);
+            } catch (const std::exception& e) {  // the tables measured so far are still written
+                std::fprintf(stderr, "bootstrap on the GPU failed: %s\n", e.what());
+                failed = true;
+            }
+        }
     }
 
     // The tables, printed and kept for --markdown.
@@ -587,6 +708,18 @@ int main(int argc, char** argv) {
         for (const EncodeRow& r : encode_rows)
             emit("| %s | %d | %u | %s | %s | %.1fx |\n", r.preset.c_str(), r.limbs, r.d, cell1(r.host_upload_us).c_str(),
                  cell1(r.device_us).c_str(), r.host_upload_us / r.device_us);
+        if (!bootstrap_rows.empty()) {
+            emit("\n## Bootstrapping a batch of d ciphertexts on the GPU (full slots), ms; CPU: one ciphertext at %zu threads, same run\n\n",
+                 size_t(num_threads()));
+            emit("| preset | slots | d | levels left | keys | first call (uploads) | per batch (median) | per ciphertext | "
+                 "bits (worst) | bits (mean) | CPU per ciphertext | CPU / GPU per ciphertext |\n"
+                 "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+            for (const BootstrapRow& r : bootstrap_rows)
+                emit("| %s | %zu | %u | %d | %d | %s | %s | %s | %.1f | %.1f | %s | %.0fx |\n", r.preset.c_str(), r.slots, r.d,
+                     r.output_level, r.keys, cell1(r.first_ms).c_str(), cell1(r.median_ms).c_str(),
+                     cell1(r.median_ms / r.d).c_str(), r.bits, r.mean_bits, cell1(r.cpu_ms).c_str(),
+                     r.cpu_ms / (r.median_ms / r.d));
+        }
     }
 
     if (!json_path.empty()) {
@@ -624,6 +757,16 @@ int main(int argc, char** argv) {
                 << ", \"host_upload_us\": " << num(r.host_upload_us) << ", \"device_us\": " << num(r.device_us) << "}"
                 << (i + 1 < encode_rows.size() ? "," : "") << "\n";
         }
+        out << "  ],\n  \"bootstrap_ms\": [\n";
+        for (size_t i = 0; i < bootstrap_rows.size(); ++i) {
+            const BootstrapRow& r = bootstrap_rows[i];
+            out << "    {\"preset\": \"" << r.preset << "\", \"slots\": " << r.slots << ", \"d\": " << r.d
+                << ", \"output_level\": " << r.output_level << ", \"keys\": " << r.keys << ", \"first_ms\": "
+                << num(r.first_ms) << ", \"median_ms\": " << num(r.median_ms) << ", \"min_ms\": " << num(r.min_ms)
+                << ", \"precision_bits\": " << r.bits << ", \"mean_precision_bits\": " << r.mean_bits
+                << ", \"cpu_ms\": " << num(r.cpu_ms) << ", \"cpu_threads\": " << num_threads() << "}"
+                << (i + 1 < bootstrap_rows.size() ? "," : "") << "\n";
+        }
         out << "  ]\n}\n";
     }
     if (!md_path.empty()) {
@@ -635,5 +778,5 @@ int main(int argc, char** argv) {
                "(add `--cpu-only` on a machine without a GPU).\n"
             << md;
     }
-    return 0;
+    return failed ? 1 : 0;
 }

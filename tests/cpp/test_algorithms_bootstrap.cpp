@@ -195,7 +195,7 @@ TEST(Bootstrap, EdgeValuesAndInputLevels) {
     EXPECT_GT(run_bootstrap(boot, std::vector<cplx>(64, cplx(1, 0))).bits, std::min(20.0, boot.precision_bits() - 1));
     const Bootstrapper full(k.ctx);
     EXPECT_GT(run_bootstrap(full, std::vector<cplx>(2048, cplx(-1, 0))).bits, 20);
-    // inputs at the standard scales of levels of 60-bit primes (about 2^59, above what level 0
+    // inputs at the standard scales of levels of 61-bit primes (about 2^60, above what level 0
     // takes): brought below the message scale by one rescale on the way down
     for (int level : {9, k.ctx->max_level()}) {
         const std::vector<cplx> v = random_complex(64, 1.0, 50 + uint64_t(level));

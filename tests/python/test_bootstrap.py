@@ -64,14 +64,14 @@ def test_sparse_keys_and_fewer_slots(ctx):
 
 
 def test_an_input_at_any_level_whatever_its_standard_scale(ctx):
-    """Levels of 40-, 45- and 60-bit primes have standard scales from 2^40 to 2^60: each input is
+    """Levels of 40-, 45- and 61-bit primes have standard scales from 2^40 to 2^61: each input is
     brought below the message scale on its way to level 0, alone or paired."""
     x = values(ctx.slots, 40)
     for level in range(0, ctx.max_level + 1, 3):
         assert bits(ctx.decrypt(ctx.encrypt(x, level=level).bootstrap()), x) > MIN_BITS, level
     a, b = ctx.encrypt(x, level=12).bootstrap_real_pair(ctx.encrypt(-x, level=3))
     assert bits(ctx.decrypt(a), x) > MIN_BITS and bits(ctx.decrypt(b), -x) > MIN_BITS
-    # automatic mode aligns a fresh ciphertext (2^58 at the top level) with one at 2^40 exactly,
+    # automatic mode aligns a fresh ciphertext (2^61 at the top level) with one at 2^40 exactly,
     # by rescales over two primes (AutoEvaluator::bring_to)
     y = np.cos(x)
     top, low = ctx.encrypt(x, level=ctx.max_level), ctx.encrypt(y, level=1)
@@ -97,6 +97,25 @@ def test_batch_is_each_element_bootstrapped(ctx):
     assert out.level == ctx.bootstrap_info()["output_level"]
     got = ctx.decrypt(out)
     assert got.shape == x.shape and bits(got, x) > MIN_BITS
+
+
+DEVICES = ["cuda-emulated"] + (["cuda"] if oboro.build_info()["cuda_devices"] > 0 else [])
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("complex_", [True, False], ids=["complex", "real"])
+def test_a_batch_on_a_device_bootstraps_bit_for_bit_as_on_the_cpu(ctx, device, complex_):
+    """The bootstrap is written once over the evaluator: a batch resident on the device (the CUDA
+    backend's kernels, emulated or on a GPU) comes back with the ciphertexts the CPU computes, bit
+    for bit, complex (one bootstrap per element) and real (two elements per bootstrap)."""
+    x = np.stack([values(ctx.slots, 60 + s, complex_=complex_) for s in range(2)])
+    cpu = ctx.encrypt_batch(x, level=0)
+    on_device = cpu.to(device).bootstrap()
+    assert on_device.device.startswith(device.split("-")[0]) and on_device.level == ctx.bootstrap_info()["output_level"]
+    want = cpu.bootstrap()
+    got = on_device.to("cpu")
+    assert [c.serialize() for c in got.to_ciphertexts()] == [c.serialize() for c in want.to_ciphertexts()]
+    assert bits(ctx.decrypt(got), x) > MIN_BITS
 
 
 def test_a_real_batch_goes_two_elements_per_bootstrap(ctx):

@@ -7,7 +7,8 @@ batch.to("cpu")), in automatic and in manual mode.
 
 The whole matrix (every operator x every operand kind x several left operands x both modes) runs
 on both devices, the emulated one included: at S1 with one-element batches an emulated key switch
-takes tens of milliseconds, and the file takes about 15 s on 2 cores."""
+takes tens of milliseconds, and the file takes about 15 s on 2 cores. Where a CUDA GPU is present
+(oboro.build_info()["cuda_devices"] > 0) the matrix also runs on device "cuda", the real GPU."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ import pytest
 
 import oboro
 
-DEVICES = ["cpu", "cuda-emulated"]
+DEVICES = ["cpu", "cuda-emulated"] + (["cuda"] if oboro.build_info()["cuda_devices"] > 0 else [])
 MODES = ["auto", "manual"]
 
 
