@@ -427,7 +427,7 @@ void batched_encoding(const std::vector<std::string>& presets, uint32_t d, int r
                                queue->synchronize();
                            }, runs).median_us / d;
         r.device_us = bench::measure([&] {
-                          (void)ckks::encode_batch(encoder, values, d, std::nullopt, std::nullopt, 0, queue);
+                          (void)ckks::encode_batch(encoder, values, d, std::nullopt, std::nullopt, std::nullopt, queue);
                           queue->synchronize();
                       }, runs).median_us / d;
         rows.push_back(r);
@@ -605,6 +605,7 @@ std::string cell1(double us) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    std::setvbuf(stdout, nullptr, _IOLBF, 0);  // lines appear as they are printed, also in a pipe
     bool quick = false, cpu_only = false, failed = false;
     uint32_t batch = 16;
     int runs = 11;

@@ -95,9 +95,14 @@ def mode_scope(ctx, mode):
     return ctx.manual() if mode == "manual" else contextlib.nullcontext()
 
 
+def device_name(device):
+    """What Batch.device reports for a batch made on `device` ("cuda" is the first GPU, "cuda:0")."""
+    return "cuda:0" if device == "cuda" else device
+
+
 def batch_of(ct, device):
     b = oboro.Batch.from_ciphertexts([ct], device=device)
-    assert b.device == device and len(b) == 1
+    assert b.device == device_name(device) and len(b) == 1
     return b
 
 
@@ -116,7 +121,7 @@ def left_operand(pool, which, batch, device):
 def element_of(result, device):
     """The Ciphertext a batch result holds (after a move to the host)."""
     assert isinstance(result, oboro.Batch), type(result)
-    assert result.device == device
+    assert result.device == device_name(device)
     assert len(result) == 1
     return result.to("cpu")[0]
 
