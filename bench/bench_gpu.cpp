@@ -158,6 +158,7 @@ struct BatchRow {
     std::string op;
     uint32_t d = 0;
     double looped_sync_us = -1, looped_us = -1, batched_us = -1;  // per ciphertext
+    double bytes = 0;  // the least memory traffic of the op per ciphertext (0: not modelled)
 };
 
 // Device state of one context level: tables, moduli (plain and Barrett), rescale constants.
@@ -316,6 +317,7 @@ void paper000(const std::vector<uint32_t>& ds, int runs, std::vector<BatchRow>& 
             BatchRow r;
             r.op = name;
             r.d = d;
+            if (name == "add") r.bytes = 3.0 * 2 * double(poly) * 8;  // read two ciphertexts, write one
             r.looped_sync_us = bench::measure([&] {
                                    for (uint32_t i = 0; i < d; ++i) {
                                        op(i, 1);
@@ -440,6 +442,7 @@ struct OpRow {
     std::string preset, op;
     int log_n = 0, limbs = 0;
     double sync_us = -1, queued_us = -1;
+    double bytes = 0;  // the least memory traffic of the op (0: not modelled)
 };
 
 void kernel_latency(const std::vector<std::string>& presets, int runs, std::vector<OpRow>& rows) {
@@ -489,6 +492,12 @@ void kernel_latency(const std::vector<std::string>& presets, int runs, std::vect
             r.op = name;
             r.log_n = int(dl.tables.log_n());
             r.limbs = int(dl.limbs);
+            // the least traffic: each input word read once and each output word written once
+            // (2 polys = 2 * poly words per ciphertext; the tensor writes 3 polys)
+            const double ct_bytes = 2.0 * double(poly) * 8;
+            if (name.rfind("NTT", 0) == 0 || name.rfind("INTT", 0) == 0 || name == "automorphism") r.bytes = 2 * ct_bytes;
+            if (name == "add") r.bytes = 3 * ct_bytes;
+            if (name == "tensor") r.bytes = 2 * ct_bytes + 1.5 * ct_bytes;
             r.sync_us = bench::measure([&] {
                             f();
                             cuda::synchronize();
@@ -637,7 +646,8 @@ int main(int argc, char** argv) {
                     cpu_only ? "; --cpu-only: CPU column only" : "");
         if (!cpu_only) return 0;
     } else {
-        std::printf("CUDA: %s\n", summary.c_str());
+        std::printf("CUDA: %s; %s; peak memory bandwidth %.0f GB/s\n", summary.c_str(), cuda::version_summary().c_str(),
+                    cuda::peak_memory_bandwidth_gbs());
     }
 
     std::vector<Row> rows = {{12, 2, 800, 17733}, {13, 4, 2520, 57447}, {14, 8, 11770, 231750}, {15, 15, 49137, 877117}};
@@ -704,6 +714,19 @@ int main(int argc, char** argv) {
         for (const OpRow& r : op_rows)
             emit("| %s | %d | %d | %s | %s | %s |\n", r.preset.c_str(), 1 << r.log_n, r.limbs, r.op.c_str(),
                         cell1(r.sync_us).c_str(), cell1(r.queued_us).c_str());
+        const double peak = cuda::peak_memory_bandwidth_gbs();
+        emit("\n## Achieved memory bandwidth: the least traffic of the op (each input word read once, each output "
+             "word written once) over its time (queued, or per ciphertext in one batched launch), against the GPU's "
+             "peak of %.0f GB/s\n\n| op | time (us) | traffic (MB) | GB/s | of peak |\n|---|---|---|---|---|\n", peak);
+        auto bandwidth_row = [&](const std::string& what, double us, double bytes) {
+            const double gbs = bytes / (us * 1e-6) / 1e9;
+            emit("| %s | %s | %.2f | %.0f | %.0f%% |\n", what.c_str(), cell1(us).c_str(), bytes / 1e6, gbs,
+                 peak > 0 ? 100 * gbs / peak : 0.0);
+        };
+        for (const BatchRow& r : batch_rows)
+            if (r.bytes > 0) bandwidth_row("S1 " + r.op + ", batched, d = " + std::to_string(r.d), r.batched_us, r.bytes);
+        for (const OpRow& r : op_rows)
+            if (r.bytes > 0) bandwidth_row(r.preset + " " + r.op, r.queued_us, r.bytes);
         emit("\n## Encoding a batch of N/2-value vectors at the top level into GPU memory, us per vector\n\n");
         emit("| preset | L | d | encoded on the CPU, uploaded | encode_batch on the GPU | speed-up |\n|---|---|---|---|---|---|\n");
         for (const EncodeRow& r : encode_rows)
@@ -727,7 +750,9 @@ int main(int argc, char** argv) {
         std::ofstream out(json_path);
         auto num = [](double v) { return v < 0 ? std::string("null") : cell1(v); };
         out << "{\n  \"benchmark\": \"bench_gpu\",\n  \"machine\": " << bench::machine_json() << ",\n  \"gpu\": \""
-            << bench::json_escape(gpu ? summary : "none: " + summary) << "\",\n  \"runs\": " << runs
+            << bench::json_escape(gpu ? summary : "none: " + summary) << "\",\n  \"versions\": \""
+            << bench::json_escape(cuda::version_summary()) << "\",\n  \"peak_memory_bandwidth_gbs\": "
+            << cuda::peak_memory_bandwidth_gbs() << ",\n  \"runs\": " << runs
             << ",\n  \"batch\": " << batch << ",\n  \"unit\": \"us per ciphertext, median\",\n  \"rescale\": [\n";
         for (size_t i = 0; i < rows.size(); ++i) {
             const Row& r = rows[i];
@@ -741,7 +766,8 @@ int main(int argc, char** argv) {
         for (size_t i = 0; i < batch_rows.size(); ++i) {
             const BatchRow& r = batch_rows[i];
             out << "    {\"op\": \"" << r.op << "\", \"d\": " << r.d << ", \"looped_sync_us\": " << num(r.looped_sync_us)
-                << ", \"looped_us\": " << num(r.looped_us) << ", \"batched_us\": " << num(r.batched_us) << "}"
+                << ", \"looped_us\": " << num(r.looped_us) << ", \"batched_us\": " << num(r.batched_us)
+                << ", \"least_bytes\": " << r.bytes << "}"
                 << (i + 1 < batch_rows.size() ? "," : "") << "\n";
         }
         out << "  ],\n  \"kernel_latency\": [\n";
@@ -749,7 +775,7 @@ int main(int argc, char** argv) {
             const OpRow& r = op_rows[i];
             out << "    {\"preset\": \"" << r.preset << "\", \"n\": " << (1 << r.log_n) << ", \"limbs\": " << r.limbs
                 << ", \"kernel\": \"" << r.op << "\", \"sync_us\": " << num(r.sync_us) << ", \"queued_us\": "
-                << num(r.queued_us) << "}" << (i + 1 < op_rows.size() ? "," : "") << "\n";
+                << num(r.queued_us) << ", \"least_bytes\": " << r.bytes << "}" << (i + 1 < op_rows.size() ? "," : "") << "\n";
         }
         out << "  ],\n  \"encoding\": [\n";
         for (size_t i = 0; i < encode_rows.size(); ++i) {
@@ -773,7 +799,8 @@ int main(int argc, char** argv) {
     if (!md_path.empty()) {
         std::ofstream out(md_path);
         out << "# GPU benchmark (papers 000 and 001)\n\nGenerated by `bench/bench_gpu` on " << bench::utc_now() << ".\n\n"
-            << "- GPU: " << (gpu ? summary : "none (" + summary + "): only the CPU column was measured") << "\n"
+            << "- GPU: " << (gpu ? summary : "none (" + summary + "): only the CPU column was measured") << "; "
+            << cuda::version_summary() << "\n"
             << "- CPU: " << bench::cpu_model() << ", " << num_threads() << " threads\n\n"
             << "Regenerate with `bench_gpu --json docs/benchmarks/gpu.json --markdown docs/benchmarks/gpu.md` "
                "(add `--cpu-only` on a machine without a GPU).\n"

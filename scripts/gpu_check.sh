@@ -9,11 +9,13 @@
 #      machine's python3;
 #   4. bench_gpu (papers 000 and 001, per-op latency, batched encoding, and the bootstrap of B1 on
 #      the GPU beside the CPU's), its JSON and Markdown written to OUT_DIR;
-#   5. with --threads: the bootstrap of B1 on the CPU at 16, 8, 4, 2 and 1 threads (bench_bootstrap).
+#   5. with --threads: the bootstrap of B1 on the CPU at 16, 8, 4, 2 and 1 threads (bench_bootstrap);
+#   6. with --sanitize: test_cuda_device under compute-sanitizer's memcheck, racecheck and synccheck
+#      (each tool's report in OUT_DIR; a reported error fails the run).
 # Each step has a time limit and writes its log to OUT_DIR as it goes, so that a step cut short
 # still leaves the earlier ones' results. Exits non-zero when a test failed.
 #
-# Usage: scripts/gpu_check.sh BIN_DIR OUT_DIR [--threads] [--bench-args "..."]
+# Usage: scripts/gpu_check.sh BIN_DIR OUT_DIR [--threads] [--sanitize] [--bench-args "..."]
 #   BIN_DIR holds test_cuda_device, test_cuda_queue, bench_gpu, bench_bootstrap and optionally
 #   _core.cpython-*.so (copied into python/oboro/ for step 3).
 set -uo pipefail
@@ -23,10 +25,12 @@ BIN="$(cd "${1:?usage: gpu_check.sh BIN_DIR OUT_DIR [--threads]}" && pwd)"
 OUT="$(mkdir -p "${2:?usage: gpu_check.sh BIN_DIR OUT_DIR [--threads]}" && cd "$2" && pwd)"
 shift 2
 THREADS=0
+SANITIZE=0
 BENCH_ARGS="--bootstrap B1 --bootstrap-batch 8"
 while (($#)); do
   case "$1" in
     --threads) THREADS=1 ;;
+    --sanitize) SANITIZE=1 ;;
     --bench-args) BENCH_ARGS="$2"; shift ;;
     *) echo "gpu_check.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
@@ -62,6 +66,12 @@ fi
 
 # shellcheck disable=SC2086  # BENCH_ARGS is a list of arguments
 step bench_gpu 400 "$BIN/bench_gpu" $BENCH_ARGS --json "$OUT/gpu.json" --markdown "$OUT/gpu.md" || status=1
+
+if ((SANITIZE)); then
+  for tool in memcheck racecheck synccheck; do
+    step "sanitize_$tool" 300 compute-sanitizer --tool "$tool" --error-exitcode 3 "$BIN/test_cuda_device" || status=1
+  done
+fi
 
 if ((THREADS)); then
   step threads 400 "$BIN/bench_bootstrap" --presets B1 --threads 16,8,4,2,1 --runs 1 --json "$OUT/bootstrap_threads.json"

@@ -22,6 +22,12 @@ int device_count();
 // A one-line description of the CUDA runtime state, e.g. "2 device(s): NVIDIA H100 ..." or the
 // cudaGetDeviceCount error ("CUDA driver version is insufficient ..."). Never throws.
 std::string device_summary();
+// The driver's and the runtime's CUDA versions, e.g. "driver 580.x supports CUDA 13.0, runtime 13.5".
+// Never throws.
+std::string version_summary();
+// The peak memory bandwidth of `device` in GB/s (10^9 bytes), from its memory clock and bus width
+// (two transfers per clock); 0 when unknown. Never throws.
+double peak_memory_bandwidth_gbs(int device = 0);
 
 template <typename W> void launch_mul_add_mod(const kernels::MulAddModArgs<W>& args, void* stream = nullptr);
 template <typename W>

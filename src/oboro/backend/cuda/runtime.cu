@@ -35,6 +35,26 @@ std::string device_summary() {
     return s;
 }
 
+std::string version_summary() {
+    auto version = [](int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); };
+    int driver = 0, runtime = 0;
+    const bool have_driver = cudaDriverGetVersion(&driver) == cudaSuccess && driver > 0;
+    const bool have_runtime = cudaRuntimeGetVersion(&runtime) == cudaSuccess;
+    cudaGetLastError();
+    return std::string("driver: ") + (have_driver ? "CUDA " + version(driver) : "none") +
+           ", runtime: " + (have_runtime ? "CUDA " + version(runtime) : "unknown");
+}
+
+double peak_memory_bandwidth_gbs(int device) {
+    int clock_khz = 0, bus_bits = 0;
+    if (cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return 2.0 * double(clock_khz) * 1e3 * double(bus_bits) / 8 / 1e9;
+}
+
 }  // namespace oboro::cuda
 
 // ---- CudaMemory --------------------------------------------------------------------------------
