@@ -8,9 +8,9 @@
 // renders it, beside Lattigo's figures of the same session).
 //
 //   bench_bootstrap [--presets B1] [--slots 32768,16] [--threads 2,1] [--message-ratio 12,8]
-//                   [--double-angles 2,0] [--runs 3] [--json FILE]
-// One row per preset, slot count, thread count, message ratio and number of EvalMod's double
-// angles (defaults: the bootstrapper's).
+//                   [--double-angles 2,0] [--iterations 1,2] [--runs 3] [--json FILE]
+// One row per preset, slot count, thread count, message ratio, number of EvalMod's double angles
+// and of iterations (defaults: the bootstrapper's).
 //   bench_bootstrap --quick          # BT (insecure test ring), full slots, one run: a smoke test
 #include <algorithm>
 #include <chrono>
@@ -43,6 +43,7 @@ struct Row {
     std::string preset;
     size_t slots = 0;
     int threads = 0, depth = 0, output_level = 0, keys = 0, message_ratio_bits = 0, double_angles = 0, cosine_degree = 0;
+    int iterations = 1;
     bool encapsulates = false;
     double key_gib = 0, setup_s = 0, keygen_s = 0, model_bits = 0, bits = 0, constant_bits = 0, peak_gib = 0;
     double mean_bits = 0, pair_bits = 0;
@@ -75,7 +76,7 @@ double key_gib(const BootstrapKeys& bk, const RelinKey& rk) {
 }
 
 Row run(const std::string& preset, std::optional<size_t> slots_opt, int threads, int runs, std::optional<int> ratio,
-        std::optional<int> double_angles) {
+        std::optional<int> double_angles, std::optional<int> iterations) {
     using clock = std::chrono::steady_clock;
     oboro::set_num_threads(threads);
     reset_peak();
@@ -91,10 +92,12 @@ Row run(const std::string& preset, std::optional<size_t> slots_opt, int threads,
     config.slots = slots;
     if (ratio) config.message_ratio_bits = *ratio;
     if (double_angles) config.double_angles = *double_angles;
+    config.iterations = iterations;
     row.message_ratio_bits = config.message_ratio_bits;
     const Bootstrapper boot(ctx, config);
     row.double_angles = boot.eval_mod().double_angles();
     row.cosine_degree = boot.eval_mod().cosine().degree();
+    row.iterations = boot.iterations();
     row.setup_s = seconds_since(t0);
     row.depth = boot.depth();
     row.output_level = boot.output_level();
@@ -171,7 +174,7 @@ void write_json(const std::string& path, const std::vector<Row>& rows, int runs)
     for (size_t i = 0; i < rows.size(); ++i) {
         const Row& r = rows[i];
         os << "  {\"preset\": \"" << r.preset << "\", \"threads\": " << r.threads << ", \"slots\": " << r.slots << ", \"depth\": " << r.depth
-           << ", \"output_level\": " << r.output_level << ", \"message_ratio_bits\": " << r.message_ratio_bits << ", \"double_angles\": " << r.double_angles
+           << ", \"output_level\": " << r.output_level << ", \"message_ratio_bits\": " << r.message_ratio_bits << ", \"double_angles\": " << r.double_angles << ", \"iterations\": " << r.iterations
            << ", \"cosine_degree\": " << r.cosine_degree << ", \"encapsulates\": " << (r.encapsulates ? "true" : "false")
            << ", \"setup_s\": " << r.setup_s << ", \"keygen_s\": " << r.keygen_s << ", \"keys\": " << r.keys
            << ", \"key_gib\": " << r.key_gib << ", \"bootstrap_median_s\": " << r.time.median_us / 1e6
@@ -191,6 +194,7 @@ int main(int argc, char** argv) {
     int runs = 3;
     std::vector<int> threads = {oboro::num_threads()};
     std::vector<std::optional<int>> ratios = {std::nullopt}, angles = {std::nullopt};
+    std::vector<std::optional<int>> iterations = {std::nullopt};
     std::string json;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
@@ -210,6 +214,9 @@ int main(int argc, char** argv) {
         } else if (a == "--double-angles") {
             angles.clear();
             for (const auto& r : bench::split(bench::option_value(argc, argv, i), ',')) angles.push_back(std::stoi(r));
+        } else if (a == "--iterations") {
+            iterations.clear();
+            for (const auto& r : bench::split(bench::option_value(argc, argv, i), ',')) iterations.push_back(std::stoi(r));
         } else if (a == "--threads") {
             threads.clear();
             for (const auto& t : bench::split(bench::option_value(argc, argv, i), ',')) threads.push_back(std::stoi(t));
@@ -217,7 +224,7 @@ int main(int argc, char** argv) {
             json = bench::option_value(argc, argv, i);
         } else {
             std::fprintf(stderr, "usage: bench_bootstrap [--quick] [--presets B1] [--slots 32768,16] [--threads 2,1] "
-                                 "[--message-ratio 12,8] [--double-angles 2,0] [--runs 3] [--json FILE]\n");
+                                 "[--message-ratio 12,8] [--double-angles 2,0] [--iterations 1,2] [--runs 3] [--json FILE]\n");
             return 2;
         }
     }
@@ -226,13 +233,14 @@ int main(int argc, char** argv) {
         for (const auto& s : slots)
             for (int t : threads)
                 for (const auto& r : ratios)
-                    for (const auto& d : angles) rows.push_back(run(p, s, t, runs, r, d));
-    std::printf("%-6s %7s %7s %5s %6s %6s %6s %10s %9s %9s %9s %8s %9s %9s %8s %6s %9s %9s\n", "preset", "threads", "slots",
-                "ratio", "angles", "used", "left", "boot_s", "bits", "mean_bits", "ones_bits", "pair_s", "pair_bits", "setup_s", "keygen_s",
+                    for (const auto& d : angles)
+                        for (const auto& it : iterations) rows.push_back(run(p, s, t, runs, r, d, it));
+    std::printf("%-6s %7s %7s %5s %6s %5s %6s %6s %10s %9s %9s %9s %8s %9s %9s %8s %6s %9s %9s\n", "preset", "threads", "slots",
+                "ratio", "angles", "iters", "used", "left", "boot_s", "bits", "mean_bits", "ones_bits", "pair_s", "pair_bits", "setup_s", "keygen_s",
                 "keys", "keys_GiB", "peak_GiB");
     for (const Row& r : rows)
-        std::printf("%-6s %7d %7zu %5d %6d %6d %6d %10.2f %9.1f %9.1f %9.1f %8.2f %9.1f %9.1f %8.1f %6d %9.2f %9.1f\n",
-                    r.preset.c_str(), r.threads, r.slots, r.message_ratio_bits, r.double_angles, r.depth, r.output_level,
+        std::printf("%-6s %7d %7zu %5d %6d %5d %6d %6d %10.2f %9.1f %9.1f %9.1f %8.2f %9.1f %9.1f %8.1f %6d %9.2f %9.1f\n",
+                    r.preset.c_str(), r.threads, r.slots, r.message_ratio_bits, r.double_angles, r.iterations, r.depth, r.output_level,
                     r.time.median_us / 1e6, r.bits, r.mean_bits, r.constant_bits, r.pair_time.median_us / 1e6, r.pair_bits,
                     r.setup_s, r.keygen_s, r.keys, r.key_gib, r.peak_gib);
     if (!json.empty()) write_json(json, rows, runs);

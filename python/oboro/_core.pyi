@@ -101,7 +101,7 @@ def newton_plan(which: str, interval: tuple[float, float], bits: float = 24.0) -
 
 def presets() -> list[str]:
     """
-    The names of the parameter presets: ['S1', 'S2', 'S3', 'S4', 'B1', 'BT'] (B1: bootstrappable, N = 2^16; BT: the same circuit in an insecure test-only ring).
+    The names of the parameter presets: ['S1', 'S2', 'S3', 'S4', 'B1', 'B2', 'BT'] (B1: bootstrappable, N = 2^16; B2: bootstrappable at high precision, N = 2^16; BT: B1's circuit in an insecure test-only ring).
     """
 
 def preset_info(name: str) -> dict[str, Any]:
@@ -163,7 +163,7 @@ class Context:
     @staticmethod
     def from_preset(name: str, auto: bool = True) -> Context:
         """
-        The context of a parameter preset: 'S1' (N=2^13, 1 level), 'S2' (N=2^14, 3 levels), 'S3' (N=2^15, 9 levels), 'S4' (N=2^16, 20 levels), 'B1' (N=2^16, bootstrappable: 10 levels left after a bootstrap), 'BT' (N=2^12, bootstrappable, INSECURE: tests only); see oboro.preset_info(). Unknown names raise ParameterError.
+        The context of a parameter preset: 'S1' (N=2^13, 1 level), 'S2' (N=2^14, 3 levels), 'S3' (N=2^15, 9 levels), 'S4' (N=2^16, 20 levels), 'B1' (N=2^16, bootstrappable: 10 levels left after a bootstrap), 'B2' (N=2^16, bootstrappable at high precision: 9 levels of 48 bits left, two iterations per bootstrap), 'BT' (N=2^12, bootstrappable, INSECURE: tests only); see oboro.preset_info(). Unknown names raise ParameterError.
         """
 
     @property
@@ -264,7 +264,7 @@ class Context:
 
         The first call draws the secret key and the public key. Each call then adds the relinearization key (relin=True; needed by ct * ct), the Galois keys of the rotation steps and, if conjugation=True, of complex conjugation; keys that exist are kept. rotations=None means the signed powers of two +-1, +-2, +-4, ..., +-slots/2: every rotation is then available in automatic mode as a sum of at most about log2(slots)/2 of them (signed binary decomposition), at the memory cost of 2*log2(slots) - 1 keys (about 20 MB at S1, 0.14 GB at S2, 0.6 GB at S3, 2.5 GB at S4, 6.4 GB at B1: with large parameters pass the steps you need). Pass an explicit list (possibly empty) to generate only those steps. A context made by public() cannot generate keys (MissingKey).
 
-        bootstrap=True also makes the keys of bootstrapping ciphertexts of every slot count (ct.bootstrap()); an int or a list of ints makes them for those slot counts (a power of two: a bootstrapper of n slots also takes ciphertexts of fewer, at its cost). It needs bootstrappable parameters (the preset 'B1', or 'BT' for tests) and takes time and memory: about 50 keys, several GB at N = 2^16 (see docs/bootstrapping.md and bootstrap_info()).
+        bootstrap=True also makes the keys of bootstrapping ciphertexts of every slot count (ct.bootstrap()); an int or a list of ints makes them for those slot counts (a power of two: a bootstrapper of n slots also takes ciphertexts of fewer, at its cost). It needs bootstrappable parameters (the preset 'B1', 'B2' for high precision, or 'BT' for tests) and takes time and memory: about 50 keys, several GB at N = 2^16 (see docs/bootstrapping.md and bootstrap_info()).
 
         seed_for_testing: FOR TESTS AND REPRODUCIBLE RESEARCH ONLY. 32 bytes from which the secret key and every key of this and later keygen() calls of the context are made: two contexts of the same parameters keyed from the same seed by the same calls hold bit-identical keys. Whoever knows the seed knows the secret key: such keys are insecure unless the seed is itself secret and uniformly random (by default, keys come from the operating system's randomness). Only the first keygen() of a context takes it (ValueError after). Encryption still draws fresh randomness.
         """
@@ -382,7 +382,7 @@ class Context:
 
     def bootstrap_info(self, slots: int | None = None) -> dict[str, Any]:
         """
-        What bootstrapping ciphertexts of `slots` slots (default all) does with these parameters: slots, depth (levels consumed), output_level (levels left), max_input_scale, precision_bits (the model's bound before noise), eval_mod_degree and double_angles (EvalMod's sine or cosine and its double angles), rotation_steps, galois_keys (the number of keys), encapsulates (a sparse ephemeral secret is used for ModRaise), has_keys (keygen(bootstrap=...) made them). ParameterError when the parameters cannot bootstrap, with the reason.
+        What bootstrapping ciphertexts of `slots` slots (default all) does with these parameters: slots, depth (levels consumed), output_level (levels left), max_input_scale, precision_bits (the model's bound before noise), eval_mod_degree and double_angles (EvalMod's sine or cosine and its double angles), iterations (2 for high precision, chosen where the output level's scale is at least 2^45, as in preset 'B2': each bootstrap then runs twice, the second on the first's error), rotation_steps, galois_keys (the number of keys), encapsulates (a sparse ephemeral secret is used for ModRaise), has_keys (keygen(bootstrap=...) made them). ParameterError when the parameters cannot bootstrap, with the reason.
         """
 
     def encrypt_batch(self, values: numpy.typing.ArrayLike, level: int | None = None, scale: float | None = None, slots: int | None = None, device: str = 'cpu') -> Batch:
@@ -556,7 +556,7 @@ class Ciphertext:
 
     def bootstrap(self) -> Ciphertext:
         """
-        The same values with the levels back: bootstrapping (ModRaise, CoeffsToSlots, EvalMod, SlotsToCoeffs). A Batch of real values is bootstrapped two elements per bootstrap (half the time; Ciphertext.bootstrap_real_pair does it for two ciphertexts). The input may be at any level and needs |values| <= 1 for the stated precision (larger values lose precision quadratically, and the scale is checked: ValueError when it is too large); the result is at ctx.bootstrap_info()['output_level'] and that level's standard scale. Needs ctx.keygen(bootstrap=True) (MissingKey otherwise) and bootstrappable parameters (preset 'B1').
+        The same values with the levels back: bootstrapping (ModRaise, CoeffsToSlots, EvalMod, SlotsToCoeffs). A Batch of real values is bootstrapped two elements per bootstrap (half the time; Ciphertext.bootstrap_real_pair does it for two ciphertexts). The input may be at any level and needs |values| <= 1 for the stated precision (larger values lose precision quadratically, and the scale is checked: ValueError when it is too large); the result is at ctx.bootstrap_info()['output_level'] and that level's standard scale. Needs ctx.keygen(bootstrap=True) (MissingKey otherwise) and bootstrappable parameters (preset 'B1', or 'B2' for high precision).
         """
 
     def bootstrap_real_pair(self, other: Ciphertext) -> tuple[Ciphertext, Ciphertext]:
@@ -874,7 +874,7 @@ class Batch:
 
     def bootstrap(self) -> Batch:
         """
-        The same values with the levels back: bootstrapping (ModRaise, CoeffsToSlots, EvalMod, SlotsToCoeffs). A Batch of real values is bootstrapped two elements per bootstrap (half the time; Ciphertext.bootstrap_real_pair does it for two ciphertexts). The input may be at any level and needs |values| <= 1 for the stated precision (larger values lose precision quadratically, and the scale is checked: ValueError when it is too large); the result is at ctx.bootstrap_info()['output_level'] and that level's standard scale. Needs ctx.keygen(bootstrap=True) (MissingKey otherwise) and bootstrappable parameters (preset 'B1').
+        The same values with the levels back: bootstrapping (ModRaise, CoeffsToSlots, EvalMod, SlotsToCoeffs). A Batch of real values is bootstrapped two elements per bootstrap (half the time; Ciphertext.bootstrap_real_pair does it for two ciphertexts). The input may be at any level and needs |values| <= 1 for the stated precision (larger values lose precision quadratically, and the scale is checked: ValueError when it is too large); the result is at ctx.bootstrap_info()['output_level'] and that level's standard scale. Needs ctx.keygen(bootstrap=True) (MissingKey otherwise) and bootstrappable parameters (preset 'B1', or 'B2' for high precision).
         """
 
     def __rmatmul__(self, matrix: numpy.typing.ArrayLike | PlainMatrix, /) -> Batch:

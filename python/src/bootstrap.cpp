@@ -124,6 +124,7 @@ nb::dict info_of(const algorithms::Bootstrapper& b, bool has_keys) {
     d["precision_bits"] = b.precision_bits();
     d["eval_mod_degree"] = b.eval_mod().cosine().degree();
     d["double_angles"] = b.eval_mod().double_angles();
+    d["iterations"] = b.iterations();
     d["rotation_steps"] = b.rotation_steps();
     d["galois_keys"] = b.galois_key_levels().size();
     d["encapsulates"] = b.encapsulates();
@@ -142,7 +143,8 @@ template <typename Py> void add_bootstrap_method(nb::class_<Py>& cls, const char
             "The input may be at any level and needs |values| <= 1 for the stated precision (larger values lose "
             "precision quadratically, and the scale is checked: ValueError when it is too large); the result is at "
             "ctx.bootstrap_info()['output_level'] and that level's standard scale. Needs "
-            "ctx.keygen(bootstrap=True) (MissingKey otherwise) and bootstrappable parameters (preset 'B1').");
+            "ctx.keygen(bootstrap=True) (MissingKey otherwise) and bootstrappable parameters (preset 'B1', or 'B2' for "
+            "high precision).");
 }
 
 void add_bootstrap_real_pair(nb::class_<PyCiphertext>& cls) {
@@ -193,7 +195,9 @@ void add_bootstrap_info(nb::class_<PyContext>& ctx) {
         "slots"_a = nb::none(), nb::sig("def bootstrap_info(self, slots: int | None = None) -> dict[str, typing.Any]"),
         "What bootstrapping ciphertexts of `slots` slots (default all) does with these parameters: slots, depth "
         "(levels consumed), output_level (levels left), max_input_scale, precision_bits (the model's bound before "
-        "noise), eval_mod_degree and double_angles (EvalMod's sine or cosine and its double angles), rotation_steps, galois_keys (the number of keys), encapsulates (a sparse ephemeral secret is used for "
+        "noise), eval_mod_degree and double_angles (EvalMod's sine or cosine and its double angles), iterations (2 for "
+        "high precision, chosen where the output level's scale is at least 2^45, as in preset 'B2': each bootstrap "
+        "then runs twice, the second on the first's error), rotation_steps, galois_keys (the number of keys), encapsulates (a sparse ephemeral secret is used for "
         "ModRaise), has_keys (keygen(bootstrap=...) made them). ParameterError when the parameters cannot bootstrap, "
         "with the reason.");
 }

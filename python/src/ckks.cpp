@@ -327,8 +327,8 @@ Scalars are added to the `size` values only (padding slots stay as they are).)do
 void register_ckks(nb::module_& m) {
     register_circuits(m);
     m.def("presets", &Parameters::preset_names,
-          "The names of the parameter presets: ['S1', 'S2', 'S3', 'S4', 'B1', 'BT'] (B1: bootstrappable, N = 2^16; "
-          "BT: the same circuit in an insecure test-only ring).");
+          "The names of the parameter presets: ['S1', 'S2', 'S3', 'S4', 'B1', 'B2', 'BT'] (B1: bootstrappable, N = 2^16; "
+          "B2: bootstrappable at high precision, N = 2^16; BT: B1's circuit in an insecure test-only ring).");
     m.def("preset_info", &preset_info, "name"_a,
           nb::sig("def preset_info(name: str) -> dict[str, typing.Any]"),
           "The parameters of a preset without building its context: name, log_n, n, slots, levels, moduli_bits, "
@@ -410,6 +410,7 @@ void register_ckks(nb::module_& m) {
             "name"_a, "auto"_a = true,
             "The context of a parameter preset: 'S1' (N=2^13, 1 level), 'S2' (N=2^14, 3 levels), 'S3' (N=2^15, "
             "9 levels), 'S4' (N=2^16, 20 levels), 'B1' (N=2^16, bootstrappable: 10 levels left after a bootstrap), "
+            "'B2' (N=2^16, bootstrappable at high precision: 9 levels of 48 bits left, two iterations per bootstrap), "
             "'BT' (N=2^12, bootstrappable, INSECURE: tests only); see oboro.preset_info(). Unknown names raise "
             "ParameterError.")
         .def_prop_ro("slots", [](const PyContext& c) { return c.st->ctx->max_slots(); },
@@ -512,8 +513,8 @@ void register_ckks(nb::module_& m) {
             "cannot generate keys (MissingKey).\n\n"
             "bootstrap=True also makes the keys of bootstrapping ciphertexts of every slot count (ct.bootstrap()); "
             "an int or a list of ints makes them for those slot counts (a power of two: a bootstrapper of n slots "
-            "also takes ciphertexts of fewer, at its cost). It needs bootstrappable parameters (the preset 'B1', or "
-            "'BT' for tests) and takes time and memory: about 50 keys, several GB at N = 2^16 (see "
+            "also takes ciphertexts of fewer, at its cost). It needs bootstrappable parameters (the preset 'B1', 'B2' for "
+            "high precision, or 'BT' for tests) and takes time and memory: about 50 keys, several GB at N = 2^16 (see "
             "docs/bootstrapping.md and bootstrap_info()).\n\n"
             "seed_for_testing: FOR TESTS AND REPRODUCIBLE RESEARCH ONLY. 32 bytes from which the secret key and "
             "every key of this and later keygen() calls of the context are made: two contexts of the same parameters "

@@ -357,6 +357,73 @@ TEST(Bootstrap, ClearErrors) {
     EXPECT_THROW(eval.mod_raise(k.encrypt(random_complex(16, 1.0, 1), 3, true, 16)), LevelMismatch);
 }
 
+// Preset B2's chain in the small ring: residual {60, 48, 48}, so the output level's scale is 2^48
+// and its noise floor 8 bits lower than at 2^40, where two iterations are the automatic choice.
+// Measured 38 bits with full slots and 42 with 64 slots (a secret key of weight 32, no
+// encapsulation, and N = 2^12: less noise than B2 at N = 2^16, which gives 34.8), against 25-27
+// with one iteration.
+Parameters high_precision_test_parameters() {
+    Parameters p = bootstrap_test_parameters();
+    p.q_bits[1] = p.q_bits[2] = 48;
+    p.scale = 0x1p48;
+    return p;
+}
+
+TEST(Bootstrap, TwoIterationsForHighPrecision) {
+    static Keys k(high_precision_test_parameters());
+    BootstrapConfig one_iteration;
+    one_iteration.iterations = 1;
+    for (size_t slots : {2048u, 64u}) {
+        BootstrapConfig config = config_for(slots);
+        const Bootstrapper twice(k.ctx, config);
+        config.iterations = 1;
+        const Bootstrapper once(k.ctx, config);
+        EXPECT_EQ(twice.iterations(), 2);  // automatic at an output scale of 2^48
+        EXPECT_EQ(twice.output_level(), once.output_level());
+        EXPECT_EQ(twice.depth(), once.depth());
+        EXPECT_EQ(twice.cost(), repeated(once.cost(), 2));
+        EXPECT_GE(twice.iteration_scale_bits(), 14);
+        EXPECT_GT(twice.precision_bits(), once.precision_bits() + twice.iteration_scale_bits() - 1);
+        const BootstrapKeys bk = twice.generate_keys(*k.keygen);
+        const KeyRefs key_set(&k.rk, &bk.galois);
+        const Evaluator eval = k.eval->with_keys(key_set);
+        const CountedOps ops(eval, nullptr);
+        // random values, the interval ends and the hardest input (every slot 1), one above level 0
+        std::vector<cplx> ends(slots, cplx(1, 0));
+        for (size_t i = 0; i < slots; i += 2) ends[i] = cplx(-1, i % 4 ? 1 : -1) / std::sqrt(2.0);
+        for (const auto& [values, level] : {std::pair{random_complex(slots, 1.0, 300 + slots), 0},
+                                           std::pair{ends, 0}, std::pair{std::vector<cplx>(slots, cplx(1, 0)), 0},
+                                           std::pair{random_complex(slots, 1.0, 301), 2}}) {
+            const Ciphertext in = k.encrypt(values, level, true, slots);
+            const Ciphertext out = twice.bootstrap(ops, in, bk);
+            EXPECT_EQ(out.level(), twice.output_level());
+            EXPECT_EQ(out.scale(), k.ctx->standard_scale(twice.output_level()));
+            const double bits = precision_bits(k.decrypt(out), values);
+            EXPECT_GT(bits, 34) << slots << " level " << level;
+            if (level == 0) EXPECT_GT(bits, precision_bits(k.decrypt(once.bootstrap(ops, in, bk)), values) + 6) << slots;
+        }
+        // two real inputs in one bootstrap, iterated the same way
+        const std::vector<cplx> re = random_real(slots, 1.0, 302), im = random_real(slots, 1.0, 303);
+        const auto [a, b] = twice.bootstrap_real_pair(ops, k.encrypt(re, 0, true, slots), k.encrypt(im, 0, true, slots), bk);
+        EXPECT_GT(precision_bits(k.decrypt(a), re), 33) << slots;
+        EXPECT_GT(precision_bits(k.decrypt(b), im), 33) << slots;
+    }
+    // B1's chain (an output scale of 2^40): one iteration unless asked
+    EXPECT_EQ(Bootstrapper(BootKeys::get().keys.ctx, config_for(16)).iterations(), 1);
+    BootstrapConfig two = config_for(16);
+    two.iterations = 2;
+    EXPECT_EQ(Bootstrapper(BootKeys::get().keys.ctx, two).iterations(), 2);
+    // 3 iterations, and 2 where the output is at level 0 (the comparison takes a rescale)
+    BootstrapConfig three = config_for(16);
+    three.iterations = 3;
+    EXPECT_THROW(Bootstrapper(k.ctx, three), ParameterError);
+    Parameters no_level_left = high_precision_test_parameters();
+    no_level_left.q_bits.erase(no_level_left.q_bits.begin() + 1, no_level_left.q_bits.begin() + 3);
+    EXPECT_THROW(Bootstrapper(Context::create(no_level_left), two), ParameterError);
+    two.iterations = 1;
+    EXPECT_EQ(Bootstrapper(Context::create(no_level_left), two).output_level(), 0);
+}
+
 // A dense secret key: the input is switched to an ephemeral secret of weight 32 for ModRaise and
 // back (sparse-secret encapsulation). Measured 21 bits with full slots against 24 for the weight-32
 // secret key: the rescalings' rounding noise grows with |s| (sqrt(2N/3) = 52 against sqrt(32) = 6,

@@ -63,13 +63,13 @@ TEST(ParamsPresets, AllValidateAndDescribeThemselves) {
         expect_mentions(d, {"N=2^" + std::to_string(w.log_n), "log2(QP)=" + std::to_string(w.log_qp), "128-bit"});
     }
     const auto names = Parameters::preset_names();
-    EXPECT_EQ(names, (std::vector<std::string>{"S1", "S2", "S3", "S4", "B1", "BT"}));
+    EXPECT_EQ(names, (std::vector<std::string>{"S1", "S2", "S3", "S4", "B1", "B2", "BT"}));
     EXPECT_ERROR(ParameterError, Parameters::preset("S9"), "S9");
     EXPECT_ERROR(ParameterError, Parameters::preset(""), "preset");
 }
 
-// The bootstrappable presets: B1 within the sparse-secret bound of 2^16 (1555 bits, weight 192),
-// BT the same circuit shape in an insecure test ring.
+// The bootstrappable presets: B1 and B2 within the sparse-secret bound of 2^16 (1555 bits, weight
+// 192), BT B1's circuit shape in an insecure test ring.
 TEST(ParamsPresets, Bootstrappable) {
     const Parameters b1 = Parameters::preset("B1");
     EXPECT_NO_THROW(b1.validate());
@@ -80,6 +80,17 @@ TEST(ParamsPresets, Bootstrappable) {
     EXPECT_EQ(b1.log_qp(), 1510);
     EXPECT_LE(b1.log_qp(), max_log_qp(b1));
     EXPECT_EQ(max_log_qp(b1), 1555);
+    // B2: the same circuit levels under 9 residual levels of 48 bits, at the default scale 2^48;
+    // q_0 of 60 bits, as the key to the ephemeral secret needs (q_0 and one special prime <= 121 bits)
+    const Parameters b2 = Parameters::preset("B2");
+    EXPECT_NO_THROW(b2.validate());
+    EXPECT_EQ(b2.security, SecurityLevel::k128);
+    EXPECT_EQ(b2.hamming_weight, 192);
+    EXPECT_EQ(b2.log_qp(), 1542);
+    EXPECT_LE(b2.log_qp(), max_log_qp(b2));
+    EXPECT_EQ(b2.scale, 0x1p48);
+    EXPECT_EQ(b2.max_level(), b1.max_level() - 1);
+    EXPECT_LE(b2.q_bits[0] + b2.p_bits[0], max_log_q_sparse_sample(16, 32));
     const Parameters bt = Parameters::preset("BT");
     EXPECT_NO_THROW(bt.validate());
     EXPECT_EQ(bt.security, SecurityLevel::none);

@@ -110,7 +110,7 @@ def cplx(rng, *shape):
 
 
 def test_presets_and_preset_info():
-    assert oboro.presets() == ["S1", "S2", "S3", "S4", "B1", "BT"]
+    assert oboro.presets() == ["S1", "S2", "S3", "S4", "B1", "B2", "BT"]
     s1 = oboro.preset_info("S1")
     assert (s1["log_n"], s1["n"], s1["slots"], s1["levels"]) == (13, 8192, 4096, 1)
     assert s1["moduli_bits"] == [60, 40] and s1["special_bits"] == [60]

@@ -231,7 +231,7 @@ def test_s4_warning_is_printed(capsys, monkeypatch):
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["--presets", "S9"], "unknown preset 'S9' (known presets: S1, S2, S3, S4, B1, BT)"),
+        (["--presets", "S9"], "unknown preset 'S9' (known presets: S1, S2, S3, S4, B1, B2, BT)"),
         (["--presets", "S1,S2", "--levels", "3"], "level 3 does not exist at preset S1, whose levels are 1 .. 0"),
         (["--presets", "S1", "--levels=-1"], "bad level -1"),
         (["--ops", "multiply,divide"], "unknown op 'divide'"),

@@ -118,6 +118,25 @@ def test_a_batch_on_a_device_bootstraps_bit_for_bit_as_on_the_cpu(ctx, device, c
     assert bits(ctx.decrypt(got), x) > MIN_BITS
 
 
+def test_high_precision_chain_bootstraps_twice():
+    """Preset B2's chain in the test ring (residual levels of 48 bits): two iterations per bootstrap,
+    chosen from the output scale, for about 38 bits against 26 with one (measured; B2 itself gives
+    34.8 at N = 2^16, docs/bootstrapping.md); a real batch is still paired."""
+    chain = [60, 48, 48, 45, 45, 45] + [61] * 11
+    hp = oboro.Context(12, moduli_bits=chain, special_bits=[61] * 4, scale_bits=48, dnum=6, security=None,
+                       hamming_weight=192)
+    hp.keygen(rotations=[], bootstrap=True)
+    info = hp.bootstrap_info()
+    assert info["iterations"] == 2 and info["output_level"] == 2 and info["precision_bits"] > 34
+    assert oboro.Context.from_preset("BT").bootstrap_info(16)["iterations"] == 1  # B1's chain: 2^40
+    x = values(hp.slots, 70, complex_=True)
+    out = hp.encrypt(x, level=0).bootstrap()
+    assert out.level == 2 and bits(hp.decrypt(out), x) > 34
+    real = np.stack([values(hp.slots, 71 + s) for s in range(2)])
+    got = hp.decrypt(hp.encrypt_batch(real, level=0).bootstrap())
+    assert bits(got, real) > 33
+
+
 def test_a_real_batch_goes_two_elements_per_bootstrap(ctx):
     """A real batch is paired (Bootstrapper::bootstrap_real): each element comes back with its own
     values, in order, for an even and an odd count; the output stays real."""

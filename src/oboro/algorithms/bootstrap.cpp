@@ -27,6 +27,8 @@ size_t checked_slots(const ckks::Context& ctx, const BootstrapConfig& config) {
         raise<ParameterError>("Bootstrapper: CoeffsToSlots and SlotsToCoeffs take at least one level each");
     if (config.message_ratio_bits < 4 || config.message_ratio_bits > 40)
         raise<ParameterError>("Bootstrapper: message_ratio_bits = ", config.message_ratio_bits, " (4..40)");
+    if (config.iterations && *config.iterations != 1 && *config.iterations != 2)
+        raise<ParameterError>("Bootstrapper: iterations = ", *config.iterations, " (1, or 2 for high precision)");
     return n;
 }
 
@@ -144,6 +146,9 @@ constexpr double kPairScaleTolerance = 0x1p-40;
 // The DFTs keep their baby-step rotations over Q * P (double hoisting).
 constexpr Hoisting kDftHoisting = Hoisting::mod_up_and_mod_down;
 
+// The output scale from which two iterations are the automatic choice (BootstrapConfig::iterations).
+constexpr double kTwoIterationsScale = 0x1p45;
+
 }  // namespace
 
 Bootstrapper::Bootstrapper(ckks::ContextPtr ctx, const BootstrapConfig& config)
@@ -169,6 +174,12 @@ Bootstrapper::Bootstrapper(ckks::ContextPtr ctx, const BootstrapConfig& config)
         ckks::Basis::q, PlaintextScale::unit);
     if (!full_)
         for (size_t step = n_; step < ctx_->max_slots(); step *= 2) trace_steps_.push_back(int64_t(step));
+    iterations_ = config_.iterations.value_or(
+        ctx_->standard_scale(output_level()) >= kTwoIterationsScale ? 2 : 1);
+    if (iterations_ > 1 && output_level() < 1)
+        raise<ParameterError>("Bootstrapper: ", iterations_, " iterations compare the output with the input at "
+                              "level 0, which takes one rescale: they need an output level of at least 1 (this circuit "
+                              "leaves ", output_level(), ")");
 }
 
 double Bootstrapper::max_input_scale() const {
@@ -183,7 +194,18 @@ double Bootstrapper::message_scale_target() const {
 
 double Bootstrapper::precision_bits() const {
     const double e = std::ldexp(1.0, -config_.message_ratio_bits);
-    return -std::log2(eval_mod_.approximation_error(e) / e);
+    const double one = -std::log2(eval_mod_.approximation_error(e) / e);
+    if (iterations_ == 1) return one;
+    // the second bootstrap's input: the first's error, 2^-one at most, times 2^k; its own
+    // approximation error, divided by 2^k on the way out
+    const double k = std::ldexp(1.0, iteration_scale_bits());
+    return -std::log2(eval_mod_.approximation_error(e * k * std::exp2(-one)) / (e * k));
+}
+
+int Bootstrapper::iteration_scale_bits() const {
+    if (iterations_ == 1) return 0;
+    const double e = std::ldexp(1.0, -config_.message_ratio_bits);
+    return std::max(0, int(std::floor(-std::log2(eval_mod_.approximation_error(e) / e))) - 6);
 }
 
 std::vector<int64_t> Bootstrapper::rotation_steps() const {
@@ -219,7 +241,7 @@ OpCounts Bootstrapper::cost() const {
     c.rot += 1;  // the conjugation
     c.key_switch += {1, 1, 1};
     if (encapsulates_) c.key_switch += {2, 2, 2};  // to the ephemeral secret and back
-    return c;
+    return repeated(c, uint64_t(iterations_));
 }
 
 BootstrapKeys Bootstrapper::generate_keys(ckks::KeyGenerator& keygen) const {
@@ -326,9 +348,27 @@ T Bootstrapper::refresh(const CountedOps& ops, T a, const BootstrapKeys& bk, dou
 }
 
 template <ckks::Encrypted T>
+T Bootstrapper::refresh_iterated(const CountedOps& ops, const T& a, const BootstrapKeys& bk, double output_divisor) const {
+    const ckks::Evaluator& eval = ops.eval();
+    T out = refresh(ops, a, bk, output_divisor);
+    if (iterations_ == 1) return out;
+    // out holds a / output_divisor: at level 0 and scale a.scale() * output_divisor (an exact
+    // integer factor and one rescale, to 2^-40 relative) its polynomial is a's, up to the first
+    // bootstrap's error, and declared at a's scale it reads as a's values plus that error.
+    T back = eval.rescale_to(out.level() > 1 ? eval.drop_to_level(out, 1) : out, 0, a.scale() * output_divisor);
+    back.set_scale(a.scale());
+    T error = eval.sub(a, back);  // minus the first bootstrap's error, at a's level and scale
+    const int k = iteration_scale_bits();
+    eval.multiply_integer_inplace(error, int64_t(1) << k);
+    // the error's bootstrap, divided by output_divisor 2^k on the way out, corrects out
+    eval.add_inplace(out, refresh(ops, std::move(error), bk, output_divisor * std::ldexp(1.0, k)));
+    return out;
+}
+
+template <ckks::Encrypted T>
 T Bootstrapper::bootstrap(const CountedOps& ops, const T& x, const BootstrapKeys& bk) const {
     check_input("bootstrap", ops.eval(), x, bk);
-    T out = refresh(ops, at_message_scale(ops.eval(), x), bk, 1.0);
+    T out = refresh_iterated(ops, at_message_scale(ops.eval(), x), bk, 1.0);
     out.set_slots(x.slots());
     return out;
 }
@@ -359,7 +399,7 @@ std::pair<T, T> Bootstrapper::bootstrap_real_pair(const CountedOps& ops, const T
     eval.multiply_inplace(b, units_->operands_for(b)[1]);
     eval.add_inplace(z, b);
     // the bootstrap of z / 2, then re = z/2 + conj(z/2) and im = -i (z/2 - conj(z/2))
-    const T half = refresh(ops, std::move(z), bk, 2.0);
+    const T half = refresh_iterated(ops, z, bk, 2.0);
     const T conj = eval.conjugate(half, bk.galois);
     std::pair<T, T> out{eval.add(half, conj), eval.sub(half, conj)};
     eval.multiply_inplace(out.second, units_->operands_for(out.second)[0]);

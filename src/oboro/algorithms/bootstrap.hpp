@@ -62,6 +62,14 @@ struct BootstrapConfig {
     // The Hamming weight of the ephemeral secret of sparse-secret encapsulation (1..64), used when
     // the secret key is dense or sparse of weight above 64
     int ephemeral_hamming_weight = 32;
+    // 1, or 2 for high precision (Bae, Cheon, Cho, Kim and Kim, "META-BTS", CCS 2022): the first
+    // bootstrap's error is measured against the input at level 0, scaled up by 2^k and bootstrapped
+    // in turn, then taken off; twice the time and the same levels, for about k more bits
+    // (iteration_scale_bits()), up to the output level's noise floor, about 13 bits below its
+    // scale at N = 2^16. Automatic (nullopt): 2 where that floor lies well beyond one
+    // bootstrap's precision, an output scale of at least 2^45 (preset B2's 2^48), else 1
+    // (B1's 2^40, where a second iteration would gain about 3 bits for twice the time).
+    std::optional<int> iterations;
 };
 
 // Every key a bootstrap needs besides the relinearization key (the evaluator's).
@@ -80,6 +88,8 @@ public:
     size_t slots() const { return n_; }
     const BootstrapConfig& config() const { return config_; }
     const EvalMod& eval_mod() const { return eval_mod_; }
+    // 1 or 2 (BootstrapConfig::iterations, resolved)
+    int iterations() const { return iterations_; }
 
     // Levels the circuit consumes (from the top level) and the level of its output.
     int depth() const { return cts_.depth() + eval_mod_.depth() + stc_.depth(); }
@@ -93,6 +103,10 @@ public:
     // relative to it: a bound before noise. The coefficients of n values in the unit disk are
     // about 1/sqrt(n) in size, where the sine's error is far smaller.
     double precision_bits() const;
+    // k of the second iteration: the first bootstrap's error is scaled by 2^k before its own
+    // bootstrap (0 with one iteration). Its error, about 2^-precision at |m| = 1 with noise, must
+    // stay well inside EvalMod's interval after the scaling: k leaves 6 bits of margin.
+    int iteration_scale_bits() const;
 
     // The rotation steps whose Galois keys the circuit needs (each in 1 .. max_slots - 1, one per
     // Galois element, sorted), and the conjugation key.
@@ -101,7 +115,7 @@ public:
     // For each Galois element the circuit uses, the highest level it is used at (keys made at
     // that level are enough, and smaller: KeyGenerator::galois_key(g, level)).
     std::vector<std::pair<uint64_t, int>> galois_key_levels() const;
-    // What one bootstrap performs.
+    // What one bootstrap performs (its DFTs, trace and key switches; iterations() times).
     OpCounts cost() const;
     // Whether the secret key is switched to an ephemeral sparse one for ModRaise (the secret key is
     // dense, or sparse of Hamming weight above 64).
@@ -146,12 +160,16 @@ private:
     // ModRaise to SlotsToCoeffs for a at message scale: at output_level() and its standard scale,
     // holding a's values divided by output_divisor (folded into EvalMod's declared scale).
     template <ckks::Encrypted T> T refresh(const CountedOps& ops, T a, const BootstrapKeys& keys, double output_divisor) const;
+    // refresh() repeated iterations() times, each further one on the error of the last.
+    template <ckks::Encrypted T>
+    T refresh_iterated(const CountedOps& ops, const T& a, const BootstrapKeys& keys, double output_divisor) const;
 
     ckks::ContextPtr ctx_;
     BootstrapConfig config_;
     size_t n_ = 0;
     bool encapsulates_ = false;
     bool full_ = true;          // n == N/2: real and imaginary parts in two ciphertexts
+    int iterations_ = 1;
     EvalMod eval_mod_;
     Levels levels_;
     TransformChain cts_, stc_;

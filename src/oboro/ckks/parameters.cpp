@@ -225,14 +225,31 @@ Parameters Parameters::preset(const std::string& name) {
         p.secret = SecretDistribution::sparse_ternary;
         p.hamming_weight = 192;
         if (test) p.security = SecurityLevel::none;
+    } else if (name == "B2") {
+        // Bootstrappable, high precision: B1's circuit under residual levels {60, 48 x 9}. The
+        // output level's scale of 2^48 lowers the noise floor by 8 bits, which two bootstrap
+        // iterations (the Bootstrapper's automatic choice at this scale) then reach. q_0 stays at
+        // 60 bits: the key to the ephemeral secret spans q_0 and one special prime, at most 121
+        // bits for weight 32. 1542 bits against the sparse bound of 1555.
+        p.log_n = 16;
+        p.q_bits = {60};
+        p.q_bits.insert(p.q_bits.end(), 9, 48);
+        p.q_bits.insert(p.q_bits.end(), 3, 45);
+        p.q_bits.insert(p.q_bits.end(), 8 + 3, 61);
+        p.p_bits = {61, 61, 61, 61};
+        p.dnum = 6;
+        p.secret = SecretDistribution::sparse_ternary;
+        p.hamming_weight = 192;
+        p.scale = 0x1p48;
+        return p;
     } else {
-        raise<ParameterError>("parameters: unknown preset '", name, "' (known: S1, S2, S3, S4, B1, BT)");
+        raise<ParameterError>("parameters: unknown preset '", name, "' (known: S1, S2, S3, S4, B1, B2, BT)");
     }
     p.scale = 0x1p40;
     return p;
 }
 
-std::vector<std::string> Parameters::preset_names() { return {"S1", "S2", "S3", "S4", "B1", "BT"}; }
+std::vector<std::string> Parameters::preset_names() { return {"S1", "S2", "S3", "S4", "B1", "B2", "BT"}; }
 
 std::string Parameters::describe() const {
     std::ostringstream os;
