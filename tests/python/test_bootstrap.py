@@ -237,7 +237,7 @@ def test_the_benchmark_page_is_the_rendering_of_its_json():
     lattigo = json.loads((bench / "bootstrap_lattigo.json").read_text())
     openfhe = [json.loads(p.read_text()) for p in sorted(bench.glob("bootstrap_openfhe_t*.json"))]
     assert report.render(oboro_rows, lattigo, openfhe) == (bench / "bootstrap.md").read_text()
-    assert {r["preset"] for r in oboro_rows["rows"]} == {"B1"} and lattigo["log_n"] == 16
+    assert {r["preset"] for r in oboro_rows["rows"]} <= {"B1", "B2"} and lattigo["log_n"] == 16
 
 
 def test_bootstrap_keys_travel_with_the_context(ctx):
