@@ -360,7 +360,7 @@ TEST(Bootstrap, ClearErrors) {
 // Preset B2's chain in the small ring: residual {60, 48, 48}, so the output level's scale is 2^48
 // and its noise floor 8 bits lower than at 2^40, where two iterations are the automatic choice.
 // Measured 38 bits with full slots and 42 with 64 slots (a secret key of weight 32, no
-// encapsulation, and N = 2^12: less noise than B2 at N = 2^16, which gives 34.8), against 25-27
+// encapsulation, and N = 2^12: less noise than B2 at N = 2^16, which gives 34.5), against 25-27
 // with one iteration.
 Parameters high_precision_test_parameters() {
     Parameters p = bootstrap_test_parameters();

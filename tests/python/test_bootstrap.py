@@ -121,7 +121,7 @@ def test_a_batch_on_a_device_bootstraps_bit_for_bit_as_on_the_cpu(ctx, device, c
 def test_high_precision_chain_bootstraps_twice():
     """Preset B2's chain in the test ring (residual levels of 48 bits): two iterations per bootstrap,
     chosen from the output scale, for about 38 bits against 26 with one (measured; B2 itself gives
-    34.8 at N = 2^16, docs/bootstrapping.md); a real batch is still paired."""
+    34.5 at N = 2^16, docs/bootstrapping.md); a real batch is still paired."""
     chain = [60, 48, 48, 45, 45, 45] + [61] * 11
     hp = oboro.Context(12, moduli_bits=chain, special_bits=[61] * 4, scale_bits=48, dnum=6, security=None,
                        hamming_weight=192)
