@@ -8,9 +8,10 @@
 // renders it, beside Lattigo's figures of the same session).
 //
 //   bench_bootstrap [--presets B1] [--slots 32768,16] [--threads 2,1] [--message-ratio 12,8]
-//                   [--double-angles 2,0] [--iterations 1,2] [--runs 3] [--json FILE]
-// One row per preset, slot count, thread count, message ratio, number of EvalMod's double angles
-// and of iterations (defaults: the bootstrapper's).
+//                   [--double-angles 2,0] [--iterations 1,2] [--order cts,stc] [--runs 3] [--json FILE]
+// One row per preset, slot count, thread count, message ratio, number of EvalMod's double angles,
+// of iterations and order (cts: CoeffsToSlots first, the default; stc: SlotsToCoeffs first, the
+// inputs then encrypted at the bootstrapper's min_input_level()).
 //   bench_bootstrap --quick          # BT (insecure test ring), full slots, one run: a smoke test
 #include <algorithm>
 #include <chrono>
@@ -43,7 +44,8 @@ struct Row {
     std::string preset;
     size_t slots = 0;
     int threads = 0, depth = 0, output_level = 0, keys = 0, message_ratio_bits = 0, double_angles = 0, cosine_degree = 0;
-    int iterations = 1;
+    int iterations = 1, input_level = 0;
+    bool stc_first = false;
     bool encapsulates = false;
     double key_gib = 0, setup_s = 0, keygen_s = 0, model_bits = 0, bits = 0, constant_bits = 0, peak_gib = 0;
     double mean_bits = 0, pair_bits = 0;
@@ -76,7 +78,7 @@ double key_gib(const BootstrapKeys& bk, const RelinKey& rk) {
 }
 
 Row run(const std::string& preset, std::optional<size_t> slots_opt, int threads, int runs, std::optional<int> ratio,
-        std::optional<int> double_angles, std::optional<int> iterations) {
+        std::optional<int> double_angles, std::optional<int> iterations, bool stc_first) {
     using clock = std::chrono::steady_clock;
     oboro::set_num_threads(threads);
     reset_peak();
@@ -93,11 +95,15 @@ Row run(const std::string& preset, std::optional<size_t> slots_opt, int threads,
     if (ratio) config.message_ratio_bits = *ratio;
     if (double_angles) config.double_angles = *double_angles;
     config.iterations = iterations;
-    row.message_ratio_bits = config.message_ratio_bits;
+    if (stc_first) config.order = BootstrapOrder::slots_to_coeffs_first;
+    row.stc_first = stc_first;
+
     const Bootstrapper boot(ctx, config);
     row.double_angles = boot.eval_mod().double_angles();
     row.cosine_degree = boot.eval_mod().cosine().degree();
     row.iterations = boot.iterations();
+    row.message_ratio_bits = boot.message_ratio_bits();
+    const int input_level = row.input_level = boot.min_input_level();
     row.setup_s = seconds_since(t0);
     row.depth = boot.depth();
     row.output_level = boot.output_level();
@@ -122,11 +128,11 @@ Row run(const std::string& preset, std::optional<size_t> slots_opt, int threads,
     std::uniform_real_distribution<double> angle(0, 2 * M_PI), radius(0, 1);
     std::vector<cplx> values(slots);
     for (auto& v : values) v = std::polar(std::sqrt(radius(gen)), angle(gen));
-    const Ciphertext in = encryptor.encrypt(enc.encode(values, 0, std::nullopt, slots));
+    const Ciphertext in = encryptor.encrypt(enc.encode(values, input_level, std::nullopt, slots));
     // the hardest input for EvalMod: every slot 1, whose polynomial is the constant 1 (the largest
     // coefficient values in the unit disk can have; random values have coefficients near 1/sqrt(n))
     const std::vector<cplx> ones(slots, cplx(1, 0));
-    const Ciphertext in_ones = encryptor.encrypt(enc.encode(ones, 0, std::nullopt, slots));
+    const Ciphertext in_ones = encryptor.encrypt(enc.encode(ones, input_level, std::nullopt, slots));
     row.constant_bits = bench::precision_of(dec.decrypt_decode(boot.bootstrap(CountedOps(eval, nullptr), in_ones, bk), enc), ones).worst;
     // a first, untimed bootstrap: the pool's buffers and the lazily made tables of the levels
     const bench::Precision first = bench::precision_of(dec.decrypt_decode(boot.bootstrap(CountedOps(eval, nullptr), in, bk), enc), values);
@@ -147,8 +153,8 @@ Row run(const std::string& preset, std::optional<size_t> slots_opt, int threads,
     std::uniform_real_distribution<double> real(-1, 1);
     std::vector<cplx> re(slots), im(slots);
     for (size_t i = 0; i < slots; ++i) re[i] = real(gen), im[i] = real(gen);
-    const Ciphertext in_re = encryptor.encrypt(enc.encode(re, 0, std::nullopt, slots));
-    const Ciphertext in_im = encryptor.encrypt(enc.encode(im, 0, std::nullopt, slots));
+    const Ciphertext in_re = encryptor.encrypt(enc.encode(re, input_level, std::nullopt, slots));
+    const Ciphertext in_im = encryptor.encrypt(enc.encode(im, input_level, std::nullopt, slots));
     us.clear();
     row.pair_bits = 60;
     for (int r = 0; r < runs; ++r) {
@@ -175,6 +181,8 @@ void write_json(const std::string& path, const std::vector<Row>& rows, int runs)
         const Row& r = rows[i];
         os << "  {\"preset\": \"" << r.preset << "\", \"threads\": " << r.threads << ", \"slots\": " << r.slots << ", \"depth\": " << r.depth
            << ", \"output_level\": " << r.output_level << ", \"message_ratio_bits\": " << r.message_ratio_bits << ", \"double_angles\": " << r.double_angles << ", \"iterations\": " << r.iterations
+           << ", \"order\": \"" << (r.stc_first ? "slots_to_coeffs_first" : "coeffs_to_slots_first")
+           << "\", \"input_level\": " << r.input_level
            << ", \"cosine_degree\": " << r.cosine_degree << ", \"encapsulates\": " << (r.encapsulates ? "true" : "false")
            << ", \"setup_s\": " << r.setup_s << ", \"keygen_s\": " << r.keygen_s << ", \"keys\": " << r.keys
            << ", \"key_gib\": " << r.key_gib << ", \"bootstrap_median_s\": " << r.time.median_us / 1e6
@@ -195,6 +203,7 @@ int main(int argc, char** argv) {
     std::vector<int> threads = {oboro::num_threads()};
     std::vector<std::optional<int>> ratios = {std::nullopt}, angles = {std::nullopt};
     std::vector<std::optional<int>> iterations = {std::nullopt};
+    std::vector<bool> orders = {false};
     std::string json;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
@@ -217,6 +226,15 @@ int main(int argc, char** argv) {
         } else if (a == "--iterations") {
             iterations.clear();
             for (const auto& r : bench::split(bench::option_value(argc, argv, i), ',')) iterations.push_back(std::stoi(r));
+        } else if (a == "--order") {
+            orders.clear();
+            for (const auto& o : bench::split(bench::option_value(argc, argv, i), ',')) {
+                if (o != "cts" && o != "stc") {
+                    std::fprintf(stderr, "--order takes cts (CoeffsToSlots first) and stc (SlotsToCoeffs first)\n");
+                    return 2;
+                }
+                orders.push_back(o == "stc");
+            }
         } else if (a == "--threads") {
             threads.clear();
             for (const auto& t : bench::split(bench::option_value(argc, argv, i), ',')) threads.push_back(std::stoi(t));
@@ -224,7 +242,8 @@ int main(int argc, char** argv) {
             json = bench::option_value(argc, argv, i);
         } else {
             std::fprintf(stderr, "usage: bench_bootstrap [--quick] [--presets B1] [--slots 32768,16] [--threads 2,1] "
-                                 "[--message-ratio 12,8] [--double-angles 2,0] [--iterations 1,2] [--runs 3] [--json FILE]\n");
+                                 "[--message-ratio 12,8] [--double-angles 2,0] [--iterations 1,2] [--order cts,stc] [--runs 3] "
+                                 "[--json FILE]\n");
             return 2;
         }
     }
@@ -234,13 +253,14 @@ int main(int argc, char** argv) {
             for (int t : threads)
                 for (const auto& r : ratios)
                     for (const auto& d : angles)
-                        for (const auto& it : iterations) rows.push_back(run(p, s, t, runs, r, d, it));
-    std::printf("%-6s %7s %7s %5s %6s %5s %6s %6s %10s %9s %9s %9s %8s %9s %9s %8s %6s %9s %9s\n", "preset", "threads", "slots",
+                        for (const auto& it : iterations)
+                            for (bool o : orders) rows.push_back(run(p, s, t, runs, r, d, it, o));
+    std::printf("%-6s %5s %7s %7s %5s %6s %5s %6s %6s %10s %9s %9s %9s %8s %9s %9s %8s %6s %9s %9s\n", "preset", "order", "threads", "slots",
                 "ratio", "angles", "iters", "used", "left", "boot_s", "bits", "mean_bits", "ones_bits", "pair_s", "pair_bits", "setup_s", "keygen_s",
                 "keys", "keys_GiB", "peak_GiB");
     for (const Row& r : rows)
-        std::printf("%-6s %7d %7zu %5d %6d %5d %6d %6d %10.2f %9.1f %9.1f %9.1f %8.2f %9.1f %9.1f %8.1f %6d %9.2f %9.1f\n",
-                    r.preset.c_str(), r.threads, r.slots, r.message_ratio_bits, r.double_angles, r.iterations, r.depth, r.output_level,
+        std::printf("%-6s %5s %7d %7zu %5d %6d %5d %6d %6d %10.2f %9.1f %9.1f %9.1f %8.2f %9.1f %9.1f %8.1f %6d %9.2f %9.1f\n",
+                    r.preset.c_str(), r.stc_first ? "stc" : "cts", r.threads, r.slots, r.message_ratio_bits, r.double_angles, r.iterations, r.depth, r.output_level,
                     r.time.median_us / 1e6, r.bits, r.mean_bits, r.constant_bits, r.pair_time.median_us / 1e6, r.pair_bits,
                     r.setup_s, r.keygen_s, r.keys, r.key_gib, r.peak_gib);
     if (!json.empty()) write_json(json, rows, runs);

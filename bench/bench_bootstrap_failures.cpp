@@ -121,7 +121,7 @@ int main(int argc, char** argv) {
         std::ofstream os(o.json);
         os << "{\"benchmark\": \"bootstrap_failures\", \"machine\": " << bench::machine_json() << ", \"preset\": \""
            << o.preset << "\", \"slots\": " << slots << ", \"threads\": " << oboro::num_threads()
-           << ", \"message_ratio_bits\": " << boot.config().message_ratio_bits << ", \"count\": " << bits.size()
+           << ", \"message_ratio_bits\": " << boot.message_ratio_bits() << ", \"count\": " << bits.size()
            << ", \"threshold_bits\": " << o.threshold << ", \"failures\": " << failures
            << ", \"worst_bits\": " << sorted.front() << ", \"median_bits\": " << sorted[sorted.size() / 2]
            << ", \"mean_bits\": " << mean << ", \"seconds\": " << seconds << ", \"histogram\": {";

@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 
 #include "ckks_test_util.hpp"
+#include "error_test_util.hpp"
 #include "oboro/algorithms/bootstrap.hpp"
 #include "oboro/algorithms/bootstrap_set.hpp"
 #include "oboro/ckks/auto_evaluator.hpp"
+#include "oboro/io/checksum.hpp"
 #include "oboro/io/serialize.hpp"
 
 namespace oboro::test {
@@ -357,6 +359,81 @@ TEST(Bootstrap, ClearErrors) {
     EXPECT_THROW(eval.mod_raise(k.encrypt(random_complex(16, 1.0, 1), 3, true, 16)), LevelMismatch);
 }
 
+// SlotsToCoeffs first: the input's own lowest levels take SlotsToCoeffs, so the output keeps
+// SlotsToCoeffs' levels (5 at BT instead of 2), and EvalMod sees the slot values themselves (at the
+// message ratio 2^15). Measured at N = 2^12: 27-29 bits for random values in the unit disk with
+// full, 64 and 2 slots, 27 for a vector of ones (against 26.7 and 21.3 CoeffsToSlots first).
+TEST(Bootstrap, SlotsToCoeffsFirst) {
+    Keys& k = BootKeys::get().keys;
+    for (size_t slots : {2048u, 64u, 2u}) {
+        BootstrapConfig config = config_for(slots);
+        const Bootstrapper cts_first(k.ctx, config);
+        config.order = BootstrapOrder::slots_to_coeffs_first;
+        const Bootstrapper boot(k.ctx, config);
+        const int stc = std::min(3, int(std::log2(double(slots))));
+        EXPECT_EQ(boot.order(), BootstrapOrder::slots_to_coeffs_first);
+        EXPECT_EQ(boot.min_input_level(), stc);
+        EXPECT_EQ(cts_first.min_input_level(), 0);
+        EXPECT_EQ(boot.output_level(), cts_first.output_level() + stc);
+        EXPECT_EQ(boot.depth(), cts_first.depth() - stc);
+        EXPECT_EQ(boot.message_ratio_bits(), 15);
+        EXPECT_EQ(boot.iterations(), 1);
+        const BootstrapKeys bk = boot.generate_keys(*k.keygen);
+        for (const auto& [g, level] : boot.galois_key_levels()) EXPECT_LE(level, k.ctx->max_level());
+        const KeyRefs key_set(&k.rk, &bk.galois);
+        const Evaluator eval = k.eval->with_keys(key_set);
+        const CountedOps ops(eval, nullptr);
+        // at the lowest level it takes, above it, at the top, a vector of ones, and a scale of 2^55
+        // above the lowest level (brought down by one rescale)
+        const std::vector<cplx> values = random_complex(slots, 1.0, 400 + slots);
+        for (const Ciphertext& in :
+             {k.encrypt(values, stc, true, slots), k.encrypt(values, stc + 2, true, slots),
+              k.encrypt(values, k.ctx->max_level(), true, slots),
+              k.pk_encryptor->encrypt(k.encoder->encode(values, stc + 1, 0x1p55, slots))}) {
+            const Ciphertext out = boot.bootstrap(ops, in, bk);
+            EXPECT_EQ(out.level(), boot.output_level());
+            EXPECT_EQ(out.scale(), k.ctx->standard_scale(boot.output_level()));
+            EXPECT_EQ(out.slots(), slots);
+            EXPECT_GT(precision_bits(k.decrypt(out), values), 25) << slots << " from level " << in.level();
+        }
+        const std::vector<cplx> ones(slots, cplx(1, 0));
+        const Ciphertext fresh = boot.bootstrap(ops, k.encrypt(ones, stc, true, slots), bk);
+        EXPECT_GT(precision_bits(k.decrypt(fresh), ones), 25) << slots;
+        // a second bootstrap of the output, a product and a rotation of it
+        const Ciphertext again = boot.bootstrap(ops, fresh, bk);
+        EXPECT_GT(precision_bits(k.decrypt(again), ones), 24) << slots;
+        EXPECT_GT(precision_bits(k.decrypt(eval.multiply_relin_rescale(again, again)), ones), 23) << slots;
+        // two real inputs in one bootstrap, the second above the lowest level at the first's scale
+        const std::vector<cplx> re = random_real(slots, 1.0, 410), im = random_real(slots, 1.0, 411);
+        const Ciphertext x = k.encrypt(re, stc, true, slots);
+        const Ciphertext y = k.pk_encryptor->encrypt(k.encoder->encode(im, stc + 3, x.scale(), slots));
+        const auto [a, b] = boot.bootstrap_real_pair(ops, x, y, bk);
+        EXPECT_EQ(a.level(), boot.output_level());
+        EXPECT_GT(precision_bits(k.decrypt(a), re), 25) << slots;
+        EXPECT_GT(precision_bits(k.decrypt(b), im), 25) << slots;
+        // a batch: element by element, bit for bit
+        std::vector<Ciphertext> cts;
+        for (uint64_t c = 0; c < 3; ++c) cts.push_back(k.encrypt(random_complex(slots, 1.0, 420 + c), stc, true, slots));
+        const CiphertextBatch out = boot.bootstrap(ops, CiphertextBatch::from_ciphertexts(*k.ctx, cts), bk);
+        for (size_t c = 0; c < cts.size(); ++c) EXPECT_TRUE(same_words(out.at(c), boot.bootstrap(ops, cts[c], bk))) << c;
+        // below the lowest level, or too large a scale there
+        EXPECT_ERROR(ValueError, boot.bootstrap(ops, k.encrypt(values, stc - 1, true, slots), bk), "SlotsToCoeffs first",
+                     "level " + std::to_string(stc));
+        EXPECT_THROW(boot.bootstrap(ops, k.pk_encryptor->encrypt(k.encoder->encode(values, stc, 0x1p55, slots)), bk),
+                     ValueError);
+    }
+    // one iteration only, also where the output scale would choose two
+    BootstrapConfig two = config_for(16);
+    two.order = BootstrapOrder::slots_to_coeffs_first;
+    two.iterations = 2;
+    EXPECT_ERROR(ParameterError, Bootstrapper(k.ctx, two), "SlotsToCoeffs first", "one iteration");
+    // too few levels for CoeffsToSlots and EvalMod
+    Parameters shallow = bootstrap_test_parameters();
+    shallow.q_bits.resize(11);
+    two.iterations = std::nullopt;
+    EXPECT_THROW(Bootstrapper(Context::create(shallow), two), ParameterError);
+}
+
 // Preset B2's chain in the small ring: residual {60, 48, 48}, so the output level's scale is 2^48
 // and its noise floor 8 bits lower than at 2^40, where two iterations are the automatic choice.
 // Measured 38 bits with full slots and 42 with 64 slots (a secret key of weight 32, no
@@ -518,6 +595,39 @@ TEST(Bootstrap, KeysRoundTripThroughTheCheckedFormat) {
         const Ciphertext ct = k.encrypt(random_complex(16, 1.0, 30), 0, true, 16);
         EXPECT_TRUE(same_words(again.bootstrap(CountedOps(eval, nullptr), ct, loaded),
                                boot.bootstrap(CountedOps(original, nullptr), ct, bk)));
+    }
+    // the order, the iterations and an automatic message ratio travel too (format version 4)
+    BootstrapConfig stc_first = config_for(16);
+    stc_first.order = BootstrapOrder::slots_to_coeffs_first;
+    stc_first.iterations = 1;
+    const io::Bytes v4 = io::serialize(*k.ctx, stc_first, bk, /*compress=*/false);
+    EXPECT_EQ(v4[8], 4);
+    const BootstrapConfig loaded_v4 = io::load_bootstrap_keys(*k.ctx, v4).first;
+    EXPECT_EQ(loaded_v4.order, BootstrapOrder::slots_to_coeffs_first);
+    EXPECT_EQ(loaded_v4.iterations, 1);
+    EXPECT_FALSE(loaded_v4.message_ratio_bits.has_value());
+    // a version-3 record (no iterations, no order) still loads: automatic iterations, CoeffsToSlots
+    // first. Its payload lacks the 8 bytes after the ephemeral weight (header 32 + 7 fields of 4).
+    io::Bytes v3(plain.begin(), plain.end() - long(io::kChecksumSize));
+    v3.erase(v3.begin() + 32 + 28, v3.begin() + 32 + 36);
+    v3[8] = 3;
+    const uint64_t payload = v3.size() - io::kHeaderSize;
+    for (int i = 0; i < 8; ++i) v3[24 + size_t(i)] = uint8_t(payload >> (8 * i));
+    const uint64_t sum = io::xxh64(v3.data(), v3.size());
+    for (int i = 0; i < 8; ++i) v3.push_back(uint8_t(sum >> (8 * i)));
+    const auto [loaded_v3, keys_v3] = io::load_bootstrap_keys(*k.ctx, v3);
+    EXPECT_EQ(loaded_v3.message_ratio_bits, 11);
+    EXPECT_FALSE(loaded_v3.iterations.has_value());
+    EXPECT_EQ(loaded_v3.order, BootstrapOrder::coeffs_to_slots_first);
+    EXPECT_EQ(keys_v3.galois.keys.size(), bk.galois.keys.size());
+    // out-of-range iterations (payload offset 28) and order (32) are refused (the checksum
+    // recomputed, as an attacker could)
+    for (const auto& [offset, value] : {std::pair{32 + 28, 3u}, std::pair{32 + 28, 0u}, std::pair{32 + 32, 2u}}) {
+        io::Bytes bad(v4.begin(), v4.end() - long(io::kChecksumSize));
+        for (int i = 0; i < 4; ++i) bad[size_t(offset + i)] = uint8_t(value >> (8 * i));
+        const uint64_t bad_sum = io::xxh64(bad.data(), bad.size());
+        for (int i = 0; i < 8; ++i) bad.push_back(uint8_t(bad_sum >> (8 * i)));
+        EXPECT_THROW(io::load_bootstrap_keys(*k.ctx, bad), SerializationError) << offset << " " << value;
     }
     // cut short, a flipped byte (the checksum), another record type
     EXPECT_THROW(io::load_bootstrap_keys(*k.ctx, io::ByteView(seeded.data(), seeded.size() - 9)), SerializationError);

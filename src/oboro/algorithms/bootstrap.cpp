@@ -25,8 +25,8 @@ size_t checked_slots(const ckks::Context& ctx, const BootstrapConfig& config) {
         raise<ParameterError>("Bootstrapper: slots = ", n, " must be a power of two in [2, N/2 = ", ctx.max_slots(), "]");
     if (config.coeffs_to_slots_levels < 1 || config.slots_to_coeffs_levels < 1)
         raise<ParameterError>("Bootstrapper: CoeffsToSlots and SlotsToCoeffs take at least one level each");
-    if (config.message_ratio_bits < 4 || config.message_ratio_bits > 40)
-        raise<ParameterError>("Bootstrapper: message_ratio_bits = ", config.message_ratio_bits, " (4..40)");
+    if (config.message_ratio_bits && (*config.message_ratio_bits < 4 || *config.message_ratio_bits > 40))
+        raise<ParameterError>("Bootstrapper: message_ratio_bits = ", *config.message_ratio_bits, " (4..40)");
     if (config.iterations && *config.iterations != 1 && *config.iterations != 2)
         raise<ParameterError>("Bootstrapper: iterations = ", *config.iterations, " (1, or 2 for high precision)");
     return n;
@@ -72,10 +72,16 @@ int dft_levels(int requested, size_t n) { return std::min(requested, int(std::lo
 
 Bootstrapper::Levels layout(const ckks::Context& ctx, const BootstrapConfig& c, size_t n, const EvalMod& em) {
     Bootstrapper::Levels l;
+    const bool stc_first = c.order == BootstrapOrder::slots_to_coeffs_first;
+    const int stc = dft_levels(c.slots_to_coeffs_levels, n);
     l.top = ctx.max_level();
     l.eval_mod_in = l.top - dft_levels(c.coeffs_to_slots_levels, n);
     l.eval_mod_out = l.eval_mod_in - em.depth();
-    l.out = l.eval_mod_out - dft_levels(c.slots_to_coeffs_levels, n);
+    l.out = stc_first ? l.eval_mod_out : l.eval_mod_out - stc;
+    l.stc_in = stc_first ? stc : l.eval_mod_out;
+    if (stc_first && stc >= l.top)
+        raise<ParameterError>("Bootstrapper: SlotsToCoeffs first runs on levels ", stc, " .. 1 of the input, but the "
+                              "parameters have ", l.top, "; add ciphertext primes or choose fewer DFT levels");
     if (l.out < 0)
         raise<ParameterError>("Bootstrapper: the circuit consumes ", l.top - l.out, " levels (CoeffsToSlots ",
                               dft_levels(c.coeffs_to_slots_levels, n), ", EvalMod ", em.depth(), ", SlotsToCoeffs ",
@@ -90,8 +96,10 @@ ComplexDiagonals diagonal_matrix(std::vector<cplx> d) {
     return m;
 }
 
-std::vector<TransformChain::Step> coeffs_to_slots_steps(const ckks::Context& ctx, const BootstrapConfig& c, size_t n,
-                                                        double constant) {
+// `split`: EvalMod takes the real and imaginary parts apart (full slots, or SlotsToCoeffs first);
+// otherwise (sparse slots) the last step packs them into 2n real slots of one ciphertext.
+std::vector<TransformChain::Step> coeffs_to_slots_steps(const BootstrapConfig& c, size_t n, double constant,
+                                                        bool split) {
     std::vector<ComplexDiagonals> groups =
         merge_stages(dft_stages(n, DftDirection::coeffs_to_slots), dft_levels(c.coeffs_to_slots_levels, n), n);
     // the constant spread evenly over the levels: each level's diagonals keep entries of similar
@@ -100,7 +108,7 @@ std::vector<TransformChain::Step> coeffs_to_slots_steps(const ckks::Context& ctx
     for (auto& g : groups) g = scaled(std::move(g), per_level);
     std::vector<TransformChain::Step> steps;
     for (auto& g : groups) steps.push_back({std::move(g), n});
-    if (n < ctx.max_slots()) {
+    if (!split) {
         // sparse: the last step writes w to slots [0, n) and -i w to [n, 2n), so that x + conj(x)
         // holds the real parts, then the imaginary parts, of w in 2n real slots
         std::vector<cplx> rows(2 * n, cplx(1, 0));
@@ -119,12 +127,18 @@ std::vector<TransformChain::Step> coeffs_to_slots_steps(const ckks::Context& ctx
 // N = 2^12.
 int slots_to_coeffs_gain_bits(const ckks::Context& ctx) { return (ctx.log_n() + 1) / 2 + 4; }
 
+// After EvalMod (CoeffsToSlots first) it takes EvalMod's gain back and, for sparse slots, gathers
+// the real and imaginary parts from 2n slots; run first, it is the plain transform on n slots.
 std::vector<TransformChain::Step> slots_to_coeffs_steps(const ckks::Context& ctx, const BootstrapConfig& c, size_t n) {
     std::vector<ComplexDiagonals> groups =
         merge_stages(dft_stages(n, DftDirection::slots_to_coeffs), dft_levels(c.slots_to_coeffs_levels, n), n);
+    std::vector<TransformChain::Step> steps;
+    if (c.order == BootstrapOrder::slots_to_coeffs_first) {
+        for (auto& g : groups) steps.push_back({std::move(g), n});
+        return steps;
+    }
     // the gain taken back evenly over the levels (scale factors of the diagonals' encoding)
     const double per_level = std::exp2(-double(slots_to_coeffs_gain_bits(ctx)) / double(groups.size()));
-    std::vector<TransformChain::Step> steps;
     for (auto& g : groups) steps.push_back({std::move(g), n, per_level});
     if (n < ctx.max_slots()) {
         // sparse: the first step reads the real parts from slots [0, n) and the imaginary parts
@@ -149,6 +163,10 @@ constexpr Hoisting kDftHoisting = Hoisting::mod_up_and_mod_down;
 // The output scale from which two iterations are the automatic choice (BootstrapConfig::iterations).
 constexpr double kTwoIterationsScale = 0x1p45;
 
+// The automatic message ratios (BootstrapConfig::message_ratio_bits).
+constexpr int kRatioBits = 12;
+constexpr int kSlotsToCoeffsFirstRatioBits = 15;
+
 }  // namespace
 
 Bootstrapper::Bootstrapper(ckks::ContextPtr ctx, const BootstrapConfig& config)
@@ -157,6 +175,7 @@ Bootstrapper::Bootstrapper(ckks::ContextPtr ctx, const BootstrapConfig& config)
       n_(checked_slots(*ctx_, config)),
       encapsulates_(needs_encapsulation(ctx_->params())),
       full_(n_ == ctx_->max_slots()),
+      split_(full_ || config.order == BootstrapOrder::slots_to_coeffs_first),
       eval_mod_(integer_bound(*ctx_, config), config.double_angles, config.cosine_degree),
       levels_(layout(*ctx_, config_, n_, eval_mod_)),
       cts_([&] {
@@ -166,16 +185,21 @@ Bootstrapper::Bootstrapper(ckks::ContextPtr ctx, const BootstrapConfig& config)
           const double s0 = double(ctx_->q()[size_t(levels_.eval_mod_in)]), q0 = double(ctx_->q()[0]);
           const double gap = double(ctx_->max_slots() / n_);
           const double constant = s0 / (2 * q0 * gap * eval_mod_.interval());
-          return TransformChain(ctx_, coeffs_to_slots_steps(*ctx_, config_, n_, constant), kDftHoisting);
+          return TransformChain(ctx_, coeffs_to_slots_steps(config_, n_, constant, split_), kDftHoisting);
       }()),
       stc_(ctx_, slots_to_coeffs_steps(*ctx_, config_, n_), kDftHoisting) {
+    const bool stc_first = config_.order == BootstrapOrder::slots_to_coeffs_first;
+    ratio_bits_ = config_.message_ratio_bits.value_or(stc_first ? kSlotsToCoeffsFirstRatioBits : kRatioBits);
     units_ = std::make_unique<LevelPlaintexts>(
         ctx_, std::vector<std::vector<cplx>>{std::vector<cplx>(n_, cplx(0, -1)), std::vector<cplx>(n_, cplx(0, 1))}, n_,
         ckks::Basis::q, PlaintextScale::unit);
     if (!full_)
         for (size_t step = n_; step < ctx_->max_slots(); step *= 2) trace_steps_.push_back(int64_t(step));
+    if (stc_first && config_.iterations.value_or(1) != 1)
+        raise<ParameterError>("Bootstrapper: SlotsToCoeffs first takes one iteration (comparing the output with the "
+                              "input would need SlotsToCoeffs again); use CoeffsToSlots first for two");
     iterations_ = config_.iterations.value_or(
-        ctx_->standard_scale(output_level()) >= kTwoIterationsScale ? 2 : 1);
+        !stc_first && ctx_->standard_scale(output_level()) >= kTwoIterationsScale ? 2 : 1);
     if (iterations_ > 1 && output_level() < 1)
         raise<ParameterError>("Bootstrapper: ", iterations_, " iterations compare the output with the input at "
                               "level 0, which takes one rescale: they need an output level of at least 1 (this circuit "
@@ -189,11 +213,11 @@ double Bootstrapper::max_input_scale() const {
 }
 
 double Bootstrapper::message_scale_target() const {
-    return double(ctx_->q()[0]) / std::ldexp(1.0, config_.message_ratio_bits);
+    return double(ctx_->q()[0]) / std::ldexp(1.0, ratio_bits_);
 }
 
 double Bootstrapper::precision_bits() const {
-    const double e = std::ldexp(1.0, -config_.message_ratio_bits);
+    const double e = std::ldexp(1.0, -ratio_bits_);
     const double one = -std::log2(eval_mod_.approximation_error(e) / e);
     if (iterations_ == 1) return one;
     // the second bootstrap's input: the first's error, 2^-one at most, times 2^k; its own
@@ -204,7 +228,7 @@ double Bootstrapper::precision_bits() const {
 
 int Bootstrapper::iteration_scale_bits() const {
     if (iterations_ == 1) return 0;
-    const double e = std::ldexp(1.0, -config_.message_ratio_bits);
+    const double e = std::ldexp(1.0, -ratio_bits_);
     return std::max(0, int(std::floor(-std::log2(eval_mod_.approximation_error(e) / e))) - 6);
 }
 
@@ -228,7 +252,7 @@ std::vector<std::pair<uint64_t, int>> Bootstrapper::galois_key_levels() const {
         for (int64_t k : cts_.rotation_steps(size_t(i))) use(ctx_->galois_element(k), l.top - i);
     use(ctx_->conjugation_element(), l.eval_mod_in);
     for (int i = 0; i < stc_.depth(); ++i)
-        for (int64_t k : stc_.rotation_steps(size_t(i))) use(ctx_->galois_element(k), l.eval_mod_out - i);
+        for (int64_t k : stc_.rotation_steps(size_t(i))) use(ctx_->galois_element(k), l.stc_in - i);
     return {level.begin(), level.end()};
 }
 
@@ -274,29 +298,41 @@ void Bootstrapper::check_input(const char* op, const ckks::Evaluator& eval, cons
                           config_.ephemeral_hamming_weight);
     if (!(eval.keys() && eval.keys()->relin_key()))
         raise<MissingKey>(op, ": EvalMod takes ciphertext products and the evaluator has no relinearization key");
-    // at level 0 the scale must already be small enough; above it, one rescale on the way down
-    // brings it there (at_message_scale) unless it exceeds the message scale times q_1
-    const bool at_zero = x.level() == 0;
-    const double limit = at_zero ? max_input_scale() : message_scale_target() * double(ctx.q()[1]);
+    const int base = min_input_level();
+    if (x.level() < base)
+        raise<ValueError>(op, ": the input is at level ", x.level(), " but SlotsToCoeffs first runs on its levels ",
+                          base, " .. 1: bootstrap it at level ", base, " or above");
+    // at the lowest level the scale must already be small enough; above it, one rescale on the
+    // way down brings it there (at_level_for_message) unless it exceeds the message scale times
+    // the prime above
+    const bool at_base = x.level() == base;
+    const double limit = at_base ? max_input_scale() : message_scale_target() * double(ctx.q()[size_t(base) + 1]);
     if (x.scale() > limit)
         raise<ValueError>(op, ": the input's scale 2^", std::log2(x.scale()), " exceeds 2^", std::log2(limit),
-                          at_zero ? " at level 0 (q_0 / 2^" : " (q_0 q_1 / 2^", config_.message_ratio_bits,
-                          "): the message would not stay small against q_0; rescale it first");
+                          at_base ? " at level " + std::to_string(base) + " (q_0 / 2^"
+                                  : " (q_0 q_" + std::to_string(base + 1) + " / 2^",
+                          ratio_bits_, "): the message would not stay small against q_0; rescale it first");
 }
 
-template <ckks::Encrypted T> T Bootstrapper::at_message_scale(const ckks::Evaluator& eval, const T& x) const {
+template <ckks::Encrypted T>
+T Bootstrapper::at_level_for_message(const ckks::Evaluator& eval, const T& x, int level) const {
     T a = x;
-    if (a.level() > 0 && a.scale() > max_input_scale()) {
-        // too large for level 0 (the standard scale of a level of 60-bit primes): an integer
-        // multiple and one rescale by q_1 bring it just below the message scale, exactly
-        if (a.level() > 1) a = eval.drop_to_level(a, 1);
-        const double k = std::floor(message_scale_target() * double(ctx_->q()[1]) / a.scale());
+    if (a.level() > level && a.scale() > max_input_scale()) {
+        // too large (the standard scale of a level of 60-bit primes): an integer multiple and one
+        // rescale by q_{level+1} bring it just below the message scale, exactly
+        if (a.level() > level + 1) a = eval.drop_to_level(a, level + 1);
+        const double k = std::floor(message_scale_target() * double(ctx_->q()[size_t(level) + 1]) / a.scale());
         eval.multiply_integer_inplace(a, int64_t(k));
         a.set_scale(a.scale() * k);
         eval.rescale_inplace(a);
     }
+    if (a.level() > level) a = eval.drop_to_level(a, level);
+    return a;
+}
+
+template <ckks::Encrypted T> T Bootstrapper::at_message_scale(const ckks::Evaluator& eval, const T& x) const {
     // the message at scale just below q_0 / 2^ratio: the integer multiple keeps every bit
-    if (a.level() > 0) a = eval.drop_to_level(a, 0);
+    T a = at_level_for_message(eval, x, 0);
     a.set_slots(n_);
     const double factor = std::floor(message_scale_target() / a.scale());
     if (factor >= 2) {
@@ -327,11 +363,12 @@ T Bootstrapper::refresh(const CountedOps& ops, T a, const BootstrapKeys& bk, dou
     const T conj = eval.conjugate(u, keys);
     // EvalMod's output scale: the values it leaves are the message times message_scale / q_0, so
     // this scale declares them as the message (divided by output_divisor) at the output's standard
-    // scale times the gain that SlotsToCoeffs takes back
+    // scale, times the gain that SlotsToCoeffs takes back when it runs last
+    const bool stc_last = order() == BootstrapOrder::coeffs_to_slots_first;
     const double eval_mod_scale = ctx.standard_scale(l.out) * double(ctx.q()[0]) / message_scale *
-                                  std::exp2(slots_to_coeffs_gain_bits(ctx)) / output_divisor;
+                                  (stc_last ? std::exp2(slots_to_coeffs_gain_bits(ctx)) : 1.0) / output_divisor;
     T w;
-    if (full_) {
+    if (split_) {
         T re = eval.add(u, conj);
         T im = eval.sub(u, conj);
         eval.multiply_inplace(im, units_->operands_for(im)[0]);  // -i (u - conj u) = 2 Im u
@@ -342,9 +379,20 @@ T Bootstrapper::refresh(const CountedOps& ops, T a, const BootstrapKeys& bk, dou
     } else {
         w = eval_mod_.apply(ops, eval.add(u, conj), eval_mod_scale);
     }
-    T out = stc_.apply(ops, std::move(w), keys);
+    T out = stc_last ? stc_.apply(ops, std::move(w), keys) : std::move(w);
     out.set_scale(ctx.standard_scale(l.out));
     return out;
+}
+
+template <ckks::Encrypted T>
+T Bootstrapper::message_of(const CountedOps& ops, const T& x, const BootstrapKeys& bk) const {
+    const ckks::Evaluator& eval = ops.eval();
+    if (order() == BootstrapOrder::coeffs_to_slots_first) return at_message_scale(eval, x);
+    // SlotsToCoeffs on the input's lowest levels: its slots become the coefficients (in the
+    // subring of n slots) that ModRaise and CoeffsToSlots take, and it lands at level 0
+    T a = at_level_for_message(eval, x, min_input_level());
+    a.set_slots(n_);
+    return at_message_scale(eval, stc_.apply(ops, std::move(a), bk.galois));
 }
 
 template <ckks::Encrypted T>
@@ -368,7 +416,7 @@ T Bootstrapper::refresh_iterated(const CountedOps& ops, const T& a, const Bootst
 template <ckks::Encrypted T>
 T Bootstrapper::bootstrap(const CountedOps& ops, const T& x, const BootstrapKeys& bk) const {
     check_input("bootstrap", ops.eval(), x, bk);
-    T out = refresh_iterated(ops, at_message_scale(ops.eval(), x), bk, 1.0);
+    T out = refresh_iterated(ops, message_of(ops, x, bk), bk, 1.0);
     out.set_slots(x.slots());
     return out;
 }
@@ -383,8 +431,8 @@ std::pair<T, T> Bootstrapper::bootstrap_real_pair(const CountedOps& ops, const T
     if (re.slots() != im.slots())
         raise<ValueError>(op, ": the two inputs have ", re.slots(), " and ", im.slots(), " slots; pair ciphertexts of "
                           "one slot count");
-    // z = re + i im at level 0 (i is the monomial X^(N/2): no level, no noise), which needs one
-    // scale: equal to 2^-40 relative (what an exact alignment of two levels leaves, as
+    // z = re + i im at the level the message is formed at, 0 or SlotsToCoeffs' input level (i is
+    // the monomial X^(N/2): no level, no noise), which needs one scale: equal to 2^-40 relative (what an exact alignment of two levels leaves, as
     // AutoEvaluator::bring_to does), im then declared at re's, a change far below the precision
     if (std::abs(re.scale() - im.scale()) > re.scale() * kPairScaleTolerance) {
         char scales[96];
@@ -392,14 +440,17 @@ std::pair<T, T> Bootstrapper::bootstrap_real_pair(const CountedOps& ops, const T
         raise<ValueError>(op, ": the two inputs have different scales (", scales,
                           "); pair ciphertexts of one scale (or bootstrap them one by one)");
     }
-    T z = at_message_scale(eval, re);
+    const int base = min_input_level();
+    T z = at_level_for_message(eval, re, base);
     T im_at_re_scale = im;
     im_at_re_scale.set_scale(re.scale());
-    T b = at_message_scale(eval, im_at_re_scale);
+    T b = at_level_for_message(eval, im_at_re_scale, base);
+    z.set_slots(n_);
+    b.set_slots(n_);
     eval.multiply_inplace(b, units_->operands_for(b)[1]);
     eval.add_inplace(z, b);
     // the bootstrap of z / 2, then re = z/2 + conj(z/2) and im = -i (z/2 - conj(z/2))
-    const T half = refresh_iterated(ops, z, bk, 2.0);
+    const T half = refresh_iterated(ops, message_of(ops, z, bk), bk, 2.0);
     const T conj = eval.conjugate(half, bk.galois);
     std::pair<T, T> out{eval.add(half, conj), eval.sub(half, conj)};
     eval.multiply_inplace(out.second, units_->operands_for(out.second)[0]);

@@ -42,10 +42,19 @@
 
 namespace oboro::algorithms {
 
+// Where SlotsToCoeffs runs. CoeffsToSlots first (the default): ModRaise, CoeffsToSlots, EvalMod,
+// SlotsToCoeffs, from a ciphertext at any level. SlotsToCoeffs first: the input, at least at
+// Bootstrapper::min_input_level(), goes through SlotsToCoeffs on its own lowest levels, then
+// ModRaise, CoeffsToSlots and EvalMod; the output keeps SlotsToCoeffs' levels (they were taken
+// from the input instead), SlotsToCoeffs runs on the fewest primes, and EvalMod's real and
+// imaginary parts are evaluated apart for every slot count.
+enum class BootstrapOrder { coeffs_to_slots_first, slots_to_coeffs_first };
+
 struct BootstrapConfig {
     std::optional<size_t> slots;                // n, a power of two <= N/2 (default N/2)
     int coeffs_to_slots_levels = 3;
     int slots_to_coeffs_levels = 3;
+    BootstrapOrder order = BootstrapOrder::coeffs_to_slots_first;
     // EvalMod's double angles r (eval_mod.hpp): its cosine's degree grows with K' / 2^r and each
     // double angle takes a level. Automatic (nullopt): the fewest levels, then the fewest double
     // angles, which is r = 0 with a sine of degree 151 at K' = 16.5 (8 levels, like r = 2 with
@@ -57,8 +66,10 @@ struct BootstrapConfig {
     // ones), smaller the noise's (EvalMod's noise in units of q_0, times 2^r). 12 balances them for
     // every input with |m| <= 1 at N = 2^16 (measured); 8 gains about 3.5 bits on data whose
     // coefficients are small (random values over many slots: about 1/sqrt(n)), but leaves 12 bits
-    // for a constant vector
-    int message_ratio_bits = 12;
+    // for a constant vector. Automatic (nullopt): 12, or 15 with SlotsToCoeffs first, where EvalMod
+    // sees the slot values themselves (as large as 1 for any data, not only a constant vector):
+    // 15 balanced the two errors there at N = 2^16 (25.7 bits against 23.3 at 13 and 24.5 at 16).
+    std::optional<int> message_ratio_bits;
     // The Hamming weight of the ephemeral secret of sparse-secret encapsulation (1..64), used when
     // the secret key is dense or sparse of weight above 64
     int ephemeral_hamming_weight = 32;
@@ -68,7 +79,8 @@ struct BootstrapConfig {
     // (iteration_scale_bits()), up to the output level's noise floor, about 13 bits below its
     // scale at N = 2^16. Automatic (nullopt): 2 where that floor lies well beyond one
     // bootstrap's precision, an output scale of at least 2^45 (preset B2's 2^48), else 1
-    // (B1's 2^40, where a second iteration would gain about 3 bits for twice the time).
+    // (B1's 2^40, where a second iteration would gain about 3 bits for twice the time). With
+    // SlotsToCoeffs first, 1 (2 is refused: the comparison would need SlotsToCoeffs again).
     std::optional<int> iterations;
 };
 
@@ -87,13 +99,20 @@ public:
     const ckks::ContextPtr& context() const { return ctx_; }
     size_t slots() const { return n_; }
     const BootstrapConfig& config() const { return config_; }
+    // BootstrapConfig::message_ratio_bits, resolved
+    int message_ratio_bits() const { return ratio_bits_; }
     const EvalMod& eval_mod() const { return eval_mod_; }
     // 1 or 2 (BootstrapConfig::iterations, resolved)
     int iterations() const { return iterations_; }
 
-    // Levels the circuit consumes (from the top level) and the level of its output.
-    int depth() const { return cts_.depth() + eval_mod_.depth() + stc_.depth(); }
-    int output_level() const { return ctx_->max_level() - depth(); }
+    BootstrapOrder order() const { return config_.order; }
+    // Levels the circuit consumes from the top level (SlotsToCoeffs' too when it runs last) and
+    // the level of its output.
+    int depth() const { return levels_.top - levels_.out; }
+    int output_level() const { return levels_.out; }
+    // The lowest level an input may have: 0, or with SlotsToCoeffs first its depth (it runs on the
+    // input's levels; the input is dropped to this level first).
+    int min_input_level() const { return order() == BootstrapOrder::slots_to_coeffs_first ? stc_.depth() : 0; }
     // The input may be at any level (it is dropped to 0). At level 0 its scale may be at most
     // this (twice q_0 / 2^message_ratio_bits): above it the message cannot be kept that far below
     // q_0. Above level 0 a larger scale (such as the standard scale of a level of 60-bit primes)
@@ -145,9 +164,10 @@ public:
     ckks::CiphertextBatch bootstrap_real(const CountedOps& ops, const ckks::CiphertextBatch& x,
                                          const BootstrapKeys& keys) const;
 
-    // The levels the circuit passes: ModRaise's target, EvalMod's input and output, the output.
+    // The levels the circuit passes: ModRaise's target, EvalMod's input and output, the output,
+    // and the level SlotsToCoeffs starts at (EvalMod's output, or min_input_level()).
     struct Levels {
-        int top = 0, eval_mod_in = 0, eval_mod_out = 0, out = 0;
+        int top = 0, eval_mod_in = 0, eval_mod_out = 0, out = 0, stc_in = 0;
     };
 
 private:
@@ -157,6 +177,13 @@ private:
     void check_input(const char* op, const ckks::Evaluator& eval, const T& x, const BootstrapKeys& keys) const;
     // x at level 0, multiplied by the integer that brings its scale closest below message_scale_target().
     template <ckks::Encrypted T> T at_message_scale(const ckks::Evaluator& eval, const T& x) const;
+    // x at `level` (>= 0), at its scale when that is at most max_input_scale(), else brought below
+    // the message scale by an integer multiple and one rescale on the way down (ValueError when
+    // there is no level for it, or the scale exceeds q_{level+1} times the message scale).
+    template <ckks::Encrypted T> T at_level_for_message(const ckks::Evaluator& eval, const T& x, int level) const;
+    // The message ModRaise takes, at level 0 and the message scale: x itself, or with SlotsToCoeffs
+    // first x through SlotsToCoeffs.
+    template <ckks::Encrypted T> T message_of(const CountedOps& ops, const T& x, const BootstrapKeys& keys) const;
     // ModRaise to SlotsToCoeffs for a at message scale: at output_level() and its standard scale,
     // holding a's values divided by output_divisor (folded into EvalMod's declared scale).
     template <ckks::Encrypted T> T refresh(const CountedOps& ops, T a, const BootstrapKeys& keys, double output_divisor) const;
@@ -168,8 +195,10 @@ private:
     BootstrapConfig config_;
     size_t n_ = 0;
     bool encapsulates_ = false;
-    bool full_ = true;          // n == N/2: real and imaginary parts in two ciphertexts
+    bool full_ = true;          // n == N/2
+    bool split_ = true;         // EvalMod on the real and imaginary parts apart (full slots, or SlotsToCoeffs first)
     int iterations_ = 1;
+    int ratio_bits_ = 12;
     EvalMod eval_mod_;
     Levels levels_;
     TransformChain cts_, stc_;

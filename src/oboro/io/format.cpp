@@ -29,10 +29,12 @@ uint16_t version_of(ObjectType type) {
     return type == ObjectType::ciphertext_batch || type == ObjectType::encrypted_matrix ? 2 : 1;
 }
 
+uint16_t written_version(ObjectType type) { return type == ObjectType::bootstrap_keys ? 4 : version_of(type); }
+
 size_t begin_record(Writer& w, ObjectType type, uint64_t context_id) {
     const size_t start = w.position();
     w.raw(kMagic, sizeof kMagic);
-    w.u16(version_of(type));
+    w.u16(written_version(type));
     w.u16(uint16_t(type));
     w.u32(0);
     w.u64(context_id);

@@ -21,9 +21,10 @@
 
 namespace oboro::io {
 
-// The newest version this build reads. Each record is written with the version that introduced its
-// object type (version_of), so data of the version-1 types stays readable by older builds.
-inline constexpr uint16_t kFormatVersion = 3;
+// The newest version this build reads. Each record is written with the version of its object
+// type's current layout (written_version), so data of the version-1 types stays readable by older
+// builds.
+inline constexpr uint16_t kFormatVersion = 4;
 inline constexpr size_t kHeaderSize = 32;
 inline constexpr size_t kChecksumSize = 8;
 inline constexpr uint8_t kMagic[8] = {0x89, 'O', 'B', 'O', 'R', 'O', '\r', '\n'};
@@ -46,6 +47,9 @@ const char* to_string(ObjectType type);
 // The format version that introduced `type` (1; 2 for the batch and matrix records; 3 for the
 // bootstrap keys).
 uint16_t version_of(ObjectType type);
+// The version a record of `type` is written with, that of its current layout: version_of(type),
+// except the bootstrap keys (4: their configuration gained the iterations and the order).
+uint16_t written_version(ObjectType type);
 
 // Writes a header with a placeholder size; returns the record's start for finish_record.
 size_t begin_record(Writer& w, ObjectType type, uint64_t context_id);

@@ -682,9 +682,11 @@ GaloisKeys load_galois_keys(const Context& ctx, ByteView data) {
 
 // ---- bootstrap keys ----
 // u32 slots (0: all), i32 CoeffsToSlots levels, i32 SlotsToCoeffs levels, i32 double angles (-1:
-// automatic), i32 cosine degree (-1: automatic), i32 message ratio bits, i32 ephemeral weight; the Galois key set's
-// body; u8 1 when the encapsulation keys follow: u32 their ephemeral weight, the key to the
-// ephemeral secret, the key back.
+// automatic), i32 cosine degree (-1: automatic), i32 message ratio bits (-1: automatic; version 4),
+// i32 ephemeral weight, and from version 4 i32 iterations (-1: automatic) and u32 the order (0:
+// CoeffsToSlots first, 1: SlotsToCoeffs first); the Galois key set's body; u8 1 when the
+// encapsulation keys follow: u32 their ephemeral weight, the key to the ephemeral secret, the key
+// back. A version-3 record has neither and stands for the automatic iterations, CoeffsToSlots first.
 
 Bytes serialize(const Context& ctx, const algorithms::BootstrapConfig& config, const algorithms::BootstrapKeys& keys,
                 bool compress) {
@@ -694,8 +696,10 @@ Bytes serialize(const Context& ctx, const algorithms::BootstrapConfig& config, c
     const size_t start = begin_record(w, ObjectType::bootstrap_keys, ctx.id());
     w.u32(uint32_t(config.slots.value_or(0)));
     for (int v : {config.coeffs_to_slots_levels, config.slots_to_coeffs_levels, config.double_angles.value_or(-1),
-                  config.cosine_degree.value_or(-1), config.message_ratio_bits, config.ephemeral_hamming_weight})
+                  config.cosine_degree.value_or(-1), config.message_ratio_bits.value_or(-1),
+                  config.ephemeral_hamming_weight, config.iterations.value_or(-1)})
         w.u32(uint32_t(v));
+    w.u32(config.order == algorithms::BootstrapOrder::slots_to_coeffs_first ? 1 : 0);
     write_galois_body(w, ctx, keys.galois, compress);
     w.u8(keys.encapsulation ? 1 : 0);
     if (keys.encapsulation) {
@@ -731,8 +735,18 @@ std::pair<algorithms::BootstrapConfig, algorithms::BootstrapKeys> load_bootstrap
     const int degree = in_range("the cosine degree", -1, 1023);
     if (degree == 0) r.fail("a cosine degree of 0");
     if (degree > 0) config.cosine_degree = degree;
-    config.message_ratio_bits = in_range("the message ratio", 4, 40);
+    const bool v4 = v.version >= 4;
+    const int ratio = in_range("the message ratio", v4 ? -1 : 4, 40);
+    if (ratio >= 0 && ratio < 4) r.fail(oboro::detail::concat("the message ratio = ", ratio, " is outside 4..40"));
+    if (ratio > 0) config.message_ratio_bits = ratio;
     config.ephemeral_hamming_weight = in_range("the ephemeral weight", 1, 64);
+    if (v4) {
+        const int iterations = in_range("the iterations", -1, 2);
+        if (iterations == 0) r.fail("0 iterations");
+        if (iterations > 0) config.iterations = iterations;
+        config.order = in_range("the order", 0, 1) == 1 ? algorithms::BootstrapOrder::slots_to_coeffs_first
+                                                        : algorithms::BootstrapOrder::coeffs_to_slots_first;
+    }
     algorithms::BootstrapKeys keys;
     keys.galois = read_galois_body(r, ctx);
     const uint8_t has_encapsulation = r.u8("the encapsulation flag");
