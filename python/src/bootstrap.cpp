@@ -125,6 +125,10 @@ nb::dict info_of(const algorithms::Bootstrapper& b, bool has_keys) {
     d["eval_mod_degree"] = b.eval_mod().cosine().degree();
     d["double_angles"] = b.eval_mod().double_angles();
     d["iterations"] = b.iterations();
+    d["message_ratio_bits"] = b.message_ratio_bits();
+    d["order"] = b.order() == algorithms::BootstrapOrder::slots_to_coeffs_first ? "slots_to_coeffs_first"
+                                                                                : "coeffs_to_slots_first";
+    d["min_input_level"] = b.min_input_level();
     d["rotation_steps"] = b.rotation_steps();
     d["galois_keys"] = b.galois_key_levels().size();
     d["encapsulates"] = b.encapsulates();
@@ -197,7 +201,9 @@ void add_bootstrap_info(nb::class_<PyContext>& ctx) {
         "(levels consumed), output_level (levels left), max_input_scale, precision_bits (the model's bound before "
         "noise), eval_mod_degree and double_angles (EvalMod's sine or cosine and its double angles), iterations (2 for "
         "high precision, chosen where the output level's scale is at least 2^45, as in preset 'B2': each bootstrap "
-        "then runs twice, the second on the first's error), rotation_steps, galois_keys (the number of keys), encapsulates (a sparse ephemeral secret is used for "
+        "then runs twice, the second on the first's error), message_ratio_bits (log2 of q_0 over the message "
+        "scale), order ('coeffs_to_slots_first'; the C++ BootstrapConfig also offers SlotsToCoeffs first) and "
+        "min_input_level (the lowest level an input may have), rotation_steps, galois_keys (the number of keys), encapsulates (a sparse ephemeral secret is used for "
         "ModRaise), has_keys (keygen(bootstrap=...) made them). ParameterError when the parameters cannot bootstrap, "
         "with the reason.");
 }

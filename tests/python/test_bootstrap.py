@@ -37,6 +37,8 @@ def test_full_slots_come_back_with_the_levels_and_the_standard_scale(ctx):
     info = ctx.bootstrap_info()
     assert info["has_keys"] and info["encapsulates"]
     assert info["output_level"] == 2 and info["depth"] == ctx.max_level - 2
+    assert info["order"] == "coeffs_to_slots_first" and info["min_input_level"] == 0
+    assert info["message_ratio_bits"] == 12 and info["iterations"] == 1
     # EvalMod's automatic choice for the ephemeral secret of weight 32: a sine of degree 151, no double angle
     assert (info["eval_mod_degree"], info["double_angles"]) == (151, 0)
     for complex_ in (False, True):
