@@ -23,7 +23,9 @@ def eval_mod(row):
     if "double_angles" not in row:
         return "not recorded"
     iterations = ", 2 iterations" if row.get("iterations", 1) == 2 else ""
-    return f"degree {row['cosine_degree']}, r = {row['double_angles']}{iterations}"
+    order = (f", SlotsToCoeffs first (input at level {row['input_level']})"
+             if row.get("order") == "slots_to_coeffs_first" else "")
+    return f"degree {row['cosine_degree']}, r = {row['double_angles']}{iterations}{order}"
 
 
 def peer_row(r, name, ratio):
@@ -56,7 +58,7 @@ def render(oboro, lattigo=None, openfhe=()):
         f"Bootstrap: the median of {oboro['runs']} runs after a first one. Precision: -log2 of the largest error "
         "over the slots (worst of the runs), values uniform in the complex unit disk, full slots; mean: the mean over "
         "the slots of -log2 of the error (Lattigo's AVG Prec; worst of the runs); all ones: the "
-        "same for the hardest input, every slot 1. Ratio: the message ratio (Lattigo's default set uses 2^8). EvalMod: the degree of its cosine (a sine when r = 0) and the number r of double angles (2 iterations: high precision, each bootstrap run twice, the second on the first's error). Set-up: the bootstrapper's DFT matrices (Lattigo: "
+        "same for the hardest input, every slot 1. Ratio: the message ratio (Lattigo's default set uses 2^8). EvalMod: the degree of its cosine (a sine when r = 0) and the number r of double angles (2 iterations: high precision, each bootstrap run twice, the second on the first's error; SlotsToCoeffs first: the other order, on an input with that many levels, which the output keeps). Set-up: the bootstrapper's DFT matrices (Lattigo: "
         "NewEvaluator). Keys: the Galois, encapsulation and relinearization keys (Lattigo: its evaluation key "
         "set, the same keys). Two real: two real ciphertexts in one bootstrap (bootstrap_real_pair; a real Batch "
         "pairs its elements), the median time of the pair and the worse precision of its two outputs, values "
