@@ -216,20 +216,24 @@ double Bootstrapper::message_scale_target() const {
     return double(ctx_->q()[0]) / std::ldexp(1.0, ratio_bits_);
 }
 
-double Bootstrapper::precision_bits() const {
+double Bootstrapper::one_iteration_bits() const {
     const double e = std::ldexp(1.0, -ratio_bits_);
-    const double one = -std::log2(eval_mod_.approximation_error(e) / e);
+    return -std::log2(eval_mod_.approximation_error(e) / e);
+}
+
+double Bootstrapper::precision_bits() const {
+    const double one = one_iteration_bits();
     if (iterations_ == 1) return one;
     // the second bootstrap's input: the first's error, 2^-one at most, times 2^k; its own
     // approximation error, divided by 2^k on the way out
+    const double e = std::ldexp(1.0, -ratio_bits_);
     const double k = std::ldexp(1.0, iteration_scale_bits());
     return -std::log2(eval_mod_.approximation_error(e * k * std::exp2(-one)) / (e * k));
 }
 
 int Bootstrapper::iteration_scale_bits() const {
     if (iterations_ == 1) return 0;
-    const double e = std::ldexp(1.0, -ratio_bits_);
-    return std::max(0, int(std::floor(-std::log2(eval_mod_.approximation_error(e) / e))) - 6);
+    return std::max(0, int(std::floor(one_iteration_bits())) - 6);
 }
 
 std::vector<int64_t> Bootstrapper::rotation_steps() const {
@@ -432,8 +436,9 @@ std::pair<T, T> Bootstrapper::bootstrap_real_pair(const CountedOps& ops, const T
         raise<ValueError>(op, ": the two inputs have ", re.slots(), " and ", im.slots(), " slots; pair ciphertexts of "
                           "one slot count");
     // z = re + i im at the level the message is formed at, 0 or SlotsToCoeffs' input level (i is
-    // the monomial X^(N/2): no level, no noise), which needs one scale: equal to 2^-40 relative (what an exact alignment of two levels leaves, as
-    // AutoEvaluator::bring_to does), im then declared at re's, a change far below the precision
+    // the monomial X^(N/2): no level, no noise), which needs one scale: equal to 2^-40 relative
+    // (what an exact alignment of two levels leaves, as AutoEvaluator::bring_to does), im then
+    // declared at re's, a change far below the precision
     if (std::abs(re.scale() - im.scale()) > re.scale() * kPairScaleTolerance) {
         char scales[96];
         std::snprintf(scales, sizeof scales, "%.17g and %.17g", re.scale(), im.scale());

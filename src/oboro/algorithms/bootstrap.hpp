@@ -172,6 +172,7 @@ public:
 
 private:
     double message_scale_target() const;  // q_0 / 2^message_ratio_bits
+    double one_iteration_bits() const;    // precision_bits() of one iteration: EvalMod's bound at |m| = 1
     // ValueError / MissingKey (naming `op`) when x or the keys cannot be bootstrapped.
     template <ckks::Encrypted T>
     void check_input(const char* op, const ckks::Evaluator& eval, const T& x, const BootstrapKeys& keys) const;
