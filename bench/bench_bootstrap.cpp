@@ -8,10 +8,12 @@
 // renders it, beside Lattigo's figures of the same session).
 //
 //   bench_bootstrap [--presets B1] [--slots 32768,16] [--threads 2,1] [--message-ratio 12,8]
-//                   [--double-angles 2,0] [--iterations 1,2] [--order cts,stc] [--runs 3] [--json FILE]
+//                   [--double-angles 2,0] [--iterations 1,2] [--order cts,stc] [--memory fast,low]
+//                   [--runs 3] [--json FILE]
 // One row per preset, slot count, thread count, message ratio, number of EvalMod's double angles,
-// of iterations and order (cts: CoeffsToSlots first, the default; stc: SlotsToCoeffs first, the
-// inputs then encrypted at the bootstrapper's min_input_level()).
+// of iterations, order (cts: CoeffsToSlots first, the default; stc: SlotsToCoeffs first, the
+// inputs then encrypted at the bootstrapper's min_input_level()) and memory policy (fast, the
+// default; low: MemoryPolicy::low(), fewer keys and the DFT diagonals encoded at each use).
 //   bench_bootstrap --quick          # BT (insecure test ring), full slots, one run: a smoke test
 #include <algorithm>
 #include <chrono>
@@ -46,6 +48,7 @@ struct Row {
     int threads = 0, depth = 0, output_level = 0, keys = 0, message_ratio_bits = 0, double_angles = 0, cosine_degree = 0;
     int iterations = 1, input_level = 0;
     bool stc_first = false;
+    bool low_memory = false;
     bool encapsulates = false;
     double key_gib = 0, setup_s = 0, keygen_s = 0, model_bits = 0, bits = 0, constant_bits = 0, peak_gib = 0;
     double mean_bits = 0, pair_bits = 0;
@@ -78,7 +81,7 @@ double key_gib(const BootstrapKeys& bk, const RelinKey& rk) {
 }
 
 Row run(const std::string& preset, std::optional<size_t> slots_opt, int threads, int runs, std::optional<int> ratio,
-        std::optional<int> double_angles, std::optional<int> iterations, bool stc_first) {
+        std::optional<int> double_angles, std::optional<int> iterations, bool stc_first, bool low_memory) {
     using clock = std::chrono::steady_clock;
     oboro::set_num_threads(threads);
     reset_peak();
@@ -97,6 +100,8 @@ Row run(const std::string& preset, std::optional<size_t> slots_opt, int threads,
     config.iterations = iterations;
     if (stc_first) config.order = BootstrapOrder::slots_to_coeffs_first;
     row.stc_first = stc_first;
+    if (low_memory) config.memory = MemoryPolicy::low();
+    row.low_memory = low_memory;
 
     const Bootstrapper boot(ctx, config);
     row.double_angles = boot.eval_mod().double_angles();
@@ -182,6 +187,7 @@ void write_json(const std::string& path, const std::vector<Row>& rows, int runs)
         os << "  {\"preset\": \"" << r.preset << "\", \"threads\": " << r.threads << ", \"slots\": " << r.slots << ", \"depth\": " << r.depth
            << ", \"output_level\": " << r.output_level << ", \"message_ratio_bits\": " << r.message_ratio_bits << ", \"double_angles\": " << r.double_angles << ", \"iterations\": " << r.iterations
            << ", \"order\": \"" << (r.stc_first ? "slots_to_coeffs_first" : "coeffs_to_slots_first")
+           << "\", \"memory\": \"" << (r.low_memory ? "low" : "fast")
            << "\", \"input_level\": " << r.input_level
            << ", \"cosine_degree\": " << r.cosine_degree << ", \"encapsulates\": " << (r.encapsulates ? "true" : "false")
            << ", \"setup_s\": " << r.setup_s << ", \"keygen_s\": " << r.keygen_s << ", \"keys\": " << r.keys
@@ -203,7 +209,7 @@ int main(int argc, char** argv) {
     std::vector<int> threads = {oboro::num_threads()};
     std::vector<std::optional<int>> ratios = {std::nullopt}, angles = {std::nullopt};
     std::vector<std::optional<int>> iterations = {std::nullopt};
-    std::vector<bool> orders = {false};
+    std::vector<bool> orders = {false}, memories = {false};
     std::string json;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
@@ -235,6 +241,15 @@ int main(int argc, char** argv) {
                 }
                 orders.push_back(o == "stc");
             }
+        } else if (a == "--memory") {
+            memories.clear();
+            for (const auto& m : bench::split(bench::option_value(argc, argv, i), ',')) {
+                if (m != "fast" && m != "low") {
+                    std::fprintf(stderr, "--memory takes fast (the default) and low (MemoryPolicy::low())\n");
+                    return 2;
+                }
+                memories.push_back(m == "low");
+            }
         } else if (a == "--threads") {
             threads.clear();
             for (const auto& t : bench::split(bench::option_value(argc, argv, i), ',')) threads.push_back(std::stoi(t));
@@ -242,7 +257,8 @@ int main(int argc, char** argv) {
             json = bench::option_value(argc, argv, i);
         } else {
             std::fprintf(stderr, "usage: bench_bootstrap [--quick] [--presets B1] [--slots 32768,16] [--threads 2,1] "
-                                 "[--message-ratio 12,8] [--double-angles 2,0] [--iterations 1,2] [--order cts,stc] [--runs 3] "
+                                 "[--message-ratio 12,8] [--double-angles 2,0] [--iterations 1,2] [--order cts,stc] "
+                                 "[--memory fast,low] [--runs 3] "
                                  "[--json FILE]\n");
             return 2;
         }
@@ -254,13 +270,14 @@ int main(int argc, char** argv) {
                 for (const auto& r : ratios)
                     for (const auto& d : angles)
                         for (const auto& it : iterations)
-                            for (bool o : orders) rows.push_back(run(p, s, t, runs, r, d, it, o));
-    std::printf("%-6s %5s %7s %7s %5s %6s %5s %6s %6s %10s %9s %9s %9s %8s %9s %9s %8s %6s %9s %9s\n", "preset", "order", "threads", "slots",
+                            for (bool o : orders)
+                                for (bool m : memories) rows.push_back(run(p, s, t, runs, r, d, it, o, m));
+    std::printf("%-6s %5s %6s %7s %7s %5s %6s %5s %6s %6s %10s %9s %9s %9s %8s %9s %9s %8s %6s %9s %9s\n", "preset", "order", "memory", "threads", "slots",
                 "ratio", "angles", "iters", "used", "left", "boot_s", "bits", "mean_bits", "ones_bits", "pair_s", "pair_bits", "setup_s", "keygen_s",
                 "keys", "keys_GiB", "peak_GiB");
     for (const Row& r : rows)
-        std::printf("%-6s %5s %7d %7zu %5d %6d %5d %6d %6d %10.2f %9.1f %9.1f %9.1f %8.2f %9.1f %9.1f %8.1f %6d %9.2f %9.1f\n",
-                    r.preset.c_str(), r.stc_first ? "stc" : "cts", r.threads, r.slots, r.message_ratio_bits, r.double_angles, r.iterations, r.depth, r.output_level,
+        std::printf("%-6s %5s %6s %7d %7zu %5d %6d %5d %6d %6d %10.2f %9.1f %9.1f %9.1f %8.2f %9.1f %9.1f %8.1f %6d %9.2f %9.1f\n",
+                    r.preset.c_str(), r.stc_first ? "stc" : "cts", r.low_memory ? "low" : "fast", r.threads, r.slots, r.message_ratio_bits, r.double_angles, r.iterations, r.depth, r.output_level,
                     r.time.median_us / 1e6, r.bits, r.mean_bits, r.constant_bits, r.pair_time.median_us / 1e6, r.pair_bits,
                     r.setup_s, r.keygen_s, r.keys, r.key_gib, r.peak_gib);
     if (!json.empty()) write_json(json, rows, runs);

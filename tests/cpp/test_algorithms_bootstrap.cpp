@@ -672,6 +672,57 @@ TEST(Bootstrap, AutomaticModeRefreshesOperandsAtLevelZero) {
     EXPECT_THROW((BootstrapSet(std::vector<BootstrapSet::Entry>{{boot, setup.bk}, {boot, setup.bk}})), ValueError);
 }
 
+// At preset B1 (full slots) MemoryPolicy::low() keeps the bootstrapping keys under 4 GB (issue
+// 19's target; 7.3 GiB by default), and key_bytes() is what generate_keys() makes.
+TEST(Bootstrap, LowMemoryKeysOfPresetB1UnderFourGB) {
+    const ckks::ContextPtr ctx = Context::create(Parameters::preset("B1"));
+    BootstrapConfig low;
+    low.memory = MemoryPolicy::low();
+    const Bootstrapper fast_boot(ctx), low_boot(ctx, low);
+    EXPECT_LT(low_boot.key_bytes(), 4e9);
+    EXPECT_GT(fast_boot.key_bytes(), 2 * low_boot.key_bytes());
+    EXPECT_LE(low_boot.galois_key_levels().size(), 16u);
+    EXPECT_EQ(low_boot.depth(), fast_boot.depth());
+    // key_bytes() counts what generate_keys() makes: checked on the test ring
+    Keys& k = BootKeys::get().keys;
+    const Bootstrapper boot(k.ctx, low);
+    const BootstrapKeys keys = boot.generate_keys(*k.keygen);
+    size_t words = 0;
+    for (const auto& [g, key] : keys.galois.keys) words += key.data.size();
+    if (keys.encapsulation) words += keys.encapsulation->to_ephemeral.data.size() + keys.encapsulation->from_ephemeral.data.size();
+    EXPECT_EQ(boot.key_bytes(), words * sizeof(uint64_t));
+}
+
+// MemoryPolicy::low(): fewer Galois keys and the DFT diagonals encoded at each use, for more
+// giant rotations; the same levels, scale and precision.
+TEST(Bootstrap, LowMemoryTakesFewerKeys) {
+    Keys& k = BootKeys::get().keys;
+    for (size_t slots : {size_t(2048), size_t(16)}) {
+        SCOPED_TRACE(slots);
+        BootstrapConfig low = config_for(slots);
+        low.memory = MemoryPolicy::low();
+        const Bootstrapper fast_boot(k.ctx, config_for(slots)), low_boot(k.ctx, low);
+        EXPECT_LE(low_boot.galois_key_levels().size(), fast_boot.galois_key_levels().size());
+        EXPECT_LE(low_boot.key_bytes(), fast_boot.key_bytes());
+        EXPECT_GE(low_boot.cost().key_switch.mod_ups, fast_boot.cost().key_switch.mod_ups);
+        EXPECT_EQ(low_boot.depth(), fast_boot.depth());
+        const std::vector<cplx> values = random_complex(slots, 1.0, 300 + slots);
+        const Outcome fast = run_bootstrap(fast_boot, values), small = run_bootstrap(low_boot, values);
+        EXPECT_EQ(small.out.level(), fast.out.level());
+        EXPECT_EQ(small.out.scale(), fast.out.scale());
+        EXPECT_GT(small.bits, 21);
+        EXPECT_GT(small.bits, fast.bits - 1);
+        // the keys of the fast plans do not serve the low-memory ones
+        const BootstrapKeys fast_keys = fast_boot.generate_keys(*k.keygen);
+        const KeyRefs key_set(&k.rk, &fast_keys.galois);
+        const Evaluator eval = k.eval->with_keys(key_set);
+        const Ciphertext in = k.encrypt(values, 0, true, slots);
+        bool missing = false;
+        for (int64_t step : low_boot.rotation_steps()) missing = missing || !fast_keys.galois.has(k.ctx->galois_element(step));
+        if (missing) EXPECT_THROW(low_boot.bootstrap(CountedOps(eval, nullptr), in, fast_keys), MissingKey);
+    }
+}
+
 TEST(Bootstrap, KeyLevelsCoverEveryStep) {
     Keys& k = BootKeys::get().keys;
     const Bootstrapper boot(k.ctx);

@@ -242,18 +242,85 @@ TEST(LinearTransform, MatchesThePlainMapOnTwoParameterSets) {
             EXPECT_EQ(counts.cmult, diags.size());
             EXPECT_EQ(counts.add, diags.size() - 1);
             EXPECT_EQ(counts.rot, lt.plan().rotations());
-            EXPECT_EQ(counts.key_switch.mod_ups, 1 + (lt.plan().giant_steps.size() - 1));  // babies hoisted
-            // one ModDown per rotation, or per giant group and giant rotation
+            const size_t giants = lt.plan().giant_rotations();
+            EXPECT_EQ(counts.key_switch.mod_ups, 1 + giants);  // babies hoisted
+            // one ModDown per rotation, or per giant rotation and one for the sum
             const auto nonzero = [](const std::vector<int64_t>& v) {
                 return size_t(std::count_if(v.begin(), v.end(), [](int64_t k) { return k != 0; }));
             };
-            const size_t groups = lt.plan().giant_steps.size(), giants = nonzero(lt.plan().giant_steps);
             EXPECT_EQ(counts.key_switch.mod_downs,
-                      hoisting == Hoisting::mod_up ? nonzero(lt.plan().baby_steps) + giants : groups + giants);
+                      hoisting == Hoisting::mod_up ? nonzero(lt.plan().baby_steps) + giants : giants + 1);
             EXPECT_EQ(counts, lt.cost());
             EXPECT_EQ(y.level(), K.ctx->max_level() - 1);
             EXPECT_EQ(y.basis(), Basis::q);
         }
+}
+
+// Chained giant rotations (Horner's rule over the groups) need the keys of n1 and -n1 only, and
+// rotate once per multiple of n1 between the groups, holes included.
+TEST(LinearTransform, ChainedGiantRotationsTakeTwoKeys) {
+    auto& K = MatmulKeys::get("S2");
+    const ckks::KeySwitchCost cost = ckks::key_switch_cost(*K.ctx, K.ctx->max_level());
+    // offsets -31 .. 31 of 1024 slots (a DFT level): contiguous groups on both sides of 0
+    std::vector<int64_t> offsets;
+    for (int64_t k = -31; k <= 31; ++k) offsets.push_back((k + 1024) % 1024);
+    const BsgsPlan fast = plan_bsgs_double_hoisted(offsets, 1024, cost);
+    const BsgsPlan low = plan_bsgs_double_hoisted(offsets, 1024, cost, MemoryPolicy::low().key_saving_tolerance);
+    EXPECT_LE(low.rotation_steps().size(), fast.rotation_steps().size());
+    for (const BsgsPlan& p : {fast, low}) {
+        if (p.giants != GiantRotations::chained) continue;
+        const int64_t n1 = int64_t(p.baby_size);
+        // the groups at -31 .. 31 reach 31 / n1 groups on each side
+        EXPECT_EQ(p.forward, size_t(31 / n1));
+        EXPECT_EQ(p.backward, size_t((31 + n1 - 1) / n1));
+        const std::vector<int64_t> steps = p.rotation_steps();
+        EXPECT_EQ(steps.size(), size_t(n1 - 1) + (p.forward > 0) + (p.backward > 0));
+        if (p.forward) EXPECT_EQ(std::count(steps.begin(), steps.end(), n1), 1);
+        EXPECT_EQ(std::count(steps.begin(), steps.end(), -n1), 1);
+    }
+    EXPECT_EQ(low.giants, GiantRotations::chained);
+    EXPECT_LT(low.baby_size, fast.baby_size);
+    // groups at 0, 2 n1 and 3 n1 only: a chain of 3 rotations by n1 (one key), or 2 keyed ones
+    const BsgsPlan holes = bsgs_plan({0, 1, 16, 17, 24, 25}, 64, 8, GiantRotations::chained);
+    EXPECT_EQ(holes.forward, 3u);
+    EXPECT_EQ(holes.backward, 0u);
+    EXPECT_EQ(holes.rotation_steps(), (std::vector<int64_t>{1, 8}));
+    // groups at 1 and -1 (mod 8 groups): one rotation each way beats 7 forward
+    const BsgsPlan both = bsgs_plan({8, 56}, 64, 8, GiantRotations::chained);
+    EXPECT_EQ(both.forward + both.backward, 2u);
+    EXPECT_EQ(both.rotation_steps(), (std::vector<int64_t>{-8, 8}));
+}
+
+// Every policy gives the plain map: keyed and chained giant rotations, diagonals kept or encoded
+// at each use, a chain passing over empty groups; the counts are the model's.
+TEST(LinearTransform, LowMemoryPolicyMatchesThePlainMap) {
+    for (const char* set : {"S2", "small"}) {
+        SCOPED_TRACE(set);
+        auto& K = MatmulKeys::get(set);
+        const size_t n = 64;
+        std::mt19937_64 gen(9);
+        std::uniform_real_distribution<double> u(-1, 1);
+        Diagonals diags;
+        // offsets -12 .. 9 with holes at -5 .. -3 and 4: groups on both sides, some empty
+        for (int64_t k = -12; k <= 9; ++k) {
+            if ((k >= -5 && k <= -3) || k == 4) continue;
+            std::vector<double> v(n);
+            for (auto& x : v) x = u(gen);
+            diags[(k + int64_t(n)) % int64_t(n)] = std::move(v);
+        }
+        for (const MemoryPolicy memory : {MemoryPolicy{}, MemoryPolicy::low(), MemoryPolicy{4.0, true}}) {
+            SCOPED_TRACE(memory.key_saving_tolerance);
+            LinearTransform lt(K.ctx, diags, n, Hoisting::mod_up_and_mod_down, PlaintextScale::prime, memory);
+            const GaloisKeys gk = K.keygen->galois_keys(lt.rotation_steps());
+            const auto x = random_matrix(8, 8);
+            OpCounts counts;
+            const Ciphertext y = lt.apply(CountedOps(*K.eval, &counts), K.encrypt(x, 8, n), gk);
+            EXPECT_LT(max_abs_diff(K.decrypt(y, 8), apply_diagonals(diags, x)), std::string(set) == "S2" ? 1e-6 : 1e-3);
+            EXPECT_EQ(counts, lt.cost());
+            EXPECT_EQ(counts.rot, lt.plan().rotations());
+            if (memory.key_saving_tolerance > 1) EXPECT_EQ(lt.plan().giants, GiantRotations::chained);
+        }
+    }
 }
 
 // ---- the products ----

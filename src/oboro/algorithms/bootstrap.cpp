@@ -185,9 +185,10 @@ Bootstrapper::Bootstrapper(ckks::ContextPtr ctx, const BootstrapConfig& config)
           const double s0 = double(ctx_->q()[size_t(levels_.eval_mod_in)]), q0 = double(ctx_->q()[0]);
           const double gap = double(ctx_->max_slots() / n_);
           const double constant = s0 / (2 * q0 * gap * eval_mod_.interval());
-          return TransformChain(ctx_, coeffs_to_slots_steps(config_, n_, constant, split_), kDftHoisting);
+          return TransformChain(ctx_, coeffs_to_slots_steps(config_, n_, constant, split_), kDftHoisting,
+                                config_.memory);
       }()),
-      stc_(ctx_, slots_to_coeffs_steps(*ctx_, config_, n_), kDftHoisting) {
+      stc_(ctx_, slots_to_coeffs_steps(*ctx_, config_, n_), kDftHoisting, config_.memory) {
     const bool stc_first = config_.order == BootstrapOrder::slots_to_coeffs_first;
     ratio_bits_ = config_.message_ratio_bits.value_or(stc_first ? kSlotsToCoeffsFirstRatioBits : kRatioBits);
     units_ = std::make_unique<LevelPlaintexts>(
@@ -270,6 +271,16 @@ OpCounts Bootstrapper::cost() const {
     c.key_switch += {1, 1, 1};
     if (encapsulates_) c.key_switch += {2, 2, 2};  // to the ephemeral secret and back
     return repeated(c, uint64_t(iterations_));
+}
+
+size_t Bootstrapper::key_bytes() const {
+    const ckks::Context& ctx = *ctx_;
+    size_t bytes = 0;
+    for (const auto& [g, level] : galois_key_levels()) bytes += ckks::switching_key_bytes(ctx, level, ctx.p_count());
+    if (encapsulates_)  // to the ephemeral secret at level 0 over the fewest special primes, back at the top
+        bytes += ckks::switching_key_bytes(ctx, 0, ckks::fewest_special_primes(ctx, 0)) +
+                 ckks::switching_key_bytes(ctx, levels_.top, ctx.p_count());
+    return bytes;
 }
 
 BootstrapKeys Bootstrapper::generate_keys(ckks::KeyGenerator& keygen) const {

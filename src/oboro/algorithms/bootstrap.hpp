@@ -82,6 +82,10 @@ struct BootstrapConfig {
     // (B1's 2^40, where a second iteration would gain about 3 bits for twice the time). With
     // SlotsToCoeffs first, 1 (2 is refused: the comparison would need SlotsToCoeffs again).
     std::optional<int> iterations;
+    // Speed against memory: the default keeps every DFT diagonal encoded (a few GB at N = 2^16)
+    // and takes the DFT plans of least modelled cost; MemoryPolicy::low() encodes the diagonals at
+    // each use and takes plans with fewer baby steps (fewer Galois keys, more giant rotations).
+    MemoryPolicy memory;
 };
 
 // Every key a bootstrap needs besides the relinearization key (the evaluator's).
@@ -139,6 +143,8 @@ public:
     // Whether the secret key is switched to an ephemeral sparse one for ModRaise (the secret key is
     // dense, or sparse of Hamming weight above 64).
     bool encapsulates() const { return encapsulates_; }
+    // The memory of generate_keys()'s keys (the relinearization key, the evaluator's, not counted).
+    size_t key_bytes() const;
     // The keys of bootstrap(): each Galois key made at the highest level it is used at (smaller
     // than keys of the top level), and the encapsulation keys when encapsulates().
     BootstrapKeys generate_keys(ckks::KeyGenerator& keygen) const;

@@ -128,9 +128,11 @@ std::vector<cplx> apply_diagonals(const ComplexDiagonals& m, const std::vector<c
     return y;
 }
 
-TransformChain::TransformChain(ckks::ContextPtr ctx, const std::vector<Step>& steps, Hoisting hoisting) {
+TransformChain::TransformChain(ckks::ContextPtr ctx, const std::vector<Step>& steps, Hoisting hoisting,
+                               const MemoryPolicy& memory) {
     transforms_.reserve(steps.size());
-    for (const Step& s : steps) transforms_.emplace_back(ctx, s.matrix, s.slots, hoisting, PlaintextScale::prime, s.scale_factor);
+    for (const Step& s : steps)
+        transforms_.emplace_back(ctx, s.matrix, s.slots, hoisting, PlaintextScale::prime, s.scale_factor, memory);
 }
 
 std::vector<int64_t> TransformChain::rotation_steps() const {

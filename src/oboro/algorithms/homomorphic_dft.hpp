@@ -59,7 +59,8 @@ public:
         size_t slots = 0;          // the slots the ciphertext is seen with during this step
         double scale_factor = 1;   // the diagonals at q_level * scale_factor: the scale is multiplied by it
     };
-    TransformChain(ckks::ContextPtr ctx, const std::vector<Step>& steps, Hoisting hoisting);
+    TransformChain(ckks::ContextPtr ctx, const std::vector<Step>& steps, Hoisting hoisting,
+                   const MemoryPolicy& memory = {});
 
     int depth() const { return int(transforms_.size()); }
     // Distinct non-zero rotation steps of every transform (sorted).

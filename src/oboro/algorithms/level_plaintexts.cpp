@@ -25,18 +25,21 @@ double plaintext_scale(const ckks::Context& ctx, PlaintextScale kind, int level)
     return 1.0;
 }
 
+ckks::Plaintext LevelPlaintexts::encode(size_t index, int level) const {
+    const double scale = plaintext_scale(*ctx_, scale_, level) * scale_factor_;
+    const auto encode_one = [&](const auto& v) {
+        return basis_ == ckks::Basis::qp ? encoder_.encode_extended(v, level, scale, slots_)
+                                         : encoder_.encode(v, level, scale, slots_);
+    };
+    return index < real_.size() ? encode_one(real_[index]) : encode_one(complex_[index - real_.size()]);
+}
+
 const std::vector<ckks::Plaintext>& LevelPlaintexts::encoded_locked(int level) const {
     auto it = cache_.find(level);
     if (it != cache_.end()) return it->second;
-    const double scale = plaintext_scale(*ctx_, scale_, level) * scale_factor_;
     std::vector<ckks::Plaintext> pts;
     pts.reserve(size());
-    const auto encode = [&](const auto& v) {
-        pts.push_back(basis_ == ckks::Basis::qp ? encoder_.encode_extended(v, level, scale, slots_)
-                                                : encoder_.encode(v, level, scale, slots_));
-    };
-    for (const auto& v : real_) encode(v);
-    for (const auto& v : complex_) encode(v);
+    for (size_t i = 0; i < size(); ++i) pts.push_back(encode(i, level));
     return cache_.emplace(level, std::move(pts)).first->second;
 }
 
@@ -45,22 +48,28 @@ const std::vector<ckks::Plaintext>& LevelPlaintexts::at(int level) const {
     return encoded_locked(level);
 }
 
+std::vector<ckks::PlaintextBatch> LevelPlaintexts::batches_in(const std::vector<ckks::Plaintext>& pts,
+                                                              const ckks::QueuePtr& memory) const {
+    const ckks::QueuePtr device = memory && !memory->host_memory() ? memory : nullptr;
+    std::vector<ckks::PlaintextBatch> out;
+    out.reserve(pts.size());
+    for (const ckks::Plaintext& pt : pts) {
+        ckks::PlaintextBatch one = ckks::PlaintextBatch::from_plaintexts(*ctx_, {&pt, 1});
+        out.push_back(device ? one.to_device(device) : std::move(one));
+    }
+    // the uploads are enqueued copies from host batches freed on return: their sources must stay
+    // alive until the queue has run them (backend/queue.hpp)
+    if (device) device->synchronize();
+    return out;
+}
+
 const std::vector<ckks::PlaintextBatch>& LevelPlaintexts::at(int level, const ckks::QueuePtr& memory) const {
     const ckks::QueuePtr device = memory && !memory->host_memory() ? memory : nullptr;
     std::lock_guard<std::mutex> lock(mutex_);
     const auto key = std::make_pair(level, static_cast<const backend::Queue*>(device.get()));
     auto it = batches_.find(key);
     if (it != batches_.end()) return it->second;
-    std::vector<ckks::PlaintextBatch> out;
-    out.reserve(size());
-    for (const ckks::Plaintext& pt : encoded_locked(level)) {
-        ckks::PlaintextBatch one = ckks::PlaintextBatch::from_plaintexts(*ctx_, {&pt, 1});
-        out.push_back(device ? one.to_device(device) : std::move(one));
-    }
-    // the uploads are enqueued copies from host batches freed on return: their sources must stay
-    // alive until the queue has run them (backend/queue.hpp), so wait once, on first use
-    if (device) device->synchronize();
-    return batches_.emplace(key, std::move(out)).first->second;
+    return batches_.emplace(key, batches_in(encoded_locked(level), device)).first->second;
 }
 
 }  // namespace oboro::algorithms

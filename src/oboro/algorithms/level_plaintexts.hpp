@@ -61,9 +61,23 @@ public:
         if constexpr (std::same_as<T, ckks::Ciphertext>) return at(x.level());
         else return at(x.level(), x.device_queue());
     }
+    // Vectors `which` encoded now at x's level, in x's memory, and not kept: an encoding per use
+    // instead of the memory of every encoding (MemoryPolicy::encode_on_use, linear_transform.hpp).
+    template <ckks::Encrypted T>
+    std::vector<PlainOf<T>> encode_for(const T& x, const std::vector<size_t>& which) const {
+        std::vector<ckks::Plaintext> pts;
+        pts.reserve(which.size());
+        for (size_t i : which) pts.push_back(encode(i, x.level()));
+        if constexpr (std::same_as<T, ckks::Ciphertext>) return pts;
+        else return batches_in(pts, x.device_queue());
+    }
 
 private:
+    ckks::Plaintext encode(size_t index, int level) const;                 // vector `index` at `level`
     const std::vector<ckks::Plaintext>& encoded_locked(int level) const;  // mutex_ held
+    // each plaintext as a batch of one in `memory`'s memory (host memory for nullptr or a host queue)
+    std::vector<ckks::PlaintextBatch> batches_in(const std::vector<ckks::Plaintext>& pts,
+                                                 const ckks::QueuePtr& memory) const;
 
     ckks::ContextPtr ctx_;
     ckks::Encoder encoder_;

@@ -1,6 +1,7 @@
 #include "oboro/algorithms/linear_transform.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <type_traits>
 
@@ -14,56 +15,121 @@ namespace {
 size_t nonzero(const std::vector<int64_t>& steps) {
     return size_t(std::count_if(steps.begin(), steps.end(), [](int64_t k) { return k != 0; }));
 }
-}  // namespace
 
-size_t BsgsPlan::rotations() const { return nonzero(baby_steps) + nonzero(giant_steps); }
-
-std::vector<int64_t> BsgsPlan::rotation_steps() const {
-    std::set<int64_t> s;
-    for (int64_t b : baby_steps)
-        if (b) s.insert(b);
-    for (int64_t g : giant_steps)
-        if (g) s.insert(g);
-    return {s.begin(), s.end()};
-}
-
-BsgsPlan plan_for(const ckks::Context& ctx, const std::vector<int64_t>& offsets, size_t slots, Hoisting hoisting) {
-    if (hoisting == Hoisting::mod_up) return plan_bsgs(offsets, slots);
-    return plan_bsgs_double_hoisted(offsets, slots, ckks::key_switch_cost(ctx, ctx.max_level()));
-}
-
-namespace {
+// k in [0, slots) as a rotation step in (-slots/2, slots/2]
 int64_t signed_step(int64_t k, size_t slots) {
     const int64_t n = int64_t(slots);
     return k > n / 2 ? k - n : k;
 }
 
-// The plan of a power of two n1 with the fewest rotations (the fewest keys) among those whose
-// cost(plan) is within `tolerance` of the least (ties: the cheaper, then the smaller n1).
+// g / n1 modulo slots / n1: where a chain of rotations by n1 finds the group at giant step g
+size_t residue(int64_t g, const BsgsPlan& p) {
+    const int64_t n = int64_t(p.slots);
+    return size_t(((g % n + n) % n) / int64_t(p.baby_size));
+}
+}  // namespace
+
+size_t BsgsPlan::giant_rotations() const {
+    return giants == GiantRotations::chained ? forward + backward : nonzero(giant_steps);
+}
+
+int64_t BsgsPlan::forward_step() const { return signed_step(int64_t(baby_size), slots); }
+int64_t BsgsPlan::backward_step() const { return signed_step(int64_t(slots - baby_size), slots); }
+
+size_t BsgsPlan::rotations() const { return nonzero(baby_steps) + giant_rotations(); }
+
+std::vector<int64_t> BsgsPlan::rotation_steps() const {
+    std::set<int64_t> s;
+    for (int64_t b : baby_steps)
+        if (b) s.insert(b);
+    if (giants == GiantRotations::keyed) {
+        for (int64_t g : giant_steps)
+            if (g) s.insert(g);
+    } else {
+        if (forward) s.insert(forward_step());
+        if (backward) s.insert(backward_step());
+    }
+    return {s.begin(), s.end()};
+}
+
+BsgsPlan plan_for(const ckks::Context& ctx, const std::vector<int64_t>& offsets, size_t slots, Hoisting hoisting,
+                  const MemoryPolicy& memory) {
+    if (hoisting == Hoisting::mod_up) return plan_bsgs(offsets, slots);
+    return plan_bsgs_double_hoisted(offsets, slots, ckks::key_switch_cost(ctx, ctx.max_level()),
+                                    memory.key_saving_tolerance);
+}
+
+namespace {
+
+BsgsPlan keyed_plan(const std::vector<int64_t>& offsets, size_t slots, size_t n1) {
+    std::set<int64_t> babies, giants;
+    for (int64_t k : offsets) {
+        babies.insert(k % int64_t(n1));
+        giants.insert(k - k % int64_t(n1));
+    }
+    BsgsPlan p;
+    p.slots = slots;
+    p.baby_size = n1;
+    p.baby_steps.assign(babies.begin(), babies.end());
+    for (int64_t g : giants) p.giant_steps.push_back(signed_step(g, slots));
+    return p;
+}
+
+BsgsPlan chained(BsgsPlan p) {
+    p.giants = GiantRotations::chained;
+    const size_t m = p.slots / p.baby_size;
+    std::set<size_t> at;  // the groups' non-zero residues
+    for (int64_t g : p.giant_steps)
+        if (size_t r = residue(g, p)) at.insert(r);
+    p.forward = p.backward = 0;
+    if (at.empty()) return p;
+    // forward reaches 1 .. a, backward a + 1 .. m - 1, for a = 0 or a residue in use
+    size_t best_f = 0, best_b = m - *at.begin();
+    for (size_t a : at) {
+        auto next = at.upper_bound(a);
+        const size_t f = a, b = next == at.end() ? 0 : m - *next;
+        const auto keys = [](size_t x, size_t y) { return size_t(x != 0) + size_t(y != 0); };
+        if (f + b < best_f + best_b || (f + b == best_f + best_b && keys(f, b) < keys(best_f, best_b))) {
+            best_f = f;
+            best_b = b;
+        }
+    }
+    p.forward = best_f;
+    p.backward = best_b;
+    return p;
+}
+
+}  // namespace
+
+BsgsPlan bsgs_plan(const std::vector<int64_t>& offsets, size_t slots, size_t n1, GiantRotations giants) {
+    BsgsPlan p = keyed_plan(offsets, slots, n1);
+    return giants == GiantRotations::chained ? chained(std::move(p)) : p;
+}
+
+namespace {
+
+// Among the candidate plans (every power of two n1, keyed, and chained when `chain`), the one
+// with the fewest keys among those whose cost(plan) is within `tolerance` of the least (ties:
+// the cheaper, then the smaller n1).
 template <typename Cost>
-BsgsPlan cheapest_plan(const std::vector<int64_t>& offsets, size_t slots, double tolerance, Cost&& cost) {
+BsgsPlan cheapest_plan(const std::vector<int64_t>& offsets, size_t slots, double tolerance, bool chain, Cost&& cost) {
     std::vector<std::pair<BsgsPlan, double>> plans;
     double lowest = 0;
-    for (size_t n1 = 1; n1 <= slots; n1 *= 2) {
-        std::set<int64_t> babies, giants;
-        for (int64_t k : offsets) {
-            babies.insert(k % int64_t(n1));
-            giants.insert(k - k % int64_t(n1));
-        }
-        BsgsPlan p;
-        p.baby_size = n1;
-        p.baby_steps.assign(babies.begin(), babies.end());
-        for (int64_t g : giants) p.giant_steps.push_back(signed_step(g, slots));
+    const auto consider = [&](BsgsPlan p) {
         const double c = cost(p);
         if (plans.empty() || c < lowest) lowest = c;
         plans.emplace_back(std::move(p), c);
+    };
+    for (size_t n1 = 1; n1 <= slots; n1 *= 2) {
+        if (chain) consider(bsgs_plan(offsets, slots, n1, GiantRotations::chained));
+        consider(bsgs_plan(offsets, slots, n1, GiantRotations::keyed));
     }
     const std::pair<BsgsPlan, double>* best = nullptr;
     for (const auto& candidate : plans) {
         if (candidate.second > lowest * (1 + tolerance)) continue;
-        if (!best || candidate.first.rotations() < best->first.rotations() ||
-            (candidate.first.rotations() == best->first.rotations() && candidate.second < best->second))
-            best = &candidate;
+        const size_t keys = candidate.first.rotation_steps().size();
+        const size_t best_keys = best ? best->first.rotation_steps().size() : 0;
+        if (!best || keys < best_keys || (keys == best_keys && candidate.second < best->second)) best = &candidate;
     }
     return best->first;
 }
@@ -72,29 +138,30 @@ BsgsPlan cheapest_plan(const std::vector<int64_t>& offsets, size_t slots, double
 
 BsgsPlan plan_bsgs(const std::vector<int64_t>& offsets, size_t slots) {
     // fewest rotations; a giant step weighs a little more (not hoisted) to break ties
-    return cheapest_plan(offsets, slots, 0.0, [&](const BsgsPlan& p) {
+    return cheapest_plan(offsets, slots, 0.0, false, [&](const BsgsPlan& p) {
         return double(p.rotations()) + double(p.giant_steps.size()) / double(2 * slots + 2);
     });
 }
 
-BsgsPlan plan_bsgs_double_hoisted(const std::vector<int64_t>& offsets, size_t slots, const ckks::KeySwitchCost& cost) {
+BsgsPlan plan_bsgs_double_hoisted(const std::vector<int64_t>& offsets, size_t slots, const ckks::KeySwitchCost& cost,
+                                  double key_saving_tolerance) {
     // a flat optimum: fewer keys for at most kKeySavingTolerance more (as rotate-and-sum's h)
-    return cheapest_plan(offsets, slots, ckks::kKeySavingTolerance, [&](const BsgsPlan& p) {
-        const size_t babies = nonzero(p.baby_steps), giants = nonzero(p.giant_steps);
+    return cheapest_plan(offsets, slots, key_saving_tolerance, true, [&](const BsgsPlan& p) {
+        const size_t babies = nonzero(p.baby_steps);
         return (babies ? cost.mod_up : 0) + double(babies) * cost.hoisted_rotation +
-               double(p.giant_steps.size()) * cost.mod_down + double(giants) * cost.rotation;
+               double(p.giant_rotations()) * cost.rotation + cost.mod_down;
     });
 }
 
 LinearTransform::LinearTransform(ckks::ContextPtr ctx, const Diagonals& diags, size_t slots, Hoisting hoisting,
-                                 PlaintextScale scale)
-    : ctx_(std::move(ctx)), slots_(slots), hoisting_(hoisting) {
+                                 PlaintextScale scale, const MemoryPolicy& memory)
+    : ctx_(std::move(ctx)), slots_(slots), hoisting_(hoisting), memory_(memory) {
     build(diags, scale, 1.0);
 }
 
 LinearTransform::LinearTransform(ckks::ContextPtr ctx, const ComplexDiagonals& diags, size_t slots, Hoisting hoisting,
-                                 PlaintextScale scale, double scale_factor)
-    : ctx_(std::move(ctx)), slots_(slots), hoisting_(hoisting) {
+                                 PlaintextScale scale, double scale_factor, const MemoryPolicy& memory)
+    : ctx_(std::move(ctx)), slots_(slots), hoisting_(hoisting), memory_(memory) {
     build(diags, scale, scale_factor);
 }
 
@@ -108,7 +175,7 @@ void LinearTransform::build(const std::map<int64_t, std::vector<V>>& diags, Plai
             raise<ValueError>("LinearTransform: diagonal ", k, " of ", diag.size(), " values for ", slots, " slots");
         offsets_.push_back(k);
     }
-    plan_ = plan_for(*ctx_, offsets_, slots, hoisting_);
+    plan_ = plan_for(*ctx_, offsets_, slots, hoisting_, memory_);
     const int64_t n = int64_t(slots);
     std::vector<std::vector<V>> vectors;
     group_babies_.resize(plan_.giant_steps.size());
@@ -141,22 +208,78 @@ OpCounts LinearTransform::cost() const {
     c.cmult = offsets_.size();
     c.add = offsets_.size() - 1;
     c.rescale = 1;
-    const size_t babies = nonzero(plan_.baby_steps), giants = nonzero(plan_.giant_steps);
-    c.key_switch.mod_ups = uint64_t(babies != 0) + giants;  // the babies share one
+    const size_t giants = plan_.giant_rotations();
+    c.key_switch.mod_ups = uint64_t(nonzero(plan_.baby_steps) != 0) + giants;  // the babies share one
     c.key_switch.inner_products = c.rot;
-    // one ModDown per rotation, or (double hoisting) per giant group and giant rotation
-    c.key_switch.mod_downs = hoisting_ == Hoisting::mod_up ? c.rot : plan_.giant_steps.size() + giants;
+    // one ModDown per rotation, or (double hoisting) per giant rotation and one for the sum
+    c.key_switch.mod_downs = hoisting_ == Hoisting::mod_up ? c.rot : giants + 1;
     return c;
 }
 
-template <ckks::Encrypted T, typename P>
-T LinearTransform::group_sum(const CountedOps& ops, size_t group, const std::vector<T>& babies,
-                             const std::vector<P>& pts) const {
+template <ckks::Encrypted T>
+T LinearTransform::group_sum(const CountedOps& ops, size_t group, const std::vector<T>& babies) const {
     const std::vector<size_t>& members = group_babies_[group];
-    T sum = ops.multiply_plain(babies[members[0]], pts[group_diags_[group][0]]);
-    for (size_t j = 1; j < members.size(); ++j)
-        ops.multiply_accumulate(sum, babies[members[j]], pts[group_diags_[group][j]]);
-    return hoisting_ == Hoisting::mod_up_and_mod_down ? ops.mod_down(sum) : sum;
+    const std::vector<size_t>& diags = group_diags_[group];
+    const auto sum = [&](const auto& pt) {  // pt(j): the plaintext of member j
+        T s = ops.multiply_plain(babies[members[0]], pt(0));
+        for (size_t j = 1; j < members.size(); ++j) ops.multiply_accumulate(s, babies[members[j]], pt(j));
+        return s;
+    };
+    if (memory_.encode_on_use) {
+        const std::vector<PlainOf<T>> pts = diagonals_->encode_for(babies[members[0]], diags);
+        return sum([&](size_t j) -> const PlainOf<T>& { return pts[j]; });
+    }
+    const std::vector<PlainOf<T>>& pts = diagonals_->operands_for(babies[members[0]]);
+    return sum([&](size_t j) -> const PlainOf<T>& { return pts[diags[j]]; });
+}
+
+template <ckks::Encrypted T>
+T LinearTransform::rotate_giant(const CountedOps& ops, const T& a, int64_t step, const ckks::GaloisKeys& keys) const {
+    if (hoisting_ == Hoisting::mod_up) return ops.rotate(a, step, keys);
+    return std::move(ops.rotate_many_extended(ops.mod_down(a), {step}, keys)[0]);
+}
+
+template <ckks::Encrypted T>
+T LinearTransform::giant_sum(const CountedOps& ops, const std::vector<T>& babies, const ckks::GaloisKeys& keys) const {
+    T y;
+    bool started = false;
+    const auto add = [&](T t) {
+        if (started) ops.add_inplace(y, t);
+        else y = std::move(t), started = true;
+    };
+    const size_t groups = plan_.giant_steps.size();
+    if (plan_.giants == GiantRotations::keyed) {
+        for (size_t gi = 0; gi < groups; ++gi) {
+            T s = group_sum(ops, gi, babies);
+            add(plan_.giant_steps[gi] ? rotate_giant(ops, s, plan_.giant_steps[gi], keys) : std::move(s));
+        }
+        return y;
+    }
+    // chained: the group at chain position p joins the chain there and is rotated p times
+    const size_t m = slots_ / plan_.baby_size;
+    std::vector<std::optional<size_t>> forward(plan_.forward + 1), backward(plan_.backward + 1);
+    for (size_t gi = 0; gi < groups; ++gi) {
+        const size_t r = residue(plan_.giant_steps[gi], plan_);
+        if (r == 0) add(group_sum(ops, gi, babies));
+        else if (r <= plan_.forward) forward[r] = gi;
+        else backward[m - r] = gi;
+    }
+    const auto chain = [&](const std::vector<std::optional<size_t>>& at, int64_t step) {
+        T acc;
+        bool joined = false;
+        for (size_t p = at.size() - 1; p >= 1; --p) {
+            if (at[p]) {
+                T s = group_sum(ops, *at[p], babies);
+                if (joined) ops.add_inplace(acc, s);
+                else acc = std::move(s), joined = true;
+            }
+            acc = rotate_giant(ops, acc, step, keys);
+        }
+        add(std::move(acc));
+    };
+    if (plan_.forward) chain(forward, plan_.forward_step());
+    if (plan_.backward) chain(backward, plan_.backward_step());
+    return y;
 }
 
 template <ckks::Encrypted T>
@@ -172,18 +295,8 @@ T LinearTransform::accumulate(const CountedOps& ops, const T& x, const ckks::Gal
     require_layout(op, x, "x", slots_, "transform's");
     require_levels(op, x, "x", 1, "one cMult");
     require_rotation_keys(op, *ctx_, keys, rotation_steps(), "LinearTransform::rotation_steps");
-    const auto& pts = diagonals_->operands_for(x);
-    const std::vector<T> babies = hoisting_ == Hoisting::mod_up_and_mod_down
-                                      ? ops.rotate_many_extended(x, plan_.baby_steps, keys)
-                                      : ops.rotate_many(x, plan_.baby_steps, keys);
-    T y;
-    for (size_t gi = 0; gi < plan_.giant_steps.size(); ++gi) {
-        T inner = group_sum(ops, gi, babies, pts);
-        if (plan_.giant_steps[gi] != 0) inner = ops.rotate(inner, plan_.giant_steps[gi], keys);
-        if (gi == 0) y = std::move(inner);
-        else ops.add_inplace(y, inner);
-    }
-    return y;
+    if (hoisting_ == Hoisting::mod_up) return giant_sum(ops, ops.rotate_many(x, plan_.baby_steps, keys), keys);
+    return ops.mod_down(giant_sum(ops, ops.rotate_many_extended(x, plan_.baby_steps, keys), keys));
 }
 
 template ckks::Ciphertext LinearTransform::apply(const CountedOps&, const ckks::Ciphertext&,

@@ -14,8 +14,17 @@
 // Double hoisting (Bossuat, Mouchet, Troncoso-Pastoriza, Hubaux, Eurocrypt 2021) also saves the
 // baby rotations' ModDowns: they stay over Q_level * P (Evaluator::rotate_many_extended), the
 // diagonals, encoded over Q_level * P, multiply them there, and each giant group's sum is divided
-// by P once: one ModDown per giant group instead of one per baby rotation, for cMults over the k
-// special limbs more.
+// by P only to be rotated: the giant rotations' results stay over Q_level * P too, and the whole
+// sum is divided by P once at the end. One ModDown per giant rotation and one more, instead of
+// one per baby rotation and giant group.
+//
+// The giant rotations either each use the key of their own step g (keyed), or are chained
+// (Horner's rule over the groups: acc = rot(acc, n1) + sum_g, from the farthest group in): k
+// rotations by n1 reach the group at k n1, and the groups on the other side are reached by -n1,
+// so the giant steps need two keys whatever their number. A chain rotates once per multiple of n1
+// between the groups, which costs nothing more when the groups are contiguous (the DFTs of
+// bootstrapping), and it lets a plan with a smaller n1 -- fewer baby keys, more giant rotations
+// -- trade time for keys (MemoryPolicy).
 #pragma once
 
 #include <cstdint>
@@ -29,33 +38,67 @@
 
 namespace oboro::algorithms {
 
+// How the giant groups' sums are rotated into place (see above).
+enum class GiantRotations { keyed, chained };
+
 struct BsgsPlan {
     size_t baby_size = 1;               // n1
     std::vector<int64_t> baby_steps;    // distinct b = k mod n1 in use (0 included when used)
     std::vector<int64_t> giant_steps;   // distinct g = k - b in use, as rotation steps in (-n/2, n/2]
-    size_t rotations() const;           // non-zero baby + giant steps
-    std::vector<int64_t> rotation_steps() const;  // the distinct non-zero baby and giant steps, sorted
+    GiantRotations giants = GiantRotations::keyed;
+    // chained: the groups at g = j n1 (mod slots) for j in 1 .. forward are reached by forward
+    // rotations by n1, those at j = -1 .. -backward by backward rotations by -n1
+    size_t forward = 0, backward = 0;
+    size_t slots = 0;
+    int64_t forward_step() const;       // chained: n1 and -n1, as rotation steps in (-n/2, n/2]
+    int64_t backward_step() const;
+    size_t giant_rotations() const;     // keyed: the non-zero giant steps; chained: forward + backward
+    size_t rotations() const;           // non-zero baby steps + giant_rotations()
+    std::vector<int64_t> rotation_steps() const;  // the distinct non-zero steps it rotates by (its keys), sorted
 };
+
+// The plan of baby size n1 (a power of two dividing slots) for these offsets (each in [0, slots)),
+// with its giant rotations keyed or chained (a chain: the split between the forward and the
+// backward chain with the fewest rotations, then one key rather than two).
+BsgsPlan bsgs_plan(const std::vector<int64_t>& offsets, size_t slots, size_t n1, GiantRotations giants);
 
 // The n1 (a power of two) with the fewest rotations for these offsets (each in [0, slots));
 // on ties the one with fewer giant steps, which are not hoisted.
 BsgsPlan plan_bsgs(const std::vector<int64_t>& offsets, size_t slots);
 
-// The n1 of about the least modelled cost (ckks::key_switch_cost, ckks/trace.hpp) under double hoisting
-// for these offsets: the baby rotations cost a hoisted rotation each (their ModUp is shared,
-// their ModDown is one per giant group), so the best n1 is larger than the fewest-rotations one.
-// Among the plans within ckks::kKeySavingTolerance of the least cost, the one with the fewest
-// rotations (keys: bootstrapping's DFTs hold tens of them).
-BsgsPlan plan_bsgs_double_hoisted(const std::vector<int64_t>& offsets, size_t slots, const ckks::KeySwitchCost& cost);
+// The plan of about the least modelled cost (ckks::key_switch_cost, ckks/trace.hpp) under double
+// hoisting for these offsets, over every n1 and both kinds of giant rotations: the baby rotations
+// cost a hoisted rotation each (their ModUp is shared), a giant rotation a rotation (its ModDown
+// is the group's), so the best n1 is larger than the fewest-rotations one. Among the plans within
+// `key_saving_tolerance` of the least cost, the one with the fewest keys (bootstrapping's DFTs hold
+// tens of them), then the cheapest.
+BsgsPlan plan_bsgs_double_hoisted(const std::vector<int64_t>& offsets, size_t slots, const ckks::KeySwitchCost& cost,
+                                  double key_saving_tolerance = ckks::kKeySavingTolerance);
 
 // What the baby-step rotations share: their ModUp (single hoisting), or their ModUp and, per
 // giant group, their ModDown (double hoisting: on a queue with the extended basis, an Error
 // naming the device on one without). The two results agree to the rounding of the divisions by P.
 enum class Hoisting { mod_up, mod_up_and_mod_down };
 
+// How much speed a transform gives up for memory.
+struct MemoryPolicy {
+    // the plan (double hoisting): the fewest keys among those within this fraction of the least
+    // modelled cost (plan_bsgs_double_hoisted)
+    double key_saving_tolerance = ckks::kKeySavingTolerance;
+    // the diagonals encoded at every use, a giant group at a time, instead of once per level and
+    // kept: the plaintexts' memory (tens of MB each at N = 2^16) for an encoding per use
+    bool encode_on_use = false;
+
+    // Low memory: the diagonals encoded at each use, and plans within 2x of the least modelled
+    // cost with the fewest keys (bootstrapping at preset B1: 15 Galois keys of 2.6 GiB instead of
+    // 43 of 7.2 GiB; its time and peak memory are measured in docs/benchmarks/bootstrap.md).
+    static MemoryPolicy low() { return {1.0, true}; }
+};
+
 // The plan a LinearTransform of these offsets uses: plan_bsgs for single hoisting,
 // plan_bsgs_double_hoisted at the top level for double.
-BsgsPlan plan_for(const ckks::Context& ctx, const std::vector<int64_t>& offsets, size_t slots, Hoisting hoisting);
+BsgsPlan plan_for(const ckks::Context& ctx, const std::vector<int64_t>& offsets, size_t slots, Hoisting hoisting,
+                  const MemoryPolicy& memory = {});
 
 class LinearTransform {
 public:
@@ -65,13 +108,14 @@ public:
     // `scale`: the diagonals' scale (level_plaintexts.hpp): PlaintextScale::prime keeps the input's
     // scale, PlaintextScale::standard takes an input at the standard scale of its level to the
     // standard scale of the level below (automatic mode).
+    // `memory`: the plan's trade of keys for time and whether the diagonals are kept (MemoryPolicy).
     LinearTransform(ckks::ContextPtr ctx, const Diagonals& diags, size_t slots, Hoisting hoisting = Hoisting::mod_up,
-                    PlaintextScale scale = PlaintextScale::prime);
+                    PlaintextScale scale = PlaintextScale::prime, const MemoryPolicy& memory = {});
     // The same with complex diagonals, encoded at `scale` times `scale_factor` (the output's scale
     // is then the input's times scale_factor, for PlaintextScale::prime).
     LinearTransform(ckks::ContextPtr ctx, const ComplexDiagonals& diags, size_t slots,
                     Hoisting hoisting = Hoisting::mod_up, PlaintextScale scale = PlaintextScale::prime,
-                    double scale_factor = 1.0);
+                    double scale_factor = 1.0, const MemoryPolicy& memory = {});
 
     size_t slots() const { return slots_; }
     Hoisting hoisting() const { return hoisting_; }
@@ -81,7 +125,7 @@ public:
     std::vector<int64_t> rotation_steps() const;
 
     // What apply() performs: the BSGS rotations (the baby steps hoisted: one ModUp; doubly: one
-    // ModDown per giant group), one cMult per diagonal, the sums, one rescale.
+    // ModDown per giant rotation and one more), one cMult per diagonal, the sums, one rescale.
     OpCounts cost() const;
 
     // y = M x, one level lower (at the scale the diagonals' PlaintextScale gives); for a batch,
@@ -94,10 +138,17 @@ public:
 private:
     template <typename V>
     void build(const std::map<int64_t, std::vector<V>>& diags, PlaintextScale scale, double scale_factor);
+    // The giant groups' sums rotated into place and added (over Q_level * P under double hoisting)
+    template <ckks::Encrypted T>
+    T giant_sum(const CountedOps& ops, const std::vector<T>& babies, const ckks::GaloisKeys& keys) const;
+    // One giant rotation of a group sum or chain (over Q_level * P in and out under double hoisting).
+    template <ckks::Encrypted T>
+    T rotate_giant(const CountedOps& ops, const T& a, int64_t step, const ckks::GaloisKeys& keys) const;
 
     ckks::ContextPtr ctx_;
     size_t slots_;
     Hoisting hoisting_;
+    MemoryPolicy memory_;
     std::vector<int64_t> offsets_;
     BsgsPlan plan_;
     // For each giant step (plan_.giant_steps order): the baby steps used and their plaintexts.
@@ -106,8 +157,7 @@ private:
     std::unique_ptr<LevelPlaintexts> diagonals_;     // rot(diag_{g+b}, -g), group by group
 
     // sum over the group's babies of diagonal * baby, over Q_level (single) or Q_level * P (double)
-    template <ckks::Encrypted T, typename P>
-    T group_sum(const CountedOps& ops, size_t group, const std::vector<T>& babies, const std::vector<P>& pts) const;
+    template <ckks::Encrypted T> T group_sum(const CountedOps& ops, size_t group, const std::vector<T>& babies) const;
 };
 
 }  // namespace oboro::algorithms

@@ -50,6 +50,10 @@ int special_prime_bits(const Context& ctx, size_t count) {
     return std::accumulate(p_bits.begin(), p_bits.begin() + long(count), 0);
 }
 
+size_t switching_key_bytes(const Context& ctx, int level, size_t special) {
+    return 2 * ctx.ring().digits_at(level) * (size_t(level) + 1 + special) * ctx.n() * sizeof(uint64_t);
+}
+
 size_t fewest_special_primes(const Context& ctx, int level) {
     const int digit_bits = widest_digit_bits(ctx, level);
     size_t enough = 1;

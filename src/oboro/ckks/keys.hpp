@@ -94,6 +94,9 @@ std::vector<math::Modulus> key_basis(const Context& ctx, int level, size_t speci
 // The fewest special primes whose product covers every key-switching digit of `level` in bits
 // (a key at that level over fewer loses the message's low bits; p_count when none do).
 size_t fewest_special_primes(const Context& ctx, int level);
+// The memory of a switching key made at `level` over `special` special primes: 2 x its digits x
+// its limbs x N words.
+size_t switching_key_bytes(const Context& ctx, int level, size_t special);
 // The bits of the first `count` special primes: the part of P a key over `count` of them spans.
 int special_prime_bits(const Context& ctx, size_t count);
 // The level a key was made at (from its limb counts).
