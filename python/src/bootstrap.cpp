@@ -40,17 +40,64 @@ std::vector<size_t> bootstrap_slots(const State& s, nb::handle arg) {
     return out;
 }
 
+namespace {
+
+const char* memory_name(const algorithms::MemoryPolicy& m) {
+    const algorithms::MemoryPolicy low = algorithms::MemoryPolicy::low(), fast;
+    if (m.key_saving_tolerance == low.key_saving_tolerance && m.encode_on_use == low.encode_on_use) return "low";
+    if (m.key_saving_tolerance == fast.key_saving_tolerance && m.encode_on_use == fast.encode_on_use) return "fast";
+    return "custom";  // a configuration made in C++
+}
+
+const char* order_name(algorithms::BootstrapOrder o) {
+    return o == algorithms::BootstrapOrder::slots_to_coeffs_first ? "slots_to_coeffs_first" : "coeffs_to_slots_first";
+}
+
+// The options Python sets, as they would be written to keygen()
+std::string options_str(const algorithms::BootstrapConfig& c) {
+    return oboro::detail::concat("memory='", memory_name(c.memory), "', order='", order_name(c.order),
+                                 "', iterations=", c.iterations ? std::to_string(*c.iterations) : std::string("None"));
+}
+
+bool same_options(const algorithms::BootstrapConfig& a, const algorithms::BootstrapConfig& b) {
+    return a.memory.key_saving_tolerance == b.memory.key_saving_tolerance &&
+           a.memory.encode_on_use == b.memory.encode_on_use && a.order == b.order && a.iterations == b.iterations;
+}
+
+}  // namespace
+
+algorithms::BootstrapConfig bootstrap_options(const char* op, const std::optional<std::string>& memory,
+                                              const std::optional<std::string>& order, std::optional<int> iterations) {
+    algorithms::BootstrapConfig c;
+    if (memory && *memory == "low") c.memory = algorithms::MemoryPolicy::low();
+    else if (memory && *memory != "fast")
+        raise<ValueError>(op, ": memory must be 'fast' or 'low', not '", *memory, "'");
+    if (order && *order == "slots_to_coeffs_first") c.order = algorithms::BootstrapOrder::slots_to_coeffs_first;
+    else if (order && *order != "coeffs_to_slots_first")
+        raise<ValueError>(op, ": order must be 'coeffs_to_slots_first' or 'slots_to_coeffs_first', not '", *order, "'");
+    if (iterations && *iterations != 1 && *iterations != 2)
+        raise<ValueError>(op, ": iterations must be None (automatic), 1 or 2, not ", *iterations);
+    c.iterations = iterations;
+    return c;
+}
+
 std::shared_ptr<const algorithms::BootstrapSet> with_bootstrapping(
     const ContextPtr& ctx, KeyGenerator& kg, const std::shared_ptr<const algorithms::BootstrapSet>& have,
-    const std::vector<size_t>& slots) {
+    const std::vector<size_t>& slots, const algorithms::BootstrapConfig& options) {
     std::vector<algorithms::BootstrapSet::Entry> entries;
     if (have) entries = have->entries();
     bool added = false;
     for (size_t n : slots) {
-        const bool exists = std::any_of(entries.begin(), entries.end(),
-                                        [n](const algorithms::BootstrapSet::Entry& e) { return e.boot->slots() == n; });
-        if (exists) continue;
-        algorithms::BootstrapConfig config;
+        const auto it = std::find_if(entries.begin(), entries.end(),
+                                     [n](const algorithms::BootstrapSet::Entry& e) { return e.boot->slots() == n; });
+        if (it != entries.end()) {
+            if (!same_options(it->boot->config(), options))
+                raise<ValueError>("keygen: the context has bootstrap keys for ", n, " slots with ",
+                                  options_str(it->boot->config()), "; a context holds one set per slot count (asked: ",
+                                  options_str(options), ")");
+            continue;
+        }
+        algorithms::BootstrapConfig config = options;
         config.slots = n;
         auto boot = std::make_shared<const algorithms::Bootstrapper>(ctx, config);
         entries.push_back({boot, boot->generate_keys(kg)});
@@ -126,8 +173,9 @@ nb::dict info_of(const algorithms::Bootstrapper& b, bool has_keys) {
     d["double_angles"] = b.eval_mod().double_angles();
     d["iterations"] = b.iterations();
     d["message_ratio_bits"] = b.message_ratio_bits();
-    d["order"] = b.order() == algorithms::BootstrapOrder::slots_to_coeffs_first ? "slots_to_coeffs_first"
-                                                                                : "coeffs_to_slots_first";
+    d["order"] = order_name(b.order());
+    d["memory"] = memory_name(b.config().memory);
+    d["key_bytes"] = b.key_bytes();
     d["min_input_level"] = b.min_input_level();
     d["rotation_steps"] = b.rotation_steps();
     d["galois_keys"] = b.galois_key_levels().size();
@@ -182,12 +230,14 @@ void add_bootstrap_info(nb::class_<PyContext>& ctx) {
         "starts with it off.");
     ctx.def(
         "bootstrap_info",
-        [](const PyContext& c, std::optional<size_t> slots) {
+        [](const PyContext& c, std::optional<size_t> slots, std::optional<std::string> memory,
+           std::optional<std::string> order, std::optional<int> iterations) {
             const size_t n = slots.value_or(c.st->ctx->max_slots());
+            const bool asked = memory || order || iterations;
+            algorithms::BootstrapConfig config = bootstrap_options("bootstrap_info", memory, order, iterations);
             const SessionPtr now = c.st->snapshot();
             if (const auto* e = now->bootstrapping ? now->bootstrapping->exactly(n) : nullptr)
-                return info_of(*e->boot, true);
-            algorithms::BootstrapConfig config;
+                if (!asked || same_options(e->boot->config(), config)) return info_of(*e->boot, true);
             config.slots = n;
             std::unique_ptr<const algorithms::Bootstrapper> b;
             {
@@ -196,16 +246,22 @@ void add_bootstrap_info(nb::class_<PyContext>& ctx) {
             }
             return info_of(*b, false);
         },
-        "slots"_a = nb::none(), nb::sig("def bootstrap_info(self, slots: int | None = None) -> dict[str, typing.Any]"),
-        "What bootstrapping ciphertexts of `slots` slots (default all) does with these parameters: slots, depth "
+        "slots"_a = nb::none(), nb::kw_only(), "memory"_a = nb::none(), "order"_a = nb::none(),
+        "iterations"_a = nb::none(),
+        nb::sig("def bootstrap_info(self, slots: int | None = None, *, memory: str | None = None, "
+                "order: str | None = None, iterations: int | None = None) -> dict[str, typing.Any]"),
+        "What bootstrapping ciphertexts of `slots` slots (default all) does with these parameters: that of the keys "
+        "keygen(bootstrap=...) made, or with memory, order and iterations given (as keygen's bootstrap_memory, "
+        "bootstrap_order and bootstrap_iterations; the defaults otherwise) that of those options. Keys: slots, depth "
         "(levels consumed), output_level (levels left), max_input_scale, precision_bits (the model's bound before "
         "noise), eval_mod_degree and double_angles (EvalMod's sine or cosine and its double angles), iterations (2 for "
         "high precision, chosen where the output level's scale is at least 2^45, as in preset 'B2': each bootstrap "
         "then runs twice, the second on the first's error), message_ratio_bits (log2 of q_0 over the message "
-        "scale), order ('coeffs_to_slots_first'; the C++ BootstrapConfig also offers SlotsToCoeffs first) and "
-        "min_input_level (the lowest level an input may have), rotation_steps, galois_keys (the number of keys), encapsulates (a sparse ephemeral secret is used for "
-        "ModRaise), has_keys (keygen(bootstrap=...) made them). ParameterError when the parameters cannot bootstrap, "
-        "with the reason.");
+        "scale), order ('coeffs_to_slots_first' or 'slots_to_coeffs_first') and min_input_level (the lowest level an "
+        "input may have), memory ('fast' or 'low'), rotation_steps, galois_keys (the number of Galois keys), "
+        "key_bytes (the memory of the bootstrapping keys, the relinearization key aside), encapsulates (a sparse "
+        "ephemeral secret is used for ModRaise), has_keys (keygen(bootstrap=...) made them). ParameterError when the "
+        "parameters cannot bootstrap, with the reason; ValueError for an unknown option.");
 }
 
 }  // namespace oboro::py

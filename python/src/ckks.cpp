@@ -83,7 +83,8 @@ std::vector<int64_t> default_rotations(size_t slots) {
 // per context at a time (keygen_mutex), so that two threads cannot both start from the same keys
 // and publish sessions that each lack the other's.
 void keygen(State& s, const std::optional<std::vector<int64_t>>& rotations, bool conjugation, bool relin,
-            const std::vector<size_t>& bootstrap, const std::optional<math::Seed>& seed) {
+            const std::vector<size_t>& bootstrap, const algorithms::BootstrapConfig& bootstrap_config,
+            const std::optional<math::Seed>& seed) {
     const std::vector<int64_t> steps = rotations ? *rotations : default_rotations(s.ctx->max_slots());
     const std::shared_ptr<std::mutex> mutex = s.keygen_mutex;
     nb::gil_scoped_release outside;
@@ -116,7 +117,8 @@ void keygen(State& s, const std::optional<std::vector<int64_t>>& rotations, bool
     }
     // bootstrapping first: parameters that cannot bootstrap are refused before the other keys
     const std::shared_ptr<const algorithms::BootstrapSet> boot =
-        bootstrap.empty() ? now->bootstrapping : with_bootstrapping(s.ctx, *kg, now->bootstrapping, bootstrap);
+        bootstrap.empty() ? now->bootstrapping : with_bootstrapping(s.ctx, *kg, now->bootstrapping, bootstrap,
+                                                                   bootstrap_config);
     if ((relin || !bootstrap.empty()) && !rk) rk = std::make_shared<const RelinKey>(kg->relin_key());
     bool missing = conjugation && !(gk && gk->has(s.ctx->conjugation_element()));
     for (int64_t step : steps) {
@@ -484,7 +486,11 @@ void register_ckks(nb::module_& m) {
         .def(
             "keygen",
             [](nb::pointer_and_handle<PyContext> self, std::optional<std::vector<int64_t>> rotations,
-               bool conjugation, bool relin, nb::handle bootstrap, std::optional<nb::bytes> seed_for_testing) {
+               bool conjugation, bool relin, nb::handle bootstrap, std::optional<std::string> bootstrap_memory,
+               std::optional<std::string> bootstrap_order, std::optional<int> bootstrap_iterations,
+               std::optional<nb::bytes> seed_for_testing) {
+                const algorithms::BootstrapConfig options =
+                    bootstrap_options("keygen", bootstrap_memory, bootstrap_order, bootstrap_iterations);
                 std::optional<math::Seed> seed;
                 if (seed_for_testing) {
                     if (seed_for_testing->size() != std::tuple_size_v<math::Seed>)
@@ -493,15 +499,18 @@ void register_ckks(nb::module_& m) {
                     seed.emplace();
                     std::memcpy(seed->data(), seed_for_testing->c_str(), seed->size());
                 }
-                keygen(*self.p->st, rotations, conjugation, relin, bootstrap_slots(*self.p->st, bootstrap), seed);
+                keygen(*self.p->st, rotations, conjugation, relin, bootstrap_slots(*self.p->st, bootstrap), options,
+                       seed);
                 return nb::borrow(self.h);
             },
             "rotations"_a = nb::none(), "conjugation"_a = false, "relin"_a = true, "bootstrap"_a.none() = false,
-            nb::kw_only(), "seed_for_testing"_a = nb::none(),
+            nb::kw_only(), "bootstrap_memory"_a = nb::none(), "bootstrap_order"_a = nb::none(),
+            "bootstrap_iterations"_a = nb::none(), "seed_for_testing"_a = nb::none(),
             nb::sig("def keygen(self, rotations: collections.abc.Sequence[int] | None = None, "
                     "conjugation: bool = False, relin: bool = True, "
                     "bootstrap: bool | int | collections.abc.Sequence[int] = False, *, "
-                    "seed_for_testing: bytes | None = None) -> Context"),
+                    "bootstrap_memory: str | None = None, bootstrap_order: str | None = None, "
+                    "bootstrap_iterations: int | None = None, seed_for_testing: bytes | None = None) -> Context"),
             "Generates keys and stores them in the context; returns the context.\n\n"
             "The first call draws the secret key and the public key. Each call then adds the relinearization key "
             "(relin=True; needed by ct * ct), the Galois keys of the rotation steps and, if conjugation=True, of "
@@ -514,8 +523,15 @@ void register_ckks(nb::module_& m) {
             "bootstrap=True also makes the keys of bootstrapping ciphertexts of every slot count (ct.bootstrap()); "
             "an int or a list of ints makes them for those slot counts (a power of two: a bootstrapper of n slots "
             "also takes ciphertexts of fewer, at its cost). It needs bootstrappable parameters (the preset 'B1', 'B2' for "
-            "high precision, or 'BT' for tests) and takes time and memory: about 50 keys, several GB at N = 2^16 (see "
+            "high precision, or 'BT' for tests) and takes time and memory: about 45 keys, 7.4 GiB at N = 2^16 (see "
             "docs/bootstrapping.md and bootstrap_info()).\n\n"
+            "bootstrap_memory: 'fast' (default) or 'low': fewer keys (15 Galois keys, 2.8 GiB at B1) and the DFT matrices encoded "
+            "at each use, for a slower bootstrap (docs/bootstrapping.md#memory). bootstrap_order: "
+            "'coeffs_to_slots_first' (default) or 'slots_to_coeffs_first' (SlotsToCoeffs on the input's own lowest "
+            "levels: the output keeps them, and inputs need bootstrap_info()['min_input_level'] levels). "
+            "bootstrap_iterations: None (automatic: 2 where the output scale is at least 2^45, as in 'B2'), 1, or 2 "
+            "(high precision, twice the time). A context holds one bootstrapper per slot count: asking for other "
+            "options where keys exist raises ValueError.\n\n"
             "seed_for_testing: FOR TESTS AND REPRODUCIBLE RESEARCH ONLY. 32 bytes from which the secret key and "
             "every key of this and later keygen() calls of the context are made: two contexts of the same parameters "
             "keyed from the same seed by the same calls hold bit-identical keys. Whoever knows the seed knows the "

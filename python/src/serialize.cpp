@@ -113,6 +113,14 @@ StatePtr deserialize_context(io::ByteView data, bool auto_mode) {
                 raise<SerializationError>("Context.deserialize: the bootstrap keys' configuration does not fit these "
                                           "parameters: ", e.what());
             }
+            // keys written by an oboro whose DFT plans used other rotations
+            try {
+                b->require_keys("Context.deserialize", keys);
+            } catch (const oboro::Error& e) {
+                raise<SerializationError>("Context.deserialize: the bootstrap keys for ", n, " slots do not cover "
+                                          "this version's bootstrapping circuit (written by another oboro version?); "
+                                          "generate them again with keygen(bootstrap=...): ", e.what());
+            }
             boot.push_back({std::move(b), std::move(keys)});
             continue;
         }

@@ -247,9 +247,16 @@ void register_circuits(nb::module_& m);
 // bootstrap.cpp: the bootstrappers and keys of keygen(bootstrap=...) for these slot counts, added
 // to `have` (without the GIL; kg holds the secret key), Ciphertext.bootstrap and Batch.bootstrap,
 // Context.bootstrap_info.
+// `options`: the configuration of the new bootstrappers (bootstrap_options; its slots are ignored);
+// ValueError when one of these slot counts has a bootstrapper of other options already.
 std::shared_ptr<const algorithms::BootstrapSet> with_bootstrapping(
     const ContextPtr& ctx, KeyGenerator& kg, const std::shared_ptr<const algorithms::BootstrapSet>& have,
-    const std::vector<size_t>& slots);
+    const std::vector<size_t>& slots, const algorithms::BootstrapConfig& options);
+// The Python options of bootstrapping as a configuration: memory 'fast' (the default) or 'low'
+// (MemoryPolicy::low()), order 'coeffs_to_slots_first' (the default) or 'slots_to_coeffs_first',
+// iterations None (automatic), 1 or 2. ValueError naming `op` for anything else.
+algorithms::BootstrapConfig bootstrap_options(const char* op, const std::optional<std::string>& memory,
+                                              const std::optional<std::string>& order, std::optional<int> iterations);
 template <typename Py> void add_bootstrap_method(nb::class_<Py>& cls, const char* type_name);
 void add_bootstrap_real_pair(nb::class_<PyCiphertext>& cls);
 void add_bootstrap_info(nb::class_<PyContext>& ctx);

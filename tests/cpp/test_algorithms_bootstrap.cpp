@@ -1,6 +1,8 @@
 // Bootstrapping (algorithms/bootstrap.hpp) on a small insecure ring: the DFT factorisation against
 // the encoder, EvalMod's model, and whole bootstraps with full and sparse slots checked against
 // the input values with a bound in bits.
+#include <cstring>
+#include <tuple>
 #include <gtest/gtest.h>
 
 #include "ckks_test_util.hpp"
@@ -596,35 +598,56 @@ TEST(Bootstrap, KeysRoundTripThroughTheCheckedFormat) {
         EXPECT_TRUE(same_words(again.bootstrap(CountedOps(eval, nullptr), ct, loaded),
                                boot.bootstrap(CountedOps(original, nullptr), ct, bk)));
     }
-    // the order, the iterations and an automatic message ratio travel too (format version 4)
+    // the order, the iterations, an automatic message ratio (format version 4) and the memory
+    // policy (5) travel too
     BootstrapConfig stc_first = config_for(16);
     stc_first.order = BootstrapOrder::slots_to_coeffs_first;
     stc_first.iterations = 1;
-    const io::Bytes v4 = io::serialize(*k.ctx, stc_first, bk, /*compress=*/false);
-    EXPECT_EQ(v4[8], 4);
-    const BootstrapConfig loaded_v4 = io::load_bootstrap_keys(*k.ctx, v4).first;
-    EXPECT_EQ(loaded_v4.order, BootstrapOrder::slots_to_coeffs_first);
-    EXPECT_EQ(loaded_v4.iterations, 1);
-    EXPECT_FALSE(loaded_v4.message_ratio_bits.has_value());
-    // a version-3 record (no iterations, no order) still loads: automatic iterations, CoeffsToSlots
-    // first. Its payload lacks the 8 bytes after the ephemeral weight (header 32 + 7 fields of 4).
-    io::Bytes v3(plain.begin(), plain.end() - long(io::kChecksumSize));
-    v3.erase(v3.begin() + 32 + 28, v3.begin() + 32 + 36);
-    v3[8] = 3;
-    const uint64_t payload = v3.size() - io::kHeaderSize;
-    for (int i = 0; i < 8; ++i) v3[24 + size_t(i)] = uint8_t(payload >> (8 * i));
-    const uint64_t sum = io::xxh64(v3.data(), v3.size());
-    for (int i = 0; i < 8; ++i) v3.push_back(uint8_t(sum >> (8 * i)));
-    const auto [loaded_v3, keys_v3] = io::load_bootstrap_keys(*k.ctx, v3);
+    stc_first.memory = MemoryPolicy::low();
+    const io::Bytes v5 = io::serialize(*k.ctx, stc_first, bk, /*compress=*/false);
+    EXPECT_EQ(v5[8], 5);
+    const BootstrapConfig loaded_v5 = io::load_bootstrap_keys(*k.ctx, v5).first;
+    EXPECT_EQ(loaded_v5.order, BootstrapOrder::slots_to_coeffs_first);
+    EXPECT_EQ(loaded_v5.iterations, 1);
+    EXPECT_FALSE(loaded_v5.message_ratio_bits.has_value());
+    EXPECT_EQ(loaded_v5.memory.key_saving_tolerance, MemoryPolicy::low().key_saving_tolerance);
+    EXPECT_TRUE(loaded_v5.memory.encode_on_use);
+    // A record written by an older version, with its checksum and size recomputed: the bytes of
+    // `plain` (version 5) without the `cut` bytes at payload offset `at`.
+    const auto older = [&](uint8_t version, size_t at, size_t cut) {
+        io::Bytes old(plain.begin(), plain.end() - long(io::kChecksumSize));
+        old.erase(old.begin() + long(32 + at), old.begin() + long(32 + at + cut));
+        old[8] = version;
+        const uint64_t payload = old.size() - io::kHeaderSize;
+        for (int i = 0; i < 8; ++i) old[24 + size_t(i)] = uint8_t(payload >> (8 * i));
+        const uint64_t sum = io::xxh64(old.data(), old.size());
+        for (int i = 0; i < 8; ++i) old.push_back(uint8_t(sum >> (8 * i)));
+        return old;
+    };
+    // version 4: no memory policy (the 9 bytes after the order, payload offset 36): the default
+    const auto [loaded_v4, keys_v4] = io::load_bootstrap_keys(*k.ctx, older(4, 36, 9));
+    EXPECT_EQ(loaded_v4.message_ratio_bits, 11);
+    EXPECT_EQ(loaded_v4.memory.key_saving_tolerance, MemoryPolicy{}.key_saving_tolerance);
+    EXPECT_FALSE(loaded_v4.memory.encode_on_use);
+    EXPECT_EQ(keys_v4.galois.keys.size(), bk.galois.keys.size());
+    // version 3: no iterations, no order either (the 17 bytes after the ephemeral weight, header
+    // 32 + 7 fields of 4): automatic iterations, CoeffsToSlots first
+    const auto [loaded_v3, keys_v3] = io::load_bootstrap_keys(*k.ctx, older(3, 28, 17));
     EXPECT_EQ(loaded_v3.message_ratio_bits, 11);
     EXPECT_FALSE(loaded_v3.iterations.has_value());
     EXPECT_EQ(loaded_v3.order, BootstrapOrder::coeffs_to_slots_first);
     EXPECT_EQ(keys_v3.galois.keys.size(), bk.galois.keys.size());
-    // out-of-range iterations (payload offset 28) and order (32) are refused (the checksum
-    // recomputed, as an attacker could)
-    for (const auto& [offset, value] : {std::pair{32 + 28, 3u}, std::pair{32 + 28, 0u}, std::pair{32 + 32, 2u}}) {
-        io::Bytes bad(v4.begin(), v4.end() - long(io::kChecksumSize));
-        for (int i = 0; i < 4; ++i) bad[size_t(offset + i)] = uint8_t(value >> (8 * i));
+    // out-of-range iterations (payload offset 28), order (32), tolerance (36) and encoding flag
+    // (44) are refused (the checksum recomputed, as an attacker could)
+    const double nan = std::nan(""), huge = 1e6;
+    uint64_t nan_bits, huge_bits;
+    std::memcpy(&nan_bits, &nan, 8);
+    std::memcpy(&huge_bits, &huge, 8);
+    for (const auto& [offset, value, width] : {std::tuple{32 + 28, uint64_t(3), 4}, std::tuple{32 + 28, uint64_t(0), 4},
+                                               std::tuple{32 + 32, uint64_t(2), 4}, std::tuple{32 + 36, nan_bits, 8},
+                                               std::tuple{32 + 36, huge_bits, 8}, std::tuple{32 + 44, uint64_t(2), 1}}) {
+        io::Bytes bad(v5.begin(), v5.end() - long(io::kChecksumSize));
+        for (int i = 0; i < width; ++i) bad[size_t(offset + i)] = uint8_t(value >> (8 * i));
         const uint64_t bad_sum = io::xxh64(bad.data(), bad.size());
         for (int i = 0; i < 8; ++i) bad.push_back(uint8_t(bad_sum >> (8 * i)));
         EXPECT_THROW(io::load_bootstrap_keys(*k.ctx, bad), SerializationError) << offset << " " << value;

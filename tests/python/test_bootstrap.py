@@ -195,6 +195,45 @@ def test_bootstrap_info_without_keys():
     assert info["max_input_scale"] > 2.0**45
 
 
+def test_options_low_memory_slots_to_coeffs_first_and_one_iteration():
+    """keygen's bootstrap options: memory='low' (fewer keys, the same circuit and precision; at BT the
+    plans are already lean, at B1 bootstrap_info shows the difference), order='slots_to_coeffs_first'
+    (inputs need min_input_level levels, the output keeps them), iterations; they travel with the
+    context's bytes, and a second set of other options for one slot count is refused."""
+    b1 = oboro.Context.from_preset("B1")
+    fast, low = b1.bootstrap_info(), b1.bootstrap_info(memory="low")
+    assert (fast["memory"], low["memory"]) == ("fast", "low")
+    assert low["galois_keys"] < fast["galois_keys"] and low["key_bytes"] < 4e9 < fast["key_bytes"]
+    assert low["depth"] == fast["depth"] and low["output_level"] == fast["output_level"]
+
+    c = oboro.Context.from_preset("BT")
+    c.keygen(rotations=[], bootstrap=16, bootstrap_memory="low", bootstrap_order="slots_to_coeffs_first")
+    info = c.bootstrap_info(16)
+    assert info["has_keys"] and info["memory"] == "low" and info["order"] == "slots_to_coeffs_first"
+    assert info["min_input_level"] == 3 and info["iterations"] == 1
+    assert c.bootstrap_info(16, memory="low", order="slots_to_coeffs_first")["has_keys"]
+    assert not c.bootstrap_info(16, memory="fast")["has_keys"]  # other options: what they would do
+    x = values(16, 12, complex_=True)
+    out = c.encrypt(x, level=info["min_input_level"]).bootstrap()
+    assert out.level == info["output_level"] and bits(c.decrypt(out), x) > MIN_BITS
+    with pytest.raises(oboro.InvalidArgument, match="min_input_level|levels 3"):
+        c.encrypt(x, level=1).bootstrap()
+    server = oboro.Context.deserialize(c.public().serialize())
+    assert server.bootstrap_info(16)["memory"] == "low"
+    assert bits(c.decrypt(server.encrypt(x, level=3).bootstrap()), x) > MIN_BITS
+    # one set per slot count: the same options again are a no-op, others a ValueError
+    c.keygen(rotations=[], bootstrap=16, bootstrap_memory="low", bootstrap_order="slots_to_coeffs_first")
+    with pytest.raises(oboro.InvalidArgument, match="memory='low', order='slots_to_coeffs_first'"):
+        c.keygen(rotations=[], bootstrap=16)
+    one = oboro.Context.from_preset("BT").bootstrap_info(16, iterations=1)
+    assert one["iterations"] == 1 and not one["has_keys"]
+    for bad in ({"bootstrap_memory": "tiny"}, {"bootstrap_order": "backwards"}, {"bootstrap_iterations": 3}):
+        with pytest.raises(oboro.InvalidArgument, match="memory|order|iterations"):
+            oboro.Context.from_preset("BT").keygen(rotations=[], bootstrap=16, **bad)
+    with pytest.raises(oboro.ParameterError, match="SlotsToCoeffs first takes one iteration"):
+        oboro.Context.from_preset("BT").bootstrap_info(16, order="slots_to_coeffs_first", iterations=2)
+
+
 def test_errors():
     c = oboro.Context.from_preset("BT")
     c.keygen(rotations=[])

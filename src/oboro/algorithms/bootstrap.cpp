@@ -291,18 +291,10 @@ BootstrapKeys Bootstrapper::generate_keys(ckks::KeyGenerator& keygen) const {
     return keys;
 }
 
-template <ckks::Encrypted T>
-void Bootstrapper::check_input(const char* op, const ckks::Evaluator& eval, const T& x, const BootstrapKeys& bk) const {
+void Bootstrapper::require_keys(const char* op, const BootstrapKeys& bk) const {
     const ckks::Context& ctx = *ctx_;
-    const ckks::GaloisKeys& keys = bk.galois;
-    if (x.size() != 2) raise<ValueError>(op, ": the input has size ", x.size(), "; relinearize it first");
-    // fewer slots m | n: the message lies in the subring of m slots, inside that of n, and reads
-    // as n slots repeating with period m
-    if (x.slots() > n_ || n_ % x.slots() != 0)
-        raise<ValueError>(op, ": the input has ", x.slots(), " slots; this bootstrapper takes ", n_,
-                          " or a power of two below (make one with slots = ", x.slots(), ")");
-    require_rotation_keys(op, ctx, keys, rotation_steps(), "Bootstrapper::rotation_steps");
-    if (!keys.has(ctx.conjugation_element()))
+    require_rotation_keys(op, ctx, bk.galois, rotation_steps(), "Bootstrapper::rotation_steps");
+    if (!bk.galois.has(ctx.conjugation_element()))
         raise<MissingKey>(op, ": the conjugation key is missing (generate the Galois keys with conjugation)");
     if (encapsulates_ && !bk.encapsulation)
         raise<MissingKey>(op, ": the secret key is not sparse enough for ModRaise and the encapsulation keys are "
@@ -311,6 +303,18 @@ void Bootstrapper::check_input(const char* op, const ckks::Evaluator& eval, cons
         raise<ValueError>(op, ": the encapsulation keys' ephemeral secret has Hamming weight ",
                           bk.encapsulation->ephemeral_hamming_weight, " but EvalMod was built for at most ",
                           config_.ephemeral_hamming_weight);
+}
+
+template <ckks::Encrypted T>
+void Bootstrapper::check_input(const char* op, const ckks::Evaluator& eval, const T& x, const BootstrapKeys& bk) const {
+    const ckks::Context& ctx = *ctx_;
+    if (x.size() != 2) raise<ValueError>(op, ": the input has size ", x.size(), "; relinearize it first");
+    // fewer slots m | n: the message lies in the subring of m slots, inside that of n, and reads
+    // as n slots repeating with period m
+    if (x.slots() > n_ || n_ % x.slots() != 0)
+        raise<ValueError>(op, ": the input has ", x.slots(), " slots; this bootstrapper takes ", n_,
+                          " or a power of two below (make one with slots = ", x.slots(), ")");
+    require_keys(op, bk);
     if (!(eval.keys() && eval.keys()->relin_key()))
         raise<MissingKey>(op, ": EvalMod takes ciphertext products and the evaluator has no relinearization key");
     const int base = min_input_level();

@@ -143,6 +143,9 @@ public:
     // Whether the secret key is switched to an ephemeral sparse one for ModRaise (the secret key is
     // dense, or sparse of Hamming weight above 64).
     bool encapsulates() const { return encapsulates_; }
+    // MissingKey (naming `op` and what is missing) unless `keys` hold every key bootstrap() needs
+    // besides the evaluator's relinearization key.
+    void require_keys(const char* op, const BootstrapKeys& keys) const;
     // The memory of generate_keys()'s keys (the relinearization key, the evaluator's, not counted).
     size_t key_bytes() const;
     // The keys of bootstrap(): each Galois key made at the highest level it is used at (smaller

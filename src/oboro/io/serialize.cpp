@@ -681,12 +681,17 @@ GaloisKeys load_galois_keys(const Context& ctx, ByteView data) {
 }
 
 // ---- bootstrap keys ----
+// A plan within 2^10 of the least cost is no plan anyone means: a damaged record
+constexpr double kMaxKeySavingTolerance = 1024;
+
 // u32 slots (0: all), i32 CoeffsToSlots levels, i32 SlotsToCoeffs levels, i32 double angles (-1:
 // automatic), i32 cosine degree (-1: automatic), i32 message ratio bits (-1: automatic; version 4),
 // i32 ephemeral weight, and from version 4 i32 iterations (-1: automatic) and u32 the order (0:
-// CoeffsToSlots first, 1: SlotsToCoeffs first); the Galois key set's body; u8 1 when the
-// encapsulation keys follow: u32 their ephemeral weight, the key to the ephemeral secret, the key
-// back. A version-3 record has neither and stands for the automatic iterations, CoeffsToSlots first.
+// CoeffsToSlots first, 1: SlotsToCoeffs first), from version 5 the memory policy (f64 the plans'
+// key-saving tolerance, u8 1 when the diagonals are encoded at each use); the Galois key set's
+// body; u8 1 when the encapsulation keys follow: u32 their ephemeral weight, the key to the
+// ephemeral secret, the key back. A version-3 record has neither and stands for the automatic
+// iterations, CoeffsToSlots first; a version 3 or 4 record for the default memory policy.
 
 Bytes serialize(const Context& ctx, const algorithms::BootstrapConfig& config, const algorithms::BootstrapKeys& keys,
                 bool compress) {
@@ -700,6 +705,8 @@ Bytes serialize(const Context& ctx, const algorithms::BootstrapConfig& config, c
                   config.ephemeral_hamming_weight, config.iterations.value_or(-1)})
         w.u32(uint32_t(v));
     w.u32(config.order == algorithms::BootstrapOrder::slots_to_coeffs_first ? 1 : 0);
+    w.f64(config.memory.key_saving_tolerance);
+    w.u8(config.memory.encode_on_use ? 1 : 0);
     write_galois_body(w, ctx, keys.galois, compress);
     w.u8(keys.encapsulation ? 1 : 0);
     if (keys.encapsulation) {
@@ -746,6 +753,16 @@ std::pair<algorithms::BootstrapConfig, algorithms::BootstrapKeys> load_bootstrap
         if (iterations > 0) config.iterations = iterations;
         config.order = in_range("the order", 0, 1) == 1 ? algorithms::BootstrapOrder::slots_to_coeffs_first
                                                         : algorithms::BootstrapOrder::coeffs_to_slots_first;
+    }
+    if (v.version >= 5) {
+        const double tolerance = r.f64("the key-saving tolerance");
+        if (!(tolerance >= 0 && tolerance <= kMaxKeySavingTolerance))
+            r.fail(oboro::detail::concat("a key-saving tolerance of ", tolerance, " is outside 0..",
+                                         kMaxKeySavingTolerance));
+        config.memory.key_saving_tolerance = tolerance;
+        const uint8_t on_use = r.u8("the encoding flag");
+        if (on_use > 1) r.fail(oboro::detail::concat("an encoding flag of ", int(on_use)));
+        config.memory.encode_on_use = on_use == 1;
     }
     algorithms::BootstrapKeys keys;
     keys.galois = read_galois_body(r, ctx);
