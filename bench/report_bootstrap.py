@@ -25,7 +25,8 @@ def eval_mod(row):
     iterations = ", 2 iterations" if row.get("iterations", 1) == 2 else ""
     order = (f", SlotsToCoeffs first (input at level {row['input_level']})"
              if row.get("order") == "slots_to_coeffs_first" else "")
-    return f"degree {row['cosine_degree']}, r = {row['double_angles']}{iterations}{order}"
+    memory = ", low memory" if row.get("memory") == "low" else ""
+    return f"degree {row['cosine_degree']}, r = {row['double_angles']}{iterations}{order}{memory}"
 
 
 def peer_row(r, name, ratio):
@@ -58,7 +59,7 @@ def render(oboro, lattigo=None, openfhe=()):
         f"Bootstrap: the median of {oboro['runs']} runs after a first one. Precision: -log2 of the largest error "
         "over the slots (worst of the runs), values uniform in the complex unit disk, full slots; mean: the mean over "
         "the slots of -log2 of the error (Lattigo's AVG Prec; worst of the runs); all ones: the "
-        "same for the hardest input, every slot 1. Ratio: the message ratio (Lattigo's default set uses 2^8). EvalMod: the degree of its cosine (a sine when r = 0) and the number r of double angles (2 iterations: high precision, each bootstrap run twice, the second on the first's error; SlotsToCoeffs first: the other order, on an input with that many levels, which the output keeps). Set-up: the bootstrapper's DFT matrices (Lattigo: "
+        "same for the hardest input, every slot 1. Ratio: the message ratio (Lattigo's default set uses 2^8). EvalMod: the degree of its cosine (a sine when r = 0) and the number r of double angles (2 iterations: high precision, each bootstrap run twice, the second on the first's error; SlotsToCoeffs first: the other order, on an input with that many levels, which the output keeps; low memory: MemoryPolicy::low(), keygen(bootstrap_memory='low'), fewer keys and the DFT matrices encoded at each use). Set-up: the bootstrapper's DFT matrices (Lattigo: "
         "NewEvaluator). Keys: the Galois, encapsulation and relinearization keys (Lattigo: its evaluation key "
         "set, the same keys). Two real: two real ciphertexts in one bootstrap (bootstrap_real_pair; a real Batch "
         "pairs its elements), the median time of the pair and the worse precision of its two outputs, values "
@@ -96,6 +97,19 @@ def render(oboro, lattigo=None, openfhe=()):
                     f"({name} on {b['threads']} thread(s), {b['bootstrap_median_s']:.2f} s against {o['bootstrap_median_s']:.2f} s), "
                     f"{o['output_level'] - b['levels_left']:+d} levels left."
                 )
+    low = [o for o in rows if o.get("memory") == "low"]
+    if peers and low:
+        lines.append("")
+        least_keys = min((r for _, r in peers if r.get("key_gib") is not None), key=lambda r: r["key_gib"], default=None)
+        least_peak = min((r for _, r in peers), key=lambda r: r["peak_gib"])
+        for o in low:
+            keys = (f", against the smallest other key set's {least_keys['key_gib']:.2f} GiB"
+                    if least_keys else "")
+            lines.append(
+                f"oboro with low memory on {o['threads']} thread(s): {o['key_gib']:.2f} GiB of keys "
+                f"({o['key_gib'] * 2**30 / 1e9:.2f} GB){keys}; a peak of {o['peak_gib']:.1f} GiB against the lowest "
+                f"other library's {least_peak['peak_gib']:.1f} GiB."
+            )
     if lattigo:
         r = lattigo
         lines.append("")

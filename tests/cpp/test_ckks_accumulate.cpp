@@ -126,7 +126,75 @@ TEST_P(AccumulateTest, BatchesAccumulateLikeEachElement) {
     }
 }
 
+// multiply_plain_sum gives the words of multiply and multiply_accumulate term by term: past the
+// 64 terms of one lazy accumulation, for one term, and for a batch with plaintexts per element or
+// broadcast.
+TEST_P(AccumulateTest, PlainSumsAreTheProductsTermByTerm) {
+    Keys& K = k();
+    const Evaluator& ev = *K.eval;
+    const Context& ctx = *K.ctx;
+    const size_t slots = ctx.max_slots();
+    std::vector<Ciphertext> cx;
+    std::vector<Plaintext> py;
+    for (uint64_t i = 0; i < 70; ++i) {
+        cx.push_back(K.encrypt(random_complex(slots, 1.0, 200 + i)));
+        py.push_back(K.encoder->encode(random_complex(slots, 1.0, 300 + i)));
+    }
+    for (size_t terms : {size_t(1), size_t(3), size_t(64), size_t(70)}) {
+        SCOPED_TRACE(terms);
+        std::vector<const Ciphertext*> a;
+        std::vector<const Plaintext*> b;
+        Ciphertext want = ev.multiply(cx[0], py[0]);
+        for (size_t j = 0; j < terms; ++j) {
+            a.push_back(&cx[j]);
+            b.push_back(&py[j]);
+            if (j) ev.multiply_accumulate(want, cx[j], py[j]);
+        }
+        const Ciphertext got = ev.multiply_plain_sum(a, b);
+        EXPECT_TRUE(same_words(got, want));
+        EXPECT_EQ(got.scale(), want.scale());
+    }
+    // batches: element c of sum_j X_j * P_j is sum_j x_{j,c} * p_{j,c}; a Plaintext is broadcast
+    std::vector<CiphertextBatch> xs;
+    std::vector<PlaintextBatch> ps;
+    for (size_t j = 0; j < 3; ++j) {
+        const Ciphertext* members[] = {&cx[3 * j], &cx[3 * j + 1], &cx[3 * j + 2]};
+        xs.push_back(CiphertextBatch::from_ciphertexts(ctx, std::span<const Ciphertext* const>(members)));
+        const Plaintext three[] = {py[3 * j], py[3 * j + 1], py[3 * j + 2]};
+        ps.push_back(PlaintextBatch::from_plaintexts(ctx, three));
+    }
+    const CiphertextBatch per = ev.multiply_plain_sum<CiphertextBatch, PlaintextBatch>({&xs[0], &xs[1], &xs[2]},
+                                                                                        {&ps[0], &ps[1], &ps[2]});
+    const CiphertextBatch shared =
+        ev.multiply_plain_sum<CiphertextBatch, Plaintext>({&xs[0], &xs[1], &xs[2]}, {&py[0], &py[1], &py[2]});
+    for (size_t c = 0; c < 3; ++c) {
+        SCOPED_TRACE(c);
+        Ciphertext e = ev.multiply(cx[c], py[c]), f = ev.multiply(cx[c], py[0]);
+        for (size_t j = 1; j < 3; ++j) {
+            ev.multiply_accumulate(e, cx[3 * j + c], py[3 * j + c]);
+            ev.multiply_accumulate(f, cx[3 * j + c], py[j]);
+        }
+        EXPECT_TRUE(same_words(per.at(c), e));
+        EXPECT_TRUE(same_words(shared.at(c), f));
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(Presets, AccumulateTest, ::testing::Values("S1", "S2"));
+
+TEST(AccumulateErrors, PlainSumsNeedMatchingTerms) {
+    Keys& K = Keys::get("S1");
+    const Evaluator& ev = *K.eval;
+    const Ciphertext x = K.encrypt(random_complex(16, 1.0, 70)), y = ev.drop_to_level(x, 0);
+    const Plaintext p = K.encoder->encode(random_complex(16, 1.0, 71));
+    Ciphertext z = x;
+    z.set_scale(x.scale() * 1.5);
+    using Cts = std::vector<const Ciphertext*>;
+    using Pts = std::vector<const Plaintext*>;
+    EXPECT_ERROR(ValueError, ev.multiply_plain_sum(Cts{}, Pts{}), "multiply_plain_sum", "at least one");
+    EXPECT_ERROR(ValueError, ev.multiply_plain_sum(Cts{&x, &x}, Pts{&p}), "2 ciphertexts and 1");
+    EXPECT_ERROR(LevelMismatch, ev.multiply_plain_sum(Cts{&x, &y}, Pts{&p, &p}), "multiply_plain_sum");
+    EXPECT_ERROR(ScaleMismatch, ev.multiply_plain_sum(Cts{&x, &z}, Pts{&p, &p}), "term 1", "scale");
+}
 
 TEST(AccumulateErrors, TheAccumulatorMustFitTheProducts) {
     Keys& K = Keys::get("S1");

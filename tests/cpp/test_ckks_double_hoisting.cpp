@@ -153,6 +153,24 @@ TEST_P(DoubleHoisting, QueueDefaultsMultiplyAccumulateOverQP) {
     EXPECT_TRUE(same_words(a, b));
 }
 
+// The CPU queue's mul_plain_sum (128-bit sums) gives the default's words (mul_plain and
+// mul_plain_add term by term), over Q_level * P too.
+TEST_P(DoubleHoisting, QueueDefaultsMultiplyPlainSumOverQP) {
+    Keys& K = k();
+    const Evaluator fused = eval(), unfused = fused.on(std::make_shared<UnfusedExtendedQueue>());
+    const Ciphertext x = K.encrypt(random_complex(K.ctx->max_slots(), 1.0, 52));
+    const std::vector<Ciphertext> rotated = fused.rotate_many_extended(x, {0, 1, 5});
+    std::vector<Plaintext> w;
+    for (uint64_t j = 0; j < rotated.size(); ++j)
+        w.push_back(K.encoder->encode_extended(random_complex(K.ctx->max_slots(), 1.0, 53 + j), x.level(),
+                                               double(K.ctx->q()[size_t(x.level())]), K.ctx->max_slots()));
+    const std::vector<const Ciphertext*> a = {&rotated[0], &rotated[1], &rotated[2]};
+    const std::vector<const Plaintext*> b = {&w[0], &w[1], &w[2]};
+    const Ciphertext got = fused.multiply_plain_sum(a, b);
+    EXPECT_EQ(got.basis(), Basis::qp);
+    EXPECT_TRUE(same_words(got, unfused.multiply_plain_sum(a, b)));
+}
+
 INSTANTIATE_TEST_SUITE_P(Presets, DoubleHoisting, ::testing::Values("S1", "S2"));
 
 TEST(DoubleHoistingErrors, ExtendedObjectsAreRefusedWhereTheyDoNotBelong) {

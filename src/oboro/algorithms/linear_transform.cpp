@@ -221,9 +221,13 @@ T LinearTransform::group_sum(const CountedOps& ops, size_t group, const std::vec
     const std::vector<size_t>& members = group_babies_[group];
     const std::vector<size_t>& diags = group_diags_[group];
     const auto sum = [&](const auto& pt) {  // pt(j): the plaintext of member j
-        T s = ops.multiply_plain(babies[members[0]], pt(0));
-        for (size_t j = 1; j < members.size(); ++j) ops.multiply_accumulate(s, babies[members[j]], pt(j));
-        return s;
+        std::vector<const T*> xs;
+        std::vector<const PlainOf<T>*> ps;
+        for (size_t j = 0; j < members.size(); ++j) {
+            xs.push_back(&babies[members[j]]);
+            ps.push_back(&pt(j));
+        }
+        return ops.multiply_plain_sum(xs, ps);
     };
     if (memory_.encode_on_use) {
         const std::vector<PlainOf<T>> pts = diagonals_->encode_for(babies[members[0]], diags);

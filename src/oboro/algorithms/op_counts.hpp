@@ -156,6 +156,16 @@ public:
             counts_->add += ckks::element_count(a);
         }
     }
+    // sum_j a[j] * p[j]: one cMult per term and one Add per term after the first.
+    template <ckks::Encrypted T, typename P> requires ckks::PlainOperandOf<P, T>
+    T multiply_plain_sum(const std::vector<const T*>& a, const std::vector<const P*>& p) const {
+        T r = eval_.multiply_plain_sum(a, p);
+        if (counts_) {
+            counts_->cmult += ckks::element_count(r) * a.size();
+            counts_->add += ckks::element_count(r) * (a.size() - 1);
+        }
+        return r;
+    }
     template <ckks::Encrypted T> T multiply(const T& a, const T& b) const {
         T r = eval_.multiply(a, b);
         if (counts_) counts_->mult += ckks::element_count(r);

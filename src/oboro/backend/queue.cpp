@@ -40,6 +40,12 @@ void Queue::mul_plain_add(const Ring& ring, BatchSpan acc, ConstBatchSpan a, Con
     add(ring, acc, acc.as_const(), t.span.as_const());  // the scratch is freed in queue order
 }
 
+void Queue::mul_plain_sum(const Ring& ring, BatchSpan out, const ConstBatchSpan* a, const ConstBatchSpan* b,
+                          size_t terms) {
+    mul_plain(ring, out, a[0], b[0]);
+    for (size_t j = 1; j < terms; ++j) mul_plain_add(ring, out, a[j], b[j]);
+}
+
 void Queue::mul_scalar_add(const Ring& ring, BatchSpan acc, ConstBatchSpan a, const uint64_t* per_limb) {
     Scratch t(*this, a, a.polys);
     mul_scalar(ring, t.span, a, per_limb);

@@ -95,6 +95,12 @@ public:
     // (special limbs) on a queue with extended_basis().
     // acc += a * b on every polynomial of a (b: plaintexts, 1 polynomial; acc shaped like a).
     virtual void mul_plain_add(const Ring& ring, BatchSpan acc, ConstBatchSpan a, ConstBatchSpan b);
+    // out (shaped like a[0]) = sum_j a[j] * b[j] over `terms` pairs: a[j] of one shape, b[j]
+    // plaintexts (1 polynomial; count 1: broadcast); out aliases no operand. The default is
+    // mul_plain then mul_plain_add per term; the CPU queue sums each limb's products in 128 bits
+    // and reduces once (the same words).
+    virtual void mul_plain_sum(const Ring& ring, BatchSpan out, const ConstBatchSpan* a, const ConstBatchSpan* b,
+                               size_t terms);
     // acc += a * s[i] on limb i, every polynomial of a.
     virtual void mul_scalar_add(const Ring& ring, BatchSpan acc, ConstBatchSpan a, const uint64_t* per_limb);
     // acc (3 polynomials) += the tensor product of size-2 a and b.

@@ -548,6 +548,43 @@ requires PlainOperandOf<P, T> void Evaluator::multiply_accumulate(T& acc, const 
     queue_->mul_plain_add(ctx_->ring(), span_of(acc), span_of(a), span_of(b));
 }
 
+template <Encrypted T, typename P>
+requires PlainOperandOf<P, T>
+T Evaluator::multiply_plain_sum(const std::vector<const T*>& a, const std::vector<const P*>& b) const {
+    const char* op = "multiply_plain_sum";
+    if (a.empty() || a.size() != b.size())
+        raise<ValueError>(op, ": ", a.size(), " ciphertexts and ", b.size(), " plaintexts; give as many of each, at "
+                          "least one");
+    const Checks check(*ctx_, *queue_);
+    const T& first = *a[0];
+    const double scale = first.scale() * b[0]->scale();
+    std::vector<backend::ConstBatchSpan> as, bs;
+    as.reserve(a.size());
+    bs.reserve(b.size());
+    for (size_t j = 0; j < a.size(); ++j) {
+        check.pair(op, *a[j], *b[j], Bases::any);
+        check.product_scale(op, *a[j], b[j]->scale());
+        if (j > 0) {
+            const T& x = *a[j];
+            if (x.level() != first.level())
+                raise<LevelMismatch>(op, ": term ", j, "'s operand is at ", describe(x), " but term 0's at ",
+                                     describe(first), "; sum products of one level");
+            if (x.basis() != first.basis() || x.size() != first.size() || element_count(x) != element_count(first))
+                raise<ValueError>(op, ": term ", j, "'s operand (", describe(x), ") and term 0's (", describe(first),
+                                  ") differ in basis, size or element count");
+            if (!same_scale(x.scale() * b[j]->scale(), scale))
+                raise<ScaleMismatch>(op, ": term ", j, "'s product is at scale 2^", std::log2(x.scale() * b[j]->scale()),
+                                     " but term 0's at 2^", std::log2(scale));
+        }
+        as.push_back(span_of(*a[j]));
+        bs.push_back(span_of(*b[j]));
+    }
+    T out = make_output<T>(*ctx_, output_memory(queue_), count_of(first), first.size(), first.level(), scale,
+                           first.slots(), first.basis());
+    queue_->mul_plain_sum(ctx_->ring(), span_of(out), as.data(), bs.data(), as.size());
+    return out;
+}
+
 template <Encrypted T> void Evaluator::multiply_accumulate(T& acc, const T& a, const T& b) const {
     const char* op = "multiply_accumulate";
     const Checks check(*ctx_, *queue_);
@@ -1091,7 +1128,8 @@ OBORO_EVALUATOR_FOR(CiphertextBatch)
     template void Evaluator::sub_inplace(T&, const P&) const;       \
     template T Evaluator::multiply(const T&, const P&) const;       \
     template void Evaluator::multiply_inplace(T&, const P&) const;  \
-    template void Evaluator::multiply_accumulate(T&, const T&, const P&) const;
+    template void Evaluator::multiply_accumulate(T&, const T&, const P&) const; \
+    template T Evaluator::multiply_plain_sum(const std::vector<const T*>&, const std::vector<const P*>&) const;
 
 OBORO_EVALUATOR_PLAIN(Ciphertext, Plaintext)
 OBORO_EVALUATOR_PLAIN(CiphertextBatch, Plaintext)

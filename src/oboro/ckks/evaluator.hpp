@@ -130,6 +130,12 @@ public:
     template <Encrypted T, typename P> requires PlainOperandOf<P, T>
     void multiply_accumulate(T& acc, const T& a, const P& b) const;
     template <Encrypted T> void multiply_accumulate(T& acc, const T& a, const T& b) const;
+    // sum_j a[j] * b[j] in one pass over each limb (the products summed before they are reduced,
+    // on the CPU): the words of multiply and multiply_accumulate term by term. The a[j] of one
+    // level, basis, size and element count, each pair as multiply takes it, the products at one
+    // scale (to 2^-40; ScaleMismatch otherwise); ValueError for no terms or unequal lists.
+    template <Encrypted T, typename P> requires PlainOperandOf<P, T>
+    T multiply_plain_sum(const std::vector<const T*>& a, const std::vector<const P*>& b) const;
     // acc += a * c, with c encoded at the scale acc.scale / a.scale, so that the product lands
     // exactly on acc's scale (polynomial evaluation sums c_i * x_i at the scale it rescales to).
     // ValueError when that scale is below 2^20: c would be rounded to fewer than 20 bits.
