@@ -39,6 +39,11 @@ def peer_row(r, name, ratio):
     )
 
 
+def speed(ratio):
+    """A time ratio (theirs over ours) in words: '2.46x faster' or, below 1, '1.15x slower'."""
+    return f"{ratio:.2f}x faster" if ratio >= 1 else f"{1 / ratio:.2f}x slower"
+
+
 def fastest_peer(peers, threads):
     """The fastest other library's row at this thread count (Lattigo runs an op on one thread, so its
     1-thread figure stands at every count)."""
@@ -93,7 +98,7 @@ def render(oboro, lattigo=None, openfhe=()):
                 name, b = best
                 lines.append(
                     f"oboro on {o['threads']} thread(s), message ratio 2^{o['message_ratio_bits']}, EvalMod {eval_mod(o)}: "
-                    f"{b['bootstrap_median_s'] / o['bootstrap_median_s']:.2f}x faster than the fastest other library "
+                    f"{speed(b['bootstrap_median_s'] / o['bootstrap_median_s'])} than the fastest other library "
                     f"({name} on {b['threads']} thread(s), {b['bootstrap_median_s']:.2f} s against {o['bootstrap_median_s']:.2f} s), "
                     f"{o['output_level'] - b['levels_left']:+d} levels left."
                 )
@@ -115,12 +120,12 @@ def render(oboro, lattigo=None, openfhe=()):
         lines.append("")
         for o in rows:
             lines.append(
-                f"oboro on {o['threads']} thread(s), message ratio 2^{o['message_ratio_bits']}, EvalMod {eval_mod(o)}: {r['bootstrap_median_s'] / o['bootstrap_median_s']:.2f}x faster "
+                f"oboro on {o['threads']} thread(s), message ratio 2^{o['message_ratio_bits']}, EvalMod {eval_mod(o)}: {speed(r['bootstrap_median_s'] / o['bootstrap_median_s'])} "
                 f"than Lattigo ({o['bootstrap_median_s']:.2f} s against {r['bootstrap_median_s']:.2f} s), "
                 f"{o['precision_bits'] - r['precision_bits']:+.1f} bits of precision "
                 f"({o['mean_precision_bits'] - r['mean_precision_bits']:+.1f} in the mean), "
                 f"{o['output_level'] - r['levels_left']:+d} levels left; two real inputs in one bootstrap: "
-                f"{2 * r['bootstrap_median_s'] / o['real_pair_median_s']:.2f}x faster than two of Lattigo's."
+                f"{speed(2 * r['bootstrap_median_s'] / o['real_pair_median_s'])} than two of Lattigo's."
             )
     return "\n".join(lines) + "\n"
 
