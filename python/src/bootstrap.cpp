@@ -224,7 +224,7 @@ void add_bootstrap_info(nb::class_<PyContext>& ctx) {
         },
         "Automatic bootstrapping (False by default): in automatic mode, an operand at level 0 of a product (ct * ct, "
         "ct * array, ct * non-integer constant) is bootstrapped first, so long computations run without counting "
-        "levels. Each bootstrap costs about a second per 2^15 slots here (docs/bootstrapping.md) and gives about "
+        "levels. Each bootstrap takes seconds at N = 2^16 (docs/benchmarks/bootstrap.md) and gives about "
         "20 bits of precision; polynomial and matrix methods still check their levels before any work. Needs "
         "keygen(bootstrap=...) (MissingKey otherwise). A public() copy keeps the setting; a deserialized context "
         "starts with it off.");
