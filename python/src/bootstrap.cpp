@@ -43,9 +43,8 @@ std::vector<size_t> bootstrap_slots(const State& s, nb::handle arg) {
 namespace {
 
 const char* memory_name(const algorithms::MemoryPolicy& m) {
-    const algorithms::MemoryPolicy low = algorithms::MemoryPolicy::low(), fast;
-    if (m.key_saving_tolerance == low.key_saving_tolerance && m.encode_on_use == low.encode_on_use) return "low";
-    if (m.key_saving_tolerance == fast.key_saving_tolerance && m.encode_on_use == fast.encode_on_use) return "fast";
+    if (m == algorithms::MemoryPolicy::low()) return "low";
+    if (m == algorithms::MemoryPolicy{}) return "fast";
     return "custom";  // a configuration made in C++
 }
 
@@ -60,8 +59,7 @@ std::string options_str(const algorithms::BootstrapConfig& c) {
 }
 
 bool same_options(const algorithms::BootstrapConfig& a, const algorithms::BootstrapConfig& b) {
-    return a.memory.key_saving_tolerance == b.memory.key_saving_tolerance &&
-           a.memory.encode_on_use == b.memory.encode_on_use && a.order == b.order && a.iterations == b.iterations;
+    return a.memory == b.memory && a.order == b.order && a.iterations == b.iterations;
 }
 
 }  // namespace

@@ -84,11 +84,11 @@ BsgsPlan chained(BsgsPlan p) {
     p.forward = p.backward = 0;
     if (at.empty()) return p;
     // forward reaches 1 .. a, backward a + 1 .. m - 1, for a = 0 or a residue in use
+    const auto keys = [](size_t f, size_t b) { return size_t(f != 0) + size_t(b != 0); };
     size_t best_f = 0, best_b = m - *at.begin();
     for (size_t a : at) {
         auto next = at.upper_bound(a);
         const size_t f = a, b = next == at.end() ? 0 : m - *next;
-        const auto keys = [](size_t x, size_t y) { return size_t(x != 0) + size_t(y != 0); };
         if (f + b < best_f + best_b || (f + b == best_f + best_b && keys(f, b) < keys(best_f, best_b))) {
             best_f = f;
             best_b = b;
@@ -245,45 +245,40 @@ T LinearTransform::rotate_giant(const CountedOps& ops, const T& a, int64_t step,
 
 template <ckks::Encrypted T>
 T LinearTransform::giant_sum(const CountedOps& ops, const std::vector<T>& babies, const ckks::GaloisKeys& keys) const {
-    T y;
-    bool started = false;
-    const auto add = [&](T t) {
-        if (started) ops.add_inplace(y, t);
-        else y = std::move(t), started = true;
+    // sum += t, or sum = t for the first term
+    const auto add_to = [&](std::optional<T>& sum, T t) {
+        if (sum) ops.add_inplace(*sum, t);
+        else sum = std::move(t);
     };
+    std::optional<T> y;
     const size_t groups = plan_.giant_steps.size();
     if (plan_.giants == GiantRotations::keyed) {
         for (size_t gi = 0; gi < groups; ++gi) {
             T s = group_sum(ops, gi, babies);
-            add(plan_.giant_steps[gi] ? rotate_giant(ops, s, plan_.giant_steps[gi], keys) : std::move(s));
+            add_to(y, plan_.giant_steps[gi] ? rotate_giant(ops, s, plan_.giant_steps[gi], keys) : std::move(s));
         }
-        return y;
+        return std::move(*y);
     }
     // chained: the group at chain position p joins the chain there and is rotated p times
     const size_t m = slots_ / plan_.baby_size;
     std::vector<std::optional<size_t>> forward(plan_.forward + 1), backward(plan_.backward + 1);
     for (size_t gi = 0; gi < groups; ++gi) {
         const size_t r = residue(plan_.giant_steps[gi], plan_);
-        if (r == 0) add(group_sum(ops, gi, babies));
+        if (r == 0) add_to(y, group_sum(ops, gi, babies));
         else if (r <= plan_.forward) forward[r] = gi;
         else backward[m - r] = gi;
     }
     const auto chain = [&](const std::vector<std::optional<size_t>>& at, int64_t step) {
-        T acc;
-        bool joined = false;
+        std::optional<T> acc;  // the farthest position holds a group: set at the first step
         for (size_t p = at.size() - 1; p >= 1; --p) {
-            if (at[p]) {
-                T s = group_sum(ops, *at[p], babies);
-                if (joined) ops.add_inplace(acc, s);
-                else acc = std::move(s), joined = true;
-            }
-            acc = rotate_giant(ops, acc, step, keys);
+            if (at[p]) add_to(acc, group_sum(ops, *at[p], babies));
+            acc = rotate_giant(ops, *acc, step, keys);
         }
-        add(std::move(acc));
+        add_to(y, std::move(*acc));
     };
     if (plan_.forward) chain(forward, plan_.forward_step());
     if (plan_.backward) chain(backward, plan_.backward_step());
-    return y;
+    return std::move(*y);
 }
 
 template <ckks::Encrypted T>

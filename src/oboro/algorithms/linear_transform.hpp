@@ -93,6 +93,8 @@ struct MemoryPolicy {
     // cost with the fewest keys (bootstrapping at preset B1: 15 Galois keys of 2.6 GiB instead of
     // 43 of 7.2 GiB; its time and peak memory are measured in docs/benchmarks/bootstrap.md).
     static MemoryPolicy low() { return {1.0, true}; }
+
+    bool operator==(const MemoryPolicy&) const = default;
 };
 
 // The plan a LinearTransform of these offsets uses: plan_bsgs for single hoisting,

@@ -176,7 +176,7 @@ KeySwitchKey KeyGenerator::switching_key(const uint64_t* s_from, std::optional<i
     key.special = special;
     key.n = n;
     key.context_id = ctx.id();
-    key.data = AlignedBuffer<uint64_t>(2 * key.digits * limbs * n);
+    key.data = AlignedBuffer<uint64_t>(switching_key_bytes(ctx, level, special) / sizeof(uint64_t));
     key.a_seed = fresh_seed();
     // The errors come from the generator's stream in digit order, as one digit after the other
     // would draw them (a generator made from a seed makes the same key); everything else of a

@@ -129,9 +129,9 @@ public:
     }
 
     // Both polynomials of a limb through dot2 (the key-switching inner product's kernel): the
-    // products summed in 128 bits and reduced once per call of up to kMaxDotTerms terms (more
-    // often for the few primes whose products need it). A limb is cut into pieces
-    // when there are too few limbs to keep every thread busy (one ciphertext of a few limbs).
+    // products summed in 128 bits and reduced once per pass of kSumTermsPerPass terms. A limb is
+    // cut into pieces when there are too few limbs to keep every thread busy (one ciphertext of a
+    // few limbs).
     void mul_plain_sum(const Ring& ring, BatchSpan out, const ConstBatchSpan* a, const ConstBatchSpan* b,
                        size_t terms) override {
         const ConstBatchSpan& s = a[0];
