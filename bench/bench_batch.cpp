@@ -503,8 +503,8 @@ int main(int argc, char** argv) {
                "and 3 limbs to share): that is where (c) gains over (a) and (b).\n"
                "- Other libraries' single additions (PEERS.md) were timed on one ciphertext that stays in the "
                "cache.\n"
-               "- (c') includes the page faults of a fresh output batch whenever the block cache (1 GiB cap, "
-               "`OBORO_POOL_MB`) cannot supply it: a size-3 batch of "
+               "- (c') includes the page faults of a fresh output batch whenever the block cache (the process's "
+               "peak use, `OBORO_POOL_MB`) cannot supply it: a size-3 batch of "
             << d_max << " S1 products is "
             << fmt("%.0f", double(d_max * 3 * size_t(s.ctx->max_level() + 1) * s.ctx->n() * 8) / (1 << 20))
             << " MiB.\n";

@@ -75,7 +75,7 @@ double peak_gib() {
 // evaluation key set counts them.
 double key_gib(const BootstrapKeys& bk, const RelinKey& rk) {
     double words = double(rk.data.size());
-    for (const auto& [g, key] : bk.galois.keys) words += double(key.data.size());
+    for (const auto& [g, key] : bk.galois.keys) words += double(key->data.size());
     if (bk.encapsulation) words += double(bk.encapsulation->to_ephemeral.data.size() + bk.encapsulation->from_ephemeral.data.size());
     return words * 8 / (1024.0 * 1024.0 * 1024.0);
 }

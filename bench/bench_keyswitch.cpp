@@ -251,7 +251,7 @@ private:
             // A hoisted sum reads a different key for each rotation, from memory: so does this
             // kernel (the next of the Galois keys at each call).
             std::vector<KeySwitchKeyView> keys;
-            for (const auto& [galois, k] : gk_.keys) keys.push_back(k.view());
+            for (const auto& [galois, k] : gk_.keys) keys.push_back(k->view());
             auto next = std::make_shared<size_t>(0);
             kernel("key inner product, accumulating, next key",
                    [=, &ring, &lc] {

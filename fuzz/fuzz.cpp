@@ -60,7 +60,7 @@ template <class T, class Save, class Load> void round_trip(const char* what, con
 void apply_each(const Session& s, const GaloisKeys& gk) {
     for (const auto& entry : gk.keys) {
         must_work("apply_galois with a loaded key", [&] {
-            (void)s.eval.apply_galois(s.ciphertext(key_level(entry.second)), entry.first, gk, "fuzz");
+            (void)s.eval.apply_galois(s.ciphertext(key_level(*entry.second)), entry.first, gk, "fuzz");
         });
     }
 }

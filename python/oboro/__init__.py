@@ -36,9 +36,11 @@ from ._core import (
     SerializationError,
     __version__,
     build_info,
+    memory_info,
     num_threads,
     preset_info,
     presets,
+    release_memory,
     serialized_info,
     set_num_threads,
 )
@@ -63,9 +65,11 @@ __all__ = [
     "functions",
     "linalg",
     "build_info",
+    "memory_info",
     "num_threads",
     "preset_info",
     "presets",
+    "release_memory",
     "serialized_info",
     "set_num_threads",
 ]

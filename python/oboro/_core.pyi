@@ -117,6 +117,16 @@ def set_num_threads(n: int) -> None:
 def num_threads() -> int:
     """The number of worker threads of the C++ core."""
 
+def memory_info() -> dict[str, Any]:
+    """
+    The large buffers of the C++ core (ciphertexts, keys, scratch: blocks of 64 KiB and more): in_use_bytes, peak_in_use_bytes (the most in use at once so far), cached_bytes (freed blocks kept for reuse: in use plus cached never exceeds the peak), cache_hits and fresh_blocks (allocations served from the cache and from the system), cache_limit_bytes (a hard cap on the cache, None: none; environment variable OBORO_POOL_MB) and idle_seconds (a cached block unused this long goes back to the system).
+    """
+
+def release_memory() -> None:
+    """
+    Gives every cached buffer back to the system now (they also go back by themselves after memory_info()['idle_seconds'] unused, at the next operation).
+    """
+
 class Context:
     """
     A CKKS context: the parameters, the keys, and the mode of evaluation.

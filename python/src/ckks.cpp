@@ -37,6 +37,7 @@
 #include "oboro/ckks/keys.hpp"
 #include "oboro/ckks/parameters.hpp"
 #include "oboro/io/serialize.hpp"
+#include "oboro/util/memory_pool.hpp"
 #include "oboro/util/error.hpp"
 #include "oboro/util/parallel.hpp"
 
@@ -126,7 +127,7 @@ void keygen(State& s, const std::optional<std::vector<int64_t>>& rotations, bool
         if (g != 1 && !(gk && gk->has(g))) missing = true;
     }
     if (missing) {
-        GaloisKeys keys = gk ? *gk : GaloisKeys{};
+        GaloisKeys keys = gk ? *gk : GaloisKeys{};  // shares the keys it has: only the new ones take memory
         kg->add_galois_keys(keys, steps, conjugation);
         gk = std::make_shared<const GaloisKeys>(std::move(keys));
     }
@@ -341,6 +342,30 @@ void register_ckks(nb::module_& m) {
           "Sets the number of worker threads of the C++ core (default: the hardware concurrency, or the "
           "environment variable OBORO_NUM_THREADS).");
     m.def("num_threads", &oboro::num_threads, "The number of worker threads of the C++ core.");
+    m.def(
+        "memory_info",
+        [] {
+            const PoolStats s = pool_stats();
+            const size_t limit = pool_limit();
+            nb::dict d;
+            d["cached_bytes"] = s.cached_bytes;
+            d["in_use_bytes"] = s.live_bytes;
+            d["peak_in_use_bytes"] = s.peak_live_bytes;
+            d["cache_hits"] = s.hits;
+            d["fresh_blocks"] = s.fresh;
+            d["cache_limit_bytes"] = limit == std::numeric_limits<size_t>::max() ? nb::none() : nb::cast(limit);
+            d["idle_seconds"] = pool_idle_seconds();
+            return d;
+        },
+        nb::sig("def memory_info() -> dict[str, typing.Any]"),
+        "The large buffers of the C++ core (ciphertexts, keys, scratch: blocks of 64 KiB and more): in_use_bytes, "
+        "peak_in_use_bytes (the most in use at once so far), cached_bytes (freed blocks kept for reuse: in use plus "
+        "cached never exceeds the peak), cache_hits and fresh_blocks (allocations served from the cache and from the "
+        "system), cache_limit_bytes (a hard cap on the cache, None: none; environment variable OBORO_POOL_MB) and "
+        "idle_seconds (a cached block unused this long goes back to the system).");
+    m.def("release_memory", [] { pool_trim(); },
+          "Gives every cached buffer back to the system now (they also go back by themselves after "
+          "memory_info()['idle_seconds'] unused, at the next operation).");
 
     nb::class_<PyContext> ctx(m, "Context", kContextDoc);
     ctx.def(

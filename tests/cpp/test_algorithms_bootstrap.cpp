@@ -711,7 +711,7 @@ TEST(Bootstrap, LowMemoryKeysOfPresetB1UnderFourGB) {
     const Bootstrapper boot(k.ctx, low);
     const BootstrapKeys keys = boot.generate_keys(*k.keygen);
     size_t words = 0;
-    for (const auto& [g, key] : keys.galois.keys) words += key.data.size();
+    for (const auto& [g, key] : keys.galois.keys) words += key->data.size();
     if (keys.encapsulation) words += keys.encapsulation->to_ephemeral.data.size() + keys.encapsulation->from_ephemeral.data.size();
     EXPECT_EQ(boot.key_bytes(), words * sizeof(uint64_t));
 }

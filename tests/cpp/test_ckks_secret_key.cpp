@@ -39,9 +39,9 @@ size_t shared_words(const uint64_t* got, const Words& secret) {
 std::vector<AlignedBuffer<uint64_t>> cached_blocks(size_t words) {
     std::vector<AlignedBuffer<uint64_t>> out;
     while (out.size() < 64) {
-        const size_t before = pool_cached_bytes();
+        const size_t hits = pool_stats().hits;
         AlignedBuffer<uint64_t> b(words);
-        if (pool_cached_bytes() == before) break;  // a fresh block: no more cached ones of this size
+        if (pool_stats().hits == hits) break;  // a fresh block: no more cached ones of this size
         out.push_back(std::move(b));
     }
     return out;
@@ -158,7 +158,7 @@ TEST(SecretKey, KeyGenerationTemporariesDoNotReachThePool) {
     };
     add_a_times_s("a*s of the public key", pk.a(limbs, n));
     for (size_t j = 0; j < rk.digits; ++j) add_a_times_s("a_j*s of the relinearization key", rk.a(j));
-    const KeySwitchKey& galois = gk.keys.at(g);
+    const KeySwitchKey& galois = gk.at(g);
     for (size_t j = 0; j < galois.digits; ++j) add_a_times_s("a_j*s of the Galois key", galois.a(j));
     for (size_t j = 0; j < ek.from_ephemeral.digits; ++j)
         add_a_times_s("a_j*s of the key from the ephemeral secret", ek.from_ephemeral.a(j));
@@ -205,8 +205,8 @@ std::vector<io::Bytes> all_keys(const ContextPtr& ctx, KeyGenerator& keygen) {
     const EncapsulationKeys ek = keygen.encapsulation_keys(4);
     GaloisKeys as_keys;  // the two switching keys, serialized through a key set
     as_keys.context_id = ctx->id();
-    as_keys.keys.emplace(3, ek.to_ephemeral);
-    as_keys.keys.emplace(5, ek.from_ephemeral);
+    as_keys.add(3, ek.to_ephemeral);
+    as_keys.add(5, ek.from_ephemeral);
     out.push_back(io::serialize(*ctx, as_keys, false));
     return out;
 }

@@ -317,7 +317,7 @@ TEST_F(CudaDevice, KeySwitchRelinearizeRotateMatchCpu) {
         }
 
         const uint64_t g = ctx.galois_element(5);
-        oboro::cuda::rotate_host(ctx.ring(), level, pairs.data(), count, g, keys.gk.keys.at(g).view(), out.data());
+        oboro::cuda::rotate_host(ctx.ring(), level, pairs.data(), count, g, keys.gk.at(g).view(), out.data());
         for (uint32_t c = 0; c < count; ++c) {
             const auto r = keys.eval->rotate(in2[c], 5, keys.gk);
             ASSERT_TRUE(std::equal(r.data(), r.data() + 2 * poly, out.begin() + std::ptrdiff_t(2 * poly * c))) << c;
@@ -389,7 +389,7 @@ TEST_F(CudaDevice, BatchQueueMatchesCpuQueue) {
     std::vector<const uint32_t*> perms;
     std::vector<oboro::backend::KeySwitchKeyView> views;
     std::vector<const oboro::backend::KeySwitchKeyView*> ks;
-    for (int64_t s : steps) views.push_back(s == 0 ? oboro::backend::KeySwitchKeyView{} : keys.gk.keys.at(ctx.galois_element(s)).view());
+    for (int64_t s : steps) views.push_back(s == 0 ? oboro::backend::KeySwitchKeyView{} : keys.gk.at(ctx.galois_element(s)).view());
     for (size_t i = 0; i < steps.size(); ++i) {
         perms.push_back(steps[i] == 0 ? nullptr : ctx.automorphism_permutation(ctx.galois_element(steps[i])).data());
         ks.push_back(steps[i] == 0 ? nullptr : &views[i]);

@@ -242,7 +242,7 @@ TEST(CudaEmulatedQueue, KeysWithoutUidMatchCpuQueue) {
     const auto queue = oboro::cuda::make_emulated_queue();
     auto& cpu = *oboro::backend::cpu_queue();
 
-    oboro::backend::KeySwitchKeyView rk = keys.rk.view(), gk = keys.gk.keys.at(ctx.galois_element(1)).view();
+    oboro::backend::KeySwitchKeyView rk = keys.rk.view(), gk = keys.gk.at(ctx.galois_element(1)).view();
     rk.uid = gk.uid = 0;
     const uint32_t* perm = ctx.automorphism_permutation(ctx.galois_element(1)).data();
     const std::vector<const uint32_t*> perms = {perm, nullptr};

@@ -304,14 +304,14 @@ TEST(CudaKeySwitchEmulated, RotateMatchesEvaluator) {
         std::vector<uint32_t> perms;
         for (uint32_t c = 0; c < in.count; ++c) {
             const uint64_t g = f.ctx.galois_element(per_element ? steps[c] : steps[0]);
-            key_ptrs.push_back(f.keys.gk.keys.at(g).data.data());
+            key_ptrs.push_back(f.keys.gk.at(g).data.data());
             if (per_element || c == 0) {
                 const auto& p = f.ctx.automorphism_permutation(g);
                 perms.insert(perms.end(), p.begin(), p.end());
             }
         }
         std::vector<uint64_t> out, scratch;
-        auto a = f.args(h, in, out, scratch, key_ptrs, f.keys.gk.keys.begin()->second.qp_limbs);
+        auto a = f.args(h, in, out, scratch, key_ptrs, f.keys.gk.keys.begin()->second->qp_limbs);
         std::vector<const uint32_t*> table;
         for (uint32_t c = 0; c < in.count; ++c) table.push_back(perms.data() + size_t(c) * f.ctx.n());
         a.perm = perms.data();
@@ -336,7 +336,7 @@ struct RotationKeys {
                 continue;
             }
             const uint64_t g = f.ctx.galois_element(step);
-            const auto& key = f.keys.gk.keys.at(g);
+            const auto& key = f.keys.gk.at(g);
             key_arrays.emplace_back(count, key.data.data());
             rotations.push_back({f.ctx.automorphism_permutation(g).data(), nullptr, key.qp_limbs});
         }

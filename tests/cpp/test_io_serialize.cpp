@@ -203,7 +203,7 @@ TEST_P(SerializeRoundTrip, KeysAreIdenticalAndWork) {
     for (const Bytes* b : {&gk_seeded, &gk_full}) {
         const GaloisKeys gk = io::load_galois_keys(*k.ctx, *b);
         ASSERT_EQ(gk.keys.size(), k.gk.keys.size());
-        for (const auto& [g, key] : k.gk.keys) EXPECT_TRUE(same_key(gk.keys.at(g), key)) << "element " << g;
+        for (const auto& [g, key] : k.gk.keys) EXPECT_TRUE(same_key(gk.at(g), *key)) << "element " << g;
     }
     // The loaded keys compute: encrypt with the loaded public key, multiply, rotate.
     const PublicKey pk = io::load_public_key(*k.ctx, pk_seeded);

@@ -1,7 +1,11 @@
 // The block cache behind AlignedBuffer (util/memory_pool.hpp): large blocks are reused for
-// requests of their size or up to half of it, the cap is respected, small blocks bypass it, and buffers stay aligned and independent.
+// requests of their size or up to half of it, the cache never takes the process above its peak
+// use, idle blocks go back, the cap is respected, small blocks bypass it, and buffers stay
+// aligned and independent.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <thread>
 #include <vector>
@@ -10,6 +14,20 @@
 #include "oboro/util/memory_pool.hpp"
 
 using namespace oboro;
+
+namespace {
+
+// Makes the pool's peak of blocks in use at least `bytes` above what is in use now, and empties
+// the cache: the cache then has that much room (it never takes the process above the peak).
+void make_room(size_t bytes) {
+    {
+        std::vector<AlignedBuffer<uint64_t>> bufs;
+        for (size_t i = 0; i < bytes >> 20; ++i) bufs.emplace_back((size_t(1) << 20) / 8);
+    }
+    pool_trim();
+}
+
+}  // namespace
 
 TEST(MemoryPool, ReusesFreedBlocksOfTheSameSize) {
     pool_trim();
@@ -29,7 +47,7 @@ TEST(MemoryPool, ReusesFreedBlocksOfTheSameSize) {
 // One level down, the same operation asks for slightly smaller blocks: a cached block serves any
 // request from half its size up, and goes back to the cache with its own size.
 TEST(MemoryPool, LargerCachedBlockServesSmallerRequests) {
-    pool_trim();
+    make_room(size_t(4) << 20);
     const size_t words = 1 << 17;  // 1 MiB
     const uint64_t* first = nullptr;
     {
@@ -49,6 +67,68 @@ TEST(MemoryPool, LargerCachedBlockServesSmallerRequests) {
     }
     AlignedBuffer<uint64_t> same(words);
     EXPECT_EQ(same.data(), first);
+    pool_trim();
+}
+
+// Once a workload has reached its peak, blocks in use plus blocks cached stay within it: a fresh
+// block of a size the cache cannot serve first gives back cached blocks (the oldest), down to
+// what the peak leaves room for (or the slack).
+TEST(MemoryPool, CacheStaysWithinThePeakUse) {
+    pool_trim();
+    const size_t mib = size_t(1) << 20, words = mib / 8;
+    const PoolStats start = pool_stats();
+    // a new peak, of 1 MiB blocks, then all of them cached
+    const size_t count = std::max((start.peak_live_bytes - start.live_bytes) / mib, kPoolSlackBytes / mib) + 16;
+    {
+        std::vector<AlignedBuffer<uint64_t>> bufs;
+        for (size_t i = 0; i < count; ++i) bufs.emplace_back(words);
+    }
+    const PoolStats cached = pool_stats();
+    EXPECT_EQ(cached.cached_bytes, count * mib);
+    EXPECT_EQ(cached.live_bytes + cached.cached_bytes, cached.peak_live_bytes);
+    // 4 MiB blocks, which 1 MiB blocks cannot serve: each takes the room of four cached blocks
+    std::vector<AlignedBuffer<uint64_t>> big;
+    for (size_t i = 0; i < 3; ++i) {
+        big.emplace_back(4 * words);
+        const PoolStats now = pool_stats();
+        EXPECT_EQ(now.peak_live_bytes, cached.peak_live_bytes);
+        EXPECT_LE(now.live_bytes + now.cached_bytes, now.peak_live_bytes);
+        EXPECT_EQ(now.cached_bytes, (count - 4 * (i + 1)) * mib);
+    }
+    big.clear();
+    pool_trim();
+}
+
+// A phase whose memory grows (key generation: each key kept, its temporaries freed) still reuses
+// its temporaries: a fresh block that raises the peak leaves the slack's worth of cache alone.
+TEST(MemoryPool, GrowingWorkloadReusesItsTemporaries) {
+    pool_trim();
+    const size_t mib_words = (size_t(1) << 20) / 8;
+    std::vector<AlignedBuffer<uint64_t>> kept;
+    for (int i = 0; i < 4; ++i) {
+        const size_t hits = pool_stats().hits;
+        kept.emplace_back(3 * mib_words);  // a new peak every time
+        {
+            AlignedBuffer<uint64_t> t1(mib_words), t2(mib_words);
+            const PoolStats now = pool_stats();
+            EXPECT_LE(now.live_bytes, now.peak_live_bytes);  // blocks from the cache count towards the peak
+        }
+        if (i > 0) EXPECT_EQ(pool_stats().hits - hits, 2u) << i;  // both temporaries from the cache
+    }
+    kept.clear();
+    pool_trim();
+}
+
+// A cached block unused for the idle time goes back to the system at the next call of the pool.
+TEST(MemoryPool, IdleBlocksGoBack) {
+    pool_trim();
+    set_pool_idle_seconds(0.05);
+    { AlignedBuffer<uint64_t> a(size_t(1) << 17); }
+    EXPECT_EQ(pool_cached_bytes(), size_t(1) << 20);
+    std::this_thread::sleep_for(std::chrono::milliseconds(120));
+    { AlignedBuffer<uint64_t> other(size_t(1) << 13); }  // a call of the pool: the sweep runs
+    EXPECT_EQ(pool_cached_bytes(), size_t(1) << 16);     // only the block just released is left
+    set_pool_idle_seconds(kPoolIdleSeconds);
     pool_trim();
 }
 

@@ -909,6 +909,30 @@ def test_threads():
     assert oboro.num_threads() == n
 
 
+def test_memory_info_and_release(ctx1):
+    """The core's buffer cache: what it reports adds up, it stays within the peak of buffers in use
+    (plus its slack), and release_memory() empties it."""
+    ctx = ctx1
+    x = np.linspace(-1, 1, ctx.slots)
+    cts = [ctx.encrypt(x) for _ in range(4)]
+    before = oboro.memory_info()
+    assert set(before) == {"cached_bytes", "in_use_bytes", "peak_in_use_bytes", "cache_hits", "fresh_blocks",
+                           "cache_limit_bytes", "idle_seconds"}
+    assert before["in_use_bytes"] > 0 and before["peak_in_use_bytes"] >= before["in_use_bytes"]
+    assert before["idle_seconds"] > 0
+    del cts
+    after = oboro.memory_info()
+    assert after["in_use_bytes"] < before["in_use_bytes"]
+    assert after["cached_bytes"] > before["cached_bytes"]  # the ciphertexts' blocks, kept for reuse
+    assert after["cached_bytes"] + after["in_use_bytes"] <= after["peak_in_use_bytes"] + (256 << 20)
+    hits = after["cache_hits"]
+    ct = ctx.encrypt(x)
+    assert oboro.memory_info()["cache_hits"] > hits  # served from the cache
+    assert np.allclose(ctx.decrypt(ct)[: x.size].real, x, atol=1e-4)
+    oboro.release_memory()
+    assert oboro.memory_info()["cached_bytes"] == 0
+
+
 def test_docstrings_and_signatures():
     import pydoc
 

@@ -286,7 +286,7 @@ size_t Bootstrapper::key_bytes() const {
 BootstrapKeys Bootstrapper::generate_keys(ckks::KeyGenerator& keygen) const {
     BootstrapKeys keys;
     keys.galois.context_id = ctx_->id();
-    for (const auto& [g, level] : galois_key_levels()) keys.galois.keys.emplace(g, keygen.galois_key(g, level));
+    for (const auto& [g, level] : galois_key_levels()) keys.galois.add(g, keygen.galois_key(g, level));
     if (encapsulates_) keys.encapsulation = keygen.encapsulation_keys(config_.ephemeral_hamming_weight, levels_.top);
     return keys;
 }

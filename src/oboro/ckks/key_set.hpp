@@ -33,9 +33,7 @@ inline uint64_t context_of(const RelinKey* relin, const GaloisKeys* galois) {
     return galois ? galois->context_id : 0;
 }
 inline const KeySwitchKey* find_galois(const GaloisKeys* keys, uint64_t galois) {
-    if (!keys) return nullptr;
-    const auto it = keys->keys.find(galois);
-    return it == keys->keys.end() ? nullptr : &it->second;
+    return keys ? keys->find(galois) : nullptr;
 }
 }  // namespace detail
 

@@ -83,10 +83,10 @@ size_t checked_special(const Context& ctx, int level, std::optional<size_t> spec
 
 // The limbs of a polynomial over all of Q*P that a key made at `level` over `special` special
 // primes spans: q_0 .. q_level and p_0 .. p_{special-1}. Its inputs are secrets (s, s^2, s(X^g),
-// another secret), so the copy lives in secret memory.
-SecretBuffer<uint64_t> restricted(const Context& ctx, const uint64_t* full, int level, size_t special) {
+// another secret), so the copy is wiped before its block goes back to the cache.
+WipedBuffer<uint64_t> restricted(const Context& ctx, const uint64_t* full, int level, size_t special) {
     const size_t n = ctx.n(), nq = size_t(level + 1);
-    SecretBuffer<uint64_t> out((nq + special) * n);
+    WipedBuffer<uint64_t> out((nq + special) * n);
     std::copy(full, full + nq * n, out.data());
     std::copy(full + ctx.q_count() * n, full + (ctx.q_count() + special) * n, out.data() + nq * n);
     return out;
@@ -94,8 +94,8 @@ SecretBuffer<uint64_t> restricted(const Context& ctx, const uint64_t* full, int 
 
 // b = -a*s + e over Q_level*P' (NTT form; s restricted to that basis), with a (written to `a`)
 // expanded from stream `stream` of `a_seed` so that it can be stored as the seed. e and a*s give s
-// away (b and a are public): both live in secret memory (sample_gaussian's SecretVector, a
-// SecretBuffer).
+// away (b and a are public): e lives in secret memory (sample_gaussian's SecretVector), a*s in a
+// buffer wiped before its block goes back to the cache.
 void rlwe_sample(const Context& ctx, int level, size_t special, const SecretVector<int64_t>& e,
                  const math::Seed& a_seed, uint64_t stream, const uint64_t* s, uint64_t* b, uint64_t* a) {
     const size_t n = ctx.n(), nq = size_t(level + 1), k = special, limbs = nq + k;
@@ -103,7 +103,7 @@ void rlwe_sample(const Context& ctx, int level, size_t special, const SecretVect
     expand_uniform(a_seed, stream, a, basis.data(), limbs, n);
     small_to_ntt(e, b, ctx.moduli(), ctx.ntt_tables(), nq);
     small_to_ntt(e, b + nq * n, ctx.p_moduli(), ctx.p_ntt_tables(), k);
-    SecretBuffer<uint64_t> as(limbs * n);
+    WipedBuffer<uint64_t> as(limbs * n);
     cpu::mul(as.data(), a, s, basis.data(), limbs, n);
     cpu::sub(b, b, as.data(), basis.data(), limbs, n);
 }
@@ -168,8 +168,8 @@ KeySwitchKey KeyGenerator::switching_key(const uint64_t* s_from, std::optional<i
     const size_t special = checked_special(ctx, level, special_opt, "switching_key");
     const size_t n = ctx.n(), nq = size_t(level + 1), limbs = nq + special, alpha = ctx.digit_size();
     const std::vector<uint64_t>& p_mod_q = ctx.ring().key_switch_level(level, special).p_mod_q;
-    const SecretBuffer<uint64_t> s = restricted(ctx, sk_->ntt.data(), level, special);
-    const SecretBuffer<uint64_t> from = restricted(ctx, s_from, level, special);
+    const WipedBuffer<uint64_t> s = restricted(ctx, sk_->ntt.data(), level, special);
+    const WipedBuffer<uint64_t> from = restricted(ctx, s_from, level, special);
     KeySwitchKey key;
     key.digits = ctx.ring().digits_at(level);
     key.qp_limbs = limbs;
@@ -230,7 +230,7 @@ math::Seed KeyGenerator::fresh_seed() {
 
 RelinKey KeyGenerator::relin_key(std::optional<int> level, std::optional<size_t> special) {
     const size_t n = ctx_->n(), limbs = qp_limbs(*ctx_);
-    SecretBuffer<uint64_t> s2(limbs * n);
+    WipedBuffer<uint64_t> s2(limbs * n);
     cpu::mul(s2.data(), sk_->ntt.data(), sk_->ntt.data(), ctx_->moduli(), limbs, n);
     return switching_key(s2.data(), level, special);
 }
@@ -240,7 +240,7 @@ KeySwitchKey KeyGenerator::galois_key(uint64_t galois, std::optional<int> level,
     if ((galois & 1) == 0 || galois >= 2 * n)
         raise<ValueError>("galois_key: ", galois, " is not a Galois element (odd, below 2N = ", 2 * n, ")");
     // A ciphertext rotated by X -> X^g decrypts under s(X^g); switch from that key back to s.
-    SecretBuffer<uint64_t> s_g(limbs * n);
+    WipedBuffer<uint64_t> s_g(limbs * n);
     cpu::permute(s_g.data(), sk_->ntt.data(), ctx_->automorphism_permutation(galois).data(), limbs, n);
     return switching_key(s_g.data(), level, special);
 }
@@ -257,7 +257,7 @@ void KeyGenerator::add_galois_keys(GaloisKeys& keys, const std::vector<int64_t>&
     }
     if (conjugation) elements.push_back(ctx_->conjugation_element());
     for (uint64_t g : elements)
-        if (!keys.has(g)) keys.keys.emplace(g, galois_key(g, level, special));
+        if (!keys.has(g)) keys.add(g, galois_key(g, level, special));
 }
 
 GaloisKeys KeyGenerator::galois_keys(const std::vector<int64_t>& steps, bool conjugation, std::optional<int> level,

@@ -113,11 +113,27 @@ struct EncapsulationKeys {
     int ephemeral_hamming_weight = 0;
 };
 
-// Galois keys, by Galois element (5^k mod 2N for a rotation by k, 2N-1 for conjugation).
+// Galois keys, by Galois element (5^k mod 2N for a rotation by k, 2N-1 for conjugation). The
+// keys are immutable and shared: a copy of the set (one with a few keys more, made beside the one
+// in use) shares the keys' memory instead of doubling it.
 struct GaloisKeys {
-    std::map<uint64_t, KeySwitchKey> keys;
+    std::map<uint64_t, std::shared_ptr<const KeySwitchKey>> keys;
     uint64_t context_id = 0;
+
     bool has(uint64_t galois) const { return keys.count(galois) != 0; }
+    bool empty() const { return keys.empty(); }
+    size_t size() const { return keys.size(); }
+    // The key for `galois`, or nullptr.
+    const KeySwitchKey* find(uint64_t galois) const {
+        const auto it = keys.find(galois);
+        return it == keys.end() ? nullptr : it->second.get();
+    }
+    // The key for `galois`; std::out_of_range when the set has none.
+    const KeySwitchKey& at(uint64_t galois) const { return *keys.at(galois); }
+    // Adds `key` for `galois` unless the set has one.
+    void add(uint64_t galois, KeySwitchKey key) {
+        if (!has(galois)) keys.emplace(galois, std::make_shared<const KeySwitchKey>(std::move(key)));
+    }
 };
 
 }  // namespace oboro::ckks

@@ -635,7 +635,7 @@ void write_galois_body(Writer& w, const Context& ctx, const GaloisKeys& gk, bool
     w.u32(uint32_t(gk.keys.size()));
     for (const auto& [element, key] : gk.keys) {  // std::map: ascending elements
         w.u64(element);
-        write_switching_key(w, ctx, key, compress);
+        write_switching_key(w, ctx, *key, compress);
     }
 }
 
@@ -655,7 +655,7 @@ GaloisKeys read_galois_body(Reader& r, const Context& ctx) {
             r.fail(oboro::detail::concat("Galois element ", element, " is not an odd number in ", previous + 1, "..",
                                   2 * ctx.n() - 1, " (elements are stored in increasing order)"));
         previous = element;
-        gk.keys.emplace(element, read_switching_key(r, ctx));
+        gk.add(element, read_switching_key(r, ctx));
     }
     return gk;
 }

@@ -9,10 +9,9 @@
 //   AlignedBuffer<T>  the block cache (PoolAllocation): public data, ciphertexts, keys other than
 //                     the secret key;
 //   WipedBuffer<T>    the block cache, wiped before the block goes back (WipedPoolAllocation):
-//                     short-lived scratch holding values derived from the secret on hot paths
-//                     (decryption's m + e, a*s), at the cache's speed;
-//   SecretBuffer<T>   the system allocator, wiped before it is freed (SecretAllocation):
-//                     key-generation temporaries (s^2, s(X^g));
+//                     short-lived scratch holding values derived from the secret (decryption's
+//                     m + e, a*s, key generation's s^2 and s(X^g)), at the cache's speed;
+//   SecretBuffer<T>   the system, wiped before it is freed (SecretAllocation): never in the cache;
 //   LockedSecretBuffer<T>  the same, in locked pages kept out of core dumps: the secret key.
 #pragma once
 

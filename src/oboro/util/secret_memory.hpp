@@ -4,8 +4,8 @@
 // Why not the block cache of memory_pool.hpp: a cached block is handed, as it is, to the next
 // AlignedBuffer of its size, so a secret freed there would be readable by whatever code allocates
 // next (and would stay in the process for as long as the cache keeps the block). Secret blocks
-// come straight from the system allocator instead and are wiped (util/wipe.hpp) before they are
-// freed. Scratch that holds values derived from the secret on hot paths (decryption, encryption)
+// come straight from the system instead (mapped from the kernel from 1 MiB up, so that they leave
+// the process when freed) and are wiped (util/wipe.hpp) before they are freed. Scratch that holds values derived from the secret on hot paths (decryption, encryption)
 // may keep the cache's speed by wiping before it goes back instead: WipedBuffer (buffer.hpp).
 //
 // The secret key's blocks (SecretLock::yes) are whole pages, locked in memory (mlock: not swapped
@@ -22,7 +22,7 @@ namespace oboro {
 
 enum class SecretLock : bool { no, yes };
 
-// A 64-byte aligned block of at least `bytes` bytes from the system allocator (never cached);
+// A 64-byte aligned block of at least `bytes` bytes from the system (never cached);
 // with SecretLock::yes, page-aligned whole pages, locked and kept out of core dumps where the
 // system allows. Throws std::bad_alloc.
 void* secret_allocate(size_t bytes, SecretLock lock = SecretLock::no);
