@@ -142,9 +142,7 @@ template <ckks::Encrypted T> T EvalMod::apply(const CountedOps& ops, const T& y,
         scales[size_t(j - 1)] = std::sqrt(scales[size_t(j)] * double(q[size_t(cosine_level - (j - 1))]));
     T c = PolynomialEvaluator(ops).evaluate(y, cosine_, cosine_level, scales[0]);
     for (int j = 1; j <= r_; ++j) {
-        c = ops.multiply_relin_rescale(c, c);
-        ops.eval().multiply_integer_inplace(c, 2);
-        ops.eval().sub_inplace(c, 1.0);
+        c = twice_product_minus(ops, c, c, static_cast<const T*>(nullptr));
         c.set_scale(scales[size_t(j)]);  // equal to the product's up to double rounding
     }
     c.set_scale(scale);  // sin(2 pi t) at scale / (2 pi) is (1/2 pi) sin(2 pi t) at scale

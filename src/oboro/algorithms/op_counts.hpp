@@ -195,6 +195,17 @@ public:
         }
         return r;
     }
+    // a * b relinearized with the key set's key, not rescaled: one Mult, one relin.
+    template <ckks::Encrypted T> T multiply_relin(const T& a, const T& b) const {
+        T r = eval_.relinearize(eval_.multiply(a, b));
+        if (counts_) {
+            const uint64_t n = ckks::element_count(r);
+            counts_->mult += n;
+            counts_->relin += n;
+            counts_->key_switch += ckks::KeySwitchCounts{n, n, n};
+        }
+        return r;
+    }
     // acc += a * c (c a real constant encoded at acc's scale over a's): one cMult and one Add.
     template <ckks::Encrypted T> void multiply_accumulate(T& acc, const T& a, double c) const {
         eval_.multiply_accumulate(acc, a, c);

@@ -213,17 +213,11 @@ public:
         for (int i : powers) {
             const auto [a, b] = factors(i);
             const T& ta = natural_.at(a);
-            T product = ops_.multiply_relin_rescale(ta, power(b, ta.level()));
-            if (basis_ == PolynomialBasis::chebyshev) {
-                eval.multiply_integer_inplace(product, 2);
-                if (a == b) {
-                    eval.sub_inplace(product, 1.0);
-                } else {
-                    const T lower = ops_.rescale_to(natural_.at(a - b), product.level(), product.scale());
-                    ops_.sub_inplace(product, lower);
-                }
-            }
-            natural_.emplace(i, std::move(product));
+            const T& tb = power(b, ta.level());
+            if (basis_ == PolynomialBasis::chebyshev)
+                natural_.emplace(i, twice_product_minus(ops_, ta, tb, a == b ? nullptr : &power(a - b, ta.level())));
+            else
+                natural_.emplace(i, ops_.multiply_relin_rescale(ta, tb));
         }
     }
 
@@ -278,6 +272,24 @@ private:
 };
 
 }  // namespace
+
+template <ckks::Encrypted T>
+T twice_product_minus(const CountedOps& ops, const T& a, const T& b, const T* c) {
+    const auto& eval = ops.eval();
+    T p = ops.multiply_relin(a, b);
+    eval.multiply_integer_inplace(p, 2);
+    if (c)
+        ops.multiply_accumulate(p, c->level() == p.level() ? *c : eval.drop_to_level(*c, p.level()), -1.0);
+    else
+        eval.sub_inplace(p, 1.0);
+    ops.rescale_inplace(p);
+    return p;
+}
+
+template ckks::Ciphertext twice_product_minus(const CountedOps&, const ckks::Ciphertext&, const ckks::Ciphertext&,
+                                              const ckks::Ciphertext*);
+template ckks::CiphertextBatch twice_product_minus(const CountedOps&, const ckks::CiphertextBatch&,
+                                                   const ckks::CiphertextBatch&, const ckks::CiphertextBatch*);
 
 PolynomialPlan plan_polynomials(const std::vector<Polynomial>& ps, int input_level, std::optional<int> output_level) {
     return plan_trees("plan_polynomials", ps, input_level, output_level).plan;

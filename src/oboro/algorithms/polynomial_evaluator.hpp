@@ -4,9 +4,9 @@
 //
 //   * Powers. The baby steps B_1 .. B_{2^l} and the giant steps B_{2^l}, B_{2^(l+1)}, ... are
 //     computed once, each B_i at depth ceil(log2 i): x^i = x^a x^b, T_i = 2 T_a T_b - T_{a-b}
-//     with a = 2^(ceil(log2 i) - 1), b = i - a (T_{a-b} is one level higher, brought to the
-//     product's level and scale exactly). Only the powers the polynomial uses are computed: an odd
-//     or even polynomial needs only odd or even baby steps.
+//     with a = 2^(ceil(log2 i) - 1), b = i - a (twice_product_minus: one rescale, after the
+//     doubling and the subtraction). Only the powers the polynomial uses are computed: an odd or
+//     even polynomial needs only odd or even baby steps.
 //   * Giant steps. p = q * B_G + r (G the largest power of two <= deg p; the Chebyshev division
 //     uses T_{G+j} = 2 T_G T_j - T_{G-j}), recursively, down to leaves of degree < 2^l, which are
 //     sums of constants times baby steps: no ciphertext product.
@@ -57,6 +57,15 @@ struct PolynomialPlan {
 // the depth they need; ValueError when they differ in basis or interval.
 PolynomialPlan plan_polynomials(const std::vector<Polynomial>& ps, int input_level,
                                 std::optional<int> output_level = std::nullopt);
+
+// 2 a b - c relinearized and rescaled once (c: a ciphertext at a's and b's level or above, or null
+// for the constant 1): the Chebyshev step T_{i+j} = 2 T_i T_j - T_{|i-j|}, and the double angle
+// cos 2t = 2 cos^2 t - 1. The doubling and the subtraction happen at the product's scale, before
+// its rescale: the rescale's rounding error enters once (doubled when the product was rescaled
+// first) and c enters with a constant encoded at the product's scale over its own (about a prime),
+// without a rescale of its own. The result's scale is scale(a) scale(b) / q_level.
+template <ckks::Encrypted T>
+T twice_product_minus(const CountedOps& ops, const T& a, const T& b, const T* c);
 
 class PolynomialEvaluator {
 public:
