@@ -221,29 +221,39 @@ public:
         }
     }
 
+    // The node at (its level, scale): its sum before the rescale, then the one rescale.
     T run(const Tree& t, int index, double scale) const {
+        T r = unrescaled(t, index, scale);
+        ops_.rescale_inplace(r);
+        r.set_scale(scale);
+        return r;
+    }
+
+    // The node one level above its own at scale * q_{level+1}: a leaf's terms, or the quotient
+    // times B_G plus the remainder's terms, all summed before one rescale (a remainder rescaled
+    // on its own added that rescale's rounding error to the result).
+    T unrescaled(const Tree& t, int index, double scale) const {
         const auto& eval = ops_.eval();
         const Node& n = t.nodes[size_t(index)];
-        const double q_up = double(eval.context()->q()[size_t(n.level + 1)]);
+        const int up = n.level + 1;
+        const double up_scale = scale * double(eval.context()->q()[size_t(up)]);
         if (n.leaf) {
-            T acc = eval.zero_like(natural_.at(1), 2, n.level + 1, scale * q_up);
+            T acc = eval.zero_like(natural_.at(1), 2, up, up_scale);
             for (size_t i = 1; i < n.coeffs.size(); ++i)
-                if (n.coeffs[i] != 0) ops_.multiply_accumulate(acc, power(int(i), n.level + 1), n.coeffs[i]);
+                if (n.coeffs[i] != 0) ops_.multiply_accumulate(acc, power(int(i), up), n.coeffs[i]);
             if (n.coeffs[0] != 0) eval.add_inplace(acc, n.coeffs[0]);
-            ops_.rescale_inplace(acc);
-            acc.set_scale(scale);
             return acc;
         }
+        const T& giant = power(n.giant, up);
         T result;
         if (n.quotient < 0) {
-            result = ops_.multiply_to(natural_.at(n.giant), n.quotient_constant, n.level, scale);
+            result = eval.zero_like(natural_.at(1), 2, up, up_scale);
+            ops_.multiply_accumulate(result, giant, n.quotient_constant);
         } else {
-            const T& giant = power(n.giant, n.level + 1);
-            const T q = run(t, n.quotient, scale * q_up / giant.scale());
-            result = ops_.multiply_relin_rescale(q, giant);
-            result.set_scale(scale);
+            result = ops_.multiply_relin(run(t, n.quotient, up_scale / giant.scale()), giant);
+            result.set_scale(up_scale);  // equal to the product's up to double rounding
         }
-        if (n.remainder >= 0) ops_.add_inplace(result, run(t, n.remainder, scale));
+        if (n.remainder >= 0) ops_.add_inplace(result, unrescaled(t, n.remainder, scale));
         else if (n.remainder_constant != 0) eval.add_inplace(result, n.remainder_constant);
         return result;
     }

@@ -13,8 +13,10 @@
 //   * Scale-exact. Each node is evaluated straight at the level and scale its parent needs: a
 //     leaf at (level, scale) sums c_i B_i with c_i encoded at scale * q_{level+1} / scale(B_i), so
 //     that every term lands on one scale and one rescale gives exactly `scale`; a quotient is
-//     evaluated at scale * q_{level+1} / scale(B_G) one level up. The result is at exactly the
-//     requested scale (to double rounding), however far the primes are from powers of two.
+//     evaluated at scale * q_{level+1} / scale(B_G) one level up. A split node adds its
+//     remainder's terms to q * B_G before its one rescale (as Lattigo's evaluator does), so a
+//     remainder adds no rounding of its own. The result is at exactly the requested scale (to
+//     double rounding), however far the primes are from powers of two.
 //   * Level-optimal. A polynomial of degree d consumes ceil(log2(d + 1)) levels (plus one for the
 //     map of a Chebyshev interval other than [-1, 1] onto it). Where a leaf would need one level
 //     more than its place in the tree leaves it (the leading chain of quotients), it is split
