@@ -124,7 +124,7 @@ def memory_info() -> dict[str, Any]:
 
 def release_memory() -> None:
     """
-    Gives every cached buffer back to the system now (they also go back by themselves after memory_info()['idle_seconds'] unused, at the next operation).
+    Gives every cached buffer back to the system now, with the key-switching scratch kept between operations (cached buffers also go back by themselves after memory_info()['idle_seconds'] unused, at the next operation).
     """
 
 class Context:

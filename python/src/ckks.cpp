@@ -38,6 +38,7 @@
 #include "oboro/ckks/parameters.hpp"
 #include "oboro/io/serialize.hpp"
 #include "oboro/util/memory_pool.hpp"
+#include "oboro/util/workspace.hpp"
 #include "oboro/util/error.hpp"
 #include "oboro/util/parallel.hpp"
 
@@ -363,9 +364,15 @@ void register_ckks(nb::module_& m) {
         "cached never exceeds the peak), cache_hits and fresh_blocks (allocations served from the cache and from the "
         "system), cache_limit_bytes (a hard cap on the cache, None: none; environment variable OBORO_POOL_MB) and "
         "idle_seconds (a cached block unused this long goes back to the system).");
-    m.def("release_memory", [] { pool_trim(); },
-          "Gives every cached buffer back to the system now (they also go back by themselves after "
-          "memory_info()['idle_seconds'] unused, at the next operation).");
+    m.def(
+        "release_memory",
+        [] {
+            scratch_pool().release_idle();  // the key-switching scratch kept between operations, into the cache
+            pool_trim();
+        },
+        "Gives every cached buffer back to the system now, with the key-switching scratch kept between "
+        "operations (cached buffers also go back by themselves after memory_info()['idle_seconds'] unused, at the "
+        "next operation).");
 
     nb::class_<PyContext> ctx(m, "Context", kContextDoc);
     ctx.def(

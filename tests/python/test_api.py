@@ -929,8 +929,13 @@ def test_memory_info_and_release(ctx1):
     ct = ctx.encrypt(x)
     assert oboro.memory_info()["cache_hits"] > hits  # served from the cache
     assert np.allclose(ctx.decrypt(ct)[: x.size].real, x, atol=1e-4)
+    rotated = ct.rotate(1)  # a key switch: its scratch stays for the next one
+    in_use = oboro.memory_info()["in_use_bytes"]
     oboro.release_memory()
-    assert oboro.memory_info()["cached_bytes"] == 0
+    after_release = oboro.memory_info()
+    assert after_release["cached_bytes"] == 0
+    assert after_release["in_use_bytes"] < in_use  # the key-switching scratch went too
+    assert np.allclose(ctx.decrypt(rotated)[: x.size].real, np.roll(x, -1), atol=1e-4)
 
 
 def test_docstrings_and_signatures():
