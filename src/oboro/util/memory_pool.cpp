@@ -117,13 +117,13 @@ struct BlockCache {
         if (now - last_sweep < sweep_interval) return;
         last_sweep = now;
         for (auto& [bytes, blocks] : free_blocks) {
-            size_t idle = 0;
-            while (idle < blocks.size() && now - blocks[idle].released >= this->idle) {
-                system_release(blocks[idle].block, bytes);
+            size_t expired = 0;  // the list is oldest first
+            while (expired < blocks.size() && now - blocks[expired].released >= idle) {
+                system_release(blocks[expired].block, bytes);
                 cached -= bytes;
-                ++idle;
+                ++expired;
             }
-            blocks.erase(blocks.begin(), blocks.begin() + std::ptrdiff_t(idle));
+            blocks.erase(blocks.begin(), blocks.begin() + std::ptrdiff_t(expired));
         }
     }
 
