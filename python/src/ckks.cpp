@@ -37,10 +37,10 @@
 #include "oboro/ckks/keys.hpp"
 #include "oboro/ckks/parameters.hpp"
 #include "oboro/io/serialize.hpp"
-#include "oboro/util/memory_pool.hpp"
-#include "oboro/util/workspace.hpp"
 #include "oboro/util/error.hpp"
+#include "oboro/util/memory_pool.hpp"
 #include "oboro/util/parallel.hpp"
+#include "oboro/util/workspace.hpp"
 
 using namespace nanobind::literals;
 

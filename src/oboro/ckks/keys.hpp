@@ -121,8 +121,6 @@ struct GaloisKeys {
     uint64_t context_id = 0;
 
     bool has(uint64_t galois) const { return keys.count(galois) != 0; }
-    bool empty() const { return keys.empty(); }
-    size_t size() const { return keys.size(); }
     // The key for `galois`, or nullptr.
     const KeySwitchKey* find(uint64_t galois) const {
         const auto it = keys.find(galois);

@@ -46,7 +46,8 @@ size_t pool_cached_bytes();
 size_t pool_limit();
 void set_pool_limit(size_t bytes);
 void pool_trim();
-// How long a cached block may stay unused before it is given back (seconds, > 0).
+// How long a cached block may stay unused before it is given back, in seconds (not above 0:
+// kPoolIdleSeconds again).
 void set_pool_idle_seconds(double seconds);
 double pool_idle_seconds();
 

@@ -5,8 +5,9 @@
 // AlignedBuffer of its size, so a secret freed there would be readable by whatever code allocates
 // next (and would stay in the process for as long as the cache keeps the block). Secret blocks
 // come straight from the system instead (mapped from the kernel from 1 MiB up, so that they leave
-// the process when freed) and are wiped (util/wipe.hpp) before they are freed. Scratch that holds values derived from the secret on hot paths (decryption, encryption)
-// may keep the cache's speed by wiping before it goes back instead: WipedBuffer (buffer.hpp).
+// the process when freed) and are wiped (util/wipe.hpp) before they are freed. Short-lived scratch
+// that holds values derived from the secret (decryption, encryption, key generation) may keep the
+// cache's speed by wiping before it goes back instead: WipedBuffer (buffer.hpp).
 //
 // The secret key's blocks (SecretLock::yes) are whole pages, locked in memory (mlock: not swapped
 // out) where RLIMIT_MEMLOCK allows, and kept out of core dumps (MADV_DONTDUMP); both are best
