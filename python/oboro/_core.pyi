@@ -1059,6 +1059,17 @@ class EncryptedMatrix:
     def auto(self) -> bool:
         """Whether the matrix's context is in automatic mode."""
 
+    def band(self, block_rows: tuple[int, int], block_cols: tuple[int, int]) -> EncryptedMatrix:
+        """
+        The part of the matrix in block rows [block_rows[0], block_rows[1]) and block columns [block_cols[0], block_cols[1]) of its grid, as an EncryptedMatrix of that part's shape (the blocks are copied). With EncryptedMatrix.join, how a block product is cut into independent tiles.
+        """
+
+    @staticmethod
+    def join(tiles: Sequence[Sequence[EncryptedMatrix]]) -> EncryptedMatrix:
+        """
+        One matrix from a grid of tiles (tiles[i][j]: tile row i, column j), their block grids side by side: the inverse of cutting a matrix into bands. The tiles of a row share their block rows, those of a column their block columns; all share the context, keys, method, d, level and scale.
+        """
+
     def __repr__(self) -> str: ...
 
     def __matmul__(self, other: EncryptedMatrix) -> EncryptedMatrix:

@@ -3,16 +3,19 @@
 // src/oboro/algorithms/ (matmul_jiang, matmul_3d, matmul_block); this file maps NumPy matrices
 // onto their blocks and layouts and picks the method.
 #include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <sstream>
 #include <tuple>
+#include <utility>
 
 #include "oboro/algorithms/matmul_block.hpp"
 #include "oboro/algorithms/requirements.hpp"
@@ -214,6 +217,83 @@ PyEncryptedMatrix deserialize_matrix(const StatePtr& st, io::ByteView data) {
                              {layout.grid_rows, layout.grid_cols, std::move(blocks)}};
 }
 
+// ---- bands of blocks and their join: how a block product is cut into independent tiles ----
+
+// Block rows [r.first, r.second) and block columns [c.first, c.second) of x, with the true shape of
+// that part of the matrix (a band at the bottom or right edge keeps x's smaller last block). The
+// block ciphertexts are copied.
+PyEncryptedMatrix matrix_band(const PyEncryptedMatrix& x, std::pair<size_t, size_t> r, std::pair<size_t, size_t> c) {
+    const char* op = "EncryptedMatrix.band";
+    for (const auto& [range, count, name] : {std::tuple{r, x.grid.rows, "block_rows"}, std::tuple{c, x.grid.cols, "block_cols"}})
+        if (range.first >= range.second || range.second > count)
+            raise<oboro::ValueError>(op, ": ", name, " (", range.first, ", ", range.second,
+                                     ") is not a non-empty range of block indices in 0..", count);
+    PyEncryptedMatrix out{x.st, x.method, std::min(x.rows, x.d * r.second) - x.d * r.first,
+                          std::min(x.cols, x.d * c.second) - x.d * c.first, x.d,
+                          {r.second - r.first, c.second - c.first, {}}};
+    out.grid.blocks.reserve(out.grid.rows * out.grid.cols);
+    for (size_t i = r.first; i < r.second; ++i)
+        for (size_t j = c.first; j < c.second; ++j) out.grid.blocks.push_back(x.grid.blocks[i * x.grid.cols + j]);
+    return out;
+}
+
+// The matrix whose block grid is the tiles' grids side by side: tiles[i][j] is tile row i, column
+// j; the tiles of a row share their block rows, those of a column their block columns, and only the
+// last row and column of tiles may end in a partial block (as the bands of one matrix do).
+PyEncryptedMatrix matrix_join(const std::vector<std::vector<const PyEncryptedMatrix*>>& tiles) {
+    const char* op = "EncryptedMatrix.join";
+    if (tiles.empty() || tiles[0].empty()) raise<oboro::ValueError>(op, ": no tiles");
+    for (const auto& row : tiles)
+        for (const PyEncryptedMatrix* t : row)
+            if (!t) raise<oboro::ValueError>(op, ": a tile is None");
+    if (tiles[0][0]->method != Method::block && (tiles.size() != 1 || tiles[0].size() != 1))
+        raise<oboro::ValueError>(op, ": method '", method_name(tiles[0][0]->method),
+                                 "' holds one block; only 'block' matrices are joined from several tiles");
+    const PyEncryptedMatrix& first = *tiles[0][0];
+    const Ciphertext& ref = first.grid.blocks.at(0);
+    size_t rows = 0, cols = 0, grid_rows = 0, grid_cols = 0;
+    for (size_t i = 0; i < tiles.size(); ++i) {
+        if (tiles[i].size() != tiles[0].size())
+            raise<oboro::ValueError>(op, ": tile row ", i, " has ", tiles[i].size(), " tiles, row 0 has ", tiles[0].size());
+        for (size_t j = 0; j < tiles[i].size(); ++j) {
+            const PyEncryptedMatrix& t = *tiles[i][j];
+            const std::string at = oboro::detail::concat("tile (", i, ", ", j, ")");
+            if (t.st->ctx->id() != first.st->ctx->id() || t.st->key_id != first.st->key_id)
+                raise<ContextMismatch>(op, ": ", at, " belongs to another context or other keys than tile (0, 0)");
+            if (t.method != first.method || t.d != first.d)
+                raise<oboro::ValueError>(op, ": ", at, " is method '", method_name(t.method), "' with d = ", t.d,
+                                         ", tile (0, 0) '", method_name(first.method), "' with d = ", first.d);
+            const Ciphertext& b = t.grid.blocks.at(0);  // a matrix's blocks share level and scale
+            if (b.level() != ref.level())
+                raise<LevelMismatch>(op, ": ", at, " is at level ", b.level(), ", tile (0, 0) at ", ref.level());
+            if (b.scale() != ref.scale()) raise<ScaleMismatch>(op, ": ", at, "'s scale differs from tile (0, 0)'s");
+            if (t.grid.rows != tiles[i][0]->grid.rows || t.rows != tiles[i][0]->rows)
+                raise<oboro::ValueError>(op, ": ", at, " has ", t.rows, " rows in ", t.grid.rows,
+                                         " blocks, the first tile of its row ", tiles[i][0]->rows, " in ",
+                                         tiles[i][0]->grid.rows);
+            if (t.grid.cols != tiles[0][j]->grid.cols || t.cols != tiles[0][j]->cols)
+                raise<oboro::ValueError>(op, ": ", at, " has ", t.cols, " columns in ", t.grid.cols,
+                                         " blocks, the first tile of its column ", tiles[0][j]->cols, " in ",
+                                         tiles[0][j]->grid.cols);
+            const bool last_row = i + 1 == tiles.size(), last_col = j + 1 == tiles[i].size();
+            if ((!last_row && t.rows != t.d * t.grid.rows) || (!last_col && t.cols != t.d * t.grid.cols))
+                raise<oboro::ValueError>(op, ": ", at, " ends in a partial block (", t.rows, " x ", t.cols,
+                                         " in ", t.grid.rows, " x ", t.grid.cols, " blocks of ", t.d,
+                                         ") but is not in the last tile row or column");
+        }
+        rows += tiles[i][0]->rows;
+        grid_rows += tiles[i][0]->grid.rows;
+    }
+    for (const PyEncryptedMatrix* t : tiles[0]) cols += t->cols, grid_cols += t->grid.cols;
+    PyEncryptedMatrix out{first.st, first.method, rows, cols, first.d, {grid_rows, grid_cols, {}}};
+    out.grid.blocks.reserve(grid_rows * grid_cols);
+    for (const auto& row : tiles)
+        for (size_t i = 0; i < row[0]->grid.rows; ++i)
+            for (const PyEncryptedMatrix* t : row)
+                for (size_t j = 0; j < t->grid.cols; ++j) out.grid.blocks.push_back(t->grid.blocks[i * t->grid.cols + j]);
+    return out;
+}
+
 std::string matrix_repr(const PyEncryptedMatrix& x) {
     std::ostringstream os;
     os << "<oboro.EncryptedMatrix shape=(" << x.rows << ", " << x.cols << ") method=" << method_name(x.method)
@@ -250,6 +330,15 @@ void add_linalg(nb::module_& m, nb::class_<PyContext>& ctx) {
                      "The ciphertexts' level.")
         .def_prop_ro("auto", [](const PyEncryptedMatrix& x) { return is_automatic(*x.st); },
                      "Whether the matrix's context is in automatic mode.")
+        .def("band", &matrix_band, "block_rows"_a, "block_cols"_a,
+             "The part of the matrix in block rows [block_rows[0], block_rows[1]) and block columns "
+             "[block_cols[0], block_cols[1]) of its grid, as an EncryptedMatrix of that part's shape (the blocks "
+             "are copied). With EncryptedMatrix.join, how a block product is cut into independent tiles.")
+        .def_static("join", &matrix_join, "tiles"_a,
+                    "One matrix from a grid of tiles (tiles[i][j]: tile row i, column j), their block grids side "
+                    "by side: the inverse of cutting a matrix into bands. The tiles of a row share their block "
+                    "rows, those of a column their block columns; all share the context, keys, method, d, level "
+                    "and scale.")
         .def("__repr__", &matrix_repr)
         .def("__matmul__", &matmul, "other"_a, "The encrypted product self @ other (see oboro.linalg.matmul).");
     def_serialization<true>(

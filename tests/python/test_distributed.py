@@ -285,9 +285,7 @@ def test_block_matmul_over_workers_is_bit_identical(od, mctx):
     assert words(dm.matmul(s, t).collect()) == words(s @ t)
 
 
-def test_matmul_errors_and_records(od, mctx):
-    from oboro.distributed import _records
-
+def test_matmul_errors_and_tiling(od, mctx):
     rng = np.random.default_rng(3)
     A = rng.uniform(-1, 1, (20, 16))
     eA = linalg.encrypt_matrix(mctx, A, method="block", d=8)
@@ -308,19 +306,6 @@ def test_matmul_errors_and_records(od, mctx):
     other.keygen(rotations=[1])
     with pytest.raises(oboro.ContextMismatch, match="operand 'B'"):
         dm.matmul(eA, linalg.encrypt_matrix(other, A.T, method="block", d=8))
-    # the bands of a record join back to the very bytes; a damaged record is refused
-    data = eA.serialize()
-    rec = _records.parse_matrix(data)
-    assert (rec.grid_rows, rec.grid_cols, rec.rows, rec.cols) == (3, 2, 20, 16)
-    parts = [[_records.band(rec, r0, r1, c0, c1) for c0, c1 in ((0, 1), (1, 2))] for r0, r1 in ((0, 2), (2, 3))]
-    assert parts[1][0].rows == 4 and parts[0][1].cols == 8
-    assert _records.write_matrix(_records.join(parts)) == data
-    bottom = linalg.EncryptedMatrix.deserialize(mctx, _records.write_matrix(_records.band(rec, 2, 3, 0, 2)))
-    assert np.allclose(mctx.decrypt(bottom), A[16:], atol=1e-6)
-    damaged = bytearray(data)
-    damaged[len(data) // 2] ^= 1
-    with pytest.raises(oboro.SerializationError, match="checksum"):
-        _records.parse_matrix(bytes(damaged))
     assert od.choose_tiles(4, 4, 4, 1) == (1, 1)
     assert sorted(od.choose_tiles(4, 4, 4, 2)) == [1, 2]
     assert od.choose_tiles(1, 3, 1, 8) == (1, 1)

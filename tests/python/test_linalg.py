@@ -199,6 +199,47 @@ def test_different_contexts(s2):
         other.decrypt(ea)
 
 
+def test_bands_join_back_and_misfits_are_refused(s2):
+    """EncryptedMatrix.band cuts a block matrix into parts of whole blocks (the tiles of a
+    distributed product) and EncryptedMatrix.join puts them back, word for word."""
+    A = uniform((20, 16), 3)
+    eA = linalg.encrypt_matrix(s2, A, method="block", d=8)
+    assert eA.grid == (3, 2) and eA.shape == (20, 16)
+    parts = [[eA.band((r0, r1), (c0, c1)) for c0, c1 in ((0, 1), (1, 2))] for r0, r1 in ((0, 2), (2, 3))]
+    assert parts[1][0].shape == (4, 8) and parts[0][1].shape == (16, 8) and parts[1][1].grid == (1, 1)
+    assert linalg.EncryptedMatrix.join(parts).serialize() == eA.serialize()
+    assert max_err(s2.decrypt(eA.band((2, 3), (0, 2))), A[16:]) < 1e-6
+    assert max_err(s2.decrypt(eA.band((0, 3), (1, 2))), A[:, 8:]) < 1e-6
+    for rows, cols in (((0, 0), (0, 1)), ((2, 1), (0, 1)), ((0, 4), (0, 1)), ((0, 1), (0, 3))):
+        with pytest.raises(oboro.InvalidArgument, match="range of block indices"):
+            eA.band(rows, cols)
+    join = linalg.EncryptedMatrix.join
+    with pytest.raises(oboro.InvalidArgument, match="no tiles"):
+        join([])
+    with pytest.raises(oboro.InvalidArgument, match="partial block"):  # the bottom band above the top one
+        join([[parts[1][0]], [parts[0][0]]])
+    with pytest.raises(oboro.InvalidArgument, match="tile row 1 has 1 tiles"):
+        join([parts[0], parts[1][:1]])
+    with pytest.raises(oboro.InvalidArgument, match="rows in"):  # a row of tiles of different heights
+        join([[parts[0][0], parts[1][1]]])
+    with pytest.raises(oboro.LevelMismatch, match="level"):
+        join([[parts[0][0], linalg.encrypt_matrix(s2, A[:16, 8:], method="block", d=8, level=1)]])
+    with pytest.raises(oboro.InvalidArgument, match="d = 4"):
+        join([[parts[0][0], linalg.encrypt_matrix(s2, A[:16, 8:], method="block", d=4)]])
+    other = oboro.Context.from_preset("S2")
+    other.keygen(rotations=[1])
+    with pytest.raises(oboro.ContextMismatch, match="tile \\(0, 1\\)"):
+        join([[parts[0][0], linalg.encrypt_matrix(other, A[:16, 8:], method="block", d=8)]])
+    one = linalg.encrypt_matrix(s2, A[:8, :8], method="3d")
+    assert join([[one]]).serialize() == one.serialize() and one.band((0, 1), (0, 1)).serialize() == one.serialize()
+    with pytest.raises(oboro.InvalidArgument, match="only 'block' matrices"):
+        join([[one, one]])
+    with pytest.raises(oboro.InvalidArgument, match="a tile is None"):
+        join([[parts[0][0], None]])
+    with pytest.raises(TypeError):
+        join([[parts[0][0], A]])
+
+
 def test_too_few_levels():
     ctx = oboro.Context.from_preset("S1")  # one level; the products consume three
     linalg.keygen(ctx, (4, 4), "3d")

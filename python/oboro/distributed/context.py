@@ -29,6 +29,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 import oboro
+from oboro.linalg import EncryptedMatrix
 
 from ._ray import ray
 
@@ -47,12 +48,15 @@ class _Stored:
 
 
 def identity(obj) -> tuple[int, int]:
-    """(context id, key id) of an oboro Ciphertext, Batch or Plaintext (key id 0): the two ids its
-    pickle carries to oboro._pickle.unpickle, i.e. the ids the checked loader matches against a
-    context (docs/serialization.md, Pickling). A Batch is read from its first element only, so the
-    check costs one ciphertext's serialization."""
+    """(context id, key id) of an oboro Ciphertext, Batch, EncryptedMatrix or Plaintext (key id 0):
+    the two ids its pickle carries to oboro._pickle.unpickle, i.e. the ids the checked loader
+    matches against a context (docs/serialization.md, Pickling). A Batch is read from its first
+    element and a matrix from its first block only, so the check costs one ciphertext's
+    serialization."""
     if isinstance(obj, oboro.Batch):
         obj = obj[:1]
+    elif isinstance(obj, EncryptedMatrix):
+        obj = obj.band((0, 1), (0, 1))
     reduced = obj.__reduce__()
     _type_name, key_id, context_id, _data = reduced[1]
     return int(context_id), int(key_id)

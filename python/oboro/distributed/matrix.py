@@ -25,10 +25,9 @@ from dataclasses import dataclass
 import oboro
 from oboro.linalg import EncryptedMatrix
 
-from . import _records
 from ._ray import ray
 from ._split import ranges
-from .context import DistributedContext, load_context
+from .context import DistributedContext, identity, load_context
 
 # Relative costs used to choose a tiling, in key switches per block (the order of magnitude of
 # matmul_block.hpp's cost model for the 3-D and Jiang bases: an input block's transform is a few
@@ -62,11 +61,12 @@ def choose_tiles(gm: int, gk: int, gn: int, workers: int) -> tuple[int, int]:
 
 
 @ray.remote
-def _tile(handle: list, bands: list) -> bytes:
-    """One tile: the A band times the B band with oboro.linalg's product, returned as its record."""
-    ctx = load_context(handle)
-    a, b = (EncryptedMatrix.deserialize(ctx, data) for data in ray.get(bands))  # checked loads
-    return (a @ b).serialize()
+def _tile(handle: list, bands: list) -> EncryptedMatrix:
+    """One tile: the A band times the B band with oboro.linalg's product. The bands are fetched
+    after the context is loaded: they unpickle into it (checked loads of their records)."""
+    load_context(handle)
+    a, b = ray.get(bands)
+    return a @ b
 
 
 @dataclass
@@ -78,22 +78,22 @@ class ShardedMatrix:
     shape: tuple[int, int]
     row_bounds: list[tuple[int, int]]
     col_bounds: list[tuple[int, int]]
-    tiles: list[list]  # ObjectRefs of tile records (bytes)
+    tiles: list[list]  # ObjectRefs of the tiles (EncryptedMatrix)
 
     @property
     def tiling(self) -> tuple[int, int]:
         return len(self.row_bounds), len(self.col_bounds)
 
     def collect(self) -> EncryptedMatrix:
-        """The whole product as one EncryptedMatrix on the driver, loaded with the checked loader."""
-        records = [[_records.parse_matrix(data) for data in ray.get(row)] for row in self.tiles]
-        return EncryptedMatrix.deserialize(self.dctx.context, _records.write_matrix(_records.join(records)))
+        """The whole product as one EncryptedMatrix on the driver (the tiles unpickle into the
+        driver's context with the checked loader, then their block grids are joined)."""
+        return EncryptedMatrix.join([ray.get(row) for row in self.tiles])
 
 
-def _check_operands(dctx: DistributedContext, ra: _records.MatrixRecord, rb: _records.MatrixRecord, a, b) -> None:
+def _check_operands(dctx: DistributedContext, a: EncryptedMatrix, b: EncryptedMatrix) -> None:
     """The errors of oboro.linalg.matmul, raised before any task runs (a task would raise them too)."""
-    for name, rec in (("A", ra), ("B", rb)):
-        if rec.context_id != dctx.ids[0] or rec.key_id != dctx.ids[1]:
+    for name, m in (("A", a), ("B", b)):
+        if identity(m) != dctx.ids:
             raise oboro.ContextMismatch(f"distributed matmul: operand '{name}' belongs to another context or other "
                                         f"keys than the DistributedContext's")
     if a.shape[1] != b.shape[0]:
@@ -111,10 +111,8 @@ def matmul(dctx: DistributedContext, a: EncryptedMatrix, b: EncryptedMatrix,
     for name, m in (("A", a), ("B", b)):
         if not isinstance(m, EncryptedMatrix):
             raise TypeError(f"distributed matmul: operand '{name}' is a {type(m).__name__}, not an EncryptedMatrix")
-    # compress=True: fresh blocks travel as their seeds, half the bytes
-    ra, rb = _records.parse_matrix(a.serialize()), _records.parse_matrix(b.serialize())
-    _check_operands(dctx, ra, rb, a, b)
-    gm, gk, gn = ra.grid_rows, ra.grid_cols, rb.grid_cols
+    _check_operands(dctx, a, b)
+    (gm, gk), gn = a.grid, b.grid[1]
     if tiles is None:
         tr, tc = choose_tiles(gm, gk, gn, dctx.workers())
     else:
@@ -126,9 +124,10 @@ def matmul(dctx: DistributedContext, a: EncryptedMatrix, b: EncryptedMatrix,
             raise oboro.InvalidArgument(f"distributed matmul: tiles {tiles} for an output grid of {gm} x {gn} blocks; "
                                    f"each count must be in 1..{gm} and 1..{gn}")
     row_bounds, col_bounds = ranges(gm, tr), ranges(gn, tc)
-    # each band is put once and read by every tile that needs it (Ray moves it to those nodes)
-    a_bands = [ray.put(_records.write_matrix(_records.band(ra, r0, r1, 0, gk))) for r0, r1 in row_bounds]
-    b_bands = [ray.put(_records.write_matrix(_records.band(rb, 0, gk, c0, c1))) for c0, c1 in col_bounds]
+    # each band is put once (pickled as its checked record; fresh blocks as their seeds, half the
+    # bytes) and read by every tile that needs it (Ray moves it to those nodes)
+    a_bands = [ray.put(a.band((r0, r1), (0, gk))) for r0, r1 in row_bounds]
+    b_bands = [ray.put(b.band((0, gk), (c0, c1))) for c0, c1 in col_bounds]
     opts = dctx.task_options()
     refs = [[_tile.options(**opts).remote(dctx.handle, [ab, bb]) for bb in b_bands] for ab in a_bands]
     return ShardedMatrix(dctx, (a.shape[0], b.shape[1]), row_bounds, col_bounds, refs)
