@@ -204,7 +204,10 @@ def overheads(w: Workloads, dctx, repeat: int) -> dict:
     map_s = timed(lambda: sb.map(_identity).collect(), repeat)
     ser_s = timed(lambda: oboro.Batch.deserialize(ctx, batch.serialize()), repeat)  # one pass, one process
     loads = {m["worker"]["pid"]: m["worker"] for m in sb.map(_identity).metas()}
+    ct = batch[0]
+    product_s = timed(with_threads(1, lambda: ct * ct), max(repeat, 10))  # automatic mode: relinearized, rescaled
     return {
+        "product_one_ciphertext_s": product_s,
         "noop_task_s": noop_s,
         "map_identity": {"ciphertexts": len(batch), "bytes": shard_bytes, "tasks": workers, "seconds": map_s,
                          "serialize_deserialize_s": ser_s},
@@ -244,13 +247,19 @@ def summary_table(rep: dict) -> str:
     mi = ov["map_identity"]
     mat = rep["matmul"]
     moved = 2 * mat["operand_bytes"] + mat["product_bytes"]  # one tile: both operands in, the product out
+    m_mib = mi["seconds"] / (mi["bytes"] / 2**20)  # seconds per MiB moved in and back out
+    ct_mib = mi["bytes"] / mi["ciphertexts"] / 2**20
     lines += ["", "| overhead (2-worker cluster) | measured |", "|---|---:|",
               f"| no-op Ray task, round trip | {1e3 * ov['noop_task_s']:.2f} ms |",
               f"| map of the identity over {mi['ciphertexts']} ciphertexts ({mi['bytes'] / 2**20:.1f} MiB) in "
               f"{mi['tasks']} tasks | {1e3 * mi['seconds']:.1f} ms |",
               f"| for scale: oboro's serialize + deserialize of the same bytes once, in one process | "
               f"{1e3 * mi['serialize_deserialize_s']:.1f} ms |",
-              f"| m: moving shards to the workers and back (the map above), per MiB | {1e3 * mi['seconds'] / (mi['bytes'] / 2**20):.2f} ms |",
+              f"| m: moving shards to the workers and back (the map above), per MiB | {1e3 * m_mib:.2f} ms |",
+              f"| where a map pays on 2 workers: work per ciphertext above m x its size x k / (k - 1), k = 2 "
+              f"(S2, {ct_mib:.2f} MiB) | {1e3 * m_mib * ct_mib * 2:.1f} ms |",
+              f"| for scale: one product (multiply, relinearize, rescale) of one S2 ciphertext, one process, 1 thread | "
+              f"{1e3 * ov['product_one_ciphertext_s']:.1f} ms |",
               f"| genome query, Ray 1 worker minus one process 1 thread (one actor call; query and replies moved) | "
               f"{1e3 * (rep['ray'][0]['genome_s'] - rep['local'][0]['genome_s']):.0f} ms |",
               f"| block product, Ray 1 worker minus one process 1 thread (one task; {moved / 2**20:.1f} MiB moved) | "
