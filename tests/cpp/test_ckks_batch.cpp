@@ -520,14 +520,20 @@ TEST(BatchEdges, KeySwitchingScratchIsReused) {
     const auto T = bev.multiply(A, A);
     const int before = num_threads();
     set_num_threads(1);  // deterministic: which pool threads take part varies from run to run
-    (void)bev.multiply_relin_rescale(A, A, k.rk);  // grows the workspaces to what these ops need
-    (void)bev.relinearize(T, k.rk);
-    (void)bev.rotate(A, 1, k.gk);
+    // the hoisted rotations (one ModUp for several keys) take their digits from the same workspaces
+    const std::vector<int64_t> steps{1, -1, 5};
+    const auto ops = [&] {
+        (void)bev.multiply_relin_rescale(A, A, k.rk);
+        (void)bev.relinearize(T, k.rk);
+        (void)bev.rotate(A, 1, k.gk);
+        (void)bev.rotate_many(A, steps, k.gk);
+        (void)bev.rotate_many_extended(A, steps, k.gk);
+        (void)bev.rotate_sum(A, steps, k.gk);
+    };
+    ops();  // grows the workspaces to what these ops need
     const size_t workspaces = scratch_pool().idle_count(), words = scratch_pool().idle_capacity_words();
     EXPECT_GE(workspaces, 1u);
-    (void)bev.multiply_relin_rescale(A, A, k.rk);
-    (void)bev.relinearize(T, k.rk);
-    (void)bev.rotate(A, 1, k.gk);
+    ops();
     set_num_threads(before);
     EXPECT_EQ(scratch_pool().idle_count(), workspaces);
     EXPECT_EQ(scratch_pool().idle_capacity_words(), words);  // nothing was allocated again

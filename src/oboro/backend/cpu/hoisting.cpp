@@ -5,26 +5,19 @@
 
 namespace oboro::backend::cpu {
 
-HoistedDigits::HoistedDigits(const Ring& ring, const LevelConstants& lc, const uint64_t* c1)
-    : ring_(ring), lc_(lc), digits_(lc.digits.size() * lc.ext_limbs() * ring.n()) {
-    mod_up(ring, lc, c1, digits_.data());
+HoistedDigits::HoistedDigits(const Ring& ring, const LevelConstants& lc, const uint64_t* c1, Workspace& ws)
+    : ring_(ring), lc_(lc) {
+    uint64_t* digits = ws.take(lc.digits.size() * lc.ext_limbs() * ring.n());
+    mod_up(ring, lc, c1, digits, ws);
+    digits_ = digits;
 }
 
 void HoistedDigits::inner_product(const uint32_t* perm, const KeySwitchKeyView& key, uint64_t* acc0, uint64_t* acc1,
-                                  bool accumulate) {
-    const uint64_t* digits = digits_.data();
-    if (perm) {
-        // Every limb of every digit is permuted the same way: the NTT-form permutation does not
-        // depend on the prime. (A permuted copy, then contiguous loads, measured faster than
-        // gathering the digits inside the inner product.)
-        const size_t n = ring_.n(), digit_limbs = lc_.digits.size() * lc_.ext_limbs();
-        if (scratch_.empty()) scratch_ = AlignedBuffer<uint64_t>(digit_limbs * n);
-        permute(scratch_.data(), digits_.data(), perm, digit_limbs, n);
-        digits = scratch_.data();
-    }
+                                  bool accumulate) const {
     // accumulate: the key's products are added to acc0/acc1 inside the inner product's single
-    // reduction (no separate sum and add pass)
-    key_inner_product(ring_, lc_, digits, key, acc0, acc1, accumulate);
+    // reduction (no separate sum and add pass); perm: every limb of every digit is permuted the
+    // same way (the NTT-form permutation does not depend on the prime), limb by limb inside it
+    key_inner_product(ring_, lc_, digits_, key, acc0, acc1, accumulate, perm);
 }
 
 void rotate_hoisted_polys(const Ring& ring, int level, const uint64_t* c0, const uint64_t* c1, size_t rotations,
@@ -32,14 +25,17 @@ void rotate_hoisted_polys(const Ring& ring, int level, const uint64_t* c0, const
                           uint64_t* const* out1s) {
     const LevelConstants& lc = switch_level(ring, level, *keys[0]);
     const size_t n = ring.n(), limbs = size_t(level + 1), ne = lc.ext_limbs();
-    HoistedDigits digits(ring, lc, c1);
-    AlignedBuffer<uint64_t> acc(2 * ne * n), ks0(limbs * n);
+    auto ws = scratch_pool().acquire();
+    Workspace::Scope scope(*ws);
+    const HoistedDigits digits(ring, lc, c1, *ws);  // first, as a key switch takes its digits
+    uint64_t* acc = ws->take(2 * ne * n);
+    uint64_t* ks0 = ws->take(limbs * n);
     for (size_t r = 0; r < rotations; ++r) {
-        digits.inner_product(perms[r], *keys[r], acc.data(), acc.data() + ne * n, false);
-        mod_down(ring, lc, acc.data(), ks0.data());
-        mod_down(ring, lc, acc.data() + ne * n, out1s[r]);
+        digits.inner_product(perms[r], *keys[r], acc, acc + ne * n, false);
+        mod_down(ring, lc, acc, ks0, *ws);
+        mod_down(ring, lc, acc + ne * n, out1s[r], *ws);
         permute(out0s[r], c0, perms[r], limbs, n);
-        add(out0s[r], out0s[r], ks0.data(), ring.moduli(), limbs, n);
+        add(out0s[r], out0s[r], ks0, ring.moduli(), limbs, n);
     }
 }
 
@@ -48,12 +44,14 @@ void rotate_hoisted_extended_polys(const Ring& ring, int level, const uint64_t* 
                                    const KeySwitchKeyView* const* keys, uint64_t* const* out0s,
                                    uint64_t* const* out1s) {
     const size_t n = ring.n(), limbs = size_t(level + 1);
-    HoistedDigits digits(ring, ring.level(level), c1);
-    AlignedBuffer<uint64_t> rotated(limbs * n);
+    auto ws = scratch_pool().acquire();
+    Workspace::Scope scope(*ws);
+    const HoistedDigits digits(ring, ring.level(level), c1, *ws);
+    uint64_t* rotated = ws->take(limbs * n);
     for (size_t r = 0; r < rotations; ++r) {
         digits.inner_product(perms[r], *keys[r], out0s[r], out1s[r], false);
-        permute(rotated.data(), c0, perms[r], limbs, n);
-        mul_scalar_add(out0s[r], rotated.data(), ring.p_mod_q().data(), ring.moduli(), limbs, n);
+        permute(rotated, c0, perms[r], limbs, n);
+        mul_scalar_add(out0s[r], rotated, ring.p_mod_q().data(), ring.moduli(), limbs, n);
     }
 }
 
@@ -63,17 +61,19 @@ void rotate_sum_polys(const Ring& ring, int level, const uint64_t* c0, const uin
     const LevelConstants& lc = switch_level(ring, level, *keys[0]);
     const size_t n = ring.n(), limbs = size_t(level + 1), ne = lc.ext_limbs();
     // out = (sum_r sigma_r(c0), 0) + ModDown(sum_r <sigma_r(digits), key_r>) + identities * (c0, c1)
-    AlignedBuffer<uint64_t> tmp(limbs * n), acc(2 * ne * n);
+    auto ws = scratch_pool().acquire();
+    Workspace::Scope scope(*ws);
+    const HoistedDigits digits(ring, lc, c1, *ws);
+    uint64_t* acc = ws->take(2 * ne * n);
+    uint64_t* tmp = ws->take(limbs * n);
     for (size_t r = 0; r < rotations; ++r) {
-        permute(r == 0 ? out0 : tmp.data(), c0, perms[r], limbs, n);
-        if (r > 0) add(out0, out0, tmp.data(), ring.moduli(), limbs, n);
+        permute(r == 0 ? out0 : tmp, c0, perms[r], limbs, n);
+        if (r > 0) add(out0, out0, tmp, ring.moduli(), limbs, n);
     }
-    HoistedDigits digits(ring, lc, c1);
-    for (size_t r = 0; r < rotations; ++r)
-        digits.inner_product(perms[r], *keys[r], acc.data(), acc.data() + ne * n, r > 0);
-    mod_down(ring, lc, acc.data(), tmp.data());
-    mod_down(ring, lc, acc.data() + ne * n, out1);
-    add(out0, out0, tmp.data(), ring.moduli(), limbs, n);
+    for (size_t r = 0; r < rotations; ++r) digits.inner_product(perms[r], *keys[r], acc, acc + ne * n, r > 0);
+    mod_down(ring, lc, acc, tmp, *ws);
+    mod_down(ring, lc, acc + ne * n, out1, *ws);
+    add(out0, out0, tmp, ring.moduli(), limbs, n);
     for (size_t i = 0; i < identities; ++i) {
         add(out0, out0, c0, ring.moduli(), limbs, n);
         add(out1, out1, c1, ring.moduli(), limbs, n);

@@ -15,29 +15,29 @@
 
 #include "oboro/backend/key_switch_key.hpp"
 #include "oboro/backend/ring.hpp"
-#include "oboro/util/buffer.hpp"
+#include "oboro/util/workspace.hpp"
 
 namespace oboro::backend::cpu {
 
 // The digits of one polynomial (level+1 limbs, NTT form) extended to Q_level*P (lc: the level and
 // its special primes): the part of a key switch that does not depend on the automorphism or the
-// key, for the keys over those special primes.
+// key, for the keys over those special primes. The digits are taken from `ws`, so they live until
+// the caller's Workspace::Scope ends (the Workspace of the key switches: a hoisted operation
+// reuses the memory a key switch has grown, and repeating it allocates nothing).
 class HoistedDigits {
 public:
-    HoistedDigits(const Ring& ring, const LevelConstants& lc, const uint64_t* c1);
+    HoistedDigits(const Ring& ring, const LevelConstants& lc, const uint64_t* c1, Workspace& ws);
 
     // acc0/acc1 (lc.ext_limbs() limbs each, NTT form) = (or +=, when `accumulate`) the key inner
     // product of sigma_g(digits) with `key`, where `perm` is the automorphism's NTT-form
     // permutation (nullptr: the identity). This is a key switch of sigma_g(c1) without its ModDown.
     void inner_product(const uint32_t* perm, const KeySwitchKeyView& key, uint64_t* acc0, uint64_t* acc1,
-                       bool accumulate);
+                       bool accumulate) const;
 
 private:
     const Ring& ring_;
     const LevelConstants& lc_;
-    AlignedBuffer<uint64_t> digits_;           // lc.digits.size() x lc.ext_limbs() x n
-    AlignedBuffer<uint64_t> scratch_;          // the permuted digits (so one HoistedDigits is not
-                                               // for concurrent use)
+    const uint64_t* digits_;  // lc.digits.size() x lc.ext_limbs() x n words of the workspace
 };
 
 // Rotations of ONE ciphertext (c0, c1) at `level`: rotation r applies the automorphism with

@@ -58,7 +58,7 @@ void mod_up(const Ring& ring, const LevelConstants& lc, const uint64_t* c, uint6
 }
 
 void key_inner_product(const Ring& ring, const LevelConstants& lc, const uint64_t* digits, const KeySwitchKeyView& key,
-                       uint64_t* acc0, uint64_t* acc1, bool accumulate) {
+                       uint64_t* acc0, uint64_t* acc1, bool accumulate, const uint32_t* perm) {
     const int level = lc.level;
     const size_t n = ring.n(), nq = size_t(level + 1), ne = lc.ext_limbs();
     const size_t beta = lc.digits.size();
@@ -67,8 +67,17 @@ void key_inner_product(const Ring& ring, const LevelConstants& lc, const uint64_
         // limb i of the extended basis is limb `ki` of the key (which spans Q*P', or Q_l'*P')
         const size_t ki = key.key_limb(i, level);
         const math::Modulus& m = i < nq ? ring.moduli()[i] : ring.p_moduli()[i - nq];
+        // beta limbs: from the memory pool's cache, the same block for every limb of a thread
+        AlignedBuffer<uint64_t> permuted(perm ? beta * n : 0);
         DotTerm terms[kMaxDotTerms];
-        for (size_t j = 0; j < beta; ++j) terms[j] = {digits + (j * ne + i) * n, key.b(j) + ki * n, key.a(j) + ki * n};
+        for (size_t j = 0; j < beta; ++j) {
+            const uint64_t* digit = digits + (j * ne + i) * n;
+            if (perm) {
+                kn.permute_automorphism(permuted.data() + j * n, digit, perm, n);
+                digit = permuted.data() + j * n;
+            }
+            terms[j] = {digit, key.b(j) + ki * n, key.a(j) + ki * n};
+        }
         // beta <= 64 = kMaxDotTerms: the parameters allow at most 64 primes in the chain.
         // Fused multiply-add with a single reduction (paper 004): the beta products are summed
         // in 128 bits and reduced once, in the SIMD table of this CPU.
