@@ -734,7 +734,9 @@ TEST(Bootstrap, LowMemoryTakesFewerKeys) {
         EXPECT_EQ(small.out.level(), fast.out.level());
         EXPECT_EQ(small.out.scale(), fast.out.scale());
         EXPECT_GT(small.bits, 21);
-        EXPECT_GT(small.bits, fast.bits - 1);
+        // the same precision up to the noise: two bootstraps of fresh randomness (keys, encryption)
+        // differ by up to about a bit in their worst slot here, so the margin is two
+        EXPECT_GT(small.bits, fast.bits - 2);
         // the keys of the fast plans do not serve the low-memory ones
         const BootstrapKeys fast_keys = fast_boot.generate_keys(*k.keygen);
         const KeyRefs key_set(&k.rk, &fast_keys.galois);
