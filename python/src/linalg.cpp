@@ -258,8 +258,7 @@ PyEncryptedMatrix matrix_join(const std::vector<std::vector<const PyEncryptedMat
         for (size_t j = 0; j < tiles[i].size(); ++j) {
             const PyEncryptedMatrix& t = *tiles[i][j];
             const std::string at = oboro::detail::concat("tile (", i, ", ", j, ")");
-            if (t.st->ctx->id() != first.st->ctx->id() || t.st->key_id != first.st->key_id)
-                raise<ContextMismatch>(op, ": ", at, " belongs to another context or other keys than tile (0, 0)");
+            check_same_keys(*first.st, *t.st, oboro::detail::concat(op, ": ", at).c_str());
             if (t.method != first.method || t.d != first.d)
                 raise<oboro::ValueError>(op, ": ", at, " is method '", method_name(t.method), "' with d = ", t.d,
                                          ", tile (0, 0) '", method_name(first.method), "' with d = ", first.d);

@@ -37,8 +37,8 @@ void mod_up(const Ring& ring, const LevelConstants& lc, const uint64_t* c, uint6
 // canonical on entry): in both cases all products of a coefficient and the old value are summed
 // in 128 bits and reduced once. With `perm` (an automorphism's NTT-form permutation), the digits
 // are those of sigma(digits): each limb's digits are permuted into a buffer of one limb per digit
-// just before its products, where they are still in cache (hoisted rotations,
-// hoisting.hpp), instead of a permuted copy of all the digits written out and read back.
+// just before its products, where they are still in cache (hoisted rotations, hoisting.hpp),
+// instead of a permuted copy of all the digits written out and read back.
 void key_inner_product(const Ring& ring, const LevelConstants& lc, const uint64_t* digits, const KeySwitchKeyView& key,
                        uint64_t* acc0, uint64_t* acc1, bool accumulate = false, const uint32_t* perm = nullptr);
 
