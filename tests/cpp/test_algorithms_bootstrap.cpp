@@ -2,6 +2,7 @@
 // the encoder, EvalMod's model, and whole bootstraps with full and sparse slots checked against
 // the input values with a bound in bits.
 #include <cstring>
+#include <numeric>
 #include <tuple>
 #include <gtest/gtest.h>
 
@@ -48,6 +49,47 @@ TEST(HomomorphicDft, StagesAreTheEncodersFftWithoutTheBitReversal) {
     }
     EXPECT_THROW(merge_stages(dft_stages(8, DftDirection::slots_to_coeffs), 4, 8), ValueError);
     EXPECT_THROW(dft_stages(6, DftDirection::slots_to_coeffs), ValueError);
+}
+
+// A stage of half-block h repeats with period 2h, so a product of stages repeats with the period of
+// its largest: of CoeffsToSlots' three matrices only the first (the largest blocks) is dense, and
+// the others' encodings are kept compact (LevelPlaintexts::block, ckks::CompactPlaintext) with the
+// same words, in 1/block of the memory. SlotsToCoeffs is the same in the other order.
+TEST(HomomorphicDft, OnlyTheLargestBlocksAreDense) {
+    auto ctx = Context::create(small_parameters());
+    const size_t n = ctx->max_slots(), log_n = size_t(std::log2(double(n)));
+    const int level = ctx->max_level();
+    for (DftDirection direction : {DftDirection::coeffs_to_slots, DftDirection::slots_to_coeffs}) {
+        const std::vector<ComplexDiagonals> groups = merge_stages(dft_stages(n, direction), 3, n);
+        ASSERT_EQ(groups.size(), 3u);
+        // the stages per group: ceil and floor of log_n / 3, the larger groups first
+        std::vector<size_t> sizes(3, log_n / 3);
+        for (size_t g = 0; g < log_n % 3; ++g) ++sizes[g];
+        for (size_t g = 0; g < 3; ++g) {
+            SCOPED_TRACE(g);
+            // the group's stages in application order: largest blocks first for coeffs_to_slots
+            const size_t done = std::accumulate(sizes.begin(), sizes.begin() + long(g), size_t(0));
+            const size_t largest = direction == DftDirection::coeffs_to_slots ? log_n - done : done + sizes[g];
+            const size_t period = size_t(1) << largest;
+            std::vector<std::vector<cplx>> vectors;
+            for (const auto& [k, v] : groups[g]) vectors.push_back(v);
+            const LevelPlaintexts pts(ctx, vectors, n, Basis::qp);
+            const size_t block = ctx->n() / (2 * period);
+            EXPECT_EQ(pts.block(), block >= LevelPlaintexts::kMinCompactBlock ? block : 1);
+            if (pts.block() == 1) {
+                EXPECT_ERROR(ValueError, pts.compact_at(level), "LevelPlaintexts", "block() is 1");
+                continue;
+            }
+            const auto& compact = pts.compact_at(level);
+            const auto& dense = pts.at(level);
+            ASSERT_EQ(compact.size(), dense.size());
+            for (size_t i = 0; i < dense.size(); ++i) {
+                EXPECT_EQ(compact[i].word_count() * block, dense[i].word_count());
+                const Plaintext back = compact[i].expanded();
+                EXPECT_TRUE(std::equal(back.data(), back.data() + back.word_count(), dense[i].data()));
+            }
+        }
+    }
 }
 
 TEST(EvalModModel, RemovesTheIntegerPart) {

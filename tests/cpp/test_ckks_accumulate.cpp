@@ -4,11 +4,14 @@
 // unfused operations and against a double-precision reference, on a Ciphertext and on a batch.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <span>
 #include <vector>
 
 #include "ckks_test_util.hpp"
 #include "error_test_util.hpp"
+#include "oboro/backend/queue.hpp"
 #include "oboro/ckks/batch.hpp"
 
 namespace oboro::test {
@@ -179,6 +182,84 @@ TEST_P(AccumulateTest, PlainSumsAreTheProductsTermByTerm) {
     }
 }
 
+// Plaintexts of vectors that repeat with period p, encoded with p slots, are polynomials in
+// X^(n / 2p): their NTT words come in runs (ckks::CompactPlaintext). Kept one word per run, they
+// give multiply_plain_sum the dense plaintexts' words: runs shorter and longer than the CPU
+// queue's expansion buffer, dense and compact terms mixed, a level of one limb (limbs cut into
+// pieces), Q_level * P, and batches (a compact plaintext is the same for every element).
+TEST_P(AccumulateTest, CompactPlainSumsGiveTheDenseWords) {
+    Keys& K = k();
+    const Evaluator& ev = *K.eval;
+    const Context& ctx = *K.ctx;
+    const size_t slots = ctx.max_slots(), n = ctx.n();
+    const std::vector<size_t> periods = {1, 2, 16, slots / 8};  // runs of n/2 .. 8 words
+    std::vector<Plaintext> dense;
+    std::vector<CompactPlaintext> compact;
+    for (int level : {ctx.max_level(), 0}) {
+        SCOPED_TRACE(level);
+        dense.clear();
+        compact.clear();
+        for (size_t t = 0; t < periods.size(); ++t) {
+            const size_t p = periods[t];
+            // at level 0 (one limb) a small scale keeps the products below q_0
+            const std::optional<double> scale = level == 0 ? std::optional<double>(262144.0) : std::nullopt;
+            Plaintext pt = K.encoder->encode(random_complex(p, 1.0, 400 + t), level, scale, p);
+            compact.emplace_back(pt, n / (2 * p));
+            EXPECT_EQ(compact.back().block(), n / (2 * p));
+            EXPECT_EQ(compact.back().word_count(), pt.word_count() / (n / (2 * p)));
+            const Plaintext back = compact.back().expanded();
+            ASSERT_EQ(back.word_count(), pt.word_count());
+            EXPECT_TRUE(std::equal(back.data(), back.data() + back.word_count(), pt.data()));
+            EXPECT_EQ(back.level(), pt.level());
+            EXPECT_EQ(back.scale(), pt.scale());
+            dense.push_back(std::move(pt));
+        }
+        std::vector<Ciphertext> cx;
+        for (uint64_t i = 0; i < 9; ++i) cx.push_back(K.encrypt(random_complex(slots, 1.0, 500 + i), level));
+        std::vector<const Ciphertext*> a;
+        std::vector<const Plaintext*> d;
+        std::vector<const CompactPlaintext*> c;
+        for (size_t j = 0; j < cx.size(); ++j) {
+            a.push_back(&cx[j]);
+            d.push_back(&dense[j % periods.size()]);
+            c.push_back(&compact[j % periods.size()]);
+        }
+        const Ciphertext want = ev.multiply_plain_sum(a, d);
+        const Ciphertext got = ev.multiply_plain_sum(a, c);
+        EXPECT_TRUE(same_words(got, want));
+        EXPECT_EQ(got.scale(), want.scale());
+        // against the slot-wise reference: sum_j x_j * (p_j repeated)
+        std::vector<cplx> ref(slots, 0);
+        for (size_t j = 0; j < cx.size(); ++j) {
+            const size_t t = j % periods.size();
+            const auto x = random_complex(slots, 1.0, 500 + j), v = random_complex(periods[t], 1.0, 400 + t);
+            for (size_t l = 0; l < slots; ++l) ref[l] += x[l] * v[l % periods[t]];
+        }
+        EXPECT_GE(precision_bits(K.decrypt(level ? ev.rescale(got) : got), ref), level ? 15.0 : 8.0);
+        // a batch of three: each element's sum with the same compact plaintexts
+        std::vector<CiphertextBatch> xs;
+        for (size_t j = 0; j < 3; ++j) {
+            const Ciphertext* members[] = {&cx[j], &cx[j + 3], &cx[j + 6]};
+            xs.push_back(CiphertextBatch::from_ciphertexts(ctx, std::span<const Ciphertext* const>(members)));
+        }
+        const CiphertextBatch batch = ev.multiply_plain_sum<CiphertextBatch, CompactPlaintext>(
+            {&xs[0], &xs[1], &xs[2]}, {&compact[0], &compact[1], &compact[3]});
+        for (size_t e = 0; e < 3; ++e) {
+            SCOPED_TRACE(e);
+            const Ciphertext one = ev.multiply_plain_sum<Ciphertext, Plaintext>(
+                {&cx[3 * e], &cx[3 * e + 1], &cx[3 * e + 2]}, {&dense[0], &dense[1], &dense[3]});
+            EXPECT_TRUE(same_words(batch.at(e), one));
+        }
+    }
+    // over Q_level * P (double hoisting's rotations times its diagonals)
+    const int top = ctx.max_level();
+    const Plaintext pe = K.encoder->encode_extended(random_complex(16, 1.0, 600), top, ctx.q()[size_t(top)], 16);
+    const CompactPlaintext ce(pe, n / 32);
+    const std::vector<Ciphertext> ext = ev.rotate_many_extended(K.encrypt(random_complex(slots, 1.0, 601)), {1, 5}, K.gk);
+    EXPECT_TRUE(same_words(ev.multiply_plain_sum<Ciphertext, CompactPlaintext>({&ext[0], &ext[1]}, {&ce, &ce}),
+                           ev.multiply_plain_sum<Ciphertext, Plaintext>({&ext[0], &ext[1]}, {&pe, &pe})));
+}
+
 INSTANTIATE_TEST_SUITE_P(Presets, AccumulateTest, ::testing::Values("S1", "S2"));
 
 TEST(AccumulateErrors, PlainSumsNeedMatchingTerms) {
@@ -194,6 +275,33 @@ TEST(AccumulateErrors, PlainSumsNeedMatchingTerms) {
     EXPECT_ERROR(ValueError, ev.multiply_plain_sum(Cts{&x, &x}, Pts{&p}), "2 ciphertexts and 1");
     EXPECT_ERROR(LevelMismatch, ev.multiply_plain_sum(Cts{&x, &y}, Pts{&p, &p}), "multiply_plain_sum");
     EXPECT_ERROR(ScaleMismatch, ev.multiply_plain_sum(Cts{&x, &z}, Pts{&p, &p}), "term 1", "scale");
+}
+
+TEST(AccumulateErrors, CompactPlaintextsAreChecked) {
+    Keys& K = Keys::get("S1");
+    const Evaluator& ev = *K.eval;
+    const Context& ctx = *K.ctx;
+    const size_t n = ctx.n();
+    const Plaintext sparse = K.encoder->encode(random_complex(16, 1.0, 80), std::nullopt, std::nullopt, 16);
+    const Plaintext full = K.encoder->encode(random_complex(ctx.max_slots(), 1.0, 81));
+    EXPECT_ERROR(ValueError, CompactPlaintext(full, 8), "CompactPlaintext", "not in runs of 8");
+    EXPECT_ERROR(ValueError, CompactPlaintext(sparse, n / 16), "not in runs");  // runs are n/32 words
+    EXPECT_ERROR(ValueError, CompactPlaintext(sparse, 3), "power of two");
+    EXPECT_ERROR(ValueError, CompactPlaintext(sparse, 2 * n), "power of two");
+    const CompactPlaintext c(sparse, n / 32);
+    const Ciphertext x = K.encrypt(random_complex(16, 1.0, 82));
+    const Ciphertext x3 = ev.multiply(x, x);
+    using Cts = std::vector<const Ciphertext*>;
+    using Cps = std::vector<const CompactPlaintext*>;
+    const CompactPlaintext unit(K.encoder->encode(random_complex(16, 1.0, 83), std::nullopt, 1024.0, 16), n / 32);
+    EXPECT_ERROR(ValueError, ev.multiply_plain_sum(Cts{&x3}, Cps{&unit}), "multiply_plain_sum", "3 polynomials");
+    const Ciphertext low = ev.drop_to_level(x, 0);
+    EXPECT_ERROR(LevelMismatch, ev.multiply_plain_sum(Cts{&low}, Cps{&c}), "multiply_plain_sum");
+    // a queue that has no compact kernel (the default, which a device queue inherits) refuses it
+    Ciphertext out = ev.multiply_plain_sum(Cts{&x}, Cps{&c});
+    const oboro::backend::ConstBatchSpan a{x3.data(), 1, 3, x3.limbs(), n, 0}, b{c.data(), 1, 1, c.limbs(), c.n(), 0};
+    const oboro::backend::BatchSpan o{out.mutable_data(), 1, 2, out.limbs(), n, 0};
+    EXPECT_ERROR(Error, oboro::backend::cpu_queue()->mul_plain_sum(ctx.ring(), o, &a, &b, 1), "compact", "not on cpu");
 }
 
 TEST(AccumulateErrors, TheAccumulatorMustFitTheProducts) {

@@ -1,10 +1,16 @@
 #include "oboro/algorithms/level_plaintexts.hpp"
 
+#include <algorithm>
+
+#include "oboro/util/error.hpp"
+
 namespace oboro::algorithms {
 
 LevelPlaintexts::LevelPlaintexts(ckks::ContextPtr ctx, std::vector<std::vector<double>> vectors, size_t slots,
                                  ckks::Basis basis, PlaintextScale scale)
-    : ctx_(std::move(ctx)), encoder_(ctx_), real_(std::move(vectors)), slots_(slots), basis_(basis), scale_(scale) {}
+    : ctx_(std::move(ctx)), encoder_(ctx_), real_(std::move(vectors)), slots_(slots), basis_(basis), scale_(scale) {
+    set_period();
+}
 
 LevelPlaintexts::LevelPlaintexts(ckks::ContextPtr ctx, std::vector<std::vector<std::complex<double>>> vectors,
                                  size_t slots, ckks::Basis basis, PlaintextScale scale, double scale_factor)
@@ -14,7 +20,40 @@ LevelPlaintexts::LevelPlaintexts(ckks::ContextPtr ctx, std::vector<std::vector<s
       slots_(slots),
       basis_(basis),
       scale_(scale),
-      scale_factor_(scale_factor) {}
+      scale_factor_(scale_factor) {
+    set_period();
+}
+
+namespace {
+// The shortest period p (a power of two dividing slots) with which v (slots values, the missing
+// ones zero) repeats exactly.
+template <typename V> size_t repeat_period(const std::vector<V>& v, size_t slots) {
+    const auto at = [&](size_t l) { return l < v.size() ? v[l] : V(0); };
+    size_t p = 1;
+    while (p < slots) {
+        bool repeats = true;
+        for (size_t l = p; l < slots && repeats; ++l) repeats = at(l) == at(l % p);
+        if (repeats) break;
+        p *= 2;
+    }
+    return p;
+}
+
+// The first `p` values of v (zeros past its end).
+template <typename V> std::vector<V> first_values(const std::vector<V>& v, size_t p) {
+    std::vector<V> out(p, V(0));
+    std::copy_n(v.begin(), std::min(p, v.size()), out.begin());
+    return out;
+}
+}  // namespace
+
+void LevelPlaintexts::set_period() {
+    period_ = 1;
+    for (const auto& v : real_) period_ = std::max(period_, repeat_period(v, slots_));
+    for (const auto& v : complex_) period_ = std::max(period_, repeat_period(v, slots_));
+    const size_t block = ctx_->n() / (2 * period_);
+    block_ = block >= kMinCompactBlock ? block : 1;
+}
 
 double plaintext_scale(const ckks::Context& ctx, PlaintextScale kind, int level) {
     switch (kind) {
@@ -28,10 +67,30 @@ double plaintext_scale(const ckks::Context& ctx, PlaintextScale kind, int level)
 ckks::Plaintext LevelPlaintexts::encode(size_t index, int level) const {
     const double scale = plaintext_scale(*ctx_, scale_, level) * scale_factor_;
     const auto encode_one = [&](const auto& v) {
-        return basis_ == ckks::Basis::qp ? encoder_.encode_extended(v, level, scale, slots_)
-                                         : encoder_.encode(v, level, scale, slots_);
+        const auto values = first_values(v, period_);
+        ckks::Plaintext pt = basis_ == ckks::Basis::qp ? encoder_.encode_extended(values, level, scale, period_)
+                                                       : encoder_.encode(values, level, scale, period_);
+        pt.set_slots(slots_);  // the same vector seen with slots_ slots
+        return pt;
     };
     return index < real_.size() ? encode_one(real_[index]) : encode_one(complex_[index - real_.size()]);
+}
+
+const std::vector<ckks::CompactPlaintext>& LevelPlaintexts::compact_locked(int level) const {
+    if (block_ == 1)
+        raise<ValueError>("LevelPlaintexts: vectors of period ", period_, " in ", slots_, " slots have no runs of ",
+                          kMinCompactBlock, " or more equal words to keep compact (block() is 1)");
+    auto it = compact_.find(level);
+    if (it != compact_.end()) return it->second;
+    std::vector<ckks::CompactPlaintext> pts;
+    pts.reserve(size());
+    for (size_t i = 0; i < size(); ++i) pts.emplace_back(encode(i, level), block_);
+    return compact_.emplace(level, std::move(pts)).first->second;
+}
+
+const std::vector<ckks::CompactPlaintext>& LevelPlaintexts::compact_at(int level) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return compact_locked(level);
 }
 
 const std::vector<ckks::Plaintext>& LevelPlaintexts::encoded_locked(int level) const {
@@ -69,7 +128,10 @@ const std::vector<ckks::PlaintextBatch>& LevelPlaintexts::at(int level, const ck
     const auto key = std::make_pair(level, static_cast<const backend::Queue*>(device.get()));
     auto it = batches_.find(key);
     if (it != batches_.end()) return it->second;
-    return batches_.emplace(key, batches_in(encoded_locked(level), device)).first->second;
+    if (block_ == 1) return batches_.emplace(key, batches_in(encoded_locked(level), device)).first->second;
+    std::vector<ckks::Plaintext> dense;
+    for (const ckks::CompactPlaintext& pt : compact_locked(level)) dense.push_back(pt.expanded());
+    return batches_.emplace(key, batches_in(dense, device)).first->second;
 }
 
 }  // namespace oboro::algorithms

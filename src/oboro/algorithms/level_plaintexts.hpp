@@ -50,11 +50,22 @@ public:
 
     size_t size() const { return real_.size() + complex_.size(); }
     ckks::Basis basis() const { return basis_; }
+    // The runs of equal NTT words every encoding has (ckks::CompactPlaintext): n / 2p for the
+    // longest period p (a power of two dividing slots) with which the vectors repeat, exactly; 1
+    // when that is fewer than kMinCompactBlock words. Vectors of period p are encoded with p
+    // slots, so their polynomials are exactly those of X^(n / 2p).
+    size_t block() const { return block_; }
+    static constexpr size_t kMinCompactBlock = 8;  // one AVX-512 register of words
+    // The encodings at `level` kept as CompactPlaintexts (block() > 1, else ValueError): a
+    // fraction of the memory of at(level), for Evaluator::multiply_plain_sum on host operands
+    // (encoded on first use; safe to call from several threads).
+    const std::vector<ckks::CompactPlaintext>& compact_at(int level) const;
     // The encodings at `level` (encoded on first use; safe to call from several threads).
     const std::vector<ckks::Plaintext>& at(int level) const;
     // The same encodings as batches of one plaintext in `memory`'s memory (nullptr or a host queue:
     // host memory), copied there on first use; safe to call from several threads. The batches hold
-    // their queue, so a cached entry's queue outlives it.
+    // their queue, so a cached entry's queue outlives it. A device gets dense words (expanded from
+    // compact_at when block() > 1, without keeping them on the host).
     const std::vector<ckks::PlaintextBatch>& at(int level, const ckks::QueuePtr& memory) const;
     // The encodings at x's level as operands of x, in x's memory.
     template <ckks::Encrypted T> const std::vector<PlainOf<T>>& operands_for(const T& x) const {
@@ -73,8 +84,11 @@ public:
     }
 
 private:
-    ckks::Plaintext encode(size_t index, int level) const;                 // vector `index` at `level`
+    // vector `index` at `level` (with period_ slots: the same slot vector, a polynomial in X^block_)
+    ckks::Plaintext encode(size_t index, int level) const;
     const std::vector<ckks::Plaintext>& encoded_locked(int level) const;  // mutex_ held
+    const std::vector<ckks::CompactPlaintext>& compact_locked(int level) const;  // mutex_ held
+    void set_period();  // period_ and block_ from the vectors
     // each plaintext as a batch of one in `memory`'s memory (host memory for nullptr or a host queue)
     std::vector<ckks::PlaintextBatch> batches_in(const std::vector<ckks::Plaintext>& pts,
                                                  const ckks::QueuePtr& memory) const;
@@ -87,8 +101,11 @@ private:
     ckks::Basis basis_;
     PlaintextScale scale_;
     double scale_factor_ = 1.0;
+    size_t period_ = 0;  // the longest of the vectors' periods
+    size_t block_ = 1;
     mutable std::mutex mutex_;
     mutable std::map<int, std::vector<ckks::Plaintext>> cache_;
+    mutable std::map<int, std::vector<ckks::CompactPlaintext>> compact_;
     // keyed by the device queue (nullptr: host memory); std::map keeps references stable
     mutable std::map<std::pair<int, const backend::Queue*>, std::vector<ckks::PlaintextBatch>> batches_;
 };

@@ -222,13 +222,20 @@ T LinearTransform::group_sum(const CountedOps& ops, size_t group, const std::vec
     const std::vector<size_t>& diags = group_diags_[group];
     const auto sum = [&](const auto& pt) {  // pt(j): the plaintext of member j
         std::vector<const T*> xs;
-        std::vector<const PlainOf<T>*> ps;
+        std::vector<const std::remove_cvref_t<decltype(pt(0))>*> ps;
         for (size_t j = 0; j < members.size(); ++j) {
             xs.push_back(&babies[members[j]]);
             ps.push_back(&pt(j));
         }
         return ops.multiply_plain_sum(xs, ps);
     };
+    const T& x = babies[members[0]];
+    bool host = true;
+    if constexpr (std::same_as<T, ckks::CiphertextBatch>) host = x.device() == nullptr;
+    if (diagonals_->block() > 1 && host) {  // kept compact whatever the policy: a fraction of the memory
+        const std::vector<ckks::CompactPlaintext>& pts = diagonals_->compact_at(x.level());
+        return sum([&](size_t j) -> const ckks::CompactPlaintext& { return pts[diags[j]]; });
+    }
     if (memory_.encode_on_use) {
         const std::vector<PlainOf<T>> pts = diagonals_->encode_for(babies[members[0]], diags);
         return sum([&](size_t j) -> const PlainOf<T>& { return pts[j]; });

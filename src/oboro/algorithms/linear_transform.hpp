@@ -85,13 +85,15 @@ struct MemoryPolicy {
     // the plan (double hoisting): the fewest keys among those within this fraction of the least
     // modelled cost (plan_bsgs_double_hoisted)
     double key_saving_tolerance = ckks::kKeySavingTolerance;
-    // the diagonals encoded at every use, a giant group at a time, instead of once per level and
-    // kept: the plaintexts' memory (tens of MB each at N = 2^16) for an encoding per use
+    // the dense diagonals encoded at every use, a giant group at a time, instead of once per level
+    // and kept: the plaintexts' memory (tens of MB each at N = 2^16) for an encoding per use.
+    // Compact ones (LevelPlaintexts::block() > 1, operands in host memory) are always kept.
     bool encode_on_use = false;
 
-    // Low memory: the diagonals encoded at each use, and plans within 2x of the least modelled
-    // cost with the fewest keys (bootstrapping at preset B1: 15 Galois keys of 2.6 GiB instead of
-    // 43 of 7.2 GiB; its time and peak memory are measured in docs/benchmarks/bootstrap.md).
+    // Low memory: the dense diagonals encoded at each use, and plans within 2x of the least
+    // modelled cost with the fewest keys (bootstrapping at preset B1: 15 Galois keys of 2.6 GiB
+    // instead of 43 of 7.2 GiB; its time and peak memory are measured in
+    // docs/benchmarks/bootstrap.md).
     static MemoryPolicy low() { return {1.0, true}; }
 
     bool operator==(const MemoryPolicy&) const = default;

@@ -157,7 +157,7 @@ public:
         }
     }
     // sum_j a[j] * p[j]: one cMult per term and one Add per term after the first.
-    template <ckks::Encrypted T, typename P> requires ckks::PlainOperandOf<P, T>
+    template <ckks::Encrypted T, typename P> requires ckks::SumPlainOperandOf<P, T>
     T multiply_plain_sum(const std::vector<const T*>& a, const std::vector<const P*>& p) const {
         T r = eval_.multiply_plain_sum(a, p);
         if (counts_) {

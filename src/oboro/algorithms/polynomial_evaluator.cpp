@@ -209,7 +209,6 @@ public:
     }
 
     void compute_powers(const std::vector<int>& powers) {
-        const auto& eval = ops_.eval();
         for (int i : powers) {
             const auto [a, b] = factors(i);
             const T& ta = natural_.at(a);

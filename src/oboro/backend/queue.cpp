@@ -42,6 +42,10 @@ void Queue::mul_plain_add(const Ring& ring, BatchSpan acc, ConstBatchSpan a, Con
 
 void Queue::mul_plain_sum(const Ring& ring, BatchSpan out, const ConstBatchSpan* a, const ConstBatchSpan* b,
                           size_t terms) {
+    for (size_t j = 0; j < terms; ++j)
+        if (b[j].n != a[j].n)
+            raise<Error>("mul_plain_sum: compact plaintexts (runs of words) are read only by the CPU queue's sum of "
+                         "products of 2-polynomial ciphertexts, not on ", device_name());
     mul_plain(ring, out, a[0], b[0]);
     for (size_t j = 1; j < terms; ++j) mul_plain_add(ring, out, a[j], b[j]);
 }

@@ -98,7 +98,9 @@ public:
     // out (shaped like a[0]) = sum_j a[j] * b[j] over `terms` pairs: a[j] of one shape, b[j]
     // plaintexts (1 polynomial; count 1: broadcast); out aliases no operand. The default is
     // mul_plain then mul_plain_add per term; the CPU queue sums each limb's products in 128 bits
-    // and reduces once (the same words).
+    // and reduces once (the same words). On the CPU queue, for a[j] of 2 polynomials, b[j] may be
+    // compact: n / block words per limb, each standing for a run of `block` equal NTT words
+    // (ckks::CompactPlaintext); the default raises Error for one.
     virtual void mul_plain_sum(const Ring& ring, BatchSpan out, const ConstBatchSpan* a, const ConstBatchSpan* b,
                                size_t terms);
     // acc += a * s[i] on limb i, every polynomial of a.

@@ -1,5 +1,6 @@
 #include "oboro/ckks/ciphertext.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "oboro/util/error.hpp"
@@ -45,6 +46,35 @@ void PolyArray::reset_shape(size_t n, size_t polys, int level, size_t special, d
     scale_ = scale;
     slots_ = slots;
     context_id_ = context_id;
+}
+
+CompactPlaintext::CompactPlaintext(const Plaintext& dense, size_t block) : block_(block) {
+    const size_t n = dense.n();
+    if (block == 0 || (block & (block - 1)) != 0 || block > n)
+        raise<ValueError>("CompactPlaintext: a block of ", block, " words; give a power of two up to n = ", n);
+    const size_t runs = n / block;
+    reset_shape(runs, 1, dense.level(), dense.special_limbs(), dense.scale(), dense.slots(), dense.context_id());
+    uint64_t* out = data_.data();
+    for (size_t i = 0; i < dense.limbs(); ++i) {
+        const uint64_t* limb = dense.data() + i * n;
+        for (size_t r = 0; r < runs; ++r) {
+            const uint64_t w = limb[r * block];
+            for (size_t k = 1; k < block; ++k)
+                if (limb[r * block + k] != w)
+                    raise<ValueError>("CompactPlaintext: limb ", i, " of the plaintext is not in runs of ", block,
+                                      " equal words (words ", r * block, " and ", r * block + k, " differ); only a "
+                                      "vector that repeats with period n / (2 * block) has them");
+            out[i * runs + r] = w;
+        }
+    }
+}
+
+Plaintext CompactPlaintext::expanded() const {
+    Plaintext dense;
+    dense.reset_shape(n_ * block_, 1, level_, special_, scale_, slots_, context_id_);
+    uint64_t* out = dense.mutable_data();
+    for (size_t k = 0; k < word_count(); ++k) std::fill_n(out + k * block_, block_, data_.data()[k]);
+    return dense;
 }
 
 }  // namespace oboro::ckks

@@ -89,12 +89,36 @@ protected:
 };
 
 class Plaintext : public PolyArray {
+    friend class CompactPlaintext;  // expands into one (reset_shape)
+
 public:
     Plaintext() = default;
     Plaintext(const Context& ctx, int level, double scale, size_t slots, Basis basis = Basis::q)
         : PolyArray(ctx, 1, level, scale, slots, basis) {}
     // Drops limbs above `level` in place (over Q_level: ValueError over Q_level * P).
     void drop_to_level(int level) { reshape_polys(1, level); }
+};
+
+// A plaintext whose NTT words come in runs of `block` equal words, kept as one word per run:
+// n / block words per limb. A vector of slots that repeats with period p is a polynomial in
+// X^(n / 2p), and such a polynomial takes one value on each run of n / 2p consecutive NTT words
+// (slot i holds a(psi^(2 bitrev(i) + 1)), which depends only on i's high bits). Most of the
+// diagonals of bootstrapping's DFTs repeat with a short period (algorithms/homomorphic_dft.hpp):
+// kept this way they take a fraction of the memory, and multiply_plain_sum, the only operation
+// that takes them, reads a fraction of the words.
+class CompactPlaintext : public PolyArray {
+public:
+    CompactPlaintext() = default;
+    // The runs of `dense` (over either basis), one word each. ValueError unless block is a power of
+    // two dividing n and every run of `block` words of every limb is one word repeated.
+    CompactPlaintext(const Plaintext& dense, size_t block);
+    // How many NTT words each stored word stands for; n() is the words stored per limb.
+    size_t block() const { return block_; }
+    // The dense plaintext: every word repeated `block` times.
+    Plaintext expanded() const;
+
+private:
+    size_t block_ = 1;
 };
 
 class Ciphertext : public PolyArray {

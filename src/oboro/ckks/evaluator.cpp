@@ -80,6 +80,10 @@ backend::ConstBatchSpan span_of(const Ciphertext& c) {
     return {c.data(), 1, c.size(), c.limbs(), c.n(), c.special_limbs()};
 }
 backend::ConstBatchSpan span_of(const Plaintext& p) { return {p.data(), 1, 1, p.limbs(), p.n(), p.special_limbs()}; }
+// n / block words per limb: the queue reads the runs (Queue::mul_plain_sum)
+backend::ConstBatchSpan span_of(const CompactPlaintext& p) {
+    return {p.data(), 1, 1, p.limbs(), p.n(), p.special_limbs()};
+}
 using ckks::span_of;
 
 size_t count_of(const PolyArray&) { return 1; }
@@ -549,7 +553,7 @@ requires PlainOperandOf<P, T> void Evaluator::multiply_accumulate(T& acc, const 
 }
 
 template <Encrypted T, typename P>
-requires PlainOperandOf<P, T>
+requires SumPlainOperandOf<P, T>
 T Evaluator::multiply_plain_sum(const std::vector<const T*>& a, const std::vector<const P*>& b) const {
     const char* op = "multiply_plain_sum";
     if (a.empty() || a.size() != b.size())
@@ -564,6 +568,10 @@ T Evaluator::multiply_plain_sum(const std::vector<const T*>& a, const std::vecto
     for (size_t j = 0; j < a.size(); ++j) {
         check.pair(op, *a[j], *b[j], Bases::any);
         check.product_scale(op, *a[j], b[j]->scale());
+        if constexpr (std::same_as<P, CompactPlaintext>)
+            if (a[j]->size() != 2)
+                raise<ValueError>(op, ": term ", j, "'s operand has ", a[j]->size(), " polynomials; a compact "
+                                  "plaintext multiplies ciphertexts of 2 (relinearize first)");
         if (j > 0) {
             const T& x = *a[j];
             if (x.level() != first.level())
@@ -1135,5 +1143,9 @@ OBORO_EVALUATOR_PLAIN(Ciphertext, Plaintext)
 OBORO_EVALUATOR_PLAIN(CiphertextBatch, Plaintext)
 OBORO_EVALUATOR_PLAIN(CiphertextBatch, PlaintextBatch)
 #undef OBORO_EVALUATOR_PLAIN
+template Ciphertext Evaluator::multiply_plain_sum(const std::vector<const Ciphertext*>&,
+                                                  const std::vector<const CompactPlaintext*>&) const;
+template CiphertextBatch Evaluator::multiply_plain_sum(const std::vector<const CiphertextBatch*>&,
+                                                       const std::vector<const CompactPlaintext*>&) const;
 
 }  // namespace oboro::ckks

@@ -51,6 +51,11 @@ template <typename P, typename T>
 concept PlainOperandOf = Encrypted<T> && (std::same_as<P, Plaintext> ||
                                           (std::same_as<T, CiphertextBatch> && std::same_as<P, PlaintextBatch>));
 
+// A plaintext operand of multiply_plain_sum: those above, or a CompactPlaintext (ciphertext.hpp) in
+// host memory, the same for every element of a batch.
+template <typename P, typename T>
+concept SumPlainOperandOf = PlainOperandOf<P, T> || (Encrypted<T> && std::same_as<P, CompactPlaintext>);
+
 // The number of ciphertexts in x (1 for a Ciphertext).
 inline size_t element_count(const Ciphertext&) { return 1; }
 inline size_t element_count(const CiphertextBatch& x) { return x.count(); }
@@ -134,7 +139,9 @@ public:
     // on the CPU): the words of multiply and multiply_accumulate term by term. The a[j] of one
     // level, basis, size and element count, each pair as multiply takes it, the products at one
     // scale (to 2^-40; ScaleMismatch otherwise); ValueError for no terms or unequal lists.
-    template <Encrypted T, typename P> requires PlainOperandOf<P, T>
+    // CompactPlaintexts multiply ciphertexts of 2 polynomials (ValueError otherwise) on a queue in
+    // host memory (operands in host memory, as for every other operation).
+    template <Encrypted T, typename P> requires SumPlainOperandOf<P, T>
     T multiply_plain_sum(const std::vector<const T*>& a, const std::vector<const P*>& b) const;
     // acc += a * c, with c encoded at the scale acc.scale / a.scale, so that the product lands
     // exactly on acc's scale (polynomial evaluation sums c_i * x_i at the scale it rescales to).
