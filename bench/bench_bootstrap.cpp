@@ -13,7 +13,7 @@
 // One row per preset, slot count, thread count, message ratio, number of EvalMod's double angles,
 // of iterations, order (cts: CoeffsToSlots first, the default; stc: SlotsToCoeffs first, the
 // inputs then encrypted at the bootstrapper's min_input_level()) and memory policy (fast, the
-// default; low: MemoryPolicy::low(), fewer keys and the DFT diagonals encoded at each use).
+// default; low: MemoryPolicy::low(), fewer keys and the dense DFT diagonals encoded at each use).
 //   bench_bootstrap --quick          # BT (insecure test ring), full slots, one run: a smoke test
 #include <algorithm>
 #include <chrono>
@@ -50,7 +50,7 @@ struct Row {
     bool stc_first = false;
     bool low_memory = false;
     bool encapsulates = false;
-    double key_gib = 0, setup_s = 0, keygen_s = 0, model_bits = 0, bits = 0, constant_bits = 0, peak_gib = 0;
+    double key_gib = 0, diagonal_gib = 0, setup_s = 0, keygen_s = 0, model_bits = 0, bits = 0, constant_bits = 0, peak_gib = 0;
     double mean_bits = 0, pair_bits = 0;
     bench::Timing time, pair_time;
 };
@@ -154,6 +154,8 @@ Row run(const std::string& preset, std::optional<size_t> slots_opt, int threads,
         row.mean_bits = std::min(row.mean_bits, b.mean);
     }
     row.time = bench::timing_of(us);
+    // the DFTs' diagonals the bootstraps encoded and keep (Bootstrapper::diagonal_bytes)
+    row.diagonal_gib = double(boot.kept_diagonal_bytes()) / (1024.0 * 1024.0 * 1024.0);
     // two real inputs in one bootstrap
     std::uniform_real_distribution<double> real(-1, 1);
     std::vector<cplx> re(slots), im(slots);
@@ -191,7 +193,7 @@ void write_json(const std::string& path, const std::vector<Row>& rows, int runs)
            << "\", \"input_level\": " << r.input_level
            << ", \"cosine_degree\": " << r.cosine_degree << ", \"encapsulates\": " << (r.encapsulates ? "true" : "false")
            << ", \"setup_s\": " << r.setup_s << ", \"keygen_s\": " << r.keygen_s << ", \"keys\": " << r.keys
-           << ", \"key_gib\": " << r.key_gib << ", \"bootstrap_median_s\": " << r.time.median_us / 1e6
+           << ", \"key_gib\": " << r.key_gib << ", \"diagonal_gib\": " << r.diagonal_gib << ", \"bootstrap_median_s\": " << r.time.median_us / 1e6
            << ", \"bootstrap_min_s\": " << r.time.min_us / 1e6 << ", \"precision_bits\": " << r.bits << ", \"mean_precision_bits\": " << r.mean_bits << ", \"constant_precision_bits\": " << r.constant_bits
            << ", \"model_bits\": " << r.model_bits << ", \"real_pair_median_s\": " << r.pair_time.median_us / 1e6
            << ", \"real_pair_precision_bits\": " << r.pair_bits << ", \"peak_gib\": " << r.peak_gib << "}"
@@ -272,14 +274,14 @@ int main(int argc, char** argv) {
                         for (const auto& it : iterations)
                             for (bool o : orders)
                                 for (bool m : memories) rows.push_back(run(p, s, t, runs, r, d, it, o, m));
-    std::printf("%-6s %5s %6s %7s %7s %5s %6s %5s %6s %6s %10s %9s %9s %9s %8s %9s %9s %8s %6s %9s %9s\n", "preset", "order", "memory", "threads", "slots",
+    std::printf("%-6s %5s %6s %7s %7s %5s %6s %5s %6s %6s %10s %9s %9s %9s %8s %9s %9s %8s %6s %9s %9s %9s\n", "preset", "order", "memory", "threads", "slots",
                 "ratio", "angles", "iters", "used", "left", "boot_s", "bits", "mean_bits", "ones_bits", "pair_s", "pair_bits", "setup_s", "keygen_s",
-                "keys", "keys_GiB", "peak_GiB");
+                "keys", "keys_GiB", "diag_GiB", "peak_GiB");
     for (const Row& r : rows)
-        std::printf("%-6s %5s %6s %7d %7zu %5d %6d %5d %6d %6d %10.2f %9.1f %9.1f %9.1f %8.2f %9.1f %9.1f %8.1f %6d %9.2f %9.1f\n",
+        std::printf("%-6s %5s %6s %7d %7zu %5d %6d %5d %6d %6d %10.2f %9.1f %9.1f %9.1f %8.2f %9.1f %9.1f %8.1f %6d %9.2f %9.2f %9.1f\n",
                     r.preset.c_str(), r.stc_first ? "stc" : "cts", r.low_memory ? "low" : "fast", r.threads, r.slots, r.message_ratio_bits, r.double_angles, r.iterations, r.depth, r.output_level,
                     r.time.median_us / 1e6, r.bits, r.mean_bits, r.constant_bits, r.pair_time.median_us / 1e6, r.pair_bits,
-                    r.setup_s, r.keygen_s, r.keys, r.key_gib, r.peak_gib);
+                    r.setup_s, r.keygen_s, r.keys, r.key_gib, r.diagonal_gib, r.peak_gib);
     if (!json.empty()) write_json(json, rows, runs);
     return 0;
 }

@@ -748,6 +748,10 @@ TEST(Bootstrap, LowMemoryKeysOfPresetB1UnderFourGB) {
     EXPECT_GT(fast_boot.key_bytes(), 2 * low_boot.key_bytes());
     EXPECT_LE(low_boot.galois_key_levels().size(), 16u);
     EXPECT_EQ(low_boot.depth(), fast_boot.depth());
+    // the DFTs' diagonals: compact but for the first CoeffsToSlots and last SlotsToCoeffs matrix,
+    // under 1 GiB kept (low memory encodes those two at each use)
+    EXPECT_LT(fast_boot.diagonal_bytes(), size_t(1) << 30);
+    EXPECT_LT(low_boot.diagonal_bytes(), fast_boot.diagonal_bytes() / 4);
     // key_bytes() counts what generate_keys() makes: checked on the test ring
     Keys& k = BootKeys::get().keys;
     const Bootstrapper boot(k.ctx, low);
@@ -772,7 +776,14 @@ TEST(Bootstrap, LowMemoryTakesFewerKeys) {
         EXPECT_GE(low_boot.cost().key_switch.mod_ups, fast_boot.cost().key_switch.mod_ups);
         EXPECT_EQ(low_boot.depth(), fast_boot.depth());
         const std::vector<cplx> values = random_complex(slots, 1.0, 300 + slots);
+        EXPECT_EQ(fast_boot.kept_diagonal_bytes(), 0u);  // nothing encoded before the first bootstrap
         const Outcome fast = run_bootstrap(fast_boot, values), small = run_bootstrap(low_boot, values);
+        // diagonal_bytes() is what the first bootstrap leaves encoded; low memory keeps less, but
+        // with 16 slots every diagonal repeats within few slots: compact, kept by both
+        EXPECT_EQ(fast_boot.kept_diagonal_bytes(), fast_boot.diagonal_bytes());
+        EXPECT_EQ(low_boot.kept_diagonal_bytes(), low_boot.diagonal_bytes());
+        if (slots == 16) EXPECT_EQ(low_boot.diagonal_bytes(), fast_boot.diagonal_bytes());
+        else EXPECT_LT(low_boot.diagonal_bytes(), fast_boot.diagonal_bytes());
         EXPECT_EQ(small.out.level(), fast.out.level());
         EXPECT_EQ(small.out.scale(), fast.out.scale());
         EXPECT_GT(small.bits, 21);

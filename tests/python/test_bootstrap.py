@@ -218,6 +218,7 @@ def test_options_low_memory_slots_to_coeffs_first_and_one_iteration():
     fast, low = b1.bootstrap_info(), b1.bootstrap_info(memory="low")
     assert (fast["memory"], low["memory"]) == ("fast", "low")
     assert low["galois_keys"] < fast["galois_keys"] and low["key_bytes"] < 4e9 < fast["key_bytes"]
+    assert low["diagonal_bytes"] < fast["diagonal_bytes"] < 2**30
     assert low["depth"] == fast["depth"] and low["output_level"] == fast["output_level"]
 
     c = oboro.Context.from_preset("BT")

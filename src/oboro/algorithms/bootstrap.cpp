@@ -283,6 +283,10 @@ size_t Bootstrapper::key_bytes() const {
     return bytes;
 }
 
+size_t Bootstrapper::diagonal_bytes() const {
+    return cts_.plaintext_bytes(levels_.top) + stc_.plaintext_bytes(levels_.stc_in);
+}
+
 BootstrapKeys Bootstrapper::generate_keys(ckks::KeyGenerator& keygen) const {
     BootstrapKeys keys;
     keys.galois.context_id = ctx_->id();

@@ -148,6 +148,11 @@ public:
     void require_keys(const char* op, const BootstrapKeys& keys) const;
     // The memory of generate_keys()'s keys (the relinearization key, the evaluator's, not counted).
     size_t key_bytes() const;
+    // The host memory of the DFTs' diagonals that bootstraps of ciphertexts in host memory keep
+    // (encoded at the first bootstrap; compact ones always, dense ones unless the memory policy
+    // encodes them at each use), and what they keep now.
+    size_t diagonal_bytes() const;
+    size_t kept_diagonal_bytes() const { return cts_.kept_plaintext_bytes() + stc_.kept_plaintext_bytes(); }
     // The keys of bootstrap(): each Galois key made at the highest level it is used at (smaller
     // than keys of the top level), and the encapsulation keys when encapsulates().
     BootstrapKeys generate_keys(ckks::KeyGenerator& keygen) const;

@@ -148,6 +148,18 @@ OpCounts TransformChain::cost() const {
     return c;
 }
 
+size_t TransformChain::plaintext_bytes(int input_level) const {
+    size_t bytes = 0;
+    for (size_t i = 0; i < transforms_.size(); ++i) bytes += transforms_[i].plaintext_bytes(input_level - int(i));
+    return bytes;
+}
+
+size_t TransformChain::kept_plaintext_bytes() const {
+    size_t bytes = 0;
+    for (const LinearTransform& t : transforms_) bytes += t.kept_plaintext_bytes();
+    return bytes;
+}
+
 template <ckks::Encrypted T> T TransformChain::apply(const CountedOps& ops, T x, const ckks::GaloisKeys& keys) const {
     for (const LinearTransform& t : transforms_) {
         x.set_slots(t.slots());

@@ -68,6 +68,11 @@ public:
     // The rotation steps of step i (applied at level: input level - i).
     std::vector<int64_t> rotation_steps(size_t step) const { return transforms_[step].rotation_steps(); }
     OpCounts cost() const;
+    // The host memory of the diagonals its transforms keep once applied from `input_level`
+    // (LinearTransform::plaintext_bytes of step i at input_level - i).
+    size_t plaintext_bytes(int input_level) const;
+    // The host memory they keep now.
+    size_t kept_plaintext_bytes() const;
 
     // x through every step, each at its slot count (x is seen with it: set_slots, valid for
     // vectors that repeat with that period); the scale is multiplied by the steps' scale factors.

@@ -88,6 +88,21 @@ const std::vector<ckks::CompactPlaintext>& LevelPlaintexts::compact_locked(int l
     return compact_.emplace(level, std::move(pts)).first->second;
 }
 
+size_t LevelPlaintexts::bytes_at(int level, bool compact) const {
+    const size_t limbs = size_t(level + 1) + ckks::special_limbs_of(*ctx_, basis_);
+    return size() * limbs * (ctx_->n() / (compact ? block_ : 1)) * sizeof(uint64_t);
+}
+
+size_t LevelPlaintexts::kept_bytes() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    size_t words = 0;
+    for (const auto& [level, pts] : cache_)
+        for (const auto& pt : pts) words += pt.word_count();
+    for (const auto& [level, pts] : compact_)
+        for (const auto& pt : pts) words += pt.word_count();
+    return words * sizeof(uint64_t);
+}
+
 const std::vector<ckks::CompactPlaintext>& LevelPlaintexts::compact_at(int level) const {
     std::lock_guard<std::mutex> lock(mutex_);
     return compact_locked(level);

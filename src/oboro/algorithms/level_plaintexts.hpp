@@ -56,6 +56,11 @@ public:
     // slots, so their polynomials are exactly those of X^(n / 2p).
     size_t block() const { return block_; }
     static constexpr size_t kMinCompactBlock = 8;  // one AVX-512 register of words
+    // The host memory of the encodings at `level`: dense (at) or compact (compact_at, block()
+    // words per stored word).
+    size_t bytes_at(int level, bool compact) const;
+    // The host memory of the encodings kept so far (every level of at and compact_at).
+    size_t kept_bytes() const;
     // The encodings at `level` kept as CompactPlaintexts (block() > 1, else ValueError): a
     // fraction of the memory of at(level), for Evaluator::multiply_plain_sum on host operands
     // (encoded on first use; safe to call from several threads).

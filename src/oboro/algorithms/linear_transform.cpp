@@ -202,6 +202,11 @@ void LinearTransform::build(const std::map<int64_t, std::vector<V>>& diags, Plai
 
 std::vector<int64_t> LinearTransform::rotation_steps() const { return plan_.rotation_steps(); }
 
+size_t LinearTransform::plaintext_bytes(int level) const {
+    if (diagonals_->block() > 1) return diagonals_->bytes_at(level, true);
+    return memory_.encode_on_use ? 0 : diagonals_->bytes_at(level, false);
+}
+
 OpCounts LinearTransform::cost() const {
     OpCounts c;
     c.rot = plan_.rotations();

@@ -128,6 +128,12 @@ public:
     // Distinct non-zero rotation steps it performs (sorted).
     std::vector<int64_t> rotation_steps() const;
 
+    // The host memory its diagonals keep once applied at `level` (to a ciphertext in host memory):
+    // compact ones always, dense ones unless MemoryPolicy::encode_on_use.
+    size_t plaintext_bytes(int level) const;
+    // The host memory its diagonals keep now (every level applied so far).
+    size_t kept_plaintext_bytes() const { return diagonals_->kept_bytes(); }
+
     // What apply() performs: the BSGS rotations (the baby steps hoisted: one ModUp; doubly: one
     // ModDown per giant rotation and one more), one cMult per diagonal, the sums, one rescale.
     OpCounts cost() const;
