@@ -35,7 +35,7 @@ def peer_row(r, name, ratio):
     return (
         f"| {name} {r['version']} | {r['param_set']} | {r['threads']} | {ratio} | its default | {r['slots']} | "
         f"{r['levels_left']} | {r['bootstrap_median_s']:.2f} | {r['precision_bits']:.1f} | {r['mean_precision_bits']:.1f} | "
-        f"{ones} | not measured | | {r['setup_s']:.1f} | {r['keygen_s']:.1f} | {r['keys']} | {keys} | {r['peak_gib']:.1f} |"
+        f"{ones} | not measured | | {r['setup_s']:.1f} | {r['keygen_s']:.1f} | {r['keys']} | {keys} | not measured | {r['peak_gib']:.1f} |"
     )
 
 
@@ -64,16 +64,18 @@ def render(oboro, lattigo=None, openfhe=()):
         f"Bootstrap: the median of {oboro['runs']} runs after a first one. Precision: -log2 of the largest error "
         "over the slots (worst of the runs), values uniform in the complex unit disk, full slots; mean: the mean over "
         "the slots of -log2 of the error (Lattigo's AVG Prec; worst of the runs); all ones: the "
-        "same for the hardest input, every slot 1. Ratio: the message ratio (Lattigo's default set uses 2^8). EvalMod: the degree of its cosine (a sine when r = 0) and the number r of double angles (2 iterations: high precision, each bootstrap run twice, the second on the first's error; SlotsToCoeffs first: the other order, on an input with that many levels, which the output keeps; low memory: MemoryPolicy::low(), keygen(bootstrap_memory='low'), fewer keys and the DFT matrices encoded at each use). Set-up: the bootstrapper's DFT matrices (Lattigo: "
+        "same for the hardest input, every slot 1. Ratio: the message ratio (Lattigo's default set uses 2^8). EvalMod: the degree of its cosine (a sine when r = 0) and the number r of double angles (2 iterations: high precision, each bootstrap run twice, the second on the first's error; SlotsToCoeffs first: the other order, on an input with that many levels, which the output keeps; low memory: MemoryPolicy::low(), keygen(bootstrap_memory='low'), fewer keys and the dense DFT diagonals encoded at each use). Set-up: the bootstrapper's DFT matrices (Lattigo: "
         "NewEvaluator). Keys: the Galois, encapsulation and relinearization keys (Lattigo: its evaluation key "
         "set, the same keys). Two real: two real ciphertexts in one bootstrap (bootstrap_real_pair; a real Batch "
         "pairs its elements), the median time of the pair and the worse precision of its two outputs, values "
         "uniform in [-1, 1] (Lattigo pairs real inputs only in its conjugate-invariant ring, other parameters: not "
-        "measured). Peak: the peak resident memory of the row's process (reset at the start of each row).",
+        "measured). Diagonals: the DFTs' diagonals the bootstraps encoded and keep (compact where they repeat, "
+        "bootstrap_info()['diagonal_bytes']). Peak: the peak resident memory of the row's process (reset at the start "
+        "of each row).",
         "",
         "| library | parameters | threads | ratio | EvalMod | slots | levels left | bootstrap (s) | precision (bits) | mean (bits) | all ones (bits) "
-        "| two real (s) | two real (bits) | set-up (s) | key generation (s) | keys | keys (GiB) | peak (GiB) |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| two real (s) | two real (bits) | set-up (s) | key generation (s) | keys | keys (GiB) | diagonals (GiB) | peak (GiB) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     rows = oboro["rows"]
     for r in rows:
@@ -81,7 +83,7 @@ def render(oboro, lattigo=None, openfhe=()):
             f"| oboro | {r['preset']} | {r['threads']} | 2^{r['message_ratio_bits']} | {eval_mod(r)} | {r['slots']} | {r['output_level']} | "
             f"{r['bootstrap_median_s']:.2f} | {r['precision_bits']:.1f} | {r['mean_precision_bits']:.1f} | "
             f"{r['constant_precision_bits']:.1f} | "
-            f"{r['real_pair_median_s']:.2f} | {r['real_pair_precision_bits']:.1f} | {r['setup_s']:.1f} | {r['keygen_s']:.1f} | {r['keys']} | {r['key_gib']:.2f} | {r['peak_gib']:.1f} |"
+            f"{r['real_pair_median_s']:.2f} | {r['real_pair_precision_bits']:.1f} | {r['setup_s']:.1f} | {r['keygen_s']:.1f} | {r['keys']} | {r['key_gib']:.2f} | {r['diagonal_gib']:.2f} | {r['peak_gib']:.1f} |"
         )
     peers = ([("Lattigo", lattigo)] if lattigo else []) + [("OpenFHE", r) for r in openfhe]
     for name, r in peers:
