@@ -737,6 +737,40 @@ TEST(Bootstrap, AutomaticModeRefreshesOperandsAtLevelZero) {
     EXPECT_THROW((BootstrapSet(std::vector<BootstrapSet::Entry>{{boot, setup.bk}, {boot, setup.bk}})), ValueError);
 }
 
+// With SlotsToCoeffs first a bootstrap takes inputs at min_input_level (3) and above, so automatic
+// mode refreshes a product's operand there instead of taking it below: a chain of products never
+// leaves the levels a bootstrap can take, and an operand already below them is a clear error.
+TEST(Bootstrap, AutomaticModeWithSlotsToCoeffsFirstRefreshesAtTheMinimumInputLevel) {
+    const BootSetup setup(16);
+    Keys& k = setup.k;
+    BootstrapConfig config = config_for(16);
+    config.order = BootstrapOrder::slots_to_coeffs_first;
+    auto boot = std::make_shared<const Bootstrapper>(k.ctx, config);
+    const int low = boot->min_input_level();
+    ASSERT_GT(low, 0);
+    const auto set =
+        std::make_shared<const BootstrapSet>(std::vector<BootstrapSet::Entry>{{boot, boot->generate_keys(*k.keygen)}});
+    EXPECT_EQ(set->refresh_level(16), low);
+    EXPECT_EQ(set->refresh_level(4096), 0);  // no bootstrapper for that many slots
+    const AutoEvaluator automatic = AutoEvaluator(setup.eval).with_refresher(set);
+    const std::vector<cplx> x = random_complex(16, 1.0, 60);
+    Ciphertext c = k.encrypt(x, low + 1, true, 16);
+    std::vector<cplx> want = x;
+    int lowest = c.level(), refreshed = 0;
+    for (int i = 0; i < 2 * (boot->output_level() - low) + 1; ++i) {
+        const int before = c.level();
+        c = automatic.multiply(c, cplx(0.9, 0));
+        for (auto& v : want) v *= 0.9;
+        if (c.level() >= before) ++refreshed;  // a bootstrap gave its levels back
+        lowest = std::min(lowest, c.level());
+    }
+    EXPECT_EQ(lowest, low);
+    EXPECT_GE(refreshed, 2);
+    EXPECT_GT(precision_bits(k.decrypt(c), want), 15);
+    // below the minimum input level no bootstrap takes it: refused, not a wrong result
+    EXPECT_THROW(automatic.multiply(k.encrypt(x, low - 1, true, 16), cplx(0.9, 0)), ValueError);
+}
+
 // At preset B1 (full slots) MemoryPolicy::low() keeps the bootstrapping keys under 4 GB (issue
 // 19's target; 7.3 GiB by default), and key_bytes() is what generate_keys() makes.
 TEST(Bootstrap, LowMemoryKeysOfPresetB1UnderFourGB) {

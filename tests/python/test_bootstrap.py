@@ -357,6 +357,25 @@ def test_automatic_bootstrapping_is_off_by_default_and_refreshes_products_when_o
         ct * ct
 
 
+def test_automatic_bootstrapping_with_slots_to_coeffs_first_keeps_its_minimum_input_level():
+    """SlotsToCoeffs-first bootstraps take inputs at min_input_level and above: automatic mode
+    refreshes an operand there, so a chain of products never falls below it; an input already below
+    it is refused."""
+    c = oboro.Context.from_preset("BT")
+    c.keygen(rotations=[], bootstrap=16, bootstrap_order="slots_to_coeffs_first")
+    low = c.bootstrap_info(16)["min_input_level"]
+    c.auto_bootstrap = True
+    y = c.encrypt(np.full(16, 0.9), level=low + 1)
+    levels = []
+    for _ in range(8):
+        y = y * y
+        levels.append(y.level)
+    assert min(levels) == low
+    assert bits(c.decrypt(y), np.full(16, 0.9 ** 256)) > MIN_BITS - 4
+    with pytest.raises(oboro.InvalidArgument, match="min_input_level|levels 3"):
+        c.encrypt(np.full(16, 0.9), level=low - 1) * 0.5
+
+
 def test_bootstrap_keys_from_a_seed_are_bit_identical():
     """keygen(seed_for_testing=...) makes the bootstrapping keys from the seed too (the Galois keys at
     their levels and the encapsulation keys, whose ephemeral secret comes from the seed)."""

@@ -51,6 +51,11 @@ ckks::CiphertextBatch BootstrapSet::bootstrap_real(const CountedOps& ops, const 
     return e.boot->bootstrap_real(ops, x, e.keys);
 }
 
+int BootstrapSet::refresh_level(size_t slots) const {
+    const Entry* e = for_slots(slots);
+    return e ? e->boot->min_input_level() : 0;
+}
+
 ckks::Ciphertext BootstrapSet::refresh(const ckks::Evaluator& eval, const ckks::Ciphertext& a) const {
     return bootstrap(CountedOps(eval, nullptr), a);
 }

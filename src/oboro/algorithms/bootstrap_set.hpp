@@ -40,6 +40,8 @@ public:
 
     ckks::Ciphertext refresh(const ckks::Evaluator& eval, const ckks::Ciphertext& a) const override;
     ckks::CiphertextBatch refresh(const ckks::Evaluator& eval, const ckks::CiphertextBatch& a) const override;
+    // for_slots(slots)'s min_input_level (0 when there is none: refresh then raises MissingKey)
+    int refresh_level(size_t slots) const override;
 
 private:
     const Entry& entry_for(size_t slots) const;  // for_slots(slots), or MissingKey

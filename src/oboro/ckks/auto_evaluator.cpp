@@ -309,8 +309,8 @@ template <Encrypted T> T AutoEvaluator::multiply(const T& a, const T& b) const {
     std::optional<T> ra, rb;
     if (a.size() > 2) ra = relinearized(a, op);
     if (b.size() > 2) rb = relinearized(b, op);
-    if (refreshes(a.level())) ra = refresher_->refresh(eval_, ra ? *ra : a);
-    if (refreshes(b.level())) rb = &a == &b ? *ra : refresher_->refresh(eval_, rb ? *rb : b);
+    if (refreshes(a)) ra = refresher_->refresh(eval_, ra ? *ra : a);
+    if (refreshes(b)) rb = &a == &b ? *ra : refresher_->refresh(eval_, rb ? *rb : b);
     const T& pa = ra ? *ra : a;
     const T& pb = rb ? *rb : b;
     if (pa.level() == pb.level()) {
@@ -328,7 +328,7 @@ template <Encrypted T> T AutoEvaluator::square(const T& a) const { return multip
 
 template <Encrypted T, typename P>
 requires PlainOperandOf<P, T> T AutoEvaluator::multiply(const T& a, const P& b) const {
-    T x = refreshes(a.level()) ? refresher_->refresh(eval_, a) : a;
+    T x = refreshes(a) ? refresher_->refresh(eval_, a) : a;
     std::optional<P> dropped;
     plain_at_one_level(x, b, dropped);
     check_level_for_multiply(x.level(), describe(x), "multiply");
@@ -340,7 +340,7 @@ template <Encrypted T> T AutoEvaluator::multiply(const T& a, int64_t c) const { 
 
 template <Encrypted T> T AutoEvaluator::multiply(const T& a, std::complex<double> c) const {
     if (const auto k = integer_value(c)) return eval_.multiply_integer(a, *k);  // exact: no level
-    if (refreshes(a.level())) return multiply(refresher_->refresh(eval_, a), c);
+    if (refreshes(a)) return multiply(refresher_->refresh(eval_, a), c);
     const double t = product_scale(a.level(), a.scale(), describe(a), "multiply");
     const double v = std::round(c.real() * t);
     if (c.imag() == 0 && std::isfinite(v) && std::fabs(v) < 0x1p62) {
@@ -354,7 +354,7 @@ template <Encrypted T> T AutoEvaluator::multiply(const T& a, std::complex<double
 }
 
 template <Encrypted T> T AutoEvaluator::multiply(const T& a, SlotValues values) const {
-    if (refreshes(a.level())) return multiply(refresher_->refresh(eval_, a), values);
+    if (refreshes(a)) return multiply(refresher_->refresh(eval_, a), values);
     const double t = product_scale(a.level(), a.scale(), describe(a), "multiply");
     return eval_.rescale(eval_.multiply(a, encode(a, values, t)));
 }

@@ -30,7 +30,8 @@
 //
 //  * Automatic bootstrapping (off unless a LevelRefresher is given, with_refresher): an operand
 //    at level 0 of a product (ct * ct, ct * plaintext, ct * non-integer constant or values) is
-//    refreshed first, and the product proceeds from the levels it gets back.
+//    refreshed first, and the product proceeds from the levels it gets back; at the refresher's
+//    refresh_level and below when its inputs need levels (SlotsToCoeffs-first bootstrapping).
 //
 // Errors are the Evaluator's typed errors, plus MissingKey for a product without a
 // relinearization key or a rotation no keyed steps can make, and LevelMismatch / ScaleMismatch
@@ -150,8 +151,11 @@ private:
     template <Encrypted T, typename P>
     requires PlainOperandOf<P, T> void plain_at_one_level(T& a, const P& b, std::optional<P>& dropped) const;
     template <Encrypted T> T add_constant(const T& a, std::complex<double> c, std::optional<size_t> count) const;
-    // Whether a product operand at this level is refreshed first (level 0 with a refresher).
-    bool refreshes(int level) const { return level == 0 && refresher_; }
+    // Whether a product operand is refreshed first: with a refresher, at its refresh_level and
+    // below (level 0, or a SlotsToCoeffs-first bootstrap's min_input_level).
+    template <Encrypted T> bool refreshes(const T& a) const {
+        return refresher_ && a.level() <= refresher_->refresh_level(a.slots());
+    }
 
     Evaluator eval_;
     std::shared_ptr<const Encoder> encoder_;

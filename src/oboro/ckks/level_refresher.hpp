@@ -16,6 +16,14 @@ public:
     virtual ~LevelRefresher() = default;
     virtual Ciphertext refresh(const Evaluator& eval, const Ciphertext& a) const = 0;
     virtual CiphertextBatch refresh(const Evaluator& eval, const CiphertextBatch& a) const = 0;
+    // The highest level at which a product's operand of `slots` slots is refreshed first: 0, or
+    // more for a refresher whose inputs need levels of their own (a bootstrap that runs
+    // SlotsToCoeffs first takes inputs at its min_input_level and above, so an operand is refreshed
+    // there rather than taken below it).
+    virtual int refresh_level(size_t slots) const {
+        (void)slots;
+        return 0;
+    }
 };
 
 }  // namespace oboro::ckks
