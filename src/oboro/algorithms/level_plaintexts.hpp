@@ -77,6 +77,15 @@ public:
         if constexpr (std::same_as<T, ckks::Ciphertext>) return at(x.level());
         else return at(x.level(), x.device_queue());
     }
+    // compact_at(x's level) when x can take it (block() > 1 and x in host memory: only the CPU
+    // queue's multiply_plain_sum reads runs), else nullptr.
+    template <ckks::Encrypted T>
+    const std::vector<ckks::CompactPlaintext>* compact_operands_for(const T& x) const {
+        if (block_ == 1) return nullptr;
+        if constexpr (std::same_as<T, ckks::CiphertextBatch>)
+            if (x.device()) return nullptr;
+        return &compact_at(x.level());
+    }
     // Vectors `which` encoded now at x's level, in x's memory, and not kept: an encoding per use
     // instead of the memory of every encoding (MemoryPolicy::encode_on_use, linear_transform.hpp).
     template <ckks::Encrypted T>

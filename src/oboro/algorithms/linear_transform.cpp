@@ -235,17 +235,14 @@ T LinearTransform::group_sum(const CountedOps& ops, size_t group, const std::vec
         return ops.multiply_plain_sum(xs, ps);
     };
     const T& x = babies[members[0]];
-    bool host = true;
-    if constexpr (std::same_as<T, ckks::CiphertextBatch>) host = x.device() == nullptr;
-    if (diagonals_->block() > 1 && host) {  // kept compact whatever the policy: a fraction of the memory
-        const std::vector<ckks::CompactPlaintext>& pts = diagonals_->compact_at(x.level());
-        return sum([&](size_t j) -> const ckks::CompactPlaintext& { return pts[diags[j]]; });
-    }
+    // compact diagonals are kept whatever the policy: a fraction of the memory
+    if (const std::vector<ckks::CompactPlaintext>* pts = diagonals_->compact_operands_for(x))
+        return sum([&](size_t j) -> const ckks::CompactPlaintext& { return (*pts)[diags[j]]; });
     if (memory_.encode_on_use) {
-        const std::vector<PlainOf<T>> pts = diagonals_->encode_for(babies[members[0]], diags);
+        const std::vector<PlainOf<T>> pts = diagonals_->encode_for(x, diags);
         return sum([&](size_t j) -> const PlainOf<T>& { return pts[j]; });
     }
-    const std::vector<PlainOf<T>>& pts = diagonals_->operands_for(babies[members[0]]);
+    const std::vector<PlainOf<T>>& pts = diagonals_->operands_for(x);
     return sum([&](size_t j) -> const PlainOf<T>& { return pts[diags[j]]; });
 }
 

@@ -79,9 +79,10 @@ backend::BatchSpan span_of(Ciphertext& c) {
 backend::ConstBatchSpan span_of(const Ciphertext& c) {
     return {c.data(), 1, c.size(), c.limbs(), c.n(), c.special_limbs()};
 }
-backend::ConstBatchSpan span_of(const Plaintext& p) { return {p.data(), 1, 1, p.limbs(), p.n(), p.special_limbs()}; }
-// n / block words per limb: the queue reads the runs (Queue::mul_plain_sum)
-backend::ConstBatchSpan span_of(const CompactPlaintext& p) {
+// One polynomial; a CompactPlaintext's n() is its n / block words per limb, which the queue reads
+// as runs (Queue::mul_plain_sum).
+template <typename P> requires std::same_as<P, Plaintext> || std::same_as<P, CompactPlaintext>
+backend::ConstBatchSpan span_of(const P& p) {
     return {p.data(), 1, 1, p.limbs(), p.n(), p.special_limbs()};
 }
 using ckks::span_of;
