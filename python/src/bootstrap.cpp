@@ -54,18 +54,21 @@ const char* order_name(algorithms::BootstrapOrder o) {
 
 // The options Python sets, as they would be written to keygen()
 std::string options_str(const algorithms::BootstrapConfig& c) {
+    const auto text = [](std::optional<int> v) { return v ? std::to_string(*v) : std::string("None"); };
     return oboro::detail::concat("memory='", memory_name(c.memory), "', order='", order_name(c.order),
-                                 "', iterations=", c.iterations ? std::to_string(*c.iterations) : std::string("None"));
+                                 "', iterations=", text(c.iterations), ", message_ratio_bits=",
+                                 text(c.message_ratio_bits), ", double_angles=", text(c.double_angles));
 }
 
 bool same_options(const algorithms::BootstrapConfig& a, const algorithms::BootstrapConfig& b) {
-    return a.memory == b.memory && a.order == b.order && a.iterations == b.iterations;
+    return a.memory == b.memory && a.order == b.order && a.iterations == b.iterations &&
+           a.message_ratio_bits == b.message_ratio_bits && a.double_angles == b.double_angles;
 }
 
 }  // namespace
 
-algorithms::BootstrapConfig bootstrap_options(const char* op, const std::optional<std::string>& memory,
-                                              const std::optional<std::string>& order, std::optional<int> iterations) {
+algorithms::BootstrapConfig bootstrap_options(const char* op, const BootstrapOptions& options) {
+    const auto& [memory, order, iterations, message_ratio_bits, double_angles] = options;
     algorithms::BootstrapConfig c;
     if (memory && *memory == "low") c.memory = algorithms::MemoryPolicy::low();
     else if (memory && *memory != "fast")
@@ -76,6 +79,8 @@ algorithms::BootstrapConfig bootstrap_options(const char* op, const std::optiona
     if (iterations && *iterations != 1 && *iterations != 2)
         raise<ValueError>(op, ": iterations must be None (automatic), 1 or 2, not ", *iterations);
     c.iterations = iterations;
+    c.message_ratio_bits = message_ratio_bits;
+    c.double_angles = double_angles;
     return c;
 }
 
@@ -230,10 +235,12 @@ void add_bootstrap_info(nb::class_<PyContext>& ctx) {
     ctx.def(
         "bootstrap_info",
         [](const PyContext& c, std::optional<size_t> slots, std::optional<std::string> memory,
-           std::optional<std::string> order, std::optional<int> iterations) {
+           std::optional<std::string> order, std::optional<int> iterations, std::optional<int> message_ratio_bits,
+           std::optional<int> double_angles) {
             const size_t n = slots.value_or(c.st->ctx->max_slots());
-            const bool asked = memory || order || iterations;
-            algorithms::BootstrapConfig config = bootstrap_options("bootstrap_info", memory, order, iterations);
+            const BootstrapOptions options{memory, order, iterations, message_ratio_bits, double_angles};
+            const bool asked = options.any();
+            algorithms::BootstrapConfig config = bootstrap_options("bootstrap_info", options);
             const SessionPtr now = c.st->snapshot();
             if (const auto* e = now->bootstrapping ? now->bootstrapping->exactly(n) : nullptr)
                 if (!asked || same_options(e->boot->config(), config)) return info_of(*e->boot, true);
@@ -246,12 +253,14 @@ void add_bootstrap_info(nb::class_<PyContext>& ctx) {
             return info_of(*b, false);
         },
         "slots"_a = nb::none(), nb::kw_only(), "memory"_a = nb::none(), "order"_a = nb::none(),
-        "iterations"_a = nb::none(),
+        "iterations"_a = nb::none(), "message_ratio_bits"_a = nb::none(), "double_angles"_a = nb::none(),
         nb::sig("def bootstrap_info(self, slots: int | None = None, *, memory: str | None = None, "
-                "order: str | None = None, iterations: int | None = None) -> dict[str, typing.Any]"),
+                "order: str | None = None, iterations: int | None = None, message_ratio_bits: int | None = None, "
+                "double_angles: int | None = None) -> dict[str, typing.Any]"),
         "What bootstrapping ciphertexts of `slots` slots (default all) does with these parameters: that of the keys "
-        "keygen(bootstrap=...) made, or with memory, order and iterations given (as keygen's bootstrap_memory, "
-        "bootstrap_order and bootstrap_iterations; the defaults otherwise) that of those options. Keys: slots, depth "
+        "keygen(bootstrap=...) made, or with options given (as keygen's bootstrap_memory, bootstrap_order, "
+        "bootstrap_iterations, bootstrap_message_ratio_bits and bootstrap_double_angles; the defaults otherwise) that "
+        "of those options. Keys: slots, depth "
         "(levels consumed), output_level (levels left), max_input_scale, precision_bits (the model's bound before "
         "noise), eval_mod_degree and double_angles (EvalMod's sine or cosine and its double angles), iterations (2 for "
         "high precision, chosen where the output level's scale is at least 2^45, as in preset 'B2': each bootstrap "

@@ -252,11 +252,18 @@ void register_circuits(nb::module_& m);
 std::shared_ptr<const algorithms::BootstrapSet> with_bootstrapping(
     const ContextPtr& ctx, KeyGenerator& kg, const std::shared_ptr<const algorithms::BootstrapSet>& have,
     const std::vector<size_t>& slots, const algorithms::BootstrapConfig& options);
-// The Python options of bootstrapping as a configuration: memory 'fast' (the default) or 'low'
-// (MemoryPolicy::low()), order 'coeffs_to_slots_first' (the default) or 'slots_to_coeffs_first',
-// iterations None (automatic), 1 or 2. ValueError naming `op` for anything else.
-algorithms::BootstrapConfig bootstrap_options(const char* op, const std::optional<std::string>& memory,
-                                              const std::optional<std::string>& order, std::optional<int> iterations);
+// The Python options of bootstrapping (keygen's bootstrap_*, bootstrap_info's keywords): memory
+// 'fast' (the default) or 'low' (MemoryPolicy::low()), order 'coeffs_to_slots_first' (the default)
+// or 'slots_to_coeffs_first', iterations None (automatic), 1 or 2, message_ratio_bits and
+// double_angles None (automatic) or BootstrapConfig's values (checked where the bootstrapper is made).
+struct BootstrapOptions {
+    std::optional<std::string> memory, order;
+    std::optional<int> iterations, message_ratio_bits, double_angles;
+    bool any() const { return memory || order || iterations || message_ratio_bits || double_angles; }
+};
+// The options as a configuration; ValueError naming `op` for an unknown memory or order name or
+// an iteration count other than 1 and 2.
+algorithms::BootstrapConfig bootstrap_options(const char* op, const BootstrapOptions& options);
 template <typename Py> void add_bootstrap_method(nb::class_<Py>& cls, const char* type_name);
 void add_bootstrap_real_pair(nb::class_<PyCiphertext>& cls);
 void add_bootstrap_info(nb::class_<PyContext>& ctx);

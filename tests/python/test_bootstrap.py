@@ -249,6 +249,37 @@ def test_options_low_memory_slots_to_coeffs_first_and_one_iteration():
         oboro.Context.from_preset("BT").bootstrap_info(16, order="slots_to_coeffs_first", iterations=2)
 
 
+def test_options_message_ratio_and_double_angles():
+    """keygen(bootstrap_message_ratio_bits=, bootstrap_double_angles=) and bootstrap_info's keywords:
+    the bootstrapper takes them (the model's precision follows the ratio: the sine's error falls by
+    2 bits per bit of ratio), they travel with the context's bytes, and values outside the
+    bootstrapper's ranges are refused before any key."""
+    b = oboro.Context.from_preset("BT")
+    auto, r8 = b.bootstrap_info(16), b.bootstrap_info(16, message_ratio_bits=8)
+    assert (auto["message_ratio_bits"], r8["message_ratio_bits"]) == (12, 8)
+    assert 6 < auto["precision_bits"] - r8["precision_bits"] < 10  # (2 pi 2^-r)^2 / 6 relative
+    two = b.bootstrap_info(16, double_angles=2)
+    assert two["double_angles"] == 2 and two["eval_mod_degree"] < auto["eval_mod_degree"]
+
+    c = oboro.Context.from_preset("BT")
+    c.keygen(rotations=[], bootstrap=16, bootstrap_message_ratio_bits=10, bootstrap_double_angles=1)
+    info = c.bootstrap_info(16)
+    assert info["has_keys"] and (info["message_ratio_bits"], info["double_angles"]) == (10, 1)
+    assert c.bootstrap_info(16, message_ratio_bits=10, double_angles=1)["has_keys"]
+    assert not c.bootstrap_info(16, message_ratio_bits=10)["has_keys"]  # automatic double angles: other options
+    x = values(16, 21, complex_=True)
+    out = c.encrypt(x, level=0).bootstrap()
+    assert out.level == info["output_level"] and bits(c.decrypt(out), x) > MIN_BITS
+    server = oboro.Context.deserialize(c.public().serialize())
+    assert (server.bootstrap_info(16)["message_ratio_bits"], server.bootstrap_info(16)["double_angles"]) == (10, 1)
+    with pytest.raises(oboro.InvalidArgument, match="message_ratio_bits=10, double_angles=1"):
+        c.keygen(rotations=[], bootstrap=16)
+    with pytest.raises(oboro.ParameterError, match="message_ratio_bits = 3"):
+        oboro.Context.from_preset("BT").keygen(rotations=[], bootstrap=16, bootstrap_message_ratio_bits=3)
+    with pytest.raises(oboro.InvalidArgument, match="9 double angles"):
+        oboro.Context.from_preset("BT").bootstrap_info(16, double_angles=9)
+
+
 def test_errors():
     c = oboro.Context.from_preset("BT")
     c.keygen(rotations=[])
