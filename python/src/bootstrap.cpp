@@ -16,6 +16,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "oboro/algorithms/bootstrap.hpp"
+#include "oboro/ckks/keys.hpp"
 #include "oboro/util/error.hpp"
 #include "operation.hpp"
 
@@ -179,6 +180,8 @@ nb::dict info_of(const algorithms::Bootstrapper& b, bool has_keys) {
     d["order"] = order_name(b.order());
     d["memory"] = memory_name(b.config().memory);
     d["key_bytes"] = b.key_bytes();
+    const ckks::Context& ctx = *b.context();
+    d["relin_key_bytes"] = ckks::switching_key_bytes(ctx, ctx.max_level(), ctx.p_count());
     d["diagonal_bytes"] = b.diagonal_bytes();
     d["min_input_level"] = b.min_input_level();
     d["rotation_steps"] = b.rotation_steps();
@@ -267,7 +270,8 @@ void add_bootstrap_info(nb::class_<PyContext>& ctx) {
         "then runs twice, the second on the first's error), message_ratio_bits (log2 of q_0 over the message "
         "scale), order ('coeffs_to_slots_first' or 'slots_to_coeffs_first') and min_input_level (the lowest level an "
         "input may have), memory ('fast' or 'low'), rotation_steps, galois_keys (the number of Galois keys), "
-        "key_bytes (the memory of the bootstrapping keys, the relinearization key aside), diagonal_bytes (the memory "
+        "key_bytes (the memory of the bootstrapping keys, the relinearization key aside), relin_key_bytes (that of the "
+        "relinearization key, which bootstrapping's products need), diagonal_bytes (the memory "
         "of the DFTs' diagonals, encoded at the first bootstrap and kept), encapsulates (a sparse "
         "ephemeral secret is used for ModRaise), has_keys (keygen(bootstrap=...) made them). ParameterError when the "
         "parameters cannot bootstrap, with the reason; ValueError for an unknown option.");

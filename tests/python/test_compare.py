@@ -457,3 +457,68 @@ def test_circuits_worker_without_circuits_is_refused(tmp_path):
     old.write_text("import json,sys; json.load(sys.stdin); print(json.dumps({'times': {}, 'checks': {}, 'sizes': {}}))")
     o = runner.run_worker(peers.Launch("lattigo", (sys.executable, str(old))), {"threads": 1, "mode": "circuits"}, "functions")
     assert o.result is None and "no circuits mode" in o.error and "make -C bench/peers/lattigo" in o.error
+
+
+def test_bootstrap_oboro_alone(tmp_path, no_peers):
+    """--bootstrap --quick: oboro's default configuration on the test ring BT at 1 thread, its row with
+    the figures the page shows (precision against the input, levels, keys, peak), the peers skipped
+    with the reason, and the page rendered from the JSON."""
+    from oboro.compare import report_bootstrap
+
+    out, err = io.StringIO(), io.StringIO()
+    args = cli.build_parser().parse_args(["compare", "--bootstrap", "--quick", "--threads", "1", "--no-progress",
+                                          "--libraries", "oboro,lattigo,openfhe,seal", "--json", str(tmp_path / "b.json"),
+                                          "--markdown", str(tmp_path / "b.md")])
+    assert command.execute(args, out=out, err=err) == 0, err.getvalue() + out.getvalue()
+    rep = json.loads((tmp_path / "b.json").read_text())
+    assert rep["benchmark"] == "bootstrap" and rep["generator"] == "oboro compare --bootstrap"
+    assert set(rep["skipped"]) == {"lattigo", "openfhe", "seal"} and rep["lattigo"] is None and rep["openfhe"] == []
+    (row,) = rep["rows"]
+    assert (row["preset"], row["config"], row["threads"], row["slots"]) == ("BT", "default", 1, 2048)
+    assert row["output_level"] == 2 and row["input_level"] == 0 and row["message_ratio_bits"] == 12
+    # measured 27 bits (mean 29, all ones 21) at BT: docs/bootstrapping.md
+    assert row["precision_bits"] > 20 and row["mean_precision_bits"] > row["precision_bits"] and row["constant_precision_bits"] > 18
+    assert row["real_pair_precision_bits"] > 20 and 0 < row["bootstrap_min_s"] <= row["bootstrap_median_s"]
+    assert row["keys"] > 20 and 0 < row["diagonal_gib"] < row["key_gib"] < 1 and 0 < row["peak_gib"] < 4
+    md = (tmp_path / "b.md").read_text()
+    assert md == report_bootstrap.render(rep, None, []) + "\nNot measured:\n\n" + "\n".join(
+        f"- {lib}: {why}" for lib, why in rep["skipped"].items()) + "\n"
+    assert "| oboro | BT | 1 | 2^12 |" in md and "SEAL has no bootstrapping" in md and "Lattigo program" in md
+
+
+def test_bootstrap_plan():
+    from oboro.compare import bootstrap
+
+    args = cli.build_parser().parse_args(["compare", "--bootstrap", "--bootstrap-configs", "stc,low"])
+    settings = bootstrap.plan(args)
+    assert settings["configs"] == {"stc": {"preset": "B1", "options": {"order": "slots_to_coeffs_first"}, "label": "SlotsToCoeffs first"},
+                                   "low": {"preset": "B1", "options": {"memory": "low"}, "label": "low memory"}}
+    assert settings["threads"] == [1, 2] and settings["runs"] == bootstrap.DEFAULT_RUNS
+    full = bootstrap.plan(cli.build_parser().parse_args(["compare", "--bootstrap"]))
+    assert list(full["configs"]) == list(bootstrap.CONFIGS) and full["configs"]["b2"]["preset"] == "B2"
+    quick = bootstrap.plan(cli.build_parser().parse_args(["compare", "--bootstrap", "--quick"]))
+    assert list(quick["configs"]) == ["default"] and quick["configs"]["default"]["preset"] == "BT" and quick["runs"] == 1
+    # every configuration is one keygen() accepts: its options are keygen's bootstrap_* keywords
+    import oboro
+
+    for preset, options, _ in bootstrap.CONFIGS.values():
+        info = oboro.Context.from_preset("BT").bootstrap_info(16, **options)
+        assert all(info[k] == v for k, v in options.items())
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--bootstrap-configs", "default"], "--bootstrap-configs needs --bootstrap"),
+    (["--bootstrap", "--chain"], "--bootstrap takes"),
+    (["--bootstrap", "--presets", "S1"], "--bootstrap takes"),
+    (["--bootstrap", "--plot", "/tmp/nowhere-plots"], "--bootstrap writes no plots"),
+])
+def test_bootstrap_bad_input(argv, message):
+    err = io.StringIO()
+    rc = command.execute(cli.build_parser().parse_args(["compare", *argv]), out=io.StringIO(), err=err)
+    assert rc == 2 and message in err.getvalue()
+
+
+def test_bootstrap_unknown_configuration_is_refused(capsys):
+    with pytest.raises(SystemExit):
+        cli.build_parser().parse_args(["compare", "--bootstrap", "--bootstrap-configs", "turbo"])
+    assert "unknown bootstrap configuration 'turbo'" in capsys.readouterr().err

@@ -125,3 +125,72 @@ class CircuitAdapter:
         else:
             w, how = m, f"linalg.matvec(NumPy matrix), {n}x{n}: diagonals encoded inside every call"
         return ct, (lambda: linalg.matvec(w, ct)), how + "; keys: linalg.keygen(method='matvec')"
+
+
+def _bits(got, want) -> tuple[float, float]:
+    """-log2 of the largest complex error over the slots, and the mean over the slots of -log2 |error|
+    (Lattigo's AVG Prec), an exact slot counting 60 bits (as bench_bootstrap, Lattigo's and OpenFHE's programs)."""
+    import numpy as np
+
+    err = np.abs(np.asarray(got)[: len(want)] - want)
+    worst = 60.0 if err.max() == 0 else min(60.0, -float(np.log2(err.max())))
+    return worst, float(np.mean(np.minimum(60.0, -np.log2(np.maximum(err, 2.0**-60)))))
+
+
+def bootstrap_row(task: dict, log) -> dict:
+    """One row of `oboro compare --bootstrap` (the keys of bench_bootstrap's rows): the keys and
+    bootstrapper of keygen(bootstrap=True) with the task's options, the precision of values uniform in
+    the complex unit disk (worst over a first, untimed bootstrap and the timed ones) and of all ones,
+    the median time, and two real inputs in one bootstrap (bootstrap_real_pair)."""
+    import time
+
+    import numpy as np
+
+    oboro.set_num_threads(task["threads"])
+    preset, options, runs = task["preset"], task["options"], task["repeat"]
+    ctx = oboro.Context.from_preset(preset)
+    log(f"{preset} {options or 'default'}: keys and the bootstrapper's matrices...")
+    t0 = time.perf_counter()
+    ctx.keygen(rotations=[], bootstrap=True, **{f"bootstrap_{k}": v for k, v in options.items()})
+    setup_and_keygen_s = time.perf_counter() - t0
+    info = ctx.bootstrap_info()
+    n, level = info["slots"], info["min_input_level"]
+    rng = np.random.default_rng(task["seed"])
+    values = np.sqrt(rng.random(n)) * np.exp(2j * np.pi * rng.random(n))  # uniform over the disk's area
+    ones = np.ones(n, dtype=np.complex128)
+    ct = ctx.encrypt(values, level=level)
+    constant_bits, _ = _bits(ctx.decrypt(ctx.encrypt(ones, level=level).bootstrap()), ones)
+    out = ct.bootstrap()  # the first, untimed bootstrap: the diagonals are encoded here
+    worst, mean = _bits(ctx.decrypt(out), values)
+    times = []
+    for r in range(runs):
+        log(f"bootstrap {r + 1}/{runs}...")
+        t0 = time.perf_counter()
+        out = ct.bootstrap()
+        times.append(time.perf_counter() - t0)
+        w, m = _bits(ctx.decrypt(out), values)
+        worst, mean = min(worst, w), min(mean, m)
+    re, im = rng.uniform(-1, 1, n), rng.uniform(-1, 1, n)
+    a, b = ctx.encrypt(re, level=level), ctx.encrypt(im, level=level)
+    pair_times, pair_bits = [], 60.0
+    for r in range(runs):
+        log(f"two real inputs in one bootstrap {r + 1}/{runs}...")
+        t0 = time.perf_counter()
+        ra, rb = a.bootstrap_real_pair(b)
+        pair_times.append(time.perf_counter() - t0)
+        pair_bits = min(pair_bits, _bits(ctx.decrypt(ra), re)[0], _bits(ctx.decrypt(rb), im)[0])
+    galois = info["galois_keys"]
+    return {
+        "preset": preset, "config": task["config"], "threads": task["threads"], "slots": n, "depth": info["depth"],
+        "output_level": info["output_level"], "message_ratio_bits": info["message_ratio_bits"],
+        "double_angles": info["double_angles"], "iterations": info["iterations"], "order": info["order"],
+        "memory": info["memory"], "input_level": level, "cosine_degree": info["eval_mod_degree"],
+        "encapsulates": info["encapsulates"], "setup_and_keygen_s": setup_and_keygen_s,
+        # the Galois keys, the two encapsulation keys and the relinearization key (as Lattigo counts its set)
+        "keys": galois + (2 if info["encapsulates"] else 0) + 1,
+        "key_gib": (info["key_bytes"] + info["relin_key_bytes"]) / 2**30, "diagonal_gib": info["diagonal_bytes"] / 2**30,
+        "bootstrap_median_s": float(np.median(times)), "bootstrap_min_s": min(times), "bootstrap_runs": times,
+        "precision_bits": worst, "mean_precision_bits": mean, "constant_precision_bits": constant_bits,
+        "model_bits": info["precision_bits"], "real_pair_median_s": float(np.median(pair_times)),
+        "real_pair_precision_bits": pair_bits, "version": oboro.__version__,
+    }

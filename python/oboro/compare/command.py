@@ -10,7 +10,7 @@ import sys
 from typing import TextIO
 
 from .. import bench
-from . import peers, report
+from . import bootstrap, peers, report
 from .peers import LIBRARIES
 from .protocol import CIRCUITS, OPS
 from .protocol import tolerance as protocol_tolerance
@@ -250,7 +250,9 @@ DESCRIPTION = (
     "BGV (t = 65537, N/2) for OpenFHE and Lattigo. --circuits times whole circuits instead: Chebyshev\n"
     "series of degree 7 to 255, the sigmoid, 1/x and sqrt(x), and plaintext matrix x encrypted vector,\n"
     "on one ring and modulus chain for every library, with each result's precision in bits and the\n"
-    "levels each library used (SEAL has no such evaluators). Missing libraries are skipped with the\n"
+    "levels each library used (SEAL has no such evaluators). --bootstrap measures bootstrapping at\n"
+    "N = 2^16 instead (time, precision, levels left, keys, peak memory) beside Lattigo and OpenFHE.\n"
+    "Missing libraries are skipped with the\n"
     "reason; scripts/install_peers.sh installs them. Progress goes to stderr."
 )
 
@@ -263,6 +265,8 @@ examples:
   oboro compare --chain --schemes ckks --libraries oboro,seal
   oboro compare --omp-wait-policy passive       OpenMP threads sleep instead of spinning (docs/compare.md)
   oboro compare --circuits --json docs/benchmarks/polynomial.json --markdown docs/benchmarks/polynomial.md --plot docs/benchmarks
+  oboro compare --bootstrap --json docs/benchmarks/bootstrap.json --markdown docs/benchmarks/bootstrap.md
+  oboro compare --bootstrap --quick --libraries oboro,lattigo     N = 2^12, seconds
   oboro compare --circuits --quick --circuits-log-n 14 --circuits-cases chebyshev,matvec --circuits-degrees 7,15
 """
 
@@ -297,6 +301,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help=f"--circuits Chebyshev degrees (default {','.join(map(str, CIRCUIT_DEGREES))})")
     p.add_argument("--matvec-sizes", type=bench._comma_list, default=None, metavar="LIST",
                    help=f"--circuits matrix sizes, powers of two or 'full' (slots x slots) (default {','.join(MATVEC_SIZES)})")
+    p.add_argument("--bootstrap", action="store_true",
+                   help="bootstrapping at N = 2^16 instead of the per-op table: oboro's configurations beside Lattigo's "
+                        "default set and OpenFHE's EvalBootstrap (tens of minutes, most of the memory; --quick: N = 2^12)")
+    p.add_argument("--bootstrap-configs", type=bootstrap.configs_arg, default=None, metavar="LIST",
+                   help=f"--bootstrap: oboro's configurations (default all: {','.join(bootstrap.CONFIGS)}; --quick: default)")
     p.add_argument("--omp-wait-policy", choices=OMP_WAIT_POLICIES, default="default",
                    help="OMP_WAIT_POLICY of every worker (default: each runtime's own; see docs/compare.md on spin-waiting)")
     p.add_argument("--peer-python", default=None, metavar="PATH",
@@ -322,6 +331,11 @@ def plan_tasks(args: argparse.Namespace) -> tuple[list[tuple[str, dict]], dict]:
     repeat = args.repeat or (bench.QUICK_REPEAT if quick else bench.DEFAULT_REPEAT)
     min_s = args.min_seconds if args.min_seconds is not None else (0.0 if quick else bench.DEFAULT_MIN_SECONDS)
     settings = {"repeat": repeat, "min_seconds": min_s, "quick": quick, "warm_up_runs": 1}
+    if args.bootstrap_configs and not args.bootstrap:
+        raise CompareError("--bootstrap-configs needs --bootstrap")
+    if args.bootstrap and (args.chain or args.circuits or args.presets or args.s4 or args.ops or args.depths or args.schemes):
+        raise CompareError("--bootstrap takes --bootstrap-configs, --threads, --repeat and --quick, not "
+                           "--chain/--circuits/--presets/--s4/--ops/--depths/--schemes")
     circuit_opts = args.circuits_cases or args.circuits_degrees or args.matvec_sizes or args.circuits_log_n != DEFAULT_CIRCUITS_LOG_N
     if circuit_opts and not args.circuits:
         raise CompareError("--circuits-log-n, --circuits-cases, --circuits-degrees and --matvec-sizes need --circuits")
@@ -384,10 +398,14 @@ def execute(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | N
         if args.markdown is not None:
             bench._check_output_paths(args.markdown, None)
         if args.plot is not None:
+            if args.bootstrap:
+                raise CompareError("--bootstrap writes no plots (its page is a table: --markdown)")
             bench.load_pyplot()
     except (CompareError, bench.BenchError) as e:
         print(f"oboro compare: error: {e}", file=err)
         return 2
+    if args.bootstrap:
+        return bootstrap.execute(args, out, err)
     libs = ["oboro"] + [lib for lib in (args.libraries or LIBRARIES) if lib != "oboro"]
     if args.circuits:
         launches = [peers.Launch(lib, skipped=NO_CIRCUITS[lib]) if lib in NO_CIRCUITS

@@ -25,6 +25,9 @@ For the chain mode's BFV / BGV runs (scheme "bfv" / "bgv"; OpenFHE only on the P
 defines `IntegerAdapter(params, threads, scheme)` with slots, plain_modulus, prepare_input, encrypt,
 multiply (with relinearization, and the modulus switch for BGV), decrypt and the same metadata.
 
+For the bootstrap mode (mode "bootstrap", `oboro compare --bootstrap`; oboro only) the module defines
+`bootstrap_row(task, log)`, which returns one row of the bootstrapping table (see bootstrap.py).
+
 For the circuits mode (mode "circuits", `oboro compare --circuits`) the module defines
 `CircuitAdapter(params, threads)` with slots, version, used, notes, decrypt(ct, n) (the first n
 slots), consumed(ct_in, ct_out) (levels the circuit used, in the library's own counting) and
@@ -222,11 +225,20 @@ def peak_rss_bytes() -> int:
     return 0
 
 
+def log(msg: str) -> None:
+    """Progress of a long worker (bootstrapping) on stderr, which the runner keeps for its error report."""
+    print(f"[worker] {msg}", file=sys.stderr, flush=True)
+
+
 def main() -> int:
     task = json.load(sys.stdin)
     lib = task["library"]
     scheme = task.get("scheme", "ckks")
     adapter = importlib.import_module(ADAPTERS[lib])
+    if task["mode"] == "bootstrap":  # oboro only (bootstrap.py runs the other libraries' own programs)
+        row = adapter.bootstrap_row(task, log)
+        json.dump({**row, "peak_gib": peak_rss_bytes() / 2**30, "peak_rss_bytes": peak_rss_bytes()}, sys.stdout)
+        return 0
     t0 = time.perf_counter()
     if task["mode"] == "circuits":
         ad = adapter.CircuitAdapter(task["params"], task["threads"])
