@@ -5,10 +5,11 @@
 # The comparison with the other libraries needs them installed (scripts/install_peers.sh, and
 # `make -C bench/peers/lattigo`); missing ones are reported as skipped.
 #
-#   bash scripts/bench_docs.sh            # everything (about an hour on 2 cores)
+#   bash scripts/bench_docs.sh            # everything (about two hours on 2 cores)
 #   bash scripts/bench_docs.sh trace matmul   # only the named steps
 #
 # Steps: primitives kernels trace batch matmul serialization genome distributed compare chain polynomial
+# bootstrap
 # (precision is left out: it does not depend on speed; build/bench/bench_precision regenerates it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,7 +17,7 @@ cd "$(dirname "$0")/.."
 PY=.venv/bin/python
 OUT=docs/benchmarks
 steps=("$@")
-[ ${#steps[@]} -eq 0 ] && steps=(primitives kernels trace batch matmul serialization genome distributed compare chain polynomial)
+[ ${#steps[@]} -eq 0 ] && steps=(primitives kernels trace batch matmul serialization genome distributed compare chain polynomial bootstrap)
 
 for tool in build/bench/bench_primitives "$PY"; do
     [ -x "$tool" ] || { echo "bench_docs: $tool is missing; run 'bash scripts/setup.sh' first" >&2; exit 1; }
@@ -61,6 +62,10 @@ for step in "${steps[@]}"; do
             # the dense slots x slots matrix where its diagonals fit (N = 2^13, one level)
             run matvec_full_slot .venv/bin/oboro compare --circuits --circuits-log-n 13 --circuits-cases matvec \
                 --matvec-sizes full --json $OUT/matvec_full_slot.json --markdown $OUT/matvec_full_slot.md ;;
+        bootstrap)
+            # every library in a process of its own, one at a time: about 45 minutes on 2 cores
+            run bootstrap .venv/bin/oboro compare --bootstrap --json $OUT/bootstrap.json \
+                --markdown $OUT/bootstrap.md ;;
         *) echo "bench_docs: unknown step '$step'" >&2; exit 2 ;;
     esac
 done

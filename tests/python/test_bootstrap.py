@@ -308,23 +308,22 @@ def test_errors():
         big.bootstrap()
 
 
-def test_the_benchmark_page_is_the_rendering_of_its_json():
-    """docs/benchmarks/bootstrap.md is what bench/report_bootstrap.py renders from the committed
-    JSON of oboro's, Lattigo's and OpenFHE's runs (not typed by hand)."""
-    import importlib.util
+def test_the_benchmark_pages_are_the_rendering_of_their_json():
+    """docs/benchmarks/bootstrap.md is what `oboro compare --bootstrap` renders from its committed JSON
+    (oboro's, Lattigo's, OpenFHE's and desilofhe's rows of one run), and bootstrap_threads.md what
+    bench/report_bootstrap.py renders from bench_bootstrap's JSON: not typed by hand."""
     import json
     import pathlib
 
-    root = pathlib.Path(__file__).resolve().parents[2]
-    spec = importlib.util.spec_from_file_location("report_bootstrap", root / "bench" / "report_bootstrap.py")
-    report = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(report)
-    bench = root / "docs" / "benchmarks"
-    oboro_rows = json.loads((bench / "bootstrap.json").read_text())
-    lattigo = json.loads((bench / "bootstrap_lattigo.json").read_text())
-    openfhe = [json.loads(p.read_text()) for p in sorted(bench.glob("bootstrap_openfhe_t*.json"))]
-    assert report.render(oboro_rows, lattigo, openfhe) == (bench / "bootstrap.md").read_text()
-    assert {r["preset"] for r in oboro_rows["rows"]} <= {"B1", "B2"} and lattigo["log_n"] == 16
+    from oboro.compare import bootstrap, report_bootstrap
+
+    bench = pathlib.Path(__file__).resolve().parents[2] / "docs" / "benchmarks"
+    rep = json.loads((bench / "bootstrap.json").read_text())
+    assert rep["generator"] == "oboro compare --bootstrap" and not rep["settings"]["quick"]
+    assert bootstrap.markdown(rep) == (bench / "bootstrap.md").read_text()
+    assert {r["preset"] for r in rep["rows"]} <= {"B1", "B2"} and rep["lattigo"]["log_n"] == 16
+    threads = json.loads((bench / "bootstrap_threads.json").read_text())
+    assert report_bootstrap.render(threads) == (bench / "bootstrap_threads.md").read_text()
 
 
 def test_bootstrap_keys_travel_with_the_context(ctx):

@@ -467,12 +467,13 @@ def test_bootstrap_oboro_alone(tmp_path, no_peers):
 
     out, err = io.StringIO(), io.StringIO()
     args = cli.build_parser().parse_args(["compare", "--bootstrap", "--quick", "--threads", "1", "--no-progress",
-                                          "--libraries", "oboro,lattigo,openfhe,seal", "--json", str(tmp_path / "b.json"),
+                                          "--libraries", "oboro,lattigo,openfhe,seal,desilofhe", "--json", str(tmp_path / "b.json"),
                                           "--markdown", str(tmp_path / "b.md")])
     assert command.execute(args, out=out, err=err) == 0, err.getvalue() + out.getvalue()
     rep = json.loads((tmp_path / "b.json").read_text())
     assert rep["benchmark"] == "bootstrap" and rep["generator"] == "oboro compare --bootstrap"
-    assert set(rep["skipped"]) == {"lattigo", "openfhe", "seal"} and rep["lattigo"] is None and rep["openfhe"] == []
+    assert set(rep["skipped"]) == {"lattigo", "openfhe", "seal", "desilofhe"} and rep["lattigo"] is None
+    assert rep["openfhe"] == rep["desilofhe"] == [] and "N = 2^16" in rep["skipped"]["desilofhe"]
     (row,) = rep["rows"]
     assert (row["preset"], row["config"], row["threads"], row["slots"]) == ("BT", "default", 1, 2048)
     assert row["output_level"] == 2 and row["input_level"] == 0 and row["message_ratio_bits"] == 12

@@ -5,7 +5,10 @@ Each measurement is a process of its own, one at a time (each needs most of the 
   process per configuration and thread count;
 - Lattigo's default set N16QP1546H192H32 (bench/peers/lattigo, mode "bootstrap"), on one thread
   (Lattigo runs an op on one goroutine);
-- OpenFHE's EvalBootstrap (bench/peers/openfhe/bootstrap.py, under the peers' Python), per thread count.
+- OpenFHE's EvalBootstrap (bench/peers/openfhe/bootstrap.py, under the peers' Python), per thread count;
+- desilofhe's bootstrap with its small key (bench/peers/desilofhe/bootstrap.py), on one thread and with
+  one timed run: about 150 s per bootstrap, and 2 threads gave no speed-up (PEERS.md). Its ring is
+  fixed at N = 2^16, so --quick leaves it out.
 The rows go to report_bootstrap.render (the Markdown) and to one JSON file with every figure.
 """
 
@@ -34,15 +37,13 @@ CONFIGS = {
 #: --quick: the insecure test ring for every configuration, Lattigo's set on N = 2^12 ("test"), OpenFHE's --quick
 QUICK_PRESET = "BT"
 LATTIGO_SET, LATTIGO_QUICK_SET = "N16QP1546H192H32", "test"
-OPENFHE_SCRIPT = peers.ROOT / "bench" / "peers" / "openfhe" / "bootstrap.py"
+#: the peers' bootstrap programs (in the repository, not in the package), run under the peers' Python
+PEER_SCRIPTS = {lib: peers.ROOT / "bench" / "peers" / lib / "bootstrap.py" for lib in ("openfhe", "desilofhe")}
 #: timed bootstraps after the first (untimed, checked) one; --quick: 1
 DEFAULT_RUNS = 3
 #: the libraries that bootstrap, and why the others are left out
-NO_BOOTSTRAP = {
-    "seal": "SEAL has no bootstrapping",
-    "desilofhe": "desilofhe's bootstrap is not measured by oboro compare yet (its small-key mode took about 150 s "
-                 "at N = 2^16 in PEERS.md)",
-}
+NO_BOOTSTRAP = {"seal": "SEAL has no bootstrapping"}
+DESILOFHE_QUICK = "desilofhe bootstraps only at N = 2^16 (Engine(bootstrap=True) fixes its ring): not in --quick"
 #: a bootstrap worker takes minutes at N = 2^16 (key generation, a warm-up and the timed runs)
 TIMEOUT_S = 3600
 
@@ -86,16 +87,23 @@ def launches(args: argparse.Namespace, settings: dict) -> tuple[list[tuple[str, 
         else:  # one goroutine per bootstrap: its one-thread figure stands for every thread count
             runs.append(("lattigo", 1, la, {"mode": "bootstrap", "param_set": LATTIGO_QUICK_SET if quick else LATTIGO_SET,
                                             "repeat": repeat, "threads": 1, "seed": 1}))
-    if "openfhe" in libs:
-        la = peers.find("openfhe", args.peer_python)
-        if la.skipped:
-            skipped["openfhe"] = la.skipped
-        elif not OPENFHE_SCRIPT.is_file():
-            skipped["openfhe"] = f"{OPENFHE_SCRIPT} not found (it is in the repository, not in the package)"
-        else:
+    for lib in ("openfhe", "desilofhe"):
+        if lib not in libs:
+            continue
+        la, script = peers.find(lib, args.peer_python), PEER_SCRIPTS[lib]
+        if lib == "desilofhe" and quick:
+            skipped[lib] = DESILOFHE_QUICK
+        elif la.skipped:
+            skipped[lib] = la.skipped
+        elif not script.is_file():
+            skipped[lib] = f"{script} not found (it is in the repository, not in the package)"
+        elif lib == "openfhe":
             for t in settings["threads"]:
-                argv = (la.argv[0], str(OPENFHE_SCRIPT), "--threads", str(t), "--repeat", str(repeat)) + (("--quick",) if quick else ())
-                runs.append(("openfhe", t, peers.Launch("openfhe", argv), {"mode": "bootstrap", "threads": t}))
+                argv = (la.argv[0], str(script), "--threads", str(t), "--repeat", str(repeat)) + (("--quick",) if quick else ())
+                runs.append((lib, t, peers.Launch(lib, argv), {"mode": "bootstrap", "threads": t}))
+        else:
+            argv = (la.argv[0], str(script), "--threads", "1", "--repeat", "1")
+            runs.append((lib, 1, peers.Launch(lib, argv), {"mode": "bootstrap", "threads": 1}))
     return runs, skipped
 
 
@@ -107,14 +115,15 @@ def to_json(settings: dict, outcomes: list[tuple[str, Outcome]], skipped: dict) 
     rows = [o.result for what, o in outcomes if what.startswith("oboro") and o.result]
     lattigo = next((o.result for what, o in outcomes if what == "lattigo" and o.result), None)
     openfhe = [o.result for what, o in outcomes if what == "openfhe" and o.result]
+    desilofhe = [o.result for what, o in outcomes if what == "desilofhe" and o.result]
     failed = {f"{what} {o.threads}t": o.error for what, o in outcomes if o.error}
     return {"benchmark": "bootstrap", "generator": "oboro compare --bootstrap", "machine": machine,
             "runs": settings["runs"], "settings": settings, "rows": rows, "lattigo": lattigo, "openfhe": openfhe,
-            "skipped": skipped, "failed": failed}
+            "desilofhe": desilofhe, "skipped": skipped, "failed": failed}
 
 
 def markdown(rep: dict) -> str:
-    text = render(rep, rep["lattigo"], rep["openfhe"])
+    text = render(rep, rep["lattigo"], rep["openfhe"], rep["desilofhe"])
     extra = [f"- {lib}: {why}" for lib, why in rep["skipped"].items()] + [f"- {what} FAILED: {why}" for what, why in rep["failed"].items()]
     return text + ("\nNot measured:\n\n" + "\n".join(extra) + "\n" if extra else "")
 

@@ -1,9 +1,9 @@
 """The Markdown page of a bootstrapping comparison: oboro's rows beside Lattigo's and OpenFHE's.
 
-`oboro compare --bootstrap` renders its run with render(). Run as a program, it renders the JSON of
-build/bench/bench_bootstrap (the C++ benchmark, e.g. the thread scaling of a GPU machine's CPU):
+`oboro compare --bootstrap` renders its run with render(). main() (bench/report_bootstrap.py) renders the
+JSON of build/bench/bench_bootstrap (the C++ benchmark, e.g. the thread scaling of a GPU machine's CPU):
 
-    python -m oboro.compare.report_bootstrap OBORO.json [MORE.json ...] [--lattigo LATTIGO.json]
+    .venv/bin/python bench/report_bootstrap.py OBORO.json [MORE.json ...] [--lattigo LATTIGO.json]
         [--openfhe OPENFHE.json ...] [--out PAGE.md] [--combined-json ALL.json]
 
 OBORO.json has a row per configuration and thread count (the rows of several runs of one session are
@@ -26,6 +26,11 @@ def eval_mod(row):
              if row.get("order") == "slots_to_coeffs_first" else "")
     memory = ", low memory" if row.get("memory") == "low" else ""
     return f"degree {row['cosine_degree']}, r = {row['double_angles']}{iterations}{order}{memory}"
+
+
+def diagonals(r):
+    """The diagonals a row's bootstraps kept, GiB ("not recorded" in rows from before they were)."""
+    return f"{r['diagonal_gib']:.2f}" if "diagonal_gib" in r else "not recorded"
 
 
 def setup_and_keys(r, library="oboro"):
@@ -53,16 +58,16 @@ def speed(ratio):
 
 
 def fastest_peer(peers, threads):
-    """The fastest other library's row at this thread count (Lattigo runs an op on one thread, so its
-    1-thread figure stands at every count)."""
+    """The fastest other library's row at this thread count (Lattigo runs a bootstrap on one thread, so
+    its 1-thread figure stands at every count)."""
     rows = [(name, r) for name, r in peers if r["threads"] == threads or name == "Lattigo"]
     return min(rows, key=lambda nr: nr[1]["bootstrap_median_s"]) if rows else None
 
 
-def render(oboro, lattigo=None, openfhe=()):
+def render(oboro, lattigo=None, openfhe=(), desilofhe=()):
     m = oboro["machine"]
     source = (f"`{oboro['generator']}`" if oboro.get("generator")
-              else "`bench/bench_bootstrap` and `python -m oboro.compare.report_bootstrap`")
+              else "`bench/bench_bootstrap` and `bench/report_bootstrap.py`")
     lines = [
         "# Bootstrapping",
         "",
@@ -95,15 +100,19 @@ def render(oboro, lattigo=None, openfhe=()):
             f"| oboro | {r['preset']} | {r['threads']} | 2^{r['message_ratio_bits']} | {eval_mod(r)} | {r['slots']} | {r['output_level']} | "
             f"{r['bootstrap_median_s']:.2f} | {r['precision_bits']:.1f} | {r['mean_precision_bits']:.1f} | "
             f"{r['constant_precision_bits']:.1f} | "
-            f"{r['real_pair_median_s']:.2f} | {r['real_pair_precision_bits']:.1f} | {setup_and_keys(r):.1f} | {r['keys']} | {r['key_gib']:.2f} | {r['diagonal_gib']:.2f} | {r['peak_gib']:.1f} |"
+            f"{r['real_pair_median_s']:.2f} | {r['real_pair_precision_bits']:.1f} | {setup_and_keys(r):.1f} | {r['keys']} | {r['key_gib']:.2f} | {diagonals(r)} | {r['peak_gib']:.1f} |"
         )
-    peers = ([("Lattigo", lattigo)] if lattigo else []) + [("OpenFHE", r) for r in openfhe]
+    peers = (([("Lattigo", lattigo)] if lattigo else []) + [("OpenFHE", r) for r in openfhe]
+             + [("desilofhe", r) for r in desilofhe])
     for name, r in peers:
         # Lattigo's default set uses a message ratio of 2^8; OpenFHE's correction factor plays its part
         lines.append(peer_row(r, name, "2^8" if name == "Lattigo" else "its default"))
     if openfhe:
         lines += ["", "OpenFHE: " + "; ".join(openfhe[0]["notes"][:2]) + ". Its key generation includes its set-up "
                   "(EvalBootstrapSetup); the other notes are in its JSON."]
+    if desilofhe:
+        lines += ["", "desilofhe: " + "; ".join(desilofhe[0]["notes"][:3]) + "; one timed bootstrap on one thread (about "
+                  "150 s each; 2 threads gave no speed-up in PEERS.md)."]
     if peers:
         lines.append("")
         for o in rows:
