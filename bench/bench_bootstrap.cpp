@@ -8,9 +8,10 @@
 // renders it, beside Lattigo's figures of the same session).
 //
 //   bench_bootstrap [--presets B1] [--slots 32768,16] [--threads 2,1] [--message-ratio 12,8]
-//                   [--double-angles 2,0] [--iterations 1,2] [--order cts,stc] [--memory fast,low]
+//                   [--double-angles 2,0] [--eval-mod-terms 1,2] [--iterations 1,2] [--order cts,stc] [--memory fast,low]
 //                   [--runs 3] [--json FILE]
-// One row per preset, slot count, thread count, message ratio, number of EvalMod's double angles,
+// One row per preset, slot count, thread count, message ratio, number of EvalMod's double angles and
+// terms of its sine series,
 // of iterations, order (cts: CoeffsToSlots first, the default; stc: SlotsToCoeffs first, the
 // inputs then encrypted at the bootstrapper's min_input_level()) and memory policy (fast, the
 // default; low: MemoryPolicy::low(), fewer keys and the dense DFT diagonals encoded at each use).
@@ -46,7 +47,7 @@ struct Row {
     std::string preset;
     size_t slots = 0;
     int threads = 0, depth = 0, output_level = 0, keys = 0, message_ratio_bits = 0, double_angles = 0, cosine_degree = 0;
-    int iterations = 1, input_level = 0;
+    int iterations = 1, input_level = 0, eval_mod_terms = 1;
     bool stc_first = false;
     bool low_memory = false;
     bool encapsulates = false;
@@ -81,7 +82,7 @@ double key_gib(const BootstrapKeys& bk, const RelinKey& rk) {
 }
 
 Row run(const std::string& preset, std::optional<size_t> slots_opt, int threads, int runs, std::optional<int> ratio,
-        std::optional<int> double_angles, std::optional<int> iterations, bool stc_first, bool low_memory) {
+        std::optional<int> double_angles, int terms, std::optional<int> iterations, bool stc_first, bool low_memory) {
     using clock = std::chrono::steady_clock;
     oboro::set_num_threads(threads);
     reset_peak();
@@ -97,6 +98,7 @@ Row run(const std::string& preset, std::optional<size_t> slots_opt, int threads,
     config.slots = slots;
     if (ratio) config.message_ratio_bits = *ratio;
     if (double_angles) config.double_angles = *double_angles;
+    config.eval_mod_terms = terms;
     config.iterations = iterations;
     if (stc_first) config.order = BootstrapOrder::slots_to_coeffs_first;
     row.stc_first = stc_first;
@@ -105,6 +107,7 @@ Row run(const std::string& preset, std::optional<size_t> slots_opt, int threads,
 
     const Bootstrapper boot(ctx, config);
     row.double_angles = boot.eval_mod().double_angles();
+    row.eval_mod_terms = boot.eval_mod().terms();
     row.cosine_degree = boot.eval_mod().cosine().degree();
     row.iterations = boot.iterations();
     row.message_ratio_bits = boot.message_ratio_bits();
@@ -187,7 +190,7 @@ void write_json(const std::string& path, const std::vector<Row>& rows, int runs)
     for (size_t i = 0; i < rows.size(); ++i) {
         const Row& r = rows[i];
         os << "  {\"preset\": \"" << r.preset << "\", \"threads\": " << r.threads << ", \"slots\": " << r.slots << ", \"depth\": " << r.depth
-           << ", \"output_level\": " << r.output_level << ", \"message_ratio_bits\": " << r.message_ratio_bits << ", \"double_angles\": " << r.double_angles << ", \"iterations\": " << r.iterations
+           << ", \"output_level\": " << r.output_level << ", \"message_ratio_bits\": " << r.message_ratio_bits << ", \"double_angles\": " << r.double_angles << ", \"eval_mod_terms\": " << r.eval_mod_terms << ", \"iterations\": " << r.iterations
            << ", \"order\": \"" << (r.stc_first ? "slots_to_coeffs_first" : "coeffs_to_slots_first")
            << "\", \"memory\": \"" << (r.low_memory ? "low" : "fast")
            << "\", \"input_level\": " << r.input_level
@@ -211,6 +214,7 @@ int main(int argc, char** argv) {
     std::vector<int> threads = {oboro::num_threads()};
     std::vector<std::optional<int>> ratios = {std::nullopt}, angles = {std::nullopt};
     std::vector<std::optional<int>> iterations = {std::nullopt};
+    std::vector<int> terms = {1};
     std::vector<bool> orders = {false}, memories = {false};
     std::string json;
     for (int i = 1; i < argc; ++i) {
@@ -231,6 +235,9 @@ int main(int argc, char** argv) {
         } else if (a == "--double-angles") {
             angles.clear();
             for (const auto& r : bench::split(bench::option_value(argc, argv, i), ',')) angles.push_back(std::stoi(r));
+        } else if (a == "--eval-mod-terms") {
+            terms.clear();
+            for (const auto& r : bench::split(bench::option_value(argc, argv, i), ',')) terms.push_back(std::stoi(r));
         } else if (a == "--iterations") {
             iterations.clear();
             for (const auto& r : bench::split(bench::option_value(argc, argv, i), ',')) iterations.push_back(std::stoi(r));
@@ -259,7 +266,7 @@ int main(int argc, char** argv) {
             json = bench::option_value(argc, argv, i);
         } else {
             std::fprintf(stderr, "usage: bench_bootstrap [--quick] [--presets B1] [--slots 32768,16] [--threads 2,1] "
-                                 "[--message-ratio 12,8] [--double-angles 2,0] [--iterations 1,2] [--order cts,stc] "
+                                 "[--message-ratio 12,8] [--double-angles 2,0] [--eval-mod-terms 1,2] [--iterations 1,2] [--order cts,stc] "
                                  "[--memory fast,low] [--runs 3] "
                                  "[--json FILE]\n");
             return 2;
@@ -271,15 +278,16 @@ int main(int argc, char** argv) {
             for (int t : threads)
                 for (const auto& r : ratios)
                     for (const auto& d : angles)
-                        for (const auto& it : iterations)
-                            for (bool o : orders)
-                                for (bool m : memories) rows.push_back(run(p, s, t, runs, r, d, it, o, m));
-    std::printf("%-6s %5s %6s %7s %7s %5s %6s %5s %6s %6s %10s %9s %9s %9s %8s %9s %9s %8s %6s %9s %9s %9s\n", "preset", "order", "memory", "threads", "slots",
-                "ratio", "angles", "iters", "used", "left", "boot_s", "bits", "mean_bits", "ones_bits", "pair_s", "pair_bits", "setup_s", "keygen_s",
+                        for (int e : terms)
+                            for (const auto& it : iterations)
+                                for (bool o : orders)
+                                    for (bool m : memories) rows.push_back(run(p, s, t, runs, r, d, e, it, o, m));
+    std::printf("%-6s %5s %6s %7s %7s %5s %6s %5s %5s %6s %6s %10s %9s %9s %9s %8s %9s %9s %8s %6s %9s %9s %9s\n", "preset", "order", "memory", "threads", "slots",
+                "ratio", "angles", "terms", "iters", "used", "left", "boot_s", "bits", "mean_bits", "ones_bits", "pair_s", "pair_bits", "setup_s", "keygen_s",
                 "keys", "keys_GiB", "diag_GiB", "peak_GiB");
     for (const Row& r : rows)
-        std::printf("%-6s %5s %6s %7d %7zu %5d %6d %5d %6d %6d %10.2f %9.1f %9.1f %9.1f %8.2f %9.1f %9.1f %8.1f %6d %9.2f %9.2f %9.1f\n",
-                    r.preset.c_str(), r.stc_first ? "stc" : "cts", r.low_memory ? "low" : "fast", r.threads, r.slots, r.message_ratio_bits, r.double_angles, r.iterations, r.depth, r.output_level,
+        std::printf("%-6s %5s %6s %7d %7zu %5d %6d %5d %5d %6d %6d %10.2f %9.1f %9.1f %9.1f %8.2f %9.1f %9.1f %8.1f %6d %9.2f %9.2f %9.1f\n",
+                    r.preset.c_str(), r.stc_first ? "stc" : "cts", r.low_memory ? "low" : "fast", r.threads, r.slots, r.message_ratio_bits, r.double_angles, r.eval_mod_terms, r.iterations, r.depth, r.output_level,
                     r.time.median_us / 1e6, r.bits, r.mean_bits, r.constant_bits, r.pair_time.median_us / 1e6, r.pair_bits,
                     r.setup_s, r.keygen_s, r.keys, r.key_gib, r.diagonal_gib, r.peak_gib);
     if (!json.empty()) write_json(json, rows, runs);

@@ -58,18 +58,20 @@ std::string options_str(const algorithms::BootstrapConfig& c) {
     const auto text = [](std::optional<int> v) { return v ? std::to_string(*v) : std::string("None"); };
     return oboro::detail::concat("memory='", memory_name(c.memory), "', order='", order_name(c.order),
                                  "', iterations=", text(c.iterations), ", message_ratio_bits=",
-                                 text(c.message_ratio_bits), ", double_angles=", text(c.double_angles));
+                                 text(c.message_ratio_bits), ", double_angles=", text(c.double_angles),
+                                 ", eval_mod_terms=", c.eval_mod_terms);
 }
 
 bool same_options(const algorithms::BootstrapConfig& a, const algorithms::BootstrapConfig& b) {
     return a.memory == b.memory && a.order == b.order && a.iterations == b.iterations &&
-           a.message_ratio_bits == b.message_ratio_bits && a.double_angles == b.double_angles;
+           a.message_ratio_bits == b.message_ratio_bits && a.double_angles == b.double_angles &&
+           a.eval_mod_terms == b.eval_mod_terms;
 }
 
 }  // namespace
 
 algorithms::BootstrapConfig bootstrap_options(const char* op, const BootstrapOptions& options) {
-    const auto& [memory, order, iterations, message_ratio_bits, double_angles] = options;
+    const auto& [memory, order, iterations, message_ratio_bits, double_angles, eval_mod_terms] = options;
     algorithms::BootstrapConfig c;
     if (memory && *memory == "low") c.memory = algorithms::MemoryPolicy::low();
     else if (memory && *memory != "fast")
@@ -82,6 +84,9 @@ algorithms::BootstrapConfig bootstrap_options(const char* op, const BootstrapOpt
     c.iterations = iterations;
     c.message_ratio_bits = message_ratio_bits;
     c.double_angles = double_angles;
+    if (eval_mod_terms && *eval_mod_terms != 1 && *eval_mod_terms != 2)
+        raise<ValueError>(op, ": eval_mod_terms must be None, 1 or 2, not ", *eval_mod_terms);
+    c.eval_mod_terms = eval_mod_terms.value_or(1);
     return c;
 }
 
@@ -175,6 +180,7 @@ nb::dict info_of(const algorithms::Bootstrapper& b, bool has_keys) {
     d["precision_bits"] = b.precision_bits();
     d["eval_mod_degree"] = b.eval_mod().cosine().degree();
     d["double_angles"] = b.eval_mod().double_angles();
+    d["eval_mod_terms"] = b.eval_mod().terms();
     d["iterations"] = b.iterations();
     d["message_ratio_bits"] = b.message_ratio_bits();
     d["order"] = order_name(b.order());
@@ -239,9 +245,9 @@ void add_bootstrap_info(nb::class_<PyContext>& ctx) {
         "bootstrap_info",
         [](const PyContext& c, std::optional<size_t> slots, std::optional<std::string> memory,
            std::optional<std::string> order, std::optional<int> iterations, std::optional<int> message_ratio_bits,
-           std::optional<int> double_angles) {
+           std::optional<int> double_angles, std::optional<int> eval_mod_terms) {
             const size_t n = slots.value_or(c.st->ctx->max_slots());
-            const BootstrapOptions options{memory, order, iterations, message_ratio_bits, double_angles};
+            const BootstrapOptions options{memory, order, iterations, message_ratio_bits, double_angles, eval_mod_terms};
             const bool asked = options.any();
             algorithms::BootstrapConfig config = bootstrap_options("bootstrap_info", options);
             const SessionPtr now = c.st->snapshot();
@@ -257,15 +263,18 @@ void add_bootstrap_info(nb::class_<PyContext>& ctx) {
         },
         "slots"_a = nb::none(), nb::kw_only(), "memory"_a = nb::none(), "order"_a = nb::none(),
         "iterations"_a = nb::none(), "message_ratio_bits"_a = nb::none(), "double_angles"_a = nb::none(),
+        "eval_mod_terms"_a = nb::none(),
         nb::sig("def bootstrap_info(self, slots: int | None = None, *, memory: str | None = None, "
                 "order: str | None = None, iterations: int | None = None, message_ratio_bits: int | None = None, "
-                "double_angles: int | None = None) -> dict[str, typing.Any]"),
+                "double_angles: int | None = None, eval_mod_terms: int | None = None) -> dict[str, typing.Any]"),
         "What bootstrapping ciphertexts of `slots` slots (default all) does with these parameters: that of the keys "
         "keygen(bootstrap=...) made, or with options given (as keygen's bootstrap_memory, bootstrap_order, "
-        "bootstrap_iterations, bootstrap_message_ratio_bits and bootstrap_double_angles; the defaults otherwise) that "
+        "bootstrap_iterations, bootstrap_message_ratio_bits, bootstrap_double_angles and bootstrap_eval_mod_terms; the "
+        "defaults otherwise) that "
         "of those options. Keys: slots, depth "
         "(levels consumed), output_level (levels left), max_input_scale, precision_bits (the model's bound before "
-        "noise), eval_mod_degree and double_angles (EvalMod's sine or cosine and its double angles), iterations (2 for "
+        "noise), eval_mod_degree, double_angles and eval_mod_terms (EvalMod's sine or cosine, its double angles and the "
+        "terms of its sine series), iterations (2 for "
         "high precision, chosen where the output level's scale is at least 2^45, as in preset 'B2': each bootstrap "
         "then runs twice, the second on the first's error), message_ratio_bits (log2 of q_0 over the message "
         "scale), order ('coeffs_to_slots_first' or 'slots_to_coeffs_first') and min_input_level (the lowest level an "

@@ -521,10 +521,10 @@ void register_ckks(nb::module_& m) {
                bool conjugation, bool relin, nb::handle bootstrap, std::optional<std::string> bootstrap_memory,
                std::optional<std::string> bootstrap_order, std::optional<int> bootstrap_iterations,
                std::optional<int> bootstrap_message_ratio_bits, std::optional<int> bootstrap_double_angles,
-               std::optional<nb::bytes> seed_for_testing) {
+               std::optional<int> bootstrap_eval_mod_terms, std::optional<nb::bytes> seed_for_testing) {
                 const algorithms::BootstrapConfig options = bootstrap_options(
                     "keygen", {bootstrap_memory, bootstrap_order, bootstrap_iterations, bootstrap_message_ratio_bits,
-                               bootstrap_double_angles});
+                               bootstrap_double_angles, bootstrap_eval_mod_terms});
                 std::optional<math::Seed> seed;
                 if (seed_for_testing) {
                     if (seed_for_testing->size() != std::tuple_size_v<math::Seed>)
@@ -540,13 +540,15 @@ void register_ckks(nb::module_& m) {
             "rotations"_a = nb::none(), "conjugation"_a = false, "relin"_a = true, "bootstrap"_a.none() = false,
             nb::kw_only(), "bootstrap_memory"_a = nb::none(), "bootstrap_order"_a = nb::none(),
             "bootstrap_iterations"_a = nb::none(), "bootstrap_message_ratio_bits"_a = nb::none(),
-            "bootstrap_double_angles"_a = nb::none(), "seed_for_testing"_a = nb::none(),
+            "bootstrap_double_angles"_a = nb::none(), "bootstrap_eval_mod_terms"_a = nb::none(),
+            "seed_for_testing"_a = nb::none(),
             nb::sig("def keygen(self, rotations: collections.abc.Sequence[int] | None = None, "
                     "conjugation: bool = False, relin: bool = True, "
                     "bootstrap: bool | int | collections.abc.Sequence[int] = False, *, "
                     "bootstrap_memory: str | None = None, bootstrap_order: str | None = None, "
                     "bootstrap_iterations: int | None = None, bootstrap_message_ratio_bits: int | None = None, "
-                    "bootstrap_double_angles: int | None = None, seed_for_testing: bytes | None = None) -> Context"),
+                    "bootstrap_double_angles: int | None = None, bootstrap_eval_mod_terms: int | None = None, "
+                    "seed_for_testing: bytes | None = None) -> Context"),
             "Generates keys and stores them in the context; returns the context.\n\n"
             "The first call draws the secret key and the public key. Each call then adds the relinearization key "
             "(relin=True; needed by ct * ct), the Galois keys of the rotation steps and, if conjugation=True, of "
@@ -569,7 +571,9 @@ void register_ckks(nb::module_& m) {
             "(high precision, twice the time). bootstrap_message_ratio_bits: None (automatic: 12, or 15 with "
             "SlotsToCoeffs first) or r in 4..40, the message brought to q_0 / 2^r before ModRaise (8 gains about 4 "
             "bits for data spread over many slots and loses 8 for a constant vector: docs/bootstrapping.md#precision). "
-            "bootstrap_double_angles: None (automatic) or EvalMod's double angles, 0..8. A context holds one "
+            "bootstrap_double_angles: None (automatic) or EvalMod's double angles, 0..8. bootstrap_eval_mod_terms: "
+            "None (1: the sine) or 2 (a two-term sine series whose cubic error cancels, for one level more: with a "
+            "smaller message ratio, more precision for every input; docs/bootstrapping.md#precision). A context holds one "
             "bootstrapper per slot count: asking for other "
             "options where keys exist raises ValueError.\n\n"
             "seed_for_testing: FOR TESTS AND REPRODUCIBLE RESEARCH ONLY. 32 bytes from which the secret key and "

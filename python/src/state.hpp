@@ -255,11 +255,12 @@ std::shared_ptr<const algorithms::BootstrapSet> with_bootstrapping(
 // The Python options of bootstrapping (keygen's bootstrap_*, bootstrap_info's keywords): memory
 // 'fast' (the default) or 'low' (MemoryPolicy::low()), order 'coeffs_to_slots_first' (the default)
 // or 'slots_to_coeffs_first', iterations None (automatic), 1 or 2, message_ratio_bits and
-// double_angles None (automatic) or BootstrapConfig's values (checked where the bootstrapper is made).
+// double_angles None (automatic) or BootstrapConfig's values (checked where the bootstrapper is made),
+// eval_mod_terms None (1) or EvalMod's terms, 1 or 2.
 struct BootstrapOptions {
     std::optional<std::string> memory, order;
-    std::optional<int> iterations, message_ratio_bits, double_angles;
-    bool any() const { return memory || order || iterations || message_ratio_bits || double_angles; }
+    std::optional<int> iterations, message_ratio_bits, double_angles, eval_mod_terms;
+    bool any() const { return memory || order || iterations || message_ratio_bits || double_angles || eval_mod_terms; }
 };
 // The options as a configuration; ValueError naming `op` for an unknown memory or order name or
 // an iteration count other than 1 and 2.

@@ -124,6 +124,30 @@ TEST(EvalModModel, ChoosesTheDoubleAnglesWithTheFewestLevels) {
     EXPECT_THROW(EvalMod(16, 9), ValueError);
 }
 
+// The two-term sine series (Jutla and Manohar): its error on a message e is (2 pi)^4 e^5 / 30 instead
+// of the sine's (2 pi)^2 e^3 / 6, for one product more (one level).
+TEST(EvalModModel, TwoTermSeriesCancelsTheCubicError) {
+    const EvalMod one(16), two(16, std::nullopt, std::nullopt, 2);
+    EXPECT_EQ((one.terms()), 1);
+    EXPECT_EQ(two.terms(), 2);
+    EXPECT_EQ(two.double_angles(), one.double_angles());
+    EXPECT_EQ(two.depth(), one.depth() + 1);
+    for (const double e : {0x1p-8, 0x1p-6}) {
+        const double series = std::pow(2 * M_PI * e, 4) / 30;  // relative to e
+        EXPECT_NEAR(two.approximation_error(e) / e, series, 0.05 * series) << e;
+        EXPECT_NEAR(one.approximation_error(e) / e, std::pow(2 * M_PI * e, 2) / 6, 0.05 * std::pow(2 * M_PI * e, 2) / 6);
+    }
+    EXPECT_LT(two.approximation_error(0x1p-20), 0x1p-20 * 0x1p-25);
+    EXPECT_NEAR(two.model(-7 + 0x1p-10), 0x1p-10, 0x1p-10 * 0x1p-25);
+    // through double angles too
+    const EvalMod angles(16, 2, std::nullopt, 2);
+    EXPECT_EQ(angles.depth(), EvalMod(16, 2).depth() + 1);
+    EXPECT_NEAR(angles.approximation_error(0x1p-8) / 0x1p-8, std::pow(2 * M_PI * 0x1p-8, 4) / 30,
+                0.05 * std::pow(2 * M_PI * 0x1p-8, 4) / 30);
+    EXPECT_THROW(EvalMod(16, 0, std::nullopt, 3), ValueError);
+    EXPECT_THROW(EvalMod(16, 0, std::nullopt, 0), ValueError);
+}
+
 // N = 2^12, a secret of Hamming weight 32, 2 levels left after bootstrapping: residual {60, 40,
 // 40}, SlotsToCoeffs 3 x 45, EvalMod 8 x 61, CoeffsToSlots 3 x 61 (B1's circuit). Insecure (test only).
 Parameters bootstrap_test_parameters() {
@@ -403,6 +427,31 @@ TEST(Bootstrap, ClearErrors) {
     EXPECT_THROW(eval.mod_raise(k.encrypt(random_complex(16, 1.0, 1), 3, true, 16)), LevelMismatch);
 }
 
+// EvalMod's two-term series at the message ratio 2^8: one level fewer left, a vector of ones near
+// the series' bound (the sine leaves it 13 bits at 2^8) and random values at the lower noise of the
+// smaller ratio; the output's level and scale exact. Measured at N = 2^12 with full slots: 25.9 bits
+// for a vector of ones (13.3 with the sine), 27.2 for random values in the unit disk.
+TEST(Bootstrap, TwoTermSineSeries) {
+    Keys& k = BootKeys::get().keys;
+    BootstrapConfig config = config_for(2048);
+    config.message_ratio_bits = 8;
+    const Bootstrapper sine(k.ctx, config);
+    config.eval_mod_terms = 2;
+    const Bootstrapper boot(k.ctx, config);
+    EXPECT_EQ(boot.depth(), sine.depth() + 1);
+    EXPECT_EQ(boot.output_level(), sine.output_level() - 1);
+    EXPECT_LT(sine.precision_bits(), 14);
+    EXPECT_GT(boot.precision_bits(), 25);
+    const std::vector<cplx> ones(2048, cplx(1, 0));
+    const std::vector<cplx> values = random_complex(2048, 1.0, 4242);
+    const Outcome o = run_bootstrap(boot, ones);
+    EXPECT_EQ(o.out.level(), boot.output_level());
+    EXPECT_EQ(o.out.scale(), k.ctx->standard_scale(boot.output_level()));
+    EXPECT_GT(o.bits, 24);
+    EXPECT_GT(run_bootstrap(boot, values).bits, 24);
+    EXPECT_LT(run_bootstrap(sine, ones).bits, 14);
+}
+
 // SlotsToCoeffs first: the input's own lowest levels take SlotsToCoeffs, so the output keeps
 // SlotsToCoeffs' levels (5 at BT instead of 2), and EvalMod sees the slot values themselves (at the
 // message ratio 2^15). Measured at N = 2^12: 27-29 bits for random values in the unit disk with
@@ -640,22 +689,24 @@ TEST(Bootstrap, KeysRoundTripThroughTheCheckedFormat) {
         EXPECT_TRUE(same_words(again.bootstrap(CountedOps(eval, nullptr), ct, loaded),
                                boot.bootstrap(CountedOps(original, nullptr), ct, bk)));
     }
-    // the order, the iterations, an automatic message ratio (format version 4) and the memory
-    // policy (5) travel too
+    // the order, the iterations, an automatic message ratio (format version 4), the memory
+    // policy (5) and EvalMod's terms (6) travel too
     BootstrapConfig stc_first = config_for(16);
     stc_first.order = BootstrapOrder::slots_to_coeffs_first;
     stc_first.iterations = 1;
     stc_first.memory = MemoryPolicy::low();
-    const io::Bytes v5 = io::serialize(*k.ctx, stc_first, bk, /*compress=*/false);
-    EXPECT_EQ(v5[8], 5);
-    const BootstrapConfig loaded_v5 = io::load_bootstrap_keys(*k.ctx, v5).first;
-    EXPECT_EQ(loaded_v5.order, BootstrapOrder::slots_to_coeffs_first);
-    EXPECT_EQ(loaded_v5.iterations, 1);
-    EXPECT_FALSE(loaded_v5.message_ratio_bits.has_value());
-    EXPECT_EQ(loaded_v5.memory.key_saving_tolerance, MemoryPolicy::low().key_saving_tolerance);
-    EXPECT_TRUE(loaded_v5.memory.encode_on_use);
+    stc_first.eval_mod_terms = 2;
+    const io::Bytes v6 = io::serialize(*k.ctx, stc_first, bk, /*compress=*/false);
+    EXPECT_EQ(v6[8], 6);
+    const BootstrapConfig loaded_v6 = io::load_bootstrap_keys(*k.ctx, v6).first;
+    EXPECT_EQ(loaded_v6.order, BootstrapOrder::slots_to_coeffs_first);
+    EXPECT_EQ(loaded_v6.iterations, 1);
+    EXPECT_FALSE(loaded_v6.message_ratio_bits.has_value());
+    EXPECT_EQ(loaded_v6.memory.key_saving_tolerance, MemoryPolicy::low().key_saving_tolerance);
+    EXPECT_TRUE(loaded_v6.memory.encode_on_use);
+    EXPECT_EQ(loaded_v6.eval_mod_terms, 2);
     // A record written by an older version, with its checksum and size recomputed: the bytes of
-    // `plain` (version 5) without the `cut` bytes at payload offset `at`.
+    // `plain` (version 6) without the `cut` bytes at payload offset `at`.
     const auto older = [&](uint8_t version, size_t at, size_t cut) {
         io::Bytes old(plain.begin(), plain.end() - long(io::kChecksumSize));
         old.erase(old.begin() + long(32 + at), old.begin() + long(32 + at + cut));
@@ -666,29 +717,34 @@ TEST(Bootstrap, KeysRoundTripThroughTheCheckedFormat) {
         for (int i = 0; i < 8; ++i) old.push_back(uint8_t(sum >> (8 * i)));
         return old;
     };
-    // version 4: no memory policy (the 9 bytes after the order, payload offset 36): the default
-    const auto [loaded_v4, keys_v4] = io::load_bootstrap_keys(*k.ctx, older(4, 36, 9));
+    // version 5: no EvalMod terms (the byte after the memory policy, payload offset 45): one term
+    const auto [loaded_v5, keys_v5] = io::load_bootstrap_keys(*k.ctx, older(5, 45, 1));
+    EXPECT_EQ(loaded_v5.eval_mod_terms, 1);
+    EXPECT_EQ(keys_v5.galois.keys.size(), bk.galois.keys.size());
+    // version 4: no memory policy either (the 10 bytes after the order, payload offset 36)
+    const auto [loaded_v4, keys_v4] = io::load_bootstrap_keys(*k.ctx, older(4, 36, 10));
     EXPECT_EQ(loaded_v4.message_ratio_bits, 11);
     EXPECT_EQ(loaded_v4.memory.key_saving_tolerance, MemoryPolicy{}.key_saving_tolerance);
     EXPECT_FALSE(loaded_v4.memory.encode_on_use);
     EXPECT_EQ(keys_v4.galois.keys.size(), bk.galois.keys.size());
-    // version 3: no iterations, no order either (the 17 bytes after the ephemeral weight, header
+    // version 3: no iterations, no order either (the 18 bytes after the ephemeral weight, header
     // 32 + 7 fields of 4): automatic iterations, CoeffsToSlots first
-    const auto [loaded_v3, keys_v3] = io::load_bootstrap_keys(*k.ctx, older(3, 28, 17));
+    const auto [loaded_v3, keys_v3] = io::load_bootstrap_keys(*k.ctx, older(3, 28, 18));
     EXPECT_EQ(loaded_v3.message_ratio_bits, 11);
     EXPECT_FALSE(loaded_v3.iterations.has_value());
     EXPECT_EQ(loaded_v3.order, BootstrapOrder::coeffs_to_slots_first);
     EXPECT_EQ(keys_v3.galois.keys.size(), bk.galois.keys.size());
-    // out-of-range iterations (payload offset 28), order (32), tolerance (36) and encoding flag
-    // (44) are refused (the checksum recomputed, as an attacker could)
+    // out-of-range iterations (payload offset 28), order (32), tolerance (36), encoding flag (44)
+    // and EvalMod's terms (45) are refused (the checksum recomputed, as an attacker could)
     const double nan = std::nan(""), huge = 1e6;
     uint64_t nan_bits, huge_bits;
     std::memcpy(&nan_bits, &nan, 8);
     std::memcpy(&huge_bits, &huge, 8);
     for (const auto& [offset, value, width] : {std::tuple{32 + 28, uint64_t(3), 4}, std::tuple{32 + 28, uint64_t(0), 4},
                                                std::tuple{32 + 32, uint64_t(2), 4}, std::tuple{32 + 36, nan_bits, 8},
-                                               std::tuple{32 + 36, huge_bits, 8}, std::tuple{32 + 44, uint64_t(2), 1}}) {
-        io::Bytes bad(v5.begin(), v5.end() - long(io::kChecksumSize));
+                                               std::tuple{32 + 36, huge_bits, 8}, std::tuple{32 + 44, uint64_t(2), 1},
+                                               std::tuple{32 + 45, uint64_t(0), 1}, std::tuple{32 + 45, uint64_t(3), 1}}) {
+        io::Bytes bad(v6.begin(), v6.end() - long(io::kChecksumSize));
         for (int i = 0; i < width; ++i) bad[size_t(offset + i)] = uint8_t(value >> (8 * i));
         const uint64_t bad_sum = io::xxh64(bad.data(), bad.size());
         for (int i = 0; i < 8; ++i) bad.push_back(uint8_t(bad_sum >> (8 * i)));

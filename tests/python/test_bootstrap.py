@@ -280,6 +280,24 @@ def test_options_message_ratio_and_double_angles():
         oboro.Context.from_preset("BT").bootstrap_info(16, double_angles=9)
 
 
+def test_option_eval_mod_terms():
+    """keygen(bootstrap_eval_mod_terms=2): EvalMod's two-term sine series, one level more, the model's
+    precision for the largest message far above the sine's at the same ratio; travels with the context."""
+    b = oboro.Context.from_preset("BT")
+    sine, series = b.bootstrap_info(16, message_ratio_bits=8), b.bootstrap_info(16, message_ratio_bits=8, eval_mod_terms=2)
+    assert (sine["eval_mod_terms"], series["eval_mod_terms"]) == (1, 2)
+    assert series["depth"] == sine["depth"] + 1 and series["output_level"] == sine["output_level"] - 1
+    assert sine["precision_bits"] < 14 < 25 < series["precision_bits"]
+    c = oboro.Context.from_preset("BT")
+    c.keygen(rotations=[], bootstrap=16, bootstrap_message_ratio_bits=8, bootstrap_eval_mod_terms=2)
+    ones = np.ones(16)
+    out = c.encrypt(ones, level=0).bootstrap()
+    assert out.level == series["output_level"] and bits(c.decrypt(out), ones) > 22
+    assert oboro.Context.deserialize(c.public().serialize()).bootstrap_info(16)["eval_mod_terms"] == 2
+    with pytest.raises(oboro.InvalidArgument, match="eval_mod_terms"):
+        oboro.Context.from_preset("BT").keygen(rotations=[], bootstrap=16, bootstrap_eval_mod_terms=3)
+
+
 def test_errors():
     c = oboro.Context.from_preset("BT")
     c.keygen(rotations=[])

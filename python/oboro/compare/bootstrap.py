@@ -30,6 +30,7 @@ CONFIGS = {
     "default": ("B1", {}, "B1 as keygen(bootstrap=True) makes it"),
     "ratio8": ("B1", {"message_ratio_bits": 8}, "message ratio 2^8, Lattigo's"),
     "ratio8-angles2": ("B1", {"message_ratio_bits": 8, "double_angles": 2}, "message ratio 2^8, EvalMod with 2 double angles"),
+    "ratio8-terms2": ("B1", {"message_ratio_bits": 8, "eval_mod_terms": 2}, "message ratio 2^8, EvalMod's two-term sine series"),
     "stc": ("B1", {"order": "slots_to_coeffs_first"}, "SlotsToCoeffs first"),
     "low": ("B1", {"memory": "low"}, "low memory"),
     "b2": ("B2", {}, "B2, high precision (two iterations)"),

@@ -25,7 +25,8 @@ def eval_mod(row):
     order = (f", SlotsToCoeffs first (input at level {row['input_level']})"
              if row.get("order") == "slots_to_coeffs_first" else "")
     memory = ", low memory" if row.get("memory") == "low" else ""
-    return f"degree {row['cosine_degree']}, r = {row['double_angles']}{iterations}{order}{memory}"
+    series = ", two-term sine series" if row.get("eval_mod_terms", 1) == 2 else ""
+    return f"degree {row['cosine_degree']}, r = {row['double_angles']}{series}{iterations}{order}{memory}"
 
 
 def diagonals(r):
@@ -80,7 +81,7 @@ def render(oboro, lattigo=None, openfhe=(), desilofhe=()):
         f"{'its Python API, each row a process of its own' if oboro.get('generator') else 'C++'}). Precision: -log2 of the largest error "
         "over the slots (worst of the runs), values uniform in the complex unit disk, full slots; mean: the mean over "
         "the slots of -log2 of the error (Lattigo's AVG Prec; worst of the runs); all ones: the "
-        "same for the hardest input, every slot 1. Ratio: the message ratio (Lattigo's default set uses 2^8). EvalMod: the degree of its cosine (a sine when r = 0) and the number r of double angles (2 iterations: high precision, each bootstrap run twice, the second on the first's error; SlotsToCoeffs first: the other order, on an input with that many levels, which the output keeps; low memory: MemoryPolicy::low(), keygen(bootstrap_memory='low'), fewer keys and the dense DFT diagonals encoded at each use). Set-up and keys: from the parameters to a bootstrap-ready evaluator, the "
+        "same for the hardest input, every slot 1. Ratio: the message ratio (Lattigo's default set uses 2^8). EvalMod: the degree of its cosine (a sine when r = 0) and the number r of double angles (two-term sine series: EvalMod's keygen(bootstrap_eval_mod_terms=2), one level more; 2 iterations: high precision, each bootstrap run twice, the second on the first's error; SlotsToCoeffs first: the other order, on an input with that many levels, which the output keeps; low memory: MemoryPolicy::low(), keygen(bootstrap_memory='low'), fewer keys and the dense DFT diagonals encoded at each use). Set-up and keys: from the parameters to a bootstrap-ready evaluator, the "
         "bootstrapper's DFT matrices and the keys (oboro: keygen(bootstrap=True); Lattigo: its key generation and "
         "NewEvaluator; OpenFHE: EvalBootstrapSetup and its key generation). Keys: the Galois, encapsulation and relinearization keys (Lattigo: its evaluation key "
         "set, the same keys). Two real: two real ciphertexts in one bootstrap (bootstrap_real_pair; a real Batch "

@@ -176,7 +176,7 @@ Bootstrapper::Bootstrapper(ckks::ContextPtr ctx, const BootstrapConfig& config)
       encapsulates_(needs_encapsulation(ctx_->params())),
       full_(n_ == ctx_->max_slots()),
       split_(full_ || config.order == BootstrapOrder::slots_to_coeffs_first),
-      eval_mod_(integer_bound(*ctx_, config), config.double_angles, config.cosine_degree),
+      eval_mod_(integer_bound(*ctx_, config), config.double_angles, config.cosine_degree, config.eval_mod_terms),
       levels_(layout(*ctx_, config_, n_, eval_mod_)),
       cts_([&] {
           // The raised ciphertext is declared at scale S_0 = q_{EvalMod input} (EvalMod's powers

@@ -61,6 +61,10 @@ struct BootstrapConfig {
     // degree 58, and about a bit more precise at N = 2^16; r = 2 is about 10% faster).
     std::optional<int> double_angles;
     std::optional<int> cosine_degree;           // default: EvalMod's choice
+    // EvalMod's sine series: 1 term (the sine), or 2 (Jutla and Manohar's series, whose cubic
+    // error term cancels, eval_mod.hpp), one level more, for a smaller message ratio without the
+    // sine's error on large messages.
+    int eval_mod_terms = 1;
     // log2(q_0 / message scale): larger shrinks the sine's error ((2 pi 2^-r)^2 / 6 relative to a
     // coefficient of the message, 21 bits at r = 12 for the largest, that of a constant vector of
     // ones), smaller the noise's (EvalMod's noise in units of q_0, times 2^r). 12 balances them for

@@ -17,11 +17,16 @@ long double apply_double_angles(long double c, int r) {
     return c;
 }
 
-Polynomial cosine_interpolant(double interval, int r, int degree) {
+// The interpolant of cos(2 pi (K' y - shift) / 2^r): shift 1/4 gives sin(2 pi t) after the double
+// angles, shift 0 cos(2 pi t).
+Polynomial cosine_interpolant(double interval, int r, int degree, long double shift = 0.25L) {
     const long double scale = 2 * std::numbers::pi_v<long double> / std::ldexp(1.0L, r);
-    return chebyshev_interpolant_long([&](long double y) { return std::cos(scale * (interval * y - 0.25L)); }, -1, 1,
+    return chebyshev_interpolant_long([&](long double y) { return std::cos(scale * (interval * y - shift)); }, -1, 1,
                                       degree);
 }
+
+// The two-term sine series' coefficients: (1/2 pi) sin(2 pi t) (kSeriesSine - kSeriesCosine cos(2 pi t)).
+constexpr long double kSeriesSine = 4.0L / 3, kSeriesCosine = 1.0L / 3;
 
 // max |double angles of p - sin(2 pi t)| / (2 pi) over t in [-K', K'], sampled densely.
 double interpolation_error(const Polynomial& p, double interval, int r) {
@@ -63,8 +68,9 @@ constexpr double kAcceptableError = 0x1p-45;
 
 }  // namespace
 
-EvalMod::EvalMod(double integer_bound, std::optional<int> double_angles, std::optional<int> degree)
-    : k_(integer_bound) {
+EvalMod::EvalMod(double integer_bound, std::optional<int> double_angles, std::optional<int> degree, int terms)
+    : k_(integer_bound), terms_(terms) {
+    if (terms != 1 && terms != 2) raise<ValueError>("EvalMod: ", terms, " terms of the sine series (1 or 2)");
     if (!(integer_bound >= 0 && integer_bound <= 4096))
         raise<ValueError>("EvalMod: the integer bound ", integer_bound, " must be in [0, 4096]");
     if (double_angles && (*double_angles < 0 || *double_angles > 8))
@@ -76,6 +82,7 @@ EvalMod::EvalMod(double integer_bound, std::optional<int> double_angles, std::op
     if (double_angles) {
         r_ = *double_angles;
         cosine_ = make(r_);
+        if (terms_ == 2) second_ = cosine_interpolant(interval(), r_, cosine_.degree(), 0);
         return;
     }
     // Automatic: among the interpolants close enough to the sine, the fewest levels, then the
@@ -107,13 +114,17 @@ EvalMod::EvalMod(double integer_bound, std::optional<int> double_angles, std::op
         cosine_ = std::move(p);
         best_error = err;
     }
+    // cos(2 pi t) has the sine's error at the same degree (the same function, shifted)
+    if (terms_ == 2) second_ = cosine_interpolant(interval(), r_, cosine_.degree(), 0);
 }
 
-int EvalMod::depth() const { return polynomial_depth(cosine_) + r_; }
+int EvalMod::depth() const { return polynomial_depth(cosine_) + r_ + (terms_ == 2 ? 1 : 0); }
 
 double EvalMod::model(double t) const {
-    return double(apply_double_angles(evaluate_long(cosine_, t / static_cast<long double>(interval())), r_) /
-                  (2 * std::numbers::pi_v<long double>));
+    const long double y = t / static_cast<long double>(interval());
+    long double f = apply_double_angles(evaluate_long(cosine_, y), r_);
+    if (terms_ == 2) f *= kSeriesSine - kSeriesCosine * apply_double_angles(evaluate_long(second_, y), r_);
+    return double(f / (2 * std::numbers::pi_v<long double>));
 }
 
 double EvalMod::approximation_error(double message_bound) const {
@@ -123,8 +134,9 @@ double EvalMod::approximation_error(double message_bound) const {
     for (int i = -int(k_); i <= int(k_); ++i)
         for (int j = -per_integer; j <= per_integer; ++j) {
             const long double e = message_bound * static_cast<long double>(j) / per_integer, t = i + e;
-            const long double f = apply_double_angles(evaluate_long(cosine_, t / interval()), r_) / two_pi;
-            worst = std::max(worst, std::fabs(f - e));
+            long double f = apply_double_angles(evaluate_long(cosine_, t / interval()), r_);
+            if (terms_ == 2) f *= kSeriesSine - kSeriesCosine * apply_double_angles(evaluate_long(second_, t / interval()), r_);
+            worst = std::max(worst, std::fabs(f / two_pi - e));
         }
     return double(worst);
 }
@@ -135,18 +147,35 @@ template <ckks::Encrypted T> T EvalMod::apply(const CountedOps& ops, const T& y,
     const auto& q = ops.eval().context()->q();
     // Backwards from the output: c_r holds sin(2 pi t) at scale / (2 pi); the square that makes
     // c_j at level l - 1 from c_{j-1} at level l divides by q_l, so c_{j-1} is at sqrt(s_j q_l).
+    // Two terms: sin and cos at sigma, and sin (4 - cos) at sigma^2 rescaled by q_l is the series
+    // times 3 (2 pi): sigma = sqrt(scale q_l / (6 pi)).
     const int cosine_level = y.level() - polynomial_depth(cosine_);
+    const int angles_level = cosine_level - r_;  // where the double angles leave sin and cos
     std::vector<double> scales(size_t(r_) + 1);
-    scales[size_t(r_)] = scale / (2 * M_PI);
+    scales[size_t(r_)] = terms_ == 1 ? scale / (2 * M_PI)
+                                     : std::sqrt(scale * double(q[size_t(angles_level)]) / (6 * M_PI));
     for (int j = r_; j >= 1; --j)
         scales[size_t(j - 1)] = std::sqrt(scales[size_t(j)] * double(q[size_t(cosine_level - (j - 1))]));
-    T c = PolynomialEvaluator(ops).evaluate(y, cosine_, cosine_level, scales[0]);
-    for (int j = 1; j <= r_; ++j) {
-        c = twice_product_minus(ops, c, c, static_cast<const T*>(nullptr));
-        c.set_scale(scales[size_t(j)]);  // equal to the product's up to double rounding
+    std::vector<T> c = terms_ == 1
+                           ? std::vector<T>{PolynomialEvaluator(ops).evaluate(y, cosine_, cosine_level, scales[0])}
+                           : PolynomialEvaluator(ops).evaluate(y, {cosine_, second_}, cosine_level, scales[0]);
+    for (int j = 1; j <= r_; ++j)
+        for (T& x : c) {
+            x = twice_product_minus(ops, x, x, static_cast<const T*>(nullptr));
+            x.set_scale(scales[size_t(j)]);  // equal to the product's up to double rounding
+        }
+    if (terms_ == 1) {
+        c[0].set_scale(scale);  // sin(2 pi t) at scale / (2 pi) is (1/2 pi) sin(2 pi t) at scale
+        return std::move(c[0]);
     }
-    c.set_scale(scale);  // sin(2 pi t) at scale / (2 pi) is (1/2 pi) sin(2 pi t) at scale
-    return c;
+    // 4 sin - sin cos, summed at the product's scale before its one rescale: the 4 sin term with a
+    // constant encoded at the product's scale over sin's own (as twice_product_minus adds its c)
+    T series = ops.multiply_relin(c[0], c[1]);
+    ops.eval().negate_inplace(series);
+    ops.multiply_accumulate(series, c[0], 4.0);
+    ops.rescale_inplace(series);
+    series.set_scale(scale);  // (4 sin - sin cos) / (3 2 pi) is the series at scale
+    return series;
 }
 
 template ckks::Ciphertext EvalMod::apply(const CountedOps&, const ckks::Ciphertext&, double) const;
