@@ -639,6 +639,16 @@ def _comma_list(text: str) -> list[str]:
     return items
 
 
+def _choice_list(text: str, known, what: str, normalize: Callable[[str], str] = str) -> list[str]:
+    """A comma-separated list of names of `known`, without repeats; argparse.ArgumentTypeError
+    names the first unknown one (as 'unknown <what>')."""
+    names = [normalize(t) for t in _comma_list(text)]
+    for n in names:
+        if n not in known:
+            raise argparse.ArgumentTypeError(f"unknown {what} '{n}' (known: {', '.join(known)})")
+    return list(dict.fromkeys(names))
+
+
 def _presets_arg(text: str) -> list[str]:
     return [t.upper() for t in _comma_list(text)]
 

@@ -50,11 +50,7 @@ TIMEOUT_S = 3600
 
 
 def configs_arg(text: str) -> list[str]:
-    names = bench._comma_list(text)
-    for n in names:
-        if n not in CONFIGS:
-            raise argparse.ArgumentTypeError(f"unknown bootstrap configuration '{n}' (known: {', '.join(CONFIGS)})")
-    return list(dict.fromkeys(names))
+    return bench._choice_list(text, CONFIGS, "bootstrap configuration")
 
 
 def plan(args: argparse.Namespace) -> dict:

@@ -214,19 +214,11 @@ def _case_label(c: dict) -> str:
 
 
 def _libraries_arg(text: str) -> list[str]:
-    libs = bench._comma_list(text)
-    for lib in libs:
-        if lib not in LIBRARIES:
-            raise argparse.ArgumentTypeError(f"unknown library '{lib}' (known: {', '.join(LIBRARIES)})")
-    return list(dict.fromkeys(libs))
+    return bench._choice_list(text, LIBRARIES, "library")
 
 
 def _schemes_arg(text: str) -> list[str]:
-    schemes = [s.lower() for s in bench._comma_list(text)]
-    for s in schemes:
-        if s not in SCHEMES:
-            raise argparse.ArgumentTypeError(f"unknown scheme '{s}' (known: {', '.join(SCHEMES)})")
-    return list(dict.fromkeys(schemes))
+    return bench._choice_list(text, SCHEMES, "scheme", str.lower)
 
 
 def _int_list(text: str) -> list[int]:
