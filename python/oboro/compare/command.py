@@ -243,8 +243,8 @@ DESCRIPTION = (
     "series of degree 7 to 255, the sigmoid, 1/x and sqrt(x), and plaintext matrix x encrypted vector,\n"
     "on one ring and modulus chain for every library, with each result's precision in bits and the\n"
     "levels each library used (SEAL has no such evaluators). --bootstrap measures bootstrapping at\n"
-    "N = 2^16 instead (time, precision, levels left, keys, peak memory) beside Lattigo and OpenFHE.\n"
-    "Missing libraries are skipped with the\n"
+    "N = 2^16 instead (time, precision, levels left, keys, peak memory) beside Lattigo, OpenFHE and\n"
+    "desilofhe. Missing libraries are skipped with the\n"
     "reason; scripts/install_peers.sh installs them. Progress goes to stderr."
 )
 
