@@ -21,28 +21,22 @@ Run (from the repository root, under the peers' Python; minutes per bootstrap):
 """
 import argparse
 import json
-import math
 import resource
 import statistics
 import sys
 import time
+from pathlib import Path
+
+# python/oboro/compare (precision.py: NumPy only), imported by path: this interpreter has no oboro
+PRECISION_DIR = Path(__file__).resolve().parents[3] / "python" / "oboro" / "compare"
+sys.path.insert(0, str(PRECISION_DIR))
 
 SEED = 1
-EXACT_BITS = 60.0
 MIN_BOOTSTRAP_BITS = 5.0
 
 
 def log(msg):
     print(f"[desilofhe] {msg}", file=sys.stderr, flush=True)
-
-
-def error_bits(np, got, want):
-    """-log2 of the largest complex error over the slots, and the mean over the slots of -log2 |error|
-    (60 for an exact slot)."""
-    err = np.abs(np.asarray(got)[: len(want)] - want)
-    per_slot = -np.log2(np.maximum(err, 2.0 ** -EXACT_BITS))
-    worst = float(min(EXACT_BITS, -math.log2(err.max()))) if err.max() > 0 else EXACT_BITS
-    return worst, float(np.minimum(per_slot, EXACT_BITS).mean())
 
 
 def main():
@@ -54,6 +48,7 @@ def main():
 
     import desilofhe
     import numpy as np
+    from precision import error_bits  # oboro compare's one metric (PRECISION_DIR)
 
     version = importlib.metadata.version("desilofhe")
     t0 = time.perf_counter()
@@ -85,7 +80,7 @@ def main():
 
     log("bootstrap 0 (untimed)...")
     out, warm_s = bootstrap_once(ct)
-    worst, mean = error_bits(np, engine.decrypt(out, sk), values)
+    worst, mean = error_bits(engine.decrypt(out, sk), values)
     log(f"bootstrap 0: {warm_s:.1f} s, {worst:.1f} bits (mean {mean:.1f})")
     if worst < MIN_BOOTSTRAP_BITS:
         sys.exit(f"[desilofhe] warm-up bootstrap: {worst:.1f} bits (< {MIN_BOOTSTRAP_BITS}): not timed")
@@ -95,13 +90,13 @@ def main():
         log(f"bootstrap {r + 1}/{args.repeat}...")
         out, d = bootstrap_once(ct)
         runs.append(d)
-        w, m = error_bits(np, engine.decrypt(out, sk), values)
+        w, m = error_bits(engine.decrypt(out, sk), values)
         worst, mean = min(worst, w), min(mean, m)
     if not runs:
         runs = [warm_s]
     log("bootstrap of all ones...")
     ones_out, _ = bootstrap_once(engine.encrypt(ones, pk, level=0))
-    constant_bits, _ = error_bits(np, engine.decrypt(ones_out, sk), ones)
+    constant_bits, _ = error_bits(engine.decrypt(ones_out, sk), ones)
 
     notes = [
         f"desilofhe {version} (PyPI), CPU: Engine(mode='cpu', bootstrap=True, thread_count={args.threads}), which fixes "

@@ -35,7 +35,6 @@ as a smoke test of a few seconds. `--threads T` sets OMP_NUM_THREADS before Open
 """
 import argparse
 import json
-import math
 import os
 import resource
 import shutil
@@ -43,6 +42,11 @@ import statistics
 import sys
 import tempfile
 import time
+from pathlib import Path
+
+# python/oboro/compare (precision.py: NumPy only), imported by path: this interpreter has no oboro
+PRECISION_DIR = Path(__file__).resolve().parents[3] / "python" / "oboro" / "compare"
+sys.path.insert(0, str(PRECISION_DIR))
 
 LEVEL_BUDGET = [3, 3]
 SCALING_MOD_SIZE = 50
@@ -57,7 +61,6 @@ MIN_BOOTSTRAP_BITS = 5.0
 # A product after bootstrapping counts as a usable level when its largest error is below 2^-4 (a product
 # past the last level comes out at about 0 bits, i.e. garbage, or is refused).
 MIN_PRODUCT_BITS = 4.0
-EXACT_BITS = 60.0
 
 
 def log(msg):
@@ -78,21 +81,13 @@ def parse_args():
     return args
 
 
-def error_bits(np, got, want):
-    """-log2 of the largest complex error over the slots, and the mean over the slots of -log2 |error|,
-    both capped at EXACT_BITS (an exact slot counts EXACT_BITS)."""
-    err = np.abs(got - want)
-    per_slot = -np.log2(np.maximum(err, 2.0 ** -EXACT_BITS))
-    worst = float(min(EXACT_BITS, -math.log2(err.max()))) if err.max() > 0 else EXACT_BITS
-    return worst, float(per_slot.mean())
-
-
 def main():
     args = parse_args()
     # OpenMP reads OMP_NUM_THREADS once, when OpenFHE's library is loaded: set it before the import.
     os.environ["OMP_NUM_THREADS"] = str(args.threads)
     import numpy as np
     import openfhe as fhe
+    from precision import error_bits  # oboro compare's one metric (PRECISION_DIR)
 
     version = ".".join(fhe.__version__.split(".")[:3])
     if args.quick:
@@ -187,7 +182,7 @@ def main():
 
     log("bootstrap 0 (untimed)...")
     out, warm_s = bootstrap_once()
-    worst, mean = error_bits(np, decrypt(out), values)
+    worst, mean = error_bits(decrypt(out), values)
     log(f"bootstrap 0: {warm_s:.2f} s, {worst:.1f} bits (mean {mean:.1f})")
     if worst < MIN_BOOTSTRAP_BITS:
         sys.exit(f"[openfhe] warm-up bootstrap: {worst:.1f} bits (< {MIN_BOOTSTRAP_BITS}): not timed")
@@ -200,7 +195,7 @@ def main():
         log(f"bootstrap {r + 1}/{args.repeat}...")
         out, d = bootstrap_once()
         runs.append(d)
-        w, m = error_bits(np, decrypt(out), values)
+        w, m = error_bits(decrypt(out), values)
         worst, mean = min(worst, w), min(mean, m)
         log(f"bootstrap {r + 1}/{args.repeat}: {d:.2f} s, {w:.1f} bits")
     cpu_ratio = (time.process_time() - cpu0) / max(sum(runs), 1e-9)  # includes the decryptions: a rough figure
@@ -217,7 +212,7 @@ def main():
         want = want * values
         try:
             product = cc.EvalMult(product, out)
-            bits, _ = error_bits(np, decrypt(product), want)
+            bits, _ = error_bits(decrypt(product), want)
         except Exception as e:  # OpenFHE raises past the last tower
             stop = f"multiplication {k} raised: {str(e).strip().splitlines()[-1][-160:]}"
             break
@@ -233,7 +228,7 @@ def main():
 
     log("bootstrap of all ones...")
     ones_out = cc.EvalBootstrap(encrypt(ones))
-    constant_bits, _ = error_bits(np, decrypt(ones_out), ones)
+    constant_bits, _ = error_bits(decrypt(ones_out), ones)
     del ones_out
 
     # Key bytes as serialized: the relinearization key(s) and the automorphism map (which holds the

@@ -127,16 +127,6 @@ class CircuitAdapter:
         return ct, (lambda: linalg.matvec(w, ct)), how + "; keys: linalg.keygen(method='matvec')"
 
 
-def _bits(got, want) -> tuple[float, float]:
-    """-log2 of the largest complex error over the slots, and the mean over the slots of -log2 |error|
-    (Lattigo's AVG Prec), an exact slot counting 60 bits (as bench_bootstrap, Lattigo's and OpenFHE's programs)."""
-    import numpy as np
-
-    err = np.abs(np.asarray(got)[: len(want)] - want)
-    worst = 60.0 if err.max() == 0 else min(60.0, -float(np.log2(err.max())))
-    return worst, float(np.mean(np.minimum(60.0, -np.log2(np.maximum(err, 2.0**-60)))))
-
-
 def bootstrap_row(task: dict, log) -> dict:
     """One row of `oboro compare --bootstrap` (the keys of bench_bootstrap's rows): the keys and
     bootstrapper of keygen(bootstrap=True) with the task's options, the precision of values uniform in
@@ -145,6 +135,7 @@ def bootstrap_row(task: dict, log) -> dict:
     import time
 
     import numpy as np
+    from precision import error_bits as _bits  # the worker's directory (worker.py runs it): one metric for every library
 
     oboro.set_num_threads(task["threads"])
     preset, options, runs = task["preset"], task["options"], task["repeat"]

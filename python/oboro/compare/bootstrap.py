@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 from typing import TextIO
 
 from .. import bench
@@ -155,6 +154,3 @@ def execute(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             print(f"wrote {path}", file=out)
     return 1 if rep["failed"] or not rep["rows"] else 0
 
-
-if __name__ == "__main__":  # pragma: no cover - the CLI is `oboro compare --bootstrap`
-    sys.exit("run: oboro compare --bootstrap")

@@ -237,7 +237,8 @@ def main() -> int:
     adapter = importlib.import_module(ADAPTERS[lib])
     if task["mode"] == "bootstrap":  # oboro only (bootstrap.py runs the other libraries' own programs)
         row = adapter.bootstrap_row(task, log)
-        json.dump({**row, "peak_gib": peak_rss_bytes() / 2**30, "peak_rss_bytes": peak_rss_bytes()}, sys.stdout)
+        peak = peak_rss_bytes()
+        json.dump({**row, "peak_gib": peak / 2**30, "peak_rss_bytes": peak}, sys.stdout)
         return 0
     t0 = time.perf_counter()
     if task["mode"] == "circuits":

@@ -82,37 +82,36 @@ EvalMod::EvalMod(double integer_bound, std::optional<int> double_angles, std::op
     if (double_angles) {
         r_ = *double_angles;
         cosine_ = make(r_);
-        if (terms_ == 2) second_ = cosine_interpolant(interval(), r_, cosine_.degree(), 0);
-        return;
-    }
-    // Automatic: among the interpolants close enough to the sine, the fewest levels, then the
-    // fewest double angles (each amplifies the noise of the cosine's evaluation by up to 4); if
-    // none is close enough, the closest. Once an acceptable candidate of depth d is known, a
-    // larger r wins only with a polynomial of depth below d - r: one interpolant of the largest
-    // such degree tells whether that can reach the sine, before any degree search (the error
-    // falls with the degree, as the search assumes), which keeps the choice a fraction of the
-    // bootstrapper's set-up.
-    std::optional<int> best_depth;  // of the best acceptable candidate so far
-    double best_error = 0;
-    for (int r = 0; r <= kMaxAutomaticDoubleAngles; ++r) {
-        if (best_depth) {
-            const int depth_left = *best_depth - r - 1;  // the polynomial's, to beat best_depth
-            if (depth_left < 1) break;
-            const int largest = (1 << depth_left) - 1;
-            if (degree ? *degree > largest
-                       : interpolation_error(cosine_interpolant(interval(), r, largest), interval(), r) > kAcceptableError)
-                continue;
+    } else {
+        // Automatic: among the interpolants close enough to the sine, the fewest levels, then the
+        // fewest double angles (each amplifies the noise of the cosine's evaluation by up to 4); if
+        // none is close enough, the closest. Once an acceptable candidate of depth d is known, a
+        // larger r wins only with a polynomial of depth below d - r: one interpolant of the largest
+        // such degree tells whether that can reach the sine, before any degree search (the error
+        // falls with the degree, as the search assumes), which keeps the choice a fraction of the
+        // bootstrapper's set-up.
+        std::optional<int> best_depth;  // of the best acceptable candidate so far
+        double best_error = 0;
+        for (int r = 0; r <= kMaxAutomaticDoubleAngles; ++r) {
+            if (best_depth) {
+                const int depth_left = *best_depth - r - 1;  // the polynomial's, to beat best_depth
+                if (depth_left < 1) break;
+                const int largest = (1 << depth_left) - 1;
+                if (degree ? *degree > largest
+                           : interpolation_error(cosine_interpolant(interval(), r, largest), interval(), r) > kAcceptableError)
+                    continue;
+            }
+            Polynomial p = make(r);
+            const double err = interpolation_error(p, interval(), r);
+            const int depth = polynomial_depth(p) + r;
+            const bool take = err <= kAcceptableError ? !best_depth || depth < *best_depth
+                                                      : !best_depth && (r == 0 || err < best_error);
+            if (!take) continue;
+            if (err <= kAcceptableError) best_depth = depth;
+            r_ = r;
+            cosine_ = std::move(p);
+            best_error = err;
         }
-        Polynomial p = make(r);
-        const double err = interpolation_error(p, interval(), r);
-        const int depth = polynomial_depth(p) + r;
-        const bool take = err <= kAcceptableError ? !best_depth || depth < *best_depth
-                                                  : !best_depth && (r == 0 || err < best_error);
-        if (!take) continue;
-        if (err <= kAcceptableError) best_depth = depth;
-        r_ = r;
-        cosine_ = std::move(p);
-        best_error = err;
     }
     // cos(2 pi t) has the sine's error at the same degree (the same function, shifted)
     if (terms_ == 2) second_ = cosine_interpolant(interval(), r_, cosine_.degree(), 0);
@@ -120,23 +119,22 @@ EvalMod::EvalMod(double integer_bound, std::optional<int> double_angles, std::op
 
 int EvalMod::depth() const { return polynomial_depth(cosine_) + r_ + (terms_ == 2 ? 1 : 0); }
 
-double EvalMod::model(double t) const {
+long double EvalMod::value(long double t) const {
     const long double y = t / static_cast<long double>(interval());
     long double f = apply_double_angles(evaluate_long(cosine_, y), r_);
     if (terms_ == 2) f *= kSeriesSine - kSeriesCosine * apply_double_angles(evaluate_long(second_, y), r_);
-    return double(f / (2 * std::numbers::pi_v<long double>));
+    return f / (2 * std::numbers::pi_v<long double>);
 }
+
+double EvalMod::model(double t) const { return double(value(t)); }
 
 double EvalMod::approximation_error(double message_bound) const {
     long double worst = 0;
     const int per_integer = 64;
-    const long double two_pi = 2 * std::numbers::pi_v<long double>;
     for (int i = -int(k_); i <= int(k_); ++i)
         for (int j = -per_integer; j <= per_integer; ++j) {
-            const long double e = message_bound * static_cast<long double>(j) / per_integer, t = i + e;
-            long double f = apply_double_angles(evaluate_long(cosine_, t / interval()), r_);
-            if (terms_ == 2) f *= kSeriesSine - kSeriesCosine * apply_double_angles(evaluate_long(second_, t / interval()), r_);
-            worst = std::max(worst, std::fabs(f / two_pi - e));
+            const long double e = message_bound * static_cast<long double>(j) / per_integer;
+            worst = std::max(worst, std::fabs(value(i + e) - e));
         }
     return double(worst);
 }

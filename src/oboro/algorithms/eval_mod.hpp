@@ -64,6 +64,9 @@ public:
     template <ckks::Encrypted T> T apply(const CountedOps& ops, const T& y, double scale) const;
 
 private:
+    // model(t) in long double (approximation_error's samples)
+    long double value(long double t) const;
+
     double k_;
     int r_;
     int terms_;
