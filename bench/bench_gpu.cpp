@@ -29,9 +29,12 @@
 //    the first call (keys, DFT diagonals and constants uploaded) and the median of the later ones,
 //    per batch and per ciphertext, the worst and mean precision in bits over every slot of every
 //    element, and the CPU's bootstrap of one ciphertext at this machine's threads in the same run.
+//  - with --ntt-plans: the NTT, the inverse NTT and the rescale at N = 2^14 and 2^16 under every
+//    launch plan of a sweep (split, words per tile, threads per block) beside make_ntt_plan's
+//    choice (--only-ntt-plans: that table alone).
 // The tables go to stdout, and with --markdown F to F (with the machine, the GPU and the date).
 // Usage: bench_gpu [--quick] [--cpu-only] [--batch D] [--runs N] [--bootstrap B1] [--bootstrap-batch D]
-//                  [--json F] [--markdown F]
+//                  [--ntt-plans | --only-ntt-plans] [--json F] [--markdown F]
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -97,6 +100,13 @@ std::vector<uint64_t> random_polys(const ckks::Context& ctx, int limbs, size_t p
     return v;
 }
 
+// The first `limbs` ciphertext primes.
+std::vector<uint64_t> prime_values(const ckks::Context& ctx, uint32_t limbs) {
+    std::vector<uint64_t> q(limbs);
+    for (uint32_t j = 0; j < limbs; ++j) q[j] = ctx.moduli()[j].value;
+    return q;
+}
+
 void measure_cpu(Row& row, int runs) {
     const auto ctx = make_context(row.log_n, row.limbs);
     const int level = row.limbs - 1;
@@ -110,46 +120,111 @@ void measure_cpu(Row& row, int runs) {
                  }, runs).median_us;
 }
 
+// The fused rescale of up to `max_cts` ciphertexts from `limbs` limbs (make_context), on random
+// residues: one launch_divide_and_drop per call.
+struct DeviceRescale {
+    ckks::ContextPtr ctx;
+    uint32_t level;
+    uint64_t n;
+    cuda::DeviceNttTables tables;
+    std::vector<uint64_t> moduli;
+    cuda::DeviceDropLimbs limbs;
+    cuda::DeviceBuffer in, out, scratch;
+
+    DeviceRescale(int log_n, int limb_count, uint32_t max_cts)
+        : ctx(make_context(log_n, limb_count)), level(uint32_t(limb_count - 1)), n(ctx->n()),
+          tables(ctx->ntt_tables(), size_t(limb_count)), moduli(prime_values(*ctx, uint32_t(limb_count))),
+          limbs(moduli.data(), level, moduli[level], ctx->level(int(level)).inv_last.data()),
+          in(2 * size_t(max_cts) * (level + 1) * n * 8), out(2 * size_t(max_cts) * level * n * 8),
+          scratch(kernels::divide_drop_scratch_words(2 * max_cts, level, n) * 8) {
+        const auto host = random_polys(*ctx, limb_count, 2 * size_t(max_cts));
+        in.upload(host.data(), host.size() * 8);
+    }
+    kernels::DivideDropArgs args(uint32_t cts, const kernels::NttPlan& plan) const {
+        kernels::DivideDropArgs a;
+        a.tables = tables.views();
+        a.limbs = limbs.get();
+        a.dropped_prime = moduli[level];
+        a.dropped_table = level;
+        a.kept = level;
+        a.polys = 2 * cts;
+        a.plan = plan;
+        a.in = kernels::RowSet{in.as<uint64_t>(), (level + 1) * n};
+        a.out = kernels::RowSet{out.as<uint64_t>(), level * n};
+        a.scratch = scratch.as<uint64_t>();
+        return a;
+    }
+};
+
 void measure_gpu(Row& row, int runs, uint32_t batch) {
-    const auto ctx = make_context(row.log_n, row.limbs);
-    const uint32_t level = uint32_t(row.limbs - 1);
-    const uint64_t n = ctx->n();
-    cuda::DeviceNttTables tables(ctx->ntt_tables(), size_t(row.limbs));
-    std::vector<uint64_t> moduli(size_t(row.limbs));
-    for (size_t j = 0; j < moduli.size(); ++j) moduli[j] = ctx->moduli()[j].value;
-    cuda::DeviceDropLimbs limbs(moduli.data(), level, moduli[level], ctx->level(int(level)).inv_last.data());
-
-    const auto host = random_polys(*ctx, row.limbs, 2 * size_t(batch));
-    cuda::DeviceBuffer in(host.size() * 8), out(2 * size_t(batch) * level * n * 8),
-        scratch(kernels::divide_drop_scratch_words(2 * batch, level, n) * 8);
-    in.upload(host.data(), host.size() * 8);
-
-    kernels::DivideDropArgs args;
-    args.tables = tables.views();
-    args.limbs = limbs.get();
-    args.dropped_prime = moduli[level];
-    args.dropped_table = level;
-    args.kept = level;
-    args.plan = kernels::make_ntt_plan(tables.log_n());
-    args.in = kernels::RowSet{in.as<uint64_t>(), (level + 1) * n};
-    args.out = kernels::RowSet{out.as<uint64_t>(), level * n};
-    args.scratch = scratch.as<uint64_t>();
-
-    args.polys = 2;  // one ciphertext
+    const DeviceRescale r(row.log_n, row.limbs, batch);
+    const auto plan = kernels::make_ntt_plan(r.tables.log_n());
+    const auto one = r.args(1, plan), all = r.args(batch, plan);
     row.gpu_sync_us = bench::measure([&] {
-                          cuda::launch_divide_and_drop(args);
+                          cuda::launch_divide_and_drop(one);
                           cuda::synchronize();
                       }, runs).median_us;
     const int chain = 100;
     row.gpu_us = bench::measure([&] {
-                     for (int i = 0; i < chain; ++i) cuda::launch_divide_and_drop(args);
+                     for (int i = 0; i < chain; ++i) cuda::launch_divide_and_drop(one);
                      cuda::synchronize();
                  }, runs).median_us / chain;
-    args.polys = 2 * batch;
     row.gpu_batch_us = bench::measure([&] {
-                           cuda::launch_divide_and_drop(args);
+                           cuda::launch_divide_and_drop(all);
                            cuda::synchronize();
                        }, runs).median_us / batch;
+}
+
+// ---- NTT launch plans ----------------------------------------------------------------------------
+
+// The time of a transform (or a rescale) under each launch plan (split, tile, threads per block):
+// the measurements behind make_ntt_plan's choice. Queued: 20 launches, one sync, per launch.
+struct PlanCase {
+    std::string op;  // "NTT", "INTT" or "rescale"
+    int log_n = 0;
+    uint32_t limbs = 0, polys = 0;
+};
+struct PlanRow {
+    PlanCase c;
+    kernels::NttPlan plan;
+    bool is_default = false;
+    double us = -1;
+};
+
+void ntt_plans(int runs, std::vector<PlanRow>& rows) {
+    const std::vector<PlanCase> cases = {
+        {"NTT", 14, 8, 2}, {"INTT", 14, 1, 2}, {"NTT", 16, 24, 2}, {"INTT", 16, 1, 2}, {"NTT", 16, 24, 6},
+        {"rescale", 14, 8, 2}, {"rescale", 16, 24, 2}};
+    const int chain = 20;
+    for (const PlanCase& c : cases) {
+        std::fprintf(stderr, "[plans] %s N = 2^%d, %u x %u rows\n", c.op.c_str(), c.log_n, c.polys, c.limbs);
+        // (a rescale needs a limb to drop: the transforms of one limb use a context of two)
+        const DeviceRescale r(c.log_n, int(std::max(c.limbs, 2u)), c.polys / 2);
+        kernels::NttArgs ntt;
+        ntt.tables = r.tables.views();
+        ntt.limbs = c.limbs;
+        ntt.polys = c.polys;
+        ntt.src = ntt.mid = ntt.dst = kernels::RowSet{r.in.as<uint64_t>(), uint64_t(c.limbs) * r.n};
+        auto plans = kernels::candidate_ntt_plans(uint32_t(c.log_n));
+        plans.push_back(kernels::make_ntt_plan(uint32_t(c.log_n)));
+        for (size_t i = 0; i < plans.size(); ++i) {
+            PlanRow row{c, plans[i], i + 1 == plans.size()};
+            std::function<void()> f;
+            if (c.op == "rescale") {
+                const auto a = r.args(c.polys / 2, plans[i]);
+                f = [a] { cuda::launch_divide_and_drop(a); };
+            } else {
+                ntt.plan = plans[i];
+                const bool forward = c.op == "NTT";
+                f = [ntt, forward] { forward ? cuda::launch_ntt_forward(ntt) : cuda::launch_ntt_inverse(ntt); };
+            }
+            row.us = bench::measure([&] {
+                         for (int k = 0; k < chain; ++k) f();
+                         cuda::synchronize();
+                     }, runs, 0.05).median_us / chain;
+            rows.push_back(row);
+        }
+    }
 }
 
 // ---- paper 000 (batched vs looped), kernel level ------------------------------------------------
@@ -170,17 +245,12 @@ struct DeviceLevel {
     cuda::DeviceDropLimbs rescale;
     uint64_t last_prime;
 
-    static std::vector<uint64_t> values(const ckks::Context& ctx, uint32_t limbs) {
-        std::vector<uint64_t> q(limbs);
-        for (uint32_t j = 0; j < limbs; ++j) q[j] = ctx.moduli()[j].value;
-        return q;
-    }
     DeviceLevel(const ckks::Context& ctx, uint32_t lvl)
         : level(lvl), limbs(lvl + 1), n(ctx.n()), tables(ctx.ntt_tables(), lvl + 1), moduli((lvl + 1) * 8),
           barrett((lvl + 1) * sizeof(math::Barrett<uint64_t>)),
-          rescale(values(ctx, lvl + 1).data(), lvl, ctx.moduli()[lvl].value, ctx.level(int(lvl)).inv_last.data()),
+          rescale(prime_values(ctx, lvl + 1).data(), lvl, ctx.moduli()[lvl].value, ctx.level(int(lvl)).inv_last.data()),
           last_prime(ctx.moduli()[lvl].value) {
-        const auto q = values(ctx, limbs);
+        const auto q = prime_values(ctx, limbs);
         moduli.upload(q.data(), limbs * 8);
         std::vector<math::Barrett<uint64_t>> br;
         for (uint64_t m : q) br.emplace_back(m);
@@ -615,7 +685,7 @@ std::string cell1(double us) {
 
 int main(int argc, char** argv) {
     std::setvbuf(stdout, nullptr, _IOLBF, 0);  // lines appear as they are printed, also in a pipe
-    bool quick = false, cpu_only = false, failed = false;
+    bool quick = false, cpu_only = false, failed = false, plans = false, plans_only = false;
     uint32_t batch = 16;
     int runs = 11;
     std::vector<std::string> bootstrap_presets;
@@ -625,6 +695,8 @@ int main(int argc, char** argv) {
         const std::string a = argv[i];
         if (a == "--quick") quick = true;
         else if (a == "--cpu-only") cpu_only = true;
+        else if (a == "--ntt-plans") plans = true;
+        else if (a == "--only-ntt-plans") plans = plans_only = true;
         else if (a == "--batch") batch = uint32_t(std::stoul(bench::option_value(argc, argv, i)));
         else if (a == "--runs") runs = std::stoi(bench::option_value(argc, argv, i));
         else if (a == "--bootstrap") bootstrap_presets = bench::split(bench::option_value(argc, argv, i), ',');
@@ -633,7 +705,7 @@ int main(int argc, char** argv) {
         else if (a == "--markdown") md_path = bench::option_value(argc, argv, i);
         else {
             std::fprintf(stderr, "usage: %s [--quick] [--cpu-only] [--batch D] [--runs N] [--bootstrap B1] "
-                                 "[--bootstrap-batch D] [--json F] [--markdown F]\n", argv[0]);
+                                 "[--bootstrap-batch D] [--ntt-plans | --only-ntt-plans] [--json F] [--markdown F]\n", argv[0]);
             return 2;
         }
     }
@@ -654,6 +726,7 @@ int main(int argc, char** argv) {
     std::vector<uint32_t> ds = {10, 100, 1000};
     std::vector<std::string> presets = {"S2", "S4"};
     if (quick) rows.resize(1), runs = 3, ds = {10}, presets = {"S2"};
+    if (plans_only) rows.clear(), ds.clear(), presets.clear();
     for (Row& r : rows) {
         measure_cpu(r, runs);
         if (gpu) measure_gpu(r, runs, batch);
@@ -662,11 +735,13 @@ int main(int argc, char** argv) {
     std::vector<OpRow> op_rows;
     std::vector<EncodeRow> encode_rows;
     std::vector<BootstrapRow> bootstrap_rows;
+    std::vector<PlanRow> plan_rows;
     if (gpu) {
+        if (plans) ntt_plans(runs, plan_rows);
         paper000(ds, runs, batch_rows);
-        paper000_api(ds, runs, batch_rows);
+        if (!ds.empty()) paper000_api(ds, runs, batch_rows);
         kernel_latency(presets, runs, op_rows);
-        batched_encoding(presets, quick ? 10 : 100, runs, encode_rows);
+        if (!presets.empty()) batched_encoding(presets, quick ? 10 : 100, runs, encode_rows);
         std::vector<uint32_t> bootstrap_ds = {1};
         if (bootstrap_batch > 1) bootstrap_ds.push_back(bootstrap_batch);
         if (!bootstrap_presets.empty()) {
@@ -732,6 +807,32 @@ int main(int argc, char** argv) {
         for (const EncodeRow& r : encode_rows)
             emit("| %s | %d | %u | %s | %s | %.1fx |\n", r.preset.c_str(), r.limbs, r.d, cell1(r.host_upload_us).c_str(),
                  cell1(r.device_us).c_str(), r.host_upload_us / r.device_us);
+        if (!plan_rows.empty()) {
+            emit("\n## NTT launch plans: us per transform (or rescale) queued, the default plan (make_ntt_plan) against "
+                 "the best of %zu plans swept (split s1, words per tile, threads per block; all in the JSON)\n\n"
+                 "| op | N | rows | default plan | default | best plan | best | default / best |\n"
+                 "|---|---|---|---|---|---|---|---|\n", kernels::candidate_ntt_plans(16).size());
+            auto plan_name = [](const kernels::NttPlan& p) {
+                return std::to_string(p.split) + " / " + std::to_string(p.tile_columns << p.split) + " / " +
+                       std::to_string(p.threads);
+            };
+            for (size_t i = 0; i < plan_rows.size();) {
+                size_t j = i;
+                const PlanRow *best = &plan_rows[i], *def = nullptr;
+                for (; j < plan_rows.size() && plan_rows[j].c.op == plan_rows[i].c.op &&
+                       plan_rows[j].c.log_n == plan_rows[i].c.log_n && plan_rows[j].c.limbs == plan_rows[i].c.limbs &&
+                       plan_rows[j].c.polys == plan_rows[i].c.polys;
+                     ++j) {
+                    if (plan_rows[j].us < best->us) best = &plan_rows[j];
+                    if (plan_rows[j].is_default) def = &plan_rows[j];
+                }
+                const PlanCase& c = plan_rows[i].c;
+                emit("| %s | %d | %u x %u | %s | %s | %s | %s | %.2f |\n", c.op.c_str(), 1 << c.log_n, c.polys, c.limbs,
+                     plan_name(def->plan).c_str(), cell1(def->us).c_str(), plan_name(best->plan).c_str(),
+                     cell1(best->us).c_str(), def->us / best->us);
+                i = j;
+            }
+        }
         if (!bootstrap_rows.empty()) {
             emit("\n## Bootstrapping a batch of d ciphertexts on the GPU (full slots), ms; CPU: one ciphertext at %zu threads, same run\n\n",
                  size_t(num_threads()));
@@ -783,6 +884,15 @@ int main(int argc, char** argv) {
             out << "    {\"preset\": \"" << r.preset << "\", \"limbs\": " << r.limbs << ", \"d\": " << r.d
                 << ", \"host_upload_us\": " << num(r.host_upload_us) << ", \"device_us\": " << num(r.device_us) << "}"
                 << (i + 1 < encode_rows.size() ? "," : "") << "\n";
+        }
+        out << "  ],\n  \"ntt_plans\": [\n";
+        for (size_t i = 0; i < plan_rows.size(); ++i) {
+            const PlanRow& r = plan_rows[i];
+            out << "    {\"op\": \"" << r.c.op << "\", \"n\": " << (1 << r.c.log_n) << ", \"polys\": " << r.c.polys
+                << ", \"limbs\": " << r.c.limbs << ", \"split\": " << r.plan.split << ", \"tile_columns\": "
+                << r.plan.tile_columns << ", \"tile_chunks\": " << r.plan.tile_chunks << ", \"threads\": "
+                << r.plan.threads << ", \"default\": " << (r.is_default ? "true" : "false") << ", \"us\": " << num(r.us)
+                << "}" << (i + 1 < plan_rows.size() ? "," : "") << "\n";
         }
         out << "  ],\n  \"bootstrap_ms\": [\n";
         for (size_t i = 0; i < bootstrap_rows.size(); ++i) {

@@ -135,6 +135,38 @@ TEST_F(CudaDevice, NttMatchesCpuBitForBit) {
     }
 #endif
 }
+// Every launch plan bench_gpu --ntt-plans times (kernels::candidate_ntt_plans: splits, tile sizes,
+// threads per block) gives the CPU's transform bit for bit on the GPU, forward and inverse.
+TEST_F(CudaDevice, NttEveryPlanMatchesCpu) {
+#if defined(OBORO_WITH_CUDA_RUNTIME)
+    for (uint32_t log_n : {12u, 14u, 16u}) {
+        const uint32_t n = 1u << log_n, limbs = 3, polys = 2;
+        std::vector<math::NttTables> t;
+        for (int bits : {60, 50, 40}) t.emplace_back(math::generate_ntt_primes(bits, n, 1)[0], n);
+        math::Seed seed{};
+        seed[0] = uint8_t(log_n + 100);
+        math::Prng prng(seed);
+        std::vector<uint64_t> v(size_t(polys) * limbs * n);
+        for (size_t k = 0; k < v.size(); ++k) v[k] = prng.uniform(t[(k / n) % limbs].q);
+        std::vector<uint64_t> want_forward = v, want_inverse = v;
+        for (size_t r = 0; r < size_t(polys) * limbs; ++r) {
+            math::ntt_forward(want_forward.data() + r * n, t[r % limbs]);
+            math::ntt_inverse(want_inverse.data() + r * n, t[r % limbs]);
+        }
+        for (const kernels::NttPlan& plan : kernels::candidate_ntt_plans(log_n)) {
+            SCOPED_TRACE("log_n " + std::to_string(log_n) + " split " + std::to_string(plan.split) + " tile " +
+                         std::to_string(plan.tile_columns << plan.split) + " threads " + std::to_string(plan.threads));
+            std::vector<uint64_t> gpu = v;
+            oboro::cuda::ntt_forward_host(gpu.data(), t.data(), limbs, polys, &plan);
+            ASSERT_EQ(gpu, want_forward);
+            gpu = v;
+            oboro::cuda::ntt_inverse_host(gpu.data(), t.data(), limbs, polys, &plan);
+            ASSERT_EQ(gpu, want_inverse);
+        }
+    }
+#endif
+}
+
 // The fused rescale on the GPU against backend::cpu::rescale_poly, bit for bit, at every level of S2 and
 // of a 2^16 context with 40-bit primes (batches of 3 polynomials).
 TEST_F(CudaDevice, RescaleMatchesCpuBitForBit) {

@@ -52,7 +52,8 @@ void launch_divide_and_drop(const kernels::DivideDropArgs& args, void* stream) {
 }
 
 namespace {
-void ntt_host(uint64_t* data, const math::NttTables* tables, uint32_t limbs, uint32_t polys, bool forward) {
+void ntt_host(uint64_t* data, const math::NttTables* tables, uint32_t limbs, uint32_t polys, bool forward,
+              const kernels::NttPlan* plan) {
     DeviceNttTables dt(tables, limbs);
     const size_t words = size_t(polys) * limbs * dt.n();
     DeviceBuffer buf(words * sizeof(uint64_t));
@@ -61,7 +62,7 @@ void ntt_host(uint64_t* data, const math::NttTables* tables, uint32_t limbs, uin
     a.tables = dt.views();
     a.limbs = limbs;
     a.polys = polys;
-    a.plan = kernels::make_ntt_plan(dt.log_n());
+    a.plan = plan ? *plan : kernels::make_ntt_plan(dt.log_n());
     a.src = a.mid = a.dst = kernels::RowSet{buf.as<uint64_t>(), uint64_t(limbs) * dt.n()};
     launch_ntt(a, forward, nullptr);
     synchronize();
@@ -69,11 +70,13 @@ void ntt_host(uint64_t* data, const math::NttTables* tables, uint32_t limbs, uin
 }
 }  // namespace
 
-void ntt_forward_host(uint64_t* data, const math::NttTables* tables, uint32_t limbs, uint32_t polys) {
-    ntt_host(data, tables, limbs, polys, true);
+void ntt_forward_host(uint64_t* data, const math::NttTables* tables, uint32_t limbs, uint32_t polys,
+                      const kernels::NttPlan* plan) {
+    ntt_host(data, tables, limbs, polys, true, plan);
 }
-void ntt_inverse_host(uint64_t* data, const math::NttTables* tables, uint32_t limbs, uint32_t polys) {
-    ntt_host(data, tables, limbs, polys, false);
+void ntt_inverse_host(uint64_t* data, const math::NttTables* tables, uint32_t limbs, uint32_t polys,
+                      const kernels::NttPlan* plan) {
+    ntt_host(data, tables, limbs, polys, false, plan);
 }
 
 void divide_and_drop_host(const uint64_t* in, uint64_t* out, const math::NttTables* tables, uint32_t kept,

@@ -28,8 +28,11 @@ void launch_ntt_inverse(const kernels::NttArgs& args, void* stream = nullptr);
 void launch_divide_and_drop(const kernels::DivideDropArgs& args, void* stream = nullptr);
 
 // In place on host memory: polys x limbs rows of tables[0].n words, row r with tables[r % limbs].
-void ntt_forward_host(uint64_t* data, const math::NttTables* tables, uint32_t limbs, uint32_t polys);
-void ntt_inverse_host(uint64_t* data, const math::NttTables* tables, uint32_t limbs, uint32_t polys);
+// plan: the launch plan (nullptr: make_ntt_plan's).
+void ntt_forward_host(uint64_t* data, const math::NttTables* tables, uint32_t limbs, uint32_t polys,
+                      const kernels::NttPlan* plan = nullptr);
+void ntt_inverse_host(uint64_t* data, const math::NttTables* tables, uint32_t limbs, uint32_t polys,
+                      const kernels::NttPlan* plan = nullptr);
 // in: polys polynomials of kept+1 limbs in NTT form (tables[0 .. kept-1], then the dropped prime
 // with tables[dropped_table]); out: polys x kept limbs, round(in / p) in NTT form, host memory.
 // Rescale from level l (backend::cpu::rescale_poly, bit for bit): tables = ring.ntt_tables(), kept = l,

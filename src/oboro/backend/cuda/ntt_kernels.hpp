@@ -39,6 +39,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "oboro/backend/cuda/thread_index.hpp"
 #include "oboro/math/modarith.hpp"
@@ -106,6 +107,16 @@ OBORO_HD uint32_t log2_pow2(uint32_t x) {
 #endif
 }
 
+// A word of a table no kernel writes (twiddles): on the GPU through the read-only data cache, so
+// that the compiler may issue the load early, before the shared-memory traffic of the butterfly.
+OBORO_HD uint64_t load_table(const uint64_t* p) {
+#if defined(__CUDA_ARCH__)
+    return __ldg(reinterpret_cast<const unsigned long long*>(p));
+#else
+    return *p;
+#endif
+}
+
 // split = 0 picks s1 = log_n / 2 (columns of 2^s1 <= chunks of 2^(log_n-s1)); otherwise
 // 1 <= split <= log_n - 1. log_n >= 2. tile_words is rounded down to a power of two, so that the
 // groups per tile are one too.
@@ -129,6 +140,18 @@ inline NttPlan make_ntt_plan(uint32_t log_n, uint32_t split = 0, uint32_t tile_w
     p.tile_chunks = groups(chunk_len, col_len);   // and 2^s1 = col_len chunks
     p.threads = threads;
     return p;
+}
+
+// The launch plans bench_gpu --ntt-plans times (and test_cuda_device checks on the GPU): splits
+// log_n/2 and log_n/2 - 1, tiles of 256 to 4096 words, 64 to 256 threads (at most one per butterfly
+// of a tile).
+inline std::vector<NttPlan> candidate_ntt_plans(uint32_t log_n) {
+    std::vector<NttPlan> plans;
+    for (uint32_t split : {log_n / 2, log_n / 2 - 1})
+        for (uint32_t tile : {256u, 512u, 1024u, 2048u, 4096u})
+            for (uint32_t threads : {64u, 128u, 256u})
+                if (split >= 1 && threads <= tile / 2) plans.push_back(make_ntt_plan(log_n, split, tile, threads));
+    return plans;
 }
 
 enum class NttPass : uint32_t { forward_columns, forward_chunks, inverse_chunks, inverse_columns };
@@ -264,6 +287,21 @@ OBORO_HD void ntt_phase(const ThreadIndex& t, uint64_t* shared, uint32_t phase, 
         const uint32_t sx = columns ? (ax << groups_log) + g : (g << group_log) + ax;
         const uint32_t sy = columns ? (ay << groups_log) + g : (g << group_log) + ay;
 
+        // The twiddle first: its load (L1 or L2) is the longest wait of a butterfly, and it does
+        // not depend on the data.
+        uint64_t w = 0, w_shoup = 0;
+        const bool plain_butterfly = forward || !(columns && last);
+        if (plain_butterfly) {
+            // forward: global stage m = 2^(stage number), twiddle psi_rev[m + i], i = global pair
+            // block; inverse: global half-size h = n / (2 * distance), twiddle psi_inv_rev[h + i]
+            const uint32_t m = forward ? (columns ? 1u << phase : 1u << (plan.split + phase))
+                                       : (columns ? len >> (phase + 1) : uint32_t(n >> (phase + 1)));
+            const uint32_t i = forward ? (columns ? i_loc : ((g0 + g) << phase) + i_loc)
+                                       : (columns ? i_loc : (g0 + g) * (len >> (phase + 1)) + i_loc);
+            w = load_table((forward ? tb.psi_rev : tb.psi_inv_rev) + m + i);
+            w_shoup = load_table((forward ? tb.psi_rev_shoup : tb.psi_inv_rev_shoup) + m + i);
+        }
+
         uint64_t x, y;
         if (!first) {
             x = shared[sx];
@@ -278,19 +316,10 @@ OBORO_HD void ntt_phase(const ThreadIndex& t, uint64_t* shared, uint32_t phase, 
             y = in.data[in_row + gy];
         }
 
-        if constexpr (forward) {
-            // global stage m = 2^(stage number), twiddle psi_rev[m + i], i = global pair block
-            const uint32_t m = columns ? 1u << phase : 1u << (plan.split + phase);
-            const uint32_t i = columns ? i_loc : ((g0 + g) << phase) + i_loc;
-            math::ntt_forward_butterfly(x, y, tb.psi_rev[m + i], tb.psi_rev_shoup[m + i], q);
-        } else if (columns && last) {
+        if constexpr (forward) math::ntt_forward_butterfly(x, y, w, w_shoup, q);
+        else if (!plain_butterfly)
             math::ntt_inverse_last_butterfly(x, y, tb.n_inv, tb.n_inv_shoup, tb.last_inv, tb.last_inv_shoup, q);
-        } else {
-            // global half-size h = n / (2 * distance), twiddle psi_inv_rev[h + i]
-            const uint32_t h = columns ? len >> (phase + 1) : uint32_t(n >> (phase + 1));
-            const uint32_t i = columns ? i_loc : (g0 + g) * (len >> (phase + 1)) + i_loc;
-            math::ntt_inverse_butterfly(x, y, tb.psi_inv_rev[h + i], tb.psi_inv_rev_shoup[h + i], q);
-        }
+        else math::ntt_inverse_butterfly(x, y, w, w_shoup, q);
 
         if (!last) {
             shared[sx] = x;
