@@ -809,10 +809,12 @@ int main(int argc, char** argv) {
                  cell1(r.device_us).c_str(), r.host_upload_us / r.device_us);
         if (!plan_rows.empty()) {
             emit("\n## NTT launch plans: us per transform (or rescale) queued, the default plan (make_ntt_plan) against "
-                 "the best of %zu plans swept (split s1, words per tile, threads per block; all in the JSON)\n\n"
+                 "the best of %zu plans swept (split s1 / words per tile / threads per block; all in the JSON). The default "
+                 "picks its tiles per launch (backend/cuda/ntt_kernels.hpp): a rescale's launches may differ\n\n"
                  "| op | N | rows | default plan | default | best plan | best | default / best |\n"
                  "|---|---|---|---|---|---|---|---|\n", kernels::candidate_ntt_plans(16).size());
             auto plan_name = [](const kernels::NttPlan& p) {
+                if (p.tile_columns == 0) return std::to_string(p.split) + " / per launch";
                 return std::to_string(p.split) + " / " + std::to_string(p.tile_columns << p.split) + " / " +
                        std::to_string(p.threads);
             };

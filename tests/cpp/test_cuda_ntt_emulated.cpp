@@ -123,26 +123,40 @@ TEST(CudaNttEmulated, EverySplitTileAndThreadCount) {
 }
 
 TEST(CudaNttEmulated, PlanShapes) {
-    for (uint32_t log_n = 2; log_n <= 17; ++log_n) {
-        const auto p = kernels::make_ntt_plan(log_n);
-        EXPECT_EQ(p.split, log_n / 2);
-        for (auto pass : {kernels::NttPass::forward_columns, kernels::NttPass::forward_chunks}) {
-            const auto s = kernels::pass_shape(p, pass, 5);
-            const size_t words = kernels::pass_shared_words(p, pass);
-            EXPECT_LE(words, kernels::ntt_tile_words) << log_n;
-            EXPECT_EQ(size_t(s.grid.x) * words, size_t(1) << log_n) << log_n;  // tiles cover the row once
-            EXPECT_LE(s.block.x, kernels::ntt_block_threads);
-            EXPECT_EQ(s.grid.y, 5u);
+    for (uint32_t log_n = 2; log_n <= 17; ++log_n)
+        for (uint64_t rows : {1u, 5u, 4096u}) {
+            const auto auto_plan = kernels::make_ntt_plan(log_n);
+            EXPECT_EQ(auto_plan.split, log_n / 2);
+            EXPECT_EQ(auto_plan.tile_columns, 0u);  // chosen per launch
+            const auto p = kernels::resolve_ntt_plan(auto_plan, rows);
+            for (auto pass : {kernels::NttPass::forward_columns, kernels::NttPass::forward_chunks}) {
+                const auto s = kernels::pass_shape(p, pass, 5);
+                const size_t words = kernels::pass_shared_words(p, pass);
+                EXPECT_LE(words, kernels::ntt_tile_words) << log_n;
+                EXPECT_EQ(size_t(s.grid.x) * words, size_t(1) << log_n) << log_n;  // tiles cover the row once
+                EXPECT_LE(s.block.x, kernels::ntt_block_threads);
+                EXPECT_EQ(s.grid.y, 5u);
+            }
         }
-    }
     EXPECT_THROW(kernels::make_ntt_plan(1), oboro::ValueError);
     EXPECT_THROW(kernels::make_ntt_plan(25), oboro::ValueError);
     EXPECT_THROW(kernels::make_ntt_plan(8, 8), oboro::ValueError);
+    EXPECT_THROW(kernels::make_ntt_plan(8, 0, 2 * kernels::ntt_tile_words), oboro::ValueError);
+    EXPECT_THROW(kernels::make_ntt_plan(8, 0, 512, 2 * kernels::ntt_block_threads), oboro::ValueError);
     EXPECT_EQ(kernels::make_ntt_plan(8, 0, 100).tile_chunks, 4u);  // 100 words -> tiles of 64
-    // 2^16: 8 columns of 256 per block (64-byte segments per load), 8 chunks of 256
+    // 2^16, chosen per launch: a small launch (2 rows, 2^17 words) takes tiles of 512 words (2
+    // columns or chunks of 256) and 256 threads; a large one (48 rows) tiles of 1024 and 128 threads
     const auto p16 = kernels::make_ntt_plan(16);
-    EXPECT_EQ(p16.tile_columns, 8u);
-    EXPECT_EQ(p16.tile_chunks, 8u);
+    const auto small = kernels::resolve_ntt_plan(p16, 2), large = kernels::resolve_ntt_plan(p16, 48);
+    EXPECT_EQ(small.tile_columns, 2u);
+    EXPECT_EQ(small.tile_chunks, 2u);
+    EXPECT_EQ(small.threads, 256u);
+    EXPECT_EQ(large.tile_columns, 4u);
+    EXPECT_EQ(large.tile_chunks, 4u);
+    EXPECT_EQ(large.threads, 128u);
+    // an explicit plan is kept as it is
+    const auto fixed = kernels::make_ntt_plan(16, 0, 2048, 256);
+    EXPECT_EQ(kernels::resolve_ntt_plan(fixed, 2).tile_columns, 8u);
 }
 
 // In place (src = mid = dst) and on a row set with a poly stride larger than its limbs (the last

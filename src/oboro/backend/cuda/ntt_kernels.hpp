@@ -80,7 +80,8 @@ struct RowSet {
     uint64_t poly_stride = 0;
 };
 
-// How the transform is cut into passes and tiles (make_ntt_plan).
+// How the transform is cut into passes and tiles (make_ntt_plan). tile_columns = tile_chunks =
+// threads = 0: chosen per launch from its size (resolve_ntt_plan).
 struct NttPlan {
     uint32_t log_n = 0;
     uint32_t split = 0;         // s1: stages of the columns pass; log_n - s1 in the chunks pass
@@ -89,10 +90,23 @@ struct NttPlan {
     uint32_t threads = 0;       // most threads per block
 };
 
-// Words of shared memory a tile holds at most: 2048 words = 16 KiB (the 48 KiB a block gets
-// without opt-in leave room for 2-3 blocks per SM of the same kind).
-inline constexpr uint32_t ntt_tile_words = 2048;
+// Words of shared memory a tile holds at most: 4096 words = 32 KiB, within the 48 KiB a block
+// gets without opt-in.
+inline constexpr uint32_t ntt_tile_words = 4096;
 inline constexpr uint32_t ntt_block_threads = 256;
+
+// The tiles a plan chosen per launch uses (bench_gpu --ntt-plans on an H200, docs/benchmarks/gpu.md
+// "NTT launch plans"). Each stage waits on the twiddle's and the shared memory's latency, so a
+// launch of few words, whose blocks do not fill the GPU, is fastest with one butterfly per thread
+// and stage (tiles of 512 words, 256 threads: the most blocks): 1.4-2x faster than tiles of 2048
+// for the rescale of one ciphertext at N = 2^14 and the transform of one limb per polynomial.
+// A launch of many words is fastest with four butterflies per thread (tiles of 1024 words, 128
+// threads): the blocks fill the GPU many times over, and fewer of them share the per-block work;
+// one butterfly per thread there is 20-25% slower. The measured crossover lies between 2^18 and
+// 2^21 words; a launch switches at 2^20.
+inline constexpr uint32_t ntt_small_launch_tile_words = 512, ntt_small_launch_threads = 256;
+inline constexpr uint32_t ntt_large_launch_tile_words = 1024, ntt_large_launch_threads = 128;
+inline constexpr uint64_t ntt_small_launch_max_words = uint64_t(1) << 20;
 // With the default split a group (column or chunk) has at most 2^12 words = 32 KiB of shared
 // memory, within the 48 KiB a block may use without opting in.
 inline constexpr uint32_t ntt_max_log_n = 24;
@@ -107,28 +121,22 @@ OBORO_HD uint32_t log2_pow2(uint32_t x) {
 #endif
 }
 
-// A word of a table no kernel writes (twiddles): on the GPU through the read-only data cache, so
-// that the compiler may issue the load early, before the shared-memory traffic of the butterfly.
-OBORO_HD uint64_t load_table(const uint64_t* p) {
-#if defined(__CUDA_ARCH__)
-    return __ldg(reinterpret_cast<const unsigned long long*>(p));
-#else
-    return *p;
-#endif
-}
-
 // split = 0 picks s1 = log_n / 2 (columns of 2^s1 <= chunks of 2^(log_n-s1)); otherwise
-// 1 <= split <= log_n - 1. log_n >= 2. tile_words is rounded down to a power of two, so that the
-// groups per tile are one too.
-inline NttPlan make_ntt_plan(uint32_t log_n, uint32_t split = 0, uint32_t tile_words = ntt_tile_words,
+// 1 <= split <= log_n - 1. log_n >= 2. tile_words = 0 (the default): tiles and threads chosen per
+// launch (resolve_ntt_plan); otherwise tile_words (at most ntt_tile_words) is rounded down to a power
+// of two, so that the groups per tile are one too, and threads (at most ntt_block_threads) > 0.
+inline NttPlan make_ntt_plan(uint32_t log_n, uint32_t split = 0, uint32_t tile_words = 0,
                              uint32_t threads = ntt_block_threads) {
     if (log_n < 2 || log_n > ntt_max_log_n) raise<ValueError>("NTT plan: log_n = ", log_n, " is not in [2, ", ntt_max_log_n, "]");
     if (split >= log_n) raise<ValueError>("NTT plan: split ", split, " must be below log_n = ", log_n);
-    if (tile_words < 2 || threads == 0) raise<ValueError>("NTT plan: tiles of ", tile_words, " words, ", threads, " threads");
-    tile_words = std::bit_floor(tile_words);
     NttPlan p;
     p.log_n = log_n;
     p.split = split ? split : log_n / 2;
+    if (tile_words == 0) return p;
+    if (tile_words < 2 || tile_words > ntt_tile_words || threads == 0 || threads > ntt_block_threads)
+        raise<ValueError>("NTT plan: tiles of ", tile_words, " words (2 to ", ntt_tile_words, "), ", threads,
+                          " threads (1 to ", ntt_block_threads, ")");
+    tile_words = std::bit_floor(tile_words);
     const uint32_t col_len = 1u << p.split, chunk_len = 1u << (log_n - p.split);
     // As many whole groups per tile as fit (at least one); a tile never exceeds the row.
     auto groups = [&](uint32_t len, uint32_t count) {
@@ -140,6 +148,15 @@ inline NttPlan make_ntt_plan(uint32_t log_n, uint32_t split = 0, uint32_t tile_w
     p.tile_chunks = groups(chunk_len, col_len);   // and 2^s1 = col_len chunks
     p.threads = threads;
     return p;
+}
+
+// The plan of a launch of `rows` rows: `plan` itself where its tiles are set, else the tiles for
+// the launch's size (ntt_small_launch_* / ntt_large_launch_*).
+inline NttPlan resolve_ntt_plan(const NttPlan& plan, uint64_t rows) {
+    if (plan.tile_columns != 0) return plan;
+    const bool small = (rows << plan.log_n) <= ntt_small_launch_max_words;
+    return make_ntt_plan(plan.log_n, plan.split, small ? ntt_small_launch_tile_words : ntt_large_launch_tile_words,
+                         small ? ntt_small_launch_threads : ntt_large_launch_threads);
 }
 
 // The launch plans bench_gpu --ntt-plans times (and test_cuda_device checks on the GPU): splits
@@ -287,21 +304,6 @@ OBORO_HD void ntt_phase(const ThreadIndex& t, uint64_t* shared, uint32_t phase, 
         const uint32_t sx = columns ? (ax << groups_log) + g : (g << group_log) + ax;
         const uint32_t sy = columns ? (ay << groups_log) + g : (g << group_log) + ay;
 
-        // The twiddle first: its load (L1 or L2) is the longest wait of a butterfly, and it does
-        // not depend on the data.
-        uint64_t w = 0, w_shoup = 0;
-        const bool plain_butterfly = forward || !(columns && last);
-        if (plain_butterfly) {
-            // forward: global stage m = 2^(stage number), twiddle psi_rev[m + i], i = global pair
-            // block; inverse: global half-size h = n / (2 * distance), twiddle psi_inv_rev[h + i]
-            const uint32_t m = forward ? (columns ? 1u << phase : 1u << (plan.split + phase))
-                                       : (columns ? len >> (phase + 1) : uint32_t(n >> (phase + 1)));
-            const uint32_t i = forward ? (columns ? i_loc : ((g0 + g) << phase) + i_loc)
-                                       : (columns ? i_loc : (g0 + g) * (len >> (phase + 1)) + i_loc);
-            w = load_table((forward ? tb.psi_rev : tb.psi_inv_rev) + m + i);
-            w_shoup = load_table((forward ? tb.psi_rev_shoup : tb.psi_inv_rev_shoup) + m + i);
-        }
-
         uint64_t x, y;
         if (!first) {
             x = shared[sx];
@@ -316,10 +318,19 @@ OBORO_HD void ntt_phase(const ThreadIndex& t, uint64_t* shared, uint32_t phase, 
             y = in.data[in_row + gy];
         }
 
-        if constexpr (forward) math::ntt_forward_butterfly(x, y, w, w_shoup, q);
-        else if (!plain_butterfly)
+        if constexpr (forward) {
+            // global stage m = 2^(stage number), twiddle psi_rev[m + i], i = global pair block
+            const uint32_t m = columns ? 1u << phase : 1u << (plan.split + phase);
+            const uint32_t i = columns ? i_loc : ((g0 + g) << phase) + i_loc;
+            math::ntt_forward_butterfly(x, y, tb.psi_rev[m + i], tb.psi_rev_shoup[m + i], q);
+        } else if (columns && last) {
             math::ntt_inverse_last_butterfly(x, y, tb.n_inv, tb.n_inv_shoup, tb.last_inv, tb.last_inv_shoup, q);
-        else math::ntt_inverse_butterfly(x, y, w, w_shoup, q);
+        } else {
+            // global half-size h = n / (2 * distance), twiddle psi_inv_rev[h + i]
+            const uint32_t h = columns ? len >> (phase + 1) : uint32_t(n >> (phase + 1));
+            const uint32_t i = columns ? i_loc : (g0 + g) * (len >> (phase + 1)) + i_loc;
+            math::ntt_inverse_butterfly(x, y, tb.psi_inv_rev[h + i], tb.psi_inv_rev_shoup[h + i], q);
+        }
 
         if (!last) {
             shared[sx] = x;
@@ -360,8 +371,9 @@ template <typename Run> void for_each_ntt_launch(const NttArgs& args, bool forwa
             NttArgs part = args;
             part.row_offset = uint32_t(r0);
             const uint32_t count = uint32_t(rows - r0 < max_grid_yz ? rows - r0 : max_grid_yz);
-            run(pass, pass_shape(args.plan, pass, count), pass_shared_words(args.plan, pass),
-                pass_phases(args.plan, pass), static_cast<const NttArgs&>(part));
+            part.plan = resolve_ntt_plan(args.plan, rows);
+            run(pass, pass_shape(part.plan, pass, count), pass_shared_words(part.plan, pass),
+                pass_phases(part.plan, pass), static_cast<const NttArgs&>(part));
         }
 }
 
