@@ -25,16 +25,16 @@
 //  - batched encoding into GPU memory at S2 and S4 (d = 100): encoded on the CPU and uploaded vs
 //    encode_batch on the CUDA queue;
 //  - with --bootstrap B1[,...]: the bootstrap (algorithms/bootstrap.hpp, the same code as the CPU's)
-//    of a batch of d ciphertexts resident on the GPU, full slots, d = 1 and --bootstrap-batch D:
+//    of a batch of d ciphertexts resident on the GPU, full slots, d = 1 and each D of --bootstrap-batch D,... (default 8):
 //    the first call (keys, DFT diagonals and constants uploaded) and the median of the later ones,
 //    per batch and per ciphertext, the worst and mean precision in bits over every slot of every
 //    element, and the CPU's bootstrap of one ciphertext at this machine's threads in the same run.
 //  - with --ntt-plans: the NTT, the inverse NTT and the rescale at N = 2^14 and 2^16 under every
 //    launch plan of a sweep (split, words per tile, threads per block) beside make_ntt_plan's
-//    choice (--only-ntt-plans: that table alone).
+//    choice (--only-ntt-plans: that table alone; --only-bootstrap: the bootstrap's alone).
 // The tables go to stdout, and with --markdown F to F (with the machine, the GPU and the date).
 // Usage: bench_gpu [--quick] [--cpu-only] [--batch D] [--runs N] [--bootstrap B1] [--bootstrap-batch D]
-//                  [--ntt-plans | --only-ntt-plans] [--json F] [--markdown F]
+//                  [--ntt-plans | --only-ntt-plans] [--only-bootstrap] [--json F] [--markdown F]
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -689,7 +689,8 @@ int main(int argc, char** argv) {
     uint32_t batch = 16;
     int runs = 11;
     std::vector<std::string> bootstrap_presets;
-    uint32_t bootstrap_batch = 8;
+    std::vector<uint32_t> bootstrap_batches = {8};
+    bool bootstrap_only = false;
     std::string json_path, md_path;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
@@ -700,12 +701,16 @@ int main(int argc, char** argv) {
         else if (a == "--batch") batch = uint32_t(std::stoul(bench::option_value(argc, argv, i)));
         else if (a == "--runs") runs = std::stoi(bench::option_value(argc, argv, i));
         else if (a == "--bootstrap") bootstrap_presets = bench::split(bench::option_value(argc, argv, i), ',');
-        else if (a == "--bootstrap-batch") bootstrap_batch = uint32_t(std::stoul(bench::option_value(argc, argv, i)));
+        else if (a == "--bootstrap-batch") {
+            bootstrap_batches.clear();
+            for (const std::string& d : bench::split(bench::option_value(argc, argv, i), ','))
+                bootstrap_batches.push_back(uint32_t(std::stoul(d)));
+        } else if (a == "--only-bootstrap") bootstrap_only = true;
         else if (a == "--json") json_path = bench::option_value(argc, argv, i);
         else if (a == "--markdown") md_path = bench::option_value(argc, argv, i);
         else {
             std::fprintf(stderr, "usage: %s [--quick] [--cpu-only] [--batch D] [--runs N] [--bootstrap B1] "
-                                 "[--bootstrap-batch D] [--ntt-plans | --only-ntt-plans] [--json F] [--markdown F]\n", argv[0]);
+                                 "[--bootstrap-batch D,...] [--only-bootstrap] [--ntt-plans | --only-ntt-plans] [--json F] [--markdown F]\n", argv[0]);
             return 2;
         }
     }
@@ -726,7 +731,7 @@ int main(int argc, char** argv) {
     std::vector<uint32_t> ds = {10, 100, 1000};
     std::vector<std::string> presets = {"S2", "S4"};
     if (quick) rows.resize(1), runs = 3, ds = {10}, presets = {"S2"};
-    if (plans_only) rows.clear(), ds.clear(), presets.clear();
+    if (plans_only || bootstrap_only) rows.clear(), ds.clear(), presets.clear();
     for (Row& r : rows) {
         measure_cpu(r, runs);
         if (gpu) measure_gpu(r, runs, batch);
@@ -743,7 +748,8 @@ int main(int argc, char** argv) {
         kernel_latency(presets, runs, op_rows);
         if (!presets.empty()) batched_encoding(presets, quick ? 10 : 100, runs, encode_rows);
         std::vector<uint32_t> bootstrap_ds = {1};
-        if (bootstrap_batch > 1) bootstrap_ds.push_back(bootstrap_batch);
+        for (uint32_t d : bootstrap_batches)
+            if (d > 1) bootstrap_ds.push_back(d);
         if (!bootstrap_presets.empty()) {
             try {
                 bootstrap_on_gpu(bootstrap_presets, bootstrap_ds, quick ? 3 : runs, bootstrap_rows);

@@ -274,4 +274,37 @@ TEST(CudaEmulatedQueue, KeysWithoutUidMatchCpuQueue) {
     }
 }
 
+// The device caches a rotation's permutation by its automorphism, not by the host table's address:
+// the same host buffer holding first one element's permutation and then another's (as a table of
+// a later context of the same parameters may sit where an earlier one's was) rotates by each.
+TEST(CudaEmulatedQueue, PermutationsAreCachedByAutomorphismNotAddress) {
+    using oboro::backend::ConstBatchSpan;
+    auto& keys = Keys::get("S1");
+    const auto& ctx = *keys.ctx;
+    const size_t limbs = size_t(ctx.max_level()) + 1, n = ctx.n();
+    const std::vector<Ciphertext> cts = {keys.encrypt(oboro::test::random_complex(ctx.max_slots(), 1.0, 3))};
+    const auto a = CiphertextBatch::from_ciphertexts(ctx, cts);
+    const auto queue = oboro::cuda::make_emulated_queue();
+    const auto da = queue->allocate(a.word_count()), dout = queue->allocate(a.word_count());
+    queue->copy_to_device(da.get(), a.data(), a.word_count());
+    std::vector<uint32_t> table;  // one host buffer, reused
+    for (int64_t step : {1, 5}) {
+        SCOPED_TRACE("step " + std::to_string(step));
+        const uint64_t g = ctx.galois_element(step);
+        const auto& perm = ctx.automorphism_permutation(g);
+        const uint32_t* before = table.data();
+        table.assign(perm.begin(), perm.end());
+        if (step != 1) ASSERT_EQ(table.data(), before);  // the same address as the first step's table
+        const oboro::backend::KeySwitchKeyView key = keys.gk.at(g).view();
+        const uint32_t* perms[] = {table.data()};
+        const oboro::backend::KeySwitchKeyView* ks[] = {&key};
+        queue->apply_galois(ctx.ring(), {dout.get(), 1, 2, limbs, n}, ConstBatchSpan{da.get(), 1, 2, limbs, n}, perms, ks);
+        std::vector<uint64_t> got(a.word_count()), want(a.word_count());
+        queue->copy_to_host(got.data(), dout.get(), got.size());
+        oboro::backend::cpu_queue()->apply_galois(ctx.ring(), {want.data(), 1, 2, limbs, n},
+                                                  ConstBatchSpan{a.data(), 1, 2, limbs, n}, perms, ks);
+        ASSERT_EQ(got, want);
+    }
+}
+
 }  // namespace

@@ -317,7 +317,13 @@ private:
         // by (level, special primes)
         std::map<std::pair<int, size_t>, std::unique_ptr<BasicDeviceKeySwitchLevel<Memory>>> key_switch;
         std::map<int, std::unique_ptr<DropLimbs>> rescale;
-        std::map<const uint32_t*, Buffer> perms;  // by the ring's own host permutation
+        // Automorphism permutations (Ring::automorphism_permutation) by their first entry, which
+        // names the Galois element g (entry 0 is bit_reverse((g - 1) / 2), one per g). Not by the
+        // host table's address: contexts of the same parameters share this DeviceContext (a ring's
+        // id is a hash of its parameters), and a later context's table can sit where an earlier
+        // one's, for another element, was (seen on an H200: a rotation in a long test process read
+        // a stale permutation and returned garbage).
+        std::map<uint32_t, Buffer> perms;
 
         explicit DeviceContext(const backend::Ring& ring) {
             q_tables = std::make_unique<BasicDeviceNttTables<Memory>>(ring.ntt_tables(), ring.q_count());
@@ -361,7 +367,7 @@ private:
         return std::make_unique<Scratch>(device_, ptrs.data(), ptrs.size());
     }
     const uint32_t* device_perm(const backend::Ring& ring, const uint32_t* host) {
-        auto& slot = context(ring).perms[host];
+        auto& slot = context(ring).perms[host[0]];
         if (slot.bytes() == 0) {
             slot = Buffer(ring.n() * 4);
             slot.upload(host, ring.n() * 4);
