@@ -9,14 +9,16 @@
 #      machine's python3;
 #   4. bench_gpu (papers 000 and 001, per-op latency, batched encoding, and the bootstrap of B1 on
 #      the GPU beside the CPU's), its JSON and Markdown written to OUT_DIR;
-#   5. with --threads: the bootstrap of B1 on the CPU at 16, 8, 4, 2 and 1 threads (bench_bootstrap);
-#   6. with --sanitize: test_cuda_device under compute-sanitizer's memcheck, racecheck and synccheck
-#      (each tool's report in OUT_DIR; a reported error fails the run).
+#   5. with --threads: the bootstrap of B1 on the CPU at 16, 8, 4, 2 and 1 threads (bench_bootstrap),
+#      and the primitives of S4 at 1, 2, 4, 8 and 16 threads (bench_primitives, rendered by
+#      bench/report_thread_scaling.py into thread_scaling.json / .md);
+#   6. with --sanitize: test_cuda_device and test_cuda_queue under compute-sanitizer's memcheck,
+#      racecheck and synccheck (each tool's report in OUT_DIR; a reported error fails the run).
 # Each step has a time limit and writes its log to OUT_DIR as it goes, so that a step cut short
 # still leaves the earlier ones' results. Exits non-zero when a test failed.
 #
 # Usage: scripts/gpu_check.sh BIN_DIR OUT_DIR [--threads] [--sanitize] [--bench-args "..."]
-#   BIN_DIR holds test_cuda_device, test_cuda_queue, bench_gpu, bench_bootstrap and optionally
+#   BIN_DIR holds test_cuda_device, test_cuda_queue, bench_gpu, bench_bootstrap, bench_primitives and optionally
 #   _core.cpython-*.so (copied into python/oboro/ for step 3).
 set -uo pipefail
 
@@ -26,7 +28,7 @@ OUT="$(mkdir -p "${2:?usage: gpu_check.sh BIN_DIR OUT_DIR [--threads]}" && cd "$
 shift 2
 THREADS=0
 SANITIZE=0
-BENCH_ARGS="--bootstrap B1 --bootstrap-batch 8"
+BENCH_ARGS="--ntt-plans --bootstrap B1 --bootstrap-batch 8"
 while (($#)); do
   case "$1" in
     --threads) THREADS=1 ;;
@@ -69,11 +71,17 @@ step bench_gpu 400 "$BIN/bench_gpu" $BENCH_ARGS --json "$OUT/gpu.json" --markdow
 
 if ((SANITIZE)); then
   for tool in memcheck racecheck synccheck; do
-    step "sanitize_$tool" 300 compute-sanitizer --tool "$tool" --error-exitcode 3 "$BIN/test_cuda_device" || status=1
+    step "sanitize_$tool" 300 bash -c "compute-sanitizer --tool $tool --error-exitcode 3 '$BIN/test_cuda_device' &&
+        compute-sanitizer --tool $tool --error-exitcode 3 '$BIN/test_cuda_queue'" || status=1
   done
 fi
 
 if ((THREADS)); then
   step threads 400 "$BIN/bench_bootstrap" --presets B1 --threads 16,8,4,2,1 --runs 1 --json "$OUT/bootstrap_threads.json"
+  for t in 1 2 4 8 16; do
+    step "primitives_$t" 120 "$BIN/bench_primitives" --presets S4 --threads "$t" --json "$OUT/primitives_S4_t$t.json"
+  done
+  python3 "$ROOT/bench/report_thread_scaling.py" "$OUT"/primitives_S4_t*.json --json "$OUT/thread_scaling.json" \
+      --out "$OUT/thread_scaling.md"
 fi
 exit "$status"
