@@ -28,13 +28,16 @@
 //    of a batch of d ciphertexts resident on the GPU, full slots, d = 1 and each D of --bootstrap-batch D,... (default 8):
 //    the first call (keys, DFT diagonals and constants uploaded) and the median of the later ones,
 //    per batch and per ciphertext, the worst and mean precision in bits over every slot of every
-//    element, and the CPU's bootstrap of one ciphertext at this machine's threads in the same run.
+//    element, and the CPU's bootstrap of one ciphertext at this machine's threads in the same run;
+//    with --bootstrap-profile also one profiled call per batch size: the time of each kind of
+//    operation, each between two synchronisations (algorithms::OpProfile).
 //  - with --ntt-plans: the NTT, the inverse NTT and the rescale at N = 2^14 and 2^16 under every
 //    launch plan of a sweep (split, words per tile, threads per block) beside make_ntt_plan's
 //    choice (--only-ntt-plans: that table alone; --only-bootstrap: the bootstrap's alone).
 // The tables go to stdout, and with --markdown F to F (with the machine, the GPU and the date).
 // Usage: bench_gpu [--quick] [--cpu-only] [--batch D] [--runs N] [--bootstrap B1] [--bootstrap-batch D]
-//                  [--ntt-plans | --only-ntt-plans] [--only-bootstrap] [--json F] [--markdown F]
+//                  [--ntt-plans | --only-ntt-plans] [--only-bootstrap] [--bootstrap-profile] [--json F]
+//                  [--markdown F]
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -594,8 +597,16 @@ struct BootstrapRow {
     double first_ms = -1, median_ms = -1, min_ms = -1, cpu_ms = -1, bits = 60, mean_bits = 60;
 };
 
+// One row of a profiled bootstrap (algorithms::OpProfile): the time of one kind of operation.
+struct ProfileRow {
+    std::string preset, op;
+    uint32_t d = 0;
+    uint64_t calls = 0;
+    double ms = 0, total_ms = 0;  // this kind's, and the whole profiled bootstrap's
+};
+
 void bootstrap_on_gpu(const std::vector<std::string>& presets, const std::vector<uint32_t>& ds, int runs,
-                      std::vector<BootstrapRow>& rows) {
+                      std::vector<BootstrapRow>& rows, std::vector<ProfileRow>* profile_rows) {
     using clock = std::chrono::steady_clock;
     auto ms_since = [](clock::time_point t0) { return std::chrono::duration<double, std::milli>(clock::now() - t0).count(); };
     auto queue = cuda::make_cuda_queue();
@@ -657,6 +668,15 @@ void bootstrap_on_gpu(const std::vector<std::string>& presets, const std::vector
                 gpu.synchronize();
                 ms.push_back(ms_since(t0));
             }
+            if (profile_rows) {  // one more call, each operation between two synchronisations
+                algorithms::OpProfile profile;
+                t0 = clock::now();
+                (void)boot.bootstrap(algorithms::CountedOps(gpu, nullptr, &profile), in, bk);
+                gpu.synchronize();
+                const double total = ms_since(t0);
+                for (const auto& [op, e] : profile.ops)
+                    profile_rows->push_back({preset, op, d, e.calls, e.seconds * 1e3, total});
+            }
             const bench::Timing t = bench::timing_of(ms);
             row.median_ms = t.median_us;  // milliseconds here
             row.min_ms = t.min_us;
@@ -690,7 +710,7 @@ int main(int argc, char** argv) {
     int runs = 11;
     std::vector<std::string> bootstrap_presets;
     std::vector<uint32_t> bootstrap_batches = {8};
-    bool bootstrap_only = false;
+    bool bootstrap_only = false, bootstrap_profile = false;
     std::string json_path, md_path;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
@@ -706,11 +726,12 @@ int main(int argc, char** argv) {
             for (const std::string& d : bench::split(bench::option_value(argc, argv, i), ','))
                 bootstrap_batches.push_back(uint32_t(std::stoul(d)));
         } else if (a == "--only-bootstrap") bootstrap_only = true;
+        else if (a == "--bootstrap-profile") bootstrap_profile = true;
         else if (a == "--json") json_path = bench::option_value(argc, argv, i);
         else if (a == "--markdown") md_path = bench::option_value(argc, argv, i);
         else {
             std::fprintf(stderr, "usage: %s [--quick] [--cpu-only] [--batch D] [--runs N] [--bootstrap B1] "
-                                 "[--bootstrap-batch D,...] [--only-bootstrap] [--ntt-plans | --only-ntt-plans] [--json F] [--markdown F]\n", argv[0]);
+                                 "[--bootstrap-batch D,...] [--only-bootstrap] [--bootstrap-profile] [--ntt-plans | --only-ntt-plans] [--json F] [--markdown F]\n", argv[0]);
             return 2;
         }
     }
@@ -741,6 +762,7 @@ int main(int argc, char** argv) {
     std::vector<EncodeRow> encode_rows;
     std::vector<BootstrapRow> bootstrap_rows;
     std::vector<PlanRow> plan_rows;
+    std::vector<ProfileRow> profile_rows;
     if (gpu) {
         if (plans) ntt_plans(runs, plan_rows);
         paper000(ds, runs, batch_rows);
@@ -752,7 +774,8 @@ int main(int argc, char** argv) {
             if (d > 1) bootstrap_ds.push_back(d);
         if (!bootstrap_presets.empty()) {
             try {
-                bootstrap_on_gpu(bootstrap_presets, bootstrap_ds, quick ? 3 : runs, bootstrap_rows);
+                bootstrap_on_gpu(bootstrap_presets, bootstrap_ds, quick ? 3 : runs, bootstrap_rows,
+                                 bootstrap_profile ? &profile_rows : nullptr);
             } catch (const std::exception& e) {  // the tables measured so far are still written
                 std::fprintf(stderr, "bootstrap on the GPU failed: %s\n", e.what());
                 failed = true;
@@ -853,6 +876,15 @@ int main(int argc, char** argv) {
                      cell1(r.median_ms / r.d).c_str(), r.bits, r.mean_bits, cell1(r.cpu_ms).c_str(),
                      r.cpu_ms / (r.median_ms / r.d));
         }
+        if (!profile_rows.empty()) {
+            emit("\n## Where a GPU bootstrap's time goes: one profiled call per batch size, each operation between two "
+                 "synchronisations (algorithms::OpProfile), ms per batch\n\n"
+                 "| preset | d | op | calls | ms | share of the profiled call | ms per ciphertext |\n"
+                 "|---|---|---|---|---|---|---|\n");
+            for (const ProfileRow& r : profile_rows)
+                emit("| %s | %u | %s | %llu | %.1f | %.0f%% | %.1f |\n", r.preset.c_str(), r.d, r.op.c_str(),
+                     (unsigned long long)r.calls, r.ms, 100 * r.ms / r.total_ms, r.ms / r.d);
+        }
     }
 
     if (!json_path.empty()) {
@@ -901,6 +933,13 @@ int main(int argc, char** argv) {
                 << r.plan.tile_columns << ", \"tile_chunks\": " << r.plan.tile_chunks << ", \"threads\": "
                 << r.plan.threads << ", \"default\": " << (r.is_default ? "true" : "false") << ", \"us\": " << num(r.us)
                 << "}" << (i + 1 < plan_rows.size() ? "," : "") << "\n";
+        }
+        out << "  ],\n  \"bootstrap_profile\": [\n";
+        for (size_t i = 0; i < profile_rows.size(); ++i) {
+            const ProfileRow& r = profile_rows[i];
+            out << "    {\"preset\": \"" << r.preset << "\", \"d\": " << r.d << ", \"op\": \"" << r.op
+                << "\", \"calls\": " << r.calls << ", \"ms\": " << num(r.ms) << ", \"profiled_total_ms\": "
+                << num(r.total_ms) << "}" << (i + 1 < profile_rows.size() ? "," : "") << "\n";
         }
         out << "  ],\n  \"bootstrap_ms\": [\n";
         for (size_t i = 0; i < bootstrap_rows.size(); ++i) {

@@ -1,8 +1,9 @@
 // Polynomial evaluation against double precision: power and Chebyshev bases, the edge degrees,
 // odd and even polynomials, shared powers, exact target scales, levels consumed, operation counts,
-// batches, and the errors raised before any work.
+// batches, the errors raised before any work, and the operation profile.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "ckks_test_util.hpp"
@@ -17,6 +18,7 @@ using algorithms::ceil_log2;
 using algorithms::chebyshev_interpolant;
 using algorithms::CountedOps;
 using algorithms::OpCounts;
+using algorithms::OpProfile;
 using algorithms::plan_polynomials;
 using algorithms::Polynomial;
 using algorithms::PolynomialBasis;
@@ -92,6 +94,30 @@ void check_polynomial(const Polynomial& p, double lo, double hi, uint64_t seed) 
     EXPECT_GE(precision_bits(f.keys.decrypt(y), values_of(p, x)), bits_bound(p)) << p.describe();
     const auto plan = plan_polynomials({p}, top, top - depth);
     EXPECT_EQ(counts.mult, plan.products) << p.describe();
+}
+
+// A profile (OpProfile) charges every call to its kind without changing the result: the products it
+// records are the counted Mults, and the ciphertext is the unprofiled one, word for word.
+TEST(Polynomial, ProfileRecordsEveryCallAndChangesNothing) {
+    auto& f = Fixture::get();
+    const int top = f.keys.ctx->max_level();
+    const auto x = inputs(64, -1, 1, 3);
+    const Ciphertext ct = f.keys.encrypt(x, top, true, x.size());
+    const Polynomial p{{0.25, 1, -0.5, 0.125, 2, -1, 0.5, 0.75}, PolynomialBasis::chebyshev, -1, 1};
+    OpCounts counts;
+    OpProfile profile;
+    const Ciphertext profiled = PolynomialEvaluator(CountedOps(f.eval, &counts, &profile)).evaluate(ct, p);
+    const Ciphertext plain = PolynomialEvaluator(CountedOps(f.eval, nullptr)).evaluate(ct, p);
+    EXPECT_TRUE(std::equal(profiled.data(), profiled.data() + profiled.word_count(), plain.data()));
+    uint64_t products = 0, calls = 0;
+    for (const auto& [op, e] : profile.ops) {
+        EXPECT_GT(e.calls, 0u) << op;
+        EXPECT_GE(e.seconds, 0.0) << op;
+        calls += e.calls;
+        if (op == "multiply" || op == "multiply_relin" || op == "multiply_relin_rescale") products += e.calls;
+    }
+    EXPECT_EQ(products, counts.mult);
+    EXPECT_GE(calls, counts.mult + counts.rescale / 2);
 }
 
 TEST(Polynomial, ValuesAndDepth) {

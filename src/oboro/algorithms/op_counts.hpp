@@ -14,7 +14,10 @@
 // and its cost formula times c (repeated(cost(), c)).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "oboro/ckks/evaluator.hpp"
@@ -77,21 +80,37 @@ struct MatmulCost {
     }
 };
 
+// Where an algorithm's time goes, by operation: the wall time of each kind of CountedOps call,
+// each call between two synchronize()s of its evaluator's queue (so that a device's asynchronous
+// work is charged to the call that enqueued it; the synchronisation itself slows the run down:
+// for profiling, not for timing a whole run).
+struct OpProfile {
+    struct Entry {
+        uint64_t calls = 0;
+        double seconds = 0;
+    };
+    std::map<std::string, Entry> ops;
+};
+
 // The homomorphic operations of the algorithms layer, on a Ciphertext or a CiphertextBatch (the
-// same member templates), each adding itself to `counts` (nullptr: not counted). Thin: all checks
-// and the work are the Evaluator's.
+// same member templates), each adding itself to `counts` (nullptr: not counted) and, with a
+// profile, its time to `profile`. Thin: all checks and the work are the Evaluator's.
 class CountedOps {
 public:
-    CountedOps(const ckks::Evaluator& eval, OpCounts* counts) : eval_(eval), counts_(counts) {}
+    CountedOps(const ckks::Evaluator& eval, OpCounts* counts, OpProfile* profile = nullptr)
+        : eval_(eval), counts_(counts), profile_(profile) {}
 
     const ckks::Evaluator& eval() const { return eval_; }
     OpCounts* counts() const { return counts_; }
+    OpProfile* profile() const { return profile_; }
 
     template <ckks::Encrypted T> void add_inplace(T& a, const T& b) const {
+        const Timed timed(*this, "add");
         eval_.add_inplace(a, b);
         if (counts_) counts_->add += ckks::element_count(a);
     }
     template <ckks::Encrypted T> T rotate(const T& a, int64_t steps, const ckks::GaloisKeys& keys) const {
+        const Timed timed(*this, "rotate");
         T r = eval_.rotate(a, steps, keys);
         if (counts_ && steps != 0) {
             const uint64_t n = ckks::element_count(a);
@@ -103,6 +122,7 @@ public:
     // Hoisted: one ModUp for all steps (step 0 returns a copy and is not a rotation).
     template <ckks::Encrypted T>
     std::vector<T> rotate_many(const T& a, const std::vector<int64_t>& steps, const ckks::GaloisKeys& keys) const {
+        const Timed timed(*this, "rotate_many");
         auto out = eval_.rotate_many(a, steps, keys, counts_ ? &counts_->key_switch : nullptr);
         if (counts_)
             for (int64_t s : steps) counts_->rot += s != 0 ? ckks::element_count(a) : 0;
@@ -113,12 +133,14 @@ public:
     template <ckks::Encrypted T>
     std::vector<T> rotate_many_extended(const T& a, const std::vector<int64_t>& steps,
                                         const ckks::GaloisKeys& keys) const {
+        const Timed timed(*this, "rotate_many_extended");
         auto out = eval_.rotate_many_extended(a, steps, keys, counts_ ? &counts_->key_switch : nullptr);
         if (counts_)
             for (int64_t s : steps) counts_->rot += s != 0 ? ckks::element_count(a) : 0;
         return out;
     }
     template <ckks::Encrypted T> T mod_down(const T& a) const {
+        const Timed timed(*this, "mod_down");
         T r = eval_.mod_down(a);
         if (counts_) counts_->key_switch.mod_downs += ckks::element_count(a);
         return r;
@@ -127,6 +149,7 @@ public:
     // each summed rotation counts as one Rot and one Add (the inner products are summed lazily).
     template <ckks::Encrypted T>
     T rotate_and_sum(const T& a, const ckks::SumSpec& spec, const ckks::GaloisKeys& keys, int h) const {
+        const Timed timed(*this, "rotate_and_sum");
         ckks::KeySwitchCounts ks;  // already totals over the elements
         T r = ckks::rotate_and_sum(eval_, a, spec, keys, ckks::SumStrategy::hoisted, h, &ks);
         if (counts_) {
@@ -138,11 +161,13 @@ public:
     }
     template <ckks::Encrypted T, typename P> requires ckks::PlainOperandOf<P, T>
     void multiply_plain_inplace(T& a, const P& p) const {
+        const Timed timed(*this, "multiply_plain");
         eval_.multiply_inplace(a, p);
         if (counts_) counts_->cmult += ckks::element_count(a);
     }
     template <ckks::Encrypted T, typename P> requires ckks::PlainOperandOf<P, T>
     T multiply_plain(const T& a, const P& p) const {
+        const Timed timed(*this, "multiply_plain");
         T r = eval_.multiply(a, p);
         if (counts_) counts_->cmult += ckks::element_count(a);
         return r;
@@ -150,6 +175,7 @@ public:
     // acc += a * p: one cMult and one Add.
     template <ckks::Encrypted T, typename P> requires ckks::PlainOperandOf<P, T>
     void multiply_accumulate(T& acc, const T& a, const P& p) const {
+        const Timed timed(*this, "multiply_accumulate (plain)");
         eval_.multiply_accumulate(acc, a, p);
         if (counts_) {
             counts_->cmult += ckks::element_count(a);
@@ -159,6 +185,7 @@ public:
     // sum_j a[j] * p[j]: one cMult per term and one Add per term after the first.
     template <ckks::Encrypted T, typename P> requires ckks::SumPlainOperandOf<P, T>
     T multiply_plain_sum(const std::vector<const T*>& a, const std::vector<const P*>& p) const {
+        const Timed timed(*this, "multiply_plain_sum");
         T r = eval_.multiply_plain_sum(a, p);
         if (counts_) {
             counts_->cmult += ckks::element_count(r) * a.size();
@@ -167,11 +194,13 @@ public:
         return r;
     }
     template <ckks::Encrypted T> T multiply(const T& a, const T& b) const {
+        const Timed timed(*this, "multiply");
         T r = eval_.multiply(a, b);
         if (counts_) counts_->mult += ckks::element_count(r);
         return r;
     }
     template <ckks::Encrypted T> void relinearize_inplace(T& a, const ckks::RelinKey& rk) const {
+        const Timed timed(*this, "relinearize");
         eval_.relinearize_inplace(a, rk);
         if (counts_) {
             const uint64_t n = ckks::element_count(a);
@@ -180,11 +209,13 @@ public:
         }
     }
     template <ckks::Encrypted T> void rescale_inplace(T& a) const {
+        const Timed timed(*this, "rescale");
         eval_.rescale_inplace(a);
         if (counts_) counts_->rescale += ckks::element_count(a);
     }
     // a * b relinearized and rescaled (the key set's relinearization key): one Mult, one relin.
     template <ckks::Encrypted T> T multiply_relin_rescale(const T& a, const T& b) const {
+        const Timed timed(*this, "multiply_relin_rescale");
         T r = eval_.multiply_relin_rescale(a, b);
         if (counts_) {
             const uint64_t n = ckks::element_count(r);
@@ -197,6 +228,7 @@ public:
     }
     // a * b relinearized with the key set's key, not rescaled: one Mult, one relin.
     template <ckks::Encrypted T> T multiply_relin(const T& a, const T& b) const {
+        const Timed timed(*this, "multiply_relin");
         T r = eval_.relinearize(eval_.multiply(a, b));
         if (counts_) {
             const uint64_t n = ckks::element_count(r);
@@ -208,6 +240,7 @@ public:
     }
     // acc += a * c (c a real constant encoded at acc's scale over a's): one cMult and one Add.
     template <ckks::Encrypted T> void multiply_accumulate(T& acc, const T& a, double c) const {
+        const Timed timed(*this, "multiply_accumulate (constant)");
         eval_.multiply_accumulate(acc, a, c);
         if (counts_) {
             counts_->cmult += ckks::element_count(a);
@@ -216,6 +249,7 @@ public:
     }
     // a * c landing on exactly (level, scale): one cMult and one rescale.
     template <ckks::Encrypted T> T multiply_to(const T& a, double c, int level, double scale) const {
+        const Timed timed(*this, "multiply_to");
         T r = eval_.multiply_to(a, c, level, scale);
         if (counts_) {
             counts_->cmult += ckks::element_count(a);
@@ -226,6 +260,7 @@ public:
     // a brought to (level, scale) by an integer multiplication and a rescale: one cMult and one
     // rescale.
     template <ckks::Encrypted T> T rescale_to(const T& a, int level, double scale) const {
+        const Timed timed(*this, "rescale_to");
         T r = eval_.rescale_to(a, level, scale);
         if (counts_) {
             counts_->cmult += ckks::element_count(a);
@@ -234,13 +269,42 @@ public:
         return r;
     }
     template <ckks::Encrypted T> void sub_inplace(T& a, const T& b) const {
+        const Timed timed(*this, "sub");
         eval_.sub_inplace(a, b);
         if (counts_) counts_->add += ckks::element_count(a);
     }
 
 private:
+    // Charges the enclosing call to profile_[kind] (nothing without a profile).
+    class Timed {
+    public:
+        Timed(const CountedOps& ops, const char* kind) : ops_(ops), kind_(kind) {
+            if (!ops_.profile_) return;
+            ops_.eval_.synchronize();
+            t0_ = std::chrono::steady_clock::now();
+        }
+        ~Timed() {
+            if (!ops_.profile_) return;
+            try {
+                ops_.eval_.synchronize();
+            } catch (...) {  // a device error surfaces again at the next call of the queue
+            }
+            auto& e = ops_.profile_->ops[kind_];
+            ++e.calls;
+            e.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+        }
+        Timed(const Timed&) = delete;
+        Timed& operator=(const Timed&) = delete;
+
+    private:
+        const CountedOps& ops_;
+        const char* kind_;
+        std::chrono::steady_clock::time_point t0_{};
+    };
+
     const ckks::Evaluator& eval_;
     OpCounts* counts_;
+    OpProfile* profile_;
 };
 
 }  // namespace oboro::algorithms
