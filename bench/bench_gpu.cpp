@@ -736,6 +736,8 @@ int main(int argc, char** argv) {
         }
     }
     if (batch == 0) batch = 1;
+    std::string arguments;  // this run's options, for the page's "Regenerate with"
+    for (int i = 1; i < argc; ++i) arguments += std::string(" ") + argv[i];
 
     const bool gpu = cuda::device_count() > 0;
     const std::string summary = cuda::device_summary();
@@ -795,24 +797,28 @@ int main(int argc, char** argv) {
         std::fputs(line.c_str(), stdout);
         md += line;
     };
-    emit("\n## Rescale of one ciphertext (2 polynomials) from L limbs to L-1, us (median of %d runs)\n", runs);
-    emit("CPU: %s, %zu threads; paper 001: SEAL on a Xeon E5-2690 v4, naive GPU port on a V100\n\n",
-                bench::cpu_model().c_str(), size_t(num_threads()));
-    emit("| N | L | oboro CPU | oboro GPU sync | oboro GPU queued | oboro GPU batch of %u (per ct) | paper SEAL CPU | paper naive GPU |\n",
-                batch);
-    emit("|---|---|---|---|---|---|---|---|\n");
+    // (a section without rows, left out by an --only-* option, is not printed)
+    if (!rows.empty()) {
+        emit("\n## Rescale of one ciphertext (2 polynomials) from L limbs to L-1, us (median of %d runs)\n", runs);
+        emit("CPU: %s, %zu threads; paper 001: SEAL on a Xeon E5-2690 v4, naive GPU port on a V100\n\n",
+             bench::cpu_model().c_str(), size_t(num_threads()));
+        emit("| N | L | oboro CPU | oboro GPU sync | oboro GPU queued | oboro GPU batch of %u (per ct) | paper SEAL CPU | "
+             "paper naive GPU |\n|---|---|---|---|---|---|---|---|\n", batch);
+    }
     for (const Row& r : rows)
         emit("| %d | %d | %s | %s | %s | %s | %s | %s |\n", 1 << r.log_n, r.limbs, cell(r.cpu_us).c_str(),
                     cell1(r.gpu_sync_us).c_str(), cell1(r.gpu_us).c_str(), cell1(r.gpu_batch_us).c_str(),
                     cell(r.paper_seal_cpu_us).c_str(), cell(r.paper_naive_gpu_us).c_str());
 
-    if (gpu) {
+    if (gpu && !batch_rows.empty()) {
         emit("\n## Paper 000 in spirit (S1, kernel level): us per ciphertext; (a) loop with a sync per op, "
                     "(b) loop with one sync, (c) one batched launch (Evaluator rows: the public API on the CUDA queue)\n\n");
         emit("| op | d | (a) looped + sync | (b) looped | (c) batched | (a)/(c) |\n|---|---|---|---|---|---|\n");
         for (const BatchRow& r : batch_rows)
             emit("| %s | %u | %s | %s | %s | %.1fx |\n", r.op.c_str(), r.d, cell1(r.looped_sync_us).c_str(),
                         cell1(r.looped_us).c_str(), cell1(r.batched_us).c_str(), r.looped_sync_us / r.batched_us);
+    }
+    if (gpu && !op_rows.empty()) {
         emit("\n## Per-op latency, one ciphertext at the top level, us (launch + sync; queued: 100 launch sequences, one sync)\n\n");
         emit("| preset | N | L | op | sync | queued |\n|---|---|---|---|---|---|\n");
         for (const OpRow& r : op_rows)
@@ -831,11 +837,15 @@ int main(int argc, char** argv) {
             if (r.bytes > 0) bandwidth_row("S1 " + r.op + ", batched, d = " + std::to_string(r.d), r.batched_us, r.bytes);
         for (const OpRow& r : op_rows)
             if (r.bytes > 0) bandwidth_row(r.preset + " " + r.op, r.queued_us, r.bytes);
+    }
+    if (gpu && !encode_rows.empty()) {
         emit("\n## Encoding a batch of N/2-value vectors at the top level into GPU memory, us per vector\n\n");
         emit("| preset | L | d | encoded on the CPU, uploaded | encode_batch on the GPU | speed-up |\n|---|---|---|---|---|---|\n");
         for (const EncodeRow& r : encode_rows)
             emit("| %s | %d | %u | %s | %s | %.1fx |\n", r.preset.c_str(), r.limbs, r.d, cell1(r.host_upload_us).c_str(),
                  cell1(r.device_us).c_str(), r.host_upload_us / r.device_us);
+    }
+    if (gpu) {
         if (!plan_rows.empty()) {
             emit("\n## NTT launch plans: us per transform (or rescale) queued, the default plan (make_ntt_plan) against "
                  "the best of %zu plans swept (split s1 / words per tile / threads per block; all in the JSON). The default "
@@ -959,8 +969,7 @@ int main(int argc, char** argv) {
             << "- GPU: " << (gpu ? summary : "none (" + summary + "): only the CPU column was measured") << "; "
             << cuda::version_summary() << "\n"
             << "- CPU: " << bench::cpu_model() << ", " << num_threads() << " threads\n\n"
-            << "Regenerate with `bench_gpu --json docs/benchmarks/gpu.json --markdown docs/benchmarks/gpu.md` "
-               "(add `--cpu-only` on a machine without a GPU).\n"
+            << "Regenerate with `bench_gpu" << arguments << "`.\n"
             << md;
     }
     return failed ? 1 : 0;

@@ -307,4 +307,26 @@ TEST(CudaEmulatedQueue, PermutationsAreCachedByAutomorphismNotAddress) {
     }
 }
 
+// ModRaise on the device (its own launches, not the host round trip of backend::Queue's default)
+// gives the CPU queue's words, to every target level, on S1 and on a small context.
+TEST(CudaEmulatedQueue, ModRaiseMatchesCpu) {
+    for (const char* which : {"S1", "small"}) {
+        SCOPED_TRACE(which);
+        Keys own(oboro::test::small_parameters());
+        Keys& keys = std::string(which) == "S1" ? Keys::get("S1") : own;
+        const auto& ctx = *keys.ctx;
+        std::vector<Ciphertext> cts;
+        for (int i = 0; i < 3; ++i) cts.push_back(keys.encrypt(oboro::test::random_complex(ctx.max_slots(), 1.0, 40 + i), 0));
+        const auto host = CiphertextBatch::from_ciphertexts(ctx, cts);
+        const auto queue = oboro::cuda::make_emulated_queue();
+        const Evaluator cpu(keys.ctx), emu(keys.ctx, queue);
+        const auto dev = host.to_device(queue);
+        for (int level = 1; level <= ctx.max_level(); ++level) {
+            const auto want = cpu.mod_raise(host, level), got = emu.mod_raise(dev, level).to_host();
+            ASSERT_EQ(got.level(), level);
+            ASSERT_TRUE(std::equal(got.data(), got.data() + got.word_count(), want.data())) << "level " << level;
+        }
+    }
+}
+
 }  // namespace

@@ -175,6 +175,39 @@ public:
         device_.divide_drop(r);
     }
 
+    // ---- bootstrapping: ModRaise on the device, cpu::mod_raise_poly's centred lift bit for bit:
+    // limb 0 copied, the inverse NTT of every polynomial's limb into scratch, and one forward NTT
+    // of limbs 1 .. L-1 whose first pass reads each coefficient lifted from q_0 to the row's prime
+    // (the fused rescale's conversion, NttArgs::convert_src). Four launches and a copy per
+    // polynomial, where the default (backend::Queue) takes the batch to the host and back ----
+    void mod_raise(const backend::Ring& ring, BatchSpan out, ConstBatchSpan a) override {
+        const Lock lock(mutex_);
+        const uint64_t n = a.n;
+        const uint32_t polys = uint32_t(a.count * a.polys), limbs = uint32_t(out.limbs);
+        for (uint64_t p = 0; p < polys; ++p)
+            device_.copy_on_device(out.data + p * limbs * n, a.data + p * a.limbs * n, n * 8);
+        if (limbs == 1) return;
+        DeviceContext& d = context(ring);
+        auto& lift = d.raise[limbs];
+        if (!lift) {  // per raised limb: the Barrett of q_i and q_0 mod q_i (no division: no inverses)
+            const std::vector<uint64_t> q(ring.q().begin() + 1, ring.q().begin() + limbs), unused(limbs - 1, 0);
+            lift = std::make_unique<DropLimbs>(q.data(), limbs - 1, ring.q()[0], unused.data());
+        }
+        const Scratch coefficients(device_, size_t(polys) * n);
+        const auto plan = kernels::make_ntt_plan(d.q_tables->log_n());
+        device_.ntt(kernels::ntt_args(d.q_tables->views(), 0, 1, polys, plan,
+                                      kernels::RowSet{const_cast<uint64_t*>(a.data), a.limbs * n},  // read only
+                                      kernels::RowSet{coefficients.get(), n}),
+                    false);
+        kernels::NttArgs raise = kernels::ntt_args(d.q_tables->views(), 1, limbs - 1, polys, plan, kernels::RowSet{},
+                                                   kernels::RowSet{out.data + n, uint64_t(limbs) * n});
+        raise.convert_src = coefficients.get();
+        raise.convert_stride = n;
+        raise.convert_prime = ring.q()[0];
+        raise.drop = lift->get();
+        device_.ntt(raise, true);
+    }
+
     // ---- key switching ----
     void relinearize(const backend::Ring& ring, BatchSpan out, ConstBatchSpan a, const KeySwitchKeyView& rk) override {
         const Lock lock(mutex_);
@@ -317,6 +350,7 @@ private:
         // by (level, special primes)
         std::map<std::pair<int, size_t>, std::unique_ptr<BasicDeviceKeySwitchLevel<Memory>>> key_switch;
         std::map<int, std::unique_ptr<DropLimbs>> rescale;
+        std::map<uint32_t, std::unique_ptr<DropLimbs>> raise;  // by the limbs raised to
         // Automorphism permutations (Ring::automorphism_permutation) by their first entry, which
         // names the Galois element g (entry 0 is bit_reverse((g - 1) / 2), one per g). Not by the
         // host table's address: contexts of the same parameters share this DeviceContext (a ring's
