@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -327,6 +328,38 @@ TEST(CudaEmulatedQueue, ModRaiseMatchesCpu) {
             ASSERT_TRUE(std::equal(got.data(), got.data() + got.word_count(), want.data())) << "level " << level;
         }
     }
+}
+
+// The device keeps a key's copy while a copy of the key lives and lets it go before it uploads
+// another once every copy is gone: a process that makes keys again and again does not fill the
+// device. Copies of a key (and the key sets that share it) keep it.
+TEST(CudaEmulatedQueue, KeysOfDeadKeysLeaveTheDevice) {
+    Keys keys(oboro::test::small_parameters());
+    const auto& ctx = *keys.ctx;
+    const std::vector<Ciphertext> cts = {keys.encrypt(oboro::test::random_complex(ctx.max_slots(), 1.0, 5))};
+    const auto queue = oboro::cuda::make_emulated_queue();
+    const auto dev = CiphertextBatch::from_ciphertexts(ctx, cts).to_device(queue);
+    const Evaluator emu(keys.ctx, queue);
+    KeyGenerator& keygen = *keys.keygen;  // the keys' secret: every relinearization key is right
+    auto relinearize_with = [&](const RelinKey& rk) { (void)emu.relinearize(emu.multiply(dev, dev), rk); };
+
+    EXPECT_EQ(queue->cached_key_bytes(), 0u);
+    std::optional<RelinKey> first = keygen.relin_key();
+    const size_t one = first->view().words() * 8;
+    relinearize_with(*first);
+    EXPECT_EQ(queue->cached_key_bytes(), one);
+    const RelinKey copy = *first;  // a copy keeps the device's copy
+    first.reset();
+    relinearize_with(keygen.relin_key());  // a second key, alive only during the call
+    EXPECT_EQ(queue->cached_key_bytes(), 2 * one);
+    relinearize_with(copy);  // still cached: nothing uploaded, nothing let go
+    EXPECT_EQ(queue->cached_key_bytes(), 2 * one);
+    relinearize_with(keygen.relin_key());  // uploading a third lets the second go
+    EXPECT_EQ(queue->cached_key_bytes(), 2 * one);
+    const auto want = Evaluator(keys.ctx).relinearize(Evaluator(keys.ctx).multiply(
+        CiphertextBatch::from_ciphertexts(ctx, cts), CiphertextBatch::from_ciphertexts(ctx, cts)), copy);
+    const auto got = emu.relinearize(emu.multiply(dev, dev), copy).to_host();
+    EXPECT_TRUE(std::equal(got.data(), got.data() + got.word_count(), want.data()));
 }
 
 }  // namespace

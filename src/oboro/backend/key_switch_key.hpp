@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
 namespace oboro::backend {
 
@@ -21,6 +22,9 @@ struct KeySwitchKeyView {
     // same non-zero uid have the same words. 0: unknown, never cached.
     uint64_t uid = 0;
     size_t special = 0;
+    // Expires when every copy of the key is gone (ckks::KeySwitchKey::alive): a cache's copy of
+    // the words may go then. Empty for a view without a uid.
+    std::weak_ptr<const void> alive;
 
     const uint64_t* b(size_t digit) const { return data + (2 * digit) * qp_limbs * n; }
     const uint64_t* a(size_t digit) const { return data + (2 * digit + 1) * qp_limbs * n; }

@@ -67,6 +67,8 @@ public:
         synchronize();
         std::memcpy(dst, src, words * 8);
     }
+    // The bytes of switching keys a device queue keeps a copy of (0 for host memory).
+    virtual size_t cached_key_bytes() const { return 0; }
 
     // ---- element-wise (work items: element x polynomial x limb) ----
     // out = a + b (or a - b) on the first b.polys polynomials; the others are a's (copied unless

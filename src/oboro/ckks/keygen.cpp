@@ -19,6 +19,11 @@ uint64_t new_key_uid() {
     return next.fetch_add(1, std::memory_order_relaxed);
 }
 
+void KeySwitchKey::name_words() {
+    uid = new_key_uid();
+    alive = std::make_shared<const char>(0);
+}
+
 std::vector<math::Modulus> key_basis(const Context& ctx, int level, size_t special) {
     std::vector<math::Modulus> basis(ctx.moduli(), ctx.moduli() + size_t(level + 1));
     basis.insert(basis.end(), ctx.p_moduli(), ctx.p_moduli() + special);
@@ -196,7 +201,7 @@ KeySwitchKey KeyGenerator::switching_key(const uint64_t* s_from, std::optional<i
                 bi[c] = math::add_mod(bi[c], math::mul_shoup(si[c], p_mod, p_shoup, m.value), m.value);
         }
     });
-    key.uid = new_key_uid();
+    key.name_words();
     return key;
 }
 

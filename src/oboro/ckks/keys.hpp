@@ -63,22 +63,30 @@ struct KeySwitchKey {
     // KeyGenerator): serialization then stores the seed instead of the a_j.
     std::optional<math::Seed> a_seed;
     // Names these words for the caches of the backends (a GPU's copy of the key): given by
-    // KeyGenerator and the loader once a key is complete (new_key_uid), never reused; 0 (a key
+    // KeyGenerator and the loader once a key is complete (name_words), never reused; 0 (a key
     // written by hand, or changed through the write accessors) is never cached.
     uint64_t uid = 0;
+    // Shared by the copies of this key while it has its uid: a backend's cache lets its copy go
+    // once every copy of the key is gone (backend::KeySwitchKeyView::alive).
+    std::shared_ptr<const void> alive;
+
+    // A fresh uid (new_key_uid) and token for the words as they are now: the key is complete.
+    void name_words();
 
     const uint64_t* b(size_t digit) const { return data.data() + (2 * digit) * qp_limbs * n; }
     const uint64_t* a(size_t digit) const { return data.data() + (2 * digit + 1) * qp_limbs * n; }
     uint64_t* mutable_b(size_t digit) {
         uid = 0;
+        alive.reset();
         return data.data() + (2 * digit) * qp_limbs * n;
     }
     uint64_t* mutable_a(size_t digit) {
         uid = 0;
+        alive.reset();
         return data.data() + (2 * digit + 1) * qp_limbs * n;
     }
     bool empty() const { return data.empty(); }
-    backend::KeySwitchKeyView view() const { return {data.data(), digits, qp_limbs, n, uid, special}; }
+    backend::KeySwitchKeyView view() const { return {data.data(), digits, qp_limbs, n, uid, special, alive}; }
 };
 
 // A fresh uid for a complete key (process-wide counter, thread-safe).

@@ -201,7 +201,7 @@ KeySwitchKey read_switching_key(Reader& r, const Context& ctx) {
         if (seeded) expand_uniform(*key.a_seed, j, key.mutable_a(j), basis.data(), limbs, n);
         else read_poly(r, ctx, key.mutable_a(j), basis, "a key polynomial a");
     }
-    key.uid = new_key_uid();
+    key.name_words();
     return key;
 }
 

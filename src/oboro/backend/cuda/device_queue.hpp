@@ -82,6 +82,12 @@ public:
         const Lock lock(mutex_);
         device_.copy_on_device(dst, src, words * 8);
     }
+    size_t cached_key_bytes() const override {
+        const Lock lock(mutex_);
+        size_t bytes = 0;
+        for (const auto& [uid, key] : keys_) bytes += key.words.bytes();
+        return bytes;
+    }
     void copy_to_host(uint64_t* dst, const uint64_t* src, size_t words) override {
         const Lock lock(mutex_);
         device_.synchronize();
@@ -380,19 +386,25 @@ private:
             slot = std::make_unique<BasicDeviceKeySwitchLevel<Memory>>(ring, ring.key_switch_level(level, special));
         return slot->get();
     }
-    // The key in device memory: uploaded once per uid; a key without a uid is uploaded for this
-    // operation (given back in queue order when the next key-switching operation starts).
+    // The key in device memory: uploaded once per uid, kept while a copy of the key lives; a key
+    // without a uid is uploaded for this operation (given back in queue order when the next
+    // key-switching operation starts).
     const uint64_t* device_key(const KeySwitchKeyView& key) {
         if (key.uid == 0) {
             transient_keys_.push_back(std::make_unique<Scratch>(device_, key.data, key.words()));
             return transient_keys_.back()->template as<const uint64_t>();
         }
-        auto& slot = keys_[key.uid];
-        if (slot.bytes() == 0) {
-            slot = Buffer(key.words() * 8);
-            slot.upload(key.data, key.words() * 8);
+        auto it = keys_.find(key.uid);
+        if (it == keys_.end()) {
+            // Before another key takes device memory, the copies of keys that are gone go: a
+            // process making keys again and again (contexts per session, a test suite) would
+            // otherwise fill the device. Freeing waits for the device, so no enqueued op still
+            // reads them.
+            std::erase_if(keys_, [](const auto& entry) { return entry.second.alive.expired(); });
+            it = keys_.emplace(key.uid, CachedKey{Buffer(key.words() * 8), key.alive}).first;
+            it->second.words.upload(key.data, key.words() * 8);
         }
-        return slot.template as<const uint64_t>();
+        return it->second.words.template as<const uint64_t>();
     }
     // A device array of `count` pointers to the device copy of `key` (every element switched
     // with the same key).
@@ -530,9 +542,13 @@ private:
 
     Device device_;  // first: constructed before and destroyed after everything that uses it
     std::string name_;
-    std::mutex mutex_;
+    mutable std::mutex mutex_;
     std::map<uint64_t, std::unique_ptr<DeviceContext>> contexts_;  // by ring id
-    std::map<uint64_t, Buffer> keys_;                              // by uid
+    struct CachedKey {
+        Buffer words;
+        std::weak_ptr<const void> alive;  // the key's (KeySwitchKeyView::alive)
+    };
+    std::map<uint64_t, CachedKey> keys_;                           // by uid
     std::vector<std::unique_ptr<Scratch>> transient_keys_;         // keys without a uid, this op's
 };
 
