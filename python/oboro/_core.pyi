@@ -119,7 +119,7 @@ def num_threads() -> int:
 
 def memory_info() -> dict[str, Any]:
     """
-    The large buffers of the C++ core (ciphertexts, keys, scratch: blocks of 64 KiB and more): in_use_bytes, peak_in_use_bytes (the most in use at once so far), cached_bytes (freed blocks kept for reuse: in use plus cached never exceeds the peak), cache_hits and fresh_blocks (allocations served from the cache and from the system), cache_limit_bytes (a hard cap on the cache, None: none; environment variable OBORO_POOL_MB) and idle_seconds (a cached block unused this long goes back to the system).
+    The large buffers of the C++ core (ciphertexts, keys, scratch: blocks of 64 KiB and more): in_use_bytes, peak_in_use_bytes (the most in use at once so far), cached_bytes (freed blocks kept for reuse: in use plus cached never exceeds the peak), cache_hits and fresh_blocks (allocations served from the cache and from the system), cache_limit_bytes (a hard cap on the cache, None: none; environment variable OBORO_POOL_MB) and idle_seconds (a cached block unused this long goes back to the system); device_key_bytes: per device used so far ('cuda:0', 'cuda-emulated'), the bytes of switching keys kept in its memory (a key's copy goes once every copy of the key is gone, before the device takes another key).
     """
 
 def release_memory() -> None:

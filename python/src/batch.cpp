@@ -38,14 +38,26 @@ namespace oboro::py {
 // testing device, in every build), made once; the queues are kept for the process (batches in
 // their memory share them). "cpu": nullptr. Errors: unknown device names (ValueError), no GPU or a
 // build without the CUDA runtime (oboro.Error "no CUDA GPU found ...").
+namespace {
+std::mutex device_queues_mutex;
+QueuePtr emulated_queue;                // guarded by device_queues_mutex
+std::map<int, QueuePtr> cuda_queues;    // by device number, guarded by device_queues_mutex
+}  // namespace
+
+std::vector<QueuePtr> device_queues() {
+    const std::lock_guard<std::mutex> lock(device_queues_mutex);
+    std::vector<QueuePtr> all;
+    for (const auto& [index, queue] : cuda_queues) all.push_back(queue);
+    if (emulated_queue) all.push_back(emulated_queue);
+    return all;
+}
+
 static QueuePtr queue_for_device(const std::string& device) {
     if (device == "cpu") return nullptr;
-    static std::mutex mutex;
     if (device == "cuda-emulated") {
-        static QueuePtr emulated;
-        const std::lock_guard<std::mutex> lock(mutex);
-        if (!emulated) emulated = oboro::cuda::make_emulated_queue();
-        return emulated;
+        const std::lock_guard<std::mutex> lock(device_queues_mutex);
+        if (!emulated_queue) emulated_queue = oboro::cuda::make_emulated_queue();
+        return emulated_queue;
     }
     int index = 0;
     if (device.rfind("cuda", 0) != 0 || (device.size() > 4 && device[4] != ':'))
@@ -58,9 +70,8 @@ static QueuePtr queue_for_device(const std::string& device) {
         }
     }
 #if defined(OBORO_WITH_CUDA_RUNTIME)
-    static std::map<int, QueuePtr> queues;
-    const std::lock_guard<std::mutex> lock(mutex);
-    QueuePtr& slot = queues[index];
+    const std::lock_guard<std::mutex> lock(device_queues_mutex);
+    QueuePtr& slot = cuda_queues[index];
     if (!slot) slot = oboro::cuda::make_cuda_queue(index);
     return slot;
 #else

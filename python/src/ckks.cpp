@@ -356,6 +356,9 @@ void register_ckks(nb::module_& m) {
             d["fresh_blocks"] = s.fresh;
             d["cache_limit_bytes"] = limit == std::numeric_limits<size_t>::max() ? nb::none() : nb::cast(limit);
             d["idle_seconds"] = pool_idle_seconds();
+            nb::dict device_keys;
+            for (const QueuePtr& q : device_queues()) device_keys[q->device_name()] = q->cached_key_bytes();
+            d["device_key_bytes"] = device_keys;
             return d;
         },
         nb::sig("def memory_info() -> dict[str, typing.Any]"),
@@ -363,7 +366,9 @@ void register_ckks(nb::module_& m) {
         "peak_in_use_bytes (the most in use at once so far), cached_bytes (freed blocks kept for reuse: in use plus "
         "cached never exceeds the peak), cache_hits and fresh_blocks (allocations served from the cache and from the "
         "system), cache_limit_bytes (a hard cap on the cache, None: none; environment variable OBORO_POOL_MB) and "
-        "idle_seconds (a cached block unused this long goes back to the system).");
+        "idle_seconds (a cached block unused this long goes back to the system); device_key_bytes: per device used so "
+        "far ('cuda:0', 'cuda-emulated'), the bytes of switching keys kept in its memory (a key's copy goes once every "
+        "copy of the key is gone, before the device takes another key).");
     m.def(
         "release_memory",
         [] {

@@ -234,6 +234,8 @@ void add_serialization_methods(nb::module_& m, nb::class_<PyContext>& ctx, nb::c
                                nb::class_<PyPlaintext>& pt);  // serialize.cpp
 void add_trace_methods(nb::class_<PyContext>& ctx);         // trace.cpp
 void add_batch_class(nb::module_& m, nb::class_<PyContext>& ctx);  // batch.cpp
+// The device queues made so far in this process, with their names ("cuda:0", "cuda-emulated").
+std::vector<QueuePtr> device_queues();  // batch.cpp
 void add_batch_serialization(nb::class_<PyBatch>& b);             // serialize.cpp
 void add_linalg(nb::module_& m, nb::class_<PyContext>& ctx);       // linalg.cpp
 void add_pickling(nb::module_& m, nb::class_<PyContext>& ctx);     // pickling.cpp

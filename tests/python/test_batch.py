@@ -421,3 +421,29 @@ def test_batch_concat_like_numpy_concatenate(ctx, X, Y):
         oboro.Batch.concat([a, ctx.encrypt_batch(Y[:, :8])])
     with pytest.raises(oboro.LevelMismatch, match="batch 1"):
         oboro.Batch.concat([a, a.drop_to_level(0)])
+
+
+def test_device_keys_leave_the_device_with_their_context():
+    """A device keeps a copy of each key it switched with (memory_info()['device_key_bytes']) while the
+    key lives; the copies of a context's keys go once the context is gone, before the device takes
+    another key: a process making contexts again and again does not fill the device."""
+    import gc
+
+    def device_bytes():
+        return oboro.memory_info()["device_key_bytes"].get("cuda-emulated", 0)
+
+    def use_keys():
+        c = oboro.Context.from_preset("S1")
+        c.keygen()
+        x = c.encrypt_batch(np.ones((1, 4)), device="cuda-emulated")
+        np.testing.assert_allclose(c.decrypt(x * x)[0, :4], 1.0, atol=1e-3)  # relinearized on the device
+        return c
+
+    first = use_keys()
+    held = device_bytes()
+    assert held > 0
+    del first
+    gc.collect()
+    second = use_keys()  # uploads its own key: the first context's goes
+    assert 0 < device_bytes() <= held
+    del second
