@@ -7,7 +7,8 @@
 #   3. the Python tests on device "cuda" (tests/python/test_parity.py's whole matrix and the cuda
 #      cases of test_batch.py and test_bootstrap.py), when BIN_DIR holds a _core module for this
 #      machine's python3;
-#   4. bench_gpu (papers 000 and 001, per-op latency, batched encoding, and the bootstrap of B1 on
+#   4. bench_gpu (papers 000 and 001, per-op latency, batched encoding, the NTT launch plans, and
+#      the bootstrap of B1 (batches of 1, 2, 4 and 8, each also profiled by operation) on
 #      the GPU beside the CPU's), its JSON and Markdown written to OUT_DIR;
 #   5. with --threads: the bootstrap of B1 on the CPU at 16, 8, 4, 2 and 1 threads (bench_bootstrap),
 #      and the primitives of S4 at 1, 2, 4, 8 and 16 threads (bench_primitives, rendered by
@@ -28,7 +29,7 @@ OUT="$(mkdir -p "${2:?usage: gpu_check.sh BIN_DIR OUT_DIR [--threads]}" && cd "$
 shift 2
 THREADS=0
 SANITIZE=0
-BENCH_ARGS="--ntt-plans --bootstrap B1 --bootstrap-batch 8"
+BENCH_ARGS="--ntt-plans --bootstrap B1 --bootstrap-batch 2,4,8 --bootstrap-profile"
 while (($#)); do
   case "$1" in
     --threads) THREADS=1 ;;
