@@ -151,6 +151,7 @@ fi
 
 phase_start "pytest"
 set +e
+rm -f "$BUILD/pytest-junit.xml"  # a crashed run writes none: the summary must not count an old one
 "$VIRTUAL_ENV/bin/python" -m pytest tests/python -ra -q --junitxml="$BUILD/pytest-junit.xml"
 PYTEST_RC=$?
 set -e
@@ -165,10 +166,12 @@ echo "  ctest exit code $CTEST_RC, CUDA wheel check exit code $WHEEL_RC, Clang (
 import sys
 import xml.etree.ElementTree as ET
 p = f = s = 0
+missing = []
 for path in sys.argv[1:]:
     try:
         root = ET.parse(path).getroot()
     except (OSError, ET.ParseError):
+        missing.append(path)
         continue
     for suite in ([root] if root.tag == "testsuite" else root.iter("testsuite")):
         tests = int(suite.get("tests", 0))
@@ -177,7 +180,8 @@ for path in sys.argv[1:]:
         p += tests - bad - skip
         f += bad
         s += skip
-print(f"oboro: {p} passed, {f} failed, {s} skipped")
+print(f"oboro: {p} passed, {f} failed, {s} skipped"
+      + (f" (no report from {', '.join(missing)}: that runner did not finish or did not run)" if missing else ""))
 PY
 if [ "$CTEST_RC" -ne 0 ] || [ "$WHEEL_RC" -ne 0 ] || [ "$CLANG_RC" -ne 0 ] || [ "$PYTEST_RC" -ne 0 ]; then
   exit 1

@@ -71,9 +71,10 @@ static QueuePtr queue_for_device(const std::string& device) {
     }
 #if defined(OBORO_WITH_CUDA_RUNTIME)
     const std::lock_guard<std::mutex> lock(device_queues_mutex);
-    QueuePtr& slot = cuda_queues[index];
-    if (!slot) slot = oboro::cuda::make_cuda_queue(index);
-    return slot;
+    auto it = cuda_queues.find(index);
+    if (it == cuda_queues.end())  // nothing kept when there is no such device (make_cuda_queue throws)
+        it = cuda_queues.emplace(index, oboro::cuda::make_cuda_queue(index)).first;
+    return it->second;
 #else
     (void)index;
     raise<oboro::Error>("no CUDA GPU found (this oboro was built without the CUDA backend; build it with "

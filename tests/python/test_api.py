@@ -917,7 +917,8 @@ def test_memory_info_and_release(ctx1):
     cts = [ctx.encrypt(x) for _ in range(4)]
     before = oboro.memory_info()
     assert set(before) == {"cached_bytes", "in_use_bytes", "peak_in_use_bytes", "cache_hits", "fresh_blocks",
-                           "cache_limit_bytes", "idle_seconds"}
+                           "cache_limit_bytes", "idle_seconds", "device_key_bytes"}
+    assert all(isinstance(b, int) and b >= 0 for b in before["device_key_bytes"].values())
     assert before["in_use_bytes"] > 0 and before["peak_in_use_bytes"] >= before["in_use_bytes"]
     assert before["idle_seconds"] > 0
     del cts

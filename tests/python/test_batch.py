@@ -447,3 +447,15 @@ def test_device_keys_leave_the_device_with_their_context():
     second = use_keys()  # uploads its own key: the first context's goes
     assert 0 < device_bytes() <= held
     del second
+
+
+def test_a_missing_gpu_leaves_no_device_behind():
+    """Asking for a GPU that is not there raises and leaves nothing in memory_info()'s devices (an
+    empty entry there once crashed it)."""
+    if HAS_GPU:
+        pytest.skip("a GPU is present")
+    ctx = oboro.Context.from_preset("S1")
+    with pytest.raises(oboro.Error, match="no CUDA GPU"):
+        ctx.encrypt_batch(np.ones((1, 4)), device="cuda:0")
+    devices = oboro.memory_info()["device_key_bytes"]
+    assert not any(name.startswith("cuda:") for name in devices)
