@@ -102,8 +102,8 @@ inline constexpr uint32_t ntt_block_threads = 256;
 // for the rescale of one ciphertext at N = 2^14 and the transform of one limb per polynomial.
 // A launch of many words is fastest with four butterflies per thread (tiles of 1024 words, 128
 // threads): the blocks fill the GPU many times over, and fewer of them share the per-block work;
-// one butterfly per thread there is 20-25% slower. The measured crossover lies between 2^18 and
-// 2^21 words; a launch switches at 2^20.
+// one butterfly per thread there is 20-25% slower. The sweep measured 2^18 words (small wins) and
+// 3 x 2^20 (large wins), nothing in between; a launch switches at 2^20.
 inline constexpr uint32_t ntt_small_launch_tile_words = 512, ntt_small_launch_threads = 256;
 inline constexpr uint32_t ntt_large_launch_tile_words = 1024, ntt_large_launch_threads = 128;
 inline constexpr uint64_t ntt_small_launch_max_words = uint64_t(1) << 20;
