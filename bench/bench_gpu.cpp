@@ -182,24 +182,32 @@ void measure_gpu(Row& row, int runs, uint32_t batch) {
 
 // The time of a transform (or a rescale) under each launch plan (split, tile, threads per block):
 // the measurements behind make_ntt_plan's choice. Queued: 20 launches, one sync, per launch.
+struct PlanTiming {
+    kernels::NttPlan plan;
+    double us = -1;
+};
 struct PlanCase {
     std::string op;  // "NTT", "INTT" or "rescale"
     int log_n = 0;
     uint32_t limbs = 0, polys = 0;
-};
-struct PlanRow {
-    PlanCase c;
-    kernels::NttPlan plan;
-    bool is_default = false;
-    double us = -1;
+    std::vector<PlanTiming> swept;  // kernels::candidate_ntt_plans
+    PlanTiming chosen;              // make_ntt_plan's (tiles chosen per launch)
+
+    // the fastest, the first of equals (the swept plans in order, then the chosen one)
+    const PlanTiming& best() const {
+        const PlanTiming* b = swept.empty() ? &chosen : &swept.front();
+        for (const PlanTiming& t : swept)
+            if (t.us < b->us) b = &t;
+        return chosen.us < b->us ? chosen : *b;
+    }
 };
 
-void ntt_plans(int runs, std::vector<PlanRow>& rows) {
-    const std::vector<PlanCase> cases = {
+std::vector<PlanCase> ntt_plans(int runs) {
+    std::vector<PlanCase> cases = {
         {"NTT", 14, 8, 2}, {"INTT", 14, 1, 2}, {"NTT", 16, 24, 2}, {"INTT", 16, 1, 2}, {"NTT", 16, 24, 6},
         {"rescale", 14, 8, 2}, {"rescale", 16, 24, 2}};
     const int chain = 20;
-    for (const PlanCase& c : cases) {
+    for (PlanCase& c : cases) {
         std::fprintf(stderr, "[plans] %s N = 2^%d, %u x %u rows\n", c.op.c_str(), c.log_n, c.polys, c.limbs);
         // (a rescale needs a limb to drop: the transforms of one limb use a context of two)
         const DeviceRescale r(c.log_n, int(std::max(c.limbs, 2u)), c.polys / 2);
@@ -208,26 +216,25 @@ void ntt_plans(int runs, std::vector<PlanRow>& rows) {
         ntt.limbs = c.limbs;
         ntt.polys = c.polys;
         ntt.src = ntt.mid = ntt.dst = kernels::RowSet{r.in.as<uint64_t>(), uint64_t(c.limbs) * r.n};
-        auto plans = kernels::candidate_ntt_plans(uint32_t(c.log_n));
-        plans.push_back(kernels::make_ntt_plan(uint32_t(c.log_n)));
-        for (size_t i = 0; i < plans.size(); ++i) {
-            PlanRow row{c, plans[i], i + 1 == plans.size()};
+        auto time = [&](const kernels::NttPlan& plan) {
             std::function<void()> f;
             if (c.op == "rescale") {
-                const auto a = r.args(c.polys / 2, plans[i]);
+                const auto a = r.args(c.polys / 2, plan);
                 f = [a] { cuda::launch_divide_and_drop(a); };
             } else {
-                ntt.plan = plans[i];
+                ntt.plan = plan;
                 const bool forward = c.op == "NTT";
                 f = [ntt, forward] { forward ? cuda::launch_ntt_forward(ntt) : cuda::launch_ntt_inverse(ntt); };
             }
-            row.us = bench::measure([&] {
-                         for (int k = 0; k < chain; ++k) f();
-                         cuda::synchronize();
-                     }, runs, 0.05).median_us / chain;
-            rows.push_back(row);
-        }
+            return PlanTiming{plan, bench::measure([&] {
+                                       for (int k = 0; k < chain; ++k) f();
+                                       cuda::synchronize();
+                                   }, runs, 0.05).median_us / chain};
+        };
+        for (const kernels::NttPlan& plan : kernels::candidate_ntt_plans(uint32_t(c.log_n))) c.swept.push_back(time(plan));
+        c.chosen = time(kernels::make_ntt_plan(uint32_t(c.log_n)));
     }
+    return cases;
 }
 
 // ---- paper 000 (batched vs looped), kernel level ------------------------------------------------
@@ -763,10 +770,10 @@ int main(int argc, char** argv) {
     std::vector<OpRow> op_rows;
     std::vector<EncodeRow> encode_rows;
     std::vector<BootstrapRow> bootstrap_rows;
-    std::vector<PlanRow> plan_rows;
+    std::vector<PlanCase> plan_cases;
     std::vector<ProfileRow> profile_rows;
     if (gpu) {
-        if (plans) ntt_plans(runs, plan_rows);
+        if (plans) plan_cases = ntt_plans(runs);
         paper000(ds, runs, batch_rows);
         if (!ds.empty()) paper000_api(ds, runs, batch_rows);
         kernel_latency(presets, runs, op_rows);
@@ -846,7 +853,7 @@ int main(int argc, char** argv) {
                  cell1(r.device_us).c_str(), r.host_upload_us / r.device_us);
     }
     if (gpu) {
-        if (!plan_rows.empty()) {
+        if (!plan_cases.empty()) {
             emit("\n## NTT launch plans: us per transform (or rescale) queued, the default plan (make_ntt_plan) against "
                  "the best of %zu plans swept (split s1 / words per tile / threads per block; all in the JSON). The default "
                  "picks its tiles per launch (backend/cuda/ntt_kernels.hpp): a rescale's launches may differ\n\n"
@@ -857,21 +864,11 @@ int main(int argc, char** argv) {
                 return std::to_string(p.split) + " / " + std::to_string(p.tile_columns << p.split) + " / " +
                        std::to_string(p.threads);
             };
-            for (size_t i = 0; i < plan_rows.size();) {
-                size_t j = i;
-                const PlanRow *best = &plan_rows[i], *def = nullptr;
-                for (; j < plan_rows.size() && plan_rows[j].c.op == plan_rows[i].c.op &&
-                       plan_rows[j].c.log_n == plan_rows[i].c.log_n && plan_rows[j].c.limbs == plan_rows[i].c.limbs &&
-                       plan_rows[j].c.polys == plan_rows[i].c.polys;
-                     ++j) {
-                    if (plan_rows[j].us < best->us) best = &plan_rows[j];
-                    if (plan_rows[j].is_default) def = &plan_rows[j];
-                }
-                const PlanCase& c = plan_rows[i].c;
+            for (const PlanCase& c : plan_cases) {
+                const PlanTiming& best = c.best();
                 emit("| %s | %d | %u x %u | %s | %s | %s | %s | %.2f |\n", c.op.c_str(), 1 << c.log_n, c.polys, c.limbs,
-                     plan_name(def->plan).c_str(), cell1(def->us).c_str(), plan_name(best->plan).c_str(),
-                     cell1(best->us).c_str(), def->us / best->us);
-                i = j;
+                     plan_name(c.chosen.plan).c_str(), cell1(c.chosen.us).c_str(), plan_name(best.plan).c_str(),
+                     cell1(best.us).c_str(), c.chosen.us / best.us);
             }
         }
         if (!bootstrap_rows.empty()) {
@@ -936,14 +933,20 @@ int main(int argc, char** argv) {
                 << (i + 1 < encode_rows.size() ? "," : "") << "\n";
         }
         out << "  ],\n  \"ntt_plans\": [\n";
-        for (size_t i = 0; i < plan_rows.size(); ++i) {
-            const PlanRow& r = plan_rows[i];
-            out << "    {\"op\": \"" << r.c.op << "\", \"n\": " << (1 << r.c.log_n) << ", \"polys\": " << r.c.polys
-                << ", \"limbs\": " << r.c.limbs << ", \"split\": " << r.plan.split << ", \"tile_columns\": "
-                << r.plan.tile_columns << ", \"tile_chunks\": " << r.plan.tile_chunks << ", \"threads\": "
-                << r.plan.threads << ", \"default\": " << (r.is_default ? "true" : "false") << ", \"us\": " << num(r.us)
-                << "}" << (i + 1 < plan_rows.size() ? "," : "") << "\n";
+        bool first_plan = true;  // one row per plan timed, the default (tiles per launch) last in its case
+        for (const PlanCase& c : plan_cases) {
+            auto row = [&](const PlanTiming& t, bool is_default) {
+                out << (first_plan ? "" : ",\n") << "    {\"op\": \"" << c.op << "\", \"n\": " << (1 << c.log_n)
+                    << ", \"polys\": " << c.polys << ", \"limbs\": " << c.limbs << ", \"split\": " << t.plan.split
+                    << ", \"tile_columns\": " << t.plan.tile_columns << ", \"tile_chunks\": " << t.plan.tile_chunks
+                    << ", \"threads\": " << t.plan.threads << ", \"default\": " << (is_default ? "true" : "false")
+                    << ", \"us\": " << num(t.us) << "}";
+                first_plan = false;
+            };
+            for (const PlanTiming& t : c.swept) row(t, false);
+            row(c.chosen, true);
         }
+        if (!first_plan) out << "\n";
         out << "  ],\n  \"bootstrap_profile\": [\n";
         for (size_t i = 0; i < profile_rows.size(); ++i) {
             const ProfileRow& r = profile_rows[i];

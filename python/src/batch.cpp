@@ -33,11 +33,6 @@ using namespace nanobind::literals;
 
 namespace oboro::py {
 
-// The queue of device "cuda" / "cuda:N", made once per device, or of "cuda-emulated" (the CUDA
-// backend's host logic and kernels run by the CPU grid emulator, in separate host allocations: a
-// testing device, in every build), made once; the queues are kept for the process (batches in
-// their memory share them). "cpu": nullptr. Errors: unknown device names (ValueError), no GPU or a
-// build without the CUDA runtime (oboro.Error "no CUDA GPU found ...").
 namespace {
 std::mutex device_queues_mutex;
 QueuePtr emulated_queue;                // guarded by device_queues_mutex
@@ -52,6 +47,11 @@ std::vector<QueuePtr> device_queues() {
     return all;
 }
 
+// The queue of device "cuda" / "cuda:N", made once per device, or of "cuda-emulated" (the CUDA
+// backend's host logic and kernels run by the CPU grid emulator, in separate host allocations: a
+// testing device, in every build), made once; the queues are kept for the process (batches in
+// their memory share them). "cpu": nullptr. Errors: unknown device names (ValueError), no GPU or a
+// build without the CUDA runtime (oboro.Error "no CUDA GPU found ...").
 static QueuePtr queue_for_device(const std::string& device) {
     if (device == "cpu") return nullptr;
     if (device == "cuda-emulated") {

@@ -102,7 +102,6 @@ public:
 
     const ckks::Evaluator& eval() const { return eval_; }
     OpCounts* counts() const { return counts_; }
-    OpProfile* profile() const { return profile_; }
 
     template <ckks::Encrypted T> void add_inplace(T& a, const T& b) const {
         const Timed timed(*this, "add");

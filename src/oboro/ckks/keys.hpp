@@ -76,17 +76,22 @@ struct KeySwitchKey {
     const uint64_t* b(size_t digit) const { return data.data() + (2 * digit) * qp_limbs * n; }
     const uint64_t* a(size_t digit) const { return data.data() + (2 * digit + 1) * qp_limbs * n; }
     uint64_t* mutable_b(size_t digit) {
-        uid = 0;
-        alive.reset();
+        forget_name();
         return data.data() + (2 * digit) * qp_limbs * n;
     }
     uint64_t* mutable_a(size_t digit) {
-        uid = 0;
-        alive.reset();
+        forget_name();
         return data.data() + (2 * digit + 1) * qp_limbs * n;
     }
     bool empty() const { return data.empty(); }
     backend::KeySwitchKeyView view() const { return {data.data(), digits, qp_limbs, n, uid, special, alive}; }
+
+private:
+    // The words are about to change: no cache may take them for the named ones.
+    void forget_name() {
+        uid = 0;
+        alive.reset();
+    }
 };
 
 // A fresh uid for a complete key (process-wide counter, thread-safe).

@@ -362,8 +362,9 @@ OBORO_HD void ntt_phase(const ThreadIndex& t, uint64_t* shared, uint32_t phase, 
 template <typename Run> void for_each_ntt_launch(const NttArgs& args, bool forward, Run&& run) {
     const uint64_t rows = uint64_t(args.polys) * args.limbs;
     if (rows == 0) return;
-    if (args.plan.threads > ntt_block_threads)
-        raise<ValueError>("NTT launch: ", args.plan.threads, " threads per block exceed ", ntt_block_threads);
+    const NttPlan plan = resolve_ntt_plan(args.plan, rows);
+    if (plan.threads > ntt_block_threads)
+        raise<ValueError>("NTT launch: ", plan.threads, " threads per block exceed ", ntt_block_threads);
     const NttPass passes[2] = {forward ? NttPass::forward_columns : NttPass::inverse_chunks,
                                forward ? NttPass::forward_chunks : NttPass::inverse_columns};
     for (NttPass pass : passes)
@@ -371,9 +372,9 @@ template <typename Run> void for_each_ntt_launch(const NttArgs& args, bool forwa
             NttArgs part = args;
             part.row_offset = uint32_t(r0);
             const uint32_t count = uint32_t(rows - r0 < max_grid_yz ? rows - r0 : max_grid_yz);
-            part.plan = resolve_ntt_plan(args.plan, rows);
-            run(pass, pass_shape(part.plan, pass, count), pass_shared_words(part.plan, pass),
-                pass_phases(part.plan, pass), static_cast<const NttArgs&>(part));
+            part.plan = plan;
+            run(pass, pass_shape(plan, pass, count), pass_shared_words(plan, pass), pass_phases(plan, pass),
+                static_cast<const NttArgs&>(part));
         }
 }
 
