@@ -11,7 +11,7 @@
 //                   [--double-angles 2,0] [--eval-mod-terms 1,2] [--iterations 1,2] [--order cts,stc] [--memory fast,low]
 //                   [--runs 3] [--json FILE]
 // One row per preset, slot count, thread count, message ratio, number of EvalMod's double angles and
-// terms of its sine series,
+// terms of its sine series (each automatic unless given),
 // of iterations, order (cts: CoeffsToSlots first, the default; stc: SlotsToCoeffs first, the
 // inputs then encrypted at the bootstrapper's min_input_level()) and memory policy (fast, the
 // default; low: MemoryPolicy::low(), fewer keys and the dense DFT diagonals encoded at each use).
@@ -82,7 +82,7 @@ double key_gib(const BootstrapKeys& bk, const RelinKey& rk) {
 }
 
 Row run(const std::string& preset, std::optional<size_t> slots_opt, int threads, int runs, std::optional<int> ratio,
-        std::optional<int> double_angles, int terms, std::optional<int> iterations, bool stc_first, bool low_memory) {
+        std::optional<int> double_angles, std::optional<int> terms, std::optional<int> iterations, bool stc_first, bool low_memory) {
     using clock = std::chrono::steady_clock;
     oboro::set_num_threads(threads);
     reset_peak();
@@ -214,7 +214,7 @@ int main(int argc, char** argv) {
     std::vector<int> threads = {oboro::num_threads()};
     std::vector<std::optional<int>> ratios = {std::nullopt}, angles = {std::nullopt};
     std::vector<std::optional<int>> iterations = {std::nullopt};
-    std::vector<int> terms = {1};
+    std::vector<std::optional<int>> terms = {std::nullopt};
     std::vector<bool> orders = {false}, memories = {false};
     std::string json;
     for (int i = 1; i < argc; ++i) {
@@ -278,7 +278,7 @@ int main(int argc, char** argv) {
             for (int t : threads)
                 for (const auto& r : ratios)
                     for (const auto& d : angles)
-                        for (int e : terms)
+                        for (const auto& e : terms)
                             for (const auto& it : iterations)
                                 for (bool o : orders)
                                     for (bool m : memories) rows.push_back(run(p, s, t, runs, r, d, e, it, o, m));

@@ -59,7 +59,7 @@ std::string options_str(const algorithms::BootstrapConfig& c) {
     return oboro::detail::concat("memory='", memory_name(c.memory), "', order='", order_name(c.order),
                                  "', iterations=", text(c.iterations), ", message_ratio_bits=",
                                  text(c.message_ratio_bits), ", double_angles=", text(c.double_angles),
-                                 ", eval_mod_terms=", c.eval_mod_terms);
+                                 ", eval_mod_terms=", text(c.eval_mod_terms));
 }
 
 bool same_options(const algorithms::BootstrapConfig& a, const algorithms::BootstrapConfig& b) {
@@ -86,7 +86,7 @@ algorithms::BootstrapConfig bootstrap_options(const char* op, const BootstrapOpt
     c.double_angles = double_angles;
     if (eval_mod_terms && *eval_mod_terms != 1 && *eval_mod_terms != 2)
         raise<ValueError>(op, ": eval_mod_terms must be None, 1 or 2, not ", *eval_mod_terms);
-    c.eval_mod_terms = eval_mod_terms.value_or(1);
+    c.eval_mod_terms = eval_mod_terms;
     return c;
 }
 

@@ -402,7 +402,7 @@ TEST(Bootstrap, ClearErrors) {
     EXPECT_THROW(
         boot.bootstrap(CountedOps(eval, nullptr), k.encrypt(random_complex(32, 1.0, 1), 0, true, 32), setup.bk),
         ValueError);
-    const Ciphertext big = k.pk_encryptor->encrypt(k.encoder->encode(random_complex(16, 1.0, 1), 0, 0x1p52, 16));
+    const Ciphertext big = k.pk_encryptor->encrypt(k.encoder->encode(random_complex(16, 1.0, 1), 0, 0x1p55, 16));
     EXPECT_THROW(boot.bootstrap(CountedOps(eval, nullptr), big, setup.bk), ValueError);
     // parameters that cannot bootstrap: an ephemeral weight EvalMod cannot handle, too few
     // levels, slots out of range
@@ -427,17 +427,23 @@ TEST(Bootstrap, ClearErrors) {
     EXPECT_THROW(eval.mod_raise(k.encrypt(random_complex(16, 1.0, 1), 3, true, 16)), LevelMismatch);
 }
 
-// EvalMod's two-term series at the message ratio 2^8: one level fewer left, a vector of ones near
-// the series' bound (the sine leaves it 13 bits at 2^8) and random values at the lower noise of the
-// smaller ratio; the output's level and scale exact. Measured at N = 2^12 with full slots: 25.9 bits
-// for a vector of ones (13.3 with the sine), 27.2 for random values in the unit disk.
+// EvalMod's two-term series at the message ratio 2^8 (the automatic choice CoeffsToSlots first
+// at a scale below 2^45): one level fewer left than the sine, a vector of ones near the series'
+// bound (the sine leaves it 13 bits at 2^8) and random values at the lower noise of the smaller
+// ratio; the output's level and scale exact. Measured at N = 2^12 with full slots: 25.9 bits for a
+// vector of ones (13.3 with the sine), 27.2 for random values in the unit disk.
 TEST(Bootstrap, TwoTermSineSeries) {
     Keys& k = BootKeys::get().keys;
     BootstrapConfig config = config_for(2048);
+    const Bootstrapper boot(k.ctx, config);
+    EXPECT_EQ(boot.eval_mod().terms(), 2);
+    EXPECT_EQ(boot.message_ratio_bits(), 8);
+    config.eval_mod_terms = 1;
     config.message_ratio_bits = 8;
     const Bootstrapper sine(k.ctx, config);
-    config.eval_mod_terms = 2;
-    const Bootstrapper boot(k.ctx, config);
+    EXPECT_EQ(sine.eval_mod().terms(), 1);
+    config.message_ratio_bits.reset();
+    EXPECT_EQ(Bootstrapper(k.ctx, config).message_ratio_bits(), 12);  // automatic with the sine
     EXPECT_EQ(boot.depth(), sine.depth() + 1);
     EXPECT_EQ(boot.output_level(), sine.output_level() - 1);
     EXPECT_LT(sine.precision_bits(), 14);
@@ -453,14 +459,17 @@ TEST(Bootstrap, TwoTermSineSeries) {
 }
 
 // SlotsToCoeffs first: the input's own lowest levels take SlotsToCoeffs, so the output keeps
-// SlotsToCoeffs' levels (5 at BT instead of 2), and EvalMod sees the slot values themselves (at the
-// message ratio 2^15). Measured at N = 2^12: 27-29 bits for random values in the unit disk with
-// full, 64 and 2 slots, 27 for a vector of ones (against 26.7 and 21.3 CoeffsToSlots first).
+// SlotsToCoeffs' levels (5 here instead of 2 with the same EvalMod, the sine), and EvalMod sees the
+// slot values themselves (at the message ratio 2^15). Measured at N = 2^12: 27-29 bits for random
+// values in the unit disk with full, 64 and 2 slots, 27 for a vector of ones (against 26.7 and 21.3
+// CoeffsToSlots first with the sine at the ratio 2^12).
 TEST(Bootstrap, SlotsToCoeffsFirst) {
     Keys& k = BootKeys::get().keys;
     for (size_t slots : {2048u, 64u, 2u}) {
         BootstrapConfig config = config_for(slots);
+        config.eval_mod_terms = 1;  // SlotsToCoeffs first's automatic EvalMod
         const Bootstrapper cts_first(k.ctx, config);
+        config.eval_mod_terms.reset();
         config.order = BootstrapOrder::slots_to_coeffs_first;
         const Bootstrapper boot(k.ctx, config);
         const int stc = std::min(3, int(std::log2(double(slots))));
@@ -470,6 +479,7 @@ TEST(Bootstrap, SlotsToCoeffsFirst) {
         EXPECT_EQ(boot.output_level(), cts_first.output_level() + stc);
         EXPECT_EQ(boot.depth(), cts_first.depth() - stc);
         EXPECT_EQ(boot.message_ratio_bits(), 15);
+        EXPECT_EQ(boot.eval_mod().terms(), 1);
         EXPECT_EQ(boot.iterations(), 1);
         const BootstrapKeys bk = boot.generate_keys(*k.keygen);
         for (const auto& [g, level] : boot.galois_key_levels()) EXPECT_LE(level, k.ctx->max_level());
@@ -690,25 +700,27 @@ TEST(Bootstrap, KeysRoundTripThroughTheCheckedFormat) {
                                boot.bootstrap(CountedOps(original, nullptr), ct, bk)));
     }
     // the order, the iterations, an automatic message ratio (format version 4), the memory
-    // policy (5) and EvalMod's terms (6) travel too
+    // policy (5) and EvalMod's terms (6; automatic from 7) travel too
     BootstrapConfig stc_first = config_for(16);
     stc_first.order = BootstrapOrder::slots_to_coeffs_first;
     stc_first.iterations = 1;
     stc_first.memory = MemoryPolicy::low();
     stc_first.eval_mod_terms = 2;
-    const io::Bytes v6 = io::serialize(*k.ctx, stc_first, bk, /*compress=*/false);
-    EXPECT_EQ(v6[8], 6);
-    const BootstrapConfig loaded_v6 = io::load_bootstrap_keys(*k.ctx, v6).first;
-    EXPECT_EQ(loaded_v6.order, BootstrapOrder::slots_to_coeffs_first);
-    EXPECT_EQ(loaded_v6.iterations, 1);
-    EXPECT_FALSE(loaded_v6.message_ratio_bits.has_value());
-    EXPECT_EQ(loaded_v6.memory.key_saving_tolerance, MemoryPolicy::low().key_saving_tolerance);
-    EXPECT_TRUE(loaded_v6.memory.encode_on_use);
-    EXPECT_EQ(loaded_v6.eval_mod_terms, 2);
+    const io::Bytes v7 = io::serialize(*k.ctx, stc_first, bk, /*compress=*/false);
+    EXPECT_EQ(v7[8], 7);
+    const BootstrapConfig loaded_v7 = io::load_bootstrap_keys(*k.ctx, v7).first;
+    EXPECT_EQ(loaded_v7.order, BootstrapOrder::slots_to_coeffs_first);
+    EXPECT_EQ(loaded_v7.iterations, 1);
+    EXPECT_FALSE(loaded_v7.message_ratio_bits.has_value());
+    EXPECT_EQ(loaded_v7.memory.key_saving_tolerance, MemoryPolicy::low().key_saving_tolerance);
+    EXPECT_TRUE(loaded_v7.memory.encode_on_use);
+    EXPECT_EQ(loaded_v7.eval_mod_terms, 2);
+    EXPECT_FALSE(io::load_bootstrap_keys(*k.ctx, plain).first.eval_mod_terms.has_value());  // automatic
     // A record written by an older version, with its checksum and size recomputed: the bytes of
-    // `plain` (version 6) without the `cut` bytes at payload offset `at`.
-    const auto older = [&](uint8_t version, size_t at, size_t cut) {
+    // `plain` (version 7) without the `cut` bytes at payload offset `at`, and `set` written over.
+    const auto older = [&](uint8_t version, size_t at, size_t cut, std::optional<std::pair<size_t, uint8_t>> set = {}) {
         io::Bytes old(plain.begin(), plain.end() - long(io::kChecksumSize));
+        if (set) old[32 + set->first] = set->second;
         old.erase(old.begin() + long(32 + at), old.begin() + long(32 + at + cut));
         old[8] = version;
         const uint64_t payload = old.size() - io::kHeaderSize;
@@ -717,6 +729,9 @@ TEST(Bootstrap, KeysRoundTripThroughTheCheckedFormat) {
         for (int i = 0; i < 8; ++i) old.push_back(uint8_t(sum >> (8 * i)));
         return old;
     };
+    // version 6: EvalMod's terms 1 or 2 (payload offset 45), never automatic
+    EXPECT_EQ(io::load_bootstrap_keys(*k.ctx, older(6, 0, 0, std::pair{size_t(45), uint8_t(1)})).first.eval_mod_terms, 1);
+    EXPECT_THROW(io::load_bootstrap_keys(*k.ctx, older(6, 0, 0)), SerializationError);
     // version 5: no EvalMod terms (the byte after the memory policy, payload offset 45): one term
     const auto [loaded_v5, keys_v5] = io::load_bootstrap_keys(*k.ctx, older(5, 45, 1));
     EXPECT_EQ(loaded_v5.eval_mod_terms, 1);
@@ -743,8 +758,8 @@ TEST(Bootstrap, KeysRoundTripThroughTheCheckedFormat) {
     for (const auto& [offset, value, width] : {std::tuple{32 + 28, uint64_t(3), 4}, std::tuple{32 + 28, uint64_t(0), 4},
                                                std::tuple{32 + 32, uint64_t(2), 4}, std::tuple{32 + 36, nan_bits, 8},
                                                std::tuple{32 + 36, huge_bits, 8}, std::tuple{32 + 44, uint64_t(2), 1},
-                                               std::tuple{32 + 45, uint64_t(0), 1}, std::tuple{32 + 45, uint64_t(3), 1}}) {
-        io::Bytes bad(v6.begin(), v6.end() - long(io::kChecksumSize));
+                                               std::tuple{32 + 45, uint64_t(3), 1}}) {
+        io::Bytes bad(v7.begin(), v7.end() - long(io::kChecksumSize));
         for (int i = 0; i < width; ++i) bad[size_t(offset + i)] = uint8_t(value >> (8 * i));
         const uint64_t bad_sum = io::xxh64(bad.data(), bad.size());
         for (int i = 0; i < 8; ++i) bad.push_back(uint8_t(bad_sum >> (8 * i)));

@@ -77,10 +77,11 @@ TEST(ParamsPresets, Bootstrappable) {
     EXPECT_EQ(b1.secret, SecretDistribution::sparse_ternary);
     EXPECT_EQ(b1.hamming_weight, 192);
     EXPECT_EQ(b1.security, SecurityLevel::k128);
-    EXPECT_EQ(b1.log_qp(), 1510);
+    EXPECT_EQ(b1.log_qp(), 1550);
     EXPECT_LE(b1.log_qp(), max_log_qp(b1));
     EXPECT_EQ(max_log_qp(b1), 1555);
-    // B2: the same circuit levels under 9 residual levels of 48 bits, at the default scale 2^48;
+    // B2: B1's circuit with EvalMod's one term (two iterations: automatic at its scale) under 9
+    // residual levels of 48 bits, at the default scale 2^48;
     // q_0 of 60 bits, as the key to the ephemeral secret needs (q_0 and one special prime <= 121 bits)
     const Parameters b2 = Parameters::preset("B2");
     EXPECT_NO_THROW(b2.validate());
@@ -89,7 +90,7 @@ TEST(ParamsPresets, Bootstrappable) {
     EXPECT_EQ(b2.log_qp(), 1542);
     EXPECT_LE(b2.log_qp(), max_log_qp(b2));
     EXPECT_EQ(b2.scale, 0x1p48);
-    EXPECT_EQ(b2.max_level(), b1.max_level() - 1);
+    EXPECT_EQ(b2.max_level(), b1.max_level() - 2);
     EXPECT_LE(b2.q_bits[0] + b2.p_bits[0], max_log_q_sparse_sample(16, 32));
     const Parameters bt = Parameters::preset("BT");
     EXPECT_NO_THROW(bt.validate());

@@ -38,9 +38,10 @@ def test_full_slots_come_back_with_the_levels_and_the_standard_scale(ctx):
     assert info["has_keys"] and info["encapsulates"]
     assert info["output_level"] == 2 and info["depth"] == ctx.max_level - 2
     assert info["order"] == "coeffs_to_slots_first" and info["min_input_level"] == 0
-    assert info["message_ratio_bits"] == 12 and info["iterations"] == 1
-    # EvalMod's automatic choice for the ephemeral secret of weight 32: a sine of degree 151, no double angle
-    assert (info["eval_mod_degree"], info["double_angles"]) == (151, 0)
+    assert info["message_ratio_bits"] == 8 and info["iterations"] == 1
+    # EvalMod's automatic choice for the ephemeral secret of weight 32: a sine of degree 151, no
+    # double angle, and the two-term series (whose cubic error cancels) at the message ratio 2^8
+    assert (info["eval_mod_degree"], info["double_angles"], info["eval_mod_terms"]) == (151, 0, 2)
     for complex_ in (False, True):
         x = values(ctx.slots, 1, complex_)
         out = ctx.encrypt(x, level=0).bootstrap()
@@ -255,10 +256,10 @@ def test_options_message_ratio_and_double_angles():
     2 bits per bit of ratio), they travel with the context's bytes, and values outside the
     bootstrapper's ranges are refused before any key."""
     b = oboro.Context.from_preset("BT")
-    auto, r8 = b.bootstrap_info(16), b.bootstrap_info(16, message_ratio_bits=8)
-    assert (auto["message_ratio_bits"], r8["message_ratio_bits"]) == (12, 8)
+    auto, r8 = b.bootstrap_info(16, eval_mod_terms=1), b.bootstrap_info(16, message_ratio_bits=8, eval_mod_terms=1)
+    assert (auto["message_ratio_bits"], r8["message_ratio_bits"]) == (12, 8)  # automatic with the sine: 12
     assert 6 < auto["precision_bits"] - r8["precision_bits"] < 10  # (2 pi 2^-r)^2 / 6 relative
-    two = b.bootstrap_info(16, double_angles=2)
+    two = b.bootstrap_info(16, double_angles=2, eval_mod_terms=1)
     assert two["double_angles"] == 2 and two["eval_mod_degree"] < auto["eval_mod_degree"]
 
     c = oboro.Context.from_preset("BT")
@@ -281,15 +282,21 @@ def test_options_message_ratio_and_double_angles():
 
 
 def test_option_eval_mod_terms():
-    """keygen(bootstrap_eval_mod_terms=2): EvalMod's two-term sine series, one level more, the model's
-    precision for the largest message far above the sine's at the same ratio; travels with the context."""
+    """keygen(bootstrap_eval_mod_terms=): EvalMod's two-term sine series (the automatic choice with
+    CoeffsToSlots first, at the message ratio 2^8), one level more than the sine, the model's precision
+    for the largest message far above the sine's at the same ratio; travels with the context."""
     b = oboro.Context.from_preset("BT")
-    sine, series = b.bootstrap_info(16, message_ratio_bits=8), b.bootstrap_info(16, message_ratio_bits=8, eval_mod_terms=2)
-    assert (sine["eval_mod_terms"], series["eval_mod_terms"]) == (1, 2)
+    sine, series = b.bootstrap_info(16, message_ratio_bits=8, eval_mod_terms=1), b.bootstrap_info(16)
+    assert (sine["eval_mod_terms"], series["eval_mod_terms"], series["message_ratio_bits"]) == (1, 2, 8)
+    assert b.bootstrap_info(16, order="slots_to_coeffs_first")["eval_mod_terms"] == 1
     assert series["depth"] == sine["depth"] + 1 and series["output_level"] == sine["output_level"] - 1
     assert sine["precision_bits"] < 14 < 25 < series["precision_bits"]
     c = oboro.Context.from_preset("BT")
-    c.keygen(rotations=[], bootstrap=16, bootstrap_message_ratio_bits=8, bootstrap_eval_mod_terms=2)
+    c.keygen(rotations=[], bootstrap=16, bootstrap_eval_mod_terms=1)
+    assert c.bootstrap_info(16)["eval_mod_terms"] == 1 and not c.bootstrap_info(16, eval_mod_terms=2)["has_keys"]
+    assert oboro.Context.deserialize(c.public().serialize()).bootstrap_info(16)["eval_mod_terms"] == 1
+    c = oboro.Context.from_preset("BT")
+    c.keygen(rotations=[], bootstrap=16)
     ones = np.ones(16)
     out = c.encrypt(ones, level=0).bootstrap()
     assert out.level == series["output_level"] and bits(c.decrypt(out), ones) > 22
@@ -314,9 +321,9 @@ def test_errors():
     with pytest.raises(oboro.ParameterError, match="ephemeral secret.*security"):
         s1.keygen(bootstrap=True)
     shallow = oboro.Context(log_n=12, moduli_bits=[60, 40, 40], special_bits=[61], security=None)
-    with pytest.raises(oboro.ParameterError, match="consumes 14 levels"):
+    with pytest.raises(oboro.ParameterError, match="consumes 15 levels"):
         shallow.keygen(bootstrap=True)
-    with pytest.raises(oboro.ParameterError, match="consumes 14 levels"):
+    with pytest.raises(oboro.ParameterError, match="consumes 15 levels"):
         shallow.bootstrap_info()
     assert not shallow.has_relin_key  # nothing was made
     # a scale too large for the message ratio

@@ -164,8 +164,20 @@ constexpr Hoisting kDftHoisting = Hoisting::mod_up_and_mod_down;
 constexpr double kTwoIterationsScale = 0x1p45;
 
 // The automatic message ratios (BootstrapConfig::message_ratio_bits).
+constexpr int kTwoTermRatioBits = 8;
 constexpr int kRatioBits = 12;
 constexpr int kSlotsToCoeffsFirstRatioBits = 15;
+
+// BootstrapConfig::eval_mod_terms, resolved. The parameters' scale (that of every level of the
+// presets) stands for the output level's, which the layout gives after EvalMod is made: at
+// 2^45 and above (B2) one term whatever the iterations, so that asking for one or two changes the
+// time only, not the levels.
+int eval_mod_terms(const ckks::Context& ctx, const BootstrapConfig& c) {
+    if (c.eval_mod_terms) return *c.eval_mod_terms;
+    const bool one = c.order == BootstrapOrder::slots_to_coeffs_first || c.iterations == 2 ||
+                     ctx.params().scale >= kTwoIterationsScale;
+    return one ? 1 : 2;
+}
 
 }  // namespace
 
@@ -176,7 +188,7 @@ Bootstrapper::Bootstrapper(ckks::ContextPtr ctx, const BootstrapConfig& config)
       encapsulates_(needs_encapsulation(ctx_->params())),
       full_(n_ == ctx_->max_slots()),
       split_(full_ || config.order == BootstrapOrder::slots_to_coeffs_first),
-      eval_mod_(integer_bound(*ctx_, config), config.double_angles, config.cosine_degree, config.eval_mod_terms),
+      eval_mod_(integer_bound(*ctx_, config), config.double_angles, config.cosine_degree, eval_mod_terms(*ctx_, config)),
       levels_(layout(*ctx_, config_, n_, eval_mod_)),
       cts_([&] {
           // The raised ciphertext is declared at scale S_0 = q_{EvalMod input} (EvalMod's powers
@@ -190,7 +202,9 @@ Bootstrapper::Bootstrapper(ckks::ContextPtr ctx, const BootstrapConfig& config)
       }()),
       stc_(ctx_, slots_to_coeffs_steps(*ctx_, config_, n_), kDftHoisting, config_.memory) {
     const bool stc_first = config_.order == BootstrapOrder::slots_to_coeffs_first;
-    ratio_bits_ = config_.message_ratio_bits.value_or(stc_first ? kSlotsToCoeffsFirstRatioBits : kRatioBits);
+    ratio_bits_ = config_.message_ratio_bits.value_or(stc_first              ? kSlotsToCoeffsFirstRatioBits
+                                                      : eval_mod_.terms() == 2 ? kTwoTermRatioBits
+                                                                               : kRatioBits);
     units_ = std::make_unique<LevelPlaintexts>(
         ctx_, std::vector<std::vector<cplx>>{std::vector<cplx>(n_, cplx(0, -1)), std::vector<cplx>(n_, cplx(0, 1))}, n_,
         ckks::Basis::q, PlaintextScale::unit);

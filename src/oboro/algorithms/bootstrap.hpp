@@ -63,16 +63,20 @@ struct BootstrapConfig {
     std::optional<int> cosine_degree;           // default: EvalMod's choice
     // EvalMod's sine series: 1 term (the sine), or 2 (Jutla and Manohar's series, whose cubic
     // error term cancels, eval_mod.hpp), one level more, for a smaller message ratio without the
-    // sine's error on large messages.
-    int eval_mod_terms = 1;
+    // sine's error on large messages. Automatic (nullopt): 2 with CoeffsToSlots first, else 1:
+    // SlotsToCoeffs first (where the ratio of 15 leaves the sine's error far below the noise),
+    // two iterations, and parameters of a scale of 2^45 or more (B2, where two iterations are the
+    // automatic choice), whose second bootstrap corrects the first's error.
+    std::optional<int> eval_mod_terms;
     // log2(q_0 / message scale): larger shrinks the sine's error ((2 pi 2^-r)^2 / 6 relative to a
-    // coefficient of the message, 21 bits at r = 12 for the largest, that of a constant vector of
-    // ones), smaller the noise's (EvalMod's noise in units of q_0, times 2^r). 12 balances them for
-    // every input with |m| <= 1 at N = 2^16 (measured); 8 gains about 3.5 bits on data whose
-    // coefficients are small (random values over many slots: about 1/sqrt(n)), but leaves 12 bits
-    // for a constant vector. Automatic (nullopt): 12, or 15 with SlotsToCoeffs first, where EvalMod
-    // sees the slot values themselves (as large as 1 for any data, not only a constant vector):
-    // 15 balanced the two errors there at N = 2^16 (25.7 bits against 23.3 at 13 and 24.5 at 16).
+    // coefficient of the message with one term, (2 pi 2^-r)^4 / 30 with two; the largest
+    // coefficient is that of a constant vector of ones), smaller the noise's (EvalMod's noise in
+    // units of q_0, times 2^r). Automatic (nullopt), measured at N = 2^16 for every input with
+    // |m| <= 1: 8 with two terms (28.5 bits in the mean over random values, 25.4 for a constant
+    // vector); 12 with one term (24.7 and 20.8: at 8 the sine leaves 13 bits for a constant vector);
+    // 15 with SlotsToCoeffs first, where EvalMod sees the slot values themselves (as large as 1
+    // for any data, not only a constant vector): 15 balanced the two errors there (25.7 bits
+    // against 23.3 at 13 and 24.5 at 16).
     std::optional<int> message_ratio_bits;
     // The Hamming weight of the ephemeral secret of sparse-secret encapsulation (1..64), used when
     // the secret key is dense or sparse of weight above 64
@@ -109,7 +113,7 @@ public:
     const BootstrapConfig& config() const { return config_; }
     // BootstrapConfig::message_ratio_bits, resolved
     int message_ratio_bits() const { return ratio_bits_; }
-    const EvalMod& eval_mod() const { return eval_mod_; }
+    const EvalMod& eval_mod() const { return eval_mod_; }  // its terms(): BootstrapConfig::eval_mod_terms, resolved
     // 1 or 2 (BootstrapConfig::iterations, resolved)
     int iterations() const { return iterations_; }
 

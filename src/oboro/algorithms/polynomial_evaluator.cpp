@@ -304,18 +304,27 @@ PolynomialPlan plan_polynomials(const std::vector<Polynomial>& ps, int input_lev
     return plan_trees("plan_polynomials", ps, input_level, output_level).plan;
 }
 
+namespace {
+
+// ps at x sharing one set of powers, at `level` (default: x's level minus the largest depth) and
+// scales[k] for ps[k] (default: the standard scale of that level).
 template <ckks::Encrypted T>
-std::vector<T> PolynomialEvaluator::evaluate(const T& x, const std::vector<Polynomial>& ps, std::optional<int> level,
-                                             std::optional<double> scale) const {
+std::vector<T> evaluate_shared(const CountedOps& ops, const T& x, const std::vector<Polynomial>& ps,
+                               std::optional<int> level, std::vector<std::optional<double>> scales) {
     const char* op = "evaluate_polynomial";
-    const auto& eval = ops_.eval();
+    const auto& eval = ops.eval();
     const ckks::Context& ctx = *eval.context();
     Planned planned = plan_trees(op, ps, x.level(), level);
     const PolynomialPlan& plan = planned.plan;
     const int out_level = plan.output_level;
-    const double out_scale = scale.value_or(ctx.standard_scale(out_level));
-    if (!(std::isfinite(out_scale) && out_scale >= 1))
-        raise<ValueError>(op, ": the target scale ", out_scale, " must be finite and at least 1");
+    if (scales.size() != ps.size())
+        raise<ValueError>(op, ": ", scales.size(), " target scales for ", ps.size(), " polynomials (one each)");
+    std::vector<double> out_scales;
+    for (const auto& s : scales) {
+        out_scales.push_back(s.value_or(ctx.standard_scale(out_level)));
+        if (!(std::isfinite(out_scales.back()) && out_scales.back() >= 1))
+            raise<ValueError>(op, ": the target scale ", out_scales.back(), " must be finite and at least 1");
+    }
     if (plan.products > 0 && !(eval.keys() && eval.keys()->relin_key()))
         raise<MissingKey>(op, ": the ", ps.front().describe(), " takes ciphertext products and the evaluator has no "
                           "relinearization key");
@@ -324,17 +333,33 @@ std::vector<T> PolynomialEvaluator::evaluate(const T& x, const std::vector<Polyn
     const Polynomial& p0 = ps.front();
     if (p0.basis == PolynomialBasis::chebyshev) {
         const double alpha = 2 / (p0.hi - p0.lo), beta = -(p0.hi + p0.lo) / (p0.hi - p0.lo);
-        if (plan.scaling) u = ops_.multiply_to(u, alpha, x.level() - 1, ctx.standard_scale(x.level() - 1));
+        if (plan.scaling) u = ops.multiply_to(u, alpha, x.level() - 1, ctx.standard_scale(x.level() - 1));
         if (beta != 0 && (plan.scaling || alpha == 1)) eval.add_inplace(u, beta);
     }
-    Runner<T> runner(ops_, std::move(u), p0.basis);
+    Runner<T> runner(ops, std::move(u), p0.basis);
     runner.compute_powers(plan.powers);
     std::vector<T> out;
     out.reserve(ps.size());
-    for (const Tree& t : planned.trees)
-        out.push_back(t.root < 0 ? runner.constant(t.constant, out_level, out_scale)
-                                 : runner.run(t, t.root, out_scale));
+    for (size_t k = 0; k < planned.trees.size(); ++k) {
+        const Tree& t = planned.trees[k];
+        out.push_back(t.root < 0 ? runner.constant(t.constant, out_level, out_scales[k])
+                                 : runner.run(t, t.root, out_scales[k]));
+    }
     return out;
+}
+
+}  // namespace
+
+template <ckks::Encrypted T>
+std::vector<T> PolynomialEvaluator::evaluate(const T& x, const std::vector<Polynomial>& ps, std::optional<int> level,
+                                             std::optional<double> scale) const {
+    return evaluate_shared(ops_, x, ps, level, std::vector<std::optional<double>>(ps.size(), scale));
+}
+
+template <ckks::Encrypted T>
+std::vector<T> PolynomialEvaluator::evaluate(const T& x, const std::vector<Polynomial>& ps, int level,
+                                             const std::vector<double>& scales) const {
+    return evaluate_shared(ops_, x, ps, level, std::vector<std::optional<double>>(scales.begin(), scales.end()));
 }
 
 template <ckks::Encrypted T>
@@ -354,5 +379,11 @@ template std::vector<ckks::CiphertextBatch> PolynomialEvaluator::evaluate(const 
                                                                           const std::vector<Polynomial>&,
                                                                           std::optional<int>,
                                                                           std::optional<double>) const;
+template std::vector<ckks::Ciphertext> PolynomialEvaluator::evaluate(const ckks::Ciphertext&,
+                                                                     const std::vector<Polynomial>&, int,
+                                                                     const std::vector<double>&) const;
+template std::vector<ckks::CiphertextBatch> PolynomialEvaluator::evaluate(const ckks::CiphertextBatch&,
+                                                                          const std::vector<Polynomial>&, int,
+                                                                          const std::vector<double>&) const;
 
 }  // namespace oboro::algorithms

@@ -84,6 +84,11 @@ public:
     template <ckks::Encrypted T>
     std::vector<T> evaluate(const T& x, const std::vector<Polynomial>& ps, std::optional<int> level = std::nullopt,
                             std::optional<double> scale = std::nullopt) const;
+    // The same with a scale per polynomial (scales[k] for ps[k]; ValueError unless one each), for
+    // results that meet in a product whose scale is planned as a whole (EvalMod's sine series).
+    template <ckks::Encrypted T>
+    std::vector<T> evaluate(const T& x, const std::vector<Polynomial>& ps, int level,
+                            const std::vector<double>& scales) const;
 
 private:
     CountedOps ops_;

@@ -207,16 +207,18 @@ Parameters Parameters::preset(const std::string& name) {
         p.log_n = 16; p.q_bits = std::vector<int>(21, 40); p.q_bits[0] = 60; p.p_bits = std::vector<int>(6, 60);
         p.dnum = 3;
     } else if (name == "B1" || name == "BT") {
-        // Bootstrappable: the residual levels {60, 40 x L} (q_0 of 60 bits keeps the message 2^12
-        // below it at a 2^47 scale), SlotsToCoeffs 3 x 45, EvalMod 8 x 61 (a sine of degree 151,
-        // or a cosine of degree 58 and 2 double angles, for the ephemeral secret of weight 32), CoeffsToSlots 3 x 61; a
-        // sparse secret key of weight 192 (its rescaling noise is 4 bits below a dense one's),
-        // checked against the sparse bound of 1555 bits at 2^16. EvalMod's noise, which sets the
-        // precision, falls with the size of its primes: 61 bits against 60 gained a bit (measured).
+        // Bootstrappable: the residual levels {60, 40 x L} (q_0 of 60 bits keeps the message 2^8
+        // below it at a 2^52 scale), SlotsToCoeffs 3 x 45, EvalMod 8 x 61 and one of the 40-bit
+        // primes (a sine of degree 151, or a cosine of degree 58 and 2 double angles, for the
+        // ephemeral secret of weight 32, and the product of the two-term sine series),
+        // CoeffsToSlots 3 x 61, which leaves L = 10 levels (B1); a sparse secret key of weight 192
+        // (its rescaling noise is 4 bits below a dense one's), checked against the sparse bound of
+        // 1555 bits at 2^16 (1550 here). EvalMod's noise, which sets the precision, falls with the
+        // size of its primes: 61 bits against 60 gained a bit (measured).
         const bool test = name == "BT";
         p.log_n = test ? 12 : 16;
         p.q_bits = {60};
-        p.q_bits.insert(p.q_bits.end(), test ? 2 : 10, 40);
+        p.q_bits.insert(p.q_bits.end(), test ? 3 : 11, 40);
         p.q_bits.insert(p.q_bits.end(), 3, 45);
         p.q_bits.insert(p.q_bits.end(), 8 + 3, 61);
         // digits of 4 primes (at most 244 bits) under P = 244 bits
@@ -226,9 +228,10 @@ Parameters Parameters::preset(const std::string& name) {
         p.hamming_weight = 192;
         if (test) p.security = SecurityLevel::none;
     } else if (name == "B2") {
-        // Bootstrappable, high precision: B1's circuit under residual levels {60, 48 x 9}. The
-        // output level's scale of 2^48 lowers the noise floor by 8 bits, which two bootstrap
-        // iterations (the Bootstrapper's automatic choice at this scale) then reach. q_0 stays at
+        // Bootstrappable, high precision: B1's circuit with EvalMod's one term (the automatic choice
+        // with two iterations) under residual levels {60, 48 x 9}. The output level's scale of
+        // 2^48 lowers the noise floor by 8 bits, which two bootstrap iterations (the
+        // Bootstrapper's automatic choice at this scale) then reach. q_0 stays at
         // 60 bits: the key to the ephemeral secret spans q_0 and one special prime, at most 121
         // bits for weight 32. 1542 bits against the sparse bound of 1555.
         p.log_n = 16;

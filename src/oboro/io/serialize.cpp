@@ -689,11 +689,11 @@ constexpr double kMaxKeySavingTolerance = 1024;
 // i32 ephemeral weight, and from version 4 i32 iterations (-1: automatic) and u32 the order (0:
 // CoeffsToSlots first, 1: SlotsToCoeffs first), from version 5 the memory policy (f64 the plans'
 // key-saving tolerance, u8 1 when the diagonals are encoded at each use), from version 6 u8
-// EvalMod's terms (1 or 2); the Galois key set's
+// EvalMod's terms (1 or 2; from version 7 also 0: automatic); the Galois key set's
 // body; u8 1 when the encapsulation keys follow: u32 their ephemeral weight, the key to the
 // ephemeral secret, the key back. A version-3 record has neither and stands for the automatic
 // iterations, CoeffsToSlots first; a version 3 or 4 record for the default memory policy, and
-// one before version 6 for EvalMod's one term.
+// one before version 6 for EvalMod's one term (the automatic choice of those versions).
 
 Bytes serialize(const Context& ctx, const algorithms::BootstrapConfig& config, const algorithms::BootstrapKeys& keys,
                 bool compress) {
@@ -709,7 +709,7 @@ Bytes serialize(const Context& ctx, const algorithms::BootstrapConfig& config, c
     w.u32(config.order == algorithms::BootstrapOrder::slots_to_coeffs_first ? 1 : 0);
     w.f64(config.memory.key_saving_tolerance);
     w.u8(config.memory.encode_on_use ? 1 : 0);
-    w.u8(uint8_t(config.eval_mod_terms));
+    w.u8(uint8_t(config.eval_mod_terms.value_or(0)));
     write_galois_body(w, ctx, keys.galois, compress);
     w.u8(keys.encapsulation ? 1 : 0);
     if (keys.encapsulation) {
@@ -769,8 +769,12 @@ std::pair<algorithms::BootstrapConfig, algorithms::BootstrapKeys> load_bootstrap
     }
     if (v.version >= 6) {
         const uint8_t terms = r.u8("EvalMod's terms");
-        if (terms < 1 || terms > 2) r.fail(oboro::detail::concat("EvalMod's terms = ", int(terms), " (1 or 2)"));
-        config.eval_mod_terms = terms;
+        const int least = v.version >= 7 ? 0 : 1;
+        if (terms < least || terms > 2)
+            r.fail(oboro::detail::concat("EvalMod's terms = ", int(terms), least == 0 ? " (0: automatic, 1 or 2)" : " (1 or 2)"));
+        if (terms > 0) config.eval_mod_terms = terms;
+    } else {
+        config.eval_mod_terms = 1;  // the only choice before version 6
     }
     algorithms::BootstrapKeys keys;
     keys.galois = read_galois_body(r, ctx);
