@@ -243,6 +243,32 @@ TEST(PolynomialEvaluator, SharedPowersAndExactTargets) {
     }
 }
 
+// A level and a scale per polynomial (the overload EvalMod's series uses): each result exactly at
+// its own, sharing one set of powers; a level above what a polynomial's depth allows, below 0, or
+// counts that do not match the polynomials are refused before any work.
+TEST(PolynomialEvaluator, OwnLevelsAndScales) {
+    auto& f = Fixture::get();
+    const int top = f.keys.ctx->max_level();
+    const auto x = inputs(64, -1, 1, 12);
+    const Ciphertext ct = f.keys.encrypt(x, top, true, x.size());
+    const std::vector<Polynomial> ps = {random_polynomial(31, PolynomialBasis::chebyshev, 4),
+                                        random_polynomial(7, PolynomialBasis::chebyshev, 5)};
+    const PolynomialEvaluator pe(CountedOps(f.eval, nullptr));
+    const std::vector<int> levels = {top - 5, top - 3};
+    const std::vector<double> scales = {0x1.8p39, 0x1p43};
+    const auto ys = pe.evaluate(ct, ps, levels, scales);
+    for (size_t k = 0; k < ps.size(); ++k) {
+        EXPECT_EQ(ys[k].level(), levels[k]);
+        EXPECT_EQ(ys[k].scale(), scales[k]);
+        EXPECT_GE(precision_bits(f.keys.decrypt(ys[k]), values_of(ps[k], x)), bits_bound(ps[k]));
+    }
+    EXPECT_EQ(plan_polynomials(ps, top, levels).output_level, top - 5);
+    EXPECT_THROW(pe.evaluate(ct, ps, std::vector<int>{top - 4, top - 3}, scales), LevelMismatch);  // degree 31: 5 levels
+    EXPECT_THROW(pe.evaluate(ct, ps, std::vector<int>{top - 5, -1}, scales), LevelMismatch);
+    EXPECT_THROW(pe.evaluate(ct, ps, std::vector<int>{top - 5}, scales), ValueError);
+    EXPECT_THROW(pe.evaluate(ct, ps, levels, std::vector<double>{0x1p40}), ValueError);
+}
+
 TEST(PolynomialEvaluator, BatchMatchesCiphertexts) {
     auto& f = Fixture::get();
     const int top = f.keys.ctx->max_level();

@@ -10,8 +10,8 @@ import pytest
 
 import oboro
 
-# Measured 24 bits with full slots and 24-27 with sparse slots at BT, 21 for a constant vector of
-# ones (docs/bootstrapping.md): the sine's error at the message ratio 2^12 and EvalMod's noise.
+# EvalMod's two-term series at the message ratio 2^8 leaves 2^-26.3 for a constant vector of ones
+# (docs/bootstrapping.md); the rest is noise, larger at N = 2^12 with sparse slots.
 MIN_BITS = 19
 
 

@@ -26,10 +26,10 @@ from .runner import Outcome, run_worker
 
 #: oboro's configurations: name -> (preset, keygen's bootstrap options without the "bootstrap_" prefix, what it is)
 CONFIGS = {
-    "default": ("B1", {}, "B1 as keygen(bootstrap=True) makes it"),
-    "ratio8": ("B1", {"message_ratio_bits": 8}, "message ratio 2^8, Lattigo's"),
-    "ratio8-angles2": ("B1", {"message_ratio_bits": 8, "double_angles": 2}, "message ratio 2^8, EvalMod with 2 double angles"),
-    "ratio8-terms2": ("B1", {"message_ratio_bits": 8, "eval_mod_terms": 2}, "message ratio 2^8, EvalMod's two-term sine series"),
+    "default": ("B1", {}, "B1 as keygen(bootstrap=True) makes it (EvalMod's two-term sine series, message ratio 2^8)"),
+    "angles2": ("B1", {"double_angles": 2}, "EvalMod with 2 double angles"),
+    "sine": ("B1", {"eval_mod_terms": 1}, "EvalMod's sine (one term, one level fewer) at its message ratio 2^12"),
+    "sine-ratio8": ("B1", {"eval_mod_terms": 1, "message_ratio_bits": 8}, "EvalMod's sine at Lattigo's message ratio 2^8"),
     "stc": ("B1", {"order": "slots_to_coeffs_first"}, "SlotsToCoeffs first"),
     "low": ("B1", {"memory": "low"}, "low memory"),
     "b2": ("B2", {}, "B2, high precision (two iterations)"),

@@ -28,16 +28,36 @@ Polynomial cosine_interpolant(double interval, int r, int degree, long double sh
 // The two-term sine series' coefficients: (1/2 pi) sin(2 pi t) (kSeriesSine - kSeriesCosine cos(2 pi t)).
 constexpr long double kSeriesSine = 4.0L / 3, kSeriesCosine = 1.0L / 3;
 
-// max |double angles of p - sin(2 pi t)| / (2 pi) over t in [-K', K'], sampled densely.
-double interpolation_error(const Polynomial& p, double interval, int r) {
+// max |double angles of p - sin(2 pi t)| / (2 pi) over t in [-K', K'], sampled densely; with
+// `cosine`, max |double angles of p - cos(2 pi t)|.
+double interpolation_error(const Polynomial& p, double interval, int r, bool cosine = false) {
     const int samples = 1 << 14;
     const long double two_pi = 2 * std::numbers::pi_v<long double>;
     long double worst = 0;
     for (int i = 0; i <= samples; ++i) {
         const long double y = -1 + 2.0L * i / samples, t = interval * y;
-        worst = std::max(worst, std::fabs(apply_double_angles(evaluate_long(p, y), r) - std::sin(two_pi * t)) / two_pi);
+        const long double c = apply_double_angles(evaluate_long(p, y), r);
+        worst = std::max(worst, cosine ? std::fabs(c - std::cos(two_pi * t)) : std::fabs(c - std::sin(two_pi * t)) / two_pi);
     }
     return double(worst);
+}
+
+// The series' cosine multiplies the sine (about 2 pi e): its error d reaches the result as
+// e d / 3, so 2^-40 is far below any bootstrap's noise.
+constexpr double kSeriesCosineError = 0x1p-40;
+
+// The interpolant of cos(2 pi t / 2^angles) of least degree, at most max_degree, within
+// kSeriesCosineError of cos(2 pi t) after its double angles (nullopt: none is).
+std::optional<Polynomial> least_degree_series_cosine(double interval, int angles, int max_degree) {
+    const auto make = [&](int d) { return cosine_interpolant(interval, angles, d, 0); };
+    const auto good = [&](int d) { return interpolation_error(make(d), interval, angles, true) <= kSeriesCosineError; };
+    if (max_degree < 1 || !good(max_degree)) return std::nullopt;
+    int lo = 0, hi = max_degree;  // good(hi); the error falls with the degree
+    while (hi - lo > 1) {
+        const int mid = (lo + hi) / 2;
+        (good(mid) ? hi : lo) = mid;
+    }
+    return make(hi);
 }
 
 // The least degree within 2^-50 of the sine (about where double rounding, amplified 4^r by the
@@ -113,8 +133,32 @@ EvalMod::EvalMod(double integer_bound, std::optional<int> double_angles, std::op
             best_error = err;
         }
     }
-    // cos(2 pi t) has the sine's error at the same degree (the same function, shifted)
-    if (terms_ == 2) second_ = cosine_interpolant(interval(), r_, cosine_.degree(), 0);
+    if (terms_ == 2) choose_series_cosine(degree.has_value());
+}
+
+void EvalMod::choose_series_cosine(bool degree_given) {
+    // cos(2 pi t) has the sine's error at the same degree (the same function, shifted), which an
+    // explicit degree keeps. Otherwise it needs only kSeriesCosineError: an interpolant of
+    // cos(2 pi t / 2^j) of a lower degree and j more double angles, in the sine's levels (its own
+    // depth plus j at most the sine's), with the fewest ciphertext products beside the sine.
+    second_ = cosine_interpolant(interval(), r_, cosine_.degree(), 0);
+    second_angles_ = r_;
+    if (degree_given) return;
+    const int sine_depth = polynomial_depth(cosine_);
+    const auto products = [&](const Polynomial& p, int extra) {
+        return plan_polynomials({cosine_, p}, sine_depth, std::vector<int>{0, extra}).products + uint64_t(extra);
+    };
+    uint64_t best = products(second_, 0);
+    for (int j = 1; j <= kMaxAutomaticDoubleAngles && sine_depth - j >= 1; ++j) {
+        auto p = least_degree_series_cosine(interval(), r_ + j, (1 << (sine_depth - j)) - 1);
+        if (!p) continue;
+        const uint64_t cost = products(*p, j);
+        if (cost < best) {
+            best = cost;
+            second_ = std::move(*p);
+            second_angles_ = r_ + j;
+        }
+    }
 }
 
 int EvalMod::depth() const { return polynomial_depth(cosine_) + r_ + (terms_ == 2 ? 1 : 0); }
@@ -122,7 +166,7 @@ int EvalMod::depth() const { return polynomial_depth(cosine_) + r_ + (terms_ == 
 long double EvalMod::value(long double t) const {
     const long double y = t / static_cast<long double>(interval());
     long double f = apply_double_angles(evaluate_long(cosine_, y), r_);
-    if (terms_ == 2) f *= kSeriesSine - kSeriesCosine * apply_double_angles(evaluate_long(second_, y), r_);
+    if (terms_ == 2) f *= kSeriesSine - kSeriesCosine * apply_double_angles(evaluate_long(second_, y), second_angles_);
     return f / (2 * std::numbers::pi_v<long double>);
 }
 
@@ -150,26 +194,31 @@ template <ckks::Encrypted T> T EvalMod::apply(const CountedOps& ops, const T& y,
     // Two terms: (4 sin - sin cos) at the product's scale, rescaled by q_l, is the series times
     // 3 (2 pi). Sine at scale / (2 pi) as with one term and cos at q_l / 3 give exactly that: the
     // sine keeps the scale (and the noise) of one term, and cos, a factor near 1 whose noise only
-    // reaches the result times sin (small), needs no more. (Both at sqrt(scale q_l / (6 pi))
-    // shrank the sine's scale by that square root: 2 bits of the bootstrap's precision at a 45-bit
-    // q_l and a message ratio of 2^8, measured.)
-    const auto chain = [&](double last) {
-        std::vector<double> scales(size_t(r_) + 1);
-        scales[size_t(r_)] = last;
-        for (int j = r_; j >= 1; --j)
-            scales[size_t(j - 1)] = std::sqrt(scales[size_t(j)] * double(q[size_t(cosine_level - (j - 1))]));
+    // reaches the result times sin (small), needs no more. (Both at sqrt(scale q_l / (6 pi)) would
+    // put the sine about 7 bits lower at B1, whose q_l has 45 bits: 2 bits of the bootstrap's
+    // precision at the message ratio 2^8, measured.)
+    // The scales of a polynomial evaluated at `level` and then `angles` double angles, the last one
+    // `last`: each square from level l divides by q_l.
+    const auto chain = [&](double last, int level, int angles) {
+        std::vector<double> scales(size_t(angles) + 1);
+        scales[size_t(angles)] = last;
+        for (int j = angles; j >= 1; --j)
+            scales[size_t(j - 1)] = std::sqrt(scales[size_t(j)] * double(q[size_t(level - (j - 1))]));
         return scales;
     };
-    std::vector<std::vector<double>> chains{chain(scale / (2 * M_PI))};
-    if (terms_ == 2) chains.push_back(chain(double(q[size_t(angles_level)]) / 3));
+    // the series' cosine ends where the sine does, after its own double angles
+    const int second_level = angles_level + second_angles_;
+    std::vector<std::vector<double>> chains{chain(scale / (2 * M_PI), cosine_level, r_)};
+    if (terms_ == 2) chains.push_back(chain(double(q[size_t(angles_level)]) / 3, second_level, second_angles_));
     std::vector<T> c = terms_ == 1
                            ? std::vector<T>{PolynomialEvaluator(ops).evaluate(y, cosine_, cosine_level, chains[0][0])}
-                           : PolynomialEvaluator(ops).evaluate(y, {cosine_, second_}, cosine_level,
+                           : PolynomialEvaluator(ops).evaluate(y, {cosine_, second_},
+                                                               std::vector<int>{cosine_level, second_level},
                                                                std::vector<double>{chains[0][0], chains[1][0]});
-    for (int j = 1; j <= r_; ++j)
-        for (size_t k = 0; k < c.size(); ++k) {
+    for (size_t k = 0; k < c.size(); ++k)
+        for (size_t j = 1; j < chains[k].size(); ++j) {
             c[k] = twice_product_minus(ops, c[k], c[k], static_cast<const T*>(nullptr));
-            c[k].set_scale(chains[k][size_t(j)]);  // equal to the product's up to double rounding
+            c[k].set_scale(chains[k][j]);  // equal to the product's up to double rounding
         }
     if (terms_ == 1) {
         c[0].set_scale(scale);  // sin(2 pi t) at scale / (2 pi) is (1/2 pi) sin(2 pi t) at scale

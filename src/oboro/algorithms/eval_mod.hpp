@@ -18,8 +18,10 @@
 // (1/2 pi) (4/3 sin(2 pi t) - 1/6 sin(4 pi t)) = (1/2 pi) sin(2 pi t) (4/3 - 1/3 cos(2 pi t)),
 // whose cubic term cancels: e - (2 pi)^4 e^5 / 30 + ..., so a large message keeps its precision.
 // The cosine cos(2 pi t) comes from a second interpolant of the same degree on the same powers,
-// through the same double angles, and the product takes one more level. (One interpolant of the
-// series itself, of about twice the sine's degree for the same level, measured 7 bits noisier.)
+// through the same double angles, and the product takes one more level; the sine keeps the scale
+// it has alone and the cosine takes the rest (apply()), so the series has the sine's noise. (One
+// interpolant of the series itself, of about twice the sine's degree for the same level, measured
+// 7 bits noisier.)
 #pragma once
 
 #include <optional>
@@ -63,15 +65,21 @@ public:
     // and exactly `scale`. LevelMismatch when y has fewer levels than depth().
     template <ckks::Encrypted T> T apply(const CountedOps& ops, const T& y, double scale) const;
 
+    // The series' cosine (two terms): its interpolant and the double angles that follow it.
+    const Polynomial& series_cosine() const { return second_; }
+    int series_cosine_double_angles() const { return second_angles_; }
+
 private:
     // model(t) in long double (approximation_error's samples)
     long double value(long double t) const;
+    void choose_series_cosine(bool degree_given);
 
     double k_;
     int r_;
     int terms_;
     Polynomial cosine_;
-    Polynomial second_;  // two terms: the interpolant whose double angles give cos(2 pi t)
+    Polynomial second_;     // two terms: the interpolant whose double angles give cos(2 pi t)
+    int second_angles_ = 0;  // and their number (r or more)
 };
 
 }  // namespace oboro::algorithms

@@ -142,8 +142,11 @@ std::string depth_explanation(const Polynomial& p) {
     return s.str();
 }
 
+// `own_levels` (empty, or one per polynomial): each polynomial's output level instead of one for
+// all (requested_level, default: the input's level minus the largest depth); the plan's
+// output_level is then the lowest of them.
 Planned plan_trees(const char* op, const std::vector<Polynomial>& ps, int input_level,
-                   std::optional<int> requested_level) {
+                   std::optional<int> requested_level, const std::vector<int>& own_levels = {}) {
     if (ps.empty()) raise<ValueError>(op, ": no polynomials");
     const Polynomial& first = ps.front();
     const Polynomial* deepest = &first;
@@ -176,16 +179,28 @@ Planned plan_trees(const char* op, const std::vector<Polynomial>& ps, int input_
         raise<LevelMismatch>(op, ": the ", deepest->describe(), " needs ", depth_explanation(*deepest),
                              ": from level ", input_level, " its result is at level ", input_level - depth,
                              " or below, not ", output_level);
+    std::vector<int> levels(ps.size(), output_level);
+    if (!own_levels.empty()) {
+        if (own_levels.size() != ps.size())
+            raise<ValueError>(op, ": ", own_levels.size(), " output levels for ", ps.size(), " polynomials (one each)");
+        for (size_t k = 0; k < ps.size(); ++k) {
+            const int highest = input_level - polynomial_depth(ps[k]);
+            if (own_levels[k] < 0 || own_levels[k] > highest)
+                raise<LevelMismatch>(op, ": the ", ps[k].describe(), " needs ", depth_explanation(ps[k]), ": from level ",
+                                     input_level, " its result is at level ", highest, " or below, not ", own_levels[k]);
+        }
+        levels = own_levels;
+    }
     const int top = input_level - (scaling ? 1 : 0);
     Planned best;
     uint64_t best_cost = 0;
     for (int l = 1; l <= std::max(1, ceil_log2(long(max_degree) + 1)); ++l) {
         TreeBuilder builder(first.basis, top, 1 << l);
         std::vector<Tree> trees;
-        for (const Polynomial& p : ps) trees.push_back(builder.tree(p.coeffs, output_level));
+        for (size_t k = 0; k < ps.size(); ++k) trees.push_back(builder.tree(ps[k].coeffs, levels[k]));
         PolynomialPlan plan;
         plan.input_level = input_level;
-        plan.output_level = output_level;
+        plan.output_level = *std::min_element(levels.begin(), levels.end());
         plan.scaling = scaling;
         plan.baby_log = l;
         plan.powers = power_closure(builder.used, first.basis);
@@ -304,24 +319,31 @@ PolynomialPlan plan_polynomials(const std::vector<Polynomial>& ps, int input_lev
     return plan_trees("plan_polynomials", ps, input_level, output_level).plan;
 }
 
+PolynomialPlan plan_polynomials(const std::vector<Polynomial>& ps, int input_level, const std::vector<int>& levels) {
+    return plan_trees("plan_polynomials", ps, input_level, std::nullopt, levels).plan;
+}
+
 namespace {
 
-// ps at x sharing one set of powers, at `level` (default: x's level minus the largest depth) and
-// scales[k] for ps[k] (default: the standard scale of that level).
+// ps at x sharing one set of powers, at `level` (default: x's level minus the largest depth), or
+// at levels[k] for ps[k] when levels is not empty, and scales[k] for ps[k] (default: the standard
+// scale of its level).
 template <ckks::Encrypted T>
 std::vector<T> evaluate_shared(const CountedOps& ops, const T& x, const std::vector<Polynomial>& ps,
-                               std::optional<int> level, std::vector<std::optional<double>> scales) {
+                               std::optional<int> level, const std::vector<int>& levels,
+                               std::vector<std::optional<double>> scales) {
     const char* op = "evaluate_polynomial";
     const auto& eval = ops.eval();
     const ckks::Context& ctx = *eval.context();
-    Planned planned = plan_trees(op, ps, x.level(), level);
+    Planned planned = plan_trees(op, ps, x.level(), level, levels);
     const PolynomialPlan& plan = planned.plan;
-    const int out_level = plan.output_level;
     if (scales.size() != ps.size())
         raise<ValueError>(op, ": ", scales.size(), " target scales for ", ps.size(), " polynomials (one each)");
+    const auto out_level = [&](size_t k) { return levels.empty() ? plan.output_level : levels[k]; };
     std::vector<double> out_scales;
-    for (const auto& s : scales) {
-        out_scales.push_back(s.value_or(ctx.standard_scale(out_level)));
+    for (size_t k = 0; k < ps.size(); ++k) {
+        const auto& s = scales[k];
+        out_scales.push_back(s.value_or(ctx.standard_scale(out_level(k))));
         if (!(std::isfinite(out_scales.back()) && out_scales.back() >= 1))
             raise<ValueError>(op, ": the target scale ", out_scales.back(), " must be finite and at least 1");
     }
@@ -342,7 +364,7 @@ std::vector<T> evaluate_shared(const CountedOps& ops, const T& x, const std::vec
     out.reserve(ps.size());
     for (size_t k = 0; k < planned.trees.size(); ++k) {
         const Tree& t = planned.trees[k];
-        out.push_back(t.root < 0 ? runner.constant(t.constant, out_level, out_scales[k])
+        out.push_back(t.root < 0 ? runner.constant(t.constant, out_level(k), out_scales[k])
                                  : runner.run(t, t.root, out_scales[k]));
     }
     return out;
@@ -353,13 +375,14 @@ std::vector<T> evaluate_shared(const CountedOps& ops, const T& x, const std::vec
 template <ckks::Encrypted T>
 std::vector<T> PolynomialEvaluator::evaluate(const T& x, const std::vector<Polynomial>& ps, std::optional<int> level,
                                              std::optional<double> scale) const {
-    return evaluate_shared(ops_, x, ps, level, std::vector<std::optional<double>>(ps.size(), scale));
+    return evaluate_shared(ops_, x, ps, level, {}, std::vector<std::optional<double>>(ps.size(), scale));
 }
 
 template <ckks::Encrypted T>
-std::vector<T> PolynomialEvaluator::evaluate(const T& x, const std::vector<Polynomial>& ps, int level,
-                                             const std::vector<double>& scales) const {
-    return evaluate_shared(ops_, x, ps, level, std::vector<std::optional<double>>(scales.begin(), scales.end()));
+std::vector<T> PolynomialEvaluator::evaluate(const T& x, const std::vector<Polynomial>& ps,
+                                             const std::vector<int>& levels, const std::vector<double>& scales) const {
+    return evaluate_shared(ops_, x, ps, std::nullopt, levels,
+                           std::vector<std::optional<double>>(scales.begin(), scales.end()));
 }
 
 template <ckks::Encrypted T>
@@ -380,10 +403,12 @@ template std::vector<ckks::CiphertextBatch> PolynomialEvaluator::evaluate(const 
                                                                           std::optional<int>,
                                                                           std::optional<double>) const;
 template std::vector<ckks::Ciphertext> PolynomialEvaluator::evaluate(const ckks::Ciphertext&,
-                                                                     const std::vector<Polynomial>&, int,
+                                                                     const std::vector<Polynomial>&,
+                                                                     const std::vector<int>&,
                                                                      const std::vector<double>&) const;
 template std::vector<ckks::CiphertextBatch> PolynomialEvaluator::evaluate(const ckks::CiphertextBatch&,
-                                                                          const std::vector<Polynomial>&, int,
+                                                                          const std::vector<Polynomial>&,
+                                                                          const std::vector<int>&,
                                                                           const std::vector<double>&) const;
 
 }  // namespace oboro::algorithms

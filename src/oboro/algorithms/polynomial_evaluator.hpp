@@ -59,6 +59,8 @@ struct PolynomialPlan {
 // the depth they need; ValueError when they differ in basis or interval.
 PolynomialPlan plan_polynomials(const std::vector<Polynomial>& ps, int input_level,
                                 std::optional<int> output_level = std::nullopt);
+// The same with an output level per polynomial (PolynomialEvaluator's levels overload).
+PolynomialPlan plan_polynomials(const std::vector<Polynomial>& ps, int input_level, const std::vector<int>& levels);
 
 // 2 a b - c relinearized and rescaled once (c: a ciphertext at a's and b's level or above, or null
 // for the constant 1): the Chebyshev step T_{i+j} = 2 T_i T_j - T_{|i-j|}, and the double angle
@@ -84,10 +86,12 @@ public:
     template <ckks::Encrypted T>
     std::vector<T> evaluate(const T& x, const std::vector<Polynomial>& ps, std::optional<int> level = std::nullopt,
                             std::optional<double> scale = std::nullopt) const;
-    // The same with a scale per polynomial (scales[k] for ps[k]; ValueError unless one each), for
-    // results that meet in a product whose scale is planned as a whole (EvalMod's sine series).
+    // The same with a level and a scale per polynomial (levels[k] and scales[k] for ps[k]; ValueError
+    // unless one each, LevelMismatch for a level below 0 or above x's level minus ps[k]'s depth), for
+    // results that meet in a product planned as a whole (EvalMod's sine series: a cosine that takes
+    // double angles after it, at its own scale).
     template <ckks::Encrypted T>
-    std::vector<T> evaluate(const T& x, const std::vector<Polynomial>& ps, int level,
+    std::vector<T> evaluate(const T& x, const std::vector<Polynomial>& ps, const std::vector<int>& levels,
                             const std::vector<double>& scales) const;
 
 private:
