@@ -189,16 +189,15 @@ template <ckks::Encrypted T> T EvalMod::apply(const CountedOps& ops, const T& y,
     const auto& q = ops.eval().context()->q();
     const int cosine_level = y.level() - polynomial_depth(cosine_);
     const int angles_level = cosine_level - r_;  // where the double angles leave sin and cos
-    // Backwards from the output: c_r holds sin(2 pi t) at scale / (2 pi); the square that makes
-    // c_j at level l - 1 from c_{j-1} at level l divides by q_l, so c_{j-1} is at sqrt(s_j q_l).
+    // Backwards from the output: the sine ends at scale / (2 pi). A polynomial evaluated at `level`
+    // and followed by `angles` double angles, the last at `last`: the square that makes c_j at
+    // level l - 1 from c_{j-1} at level l divides by q_l, so c_{j-1} is at sqrt(s_j q_l).
     // Two terms: (4 sin - sin cos) at the product's scale, rescaled by q_l, is the series times
     // 3 (2 pi). Sine at scale / (2 pi) as with one term and cos at q_l / 3 give exactly that: the
     // sine keeps the scale (and the noise) of one term, and cos, a factor near 1 whose noise only
     // reaches the result times sin (small), needs no more. (Both at sqrt(scale q_l / (6 pi)) would
     // put the sine about 7 bits lower at B1, whose q_l has 45 bits: 2 bits of the bootstrap's
     // precision at the message ratio 2^8, measured.)
-    // The scales of a polynomial evaluated at `level` and then `angles` double angles, the last one
-    // `last`: each square from level l divides by q_l.
     const auto chain = [&](double last, int level, int angles) {
         std::vector<double> scales(size_t(angles) + 1);
         scales[size_t(angles)] = last;
