@@ -568,7 +568,7 @@ void register_ckks(nb::module_& m) {
             "also takes ciphertexts of fewer, at its cost). It needs bootstrappable parameters (the preset 'B1', 'B2' for "
             "high precision, or 'BT' for tests) and takes time and memory: about 45 keys, 7.4 GiB at N = 2^16 (see "
             "docs/bootstrapping.md and bootstrap_info()).\n\n"
-            "bootstrap_memory: 'fast' (default) or 'low': fewer keys (15 Galois keys, 2.8 GiB at B1) and the DFT matrices encoded "
+            "bootstrap_memory: 'fast' (default) or 'low': fewer keys (15 Galois keys, 3.0 GiB at B1) and the DFT matrices encoded "
             "at each use, for a slower bootstrap (docs/bootstrapping.md#memory). bootstrap_order: "
             "'coeffs_to_slots_first' (default) or 'slots_to_coeffs_first' (SlotsToCoeffs on the input's own lowest "
             "levels: the output keeps them, and inputs need bootstrap_info()['min_input_level'] levels). "
