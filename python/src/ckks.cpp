@@ -566,7 +566,7 @@ void register_ckks(nb::module_& m) {
             "bootstrap=True also makes the keys of bootstrapping ciphertexts of every slot count (ct.bootstrap()); "
             "an int or a list of ints makes them for those slot counts (a power of two: a bootstrapper of n slots "
             "also takes ciphertexts of fewer, at its cost). It needs bootstrappable parameters (the preset 'B1', 'B2' for "
-            "high precision, or 'BT' for tests) and takes time and memory: about 45 keys, 7.4 GiB at N = 2^16 (see "
+            "high precision, or 'BT' for tests) and takes time and memory: about 46 keys, 8.4 GiB at N = 2^16 (see "
             "docs/bootstrapping.md and bootstrap_info()).\n\n"
             "bootstrap_memory: 'fast' (default) or 'low': fewer keys (15 Galois keys, 3.0 GiB at B1) and the DFT matrices encoded "
             "at each use, for a slower bootstrap (docs/bootstrapping.md#memory). bootstrap_order: "

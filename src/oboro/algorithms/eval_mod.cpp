@@ -42,6 +42,16 @@ double interpolation_error(const Polynomial& p, double interval, int r, bool cos
     return double(worst);
 }
 
+// The least degree d in (lo, hi] with good(d), given good(hi) and an error that falls with the
+// degree: a bisection.
+template <typename Good> int least_good_degree(int lo, int hi, Good&& good) {
+    while (hi - lo > 1) {
+        const int mid = (lo + hi) / 2;
+        (good(mid) ? hi : lo) = mid;
+    }
+    return hi;
+}
+
 // The series' cosine multiplies the sine (about 2 pi e): its error d reaches the result as
 // e d / 3, so 2^-40 is far below any bootstrap's noise.
 constexpr double kSeriesCosineError = 0x1p-40;
@@ -52,12 +62,7 @@ std::optional<Polynomial> least_degree_series_cosine(double interval, int angles
     const auto make = [&](int d) { return cosine_interpolant(interval, angles, d, 0); };
     const auto good = [&](int d) { return interpolation_error(make(d), interval, angles, true) <= kSeriesCosineError; };
     if (max_degree < 1 || !good(max_degree)) return std::nullopt;
-    int lo = 0, hi = max_degree;  // good(hi); the error falls with the degree
-    while (hi - lo > 1) {
-        const int mid = (lo + hi) / 2;
-        (good(mid) ? hi : lo) = mid;
-    }
-    return make(hi);
+    return make(least_good_degree(0, max_degree, good));
 }
 
 // The least degree within 2^-50 of the sine (about where double rounding, amplified 4^r by the
@@ -73,12 +78,8 @@ Polynomial least_degree_cosine(double interval, int r) {
         err = error_at(hi);
     }
     const double good_enough = std::max(0x1p-50, 1.5 * err);
-    int lo = (hi - 1) / 2;
-    while (hi - lo > 1) {
-        const int mid = (lo + hi) / 2;
-        (error_at(mid) <= good_enough ? hi : lo) = mid;
-    }
-    return cosine_interpolant(interval, r, hi);
+    return cosine_interpolant(interval, r,
+                              least_good_degree((hi - 1) / 2, hi, [&](int d) { return error_at(d) <= good_enough; }));
 }
 
 // Double angles beyond 3 multiply the interpolant's rounding by 4^r and never save a level here.
