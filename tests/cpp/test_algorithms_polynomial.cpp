@@ -114,7 +114,8 @@ TEST(Polynomial, ProfileRecordsEveryCallAndChangesNothing) {
         EXPECT_GT(e.calls, 0u) << op;
         EXPECT_GE(e.seconds, 0.0) << op;
         calls += e.calls;
-        if (op == "multiply" || op == "multiply_relin" || op == "multiply_relin_rescale") products += e.calls;
+        if (op == "multiply" || op == "multiply_relin" || op == "multiply_relin_rescale" || op == "multiply_add_relin_rescale")
+            products += e.calls;
     }
     EXPECT_EQ(products, counts.mult);
     EXPECT_GE(calls, counts.mult + counts.rescale / 2);

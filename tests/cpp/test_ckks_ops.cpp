@@ -1,6 +1,7 @@
 // Every evaluator operation against a double-precision reference, with explicit precision bounds
 // in bits, on the presets S1, S2 and S4 (paper parameter sets) and at edge cases.
 #include "ckks_test_util.hpp"
+#include "forwarding_queue.hpp"
 
 using namespace oboro::test;
 
@@ -85,6 +86,46 @@ TEST_P(OpsTest, MultiplyRelinearizeRescale) {
     });
     for (const char* what : {"size-3 product", "multiply, relinearize, rescale", "multiply_relin_rescale"})
         p.expect_median_at_least(what, product_bits_bound(ring_degree()));
+}
+
+// a * b + c relinearized and rescaled in one call (the division by q_l fused with the
+// relinearization's by P): the exact level and scale of the product's rescale, a's and b's product
+// plus c to the precision of multiply_relin_rescale (secret-key encryptions: a single draw), the
+// same words as each element of a batch, and the same values through a queue without the fused
+// kernel (backend::Queue's default: relinearize, add, rescale).
+TEST_P(OpsTest, MultiplyAddRelinRescale) {
+    const auto a = random_complex(slots(), 1.0, 30), b = random_complex(slots(), 1.0, 31), c = random_complex(slots(), 1.0, 32);
+    for (int level : {k().ctx->max_level(), 1}) {
+        const Ciphertext ca = k().encrypt(a, level, false), cb = k().encrypt(b, level, false);
+        const Ciphertext cc = k().sk_encryptor->encrypt(k().encoder->encode(c, level, ca.scale() * cb.scale()));
+        std::vector<cplx> want(a.size());
+        for (size_t i = 0; i < a.size(); ++i) want[i] = a[i] * b[i] + c[i];
+        const Ciphertext r = k().eval->multiply_add_relin_rescale(ca, cb, cc, k().rk);
+        EXPECT_EQ(r.level(), level - 1);
+        EXPECT_EQ(r.size(), 2u);
+        EXPECT_DOUBLE_EQ(r.scale(), ca.scale() * cb.scale() / double(k().ctx->q()[size_t(level)]));
+        EXPECT_GE(precision_bits(k().decrypt(r), want), product_bits_bound(ring_degree())) << "level " << level;
+        // c = 0 gives multiply_relin_rescale's words
+        const Ciphertext zero = k().eval->zero_like(ca, 2, level, ca.scale() * cb.scale());
+        const Ciphertext r0 = k().eval->multiply_add_relin_rescale(ca, cb, zero, k().rk);
+        const Ciphertext f = k().eval->multiply_relin_rescale(ca, cb, k().rk);
+        EXPECT_TRUE(std::equal(r0.data(), r0.data() + r0.word_count(), f.data())) << "level " << level;
+        // a batch of two (c broadcast to both, then one each): each element's words
+        const std::vector<Ciphertext> as{ca, cb}, bs{cb, ca}, cs{cc, cc};
+        const auto A = CiphertextBatch::from_ciphertexts(*k().ctx, as), B = CiphertextBatch::from_ciphertexts(*k().ctx, bs);
+        const auto C1 = CiphertextBatch::from_ciphertexts(*k().ctx, std::vector<Ciphertext>{cc});
+        const auto C2 = CiphertextBatch::from_ciphertexts(*k().ctx, cs);
+        for (const auto* C : {&C1, &C2}) {
+            const auto R = k().eval->multiply_add_relin_rescale(A, B, *C, k().rk).to_ciphertexts();
+            for (const Ciphertext& e : R) EXPECT_TRUE(std::equal(e.data(), e.data() + e.word_count(), r.data()));
+        }
+        // the default kernels of a device queue (offsite memory, the CPU's element-wise kernels)
+        const auto queue = std::make_shared<OffsiteQueue>();
+        const Evaluator dev(k().ctx, queue);
+        const auto D = dev.multiply_add_relin_rescale(A.to_device(queue), B.to_device(queue), C1.to_device(queue), k().rk);
+        for (const Ciphertext& e : D.to_host().to_ciphertexts())
+            EXPECT_GE(precision_bits(k().decrypt(e), want), product_bits_bound(ring_degree())) << "default, level " << level;
+    }
 }
 
 TEST_P(OpsTest, MultiplyByPlaintextScalarAndInteger) {

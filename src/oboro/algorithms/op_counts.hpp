@@ -225,6 +225,30 @@ public:
         }
         return r;
     }
+    // a * b + c relinearized and rescaled in one call (the key set's key): one Mult, one relin,
+    // one Add and one rescale.
+    template <ckks::Encrypted T> T multiply_add_relin_rescale(const T& a, const T& b, const T& c) const {
+        const Timed timed(*this, "multiply_add_relin_rescale");
+        T r = eval_.multiply_add_relin_rescale(a, b, c);
+        if (counts_) {
+            const uint64_t n = ckks::element_count(r);
+            counts_->mult += n;
+            counts_->relin += n;
+            counts_->add += n;
+            counts_->rescale += n;
+            counts_->key_switch += ckks::KeySwitchCounts{n, n, n};
+        }
+        return r;
+    }
+    // c * k with k encoded at scale / c.scale, so that the product is at exactly `scale` at c's
+    // level, not rescaled (the addend of multiply_add_relin_rescale): one cMult.
+    template <ckks::Encrypted T> T multiply_constant_to(const T& c, double k, double scale) const {
+        const Timed timed(*this, "multiply_constant_to");
+        T r = eval_.zero_like(c, 2, c.level(), scale);
+        eval_.multiply_accumulate(r, c, k);
+        if (counts_) counts_->cmult += ckks::element_count(c);
+        return r;
+    }
     // a * b relinearized with the key set's key, not rescaled: one Mult, one relin.
     template <ckks::Encrypted T> T multiply_relin(const T& a, const T& b) const {
         const Timed timed(*this, "multiply_relin");

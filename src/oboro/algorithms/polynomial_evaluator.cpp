@@ -235,12 +235,36 @@ public:
         }
     }
 
-    // The node at (its level, scale): its sum before the rescale, then the one rescale.
+    // The node at (its level, scale): its sum before the rescale, then the one rescale. A node with
+    // a quotient divides its product and its remainder's terms by q_{level+1} in the call that
+    // relinearizes the product (one division by q_{level+1} P), not in a rescale of its own.
     T run(const Tree& t, int index, double scale) const {
-        T r = unrescaled(t, index, scale);
-        ops_.rescale_inplace(r);
+        const Node& n = t.nodes[size_t(index)];
+        T r;
+        if (!n.leaf && n.quotient >= 0) {
+            const int up = n.level + 1;
+            const double up_scale = scale * double(ops_.eval().context()->q()[size_t(up)]);
+            const T& giant = power(n.giant, up);
+            const T quotient = run(t, n.quotient, up_scale / giant.scale());
+            if (n.remainder < 0 && n.remainder_constant == 0) {
+                r = ops_.multiply_relin_rescale(quotient, giant);
+            } else {
+                T rest = remainder_terms(n, t, scale, up, up_scale);
+                rest.set_scale(quotient.scale() * giant.scale());  // up_scale, up to double rounding
+                r = ops_.multiply_add_relin_rescale(quotient, giant, rest);
+            }
+        } else {
+            r = unrescaled(t, index, scale);
+            ops_.rescale_inplace(r);
+        }
         r.set_scale(scale);
         return r;
+    }
+
+    // A node's remainder at (up, up_scale), not rescaled: its terms, or its constant.
+    T remainder_terms(const Node& n, const Tree& t, double scale, int up, double up_scale) const {
+        if (n.remainder >= 0) return unrescaled(t, n.remainder, scale);
+        return constant(n.remainder_constant, up, up_scale);
     }
 
     // The node one level above its own at scale * q_{level+1}: a leaf's terms, or the quotient
@@ -300,14 +324,17 @@ private:
 template <ckks::Encrypted T>
 T twice_product_minus(const CountedOps& ops, const T& a, const T& b, const T* c) {
     const auto& eval = ops.eval();
-    T p = ops.multiply_relin(a, b);
-    eval.multiply_integer_inplace(p, 2);
-    if (c)
-        ops.multiply_accumulate(p, c->level() == p.level() ? *c : eval.drop_to_level(*c, p.level()), -1.0);
-    else
-        eval.sub_inplace(p, 1.0);
-    ops.rescale_inplace(p);
-    return p;
+    // (2a) b + (-c), with -c at the product's scale, relinearized and rescaled in one call
+    const T twice_a = eval.multiply_integer(a, 2);
+    const double scale = a.scale() * b.scale();
+    T minus_c;
+    if (c) {
+        minus_c = ops.multiply_constant_to(c->level() == a.level() ? *c : eval.drop_to_level(*c, a.level()), -1.0, scale);
+    } else {
+        minus_c = eval.zero_like(a, 2, a.level(), scale);
+        eval.sub_inplace(minus_c, 1.0);
+    }
+    return ops.multiply_add_relin_rescale(twice_a, b, minus_c);
 }
 
 template ckks::Ciphertext twice_product_minus(const CountedOps&, const ckks::Ciphertext&, const ckks::Ciphertext&,

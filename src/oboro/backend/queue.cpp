@@ -62,6 +62,15 @@ void Queue::tensor_add(const Ring& ring, BatchSpan acc, ConstBatchSpan a, ConstB
     add(ring, acc, acc.as_const(), t.span.as_const());
 }
 
+void Queue::multiply_add_relin_rescale(const Ring& ring, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b,
+                                       ConstBatchSpan c, const KeySwitchKeyView& rk) {
+    Scratch product(*this, a, 3), sum(*this, a, 2);
+    tensor(ring, product.span, a, b);
+    relinearize(ring, sum.span, product.span.as_const(), rk);
+    add(ring, sum.span, sum.span.as_const(), c);
+    rescale(ring, out, sum.span.as_const());
+}
+
 namespace {
 [[noreturn]] void no_extended_basis(const Queue& q, const char* op) {
     raise<Error>(op, ": the extended basis Q_level * P is not available on ", q.device_name(), " yet");

@@ -740,6 +740,42 @@ template <Encrypted T> void Evaluator::multiply_relin_rescale_inplace(T& a, cons
     a = multiply_relin_rescale(a, b);
 }
 
+template <Encrypted T>
+T Evaluator::multiply_add_relin_rescale_with(const T& a, const T& b, const T& c, const RelinKey* rk) const {
+    const char* op = "multiply_add_relin_rescale";
+    const Checks check(*ctx_, *queue_);
+    check.operand(op, a, "a");
+    const RelinKey& key = check.relin_key(op, rk, a);
+    if (a.level() == 0)
+        raise<LevelMismatch>(op, ": operand 'a' (", describe(a), ") is at level 0; no prime is left to rescale by");
+    check_multiply(check, op, a, b);
+    check.operand(op, c, "c");
+    check.size2(op, c, "c");
+    if (count_of(c) != count_of(a) && count_of(c) != 1)
+        raise<ValueError>(op, ": operand 'a' is a ", describe(a), " but operand 'c' a ", describe(c),
+                          "; 'c' must hold as many elements as 'a', or one");
+    if (c.level() != a.level())
+        raise<LevelMismatch>(op, ": operand 'a' is at ", describe(a), " but operand 'c' is at ", describe(c),
+                             "; 'c' is added to the product before its rescale, at the operands' level");
+    const double product_scale = a.scale() * b.scale();
+    if (!same_scale(c.scale(), product_scale))
+        raise<ScaleMismatch>(op, ": operand 'c' has ", describe(c), " but the product of 'a' and 'b' has scale ",
+                             power_of_two(product_scale, 10), "; 'c' must be at the product's scale");
+    const int l = a.level();
+    T out = make_output<T>(*ctx_, output_memory(queue_), count_of(a), 2, l - 1,
+                           product_scale / double(ctx_->q()[size_t(l)]),
+                           std::max({a.slots(), b.slots(), c.slots()}));
+    queue_->multiply_add_relin_rescale(ctx_->ring(), span_of(out), span_of(a), span_of(b), span_of(c), key.view());
+    return out;
+}
+template <Encrypted T>
+T Evaluator::multiply_add_relin_rescale(const T& a, const T& b, const T& c, const RelinKey& rk) const {
+    return multiply_add_relin_rescale_with(a, b, c, &rk);
+}
+template <Encrypted T> T Evaluator::multiply_add_relin_rescale(const T& a, const T& b, const T& c) const {
+    return multiply_add_relin_rescale_with(a, b, c, own_keys().relin_key());
+}
+
 template <Encrypted T> T Evaluator::rescale_to(const T& a, int level, double scale) const {
     const Checks check(*ctx_, *queue_);
     check.operand("rescale_to", a, "a");
@@ -1093,6 +1129,8 @@ std::vector<T> Evaluator::rotate_many_extended_with(const T& a, const std::vecto
     template void Evaluator::multiply_relin_rescale_inplace(T&, const T&, const RelinKey&) const;              \
     template T Evaluator::multiply_relin_rescale(const T&, const T&) const;                                    \
     template void Evaluator::multiply_relin_rescale_inplace(T&, const T&) const;                               \
+    template T Evaluator::multiply_add_relin_rescale(const T&, const T&, const T&, const RelinKey&) const;     \
+    template T Evaluator::multiply_add_relin_rescale(const T&, const T&, const T&) const;                      \
     template T Evaluator::rescale_to(const T&, int, double) const;                                             \
     template void Evaluator::rescale_to_inplace(T&, int, double) const;                                        \
     template T Evaluator::drop_to_level(const T&, int) const;                                                  \

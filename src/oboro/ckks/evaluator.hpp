@@ -201,6 +201,13 @@ public:
     template <Encrypted T> void multiply_relin_rescale_inplace(T& a, const T& b, const RelinKey& rk) const;
     template <Encrypted T> T multiply_relin_rescale(const T& a, const T& b) const;  // with the key set's key
     template <Encrypted T> void multiply_relin_rescale_inplace(T& a, const T& b) const;
+    // a * b + c relinearized and rescaled in one call: c (size 2, at a's level, at the product's
+    // scale a.scale * b.scale) joins the product before its one division by q_l, fused like
+    // multiply_relin_rescale's (on the CPU; other devices add and rescale after relinearizing).
+    // What a sum of a product and other terms rescaled once costs without the rescale of its own
+    // (the Chebyshev step 2ab - c and the giant steps of polynomial evaluation).
+    template <Encrypted T> T multiply_add_relin_rescale(const T& a, const T& b, const T& c, const RelinKey& rk) const;
+    template <Encrypted T> T multiply_add_relin_rescale(const T& a, const T& b, const T& c) const;  // the key set's key
     // Brings `a` to a lower `level` at (almost exactly) the given `scale`, e.g. the level and scale
     // of a product, so that the two can be added: multiplies by the integer round(scale * q_l /
     // a.scale), rescales by q_l (the result's scale is then within 2^-40 of `scale`) and drops
@@ -255,6 +262,7 @@ private:
     // The per-type work behind the public templates (evaluator.cpp); keys come as a KeySet.
     template <Encrypted T> T relinearize_with(const char* op, const T& a, const RelinKey* rk) const;
     template <Encrypted T> void multiply_relin_rescale_with(const T& a, const T& b, const RelinKey* rk, T& out) const;
+    template <Encrypted T> T multiply_add_relin_rescale_with(const T& a, const T& b, const T& c, const RelinKey* rk) const;
     template <Encrypted T> T rotate_with(const char* op, const T& a, const std::vector<int64_t>& steps, const char* index_name,
                                          const KeySet& keys) const;
     template <Encrypted T> T conjugate_with(const T& a, const KeySet& keys) const;

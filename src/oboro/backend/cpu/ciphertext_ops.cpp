@@ -19,7 +19,7 @@ void relinearize_polys(const Ring& ring, int level, const uint64_t* d0, const ui
 
 void multiply_relin_rescale_polys(const Ring& ring, int level, const uint64_t* a0, const uint64_t* a1,
                                   const uint64_t* b0, const uint64_t* b1, const KeySwitchKeyView& rk, uint64_t* out0,
-                                  uint64_t* out1, Workspace& ws) {
+                                  uint64_t* out1, Workspace& ws, const uint64_t* c0, const uint64_t* c1) {
     const LevelConstants& lc = switch_level(ring, level, rk);
     const size_t n = ring.n(), nq = size_t(level + 1), ne = lc.ext_limbs();
     Workspace::Scope scope(ws);
@@ -30,11 +30,14 @@ void multiply_relin_rescale_polys(const Ring& ring, int level, const uint64_t* a
     mod_up(ring, lc, prod + 2 * nq * n, digits, ws);
     key_inner_product(ring, lc, digits, rk, acc, acc + ne * n);
     uint64_t* outs[2] = {out0, out1};
+    const uint64_t* addends[2] = {c0, c1};
     for (size_t t = 0; t < 2; ++t) {
         uint64_t* ext = acc + t * ne * n;
-        // ext += P * d_t on the ciphertext limbs: then one division by P*q_level does the ModDown
-        // and the rescale together.
-        mul_scalar_add(ext, prod + t * nq * n, lc.p_mod_q.data(), ring.moduli(), nq, n);
+        // ext += P * (d_t + c_t) on the ciphertext limbs: then one division by P*q_level does the
+        // ModDown and the rescale together.
+        uint64_t* d = prod + t * nq * n;
+        if (addends[t]) add(d, d, addends[t], ring.moduli(), nq, n);
+        mul_scalar_add(ext, d, lc.p_mod_q.data(), ring.moduli(), nq, n);
         mod_down_rescale(ring, lc, ext, outs[t], ws);
     }
 }

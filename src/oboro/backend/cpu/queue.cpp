@@ -244,6 +244,17 @@ public:
         });
     }
 
+    void multiply_add_relin_rescale(const Ring& ring, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b,
+                                    ConstBatchSpan c, const KeySwitchKeyView& rk) override {
+        const int level = int(a.limbs) - 1;
+        parallel_for(a.count, [&](size_t e) {
+            auto ws = scratch_pool().acquire();
+            const size_t eb = rhs(b, e), ec = rhs(c, e);
+            multiply_relin_rescale_polys(ring, level, a.poly(e, 0), a.poly(e, 1), b.poly(eb, 0), b.poly(eb, 1), rk,
+                                         out.poly(e, 0), out.poly(e, 1), *ws, c.poly(ec, 0), c.poly(ec, 1));
+        });
+    }
+
     void apply_galois(const Ring& ring, BatchSpan out, ConstBatchSpan a, const uint32_t* const* perms,
                       const KeySwitchKeyView* const* keys) override {
         const int level = int(a.limbs) - 1;
