@@ -228,6 +228,15 @@ public:
     }
     void multiply_relin_rescale(const backend::Ring& ring, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b,
                                 const KeySwitchKeyView& rk) override {
+        multiply_relin_rescale_with(ring, out, a, b, nullptr, rk);
+    }
+    void multiply_add_relin_rescale(const backend::Ring& ring, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b,
+                                    ConstBatchSpan c, const KeySwitchKeyView& rk) override {
+        multiply_relin_rescale_with(ring, out, a, b, &c, rk);
+    }
+    // a * b (+ c when given) relinearized and rescaled: one fused launch sequence.
+    void multiply_relin_rescale_with(const backend::Ring& ring, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b,
+                                     const ConstBatchSpan* c, const KeySwitchKeyView& rk) {
         const Lock lock(mutex_);
         transient_keys_.clear();
         const kernels::KeySwitchLevel& L = key_level(ring, int(a.limbs) - 1, rk.special);
@@ -238,6 +247,10 @@ public:
         m.a = a.data;
         m.b = b.data;
         m.b_count = uint32_t(b.count);
+        if (c) {
+            m.c = c->data;
+            m.c_count = uint32_t(c->count);
+        }
         m.out = out.data;
         m.keys = keys->template as<const uint64_t* const>();
         m.key_qp_limbs = rk.qp_limbs;
