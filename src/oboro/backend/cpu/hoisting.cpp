@@ -1,5 +1,7 @@
 #include "oboro/backend/cpu/hoisting.hpp"
 
+#include <vector>
+
 #include "oboro/backend/cpu/keyswitch.hpp"
 #include "oboro/backend/cpu/poly_ops.hpp"
 
@@ -18,6 +20,11 @@ void HoistedDigits::inner_product(const uint32_t* perm, const KeySwitchKeyView& 
     // reduction (no separate sum and add pass); perm: every limb of every digit is permuted the
     // same way (the NTT-form permutation does not depend on the prime), limb by limb inside it
     key_inner_product(ring_, lc_, digits_, key, acc0, acc1, accumulate, perm);
+}
+
+void HoistedDigits::inner_products(size_t count, const uint32_t* const* perms, const KeySwitchKeyView* const* keys,
+                                   uint64_t* const* acc0s, uint64_t* const* acc1s) const {
+    key_inner_products(ring_, lc_, digits_, count, perms, keys, acc0s, acc1s);
 }
 
 void rotate_hoisted_polys(const Ring& ring, int level, const uint64_t* c0, const uint64_t* c1, size_t rotations,
@@ -48,8 +55,8 @@ void rotate_hoisted_extended_polys(const Ring& ring, int level, const uint64_t* 
     Workspace::Scope scope(*ws);
     const HoistedDigits digits(ring, ring.level(level), c1, *ws);
     uint64_t* rotated = ws->take(limbs * n);
+    digits.inner_products(rotations, perms, keys, out0s, out1s);
     for (size_t r = 0; r < rotations; ++r) {
-        digits.inner_product(perms[r], *keys[r], out0s[r], out1s[r], false);
         permute(rotated, c0, perms[r], limbs, n);
         mul_scalar_add(out0s[r], rotated, ring.p_mod_q().data(), ring.moduli(), limbs, n);
     }
@@ -70,7 +77,8 @@ void rotate_sum_polys(const Ring& ring, int level, const uint64_t* c0, const uin
         permute(r == 0 ? out0 : tmp, c0, perms[r], limbs, n);
         if (r > 0) add(out0, out0, tmp, ring.moduli(), limbs, n);
     }
-    for (size_t r = 0; r < rotations; ++r) digits.inner_product(perms[r], *keys[r], acc, acc + ne * n, r > 0);
+    const std::vector<uint64_t*> acc0s(rotations, acc), acc1s(rotations, acc + ne * n);  // one sum
+    digits.inner_products(rotations, perms, keys, acc0s.data(), acc1s.data());
     mod_down(ring, lc, acc, tmp, *ws);
     mod_down(ring, lc, acc + ne * n, out1, *ws);
     add(out0, out0, tmp, ring.moduli(), limbs, n);

@@ -33,6 +33,11 @@ public:
     // permutation (nullptr: the identity). This is a key switch of sigma_g(c1) without its ModDown.
     void inner_product(const uint32_t* perm, const KeySwitchKeyView& key, uint64_t* acc0, uint64_t* acc1,
                        bool accumulate) const;
+    // Several of them at once (key_inner_products: each limb of the digits read once for all):
+    // product r with perms[r] and *keys[r] into (acc0s[r], acc1s[r]), or all summed into one
+    // accumulator when every acc0s[r] is acc0s[0].
+    void inner_products(size_t count, const uint32_t* const* perms, const KeySwitchKeyView* const* keys,
+                        uint64_t* const* acc0s, uint64_t* const* acc1s) const;
 
 private:
     const Ring& ring_;

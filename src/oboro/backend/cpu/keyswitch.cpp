@@ -57,32 +57,45 @@ void mod_up(const Ring& ring, const LevelConstants& lc, const uint64_t* c, uint6
     mod_up(ring, lc, c, digits_out, *ws);
 }
 
-void key_inner_product(const Ring& ring, const LevelConstants& lc, const uint64_t* digits, const KeySwitchKeyView& key,
-                       uint64_t* acc0, uint64_t* acc1, bool accumulate, const uint32_t* perm) {
+void key_inner_products(const Ring& ring, const LevelConstants& lc, const uint64_t* digits, size_t count,
+                        const uint32_t* const* perms, const KeySwitchKeyView* const* keys, uint64_t* const* acc0s,
+                        uint64_t* const* acc1s, bool accumulate) {
     const int level = lc.level;
     const size_t n = ring.n(), nq = size_t(level + 1), ne = lc.ext_limbs();
     const size_t beta = lc.digits.size();
     const EltwiseKernels& kn = eltwise_active();
     parallel_for(ne, [&](size_t i) {
-        // limb i of the extended basis is limb `ki` of the key (which spans Q*P', or Q_l'*P')
-        const size_t ki = key.key_limb(i, level);
         const math::Modulus& m = i < nq ? ring.moduli()[i] : ring.p_moduli()[i - nq];
         // beta limbs: from the memory pool's cache, the same block for every limb of a thread
-        AlignedBuffer<uint64_t> permuted(perm ? beta * n : 0);
+        AlignedBuffer<uint64_t> permuted(perms ? beta * n : 0);
         DotTerm terms[kMaxDotTerms];
-        for (size_t j = 0; j < beta; ++j) {
-            const uint64_t* digit = digits + (j * ne + i) * n;
-            if (perm) {
-                kn.permute_automorphism(permuted.data() + j * n, digit, perm, n);
-                digit = permuted.data() + j * n;
+        // Every product of this limb before the next limb: its beta digit limbs are read from
+        // memory once and stay in cache for the other products' permutations.
+        for (size_t r = 0; r < count; ++r) {
+            const KeySwitchKeyView& key = *keys[r];
+            // limb i of the extended basis is limb `ki` of the key (which spans Q*P', or Q_l'*P')
+            const size_t ki = key.key_limb(i, level);
+            for (size_t j = 0; j < beta; ++j) {
+                const uint64_t* digit = digits + (j * ne + i) * n;
+                if (perms && perms[r]) {
+                    kn.permute_automorphism(permuted.data() + j * n, digit, perms[r], n);
+                    digit = permuted.data() + j * n;
+                }
+                terms[j] = {digit, key.b(j) + ki * n, key.a(j) + ki * n};
             }
-            terms[j] = {digit, key.b(j) + ki * n, key.a(j) + ki * n};
+            // beta <= 64 = kMaxDotTerms: the parameters allow at most 64 primes in the chain.
+            // Fused multiply-add with a single reduction (paper 004): the beta products are
+            // summed in 128 bits and reduced once, in the SIMD table of this CPU.
+            kn.dot2(acc0s[r] + i * n, acc1s[r] + i * n, terms, beta, accumulate || (r > 0 && acc0s[r] == acc0s[0]), m, n);
         }
-        // beta <= 64 = kMaxDotTerms: the parameters allow at most 64 primes in the chain.
-        // Fused multiply-add with a single reduction (paper 004): the beta products are summed
-        // in 128 bits and reduced once, in the SIMD table of this CPU.
-        kn.dot2(acc0 + i * n, acc1 + i * n, terms, beta, accumulate, m, n);
     });
+}
+
+void key_inner_product(const Ring& ring, const LevelConstants& lc, const uint64_t* digits, const KeySwitchKeyView& key,
+                       uint64_t* acc0, uint64_t* acc1, bool accumulate, const uint32_t* perm) {
+    const KeySwitchKeyView* keys[1] = {&key};
+    const uint32_t* perms[1] = {perm};
+    key_inner_products(ring, lc, digits, 1, perm ? perms : nullptr, keys, &acc0, &acc1, accumulate);
 }
 
 namespace {

@@ -41,6 +41,15 @@ void mod_up(const Ring& ring, const LevelConstants& lc, const uint64_t* c, uint6
 // instead of a permuted copy of all the digits written out and read back.
 void key_inner_product(const Ring& ring, const LevelConstants& lc, const uint64_t* digits, const KeySwitchKeyView& key,
                        uint64_t* acc0, uint64_t* acc1, bool accumulate = false, const uint32_t* perm = nullptr);
+// `count` such products of the same digits (hoisted rotations): product r with perms[r] (perms
+// null, or an entry null: no permutation) and *keys[r] into (acc0s[r], acc1s[r]). Limb by limb,
+// every product of a limb before the next limb, so that the digits' limbs are read from memory
+// once for all the products instead of once per product. When acc0s[r] is acc0s[0] (and acc1s[r]
+// acc1s[0]) for r > 0, the products are a sum: product 0 writes (or adds, when `accumulate`) and
+// the later ones add.
+void key_inner_products(const Ring& ring, const LevelConstants& lc, const uint64_t* digits, size_t count,
+                        const uint32_t* const* perms, const KeySwitchKeyView* const* keys, uint64_t* const* acc0s,
+                        uint64_t* const* acc1s, bool accumulate = false);
 
 // ext: lc.ext_limbs() limbs in NTT form (its special limbs are used as scratch).
 // out: level+1 limbs, NTT form, equal to round(ext / P) (exactly: the special part is taken as
