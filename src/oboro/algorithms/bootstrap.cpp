@@ -160,22 +160,25 @@ constexpr double kPairScaleTolerance = 0x1p-40;
 // The DFTs keep their baby-step rotations over Q * P (double hoisting).
 constexpr Hoisting kDftHoisting = Hoisting::mod_up_and_mod_down;
 
-// The output scale from which two iterations are the automatic choice (BootstrapConfig::iterations).
+// The scale from which two iterations are the automatic choice (BootstrapConfig::iterations).
 constexpr double kTwoIterationsScale = 0x1p45;
+
+// Whether the parameters' scale is one where two iterations are expected: the output level's noise
+// floor lies well beyond one bootstrap's precision there. The parameters' scale (that of every
+// level of the presets) stands for the output level's, which the layout gives only after EvalMod
+// is made, and EvalMod's terms depend on this too: one rule for both.
+bool two_iterations_scale(const ckks::Context& ctx) { return ctx.params().scale >= kTwoIterationsScale; }
 
 // The automatic message ratios (BootstrapConfig::message_ratio_bits).
 constexpr int kTwoTermRatioBits = 8;
 constexpr int kRatioBits = 12;
 constexpr int kSlotsToCoeffsFirstRatioBits = 15;
 
-// BootstrapConfig::eval_mod_terms, resolved. The parameters' scale (that of every level of the
-// presets) stands for the output level's, which the layout gives after EvalMod is made: at
-// 2^45 and above (B2) one term whatever the iterations, so that asking for one or two changes the
-// time only, not the levels.
+// BootstrapConfig::eval_mod_terms, resolved: at a two-iteration scale (B2) one term whatever the
+// iterations, so that asking for one or two changes the time only, not the levels.
 int eval_mod_terms(const ckks::Context& ctx, const BootstrapConfig& c) {
     if (c.eval_mod_terms) return *c.eval_mod_terms;
-    const bool one = c.order == BootstrapOrder::slots_to_coeffs_first || c.iterations == 2 ||
-                     ctx.params().scale >= kTwoIterationsScale;
+    const bool one = c.order == BootstrapOrder::slots_to_coeffs_first || c.iterations == 2 || two_iterations_scale(ctx);
     return one ? 1 : 2;
 }
 
@@ -213,8 +216,7 @@ Bootstrapper::Bootstrapper(ckks::ContextPtr ctx, const BootstrapConfig& config)
     if (stc_first && config_.iterations.value_or(1) != 1)
         raise<ParameterError>("Bootstrapper: SlotsToCoeffs first takes one iteration (comparing the output with the "
                               "input would need SlotsToCoeffs again); use CoeffsToSlots first for two");
-    iterations_ = config_.iterations.value_or(
-        !stc_first && ctx_->standard_scale(output_level()) >= kTwoIterationsScale ? 2 : 1);
+    iterations_ = config_.iterations.value_or(!stc_first && two_iterations_scale(*ctx_) ? 2 : 1);
     if (iterations_ > 1 && output_level() < 1)
         raise<ParameterError>("Bootstrapper: ", iterations_, " iterations compare the output with the input at "
                               "level 0, which takes one rescale: they need an output level of at least 1 (this circuit "

@@ -86,7 +86,7 @@ struct BootstrapConfig {
     // in turn, then taken off; twice the time and the same levels, for about k more bits
     // (iteration_scale_bits()), up to the output level's noise floor, about 13 bits below its
     // scale at N = 2^16. Automatic (nullopt): 2 where that floor lies well beyond one
-    // bootstrap's precision, an output scale of at least 2^45 (preset B2's 2^48), else 1
+    // bootstrap's precision, parameters of a scale of at least 2^45 (preset B2's 2^48), else 1
     // (B1's 2^40, where a second iteration would gain about 3 bits for twice the time). With
     // SlotsToCoeffs first, 1 (2 is refused: the comparison would need SlotsToCoeffs again).
     std::optional<int> iterations;
