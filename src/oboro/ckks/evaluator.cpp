@@ -704,15 +704,25 @@ template <Encrypted T> T Evaluator::rescale(const T& a) const {
 
 template <Encrypted T> void Evaluator::rescale_inplace(T& a) const { a = rescale(a); }
 
+namespace {
+// The checks of a product relinearized and rescaled (multiply_relin_rescale and
+// multiply_add_relin_rescale); returns the key.
 template <Encrypted T>
-void Evaluator::multiply_relin_rescale_with(const T& a, const T& b, const RelinKey* rk, T& out) const {
-    const char* op = "multiply_relin_rescale";
-    const Checks check(*ctx_, *queue_);
+const RelinKey& check_relin_rescale(const Checks& check, const char* op, const T& a, const T& b, const RelinKey* rk) {
     check.operand(op, a, "a");
     const RelinKey& key = check.relin_key(op, rk, a);
     if (a.level() == 0)
         raise<LevelMismatch>(op, ": operand 'a' (", describe(a), ") is at level 0; no prime is left to rescale by");
     check_multiply(check, op, a, b);
+    return key;
+}
+}  // namespace
+
+template <Encrypted T>
+void Evaluator::multiply_relin_rescale_with(const T& a, const T& b, const RelinKey* rk, T& out) const {
+    const char* op = "multiply_relin_rescale";
+    const Checks check(*ctx_, *queue_);
+    const RelinKey& key = check_relin_rescale(check, op, a, b, rk);
     check.output_not_operand(op, out, a, b);
     const int l = a.level();
     prepare_output(out, *ctx_, output_memory(queue_), count_of(a), 2, l - 1,
@@ -744,11 +754,7 @@ template <Encrypted T>
 T Evaluator::multiply_add_relin_rescale_with(const T& a, const T& b, const T& c, const RelinKey* rk) const {
     const char* op = "multiply_add_relin_rescale";
     const Checks check(*ctx_, *queue_);
-    check.operand(op, a, "a");
-    const RelinKey& key = check.relin_key(op, rk, a);
-    if (a.level() == 0)
-        raise<LevelMismatch>(op, ": operand 'a' (", describe(a), ") is at level 0; no prime is left to rescale by");
-    check_multiply(check, op, a, b);
+    const RelinKey& key = check_relin_rescale(check, op, a, b, rk);
     check.operand(op, c, "c");
     check.size2(op, c, "c");
     if (count_of(c) != count_of(a) && count_of(c) != 1)
