@@ -235,23 +235,24 @@ public:
 
     void multiply_relin_rescale(const Ring& ring, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b,
                                 const KeySwitchKeyView& rk) override {
-        const int level = int(a.limbs) - 1;
-        parallel_for(a.count, [&](size_t c) {
-            auto ws = scratch_pool().acquire();
-            const size_t cb = rhs(b, c);
-            multiply_relin_rescale_polys(ring, level, a.poly(c, 0), a.poly(c, 1), b.poly(cb, 0), b.poly(cb, 1), rk,
-                                         out.poly(c, 0), out.poly(c, 1), *ws);
-        });
+        multiply_relin_rescale_with(ring, out, a, b, nullptr, rk);
     }
 
     void multiply_add_relin_rescale(const Ring& ring, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b,
                                     ConstBatchSpan c, const KeySwitchKeyView& rk) override {
+        multiply_relin_rescale_with(ring, out, a, b, &c, rk);
+    }
+
+    // a * b (+ c when given) relinearized and rescaled, element by element.
+    static void multiply_relin_rescale_with(const Ring& ring, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b,
+                                            const ConstBatchSpan* c, const KeySwitchKeyView& rk) {
         const int level = int(a.limbs) - 1;
         parallel_for(a.count, [&](size_t e) {
             auto ws = scratch_pool().acquire();
-            const size_t eb = rhs(b, e), ec = rhs(c, e);
+            const size_t eb = rhs(b, e), ec = c ? rhs(*c, e) : 0;
             multiply_relin_rescale_polys(ring, level, a.poly(e, 0), a.poly(e, 1), b.poly(eb, 0), b.poly(eb, 1), rk,
-                                         out.poly(e, 0), out.poly(e, 1), *ws, c.poly(ec, 0), c.poly(ec, 1));
+                                         out.poly(e, 0), out.poly(e, 1), *ws, c ? c->poly(ec, 0) : nullptr,
+                                         c ? c->poly(ec, 1) : nullptr);
         });
     }
 
