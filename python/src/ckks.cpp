@@ -161,9 +161,12 @@ StatePtr public_copy(const State& s) {
 PyCiphertext encrypt(const StatePtr& st, nb::handle values, std::optional<int> level, std::optional<double> scale,
                      std::optional<size_t> slots) {
     if (!st->encryptor) raise<MissingKey>("encrypt: the context has no keys yet; call keygen() first");
-    PyPlaintext p = encode_array(st, values, level, scale, slots, "encrypt");
-    Ciphertext ct = st->encryptor->encrypt(p.pt);  // with the GIL: the encryptor's generator is not thread-safe
-    return PyCiphertext{st, std::move(ct), std::move(p.shape), p.is_complex};
+    HostArray h = to_host(values, "encrypt");
+    const Encoding e = resolve_encoding(*st, h.shape, level, scale, slots, "encrypt");
+    // encoded and encrypted in one step (no transforms of the message's own); with the GIL: the
+    // encryptor's generator is not thread-safe
+    Ciphertext ct = st->encryptor->encrypt(*st->encoder, h.values, e.level, e.scale, e.slots);
+    return PyCiphertext{st, std::move(ct), std::move(h.shape), h.is_complex};
 }
 
 nb::object decrypt(const State& s, const PyCiphertext& c) {

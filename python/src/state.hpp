@@ -197,7 +197,7 @@ struct Encoding {
 };
 Encoding resolve_encoding(const State& s, const std::vector<size_t>& shape, std::optional<int> level,
                           std::optional<double> scale, std::optional<size_t> slots, const char* op);
-// The encoding of `values` for encrypt/encode (`op` names the caller in errors).
+// The encoding of `values` for encode (`op` names the caller in errors).
 PyPlaintext encode_array(const StatePtr& st, nb::handle values, std::optional<int> level,
                          std::optional<double> scale, std::optional<size_t> slots, const char* op);
 

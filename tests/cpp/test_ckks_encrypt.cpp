@@ -1,6 +1,11 @@
 // Encoding, encryption and decryption precision against a double-precision reference.
 #include "ckks_test_util.hpp"
+#include "oboro/backend/cpu/keyswitch.hpp"
+#include "oboro/backend/cpu/poly_ops.hpp"
+#include "oboro/ckks/sampling.hpp"
 
+using namespace oboro;
+using namespace oboro::ckks;
 using namespace oboro::test;
 
 class PresetTest : public ::testing::TestWithParam<std::string> {};
@@ -29,7 +34,86 @@ TEST_P(PresetTest, PublicAndSecretKeyEncryptDecrypt) {
     p.expect_median_at_least("secret-key encryption", secret_key_fresh_bits_estimate(n) - 1.0);
 }
 
+// encrypt(encoder, values) puts the message into the error before its transforms; with the same
+// randomness it must give what encrypt(encode(values)) gives. Decryption shows it word for word
+// (c0 + c1*s = m + noise; a secret-key encryption's uniform half has a fresh seed either way).
+TEST_P(PresetTest, OneStepEncryptionEqualsEncodeThenEncrypt) {
+    Keys& k = Keys::get(GetParam());
+    const math::Seed seed{7, 1, 2, 3};
+    const int top = k.ctx->max_level();
+    for (bool with_public_key : {true, false}) {
+        Encryptor& enc = with_public_key ? *k.pk_encryptor : *k.sk_encryptor;
+        for (int level : {top, std::min(top, 1), 0}) {
+            for (size_t slots : {k.ctx->max_slots(), size_t(4)}) {
+                SCOPED_TRACE(testing::Message() << (with_public_key ? "public" : "secret") << " key, level " << level
+                                                << ", " << slots << " slots");
+                auto v = random_complex(slots, 1.0, 11 + uint64_t(level));
+                v[0] = {1.0, -1.0};  // the interval's ends
+                v[slots - 1] = {0.0, 0.0};
+                const double scale = k.ctx->standard_scale(level);
+                enc.reseed_for_testing(seed);
+                const Ciphertext one = enc.encrypt(*k.encoder, v, level, scale, slots);
+                enc.reseed_for_testing(seed);
+                const Ciphertext two = enc.encrypt(k.encoder->encode(v, level, scale, slots));
+                EXPECT_EQ(one.level(), level);
+                EXPECT_EQ(one.scale(), scale);
+                EXPECT_EQ(one.slots(), slots);
+                EXPECT_EQ(one.uniform_seed().has_value(), !with_public_key);
+                const Plaintext a = k.decryptor->decrypt(one), b = k.decryptor->decrypt(two);
+                const size_t words = a.limbs() * k.ctx->n();
+                EXPECT_TRUE(std::equal(a.poly(0), a.poly(0) + words, b.poly(0)));
+                EXPECT_GE(precision_bits(k.decrypt(one), v), public_key_fresh_bits_estimate(k.ctx->n()) - 4.0);
+            }
+        }
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(Presets, PresetTest, ::testing::Values("S1", "S2", "S4"));
+
+// The division by P that public-key encryption uses: an addend in coefficient form gives what
+// the same addend transformed and added first gives, at every level.
+TEST(ModDownAdding, EqualsModDownOfTheSum) {
+    for (const char* preset : {"S1", "S4"}) {
+        Keys& k = Keys::get(preset);
+        const Context& ctx = *k.ctx;
+        const size_t n = ctx.n(), p = ctx.p_count();
+        for (int level : {ctx.max_level(), 0}) {
+            SCOPED_TRACE(testing::Message() << preset << ", level " << level);
+            const size_t nq = size_t(level + 1), ne = nq + p;
+            std::vector<math::Modulus> mods(ctx.moduli(), ctx.moduli() + nq);
+            mods.insert(mods.end(), ctx.p_moduli(), ctx.p_moduli() + p);
+            math::Prng prng(math::Seed{3, uint8_t(level)});
+            std::vector<uint64_t> ext(ne * n), addend(ne * n);
+            sample_uniform(prng, ext.data(), mods.data(), ne, n);
+            sample_uniform(prng, addend.data(), mods.data(), ne, n);
+            // reference: NTT(addend) added to ext, then the plain ModDown
+            std::vector<uint64_t> sum = addend, want(nq * n), got(nq * n);
+            backend::cpu::ntt_forward(sum.data(), ctx.ntt_tables(), nq);
+            backend::cpu::ntt_forward(sum.data() + nq * n, ctx.p_ntt_tables(), p);
+            backend::cpu::add(sum.data(), sum.data(), ext.data(), mods.data(), ne, n);
+            const backend::LevelConstants& lc = ctx.ring().level(level);
+            backend::cpu::mod_down(ctx.ring(), lc, sum.data(), want.data());
+            auto ws = scratch_pool().acquire();
+            backend::cpu::mod_down_adding(ctx.ring(), lc, ext.data(), addend.data(), got.data(), *ws);
+            EXPECT_EQ(got, want);
+        }
+    }
+}
+
+TEST(OneStepEncryption, RefusesWhatEncodeRefuses) {
+    Keys& k = Keys::get("S1");
+    const size_t slots = k.ctx->max_slots();
+    std::vector<cplx> too_many(slots + 1, cplx(0.5, 0));
+    EXPECT_THROW(k.pk_encryptor->encrypt(*k.encoder, too_many), oboro::ValueError);
+    std::vector<cplx> huge(4, cplx(1e30, 0));
+    EXPECT_THROW(k.pk_encryptor->encrypt(*k.encoder, huge), oboro::ValueError);
+    std::vector<cplx> nan(4, cplx(std::nan(""), 0));
+    EXPECT_THROW(k.sk_encryptor->encrypt(*k.encoder, nan), oboro::ValueError);
+    EXPECT_THROW(k.pk_encryptor->encrypt(*k.encoder, nan, k.ctx->max_level() + 1), oboro::LevelMismatch);
+    EXPECT_THROW(k.pk_encryptor->encrypt(*k.encoder, nan, std::nullopt, std::nullopt, size_t(3)), oboro::ValueError);
+    Keys& other = Keys::get("S2");
+    EXPECT_THROW(k.pk_encryptor->encrypt(*other.encoder, huge), oboro::ContextMismatch);
+}
 
 TEST(Decryption, NoiseFloodingAddsTheRequestedNoise) {
     Keys& k = Keys::get("S1");

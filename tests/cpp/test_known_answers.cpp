@@ -196,7 +196,7 @@ TEST(KnownAnswers, Sampling) {
     std::vector<uint64_t> poly(mods.size() * n);
     ckks::expand_uniform(seed, 7, poly.data(), mods.data(), mods.size(), n);
     d.add(poly);
-    ckks::small_to_ntt(ckks::sample_gaussian(p, n), poly.data(), mods.data(), tables.data(), mods.size());
+    ckks::small_to_ntt(ckks::sample_gaussian(p, n), ckks::gaussian_bound(ckks::kErrorSigma), poly.data(), mods.data(), tables.data(), mods.size());
     d.add(poly);
     expect_digest("sampling", d.h, 0xca12a11b006f765bull);
 }

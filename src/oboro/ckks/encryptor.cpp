@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "oboro/backend/cpu/encode.hpp"
 #include "oboro/backend/cpu/keyswitch.hpp"
 #include "oboro/backend/cpu/poly_ops.hpp"
 #include "oboro/ckks/evaluator.hpp"
@@ -26,38 +27,44 @@ void Encryptor::check(const Plaintext& pt) const {
     if (pt.context_id() != ctx_->id()) raise<ContextMismatch>("encrypt: the plaintext belongs to another parameter set");
 }
 
-std::optional<math::Seed> Encryptor::encrypt_zero_into(int level, uint64_t* c0, uint64_t* c1, math::Prng& prng) const {
+std::optional<math::Seed> Encryptor::encrypt_into(int level, const uint64_t* message, uint64_t* c0, uint64_t* c1,
+                                                   math::Prng& prng) const {
     const Context& ctx = *ctx_;
     const size_t n = ctx.n(), nq = size_t(level + 1);
     if (sk_) {
-        // (c0, c1) = (-a*s + e, a). a*s gives s away (a is public): its scratch is wiped.
+        // (c0, c1) = (-a*s + e + m, a): e and m meet in coefficient form, one NTT for both. a*s
+        // gives s away (a is public): its scratch is wiped.
         const math::Seed seed = math::os_random_seed();
         expand_uniform(seed, 0, c1, ctx.moduli(), nq, n);
-        small_to_ntt(sample_gaussian(prng, n), c0, ctx.moduli(), ctx.ntt_tables(), nq);
+        small_to_limbs(sample_gaussian(prng, n), gaussian_bound(kErrorSigma), c0, ctx.moduli(), nq);
+        if (message) cpu::add(c0, c0, message, ctx.moduli(), nq, n);
+        cpu::ntt_forward(c0, ctx.ntt_tables(), nq);
         WipedBuffer<uint64_t> as(nq * n);
         cpu::mul(as.data(), c1, sk_->ntt.data(), ctx.moduli(), nq, n);
         cpu::sub(c0, c0, as.data(), ctx.moduli(), nq, n);
         return seed;
     }
-    // Over Q_l * P: (u*b + e0, u*a + e1), then divide by P.
+    // Over Q_l * P: round((u*b + e0 + P*m) / P) = round((u*b + e0) / P) + m, and
+    // round((u*a + e1) / P). The errors (and P*m) stay in coefficient form: the division by P
+    // takes them as an addend (mod_down_adding), so they need no transforms of their own.
     const size_t k = ctx.p_count(), ne = nq + k, qp = ctx.q_count() + k;
-    AlignedBuffer<uint64_t> u(ne * n), e(ne * n), ext(2 * ne * n);
+    const backend::LevelConstants& lc = ctx.ring().level(level);
+    AlignedBuffer<uint64_t> u(ne * n), ext(ne * n), addend(ne * n);
     const auto u_coeffs = sample_ternary(prng, n);
     small_to_ntt(u_coeffs, u.data(), ctx.moduli(), ctx.ntt_tables(), nq);
     small_to_ntt(u_coeffs, u.data() + nq * n, ctx.p_moduli(), ctx.p_ntt_tables(), k);
+    auto ws = scratch_pool().acquire();
     uint64_t* outs[2] = {c0, c1};
     for (int part = 0; part < 2; ++part) {
         const uint64_t* key = part == 0 ? pk_->b() : pk_->a(qp, n);
-        uint64_t* out = ext.data() + size_t(part) * ne * n;
         const auto e_coeffs = sample_gaussian(prng, n);
-        small_to_ntt(e_coeffs, e.data(), ctx.moduli(), ctx.ntt_tables(), nq);
-        small_to_ntt(e_coeffs, e.data() + nq * n, ctx.p_moduli(), ctx.p_ntt_tables(), k);
+        small_to_limbs(e_coeffs, gaussian_bound(kErrorSigma), addend.data(), ctx.moduli(), nq);
+        small_to_limbs(e_coeffs, gaussian_bound(kErrorSigma), addend.data() + nq * n, ctx.p_moduli(), k);
+        if (part == 0 && message) cpu::mul_scalar_add(addend.data(), message, lc.p_mod_q.data(), ctx.moduli(), nq, n);
         // the key's limbs: q_0..q_l, then the special primes at q_count..
-        cpu::mul(out, u.data(), key, ctx.moduli(), nq, n);
-        cpu::mul(out + nq * n, u.data() + nq * n, key + ctx.q_count() * n, ctx.p_moduli(), k, n);
-        cpu::add(out, out, e.data(), ctx.moduli(), nq, n);
-        cpu::add(out + nq * n, out + nq * n, e.data() + nq * n, ctx.p_moduli(), k, n);
-        cpu::mod_down(ctx.ring(), ctx.ring().level(level), out, outs[part]);
+        cpu::mul(ext.data(), u.data(), key, ctx.moduli(), nq, n);
+        cpu::mul(ext.data() + nq * n, u.data() + nq * n, key + ctx.q_count() * n, ctx.p_moduli(), k, n);
+        cpu::mod_down_adding(ctx.ring(), lc, ext.data(), addend.data(), outs[part], *ws);
     }
     return std::nullopt;
 }
@@ -67,7 +74,8 @@ Ciphertext Encryptor::encrypt_zero(int level, double scale, size_t slots) {
     if (level < 0 || level > ctx.max_level())
         raise<LevelMismatch>("encrypt: level ", level, " is outside 0..", ctx.max_level());
     Ciphertext ct(ctx, 2, level, scale, slots);
-    if (const auto seed = encrypt_zero_into(level, ct.mutable_poly(0), ct.mutable_poly(1), prng_)) ct.set_uniform_seed(*seed);
+    if (const auto seed = encrypt_into(level, nullptr, ct.mutable_poly(0), ct.mutable_poly(1), prng_))
+        ct.set_uniform_seed(*seed);
     return ct;
 }
 
@@ -79,6 +87,26 @@ Ciphertext Encryptor::encrypt(const Plaintext& pt) {
     if (seed) ct.set_uniform_seed(*seed);  // only polynomial 0 changed
     return ct;
 }
+
+Ciphertext Encryptor::encrypt(const Encoder& encoder, const std::vector<std::complex<double>>& values,
+                              std::optional<int> level, std::optional<double> scale, std::optional<size_t> slots) {
+    if (encoder.context()->id() != ctx_->id())
+        raise<ContextMismatch>("encrypt: the encoder belongs to another parameter set");
+    const EncodingShape shape = encoder.encoding_shape("encrypt", values.size(), level, scale, slots);
+    const size_t n = ctx_->n(), nq = size_t(shape.level + 1);
+    AlignedBuffer<uint64_t> message(nq * n);
+    {
+        std::vector<double> coefficients(2 * shape.slots);
+        encoder.scaled_coefficients("encrypt", values.data(), values.size(), shape, coefficients.data());
+        cpu::write_coefficients(ctx_->ring(), coefficients.data(), shape.slots, shape.level, message.data());
+    }
+    Ciphertext ct(*ctx_, 2, shape.level, shape.scale, shape.slots);
+    if (const auto seed = encrypt_into(shape.level, message.data(), ct.mutable_poly(0), ct.mutable_poly(1), prng_))
+        ct.set_uniform_seed(*seed);
+    return ct;
+}
+
+void Encryptor::reseed_for_testing(const math::Seed& seed) { prng_ = math::Prng(seed); }
 
 CiphertextBatch Encryptor::encrypt_batch(const PlaintextBatch& pts) {
     const Context& ctx = *ctx_;
@@ -96,7 +124,7 @@ CiphertextBatch Encryptor::encrypt_batch(const PlaintextBatch& pts) {
     parallel_for(pts.count(), [&](size_t c) {
         math::Prng prng(batch_seed, c);
         uint64_t* c0 = dst.poly(c, 0);
-        seeds[c] = encrypt_zero_into(pts.level(), c0, dst.poly(c, 1), prng);
+        seeds[c] = encrypt_into(pts.level(), nullptr, c0, dst.poly(c, 1), prng);
         cpu::add(c0, c0, pts.poly(c, 0), ctx.moduli(), limbs, n);
     });
     for (size_t c = 0; c < seeds.size(); ++c)  // after the writes, which forget seeds
@@ -142,7 +170,8 @@ void Decryptor::decrypt_into(const uint64_t* const* polys, size_t size, size_t l
     }
     if (flooding_bits_ > 0) {
         WipedBuffer<uint64_t> noise(nq * n);  // subtracted from a result, it would undo the flooding
-        small_to_ntt(sample_gaussian(prng, n, std::exp2(flooding_bits_)), noise.data(), ctx.moduli(), ctx.ntt_tables(), nq);
+        const double sigma = std::exp2(flooding_bits_);
+        small_to_ntt(sample_gaussian(prng, n, sigma), gaussian_bound(sigma), noise.data(), ctx.moduli(), ctx.ntt_tables(), nq);
         cpu::add(out, out, noise.data(), ctx.moduli(), nq, n);
     }
 }

@@ -28,18 +28,31 @@ public:
     Encryptor(ContextPtr ctx, SecretKeyPtr sk);
 
     Ciphertext encrypt(const Plaintext& pt);
+    // encrypt(encoder.encode(values, level, scale, slots)) in one step, with the same result for the
+    // same randomness and the same errors for bad values: the message joins the encryption's
+    // error in coefficient form, so it is never transformed on its own (level + 1 NTTs fewer).
+    Ciphertext encrypt(const Encoder& encoder, const std::vector<std::complex<double>>& values,
+                       std::optional<int> level = std::nullopt, std::optional<double> scale = std::nullopt,
+                       std::optional<size_t> slots = std::nullopt);
     // Encryption of zero at a level (for masking and tests).
     Ciphertext encrypt_zero(int level, double scale, size_t slots);
     // Every plaintext of the batch (in host memory), encrypted in parallel into one batch. Each
     // element draws its randomness from its own stream of a fresh seed of this encryptor's
     // generator; secret-key encryptions keep their uniform seeds (CiphertextBatch::uniform_seed).
     CiphertextBatch encrypt_batch(const PlaintextBatch& pts);
+    // The randomness of the encryptions after this call (the errors, and u of a public-key
+    // encryption) comes from `seed`, so that tests can compare two ways of encrypting. Never for
+    // real data: equal seeds give equal errors. The uniform half of a secret-key encryption keeps
+    // its fresh seed.
+    void reseed_for_testing(const math::Seed& seed);
 
 private:
     void check(const Plaintext& pt) const;
-    // An encryption of zero at `level` into c0, c1 (level + 1 limbs each), with the errors from
-    // `prng`; returns the uniform seed of a secret-key encryption.
-    std::optional<math::Seed> encrypt_zero_into(int level, uint64_t* c0, uint64_t* c1, math::Prng& prng) const;
+    // An encryption at `level` into c0, c1 (level + 1 limbs each, NTT form), with the errors from
+    // `prng`, of `message` (level + 1 limbs in coefficient form), or of zero when it is null;
+    // returns the uniform seed of a secret-key encryption.
+    std::optional<math::Seed> encrypt_into(int level, const uint64_t* message, uint64_t* c0, uint64_t* c1,
+                                           math::Prng& prng) const;
     ContextPtr ctx_;
     std::optional<PublicKey> pk_;
     SecretKeyPtr sk_;  // null for public-key encryption

@@ -106,8 +106,8 @@ void rlwe_sample(const Context& ctx, int level, size_t special, const SecretVect
     const size_t n = ctx.n(), nq = size_t(level + 1), k = special, limbs = nq + k;
     const std::vector<math::Modulus> basis = key_basis(ctx, level, special);
     expand_uniform(a_seed, stream, a, basis.data(), limbs, n);
-    small_to_ntt(e, b, ctx.moduli(), ctx.ntt_tables(), nq);
-    small_to_ntt(e, b + nq * n, ctx.p_moduli(), ctx.p_ntt_tables(), k);
+    small_to_ntt(e, gaussian_bound(kErrorSigma), b, ctx.moduli(), ctx.ntt_tables(), nq);
+    small_to_ntt(e, gaussian_bound(kErrorSigma), b + nq * n, ctx.p_moduli(), ctx.p_ntt_tables(), k);
     WipedBuffer<uint64_t> as(limbs * n);
     cpu::mul(as.data(), a, s, basis.data(), limbs, n);
     cpu::sub(b, b, as.data(), basis.data(), limbs, n);

@@ -29,7 +29,7 @@ namespace {
 // Cumulative distribution of |X| for the rounded Gaussian of width sigma, cut at 6 sigma, in
 // units of 2^-64: table[k] = floor(2^64 * P(|X| <= k)) for the folded distribution.
 std::vector<uint64_t> folded_cdt(double sigma) {
-    const int bound = int(std::ceil(6 * sigma));
+    const int bound = int(gaussian_bound(sigma));
     std::vector<double> p(size_t(bound) + 1);
     double total = 0;
     for (int k = 0; k <= bound; ++k) {
@@ -86,37 +86,46 @@ SecretVector<int64_t> sample_gaussian(math::Prng& prng, size_t n, double sigma) 
 
 namespace {
 template <typename T>
-void small_to_ntt_of(std::span<const T> coeffs, uint64_t* out, const math::Modulus* mods,
-                     const math::NttTables* tables, size_t limbs) {
+void small_to_limbs_of(std::span<const T> coeffs, uint64_t bound, uint64_t* out, const math::Modulus* mods,
+                       size_t limbs) {
     const size_t n = coeffs.size();
+    const T* __restrict c = coeffs.data();
     for (size_t i = 0; i < limbs; ++i) {
         const math::Modulus& m = mods[i];
-        uint64_t* o = out + i * n;
-        // Branch-free: the coefficients are secret (key, error, encryption randomness), so no
-        // branch or table index may depend on their sign or size (constant time). Besides, random
-        // signs would defeat the branch predictor.
-        for (size_t k = 0; k < n; ++k) {
-            const int64_t c = int64_t(coeffs[k]);
-            const uint64_t negative = uint64_t(c >> 63);             // all ones when c < 0
-            const uint64_t mag = (uint64_t(c) ^ negative) - negative;  // |c|
-            const uint64_t r = m.barrett.reduce_word(mag);
-            const uint64_t flip = negative & (uint64_t(0) - uint64_t(r != 0));
-            o[k] = r + (flip & (m.value - 2 * r));  // r, or q - r for a negative c (0 stays 0)
+        uint64_t* __restrict o = out + i * n;
+        // Constant time: the coefficients are secret (key, error, encryption randomness). Below
+        // the modulus a negative c only needs q added, which the compiler vectorizes.
+        if (bound < m.value) {
+            for (size_t k = 0; k < n; ++k) {
+                const int64_t x = int64_t(c[k]);
+                o[k] = uint64_t(x) + (m.value & uint64_t(x >> 63));
+            }
+        } else {
+            for (size_t k = 0; k < n; ++k) o[k] = math::reduce_signed(int64_t(c[k]), m.barrett);
         }
     }
-    backend::cpu::ntt_forward(out, tables, limbs);
+}
+}  // namespace
+
+void small_to_limbs(std::span<const int8_t> coeffs, uint64_t* out, const math::Modulus* mods, size_t limbs) {
+    small_to_limbs_of(coeffs, 128, out, mods, limbs);
 }
 
-}  // namespace
+void small_to_limbs(std::span<const int64_t> coeffs, uint64_t bound, uint64_t* out, const math::Modulus* mods,
+                    size_t limbs) {
+    small_to_limbs_of(coeffs, bound, out, mods, limbs);
+}
 
 void small_to_ntt(std::span<const int8_t> coeffs, uint64_t* out, const math::Modulus* mods,
                   const math::NttTables* tables, size_t limbs) {
-    small_to_ntt_of(coeffs, out, mods, tables, limbs);
+    small_to_limbs(coeffs, out, mods, limbs);
+    backend::cpu::ntt_forward(out, tables, limbs);
 }
 
-void small_to_ntt(std::span<const int64_t> coeffs, uint64_t* out, const math::Modulus* mods,
+void small_to_ntt(std::span<const int64_t> coeffs, uint64_t bound, uint64_t* out, const math::Modulus* mods,
                   const math::NttTables* tables, size_t limbs) {
-    small_to_ntt_of(coeffs, out, mods, tables, limbs);
+    small_to_limbs(coeffs, bound, out, mods, limbs);
+    backend::cpu::ntt_forward(out, tables, limbs);
 }
 
 void sample_uniform(math::Prng& prng, uint64_t* out, const math::Modulus* mods, size_t limbs, size_t n) {

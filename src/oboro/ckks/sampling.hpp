@@ -5,6 +5,7 @@
 // is wiped when they die (util/secret_memory.hpp).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <span>
 
@@ -25,12 +26,20 @@ SecretVector<int8_t> sample_sparse_ternary(math::Prng& prng, size_t n, int h);
 // uses a cumulative-table sampler whose time does not depend on the sample; other widths (noise
 // flooding) use Box-Muller.
 SecretVector<int64_t> sample_gaussian(math::Prng& prng, size_t n, double sigma = kErrorSigma);
+// The largest magnitude sample_gaussian returns for `sigma` (the cut at 6 sigma, rounded up).
+inline uint64_t gaussian_bound(double sigma) { return uint64_t(std::ceil(6 * sigma)); }
 
-// Writes a polynomial with small signed coefficients into `limbs` limbs and transforms it to
-// NTT form. mods/tables may be a sub-range of the context's (e.g. only the P primes).
+// Writes a polynomial with small signed coefficients into `limbs` limbs (canonical residues,
+// coefficient form). `bound`: the largest magnitude the coefficients' distribution can give
+// (gaussian_bound; public, never the samples' own maximum, which is secret): limbs whose modulus
+// exceeds it need no reduction. mods may be a sub-range of the context's (e.g. only the P primes).
+void small_to_limbs(std::span<const int8_t> coeffs, uint64_t* out, const math::Modulus* mods, size_t limbs);
+void small_to_limbs(std::span<const int64_t> coeffs, uint64_t bound, uint64_t* out, const math::Modulus* mods,
+                    size_t limbs);
+// The same, transformed to NTT form (tables: those of mods).
 void small_to_ntt(std::span<const int8_t> coeffs, uint64_t* out, const math::Modulus* mods,
                   const math::NttTables* tables, size_t limbs);
-void small_to_ntt(std::span<const int64_t> coeffs, uint64_t* out, const math::Modulus* mods,
+void small_to_ntt(std::span<const int64_t> coeffs, uint64_t bound, uint64_t* out, const math::Modulus* mods,
                   const math::NttTables* tables, size_t limbs);
 
 // Uniform polynomial mod each modulus, directly in NTT form (the NTT is a bijection).

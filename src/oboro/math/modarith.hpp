@@ -111,6 +111,17 @@ template <typename W> struct Barrett {
     OBORO_HD W mul(W a, W b) const { return reduce(mul_wide(a, b)); }
 };
 
+// A signed word c -> c mod q in [0, q), without a branch on its sign or size: the callers' values
+// are secret (errors, secrets) or random (encoded coefficients), so a branch would leak them and
+// would defeat the branch predictor.
+OBORO_HD uint64_t reduce_signed(int64_t c, const Barrett<uint64_t>& br) {
+    const uint64_t negative = uint64_t(c >> 63);               // all ones when c < 0
+    const uint64_t magnitude = (uint64_t(c) ^ negative) - negative;  // |c|
+    const uint64_t r = br.reduce_word(magnitude);
+    const uint64_t flip = negative & (uint64_t(0) - uint64_t(r != 0));
+    return r + (flip & (br.q - 2 * r));  // r, or q - r for a negative c (0 stays 0)
+}
+
 // ---- Shoup multiplication by a precomputed operand ----------------------------------------
 
 // For a fixed multiplicand w in [0, q): w_shoup = floor(w * 2^wbits / q).

@@ -1,66 +1,80 @@
 #include "oboro/backend/cpu/encode.hpp"
 
 #include <cmath>
-#include <cstring>
+#include <utility>
 #include <vector>
 
 #include "oboro/backend/cpu/poly_ops.hpp"
 #include "oboro/backend/subring_layout.hpp"
 #include "oboro/math/modarith.hpp"
+#include "oboro/math/rns.hpp"
 #include "oboro/util/parallel.hpp"
 
 namespace oboro::backend::cpu {
 
 namespace {
-// A coefficient split once into sign and magnitude, so that each limb only reduces a word. A
-// magnitude of 2^63 or more (a huge value at a high level) is left to reduce_integral_double.
-struct Split {
-    uint64_t magnitude = 0;
-    bool negative = false;
-    bool large = false;
+// The coefficients placed once for all limbs: as signed words at their polynomial positions
+// (subring_position; zero elsewhere). A magnitude of 2^63 or more (a huge value at a high level)
+// has no word: it is listed with its position and reduced from the double by each limb.
+struct Placed {
+    std::vector<int64_t> words;                          // n
+    std::vector<std::pair<size_t, double>> large;        // (position, coefficient)
+    uint64_t max_magnitude = 0;                          // of the words
 };
 
-Split split(double c) {
-    Split s;
-    s.negative = std::signbit(c);
-    const double a = std::fabs(c);
-    s.large = !(a < 9223372036854775808.0);  // 2^63
-    if (!s.large) s.magnitude = uint64_t(a);
-    return s;
+Placed place(const double* coefficients, size_t slots, size_t n) {
+    Placed p;
+    p.words.assign(n, 0);
+    for (size_t s = 0; s < 2 * slots; ++s) {
+        const double c = coefficients[s];
+        const size_t position = size_t(subring_position(s, slots, n));
+        if (!(std::fabs(c) < 9223372036854775808.0)) {  // 2^63
+            p.large.emplace_back(position, c);
+            continue;
+        }
+        const int64_t w = int64_t(c);  // exact: c is an integer
+        p.words[position] = w;
+        const uint64_t magnitude = w < 0 ? uint64_t(0) - uint64_t(w) : uint64_t(w);
+        if (magnitude > p.max_magnitude) p.max_magnitude = magnitude;
+    }
+    return p;
 }
 
-// Limb `limb` (zeroed outside the subring) of the 2 * slots coefficients split into `values`.
-// A function of its own, with a restrict-qualified output and the modulus by value, so that the
-// stores into the limb do not force the compiler to reload everything else.
-void write_limb(const double* coefficients, const Split* values, size_t slots, size_t n,
-                const math::Barrett<uint64_t> barrett, uint64_t* __restrict limb) {
-    const size_t gap = n / 2 / slots;
-    if (gap > 1) std::memset(limb, 0, n * sizeof(uint64_t));
-    for (size_t s = 0; s < 2 * slots; ++s) {
-        const Split v = values[s];
-        uint64_t r;
-        if (v.large) {
-            r = math::reduce_integral_double(coefficients[s], barrett);
-        } else {
-            r = barrett.reduce_word(v.magnitude);
-            if (v.negative) r = math::neg_mod(r, barrett.q);
-        }
-        limb[subring_position(s, slots, n)] = r;
+// One limb of the placed coefficients. Without a branch per coefficient: random signs would
+// defeat the branch predictor (they cost more than the limb's NTT). Words all below q need no
+// reduction, only q added to the negative ones, which the compiler vectorizes.
+void write_limb(const Placed& placed, size_t n, const math::Barrett<uint64_t> barrett, uint64_t* __restrict limb) {
+    const int64_t* __restrict words = placed.words.data();
+    const uint64_t q = barrett.q;
+    if (placed.max_magnitude < q) {
+        for (size_t k = 0; k < n; ++k) limb[k] = uint64_t(words[k]) + (q & uint64_t(words[k] >> 63));
+    } else {
+        for (size_t k = 0; k < n; ++k) limb[k] = math::reduce_signed(words[k], barrett);
     }
+    for (const auto& [position, c] : placed.large) limb[position] = math::reduce_integral_double(c, barrett);
+}
+
+// The limbs of write_plaintext, transformed or not.
+void write_limbs(const Ring& ring, const double* coefficients, size_t slots, int level, uint64_t* out, size_t special,
+                 bool ntt) {
+    const size_t n = ring.n(), nq = size_t(level + 1);
+    const Placed placed = place(coefficients, slots, n);
+    parallel_for(nq + special, [&](size_t i) {
+        const bool q_limb = i < nq;
+        const math::Modulus& m = q_limb ? ring.moduli()[i] : ring.p_moduli()[i - nq];
+        write_limb(placed, n, m.barrett, out + i * n);
+        if (ntt) ntt_forward_limb(out + i * n, q_limb ? ring.ntt_tables()[i] : ring.p_ntt_tables()[i - nq]);
+    });
 }
 }  // namespace
 
 void write_plaintext(const Ring& ring, const double* coefficients, size_t slots, int level, uint64_t* out,
                      size_t special) {
-    const size_t n = ring.n(), nq = size_t(level + 1);
-    std::vector<Split> values(2 * slots);
-    for (size_t s = 0; s < 2 * slots; ++s) values[s] = split(coefficients[s]);
-    parallel_for(nq + special, [&](size_t i) {
-        const bool q_limb = i < nq;
-        const math::Modulus& m = q_limb ? ring.moduli()[i] : ring.p_moduli()[i - nq];
-        write_limb(coefficients, values.data(), slots, n, m.barrett, out + i * n);
-        ntt_forward_limb(out + i * n, q_limb ? ring.ntt_tables()[i] : ring.p_ntt_tables()[i - nq]);
-    });
+    write_limbs(ring, coefficients, slots, level, out, special, true);
+}
+
+void write_coefficients(const Ring& ring, const double* coefficients, size_t slots, int level, uint64_t* out) {
+    write_limbs(ring, coefficients, slots, level, out, 0, false);
 }
 
 }  // namespace oboro::backend::cpu

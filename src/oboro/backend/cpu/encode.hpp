@@ -15,5 +15,8 @@ namespace oboro::backend::cpu {
 // limbs (an encoding over Q_level * P).
 void write_plaintext(const Ring& ring, const double* coefficients, size_t slots, int level, uint64_t* out,
                      size_t special = 0);
+// The same level + 1 ciphertext limbs left in coefficient form (no NTT): the message of an
+// encryption that adds it to its error before the error's one NTT (ckks::Encryptor).
+void write_coefficients(const Ring& ring, const double* coefficients, size_t slots, int level, uint64_t* out);
 
 }  // namespace oboro::backend::cpu
