@@ -100,10 +100,9 @@ PyBatch encrypt_batch(const StatePtr& st, nb::handle values, std::optional<int> 
     out.st = st;
     out.shape = row_shape;
     out.is_complex = h.is_complex;
-    // One batched encoding (errors name the row), then every row encrypted in parallel; the
+    // Every row encoded and encrypted in one step, in parallel (errors name the row); the
     // encryptor is used with the GIL held: its generator is not thread-safe.
-    const PlaintextBatch pts = encode_batch(*st->encoder, h.values, h.shape[0], e.level, e.scale, e.slots);
-    out.batch = st->encryptor->encrypt_batch(pts);
+    out.batch = st->encryptor->encrypt_batch(*st->encoder, h.values, h.shape[0], e.level, e.scale, e.slots);
     if (queue) {
         nb::gil_scoped_release release;
         out.batch = out.batch.to_device(queue);

@@ -410,6 +410,47 @@ TEST_P(BatchTest, EncryptAndDecryptBatches) {
     }
 }
 
+// encrypt_batch(encoder, values, rows) encodes and encrypts each row in one step: with the same
+// generator state it gives what encode_batch + encrypt_batch give (c0 + c1*s word for word), at
+// the top level and at level 0 with sparse slots.
+TEST_P(BatchTest, OneStepBatchEncryptionEqualsEncodeThenEncrypt) {
+    const size_t d = 3;
+    for (const bool public_key : {true, false}) {
+        Encryptor& enc = public_key ? *k().pk_encryptor : *k().sk_encryptor;
+        for (const auto& [level, slots] : {std::pair{k().ctx->max_level(), k().ctx->max_slots()}, std::pair{0, size_t(8)}}) {
+            SCOPED_TRACE(testing::Message() << "public key " << public_key << ", level " << level << ", " << slots
+                                            << " slots");
+            std::vector<cplx> values;
+            for (size_t c = 0; c < d; ++c) {
+                const auto row = random_complex(slots, 1.0, 1900 + c);
+                values.insert(values.end(), row.begin(), row.end());
+            }
+            const math::Seed seed{9, 9};
+            enc.reseed_for_testing(seed);
+            const CiphertextBatch one = enc.encrypt_batch(*k().encoder, values, d, level, std::nullopt, slots);
+            enc.reseed_for_testing(seed);
+            const CiphertextBatch two = enc.encrypt_batch(encode_batch(*k().encoder, values, d, level, std::nullopt, slots));
+            ASSERT_EQ(one.count(), d);
+            EXPECT_EQ(one.level(), level);
+            EXPECT_EQ(one.scale(), two.scale());
+            EXPECT_EQ(one.slots(), slots);
+            for (size_t c = 0; c < d; ++c) {
+                const Plaintext a = k().decryptor->decrypt(one.at(c)), b = k().decryptor->decrypt(two.at(c));
+                EXPECT_TRUE(std::equal(a.poly(0), a.poly(0) + a.limbs() * k().ctx->n(), b.poly(0))) << "element " << c;
+                EXPECT_EQ(one.uniform_seed(c).has_value(), !public_key) << "element " << c;
+            }
+        }
+    }
+    // encode's errors, naming the row
+    std::vector<cplx> bad(2 * k().ctx->max_slots(), cplx(0.5, 0));
+    bad[k().ctx->max_slots() + 3] = cplx(1e300, 0);
+    EXPECT_ERROR(ValueError, k().pk_encryptor->encrypt_batch(*k().encoder, bad, 2), "encrypt_batch", "row 1");
+    EXPECT_ERROR(ValueError, k().pk_encryptor->encrypt_batch(*k().encoder, bad, 3), "equal rows");
+    EXPECT_ERROR(ValueError, k().pk_encryptor->encrypt_batch(*k().encoder, bad, 0), "at least one row");
+    EXPECT_ERROR(ContextMismatch, k().pk_encryptor->encrypt_batch(*Keys::get(GetParam() == "S1" ? "S2" : "S1").encoder, bad, 2),
+                 "another parameter set");
+}
+
 INSTANTIATE_TEST_SUITE_P(Presets, BatchTest, ::testing::Values("S1", "S2"));
 
 // ---- edge cases ----------------------------------------------------------------------------------

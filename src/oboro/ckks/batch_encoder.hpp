@@ -13,6 +13,7 @@
 #include <complex>
 #include <cstddef>
 #include <span>
+#include <vector>
 
 #include "oboro/ckks/batch.hpp"
 #include "oboro/ckks/encoder.hpp"
@@ -28,5 +29,18 @@ namespace oboro::ckks {
 PlaintextBatch encode_batch(const Encoder& encoder, std::span<const std::complex<double>> values, size_t rows,
                             std::optional<int> level = std::nullopt, std::optional<double> scale = std::nullopt,
                             std::optional<size_t> slots = std::nullopt, const QueuePtr& queue = nullptr);
+
+// The host half of encode_batch (its errors, `op` naming the caller): the shape of each row's
+// encoding and the 2 * slots scaled coefficients of every row (row r at r * 2 * shape.slots),
+// computed in parallel over the rows. Encryptor::encrypt_batch(encoder, ...) starts from them too.
+struct BatchCoefficients {
+    EncodingShape shape;
+    size_t rows = 0;
+    std::vector<double> coefficients;
+};
+BatchCoefficients batch_coefficients(const char* op, const Encoder& encoder,
+                                     std::span<const std::complex<double>> values, size_t rows,
+                                     std::optional<int> level, std::optional<double> scale,
+                                     std::optional<size_t> slots);
 
 }  // namespace oboro::ckks

@@ -6,6 +6,7 @@
 #include "oboro/backend/cpu/encode.hpp"
 #include "oboro/backend/cpu/keyswitch.hpp"
 #include "oboro/backend/cpu/poly_ops.hpp"
+#include "oboro/ckks/batch_encoder.hpp"
 #include "oboro/ckks/evaluator.hpp"
 #include "oboro/ckks/sampling.hpp"
 #include "oboro/util/error.hpp"
@@ -108,28 +109,49 @@ Ciphertext Encryptor::encrypt(const Encoder& encoder, const std::vector<std::com
 
 void Encryptor::reseed_for_testing(const math::Seed& seed) { prng_ = math::Prng(seed); }
 
-CiphertextBatch Encryptor::encrypt_batch(const PlaintextBatch& pts) {
+CiphertextBatch Encryptor::encrypt_elements(size_t count, const EncodingShape& shape,
+                                            const std::function<const uint64_t*(size_t, uint64_t*)>& message,
+                                            const PlaintextBatch* plain) {
     const Context& ctx = *ctx_;
-    if (pts.empty()) raise<ValueError>("encrypt_batch: the plaintext batch is empty");
-    if (pts.context_id() != ctx.id()) raise<ContextMismatch>("encrypt_batch: the plaintexts belong to another parameter set");
-    if (pts.device()) raise<ValueError>("encrypt_batch: the plaintexts are in device memory; encryption runs on the CPU");
-    CiphertextBatch out(ctx, pts.count(), 2, pts.level(), pts.scale(), pts.slots());
+    CiphertextBatch out(ctx, count, 2, shape.level, shape.scale, shape.slots);
     // One fresh seed from this encryptor's generator; element c draws from stream c of it, so the
     // elements' randomness is independent and the loop below can run in parallel.
     math::Seed batch_seed;
     prng_.fill(batch_seed.data(), batch_seed.size());
-    std::vector<std::optional<math::Seed>> seeds(pts.count());
-    const size_t n = ctx.n(), limbs = pts.limbs();
+    std::vector<std::optional<math::Seed>> seeds(count);
+    const size_t n = ctx.n(), limbs = size_t(shape.level + 1);
     const backend::BatchSpan dst = span_of(out);  // taken once: write access to the batch is not thread-safe
-    parallel_for(pts.count(), [&](size_t c) {
+    parallel_for(count, [&](size_t c) {
         math::Prng prng(batch_seed, c);
+        AlignedBuffer<uint64_t> buffer(message ? limbs * n : 0);
         uint64_t* c0 = dst.poly(c, 0);
-        seeds[c] = encrypt_into(pts.level(), nullptr, c0, dst.poly(c, 1), prng);
-        cpu::add(c0, c0, pts.poly(c, 0), ctx.moduli(), limbs, n);
+        seeds[c] = encrypt_into(shape.level, message ? message(c, buffer.data()) : nullptr, c0, dst.poly(c, 1), prng);
+        if (plain) cpu::add(c0, c0, plain->poly(c, 0), ctx.moduli(), limbs, n);
     });
     for (size_t c = 0; c < seeds.size(); ++c)  // after the writes, which forget seeds
         if (seeds[c]) out.set_uniform_seed(c, *seeds[c]);
     return out;
+}
+
+CiphertextBatch Encryptor::encrypt_batch(const PlaintextBatch& pts) {
+    if (pts.empty()) raise<ValueError>("encrypt_batch: the plaintext batch is empty");
+    if (pts.context_id() != ctx_->id()) raise<ContextMismatch>("encrypt_batch: the plaintexts belong to another parameter set");
+    if (pts.device()) raise<ValueError>("encrypt_batch: the plaintexts are in device memory; encryption runs on the CPU");
+    return encrypt_elements(pts.count(), EncodingShape{pts.level(), pts.scale(), pts.slots()}, nullptr, &pts);
+}
+
+CiphertextBatch Encryptor::encrypt_batch(const Encoder& encoder, std::span<const std::complex<double>> values,
+                                         size_t rows, std::optional<int> level, std::optional<double> scale,
+                                         std::optional<size_t> slots) {
+    if (encoder.context()->id() != ctx_->id())
+        raise<ContextMismatch>("encrypt_batch: the encoder belongs to another parameter set");
+    const BatchCoefficients host = batch_coefficients("encrypt_batch", encoder, values, rows, level, scale, slots);
+    const size_t row_words = 2 * host.shape.slots;
+    return encrypt_elements(rows, host.shape, [&](size_t c, uint64_t* buffer) -> const uint64_t* {
+        cpu::write_coefficients(ctx_->ring(), host.coefficients.data() + c * row_words, host.shape.slots,
+                                host.shape.level, buffer);
+        return buffer;
+    }, nullptr);
 }
 
 Decryptor::Decryptor(ContextPtr ctx, SecretKeyPtr sk) : ctx_(std::move(ctx)), sk_(std::move(sk)) {

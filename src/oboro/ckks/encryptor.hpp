@@ -9,8 +9,10 @@
 #pragma once
 
 #include <complex>
+#include <functional>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "oboro/ckks/batch.hpp"
@@ -40,6 +42,11 @@ public:
     // element draws its randomness from its own stream of a fresh seed of this encryptor's
     // generator; secret-key encryptions keep their uniform seeds (CiphertextBatch::uniform_seed).
     CiphertextBatch encrypt_batch(const PlaintextBatch& pts);
+    // encrypt_batch(encode_batch(encoder, values, rows, level, scale, slots)) in one step, as the
+    // one-step encrypt above: the same errors (naming the row), the same randomness per element.
+    CiphertextBatch encrypt_batch(const Encoder& encoder, std::span<const std::complex<double>> values, size_t rows,
+                                  std::optional<int> level = std::nullopt, std::optional<double> scale = std::nullopt,
+                                  std::optional<size_t> slots = std::nullopt);
     // The randomness of the encryptions after this call (the errors, and u of a public-key
     // encryption) comes from `seed`, so that tests can compare two ways of encrypting. Never for
     // real data: equal seeds give equal errors. The uniform half of a secret-key encryption keeps
@@ -53,6 +60,13 @@ private:
     // returns the uniform seed of a secret-key encryption.
     std::optional<math::Seed> encrypt_into(int level, const uint64_t* message, uint64_t* c0, uint64_t* c1,
                                            math::Prng& prng) const;
+    // `count` encryptions in parallel into one batch of `shape`: element c draws from stream c of
+    // one fresh seed of this encryptor's generator and encrypts message(c, buffer) (it writes
+    // level + 1 limbs in coefficient form into buffer and returns them; null: zero), plus element
+    // c of `plain` when given (NTT form).
+    CiphertextBatch encrypt_elements(size_t count, const EncodingShape& shape,
+                                     const std::function<const uint64_t*(size_t, uint64_t*)>& message,
+                                     const PlaintextBatch* plain);
     ContextPtr ctx_;
     std::optional<PublicKey> pk_;
     SecretKeyPtr sk_;  // null for public-key encryption
