@@ -56,6 +56,7 @@ void run_preset(const std::string& name, double min_seconds, std::vector<Row>& r
     };
     add("encode", [&] { (void)encoder.encode(v); });
     add("encrypt (public key)", [&] { (void)encryptor.encrypt(pt); });
+    add("encode + encrypt (public key, one step)", [&] { (void)encryptor.encrypt(encoder, v); });
     add("decrypt + decode", [&] { (void)decryptor.decrypt_decode(a, encoder); });
     add("add (ct+ct)", [&] { (void)eval.add(a, b); });
     Ciphertext acc = a;
