@@ -23,6 +23,16 @@ for tool in build/bench/bench_primitives "$PY"; do
     [ -x "$tool" ] || { echo "bench_docs: $tool is missing; run 'bash scripts/setup.sh' first" >&2; exit 1; }
 done
 
+# A virtual machine backs its memory the first time it is touched, which is slow (on the VM of
+# 2026-11-29: 67 s for 18 GiB the first time, 10 s after): touch most of the free memory once, so
+# that no step (and no library of the comparison, oboro running first) pays for it.
+"$PY" - <<'PYEOF'
+import numpy as np
+with open("/proc/meminfo") as f:
+    avail = next(int(l.split()[1]) * 1024 for l in f if l.startswith("MemAvailable:"))
+np.ones(int(avail * 0.8), dtype=np.uint8)  # written in full, then freed
+PYEOF
+
 run() {
     echo "== bench_docs: $1 ($(date -u +%H:%M:%S))" >&2
     shift

@@ -28,11 +28,13 @@ class Timing:
     repeats: int
 
 
-def measure(fn: Callable[[], object], repeat: int, min_seconds: float, max_runs: int = MAX_RUNS,
-            warm_up: bool = True) -> Timing:
+def measure(fn: Callable[..., object], repeat: int, min_seconds: float, max_runs: int = MAX_RUNS,
+            warm_up: bool = True, setup: Callable[[], object] | None = None) -> Timing:
     """Times fn(): one warm-up call, then runs until `repeat` runs and `min_seconds` of timed runs.
     warm_up=False when the caller has just made that call itself (e.g. to check its result: the
-    circuits of `oboro compare`, where one call can take seconds).
+    circuits of `oboro compare`, where one call can take seconds). With `setup`, each run (the
+    warm-up too) first calls setup() outside the clock and times fn(what setup returned): an op that
+    needs a fresh object each time (a key generated into a context that has none yet).
 
     Stops at max(max_runs, repeat) runs even if min_seconds has not passed. The garbage collector
     is off while timing (as in timeit) so that a collection triggered by one run does not land in
@@ -40,8 +42,10 @@ def measure(fn: Callable[[], object], repeat: int, min_seconds: float, max_runs:
     """
     if repeat < 1:
         raise ValueError(f"repeat must be >= 1, got {repeat}")
+    call = fn if setup is None else None
     if warm_up:
-        fn()  # warm-up: first-call costs (allocator growth, caches) are not part of the op
+        # warm-up: first-call costs (allocator growth, caches) are not part of the op
+        fn() if setup is None else fn(setup())
     limit = max(max_runs, repeat)
     times: list[float] = []
     gc_was_enabled = gc.isenabled()
@@ -50,9 +54,16 @@ def measure(fn: Callable[[], object], repeat: int, min_seconds: float, max_runs:
         clock = time.perf_counter
         timed = 0.0
         while len(times) < limit:
-            t0 = clock()
-            result = fn()
-            t1 = clock()
+            if call is None:
+                arg = setup()
+                t0 = clock()
+                result = fn(arg)
+                t1 = clock()
+                del arg
+            else:
+                t0 = clock()
+                result = call()
+                t1 = clock()
             del result
             times.append(t1 - t0)
             timed += t1 - t0

@@ -123,6 +123,15 @@ TEST(NttTables, BitReverse) {
     for (int bits = 1; bits <= 14; ++bits)
         for (uint32_t x = 0; x < (1u << bits); x += 1 + (x >> 3))
             ASSERT_EQ(bit_reverse(bit_reverse(x, bits), bits), x);
+    // against the bit-by-bit definition, up to 32 bits
+    std::mt19937 rng(5);
+    for (int bits = 1; bits <= 32; ++bits)
+        for (int k = 0; k < 200; ++k) {
+            const uint32_t x = bits == 32 ? uint32_t(rng()) : uint32_t(rng()) & ((1u << bits) - 1);
+            uint32_t want = 0;
+            for (int i = 0; i < bits; ++i) want |= ((x >> i) & 1u) << (bits - 1 - i);
+            ASSERT_EQ(bit_reverse(x, bits), want) << x << " " << bits;
+        }
 }
 
 // Degree not a power of two >= 2, a modulus above 62 bits, or q != 1 mod 2n: ParameterError

@@ -160,6 +160,26 @@ Seed seed_of(uint8_t start) {
 // With the all-zero seed, stream 0, the Prng emits the ChaCha20 keystream for counter 0, 1, ...
 // (RFC 8439 A.1 vectors #1 and #2), independent of how the reads are split across blocks. This
 // pins the output format: seeds stored in keys/ciphertexts must expand identically forever.
+// fill_u64 gives exactly the words of as many next_u64 calls, from any position in the keystream
+// (after a next_u32, words straddle the buffer's refills) and across refills.
+TEST(Prng, FillU64EqualsNextU64) {
+    Seed seed{};
+    seed[0] = 42;
+    for (const bool offset : {false, true}) {
+        Prng a(seed, 3), b(seed, 3);
+        if (offset) {
+            (void)a.next_u32();
+            (void)b.next_u32();
+        }
+        for (size_t count : {size_t(1), size_t(65), size_t(1000), size_t(7), size_t(4096)}) {
+            std::vector<uint64_t> got(count), want(count);
+            a.fill_u64(got.data(), count);
+            for (auto& w : want) w = b.next_u64();
+            ASSERT_EQ(got, want) << "count " << count << " offset " << offset;
+        }
+    }
+}
+
 TEST(Prng, ZeroSeedIsRfcKeystream) {
     Prng p(Seed{}, 0);
     std::vector<uint8_t> got;

@@ -23,6 +23,7 @@ class Adapter:
         self.rlk = e.create_relinearization_key(self.sk)
         self.key_sizes = {"public": len(e.serialize_public_key(self.pk)), "relin": len(e.serialize_relinearization_key(self.rlk))}
         self.rot1 = self.roll = None
+        self.kept_keys = []
         if rotations:
             self.rot1 = e.create_fixed_rotation_key(self.sk, 1)
             self.key_sizes["rotation"] = len(e.serialize_fixed_rotation_key(self.rot1))
@@ -64,6 +65,22 @@ class Adapter:
 
     def ciphertext_bytes(self, ct) -> int:
         return len(self.e.serialize_ciphertext(ct))
+
+    # Key generation (worker.KEYGEN_OPS): each call returns a new key object; the rotation keys are
+    # kept, as oboro and OpenFHE keep theirs in their contexts (a user keeps the keys made).
+    def relin_keygen(self, _=None):
+        return self.e.create_relinearization_key(self.sk)
+
+    def relin_keygen_check(self, x, y):
+        return self.decrypt(self.e.multiply(self.encrypt(x), self.encrypt(y), self.relin_keygen()))
+
+    def rotation_keygen(self, step):
+        key = self.e.create_fixed_rotation_key(self.sk, step)
+        self.kept_keys.append(key)
+        return key
+
+    def rotation_keygen_check(self, x, step):
+        return self.decrypt(self.e.rotate(self.encrypt(x), self.rotation_keygen(step)))
 
 
 def engine_for(log_n: int, levels: int, threads: int):

@@ -21,7 +21,7 @@ class Adapter:
             ctx.keygen(rotations=[1])
             self.key_sizes["rotation"] = len(ctx.serialize()) - with_rlk
             ctx.keygen(rotations=ctx.sum_rotations())
-        self.ctx, self.pub = ctx, ctx.public()
+        self.ctx, self.pub, self.params = ctx, ctx.public(), params
         self.slots = ctx.slots
         self.version = oboro.__version__
         self.used = {"N": 2**params["log_n"], "logQ": list(params["moduli_bits"]), "logP": list(params["special_bits"]),
@@ -59,6 +59,30 @@ class Adapter:
 
     def ciphertext_bytes(self, ct) -> int:
         return len(ct.serialize())
+
+    # Key generation (worker.KEYGEN_OPS). A context makes its relinearization key once, so each
+    # timed run gets a fresh context with a secret key and no relinearization key yet (untimed).
+    def relin_keygen_setup(self):
+        ctx = oboro.Context(log_n=self.params["log_n"], moduli_bits=self.params["moduli_bits"],
+                            special_bits=self.params["special_bits"], scale_bits=self.params["scale_bits"],
+                            dnum=self.params.get("dnum"))
+        ctx.keygen(rotations=[], relin=False)
+        return ctx
+
+    def relin_keygen(self, ctx):
+        ctx.keygen(rotations=[], relin=True)
+
+    def relin_keygen_check(self, x, y):
+        ctx = self.relin_keygen_setup()
+        self.relin_keygen(ctx)
+        return ctx.decrypt(ctx.encrypt(x) * ctx.encrypt(y))
+
+    def rotation_keygen(self, step):
+        self.ctx.keygen(rotations=[step])  # kept in the context, as keygen() does for a user
+
+    def rotation_keygen_check(self, x, step):
+        self.rotation_keygen(step)
+        return self.ctx.decrypt(self.ctx.encrypt(x).rotate(step))
 
 
 

@@ -61,6 +61,8 @@ class Adapter:
             del one
             keygen.create_galois_keys([tool.get_elt_from_step(1 << i) for i in range((n // 2).bit_length() - 1)], gk)
         self.ctx, self.pk, self.rlk, self.gk = ctx, pk, rlk, gk
+        self.keygen, self.galois_tool = keygen, ctx.key_context_data().galois_tool()
+        self.kept_keys = []
         self.encoder = seal.CKKSEncoder(ctx)
         self.encryptor = seal.Encryptor(ctx, pk)
         self.decryptor = seal.Decryptor(ctx, self.sk)
@@ -122,3 +124,30 @@ class Adapter:
 
     def ciphertext_bytes(self, ct) -> int:
         return _saved_size(ct)
+
+    # Key generation (worker.KEYGEN_OPS): each call returns a new key object; the rotation keys are
+    # kept, as oboro and OpenFHE keep theirs in their contexts (a user keeps the keys made).
+    def relin_keygen(self, _=None):
+        rlk = seal.RelinKeys()
+        self.keygen.create_relin_keys(rlk)
+        return rlk
+
+    def relin_keygen_check(self, x, y):
+        rlk = self.relin_keygen()
+        out = seal.Ciphertext(self.ctx)
+        self.ev.multiply(self.encrypt(x), self.encrypt(y), out)
+        self.ev.relinearize_inplace(out, rlk)
+        self.ev.rescale_to_next_inplace(out)
+        return self.decrypt(out)
+
+    def rotation_keygen(self, step):
+        gk = seal.GaloisKeys()
+        self.keygen.create_galois_keys([self.galois_tool.get_elt_from_step(step)], gk)
+        self.kept_keys.append(gk)
+        return gk
+
+    def rotation_keygen_check(self, x, step):
+        gk = self.rotation_keygen(step)
+        out = seal.Ciphertext(self.ctx)
+        self.ev.rotate_vector(self.encrypt(x), step, gk, out)
+        return self.decrypt(out)

@@ -19,7 +19,11 @@ relinearization and, with rotations, one rotation key); prepare_input(x) (NumPy 
 before any clock starts), encode/decode, encrypt (encode + public-key encryption), decrypt (decrypt
 + decode), add, multiply (ct * ct with relinearization and rescale), rotate (one slot to the left),
 total_sum (every slot, or at least slot 0, gets the sum of all slots) and ciphertext_bytes. Results
-are new objects; operands stay unchanged, so each timed call sees the same input.
+are new objects; operands stay unchanged, so each timed call sees the same input. Key generation
+(protocol.KEYGEN_OPS, timed last): relin_keygen(state) makes a relinearization key (state: what the
+optional relin_keygen_setup() returned, untimed, or None), rotation_keygen(step) the key of one
+rotation step; relin_keygen_check(x, y) and rotation_keygen_check(x, step) make a key the same way
+and return the decrypted product of x and y (rotation of x by step) computed with it.
 
 For the chain mode's BFV / BGV runs (scheme "bfv" / "bgv"; OpenFHE only on the Python side) the module
 defines `IntegerAdapter(params, threads, scheme)` with slots, plain_modulus, prepare_input, encrypt,
@@ -57,6 +61,11 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))  # python/oboro: for timing.py (stdlib-only) without the package
 from timing import measure  # noqa: E402
+
+try:  # run as a script (by the runner): this directory is on sys.path
+    from protocol import KEYGEN_OPS  # noqa: E402
+except ImportError:  # imported as oboro.compare.worker (the tests)
+    from .protocol import KEYGEN_OPS  # noqa: E402
 
 #: adapter module (in this directory) of each Python library
 ADAPTERS = {"oboro": "adapter_oboro", "openfhe": "adapter_openfhe", "seal": "adapter_seal", "desilofhe": "adapter_desilofhe"}
@@ -103,11 +112,30 @@ def run_ops(ad, task: dict) -> dict:
         "sum": lambda: ad.total_sum(a),
     }
     times = {}
-    for op in task["ops"]:
-        t = measure(calls[op], task["repeat"], task["min_seconds"])
+
+    def timed(op, fn, setup=None):
+        t = measure(fn, task["repeat"], task["min_seconds"], setup=setup)
         times[op] = {"median_us": t.median_us, "min_us": t.min_us, "max_us": t.max_us, "repeats": t.repeats}
-    return {"times": times, "checks": {op: checks[op] for op in task["ops"]},
-            "sizes": {**ad.key_sizes, "ciphertext": ad.ciphertext_bytes(a)}}
+
+    for op in task["ops"]:
+        if op not in KEYGEN_OPS:
+            timed(op, calls[op])
+    out = {"sizes": {**ad.key_sizes, "ciphertext": ad.ciphertext_bytes(a)}}
+    # Key generation last: the peak memory of the ops above is read first, since the rotation keys
+    # made below (one for a new step each call, kept where the library keeps them) would add to it.
+    out["peak_rss_bytes"] = peak_rss_bytes()
+    if "relin_keygen" in task["ops"]:
+        timed("relin_keygen", ad.relin_keygen, getattr(ad, "relin_keygen_setup", None))
+        checks["relin_keygen"] = _err(ad.relin_keygen_check(vx, ad.prepare_input(y)), x * y)
+    if "rotation_keygen" in task["ops"]:
+        # a step without a key each call: down from slots - 1, away from the small steps and the
+        # powers of two (times 1, 2 or 3) whose keys the rotation and the total sum made (the
+        # libraries that keep keys skip a step they have); MAX_RUNS + 2 < slots / 4
+        steps = iter(range(ad.slots - 1, 0, -1))
+        timed("rotation_keygen", lambda: ad.rotation_keygen(next(steps)))
+        step = next(steps)
+        checks["rotation_keygen"] = _err(ad.rotation_keygen_check(vx, step), np.roll(x, -step))
+    return {"times": times, "checks": {op: checks[op] for op in task["ops"]}, **out}
 
 
 def run_chain(ad, task: dict) -> dict:
@@ -255,7 +283,7 @@ def main() -> int:
     else:
         body = run_chain(ad, task) if scheme == "ckks" else run_integer_chain(ad, task)
     out = {"library": lib, "scheme": scheme, "version": ad.version, "used": ad.used, "notes": ad.notes,
-           "setup_seconds": setup_s, **body, "peak_rss_bytes": peak_rss_bytes()}
+           "setup_seconds": setup_s, "peak_rss_bytes": peak_rss_bytes(), **body}  # run_ops reads its own peak
     json.dump(out, sys.stdout)
     return 0
 

@@ -80,11 +80,11 @@ const std::vector<uint32_t>& Ring::automorphism_permutation(uint64_t galois) con
     if (it != perms_.end()) return *it->second;
     // NTT slot i holds a(psi^(2*bitrev(i)+1)); (a o X^g)(psi^e) = a(psi^(g*e)), so slot i of the
     // result is the input slot whose exponent is g*(2*bitrev(i)+1) mod 2N.
-    const uint64_t two_n = 2 * n_;
+    const uint64_t mask = 2 * n_ - 1;  // mod 2N, a power of two
     auto perm = std::make_unique<std::vector<uint32_t>>(n_);
     for (uint32_t i = 0; i < n_; ++i) {
         const uint64_t e = 2 * uint64_t(bit_reverse(i, log_n_)) + 1;
-        const uint64_t ge = (galois * e) % two_n;
+        const uint64_t ge = (galois * e) & mask;
         (*perm)[i] = bit_reverse(uint32_t((ge - 1) / 2), log_n_);
     }
     return *perms_.emplace(galois, std::move(perm)).first->second;

@@ -1,9 +1,11 @@
 #include "oboro/ckks/sampling.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "oboro/backend/cpu/poly_ops.hpp"
 #include "oboro/util/error.hpp"
+#include "oboro/util/wipe.hpp"
 
 namespace oboro::ckks {
 
@@ -55,16 +57,26 @@ SecretVector<int64_t> sample_gaussian(math::Prng& prng, size_t n, double sigma) 
         // The error distribution: inversion of a precomputed cumulative table (about 20 entries)
         // scanned in full for every sample, so the time does not depend on the value drawn.
         static const std::vector<uint64_t> table = folded_cdt(kErrorSigma);
-        // The signs come 64 at a time from one word.
-        uint64_t signs = 0;
-        for (size_t i = 0; i < n; ++i) {
-            const uint64_t u = prng.next_u64();
-            int64_t mag = 0;
-            for (uint64_t t : table) mag += u >= t ? 1 : 0;
-            if (i % 64 == 0) signs = prng.next_u64();
-            const int64_t sign = int64_t((signs >> (i % 64)) & 1) * 2 - 1;
-            e[i] = mag * sign;
+        // Per block of 64 samples the generator gives the first sample's word, the block's word
+        // of 64 signs, then the other samples' words (the order that keys made from a seed depend
+        // on). A block's words are drawn at once and every sample is compared with every table
+        // entry in one pass per entry, which the compiler vectorizes.
+        constexpr size_t kBlock = 64;
+        uint64_t words[kBlock + 1];  // secret: wiped below
+        int64_t mag[kBlock];
+        for (size_t b = 0; b < n; b += kBlock) {
+            const size_t count = std::min(kBlock, n - b);
+            prng.fill_u64(words, count + 1);
+            const uint64_t signs = words[1];
+            words[1] = words[0];  // the samples' words, now words[1 .. count]
+            const uint64_t* u = words + 1;
+            for (size_t j = 0; j < count; ++j) mag[j] = 0;
+            for (uint64_t t : table)
+                for (size_t j = 0; j < count; ++j) mag[j] += u[j] >= t ? 1 : 0;
+            for (size_t j = 0; j < count; ++j) e[b + j] = mag[j] * (int64_t((signs >> j) & 1) * 2 - 1);
         }
+        wipe(words, sizeof words);
+        wipe(mag, sizeof mag);
         return e;
     }
     // Other widths (noise flooding): Box-Muller, two normals from two uniforms, tails cut at 6 sigma.

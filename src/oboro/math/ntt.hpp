@@ -17,9 +17,14 @@ namespace oboro::math {
 
 // bit-reverse the low `bits` bits of x
 inline uint32_t bit_reverse(uint32_t x, int bits) {
-    uint32_t r = 0;
-    for (int i = 0; i < bits; ++i) { r = (r << 1) | (x & 1); x >>= 1; }
-    return r;
+    if (bits == 0) return 0;
+    // all 32 bits reversed by swapping halves of ever smaller blocks, then the low `bits` kept
+    x = ((x >> 1) & 0x55555555u) | ((x & 0x55555555u) << 1);
+    x = ((x >> 2) & 0x33333333u) | ((x & 0x33333333u) << 2);
+    x = ((x >> 4) & 0x0f0f0f0fu) | ((x & 0x0f0f0f0fu) << 4);
+    x = ((x >> 8) & 0x00ff00ffu) | ((x & 0x00ff00ffu) << 8);
+    x = (x >> 16) | (x << 16);
+    return x >> (32 - bits);
 }
 
 struct NttTables {

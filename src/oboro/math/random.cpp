@@ -219,6 +219,20 @@ uint64_t Prng::next_u64() {
     return load_le64(b);
 }
 
+void Prng::fill_u64(uint64_t* out, size_t count) {
+    size_t i = 0;
+    while (i < count) {
+        if (pos_ + 8 > kBufferBytes) {  // a word across the refill: next_u64's slow path
+            out[i++] = next_u64();
+            continue;
+        }
+        const size_t words = std::min(count - i, (kBufferBytes - pos_) / 8);
+        for (size_t k = 0; k < words; ++k) out[i + k] = load_le64(buffer_ + pos_ + 8 * k);
+        pos_ += 8 * words;
+        i += words;
+    }
+}
+
 uint32_t Prng::next_u32() {
     if (pos_ + 4 <= kBufferBytes) {
         const uint32_t v = load_le32(buffer_ + pos_);

@@ -52,6 +52,8 @@ public:
 
     void fill(uint8_t* buf, size_t len);
     uint64_t next_u64();
+    // out[0..count) = count calls of next_u64, the same values, without a call per value.
+    void fill_u64(uint64_t* out, size_t count);
     uint32_t next_u32();
     // Uniform in [0, bound) by rejection sampling (no modulo bias).
     uint64_t uniform(uint64_t bound);
