@@ -939,6 +939,30 @@ def test_memory_info_and_release(ctx1):
     assert np.allclose(ctx.decrypt(rotated)[: x.size].real, np.roll(x, -1), atol=1e-4)
 
 
+def test_without_huge_page_advice():
+    """OBORO_HUGE_PAGES=0 (read at the first large allocation, so in a process of its own): blocks of
+    4 MiB and more are mapped without the advice and everything still computes (S3 ciphertexts and
+    keys are such blocks)."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import numpy as np, oboro\n"
+        "ctx = oboro.Context.from_preset('S3')\n"
+        "ctx.keygen(rotations=[1])\n"
+        "x = np.linspace(-1, 1, ctx.slots)\n"
+        "ct = ctx.encrypt(x)\n"
+        "assert oboro.memory_info()['fresh_blocks'] > 0\n"
+        "got = ctx.decrypt((ct * ct).rotate(1)).real\n"
+        "assert np.allclose(got, np.roll(x * x, -1), atol=1e-4), abs(got - np.roll(x * x, -1)).max()\n"
+        "print('ok')\n"
+    )
+    env = {**os.environ, "OBORO_HUGE_PAGES": "0"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
+
+
 def test_docstrings_and_signatures():
     import pydoc
 

@@ -10,6 +10,7 @@
 #include <map>
 #include <mutex>
 #include <new>
+#include <string_view>
 #include <vector>
 
 #include "oboro/util/mapped_memory.hpp"
@@ -38,11 +39,21 @@ size_t block_bytes(size_t bytes) {
     return (bytes + unit - 1) / unit * unit;
 }
 
+// OBORO_HUGE_PAGES=0 leaves out the huge-page advice (read once).
+bool advise_huge_pages() {
+    static const bool advise = [] {
+        const char* s = std::getenv("OBORO_HUGE_PAGES");
+        return !(s && std::string_view(s) == "0");
+    }();
+    return advise;
+}
+
 // nullptr when the system has no memory for it.
 void* system_allocate(size_t bytes) {
     if (bytes < kHugeBlockBytes) return std::aligned_alloc(kAlignment, bytes);
     void* p = map_block(bytes, kHugePage);
-    if (p) madvise(p, bytes, MADV_HUGEPAGE);  // advice only: without transparent huge pages, nothing changes
+    // advice only: without transparent huge pages, nothing changes
+    if (p && advise_huge_pages()) madvise(p, bytes, MADV_HUGEPAGE);
     return p;
 }
 

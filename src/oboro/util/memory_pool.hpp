@@ -20,6 +20,8 @@
 // Blocks of 4 MiB and more are mapped from the kernel directly, aligned to 2 MiB huge pages and
 // marked MADV_HUGEPAGE (one page fault per 2 MiB where transparent huge pages are on; fewer TLB
 // misses in the NTTs); a block given back is unmapped, so the process shrinks at once.
+// OBORO_HUGE_PAGES=0 in the environment leaves the advice out: on some virtual machines a fresh
+// huge page faults in slowly (docs/architecture.md, Memory).
 // Blocks are not cleared between uses, exactly like malloc's own reuse of freed memory:
 // AlignedBuffer never promises zeroed memory and every kernel writes its whole output. Thread-safe.
 #pragma once
