@@ -42,7 +42,6 @@ def measure(fn: Callable[..., object], repeat: int, min_seconds: float, max_runs
     """
     if repeat < 1:
         raise ValueError(f"repeat must be >= 1, got {repeat}")
-    call = fn if setup is None else None
     if warm_up:
         # warm-up: first-call costs (allocator growth, caches) are not part of the op
         fn() if setup is None else fn(setup())
@@ -54,16 +53,16 @@ def measure(fn: Callable[..., object], repeat: int, min_seconds: float, max_runs
         clock = time.perf_counter
         timed = 0.0
         while len(times) < limit:
-            if call is None:
+            if setup is None:
+                t0 = clock()
+                result = fn()
+                t1 = clock()
+            else:
                 arg = setup()
                 t0 = clock()
                 result = fn(arg)
                 t1 = clock()
                 del arg
-            else:
-                t0 = clock()
-                result = call()
-                t1 = clock()
             del result
             times.append(t1 - t0)
             timed += t1 - t0

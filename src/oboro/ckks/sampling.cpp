@@ -100,22 +100,9 @@ namespace {
 template <typename T>
 void small_to_limbs_of(std::span<const T> coeffs, uint64_t bound, uint64_t* out, const math::Modulus* mods,
                        size_t limbs) {
+    // constant time: the coefficients are secret (key, error, encryption randomness)
     const size_t n = coeffs.size();
-    const T* __restrict c = coeffs.data();
-    for (size_t i = 0; i < limbs; ++i) {
-        const math::Modulus& m = mods[i];
-        uint64_t* __restrict o = out + i * n;
-        // Constant time: the coefficients are secret (key, error, encryption randomness). Below
-        // the modulus a negative c only needs q added, which the compiler vectorizes.
-        if (bound < m.value) {
-            for (size_t k = 0; k < n; ++k) {
-                const int64_t x = int64_t(c[k]);
-                o[k] = uint64_t(x) + (m.value & uint64_t(x >> 63));
-            }
-        } else {
-            for (size_t k = 0; k < n; ++k) o[k] = math::reduce_signed(int64_t(c[k]), m.barrett);
-        }
-    }
+    for (size_t i = 0; i < limbs; ++i) backend::cpu::signed_to_limb(coeffs.data(), bound, mods[i], out + i * n, n);
 }
 }  // namespace
 

@@ -40,18 +40,11 @@ Placed place(const double* coefficients, size_t slots, size_t n) {
     return p;
 }
 
-// One limb of the placed coefficients. Without a branch per coefficient: random signs would
-// defeat the branch predictor (they cost more than the limb's NTT). Words all below q need no
-// reduction, only q added to the negative ones, which the compiler vectorizes.
-void write_limb(const Placed& placed, size_t n, const math::Barrett<uint64_t> barrett, uint64_t* __restrict limb) {
-    const int64_t* __restrict words = placed.words.data();
-    const uint64_t q = barrett.q;
-    if (placed.max_magnitude < q) {
-        for (size_t k = 0; k < n; ++k) limb[k] = uint64_t(words[k]) + (q & uint64_t(words[k] >> 63));
-    } else {
-        for (size_t k = 0; k < n; ++k) limb[k] = math::reduce_signed(words[k], barrett);
-    }
-    for (const auto& [position, c] : placed.large) limb[position] = math::reduce_integral_double(c, barrett);
+// One limb of the placed coefficients: the words without a branch per coefficient (random signs
+// would defeat the branch predictor and cost more than the limb's NTT), then the large ones.
+void write_limb(const Placed& placed, size_t n, const math::Modulus& m, uint64_t* limb) {
+    signed_to_limb(placed.words.data(), placed.max_magnitude, m, limb, n);
+    for (const auto& [position, c] : placed.large) limb[position] = math::reduce_integral_double(c, m.barrett);
 }
 
 // The limbs of write_plaintext, transformed or not.
@@ -62,7 +55,7 @@ void write_limbs(const Ring& ring, const double* coefficients, size_t slots, int
     parallel_for(nq + special, [&](size_t i) {
         const bool q_limb = i < nq;
         const math::Modulus& m = q_limb ? ring.moduli()[i] : ring.p_moduli()[i - nq];
-        write_limb(placed, n, m.barrett, out + i * n);
+        write_limb(placed, n, m, out + i * n);
         if (ntt) ntt_forward_limb(out + i * n, q_limb ? ring.ntt_tables()[i] : ring.p_ntt_tables()[i - nq]);
     });
 }

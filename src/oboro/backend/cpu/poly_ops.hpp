@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "oboro/backend/cpu/eltwise.hpp"
+#include "oboro/math/modarith.hpp"
 #include "oboro/math/ntt.hpp"
 #include "oboro/math/rns.hpp"
 
@@ -15,6 +16,23 @@ namespace oboro::backend::cpu {
 
 using math::Modulus;
 using math::NttTables;
+
+// One limb of n signed words, each of magnitude at most `bound`: out[k] = in[k] mod q in [0, q),
+// without a branch per word (the words are secret, or random signs that would defeat the branch
+// predictor). With the bound below q a negative word only needs q added, which the compiler
+// vectorizes; otherwise each word is reduced (math::reduce_signed).
+template <typename T>
+void signed_to_limb(const T* __restrict in, uint64_t bound, const Modulus& m, uint64_t* __restrict out, size_t n) {
+    const uint64_t q = m.value;
+    if (bound < q) {
+        for (size_t k = 0; k < n; ++k) {
+            const int64_t x = int64_t(in[k]);
+            out[k] = uint64_t(x) + (q & uint64_t(x >> 63));
+        }
+    } else {
+        for (size_t k = 0; k < n; ++k) out[k] = math::reduce_signed(int64_t(in[k]), m.barrett);
+    }
+}
 
 void add(uint64_t* dst, const uint64_t* a, const uint64_t* b, const Modulus* mods, size_t limbs, size_t n);
 void sub(uint64_t* dst, const uint64_t* a, const uint64_t* b, const Modulus* mods, size_t limbs, size_t n);
