@@ -3,6 +3,7 @@
 #include <sys/random.h>
 
 #include <algorithm>
+#include <bit>
 #include <cerrno>
 #include <cstring>
 
@@ -42,6 +43,15 @@ inline uint32_t load_le32(const uint8_t* p) {
     return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
 }
 inline uint64_t load_le64(const uint8_t* p) { return uint64_t(load_le32(p)) | uint64_t(load_le32(p + 4)) << 32; }
+// One word store where the host is little-endian: four byte stores per word were most of the time
+// of the lane-parallel blocks (the vectorizer cannot merge them across the lanes' stride).
+inline void store_le32(uint8_t* p, uint32_t v) {
+    if constexpr (std::endian::native == std::endian::little) {
+        std::memcpy(p, &v, 4);
+    } else {
+        for (int i = 0; i < 4; ++i) p[i] = uint8_t(v >> (8 * i));
+    }
+}
 }  // namespace
 
 void chacha20_block(const uint32_t key[8], uint32_t counter, const uint32_t nonce[3], uint8_t out[64]) {
@@ -106,10 +116,7 @@ inline void quarter_round_lanes(uint32_t* __restrict a, uint32_t* __restrict b, 
         uint8_t* o = out + 64 * l;
         for (size_t w = 0; w < 16; ++w) {
             const uint32_t v = x[w][l] + (w == 12 ? counter + uint32_t(l) : init[w]);
-            o[4 * w] = uint8_t(v);
-            o[4 * w + 1] = uint8_t(v >> 8);
-            o[4 * w + 2] = uint8_t(v >> 16);
-            o[4 * w + 3] = uint8_t(v >> 24);
+            store_le32(o + 4 * w, v);
         }
     }
 }
@@ -274,10 +281,14 @@ void Prng::uniform_fill(uint64_t bound, uint64_t* out, size_t count) {
     while (i < count) {
         // Whole words straight from the buffer, then one next_u64 for the refill (or a word that
         // straddles it).
+        // Branch-free: every word is written, and kept (i advances) when it is below the bound.
+        // For a prime just above a power of two half the words are rejected, at random, and a
+        // branch on each mispredicted about every other word.
         while (i < count && pos_ + 8 <= kBufferBytes) {
             const uint64_t v = load_le64(buffer_ + pos_) & mask;
             pos_ += 8;
-            if (v < bound) out[i++] = v;
+            out[i] = v;
+            i += v < bound ? 1 : 0;
         }
         if (i < count) {
             const uint64_t v = next_u64() & mask;
