@@ -892,10 +892,10 @@ TEST(Bootstrap, LowMemoryKeysOfPresetB1UnderFourGB) {
     Keys& k = BootKeys::get().keys;
     const Bootstrapper boot(k.ctx, low);
     const BootstrapKeys keys = boot.generate_keys(*k.keygen);
-    size_t words = 0;
-    for (const auto& [g, key] : keys.galois.keys) words += key->data.size();
-    if (keys.encapsulation) words += keys.encapsulation->to_ephemeral.data.size() + keys.encapsulation->from_ephemeral.data.size();
-    EXPECT_EQ(boot.key_bytes(), words * sizeof(uint64_t));
+    size_t bytes = 0;
+    for (const auto& [g, key] : keys.galois.keys) bytes += key->data.size();
+    if (keys.encapsulation) bytes += keys.encapsulation->to_ephemeral.data.size() + keys.encapsulation->from_ephemeral.data.size();
+    EXPECT_EQ(boot.key_bytes(), bytes);
 }
 
 // MemoryPolicy::low(): fewer Galois keys and the DFT diagonals encoded at each use, for more

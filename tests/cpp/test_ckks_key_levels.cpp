@@ -23,6 +23,59 @@ bool same_key(const KeySwitchKey& a, const KeySwitchKey& b) {
            std::equal(a.data.data(), a.data.data() + a.data.size(), b.data.data(), b.data.data() + b.data.size());
 }
 
+// A key limb's words take the bytes its prime needs: 5 up to 2^40, 6 up to 2^48, else 8; they
+// come back exactly, whole or a block at a time, at the edges of each width.
+TEST(PackedKeys, WordsComeBackExactly) {
+    EXPECT_EQ(backend::key_word_bytes(uint64_t(1) << 40), 5u);
+    EXPECT_EQ(backend::key_word_bytes((uint64_t(1) << 40) + 1), 6u);
+    EXPECT_EQ(backend::key_word_bytes(uint64_t(1) << 48), 6u);
+    EXPECT_EQ(backend::key_word_bytes((uint64_t(1) << 48) + 1), 8u);
+    EXPECT_EQ(backend::key_word_bytes(0xffffffffffe8001ull), 8u);
+    const size_t n = 256;
+    math::Prng prng(math::Seed{}, 7);
+    for (uint64_t q : {uint64_t(0xffffe80001), uint64_t(0x10000048001), uint64_t(0xfffffffd8001),
+                       uint64_t(0xffffffffffe8001)}) {
+        const uint32_t width = backend::key_word_bytes(q);
+        std::vector<uint64_t> words(n);
+        for (auto& w : words) w = prng.uniform(q);
+        words[0] = 0;
+        words[1] = q - 1;
+        std::vector<uint8_t> packed(width * n + 7);
+        backend::pack_key_words(words.data(), n, width, packed.data());
+        std::vector<uint64_t> back(n, 1);
+        backend::unpack_key_words(packed.data(), n, width, 0, n, back.data());
+        EXPECT_EQ(back, words) << "q = " << q;
+        for (size_t begin : {size_t(0), size_t(16), size_t(200)}) {
+            std::vector<uint64_t> part(n - begin, 1);
+            backend::unpack_key_words(packed.data(), n, width, begin, n - begin, part.data());
+            EXPECT_TRUE(std::equal(part.begin(), part.end(), words.begin() + long(begin))) << "q = " << q << " from " << begin;
+        }
+    }
+}
+
+// A key stores what it was given and its memory is the packed size: at S4 (20 primes of 40 bits,
+// 7 of 60), 23% less than 8 bytes a word.
+TEST(PackedKeys, KeyStoresItsWordsInTheBytesOfItsPrimes) {
+    Keys& k = Keys::get("S2");
+    const Context& ctx = *k.ctx;
+    const auto words = k.rk.words();
+    ASSERT_EQ(words.size(), k.rk.view().words());
+    KeySwitchKey copy = KeySwitchKey::allocate(key_basis(ctx, ctx.max_level(), ctx.p_count()), ctx.p_count(),
+                                               k.rk.digits, ctx.n());
+    for (size_t p = 0; p < 2 * copy.digits; ++p) copy.store(p / 2, p % 2, words.data() + p * copy.qp_limbs * copy.n);
+    EXPECT_TRUE(std::equal(copy.data.data(), copy.data.data() + copy.data.size(), k.rk.data.data()));
+    std::vector<uint64_t> a(copy.qp_limbs * copy.n);
+    copy.load(1, 1, a.data());
+    EXPECT_TRUE(std::equal(a.begin(), a.end(), words.data() + 3 * copy.qp_limbs * copy.n));
+    EXPECT_EQ(k.rk.data.size(), switching_key_bytes(ctx, ctx.max_level(), ctx.p_count()));
+
+    const Context s4(Parameters::preset("S4"));
+    size_t bytes = 0;
+    for (const auto& m : key_basis(s4, s4.max_level(), s4.p_count())) bytes += backend::key_word_bytes(m.value);
+    EXPECT_EQ(switching_key_bytes(s4, s4.max_level(), s4.p_count()), 2 * s4.num_digits() * bytes * s4.n());
+    EXPECT_LT(double(bytes), 0.78 * 8 * double(s4.q_count() + s4.p_count()));
+}
+
 TEST(KeyLevels, KeysMadeAtALevelSwitchThatLevelAndBelow) {
     Keys& k = Keys::get("S2");  // levels 0..3, one prime per digit
     const Context& ctx = *k.ctx;
@@ -110,7 +163,10 @@ TEST(KeyLevels, KeysOverPartOfTheSpecialPrimes) {
     EXPECT_EQ(rk.special, 2u);
     EXPECT_EQ(rk.qp_limbs, size_t(level + 1) + 2);
     EXPECT_EQ(key_level(rk), level);
-    EXPECT_EQ(rk.data.size() * 5, rk_full.data.size() * 4);  // 4 limbs instead of 5
+    EXPECT_EQ(rk.view().words() * 5, rk_full.view().words() * 4);  // 4 limbs instead of 5
+    // one 60-bit special prime less: 8 bytes less per coefficient
+    EXPECT_EQ(rk_full.data.size() - rk.data.size(), 2 * rk.digits * 8 * ctx.n());
+    EXPECT_EQ(rk.data.size(), switching_key_bytes(ctx, level, 2));
     const GaloisKeys gk = k.keygen->galois_keys({1, -1, 5}, /*conjugation=*/true, level, 2);
     const Evaluator ev(k.ctx, std::make_shared<const MemoryKeySet>(std::make_shared<const RelinKey>(rk),
                                                                   std::make_shared<const GaloisKeys>(gk)));

@@ -157,11 +157,16 @@ TEST(SecretKey, KeyGenerationTemporariesDoNotReachThePool) {
         secrets.push_back({name, &as});
     };
     add_a_times_s("a*s of the public key", pk.a(limbs, n));
-    for (size_t j = 0; j < rk.digits; ++j) add_a_times_s("a_j*s of the relinearization key", rk.a(j));
-    const KeySwitchKey& galois = gk.at(g);
-    for (size_t j = 0; j < galois.digits; ++j) add_a_times_s("a_j*s of the Galois key", galois.a(j));
-    for (size_t j = 0; j < ek.from_ephemeral.digits; ++j)
-        add_a_times_s("a_j*s of the key from the ephemeral secret", ek.from_ephemeral.a(j));
+    const auto add_key = [&](const char* name, const KeySwitchKey& key) {
+        std::vector<uint64_t> a(key.qp_limbs * n);
+        for (size_t j = 0; j < key.digits; ++j) {
+            key.load(j, 1, a.data());
+            add_a_times_s(name, a.data());
+        }
+    };
+    add_key("a_j*s of the relinearization key", rk);
+    add_key("a_j*s of the Galois key", gk.at(g));
+    add_key("a_j*s of the key from the ephemeral secret", ek.from_ephemeral);
     expect_not_in_the_pool(secrets);  // (they used to be cached blocks; now none of their size is)
 }
 

@@ -6,6 +6,7 @@
 // Evaluator::relinearize / rotate / rotate_many on real ciphertexts (which also still decrypt).
 #include <cmath>
 #include <complex>
+#include <deque>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -46,17 +47,13 @@ std::vector<uint64_t> random_rows(size_t rows, size_t limbs, size_t n, uint8_t t
 
 // A key with random canonical entries (bit-exactness does not need a real key): [digit][b, a][QP].
 KeySwitchKey random_key(const Context& ctx, uint8_t tag) {
-    KeySwitchKey k;
-    k.digits = ctx.level(ctx.max_level()).digits.size();
-    k.qp_limbs = ctx.q_count() + ctx.p_count();
-    k.special = ctx.p_count();
-    k.n = ctx.n();
+    KeySwitchKey k = KeySwitchKey::allocate(oboro::ckks::key_basis(ctx, ctx.max_level(), ctx.p_count()), ctx.p_count(),
+                                            ctx.level(ctx.max_level()).digits.size(), ctx.n());
     k.context_id = ctx.id();
     const auto v = random_rows(2 * k.digits * k.qp_limbs, k.qp_limbs, ctx.n(), tag, [&](size_t i) {
         return i < ctx.q_count() ? ctx.moduli()[i].value : ctx.p_moduli()[i - ctx.q_count()].value;
     });
-    k.data = oboro::AlignedBuffer<uint64_t>(v.size());
-    std::copy(v.begin(), v.end(), k.data.data());
+    for (size_t p = 0; p < 2 * k.digits; ++p) k.store(p / 2, p % 2, v.data() + p * k.qp_limbs * k.n);
     return k;
 }
 
@@ -67,8 +64,9 @@ std::vector<uint64_t> emulated_key_switch(const Context& ctx, int level, const s
     const kernels::KeySwitchHostData h(ctx.ring(), level);
     const uint32_t count = uint32_t(keys.size());
     const uint64_t n = ctx.n(), nq = uint64_t(level) + 1;
+    std::deque<oboro::AlignedBuffer<uint64_t>> words;  // the keys as a device holds them
     std::vector<const uint64_t*> key_ptrs;
-    for (const auto* k : keys) key_ptrs.push_back(k->data.data());
+    for (const auto* k : keys) key_ptrs.push_back(words.emplace_back(k->words()).data());
     std::vector<uint64_t> out(count * 2 * nq * n, 0xABCD),
         scratch(kernels::key_switch_scratch(h.level, count).total(), oboro::cuda::shared_poison);
     kernels::KeySwitchArgs a;
@@ -193,7 +191,8 @@ TEST(CudaKeySwitchEmulated, MultiplyRelinRescaleMatchesCpuQueue) {
                                                                             key.view());
 
                     const kernels::KeySwitchHostData h(ctx->ring(), level);
-                    std::vector<const uint64_t*> key_ptrs(count, key.data.data());
+                    const auto key_words = key.words();
+                    std::vector<const uint64_t*> key_ptrs(count, key_words.data());
                     std::vector<uint64_t> out(expect.size(), 0xABCD),
                         scratch(kernels::key_switch_scratch(h.level, count, true).total(), oboro::cuda::shared_poison);
                     kernels::MultiplyRelinRescaleArgs m;
@@ -289,7 +288,8 @@ TEST(CudaKeySwitchEmulated, RelinearizeMatchesEvaluatorOnBatches) {
             const int level = batch[0].level();
             const kernels::KeySwitchHostData h(f.ctx.ring(), level);
             const auto in = batch_of(batch);
-            std::vector<const uint64_t*> key_ptrs(in.count, f.keys.rk.data.data());
+            const auto key_words = f.keys.rk.words();
+            std::vector<const uint64_t*> key_ptrs(in.count, key_words.data());
             std::vector<uint64_t> out, scratch;
             auto a = f.args(h, in, out, scratch, key_ptrs, f.keys.rk.qp_limbs);
             EmulatedLaunches ops;
@@ -314,10 +314,11 @@ TEST(CudaKeySwitchEmulated, RotateMatchesEvaluator) {
     for (bool per_element : {false, true}) {
         SCOPED_TRACE(per_element ? "a step per element" : "one step");
         std::vector<const uint64_t*> key_ptrs;
+        std::deque<oboro::AlignedBuffer<uint64_t>> key_words;
         std::vector<uint32_t> perms;
         for (uint32_t c = 0; c < in.count; ++c) {
             const uint64_t g = f.ctx.galois_element(per_element ? steps[c] : steps[0]);
-            key_ptrs.push_back(f.keys.gk.at(g).data.data());
+            key_ptrs.push_back(key_words.emplace_back(f.keys.gk.at(g).words()).data());
             if (per_element || c == 0) {
                 const auto& p = f.ctx.automorphism_permutation(g);
                 perms.insert(perms.end(), p.begin(), p.end());
@@ -340,6 +341,7 @@ TEST(CudaKeySwitchEmulated, RotateMatchesEvaluator) {
 // take them: permutation, per-element key array and the key's limbs.
 struct RotationKeys {
     std::vector<std::vector<const uint64_t*>> key_arrays;
+    std::deque<oboro::AlignedBuffer<uint64_t>> key_words;  // the keys as a device holds them
     std::vector<kernels::HoistedRotation> rotations;
     uint32_t identities = 0;
     RotationKeys(const OpsFixture& f, const std::vector<int64_t>& steps, uint32_t count) {
@@ -350,7 +352,7 @@ struct RotationKeys {
             }
             const uint64_t g = f.ctx.galois_element(step);
             const auto& key = f.keys.gk.at(g);
-            key_arrays.emplace_back(count, key.data.data());
+            key_arrays.emplace_back(count, key_words.emplace_back(key.words()).data());
             rotations.push_back({f.ctx.automorphism_permutation(g).data(), nullptr, key.qp_limbs});
         }
         for (size_t r = 0; r < rotations.size(); ++r) rotations[r].keys = key_arrays[r].data();

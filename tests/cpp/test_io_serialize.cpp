@@ -29,8 +29,9 @@ bool same_ciphertext(const Ciphertext& a, const Ciphertext& b) {
 }
 
 bool same_key(const KeySwitchKey& a, const KeySwitchKey& b) {
-    return a.digits == b.digits && a.qp_limbs == b.qp_limbs && a.n == b.n && a.data.size() == b.data.size() &&
-           same_words(a.data.data(), b.data.data(), a.data.size());
+    if (!(a.digits == b.digits && a.qp_limbs == b.qp_limbs && a.n == b.n && a.data.size() == b.data.size())) return false;
+    const auto wa = a.words(), wb = b.words();
+    return same_words(wa.data(), wb.data(), wa.size());
 }
 
 TEST(Checksum, Xxh64KnownVectors) {

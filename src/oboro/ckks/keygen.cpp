@@ -1,7 +1,6 @@
 #include "oboro/ckks/keygen.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <numeric>
 
 #include "oboro/backend/cpu/poly_ops.hpp"
@@ -13,16 +12,6 @@
 namespace oboro::ckks {
 
 namespace cpu = backend::cpu;
-
-uint64_t new_key_uid() {
-    static std::atomic<uint64_t> next{1};
-    return next.fetch_add(1, std::memory_order_relaxed);
-}
-
-void KeySwitchKey::name_words() {
-    uid = new_key_uid();
-    alive = std::make_shared<const char>(0);
-}
 
 std::vector<math::Modulus> key_basis(const Context& ctx, int level, size_t special) {
     std::vector<math::Modulus> basis(ctx.moduli(), ctx.moduli() + size_t(level + 1));
@@ -56,7 +45,9 @@ int special_prime_bits(const Context& ctx, size_t count) {
 }
 
 size_t switching_key_bytes(const Context& ctx, int level, size_t special) {
-    return 2 * ctx.ring().digits_at(level) * (size_t(level) + 1 + special) * ctx.n() * sizeof(uint64_t);
+    size_t coefficient_bytes = 0;
+    for (const math::Modulus& m : key_basis(ctx, level, special)) coefficient_bytes += backend::key_word_bytes(m.value);
+    return 2 * ctx.ring().digits_at(level) * coefficient_bytes * ctx.n();
 }
 
 size_t fewest_special_primes(const Context& ctx, int level) {
@@ -175,13 +166,8 @@ KeySwitchKey KeyGenerator::switching_key(const uint64_t* s_from, std::optional<i
     const std::vector<uint64_t>& p_mod_q = ctx.ring().key_switch_level(level, special).p_mod_q;
     const WipedBuffer<uint64_t> s = restricted(ctx, sk_->ntt.data(), level, special);
     const WipedBuffer<uint64_t> from = restricted(ctx, s_from, level, special);
-    KeySwitchKey key;
-    key.digits = ctx.ring().digits_at(level);
-    key.qp_limbs = limbs;
-    key.special = special;
-    key.n = n;
+    KeySwitchKey key = KeySwitchKey::allocate(key_basis(ctx, level, special), special, ctx.ring().digits_at(level), n);
     key.context_id = ctx.id();
-    key.data = AlignedBuffer<uint64_t>(switching_key_bytes(ctx, level, special) / sizeof(uint64_t));
     key.a_seed = fresh_seed();
     // The errors come from the generator's stream in digit order, as one digit after the other
     // would draw them (a generator made from a seed makes the same key); everything else of a
@@ -189,17 +175,22 @@ KeySwitchKey KeyGenerator::switching_key(const uint64_t* s_from, std::optional<i
     std::vector<SecretVector<int64_t>> errors;
     for (size_t j = 0; j < key.digits; ++j) errors.push_back(sample_gaussian(prng_, n));
     parallel_for(key.digits, [&](size_t j) {
-        rlwe_sample(ctx, level, special, errors[j], *key.a_seed, j, s.data(), key.mutable_b(j), key.mutable_a(j));
+        // (b_j, a_j) as words, then packed into the key
+        AlignedBuffer<uint64_t> ba(2 * limbs * n);
+        uint64_t* b = ba.data();
+        rlwe_sample(ctx, level, special, errors[j], *key.a_seed, j, s.data(), b, b + limbs * n);
         // + P' * s_from on the primes of digit j (P' = 0 mod each of its special primes).
         for (size_t i = j * alpha; i < std::min(nq, (j + 1) * alpha); ++i) {
             const math::Modulus& m = ctx.moduli()[i];
             const uint64_t p_mod = p_mod_q[i];
             const uint64_t p_shoup = math::shoup_precompute(p_mod, m.value);
-            uint64_t* bi = key.mutable_b(j) + i * n;
+            uint64_t* bi = b + i * n;
             const uint64_t* si = from.data() + i * n;
             for (size_t c = 0; c < n; ++c)
                 bi[c] = math::add_mod(bi[c], math::mul_shoup(si[c], p_mod, p_shoup, m.value), m.value);
         }
+        key.store(j, 0, b);
+        key.store(j, 1, b + limbs * n);
     });
     key.name_words();
     return key;

@@ -53,7 +53,9 @@ struct PublicKey {
 // key_basis below) with b_j = -a_j*s + e_j + P*s' on the primes of digit j (and -a_j*s + e_j
 // elsewhere). The kernels read it through view() (backend/key_switch_key.hpp has the layout).
 struct KeySwitchKey {
-    AlignedBuffer<uint64_t> data;      // [digit][b, a][limb][n]
+    // [digit][b, a][limb], each limb's words packed (backend/key_switch_key.hpp)
+    AlignedBuffer<uint8_t> data;
+    std::vector<uint32_t> limb_offsets;  // bytes per coefficient before each limb, and in all
     size_t digits = 0;
     size_t qp_limbs = 0;
     size_t special = 0;  // of the qp_limbs, the special primes' (the last ones)
@@ -64,31 +66,36 @@ struct KeySwitchKey {
     std::optional<math::Seed> a_seed;
     // Names these words for the caches of the backends (a GPU's copy of the key): given by
     // KeyGenerator and the loader once a key is complete (name_words), never reused; 0 (a key
-    // written by hand, or changed through the write accessors) is never cached.
+    // written by hand, or changed through store) is never cached.
     uint64_t uid = 0;
     // Shared by the copies of this key while it has its uid: a backend's cache lets its copy go
     // once every copy of the key is gone (backend::KeySwitchKeyView::alive).
     std::shared_ptr<const void> alive;
 
+    // A key of `digits` digits over the primes `basis` (key_basis) of ring degree n, `special` of
+    // them special, with its words not yet written (store writes them).
+    static KeySwitchKey allocate(const std::vector<math::Modulus>& basis, size_t special, size_t digits, size_t n);
+
     // A fresh uid (new_key_uid) and token for the words as they are now: the key is complete.
     void name_words();
 
-    const uint64_t* b(size_t digit) const { return data.data() + (2 * digit) * qp_limbs * n; }
-    const uint64_t* a(size_t digit) const { return data.data() + (2 * digit + 1) * qp_limbs * n; }
-    uint64_t* mutable_b(size_t digit) {
-        forget_name();
-        return data.data() + (2 * digit) * qp_limbs * n;
-    }
-    uint64_t* mutable_a(size_t digit) {
-        forget_name();
-        return data.data() + (2 * digit + 1) * qp_limbs * n;
-    }
+    // b_digit (half 0) or a_digit (half 1), qp_limbs x n words below their primes: stored, or
+    // read back.
+    void store(size_t digit, size_t half, const uint64_t* words);
+    void load(size_t digit, size_t half, uint64_t* words) const;
+    // Every word, [digit][b, a][limb][n].
+    AlignedBuffer<uint64_t> words() const;
+
     bool empty() const { return data.empty(); }
-    backend::KeySwitchKeyView view() const { return {data.data(), digits, qp_limbs, n, uid, special, alive}; }
+    backend::KeySwitchKeyView view() const {
+        return {data.data(), limb_offsets.data(), digits, qp_limbs, n, uid, special, alive};
+    }
 
 private:
-    // The words are about to change: no cache may take them for the named ones.
+    // The words are about to change: no cache may take them for the named ones. (Only reads when
+    // the key has no name: the digits of a new key are stored from several threads.)
     void forget_name() {
+        if (uid == 0) return;
         uid = 0;
         alive.reset();
     }
@@ -108,7 +115,7 @@ std::vector<math::Modulus> key_basis(const Context& ctx, int level, size_t speci
 // (a key at that level over fewer loses the message's low bits; p_count when none do).
 size_t fewest_special_primes(const Context& ctx, int level);
 // The memory of a switching key made at `level` over `special` special primes: 2 x its digits x
-// its limbs x N words.
+// N x the bytes of one coefficient of each of its limbs (backend::key_word_bytes).
 size_t switching_key_bytes(const Context& ctx, int level, size_t special);
 // The bits of the first `count` special primes: the part of P a key over `count` of them spans.
 int special_prime_bits(const Context& ctx, size_t count);

@@ -153,9 +153,12 @@ void write_switching_key(Writer& w, const Context& ctx, const KeySwitchKey& key,
     if (reduced) w.u32(uint32_t(level));
     if (partial) w.u32(uint32_t(key.special));
     if (seeded) w.raw(key.a_seed->data(), key.a_seed->size());
-    for (size_t j = 0; j < key.digits; ++j) write_poly(w, ctx, key.b(j), basis);
-    if (!seeded)
-        for (size_t j = 0; j < key.digits; ++j) write_poly(w, ctx, key.a(j), basis);
+    AlignedBuffer<uint64_t> words(key.qp_limbs * key.n);
+    for (size_t half = 0; half < (seeded ? 1 : 2); ++half)
+        for (size_t j = 0; j < key.digits; ++j) {
+            key.load(j, half, words.data());
+            write_poly(w, ctx, words.data(), basis);
+        }
 }
 
 KeySwitchKey read_switching_key(Reader& r, const Context& ctx) {
@@ -180,26 +183,27 @@ KeySwitchKey read_switching_key(Reader& r, const Context& ctx) {
     if (digits != ctx.ring().digits_at(level))
         r.fail(oboro::detail::concat("the key has ", digits, " digits but these parameters use ", ctx.ring().digits_at(level),
                               " at level ", level));
-    KeySwitchKey key;
-    if (flags & kSeeded) {
-        math::Seed seed;
-        r.raw(seed.data(), seed.size(), "the seed");
-        key.a_seed = seed;
-    }
-    const bool seeded = key.a_seed.has_value();
     const std::vector<math::Modulus> basis = key_basis(ctx, level, special);
-    require(r, (seeded ? 1 : 2) * digits * poly_bytes(ctx, basis), "the key polynomials");
+    std::optional<math::Seed> seed;
+    if (flags & kSeeded) {
+        seed.emplace();
+        r.raw(seed->data(), seed->size(), "the seed");
+    }
+    require(r, (seed ? 1 : 2) * digits * poly_bytes(ctx, basis), "the key polynomials");
     const size_t limbs = basis.size();
-    key.digits = digits;
-    key.qp_limbs = limbs;
-    key.special = special;
-    key.n = n;
+    KeySwitchKey key = KeySwitchKey::allocate(basis, special, digits, n);
     key.context_id = ctx.id();
-    key.data = AlignedBuffer<uint64_t>(2 * size_t(digits) * limbs * n);
-    for (size_t j = 0; j < digits; ++j) read_poly(r, ctx, key.mutable_b(j), basis, "a key polynomial b");
+    key.a_seed = seed;
+    // read_poly checks that every word is below its prime, as the packed limbs need
+    AlignedBuffer<uint64_t> words(limbs * n);
     for (size_t j = 0; j < digits; ++j) {
-        if (seeded) expand_uniform(*key.a_seed, j, key.mutable_a(j), basis.data(), limbs, n);
-        else read_poly(r, ctx, key.mutable_a(j), basis, "a key polynomial a");
+        read_poly(r, ctx, words.data(), basis, "a key polynomial b");
+        key.store(j, 0, words.data());
+    }
+    for (size_t j = 0; j < digits; ++j) {
+        if (seed) expand_uniform(*seed, j, words.data(), basis.data(), limbs, n);
+        else read_poly(r, ctx, words.data(), basis, "a key polynomial a");
+        key.store(j, 1, words.data());
     }
     key.name_words();
     return key;

@@ -1,0 +1,50 @@
+#include "oboro/ckks/keys.hpp"
+
+#include <atomic>
+
+#include "oboro/util/error.hpp"
+
+namespace oboro::ckks {
+
+uint64_t new_key_uid() {
+    static std::atomic<uint64_t> next{1};
+    return next.fetch_add(1, std::memory_order_relaxed);
+}
+
+void KeySwitchKey::name_words() {
+    uid = new_key_uid();
+    alive = std::make_shared<const char>(0);
+}
+
+KeySwitchKey KeySwitchKey::allocate(const std::vector<math::Modulus>& basis, size_t special, size_t digits, size_t n) {
+    if (special > basis.size()) raise<ValueError>("KeySwitchKey: ", special, " special primes of ", basis.size());
+    KeySwitchKey key;
+    key.digits = digits;
+    key.qp_limbs = basis.size();
+    key.special = special;
+    key.n = n;
+    key.limb_offsets.assign(1, 0);
+    for (const math::Modulus& m : basis) key.limb_offsets.push_back(key.limb_offsets.back() + backend::key_word_bytes(m.value));
+    key.data = AlignedBuffer<uint8_t>(2 * digits * size_t(key.limb_offsets.back()) * n);
+    return key;
+}
+
+void KeySwitchKey::store(size_t digit, size_t half, const uint64_t* words) {
+    forget_name();
+    const backend::KeySwitchKeyView v = view();
+    for (size_t k = 0; k < qp_limbs; ++k)
+        backend::pack_key_words(words + k * n, n, v.word_bytes(k), const_cast<uint8_t*>(v.limb(digit, half, k)));
+}
+
+void KeySwitchKey::load(size_t digit, size_t half, uint64_t* words) const {
+    const backend::KeySwitchKeyView v = view();
+    for (size_t k = 0; k < qp_limbs; ++k) v.unpack(digit, half, k, 0, n, words + k * n);
+}
+
+AlignedBuffer<uint64_t> KeySwitchKey::words() const {
+    AlignedBuffer<uint64_t> out(2 * digits * qp_limbs * n);
+    view().unpack_all(out.data());
+    return out;
+}
+
+}  // namespace oboro::ckks
