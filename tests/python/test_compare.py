@@ -367,6 +367,34 @@ def test_run_circuits_records_skips_errors_and_checks():
     assert r["skipped_cases"] == {"inverse": "no inverse here"} and r["errors"] == {"sqrt": "RuntimeError: boom"}
 
 
+class _NoisyCircuits(_FakeCircuits):
+    """Each encryption of the input adds a different error to the result: 1e-6, 1e-3 (over the
+    tolerance), 1e-5, one per call of circuit()."""
+
+    def __init__(self):
+        self.noise = iter([1e-6, 1e-3, 1e-5])
+
+    def circuit(self, case, x, matrix=None):
+        import numpy as np
+
+        e = next(self.noise)
+        return x, (lambda: np.polynomial.chebyshev.chebval(x, case["coeffs"]) + e), "noisy"
+
+
+def test_run_circuits_checks_several_encryptions():
+    """check_encryptions fresh encryptions: the median error is the precision, the worst decides FAILED."""
+    from oboro.compare import worker
+
+    case = {"key": "chebyshev 3", "kind": "chebyshev", "degree": 3, "interval": [-1.0, 1.0], "coeffs": [0.5, 0.25, 0.1, 0.05], "seed": 1}
+    r = worker.run_circuits(_NoisyCircuits(), {"cases": [case], "repeat": 1, "min_seconds": 0, "check_encryptions": 3})
+    assert abs(r["checks"]["chebyshev 3"] - 1e-5) < 1e-12 and abs(r["check_worst"]["chebyshev 3"] - 1e-3) < 1e-12
+    assert runner.failed_checks(r) == {"chebyshev 3": r["check_worst"]["chebyshev 3"]}
+    assert runner.failed_checks({"checks": {"chebyshev 3": 1e-5}}) == {}
+    tasks, settings = command.plan_tasks(_circuit_args())
+    assert settings["check_encryptions"] == 3 and all(t["check_encryptions"] == 3 for _, t in tasks)
+    assert command.plan_tasks(_circuit_args("--quick"))[1]["check_encryptions"] == 1
+
+
 def _circuit_report(outcomes, planned_out=None):
     from oboro.compare import report
 

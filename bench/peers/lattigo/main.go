@@ -40,6 +40,8 @@ type task struct {
 	Depth      int           `json:"depth"`
 	Seed       int64         `json:"seed"`
 	Cases      []circuitCase `json:"cases"` // mode "circuits" (circuits.go)
+	// mode "circuits": each case checked on this many encryptions of its input (at least 1)
+	CheckEncryptions int `json:"check_encryptions"`
 }
 
 type timing struct {

@@ -42,6 +42,9 @@ CIRCUIT_BITS = 20.0
 #: seconds of them (fast circuits run more often), unless --min-seconds; --quick: 1 run, 0 s
 CIRCUIT_REPEAT = 3
 CIRCUIT_MIN_SECONDS = 1.0
+#: --circuits: each circuit checked on this many fresh encryptions of its input (median precision,
+#: worst for the tolerance); --quick: 1
+CIRCUIT_CHECK_ENCRYPTIONS = 3
 SIGMOID_INTERVAL, SIGMOID_DEGREE = (-8.0, 8.0), 63
 ROOT_INTERVAL = (1.0, 16.0)  # 1/x and sqrt(x)
 #: the seed of the Chebyshev series' coefficients (c_k = U(-1, 1) / (k + 1), one draw per degree)
@@ -339,8 +342,11 @@ def plan_tasks(args: argparse.Namespace) -> tuple[list[tuple[str, dict]], dict]:
         # each circuit is its warm-up
         repeat = args.repeat or (1 if quick else CIRCUIT_REPEAT)
         min_s = args.min_seconds if args.min_seconds is not None else (0.0 if quick else CIRCUIT_MIN_SECONDS)
-        settings.update(threads=threads, warm_up_runs=0, repeat=repeat, min_seconds=min_s)
+        encryptions = 1 if quick else CIRCUIT_CHECK_ENCRYPTIONS
+        settings.update(threads=threads, warm_up_runs=0, repeat=repeat, min_seconds=min_s, check_encryptions=encryptions)
         tasks = plan_circuits(args, settings)
+        for _, t in tasks:
+            t["check_encryptions"] = encryptions
     elif args.chain:
         if args.presets or args.s4 or args.ops:
             raise CompareError("--chain takes --depths and --chain-log-n, not --presets/--s4/--ops")

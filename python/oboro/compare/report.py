@@ -29,8 +29,9 @@ def outcome_json(o: Outcome) -> dict:
          "failed_checks": o.failed_checks}
     if o.result is not None:
         d.update({k: o.result.get(k) for k in ("version", "used", "notes", "setup_seconds", "times", "checks", "sizes")})
-        # the circuits mode: levels consumed, what the library chose, circuits it skipped or that raised
-        d.update({k: o.result[k] for k in ("levels", "chosen", "skipped_cases", "errors") if k in o.result})
+        # the circuits mode: levels consumed, what the library chose, circuits it skipped or that raised,
+        # the worst error of the checked encryptions
+        d.update({k: o.result[k] for k in ("levels", "chosen", "skipped_cases", "errors", "check_worst") if k in o.result})
     return d
 
 
@@ -296,12 +297,14 @@ def markdown_circuits(report: dict) -> str:
     p = s["params"]["circuits"]
     lines = ["# oboro compare --circuits: polynomial, function and matrix-vector circuits beside other libraries", ""]
     lines += _header(report)
+    k = s.get("check_encryptions", 1)
     lines += [f"Every library runs on N = 2^{p['log_n']} with the same chain: Q = [60] + {s['levels']} x [40] bits "
               f"(the most levels any library's algorithm needs for these circuits), P = {p['special_bits']} bits, dnum = "
               f"{p['dnum']}, scale 2^{p['scale_bits']:g}, inputs encrypted with the public key at the top level. Each "
-              f"circuit is run once and checked against NumPy in double precision (that call is also the warm-up), "
-              f"then timed over {s['repeat']} or more runs. Precision = -log2(max abs error) over all slots; a "
-              f"library whose error exceeds the tolerance (2^-10 for the functions, 10^-2 for the matrix product) is "
+              f"circuit is checked against NumPy in double precision on {k} fresh encryption{'s' if k > 1 else ''} of its "
+              f"input (those calls are also the warm-up), then timed over {s['repeat']} or more runs. Precision = "
+              f"-log2(max abs error over all slots){', the median of the ' + str(k) + ' encryptions (the noise of a fresh encryption, amplified by the circuit, moves the worst slot by up to 2 bits from one encryption to the next)' if k > 1 else ''}; a "
+              f"library whose {'worst ' if k > 1 else ''}error exceeds the tolerance (2^-10 for the functions, 10^-2 for the matrix product) is "
               f"FAILED for that row and its time is not compared. The Chebyshev series have c_k = U(-1, 1)/(k + 1) "
               f"(fixed seed, the same for every library, in the JSON settings); inputs are uniform on the interval, "
               f"the same values for every library; the matrices and vectors uniform on [-1, 1].", ""]

@@ -90,8 +90,15 @@ def run_worker(launch: Launch, task: dict, key: str, timeout_s: float = DEFAULT_
         return out
     # The worker's own VmHWM: the rusage of the child includes the parent's peak (see worker.py).
     out.peak_rss_bytes = out.result.get("peak_rss_bytes") or out.peak_rss_bytes
-    out.failed_checks = {op: err for op, err in out.result.get("checks", {}).items() if not err <= tolerance(op)}
+    out.failed_checks = failed_checks(out.result)
     return out
+
+
+def failed_checks(result: dict) -> dict:
+    """The checks of a worker's result over their tolerance: {op: error}. A check on several
+    encryptions (circuits: check_worst) fails on its worst error."""
+    checks = {**result.get("checks", {}), **(result.get("check_worst") or {})}
+    return {op: err for op, err in checks.items() if not err <= tolerance(op)}
 
 
 def _wait(proc: subprocess.Popen, timeout_s: float):
