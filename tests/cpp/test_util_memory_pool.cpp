@@ -7,9 +7,15 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
+#include "oboro/ckks/keys.hpp"
 #include "oboro/util/buffer.hpp"
 #include "oboro/util/memory_pool.hpp"
 
@@ -208,4 +214,45 @@ TEST(MemoryPool, CountsEveryAllocation) {
     EXPECT_EQ(pool_allocation_count() - before, 3u);
     AlignedBuffer<uint64_t> copy = moved;
     EXPECT_EQ(pool_allocation_count() - before, 4u);
+}
+
+namespace {
+// The VmFlags of the mapping that holds p (/proc/self/smaps), or "" where there is none to read.
+std::string vm_flags_of(const void* p) {
+    std::ifstream smaps("/proc/self/smaps");
+    std::string line;
+    bool inside = false;
+    const auto at = reinterpret_cast<uintptr_t>(p);
+    while (std::getline(smaps, line)) {
+        unsigned long long lo = 0, hi = 0;
+        if (std::sscanf(line.c_str(), "%llx-%llx ", &lo, &hi) == 2 && line.find(':') > line.find('-')) {
+            inside = at >= lo && at < hi;
+        } else if (inside && line.rfind("VmFlags:", 0) == 0) {
+            return line;
+        }
+    }
+    return "";
+}
+}  // namespace
+
+// A fresh block of 4 MiB or more is advised as huge pages (VmFlags "hg"), unless it is asked for
+// with PageAdvice::none, as switching keys' storage (KeyBuffer) is.
+TEST(MemoryPool, KeyBlocksAreMappedWithoutTheHugePageAdvice) {
+    static_assert(std::is_same_v<decltype(ckks::KeySwitchKey::data), KeyBuffer<uint8_t>>);
+    const char* env = std::getenv("OBORO_HUGE_PAGES");
+    if (env && std::string(env) == "0") GTEST_SKIP() << "OBORO_HUGE_PAGES=0: no block is advised";
+    pool_trim();
+    const size_t bytes = size_t(24) << 20;  // a size no other test leaves in the cache
+    void* hot = pool_allocate(bytes);
+    void* key = pool_allocate(bytes + (size_t(2) << 20), PageAdvice::none);
+    const std::string hot_flags = vm_flags_of(hot), key_flags = vm_flags_of(key);
+    if (hot_flags.empty()) {
+        pool_release(hot, bytes);
+        pool_release(key, bytes + (size_t(2) << 20));
+        GTEST_SKIP() << "no /proc/self/smaps";
+    }
+    EXPECT_NE(hot_flags.find(" hg"), std::string::npos) << hot_flags;
+    EXPECT_EQ(key_flags.find(" hg"), std::string::npos) << key_flags;
+    pool_release(hot, bytes);
+    pool_release(key, bytes + (size_t(2) << 20));
 }

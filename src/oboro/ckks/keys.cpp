@@ -25,7 +25,7 @@ KeySwitchKey KeySwitchKey::allocate(const std::vector<math::Modulus>& basis, siz
     key.n = n;
     key.limb_offsets.assign(1, 0);
     for (const math::Modulus& m : basis) key.limb_offsets.push_back(key.limb_offsets.back() + backend::key_word_bytes(m.value));
-    key.data = AlignedBuffer<uint8_t>(2 * digits * size_t(key.limb_offsets.back()) * n);
+    key.data = KeyBuffer<uint8_t>(2 * digits * size_t(key.limb_offsets.back()) * n);
     return key;
 }
 

@@ -54,7 +54,7 @@ struct PublicKey {
 // elsewhere). The kernels read it through view() (backend/key_switch_key.hpp has the layout).
 struct KeySwitchKey {
     // [digit][b, a][limb], each limb's words packed (backend/key_switch_key.hpp)
-    AlignedBuffer<uint8_t> data;
+    KeyBuffer<uint8_t> data;
     std::vector<uint32_t> limb_offsets;  // bytes per coefficient before each limb, and in all
     size_t digits = 0;
     size_t qp_limbs = 0;

@@ -6,8 +6,9 @@
 //
 // The allocation policy says where the words live. Secrets must not be left in the block cache,
 // whose blocks go uncleared to the next buffer of their size (util/secret_memory.hpp):
-//   AlignedBuffer<T>  the block cache (PoolAllocation): public data, ciphertexts, keys other than
-//                     the secret key;
+//   AlignedBuffer<T>  the block cache (PoolAllocation): public data, ciphertexts, plaintexts;
+//   KeyBuffer<T>      the block cache, a fresh block mapped without the huge-page advice
+//                     (KeyPoolAllocation): switching keys, written once and kept;
 //   WipedBuffer<T>    the block cache, wiped before the block goes back (WipedPoolAllocation):
 //                     short-lived scratch holding values derived from the secret (decryption's
 //                     m + e, a*s, key generation's s^2 and s(X^g)), at the cache's speed;
@@ -30,6 +31,16 @@ namespace oboro {
 
 struct PoolAllocation {
     static void* allocate(size_t bytes) { return pool_allocate(bytes); }
+    static void release(void* p, size_t bytes) noexcept { pool_release(p, bytes); }
+};
+
+// Switching keys are written once, kept, and read in one sequential pass per key switch: a fresh
+// huge page can cost a synchronous compaction of the system's memory where transparent huge pages
+// are defragmented on demand (Linux defrag=madvise), which made keeping S4 rotation keys 2.7x
+// slower on a virtual machine (docs/architecture.md, Memory), and a sequential pass gains little
+// from fewer TLB misses.
+struct KeyPoolAllocation {
+    static void* allocate(size_t bytes) { return pool_allocate(bytes, PageAdvice::none); }
     static void release(void* p, size_t bytes) noexcept { pool_release(p, bytes); }
 };
 
@@ -81,6 +92,7 @@ private:
 };
 
 template <typename T> using WipedBuffer = AlignedBuffer<T, WipedPoolAllocation>;
+template <typename T> using KeyBuffer = AlignedBuffer<T, KeyPoolAllocation>;
 template <typename T> using SecretBuffer = AlignedBuffer<T, SecretAllocation<SecretLock::no>>;
 template <typename T> using LockedSecretBuffer = AlignedBuffer<T, SecretAllocation<SecretLock::yes>>;
 

@@ -49,11 +49,11 @@ bool advise_huge_pages() {
 }
 
 // nullptr when the system has no memory for it.
-void* system_allocate(size_t bytes) {
+void* system_allocate(size_t bytes, PageAdvice advice = PageAdvice::huge) {
     if (bytes < kHugeBlockBytes) return std::aligned_alloc(kAlignment, bytes);
     void* p = map_block(bytes, kHugePage);
     // advice only: without transparent huge pages, nothing changes
-    if (p && advise_huge_pages()) madvise(p, bytes, MADV_HUGEPAGE);
+    if (p && advice == PageAdvice::huge && advise_huge_pages()) madvise(p, bytes, MADV_HUGEPAGE);
     return p;
 }
 
@@ -170,16 +170,16 @@ BlockCache& cache() {
 }
 
 // New memory from the system, or nullptr.
-void* fresh_block(size_t bytes) {
-    void* p = system_allocate(bytes);
+void* fresh_block(size_t bytes, PageAdvice advice = PageAdvice::huge) {
+    void* p = system_allocate(bytes, advice);
     if (p) return p;
     pool_trim();  // memory may be tied up in the cache: give it back and try once more
-    return system_allocate(bytes);
+    return system_allocate(bytes, advice);
 }
 
 }  // namespace
 
-void* pool_allocate(size_t bytes) {
+void* pool_allocate(size_t bytes, PageAdvice advice) {
     allocations.fetch_add(1, std::memory_order_relaxed);
     bytes = block_bytes(bytes);
     if (bytes < kPooledBytes) {
@@ -199,7 +199,7 @@ void* pool_allocate(size_t bytes) {
         if (c.live > c.peak_live) c.peak_live = c.live;
         c.shrink_to(std::max(c.peak_live - c.live, kPoolSlackBytes));
     }
-    void* p = fresh_block(bytes);
+    void* p = fresh_block(bytes, advice);
     if (!p) {
         std::lock_guard<std::mutex> lock(c.mutex);
         c.live -= bytes;

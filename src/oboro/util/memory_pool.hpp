@@ -37,8 +37,13 @@ inline constexpr size_t kPoolSlackBytes = size_t(256) << 20;
 // A cached block unused this long is given back to the system (by default; set_pool_idle_seconds).
 inline constexpr double kPoolIdleSeconds = 10.0;
 
+// How a fresh block of 4 MiB or more is mapped: advised as transparent huge pages (the default:
+// fewer page faults and TLB misses for the hot buffers of operations), or with the system's
+// default pages. A block served from the cache is whatever it was.
+enum class PageAdvice { huge, none };
+
 // A block of at least `bytes` bytes (a multiple of 64), 64-byte aligned; throws std::bad_alloc.
-void* pool_allocate(size_t bytes);
+void* pool_allocate(size_t bytes, PageAdvice advice = PageAdvice::huge);
 // Gives back a block from pool_allocate with the same `bytes`.
 void pool_release(void* p, size_t bytes) noexcept;
 
