@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <vector>
 
 namespace oboro::backend {
 
@@ -94,6 +95,11 @@ struct KeySwitchKeyView {
     void unpack_all(uint64_t* out) const {
         for (size_t p = 0; p < 2 * digits; ++p)
             for (size_t k = 0; k < qp_limbs; ++k) unpack(p / 2, p % 2, k, 0, n, out + (p * qp_limbs + k) * n);
+    }
+    std::vector<uint64_t> unpacked() const {
+        std::vector<uint64_t> out(words());
+        unpack_all(out.data());
+        return out;
     }
     size_t words() const { return 2 * digits * qp_limbs * n; }
     size_t bytes() const { return 2 * digits * poly_bytes(); }

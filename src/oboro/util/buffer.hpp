@@ -36,7 +36,7 @@ struct PoolAllocation {
 
 // Switching keys are written once, kept, and read in one sequential pass per key switch: a fresh
 // huge page can cost a synchronous compaction of the system's memory where transparent huge pages
-// are defragmented on demand (Linux defrag=madvise), which made keeping S4 rotation keys 2.7x
+// are defragmented on demand (Linux defrag=madvise), which made keeping S4 rotation keys 2.2-2.7x
 // slower on a virtual machine (docs/architecture.md, Memory), and a sequential pass gains little
 // from fewer TLB misses.
 struct KeyPoolAllocation {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <cstring>
 #include <vector>
 
@@ -74,6 +75,10 @@ void key_inner_products(const Ring& ring, const LevelConstants& lc, const uint64
         // A block of the key's (b_j, a_j) words of this limb, unpacked (key_switch_key.hpp): small
         // enough to stay in the first-level caches with the block of digits it multiplies.
         const size_t block = std::min(n, kUnpackBlock);
+        uint64_t* unpacked = nullptr;  // taken at the first packed limb
+        std::optional<WorkspacePool::Lease> ws;
+        std::optional<Workspace::Scope> scope;
+        const uint64_t* x[kMaxDotTerms];  // the digits' limb i, permuted for a rotation
         DotTerm terms[kMaxDotTerms];
         // Every product of this limb before the next limb: its beta digit limbs are read from
         // memory once and stay in cache for the other products' permutations.
@@ -81,36 +86,37 @@ void key_inner_products(const Ring& ring, const LevelConstants& lc, const uint64
             const KeySwitchKeyView& key = *keys[r];
             // limb i of the extended basis is limb `ki` of the key (which spans Q*P', or Q_l'*P')
             const size_t ki = key.key_limb(i, level);
-            const bool packed = key.word_bytes(ki) != 8;
             for (size_t j = 0; j < beta; ++j) {
-                const uint64_t* digit = digits + (j * ne + i) * n;
+                x[j] = digits + (j * ne + i) * n;
                 if (perms && perms[r]) {
-                    kn.permute_automorphism(permuted.data() + j * n, digit, perms[r], n);
-                    digit = permuted.data() + j * n;
+                    kn.permute_automorphism(permuted.data() + j * n, x[j], perms[r], n);
+                    x[j] = permuted.data() + j * n;
                 }
-                terms[j] = {digit, reinterpret_cast<const uint64_t*>(key.limb(j, 0, ki)),
-                            reinterpret_cast<const uint64_t*>(key.limb(j, 1, ki))};
             }
             // beta <= 64 = kMaxDotTerms: the parameters allow at most 64 primes in the chain.
             // Fused multiply-add with a single reduction (paper 004): the beta products are
             // summed in 128 bits and reduced once, in the SIMD table of this CPU.
             const bool acc = accumulate || (r > 0 && acc0s[r] == acc0s[0]);
-            if (!packed) {  // words of 8 bytes: read in place
+            if (key.word_bytes(ki) == 8) {  // words of 8 bytes: read in place
+                for (size_t j = 0; j < beta; ++j)
+                    terms[j] = {x[j], reinterpret_cast<const uint64_t*>(key.limb(j, 0, ki)),
+                                reinterpret_cast<const uint64_t*>(key.limb(j, 1, ki))};
                 kn.dot2(acc0s[r] + i * n, acc1s[r] + i * n, terms, beta, acc, m, n);
                 continue;
             }
-            auto ws = scratch_pool().acquire();
-            Workspace::Scope scope(*ws);
-            uint64_t* unpacked = ws->take(2 * beta * block);
-            DotTerm block_terms[kMaxDotTerms];
+            if (!unpacked) {
+                ws.emplace(scratch_pool().acquire());
+                scope.emplace(**ws);
+                unpacked = (*ws)->take(2 * beta * block);
+            }
             for (size_t c = 0; c < n; c += block) {
                 for (size_t j = 0; j < beta; ++j) {
                     uint64_t* b = unpacked + 2 * j * block;
                     key.unpack(j, 0, ki, c, block, b);
                     key.unpack(j, 1, ki, c, block, b + block);
-                    block_terms[j] = {terms[j].x + c, b, b + block};
+                    terms[j] = {x[j] + c, b, b + block};
                 }
-                kn.dot2(acc0s[r] + i * n + c, acc1s[r] + i * n + c, block_terms, beta, acc, m, block);
+                kn.dot2(acc0s[r] + i * n + c, acc1s[r] + i * n + c, terms, beta, acc, m, block);
             }
         }
     });

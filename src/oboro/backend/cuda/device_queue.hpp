@@ -399,18 +399,13 @@ private:
             slot = std::make_unique<BasicDeviceKeySwitchLevel<Memory>>(ring, ring.key_switch_level(level, special));
         return slot->get();
     }
-    // The key's words as the kernels read them, unpacked on the host (the device holds them whole).
-    static std::vector<uint64_t> unpacked(const KeySwitchKeyView& key) {
-        std::vector<uint64_t> words(key.words());
-        key.unpack_all(words.data());
-        return words;
-    }
     // The key in device memory: uploaded once per uid, kept while a copy of the key lives; a key
     // without a uid is uploaded for this operation (given back in queue order when the next
     // key-switching operation starts).
     const uint64_t* device_key(const KeySwitchKeyView& key) {
         if (key.uid == 0) {
-            const std::vector<uint64_t> words = unpacked(key);
+            // the device holds the words whole, unpacked on the host
+            const std::vector<uint64_t> words = key.unpacked();
             transient_keys_.push_back(std::make_unique<Scratch>(device_, words.data(), words.size()));
             return transient_keys_.back()->template as<const uint64_t>();
         }
@@ -422,7 +417,7 @@ private:
             // reads them.
             std::erase_if(keys_, [](const auto& entry) { return entry.second.alive.expired(); });
             it = keys_.emplace(key.uid, CachedKey{Buffer(key.words() * 8), key.alive}).first;
-            it->second.words.upload(unpacked(key).data(), key.words() * 8);
+            it->second.words.upload(key.unpacked().data(), key.words() * 8);
         }
         return it->second.words.template as<const uint64_t>();
     }

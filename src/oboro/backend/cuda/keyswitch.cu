@@ -92,9 +92,7 @@ struct HostCall {
           scratch(kernels::key_switch_scratch(level.get(), count).total() * 8),
           out_words(size_t(count) * 2 * (lvl + 1) * ring.n()) {
         in.upload(host_in, in_words * 8);
-        std::vector<uint64_t> words(k.words());
-        k.unpack_all(words.data());
-        key.upload(words.data(), words.size() * 8);
+        key.upload(k.unpacked().data(), k.words() * 8);
         const std::vector<const uint64_t*> ptrs(count, key.as<const uint64_t>());
         key_ptrs.upload(ptrs.data(), count * sizeof(void*));
     }
