@@ -45,7 +45,7 @@ namespace {
 
 const char* memory_name(const algorithms::MemoryPolicy& m) {
     if (m == algorithms::MemoryPolicy::low()) return "low";
-    if (m == algorithms::MemoryPolicy{}) return "fast";
+    if (m == algorithms::BootstrapConfig{}.memory) return "fast";
     return "custom";  // a configuration made in C++
 }
 

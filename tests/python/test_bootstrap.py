@@ -335,9 +335,9 @@ def test_errors():
 
 def test_the_benchmark_pages_are_the_rendering_of_their_json():
     """docs/benchmarks/bootstrap.md is what `oboro compare --bootstrap` renders from its committed JSON
-    (oboro's, Lattigo's, OpenFHE's and desilofhe's rows of one run), and bootstrap_threads.md and
-    bootstrap_eval_mod_terms.md what bench/report_bootstrap.py renders from bench_bootstrap's JSON:
-    not typed by hand."""
+    (oboro's, Lattigo's, OpenFHE's and desilofhe's rows of one run), and bootstrap_threads.md,
+    bootstrap_eval_mod_terms.md and bootstrap_key_tolerance.md what bench/report_bootstrap.py renders
+    from bench_bootstrap's JSON: not typed by hand."""
     import json
     import pathlib
 
@@ -348,7 +348,7 @@ def test_the_benchmark_pages_are_the_rendering_of_their_json():
     assert rep["generator"] == "oboro compare --bootstrap" and not rep["settings"]["quick"]
     assert bootstrap.markdown(rep) == (bench / "bootstrap.md").read_text()
     assert {r["preset"] for r in rep["rows"]} <= {"B1", "B2"} and rep["lattigo"]["log_n"] == 16
-    for page in ("bootstrap_threads", "bootstrap_eval_mod_terms"):
+    for page in ("bootstrap_threads", "bootstrap_eval_mod_terms", "bootstrap_key_tolerance"):
         run = json.loads((bench / f"{page}.json").read_text())
         assert report_bootstrap.render(run) == (bench / f"{page}.md").read_text(), page
 

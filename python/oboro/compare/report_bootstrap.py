@@ -25,8 +25,11 @@ def eval_mod(row):
     order = (f", SlotsToCoeffs first (input at level {row['input_level']})"
              if row.get("order") == "slots_to_coeffs_first" else "")
     memory = ", low memory" if row.get("memory") == "low" else ""
+    # bench_bootstrap --key-tolerance: the DFT plans' key-saving tolerance (MemoryPolicy)
+    tolerance = (f", DFT plans within {row['key_saving_tolerance']:g} of the least cost"
+                 if "key_saving_tolerance" in row else "")
     series = ", two-term sine series" if row.get("eval_mod_terms", 1) == 2 else ""
-    return f"degree {row['cosine_degree']}, r = {row['double_angles']}{series}{iterations}{order}{memory}"
+    return f"degree {row['cosine_degree']}, r = {row['double_angles']}{series}{iterations}{order}{memory}{tolerance}"
 
 
 def diagonals(r):

@@ -50,6 +50,14 @@ namespace oboro::algorithms {
 // imaginary parts are evaluated apart for every slot count.
 enum class BootstrapOrder { coeffs_to_slots_first, slots_to_coeffs_first };
 
+// The key-saving tolerance of the default BootstrapConfig::memory (MemoryPolicy). Bootstrapping's
+// Galois keys are its largest memory (each over most of Q*P: 140-180 MiB at preset B1), and its
+// DFT plans' modelled cost is flat near its least: at B1, 0.2 takes 26 Galois keys of 4.5 GiB
+// where the least modelled cost (kKeySavingTolerance, 0.05) takes 42 of 7.0 GiB, for about 3% more
+// bootstrap time (docs/bootstrapping.md, Memory). Beyond it the time grows fast (0.5: 22 keys,
+// 1.5x), the model's cost of a full rotation being well below its measured one on some machines.
+inline constexpr double kBootstrapKeySavingTolerance = 0.2;
+
 struct BootstrapConfig {
     std::optional<size_t> slots;                // n, a power of two <= N/2 (default N/2)
     int coeffs_to_slots_levels = 3;
@@ -90,10 +98,11 @@ struct BootstrapConfig {
     // (B1's 2^40, where a second iteration would gain about 3 bits for twice the time). With
     // SlotsToCoeffs first, 1 (2 is refused: the comparison would need SlotsToCoeffs again).
     std::optional<int> iterations;
-    // Speed against memory: the default keeps every DFT diagonal encoded (a few GB at N = 2^16)
-    // and takes the DFT plans of least modelled cost; MemoryPolicy::low() encodes the diagonals at
-    // each use and takes plans with fewer baby steps (fewer Galois keys, more giant rotations).
-    MemoryPolicy memory;
+    // Speed against memory: the default keeps every DFT diagonal encoded (under 1 GB at N = 2^16,
+    // most of them compact) and takes, among the DFT plans within kBootstrapKeySavingTolerance of
+    // the least modelled cost, the one with the fewest Galois keys; MemoryPolicy::low() encodes the
+    // dense diagonals at each use and takes plans within 2x (fewer keys, more giant rotations).
+    MemoryPolicy memory{kBootstrapKeySavingTolerance, false};
 };
 
 // Every key a bootstrap needs besides the relinearization key (the evaluator's).

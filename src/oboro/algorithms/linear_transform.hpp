@@ -91,8 +91,8 @@ struct MemoryPolicy {
     bool encode_on_use = false;
 
     // Low memory: the dense diagonals encoded at each use, and plans within 2x of the least
-    // modelled cost with the fewest keys (bootstrapping at preset B1: 15 Galois keys of 3.0 GiB
-    // instead of 43 of 8.2 GiB; its time and peak memory are measured in
+    // modelled cost with the fewest keys (bootstrapping at preset B1: 15 Galois keys of 2.6 GiB
+    // instead of the default's 27 of 4.5 GiB; its time and peak memory are measured in
     // docs/benchmarks/bootstrap.md).
     static MemoryPolicy low() { return {1.0, true}; }
 

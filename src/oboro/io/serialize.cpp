@@ -696,7 +696,8 @@ constexpr double kMaxKeySavingTolerance = 1024;
 // EvalMod's terms (1 or 2; from version 7 also 0: automatic); the Galois key set's
 // body; u8 1 when the encapsulation keys follow: u32 their ephemeral weight, the key to the
 // ephemeral secret, the key back. A version-3 record has neither and stands for the automatic
-// iterations, CoeffsToSlots first; a version 3 or 4 record for the default memory policy, and
+// iterations, CoeffsToSlots first; a version 3 or 4 record for the memory policy of least
+// modelled cost (MemoryPolicy{}, the default of those versions), and
 // one before version 6 for EvalMod's one term (the automatic choice of those versions).
 
 Bytes serialize(const Context& ctx, const algorithms::BootstrapConfig& config, const algorithms::BootstrapKeys& keys,
@@ -761,6 +762,9 @@ std::pair<algorithms::BootstrapConfig, algorithms::BootstrapKeys> load_bootstrap
         config.order = in_range("the order", 0, 1) == 1 ? algorithms::BootstrapOrder::slots_to_coeffs_first
                                                         : algorithms::BootstrapOrder::coeffs_to_slots_first;
     }
+    // Before version 5 the keys were made with the plans of least modelled cost (MemoryPolicy{}),
+    // the default of those versions, whatever BootstrapConfig's default is now.
+    config.memory = algorithms::MemoryPolicy{};
     if (v.version >= 5) {
         const double tolerance = r.f64("the key-saving tolerance");
         if (!(tolerance >= 0 && tolerance <= kMaxKeySavingTolerance))
