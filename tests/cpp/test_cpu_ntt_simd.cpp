@@ -24,9 +24,10 @@ std::vector<uint64_t> random_words(size_t n, uint64_t bound, uint64_t seed) {
 using NttKernel = void (*)(uint64_t*, const math::NttTables&);
 
 // `forward` / `inverse` against the scalar NTT on every size and prime width up to max_bits,
-// with inputs up to the lazy bounds and the largest word of each bound.
+// with inputs up to the lazy bounds and the largest word of each bound. The sizes fall below, at
+// and above the cache block the transforms run their inner stages in (kNttBlockWords, 2048).
 static void expect_matches_scalar(NttKernel forward, NttKernel inverse, int max_bits) {
-    for (uint32_t n : {16u, 32u, 1024u, 8192u, 65536u}) {
+    for (uint32_t n : {16u, 32u, 1024u, 2048u, 4096u, 8192u, 65536u}) {
         for (int bits : {30, 40, 41, 49, 50, 60, 61, 62}) {
             if (bits > max_bits) continue;
             const uint64_t q = math::generate_ntt_primes(bits, n, 1)[0];

@@ -87,9 +87,10 @@ template <uint32_t From, uint32_t To> struct Relayout {
 // 37% of an N = 8192 transform on a 60-bit prime, each of the other ten stages about 6%. `butterfly(x, y, w, companion)` runs the first two stages,
 // `last` the third; a stage with distance T takes the twiddles of its n / (2T) blocks from
 // `w_table` / `ws_table` at offset n / (2T), as math/ntt.cpp does.
+// The groups g_begin .. g_end - 1 (16 words each) of the array of n words.
 template <uint32_t T1, uint32_t T2, uint32_t T3, typename Mul, typename Butterfly, typename Last>
-void small_stages(uint64_t* a, uint32_t n, const uint64_t* w_table, const uint64_t* ws_table, const Mul& mul,
-                  const Butterfly& butterfly, const Last& last) {
+void small_stages(uint64_t* a, uint32_t n, uint32_t g_begin, uint32_t g_end, const uint64_t* w_table,
+                  const uint64_t* ws_table, const Mul& mul, const Butterfly& butterfly, const Last& last) {
     const SmallStage<T1> s1;
     const SmallStage<T2> s2;
     const SmallStage<T3> s3;
@@ -100,7 +101,7 @@ void small_stages(uint64_t* a, uint32_t n, const uint64_t* w_table, const uint64
         const uint32_t at = n / (2 * t) + 8 * g / t;
         bf(x, y, st.twiddles(w_table + at), mul.companion(st.twiddles(ws_table + at)));
     };
-    for (uint32_t g = 0; g < n / 16; ++g) {
+    for (uint32_t g = g_begin; g < g_end; ++g) {
         uint64_t* p = a + 16 * size_t(g);
         const __m512i a0 = _mm512_loadu_si512(p), a1 = _mm512_loadu_si512(p + 8);
         __m512i x = _mm512_permutex2var_epi64(a0, s1.gx, a1), y = _mm512_permutex2var_epi64(a0, s1.gy, a1);
@@ -142,32 +143,50 @@ template <typename Mul> struct InverseButterfly {
     }
 };
 
+// The stages whose blocks of butterflies fit in the first-level data cache run block by block:
+// every stage of one block of kNttBlockWords words, then the next block. A stage over the whole
+// array reads and writes it once (512 KiB per limb at N = 2^16, from the second-level cache at
+// best), so only the first log2(n / kNttBlockWords) stages do; the rest find their block in the
+// first-level cache. The butterflies and their order within each stage are unchanged, so the
+// results are bit for bit those of a stage-by-stage pass.
+inline constexpr uint32_t kNttBlockWords = 2048;  // 16 KiB
+
+// One forward stage with butterfly distance t >= 8 (m = n / (2t) groups), groups i0 .. i1 - 1:
+// the butterfly of math::ntt_forward_lazy, 8 per vector.
+template <typename Mul>
+void forward_stage(uint64_t* a, const math::NttTables& tb, const Mul& mul, __m512i v2q, uint32_t m, uint32_t t,
+                   uint32_t i0, uint32_t i1) {
+    for (uint32_t i = i0; i < i1; ++i) {
+        const __m512i w = _mm512_set1_epi64(int64_t(tb.psi_rev[m + i]));
+        const __m512i wc = mul.companion(_mm512_set1_epi64(int64_t(tb.psi_rev_shoup[m + i])));
+        uint64_t* x = a + 2 * size_t(i) * t;
+        uint64_t* y = x + t;
+        for (uint32_t j = 0; j < t; j += 8) {
+            const __m512i u = reduce_below(_mm512_loadu_si512(x + j), v2q);
+            const __m512i v = mul.mul_lazy(_mm512_loadu_si512(y + j), w, wc);
+            _mm512_storeu_si512(x + j, _mm512_add_epi64(u, v));
+            _mm512_storeu_si512(y + j, _mm512_add_epi64(_mm512_sub_epi64(u, v), v2q));
+        }
+    }
+}
+
 // In place; input in [0, 4q), output canonical (math::ntt_forward). n >= 16.
 template <typename Mul> void ntt_forward_stages(uint64_t* a, const math::NttTables& tb) {
     const Mul mul(tb.q);
-    const uint32_t n = tb.n;
+    const uint32_t n = tb.n, block = n < kNttBlockWords ? n : kNttBlockWords;
     const __m512i vq = _mm512_set1_epi64(int64_t(tb.q)), v2q = _mm512_set1_epi64(int64_t(2 * tb.q));
-    uint32_t t = n;
-    uint32_t m = 1;
-    // Stages whose butterfly distance t is at least 8: 8 butterflies per vector.
-    for (; m < n && (t >> 1) >= 8; m <<= 1) {
-        t >>= 1;
-        for (uint32_t i = 0; i < m; ++i) {
-            const __m512i w = _mm512_set1_epi64(int64_t(tb.psi_rev[m + i]));
-            const __m512i wc = mul.companion(_mm512_set1_epi64(int64_t(tb.psi_rev_shoup[m + i])));
-            uint64_t* x = a + 2 * i * t;
-            uint64_t* y = x + t;
-            for (uint32_t j = 0; j < t; j += 8) {
-                const __m512i u = reduce_below(_mm512_loadu_si512(x + j), v2q);
-                const __m512i v = mul.mul_lazy(_mm512_loadu_si512(y + j), w, wc);
-                _mm512_storeu_si512(x + j, _mm512_add_epi64(u, v));
-                _mm512_storeu_si512(y + j, _mm512_add_epi64(_mm512_sub_epi64(u, v), v2q));
-            }
-        }
+    // Stages of distance t >= 8 (m groups each) whose groups span more than a block: whole array.
+    uint32_t m = 1, t = n / 2;
+    for (; t >= 8 && 2 * t > block; m <<= 1, t >>= 1) forward_stage(a, tb, mul, v2q, m, t, 0, m);
+    const ForwardButterfly<Mul> inner{mul, vq, v2q, false}, last{mul, vq, v2q, true};
+    for (uint32_t o = 0; o < n; o += block) {
+        // the other stages of distance t >= 8 inside the block
+        for (uint32_t mb = m, tt = t; tt >= 8; mb <<= 1, tt >>= 1)
+            forward_stage(a, tb, mul, v2q, mb, tt, o / (2 * tt), (o + block) / (2 * tt));
+        // the last three stages (t = 4, 2, 1), the last one with the final reduction to [0, q)
+        small_stages<4, 2, 1>(a, n, o / 16, (o + block) / 16, tb.psi_rev.data(), tb.psi_rev_shoup.data(), mul,
+                              inner, last);
     }
-    // The last three stages (t = 4, 2, 1), the last one with the final reduction to [0, q).
-    small_stages<4, 2, 1>(a, n, tb.psi_rev.data(), tb.psi_rev_shoup.data(), mul,
-                          ForwardButterfly<Mul>{mul, vq, v2q, false}, ForwardButterfly<Mul>{mul, vq, v2q, true});
 }
 
 // In place; input in [0, 2q), output canonical (math::ntt_inverse). n >= 16.
@@ -179,14 +198,12 @@ template <typename Mul> void ntt_inverse_stages(uint64_t* a, const math::NttTabl
     // The first three stages (t = 1, 2, 4) pair words inside a vector; then 8 butterflies per vector.
     const InverseButterfly<Mul> inverse{mul, v2q};
     const uint64_t *w = tb.psi_inv_rev.data(), *ws = tb.psi_inv_rev_shoup.data();
-    small_stages<1, 2, 4>(a, n, w, ws, mul, inverse, inverse);
-    uint32_t t = 8;
-    for (uint32_t m = n / 8; m > 2; m >>= 1) {
-        const uint32_t h = m >> 1;
-        for (uint32_t i = 0; i < h; ++i) {
+    // One stage of distance t (h = n / (2t) groups), groups i0 .. i1 - 1, 8 butterflies per vector.
+    const auto stage = [&](uint32_t h, uint32_t t, uint32_t i0, uint32_t i1) {
+        for (uint32_t i = i0; i < i1; ++i) {
             const __m512i wv = _mm512_set1_epi64(int64_t(w[h + i]));
             const __m512i wc = mul.companion(_mm512_set1_epi64(int64_t(ws[h + i])));
-            uint64_t* x = a + 2 * i * t;
+            uint64_t* x = a + 2 * size_t(i) * t;
             uint64_t* y = x + t;
             for (uint32_t j = 0; j < t; j += 8) {
                 const __m512i u = _mm512_loadu_si512(x + j), v = _mm512_loadu_si512(y + j);
@@ -194,8 +211,20 @@ template <typename Mul> void ntt_inverse_stages(uint64_t* a, const math::NttTabl
                 _mm512_storeu_si512(y + j, mul.mul_lazy(_mm512_add_epi64(_mm512_sub_epi64(u, v), v2q), wv, wc));
             }
         }
-        t <<= 1;
+    };
+    // Block by block (kNttBlockWords, as the forward transform): the first three stages (t = 1,
+    // 2, 4) pair words inside a vector; then the stages of distance t >= 8 whose groups fit in a
+    // block, up to the last stage (t = n / 2) exclusive.
+    const uint32_t block = n < kNttBlockWords ? n : kNttBlockWords;
+    uint32_t t = 8;
+    for (uint32_t o = 0; o < n; o += block) {
+        small_stages<1, 2, 4>(a, n, o / 16, (o + block) / 16, w, ws, mul, inverse, inverse);
+        for (uint32_t tt = 8; 2 * tt <= block && tt < n / 2; tt <<= 1)
+            stage(n / (2 * tt), tt, o / (2 * tt), (o + block) / (2 * tt));
     }
+    while (2 * t <= block && t < n / 2) t <<= 1;
+    // the remaining stages over the whole array
+    for (; t < n / 2; t <<= 1) stage(n / (2 * t), t, 0, n / (2 * t));
     // Last stage with n^{-1} folded in (t = n/2 >= 8 for n >= 16).
     uint64_t* x = a;
     uint64_t* y = a + t;
