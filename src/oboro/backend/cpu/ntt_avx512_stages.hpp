@@ -170,14 +170,57 @@ void forward_stage(uint64_t* a, const math::NttTables& tb, const Mul& mul, __m51
     }
 }
 
+// The forward stages (m, t) and (2m, t/2), t/2 >= 8, in one pass over the array: group i of the
+// first holds the quarters x0 x1 | x2 x3 (t/2 words each); the first stage pairs (x0, x2) and
+// (x1, x3), the second (x0, x1) and (x2, x3), its groups 2i and 2i + 1. The same butterflies as
+// two forward_stage passes, with half the array's trips through the cache.
+template <typename Mul>
+void forward_two_stages(uint64_t* a, const math::NttTables& tb, const Mul& mul, __m512i v2q, uint32_t m, uint32_t t) {
+    const uint32_t h = t / 2;
+    const auto twiddle = [&](uint32_t k) { return _mm512_set1_epi64(int64_t(tb.psi_rev[k])); };
+    const auto companion = [&](uint32_t k) { return mul.companion(_mm512_set1_epi64(int64_t(tb.psi_rev_shoup[k]))); };
+    const auto butterfly = [&](__m512i& x, __m512i& y, __m512i w, __m512i wc) {
+        const __m512i u = reduce_below(x, v2q), v = mul.mul_lazy(y, w, wc);
+        x = _mm512_add_epi64(u, v);
+        y = _mm512_add_epi64(_mm512_sub_epi64(u, v), v2q);
+    };
+    for (uint32_t i = 0; i < m; ++i) {
+        const __m512i w1 = twiddle(m + i), c1 = companion(m + i);
+        const __m512i w2 = twiddle(2 * m + 2 * i), c2 = companion(2 * m + 2 * i);
+        const __m512i w3 = twiddle(2 * m + 2 * i + 1), c3 = companion(2 * m + 2 * i + 1);
+        uint64_t* p = a + 2 * size_t(i) * t;
+        for (uint32_t j = 0; j < h; j += 8) {
+            __m512i x0 = _mm512_loadu_si512(p + j), x1 = _mm512_loadu_si512(p + h + j);
+            __m512i x2 = _mm512_loadu_si512(p + t + j), x3 = _mm512_loadu_si512(p + t + h + j);
+            butterfly(x0, x2, w1, c1);
+            butterfly(x1, x3, w1, c1);
+            butterfly(x0, x1, w2, c2);
+            butterfly(x2, x3, w3, c3);
+            _mm512_storeu_si512(p + j, x0);
+            _mm512_storeu_si512(p + h + j, x1);
+            _mm512_storeu_si512(p + t + j, x2);
+            _mm512_storeu_si512(p + t + h + j, x3);
+        }
+    }
+}
+
 // In place; input in [0, 4q), output canonical (math::ntt_forward). n >= 16.
 template <typename Mul> void ntt_forward_stages(uint64_t* a, const math::NttTables& tb) {
     const Mul mul(tb.q);
     const uint32_t n = tb.n, block = n < kNttBlockWords ? n : kNttBlockWords;
     const __m512i vq = _mm512_set1_epi64(int64_t(tb.q)), v2q = _mm512_set1_epi64(int64_t(2 * tb.q));
-    // Stages of distance t >= 8 (m groups each) whose groups span more than a block: whole array.
+    // Stages of distance t >= 8 (m groups each) whose groups span more than a block: whole array,
+    // two at a time where the second is one too.
     uint32_t m = 1, t = n / 2;
-    for (; t >= 8 && 2 * t > block; m <<= 1, t >>= 1) forward_stage(a, tb, mul, v2q, m, t, 0, m);
+    while (t >= 8 && 2 * t > block) {
+        if (t > block) {
+            forward_two_stages(a, tb, mul, v2q, m, t);
+            m <<= 2, t >>= 2;
+        } else {
+            forward_stage(a, tb, mul, v2q, m, t, 0, m);
+            m <<= 1, t >>= 1;
+        }
+    }
     const ForwardButterfly<Mul> inner{mul, vq, v2q, false}, last{mul, vq, v2q, true};
     for (uint32_t o = 0; o < n; o += block) {
         // the other stages of distance t >= 8 inside the block
@@ -223,8 +266,47 @@ template <typename Mul> void ntt_inverse_stages(uint64_t* a, const math::NttTabl
             stage(n / (2 * tt), tt, o / (2 * tt), (o + block) / (2 * tt));
     }
     while (2 * t <= block && t < n / 2) t <<= 1;
-    // the remaining stages over the whole array
-    for (; t < n / 2; t <<= 1) stage(n / (2 * t), t, 0, n / (2 * t));
+    // The remaining stages but the last over the whole array, two at a time where both are: the
+    // stages t and 2t in one pass, group i of the second holding the quarters q0 q1 | q2 q3 (t
+    // words each); the first pairs (q0, q1) and (q2, q3) (its groups 2i and 2i + 1), the second
+    // (q0, q2) and (q1, q3).
+    const auto two_stages = [&](uint32_t t1) {
+        const uint32_t h1 = n / (2 * t1), h2 = h1 / 2;
+        const auto twiddle = [&](uint32_t k) { return _mm512_set1_epi64(int64_t(w[k])); };
+        const auto companion = [&](uint32_t k) { return mul.companion(_mm512_set1_epi64(int64_t(ws[k]))); };
+        const auto butterfly = [&](__m512i& x, __m512i& y, __m512i wv, __m512i wc) {
+            const __m512i u = x, v = y;
+            x = reduce_below(_mm512_add_epi64(u, v), v2q);
+            y = mul.mul_lazy(_mm512_add_epi64(_mm512_sub_epi64(u, v), v2q), wv, wc);
+        };
+        for (uint32_t i = 0; i < h2; ++i) {
+            const __m512i w1 = twiddle(h1 + 2 * i), c1 = companion(h1 + 2 * i);
+            const __m512i w2 = twiddle(h1 + 2 * i + 1), c2 = companion(h1 + 2 * i + 1);
+            const __m512i w3 = twiddle(h2 + i), c3 = companion(h2 + i);
+            uint64_t* p = a + 4 * size_t(i) * t1;
+            for (uint32_t j = 0; j < t1; j += 8) {
+                __m512i q0 = _mm512_loadu_si512(p + j), q1 = _mm512_loadu_si512(p + t1 + j);
+                __m512i q2 = _mm512_loadu_si512(p + 2 * t1 + j), q3 = _mm512_loadu_si512(p + 3 * t1 + j);
+                butterfly(q0, q1, w1, c1);
+                butterfly(q2, q3, w2, c2);
+                butterfly(q0, q2, w3, c3);
+                butterfly(q1, q3, w3, c3);
+                _mm512_storeu_si512(p + j, q0);
+                _mm512_storeu_si512(p + t1 + j, q1);
+                _mm512_storeu_si512(p + 2 * t1 + j, q2);
+                _mm512_storeu_si512(p + 3 * t1 + j, q3);
+            }
+        }
+    };
+    while (t < n / 2) {
+        if (2 * t < n / 2) {
+            two_stages(t);
+            t <<= 2;
+        } else {
+            stage(n / (2 * t), t, 0, n / (2 * t));
+            t <<= 1;
+        }
+    }
     // Last stage with n^{-1} folded in (t = n/2 >= 8 for n >= 16).
     uint64_t* x = a;
     uint64_t* y = a + t;
