@@ -3,7 +3,10 @@
 //      in each implementation, on a 60-bit and a 40-bit prime: ns per element;
 //  (b) paper 004's experiment: the fused multiply-add acc = acc + a*b (one reduction) against a
 //      multiply then an add (two kernels, two reductions), over logN = 10..15 and 1..15 limbs of
-//      60-bit primes, with the input size (paper: 64*(3*N*l + l)/8 bytes) at which fused wins.
+//      60-bit primes, with the input size (paper: 64*(3*N*l + l)/8 bytes) at which fused wins;
+//  (c) the NTT of each implementation at the ring degrees of the presets, N = 2^12 .. 2^16, on a
+//      60-bit and a 40-bit prime: ns per element (a limb of N = 2^16 is 512 KiB, beyond the
+//      first-level cache: the transform's blocking, backend/cpu/ntt_avx512_stages.hpp, shows here).
 // Prints the tables, and writes JSON (--json) and Markdown (--markdown) with the machine and date;
 // bench/plot_kernels.py draws (b) from the JSON.
 //
@@ -20,6 +23,7 @@
 #include "bench_util.hpp"
 #include "oboro/backend/cpu/eltwise.hpp"
 #include "oboro/backend/cpu/poly_ops.hpp"
+#include "oboro/backend/key_switch_key.hpp"
 #include "oboro/math/ntt.hpp"
 #include "oboro/math/modarith.hpp"
 #include "oboro/math/primes.hpp"
@@ -34,6 +38,12 @@ namespace {
 struct KernelRow {
     std::string isa, kernel;
     double ns_per_element = 0;
+};
+
+struct NttRow {
+    std::string isa;
+    int bits = 0, logn = 0;
+    double forward_ns = 0, inverse_ns = 0;  // per element
 };
 
 struct FmaRow {
@@ -87,6 +97,8 @@ std::vector<KernelRow> run_kernels(double min_seconds, int bits) {
     const uint64_t weights[terms] = {w, q - 1, q / 7};
     const double inverses[terms] = {1.0 / double(q), 1.0 / double(q), 1.0 / double(q)};
     std::vector<uint8_t> counts(n);
+    std::vector<uint8_t> packed_key(n * backend::key_word_bytes(q));
+    backend::pack_key_words(x.data(), n, backend::key_word_bytes(q), packed_key.data());
     for (auto& c : counts) c = uint8_t(gen() % (terms + 1));
     for (size_t j = 0; j < terms; ++j) {
         dot_terms[j] = {dx.data() + j * n, dy0.data() + j * n, dy1.data() + j * n};
@@ -121,12 +133,42 @@ std::vector<KernelRow> run_kernels(double min_seconds, int bits) {
             k->weighted_sum(d0.data(), dx.data(), n, terms, weights, counts.data(), w, ws, m, n);
         });
         add("overflow_counts (3 terms)", [&] { k->overflow_counts(counts.data(), dx.data(), n, terms, inverses, n); });
+        // a switching key's limb stored in the bytes its prime needs (8 for the 60-bit prime, 5 or
+        // 6 for the 40-bit one), unpacked as the key inner product does
+        add("unpack_key_words", [&] {
+            k->unpack_key_words(d0.data(), packed_key.data(), n, backend::key_word_bytes(q), 0, n);
+        });
         const auto [forward, inverse] = backend::cpu::ntt_functions(isa, q);  // as the library dispatches
         if (forward) {
             add("NTT forward", [&] { forward(d0.data(), ntt); });  // canonical in, canonical out: repeatable
             add("NTT inverse", [&] { inverse(d0.data(), ntt); });
         }
     }
+    return rows;
+}
+
+std::vector<NttRow> run_ntt(double min_seconds) {
+    std::vector<NttRow> rows;
+    for (int bits : {60, 40})
+        for (int logn = 12; logn <= 16; ++logn) {
+            const size_t n = size_t(1) << logn;
+            const uint64_t q = math::generate_ntt_primes(bits, n, 1)[0];
+            const math::NttTables ntt(q, uint32_t(n));
+            std::mt19937_64 gen(3);
+            AlignedBuffer<uint64_t> d(n);
+            fill(d.data(), n, q, gen);
+            for (const auto& [isa, k] : isa_tables()) {
+                const auto [forward, inverse] = backend::cpu::ntt_functions(isa, q);
+                if (!forward) continue;
+                NttRow r{k->name, bits, logn};
+                r.forward_ns = 1000.0 * time_us([&] { forward(d.data(), ntt); }, n, min_seconds) / double(n);
+                r.inverse_ns = 1000.0 * time_us([&] { inverse(d.data(), ntt); }, n, min_seconds) / double(n);
+                std::printf("%-12s NTT [%d-bit] logN=%2d  forward %7.3f  inverse %7.3f ns/element\n", k->name, bits, logn,
+                            r.forward_ns, r.inverse_ns);
+                std::fflush(stdout);
+                rows.push_back(r);
+            }
+        }
     return rows;
 }
 
@@ -200,13 +242,19 @@ std::vector<FmaRow> of_isa(const std::vector<FmaRow>& rows, const std::string& i
     return out;
 }
 
-void write_json(const std::string& path, const std::vector<KernelRow>& k, const std::vector<FmaRow>& f) {
+void write_json(const std::string& path, const std::vector<KernelRow>& k, const std::vector<NttRow>& t,
+                const std::vector<FmaRow>& f) {
     std::ofstream out(path);
     out << "{\n  \"benchmark\": \"bench_kernels\",\n  \"machine\": " << bench::machine_json()
         << ",\n  \"threads\": 1,\n  \"kernels\": {\"n\": 8192, \"modulus_bits\": [60, 40], \"unit\": \"ns per element\", \"results\": [\n";
     for (size_t i = 0; i < k.size(); ++i)
         out << "    {\"isa\": \"" << k[i].isa << "\", \"kernel\": \"" << k[i].kernel << "\", \"ns_per_element\": "
             << k[i].ns_per_element << "}" << (i + 1 < k.size() ? "," : "") << "\n";
+    out << "  ]},\n  \"ntt\": {\"unit\": \"ns per element\", \"results\": [\n";
+    for (size_t i = 0; i < t.size(); ++i)
+        out << "    {\"isa\": \"" << t[i].isa << "\", \"modulus_bits\": " << t[i].bits << ", \"logn\": " << t[i].logn
+            << ", \"forward_ns\": " << t[i].forward_ns << ", \"inverse_ns\": " << t[i].inverse_ns << "}"
+            << (i + 1 < t.size() ? "," : "") << "\n";
     out << "  ]},\n  \"fma\": {\"modulus_bits\": 60, \"unit\": \"microseconds\", \"results\": [\n";
     for (size_t i = 0; i < f.size(); ++i)
         out << "    {\"isa\": \"" << f[i].isa << "\", \"logn\": " << f[i].logn << ", \"limbs\": " << f[i].limbs
@@ -223,7 +271,8 @@ void write_json(const std::string& path, const std::vector<KernelRow>& k, const 
 
 using bench::fmt;
 
-void write_markdown(const std::string& path, const std::vector<KernelRow>& k, const std::vector<FmaRow>& f) {
+void write_markdown(const std::string& path, const std::vector<KernelRow>& k, const std::vector<NttRow>& t,
+                    const std::vector<FmaRow>& f) {
     std::ofstream out(path);
     const auto names = tables();
     out << "# Element-wise kernel benchmarks\n\n"
@@ -259,11 +308,38 @@ void write_markdown(const std::string& path, const std::vector<KernelRow>& k, co
     }
     out << "\n`dot2` is the key-switching inner product (two outputs sharing their left operand, 3 terms); "
            "`weighted_sum` and `overflow_counts` are the two halves of the centred fast base conversion (3 source "
-           "limbs; the counts in double precision, with AVX-512DQ on the AVX-512 tables). Every row is per "
+           "limbs; the counts in double precision, with AVX-512DQ on the AVX-512 tables); `unpack_key_words` reads a "
+           "switching key's limb stored in the bytes its prime needs (8 for the 60-bit prime: a copy; 5 or 6 for "
+           "the 40-bit one). Every row is per "
            "element. The AVX2 table runs the scalar dot2 (measured faster, see eltwise_avx2.cpp), so its column "
            "only shows the noise of the machine. `avx512+ifma` is the AVX-512 table with IFMA products for primes "
            "below 2^50: on the 60-bit prime it runs the AVX-512 kernels. The NTT rows time one forward or inverse "
            "transform (there is no AVX2 NTT).\n\n";
+    out << "## (c) The NTT by ring degree, ns per element (forward / inverse)\n\n"
+        << "One transform of one limb, as the library dispatches it for the prime (`avx512+ifma`: IFMA products "
+           "below 2^50 only). A limb of N = 2^16 is 512 KiB: the AVX-512 transforms run the stages whose butterfly "
+           "groups fit in 2048 words block by block and the others two at a time "
+           "(backend/cpu/ntt_avx512_stages.hpp).\n\n| prime | implementation |";
+    for (int logn = 12; logn <= 16; ++logn) out << " N = 2^" << logn << " |";
+    out << "\n|---|---|";
+    for (int logn = 12; logn <= 16; ++logn) out << "---:|";
+    out << "\n";
+    for (int bits : {60, 40})
+        for (auto* table : names) {
+            bool any = false;
+            std::string line = "| " + std::to_string(bits) + "-bit | " + table->name + " |";
+            for (int logn = 12; logn <= 16; ++logn) {
+                std::string cell = " n/a |";
+                for (const auto& r : t)
+                    if (r.isa == table->name && r.bits == bits && r.logn == logn) {
+                        cell = " " + fmt("%.2f", r.forward_ns) + " / " + fmt("%.2f", r.inverse_ns) + " |";
+                        any = true;
+                    }
+                line += cell;
+            }
+            if (any) out << line << "\n";
+        }
+    out << "\n";
     out << "## (b) Fused multiply-add vs multiply then add (paper 004, section 5.1)\n\n"
         << "`acc = acc + a*b mod q` over `l` limbs of `N` coefficients (60-bit primes): one kernel with one "
            "reduction (fused) against `mul` into a temporary and `add` (separate). Input size as in the paper: "
@@ -328,13 +404,14 @@ int main(int argc, char** argv) {
     }
     auto k = run_kernels(min_seconds * 4, 60);
     for (const auto& r : run_kernels(min_seconds * 4, 40)) k.push_back(r);
+    const auto t = run_ntt(min_seconds * 4);
     const auto f = run_fma(min_seconds, max_logn, max_limbs);
     for (auto* t : tables(false)) {
         const double c = crossover_bytes(of_isa(f, t->name));
         std::printf("%-8s fused multiply-add faster from %s\n", t->name,
                     c < 0 ? "(never settles)" : (fmt("%.0f", c) + " bytes on").c_str());
     }
-    if (!json.empty()) write_json(json, k, f);
-    if (!markdown.empty()) write_markdown(markdown, k, f);
+    if (!json.empty()) write_json(json, k, t, f);
+    if (!markdown.empty()) write_markdown(markdown, k, t, f);
     return 0;
 }

@@ -15,6 +15,7 @@
 #include "oboro/backend/ring.hpp"
 #include "oboro/backend/cpu/ntt_simd.hpp"
 #include "oboro/backend/cpu/poly_ops.hpp"
+#include "oboro/backend/key_switch_key.hpp"
 #include "oboro/math/modarith.hpp"
 #include "oboro/math/primes.hpp"
 #include "oboro/util/buffer.hpp"
@@ -418,6 +419,30 @@ TEST_P(EltwiseSimd, PermuteAutomorphism) {
             for (size_t i = 0; i < n; ++i) want[i] = x[perm[i]];
             k->permute_automorphism(got.data(), x.data(), perm.data(), n);
             ASSERT_EQ(want, got) << "n=" << n << " galois=" << gal;
+        }
+    }
+}
+
+// A switching key's packed words (5, 6 and 8 bytes, up to the largest word of each width) come
+// back from every table as they went in, from any start and for any count, 8 at a time or not.
+TEST_P(EltwiseSimd, UnpackKeyWords) {
+    SIMD_OR_SKIP(k);
+    std::mt19937_64 gen(13);
+    const size_t n = 1024;
+    for (uint32_t width : {5u, 6u, 8u}) {
+        const uint64_t top = width == 8 ? ~uint64_t(0) : (uint64_t(1) << (8 * width)) - 1;
+        std::vector<uint64_t> w(n);
+        for (auto& x : w) x = gen() & top;
+        w[0] = top;
+        w[n - 1] = top;
+        std::vector<uint8_t> packed(n * width);
+        backend::pack_key_words(w.data(), n, width, packed.data());
+        for (const auto& [begin, count] : {std::pair<size_t, size_t>{0, n}, {0, 7}, {3, 17}, {8, 1000}, {1, n - 1},
+                                           {n - 9, 9}}) {
+            std::vector<uint64_t> got(count);
+            k->unpack_key_words(got.data(), packed.data(), n, width, begin, count);
+            ASSERT_EQ(got, std::vector<uint64_t>(w.begin() + long(begin), w.begin() + long(begin + count)))
+                << "width " << width << " begin " << begin << " count " << count;
         }
     }
 }

@@ -34,6 +34,8 @@ struct DotTerm {
 void permute_automorphism_portable(uint64_t* d, const uint64_t* x, const uint32_t* perm, size_t n);
 void overflow_counts_portable(uint8_t* v, const uint64_t* y, size_t stride, size_t terms, const double* inv,
                               size_t n);
+void unpack_key_words_portable(uint64_t* d, const uint8_t* limb, size_t n, uint32_t width, size_t begin,
+                               size_t count);
 
 struct EltwiseKernels {
     const char* name;
@@ -96,6 +98,11 @@ struct EltwiseKernels {
     // register instead of gathering word by word. n: a multiple of 8 for them.
     void (*permute_automorphism)(uint64_t* d, const uint64_t* x, const uint32_t* perm, size_t n) =
         permute_automorphism_portable;
+    // d[k] = word begin + k of a switching key's limb of n words stored in `width` bytes each
+    // (backend/key_switch_key.hpp, unpack_key_words), k < count: the key inner product unpacks
+    // a block of each key limb before it multiplies it.
+    void (*unpack_key_words)(uint64_t* d, const uint8_t* limb, size_t n, uint32_t width, size_t begin,
+                             size_t count) = unpack_key_words_portable;
 };
 
 inline constexpr size_t kMaxDotTerms = 64;

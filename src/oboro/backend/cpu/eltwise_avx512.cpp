@@ -51,10 +51,31 @@ void permute_automorphism(uint64_t* d, const uint64_t* x, const uint32_t* perm, 
     if (k < n) permute_automorphism_portable(d + k, x, perm + k, n - k);
 }
 
+// 8 words per vector: the low halves widened from 32 bits, the high parts from 8 or 16 bits,
+// shifted and or-ed (the portable loop, which a baseline x86-64 build vectorizes 2 words wide).
+void unpack_key_words(uint64_t* d, const uint8_t* limb, size_t n, uint32_t width, size_t begin, size_t count) {
+    if (width == 8) {
+        unpack_key_words_portable(d, limb, n, width, begin, count);
+        return;
+    }
+    const uint32_t* lo = reinterpret_cast<const uint32_t*>(limb) + begin;
+    const uint8_t* hi = limb + 4 * n + (width == 5 ? begin : 2 * begin);
+    size_t k = 0;
+    for (; k + 8 <= count; k += 8) {
+        const __m512i l = _mm512_cvtepu32_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(lo + k)));
+        const __m512i h = width == 5
+                              ? _mm512_cvtepu8_epi64(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(hi + k)))
+                              : _mm512_cvtepu16_epi64(_mm_loadu_si128(reinterpret_cast<const __m128i*>(hi + 2 * k)));
+        _mm512_storeu_si512(d + k, _mm512_or_si512(l, _mm512_slli_epi64(h, 32)));
+    }
+    if (k < count) unpack_key_words_portable(d + k, limb, n, width, begin + k, count - k);
+}
+
 constexpr EltwiseKernels kTable = [] {
     EltwiseKernels t = simd::Kernels<Avx512Ops>::table("avx512");
     t.overflow_counts = overflow_counts;
     t.permute_automorphism = permute_automorphism;
+    t.unpack_key_words = unpack_key_words;
     return t;
 }();
 

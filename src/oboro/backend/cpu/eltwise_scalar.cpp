@@ -1,6 +1,7 @@
 // The scalar element-wise kernels: the reference every SIMD table is tested against, and the
 // fallback for CPUs without AVX2. Plain loops over math/modarith.hpp.
 #include "oboro/backend/cpu/eltwise.hpp"
+#include "oboro/backend/key_switch_key.hpp"
 #include "oboro/backend/cpu/word_barrett.hpp"
 #include "oboro/math/modarith.hpp"
 
@@ -96,6 +97,11 @@ void weighted_sum(uint64_t* d, const uint64_t* y, size_t stride, size_t terms, c
 }
 
 }  // namespace
+
+void unpack_key_words_portable(uint64_t* d, const uint8_t* limb, size_t n, uint32_t width, size_t begin,
+                               size_t count) {
+    unpack_key_words(limb, n, width, begin, count, d);
+}
 
 void permute_automorphism_portable(uint64_t* d, const uint64_t* x, const uint32_t* perm, size_t n) {
     for (size_t k = 0; k < n; ++k) d[k] = x[perm[k]];

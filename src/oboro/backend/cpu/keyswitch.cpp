@@ -112,8 +112,8 @@ void key_inner_products(const Ring& ring, const LevelConstants& lc, const uint64
             for (size_t c = 0; c < n; c += block) {
                 for (size_t j = 0; j < beta; ++j) {
                     uint64_t* b = unpacked + 2 * j * block;
-                    key.unpack(j, 0, ki, c, block, b);
-                    key.unpack(j, 1, ki, c, block, b + block);
+                    kn.unpack_key_words(b, key.limb(j, 0, ki), n, key.word_bytes(ki), c, block);
+                    kn.unpack_key_words(b + block, key.limb(j, 1, ki), n, key.word_bytes(ki), c, block);
                     terms[j] = {x[j] + c, b, b + block};
                 }
                 kn.dot2(acc0s[r] + i * n + c, acc1s[r] + i * n + c, terms, beta, acc, m, block);
