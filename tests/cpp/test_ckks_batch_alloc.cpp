@@ -141,14 +141,16 @@ TEST(BatchAllocationsThreads, TwoThreadsDoNotAllocatePerCiphertext) {
     const Evaluator bev(k.ctx);
     Pairs p = make_pairs(k, 8);
     CiphertextBatch out;
-    // Warm up until both workers hold a grown workspace. Which threads take part in a call depends
-    // on the machine's load: after a fixed number of calls, the second worker's workspace could
-    // still be missing (it was once: 5 buffers in the measured call, one workspace, not 8
-    // elements' worth), so the warm-up goes on until two workspaces are idle and a call
-    // allocated nothing.
-    for (int i = 0; i < 200; ++i) {
+    // Warm up until every workspace a call can hold at once has grown. Which threads take part in
+    // a call depends on the machine's load, and a call can hold three (the key switch's own, and
+    // one per worker for the key inner product's unpacked key words): after a fixed number of
+    // calls, or once two were idle, one could still be missing (it was, twice: 5 buffers in the
+    // measured call, one workspace, not 8 elements' worth). So the warm-up goes on until five
+    // calls in a row allocated nothing.
+    int quiet = 0;
+    for (int i = 0; i < 400 && quiet < 5; ++i) {
         const Counts warm = count_allocations([&] { bev.multiply_relin_rescale_into(p.A, p.B, k.rk, out); });
-        if (i >= 3 && warm.buffers == 0 && scratch_pool().idle_count() >= 2) break;
+        quiet = warm.buffers == 0 && i >= 3 ? quiet + 1 : 0;
     }
     const Counts c = count_allocations([&] { bev.multiply_relin_rescale_into(p.A, p.B, k.rk, out); });
     set_num_threads(before);

@@ -170,6 +170,21 @@ void forward_stage(uint64_t* a, const math::NttTables& tb, const Mul& mul, __m51
     }
 }
 
+// The words of a group of 4 * quarter words as its four quarters, 8 columns at a time: loads
+// q0..q3 (quarter words apart), runs body(q0, q1, q2, q3) (the butterflies of two stages) and
+// stores them back. The radix-4 passes of both transforms.
+template <typename Body> inline void for_quarters(uint64_t* p, uint32_t quarter, const Body& body) {
+    for (uint32_t j = 0; j < quarter; j += 8) {
+        __m512i q0 = _mm512_loadu_si512(p + j), q1 = _mm512_loadu_si512(p + quarter + j);
+        __m512i q2 = _mm512_loadu_si512(p + 2 * quarter + j), q3 = _mm512_loadu_si512(p + 3 * quarter + j);
+        body(q0, q1, q2, q3);
+        _mm512_storeu_si512(p + j, q0);
+        _mm512_storeu_si512(p + quarter + j, q1);
+        _mm512_storeu_si512(p + 2 * quarter + j, q2);
+        _mm512_storeu_si512(p + 3 * quarter + j, q3);
+    }
+}
+
 // The forward stages (m, t) and (2m, t/2), t/2 >= 8, in one pass over the array: group i of the
 // first holds the quarters x0 x1 | x2 x3 (t/2 words each); the first stage pairs (x0, x2) and
 // (x1, x3), the second (x0, x1) and (x2, x3), its groups 2i and 2i + 1. The same butterflies as
@@ -188,19 +203,12 @@ void forward_two_stages(uint64_t* a, const math::NttTables& tb, const Mul& mul, 
         const __m512i w1 = twiddle(m + i), c1 = companion(m + i);
         const __m512i w2 = twiddle(2 * m + 2 * i), c2 = companion(2 * m + 2 * i);
         const __m512i w3 = twiddle(2 * m + 2 * i + 1), c3 = companion(2 * m + 2 * i + 1);
-        uint64_t* p = a + 2 * size_t(i) * t;
-        for (uint32_t j = 0; j < h; j += 8) {
-            __m512i x0 = _mm512_loadu_si512(p + j), x1 = _mm512_loadu_si512(p + h + j);
-            __m512i x2 = _mm512_loadu_si512(p + t + j), x3 = _mm512_loadu_si512(p + t + h + j);
+        for_quarters(a + 2 * size_t(i) * t, h, [&](__m512i& x0, __m512i& x1, __m512i& x2, __m512i& x3) {
             butterfly(x0, x2, w1, c1);
             butterfly(x1, x3, w1, c1);
             butterfly(x0, x1, w2, c2);
             butterfly(x2, x3, w3, c3);
-            _mm512_storeu_si512(p + j, x0);
-            _mm512_storeu_si512(p + h + j, x1);
-            _mm512_storeu_si512(p + t + j, x2);
-            _mm512_storeu_si512(p + t + h + j, x3);
-        }
+        });
     }
 }
 
@@ -283,19 +291,12 @@ template <typename Mul> void ntt_inverse_stages(uint64_t* a, const math::NttTabl
             const __m512i w1 = twiddle(h1 + 2 * i), c1 = companion(h1 + 2 * i);
             const __m512i w2 = twiddle(h1 + 2 * i + 1), c2 = companion(h1 + 2 * i + 1);
             const __m512i w3 = twiddle(h2 + i), c3 = companion(h2 + i);
-            uint64_t* p = a + 4 * size_t(i) * t1;
-            for (uint32_t j = 0; j < t1; j += 8) {
-                __m512i q0 = _mm512_loadu_si512(p + j), q1 = _mm512_loadu_si512(p + t1 + j);
-                __m512i q2 = _mm512_loadu_si512(p + 2 * t1 + j), q3 = _mm512_loadu_si512(p + 3 * t1 + j);
+            for_quarters(a + 4 * size_t(i) * t1, t1, [&](__m512i& q0, __m512i& q1, __m512i& q2, __m512i& q3) {
                 butterfly(q0, q1, w1, c1);
                 butterfly(q2, q3, w2, c2);
                 butterfly(q0, q2, w3, c3);
                 butterfly(q1, q3, w3, c3);
-                _mm512_storeu_si512(p + j, q0);
-                _mm512_storeu_si512(p + t1 + j, q1);
-                _mm512_storeu_si512(p + 2 * t1 + j, q2);
-                _mm512_storeu_si512(p + 3 * t1 + j, q3);
-            }
+            });
         }
     };
     while (t < n / 2) {
