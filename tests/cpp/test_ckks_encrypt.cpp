@@ -2,6 +2,7 @@
 #include "ckks_test_util.hpp"
 #include "oboro/backend/cpu/keyswitch.hpp"
 #include "oboro/backend/cpu/poly_ops.hpp"
+#include "oboro/backend/cpu/public_key_encrypt.hpp"
 #include "oboro/ckks/sampling.hpp"
 
 using namespace oboro;
@@ -97,6 +98,52 @@ TEST(ModDownAdding, EqualsModDownOfTheSum) {
             backend::cpu::mod_down_adding(ctx.ring(), lc, ext.data(), addend.data(), got.data(), *ws);
             EXPECT_EQ(got, want);
         }
+    }
+}
+
+// Public-key encryption limb by limb gives the words of its step-by-step form: u's NTT over
+// Q_l * P, the two products with the public key, and the two divisions by P with the errors (and
+// P * m for c_0) as addends. One special prime (S1: a conversion from one prime) and six (S4),
+// the top level and level 0, with a message and without.
+TEST(PublicKeyEncrypt, EqualsTheStepByStepForm) {
+    for (const char* preset : {"S1", "S4"}) {
+        Keys& k = Keys::get(preset);
+        const Context& ctx = *k.ctx;
+        const size_t n = ctx.n(), p = ctx.p_count(), qp = ctx.q_count() + p;
+        const uint64_t bound = gaussian_bound(kErrorSigma);
+        for (int level : {ctx.max_level(), 0})
+            for (bool with_message : {true, false}) {
+                SCOPED_TRACE(testing::Message() << preset << ", level " << level << ", message " << with_message);
+                const size_t nq = size_t(level + 1), ne = nq + p;
+                std::vector<math::Modulus> mods(ctx.moduli(), ctx.moduli() + nq);
+                mods.insert(mods.end(), ctx.p_moduli(), ctx.p_moduli() + p);
+                math::Prng prng(math::Seed{5, uint8_t(level)});
+                const auto u = sample_ternary(prng, n);
+                const auto e0 = sample_gaussian(prng, n), e1 = sample_gaussian(prng, n);
+                std::vector<uint64_t> message(nq * n);
+                sample_uniform(prng, message.data(), ctx.moduli(), nq, n);
+                const uint64_t* m = with_message ? message.data() : nullptr;
+                const backend::LevelConstants& lc = ctx.ring().level(level);
+                // the step-by-step form
+                std::vector<uint64_t> un(ne * n), ext(ne * n), addend(ne * n), want(2 * nq * n);
+                small_to_ntt(u, un.data(), ctx.moduli(), ctx.ntt_tables(), nq);
+                small_to_ntt(u, un.data() + nq * n, ctx.p_moduli(), ctx.p_ntt_tables(), p);
+                auto ws = scratch_pool().acquire();
+                for (int half = 0; half < 2; ++half) {
+                    const uint64_t* key = half == 0 ? k.pk.b() : k.pk.a(qp, n);
+                    const auto& e = half == 0 ? e0 : e1;
+                    small_to_limbs(e, bound, addend.data(), ctx.moduli(), nq);
+                    small_to_limbs(e, bound, addend.data() + nq * n, ctx.p_moduli(), p);
+                    if (half == 0 && m) backend::cpu::mul_scalar_add(addend.data(), m, lc.p_mod_q.data(), ctx.moduli(), nq, n);
+                    backend::cpu::mul(ext.data(), un.data(), key, ctx.moduli(), nq, n);
+                    backend::cpu::mul(ext.data() + nq * n, un.data() + nq * n, key + ctx.q_count() * n, ctx.p_moduli(), p, n);
+                    backend::cpu::mod_down_adding(ctx.ring(), lc, ext.data(), addend.data(), want.data() + size_t(half) * nq * n, *ws);
+                }
+                std::vector<uint64_t> got(2 * nq * n);
+                backend::cpu::public_key_encrypt(ctx.ring(), lc, u.data(), e0.data(), e1.data(), bound, m, k.pk.b(),
+                                                 k.pk.a(qp, n), ctx.q_count(), got.data(), got.data() + nq * n);
+                EXPECT_EQ(got, want);
+            }
     }
 }
 

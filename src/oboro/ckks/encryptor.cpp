@@ -6,6 +6,7 @@
 #include "oboro/backend/cpu/encode.hpp"
 #include "oboro/backend/cpu/keyswitch.hpp"
 #include "oboro/backend/cpu/poly_ops.hpp"
+#include "oboro/backend/cpu/public_key_encrypt.hpp"
 #include "oboro/ckks/batch_encoder.hpp"
 #include "oboro/ckks/evaluator.hpp"
 #include "oboro/ckks/sampling.hpp"
@@ -47,26 +48,14 @@ std::optional<math::Seed> Encryptor::encrypt_into(int level, const uint64_t* mes
     }
     // Over Q_l * P: round((u*b + e0 + P*m) / P) = round((u*b + e0) / P) + m, and
     // round((u*a + e1) / P). The errors (and P*m) stay in coefficient form: the division by P
-    // takes them as an addend (mod_down_adding), so they need no transforms of their own.
-    const size_t k = ctx.p_count(), ne = nq + k, qp = ctx.q_count() + k;
-    const backend::LevelConstants& lc = ctx.ring().level(level);
-    AlignedBuffer<uint64_t> u(ne * n), ext(ne * n), addend(ne * n);
+    // takes them as an addend, so they need no transforms of their own; each ciphertext limb's
+    // share runs while the limb is in cache (backend/cpu/public_key_encrypt.hpp).
+    const size_t qp = ctx.q_count() + ctx.p_count();
     const auto u_coeffs = sample_ternary(prng, n);
-    small_to_ntt(u_coeffs, u.data(), ctx.moduli(), ctx.ntt_tables(), nq);
-    small_to_ntt(u_coeffs, u.data() + nq * n, ctx.p_moduli(), ctx.p_ntt_tables(), k);
-    auto ws = scratch_pool().acquire();
-    uint64_t* outs[2] = {c0, c1};
-    for (int part = 0; part < 2; ++part) {
-        const uint64_t* key = part == 0 ? pk_->b() : pk_->a(qp, n);
-        const auto e_coeffs = sample_gaussian(prng, n);
-        small_to_limbs(e_coeffs, gaussian_bound(kErrorSigma), addend.data(), ctx.moduli(), nq);
-        small_to_limbs(e_coeffs, gaussian_bound(kErrorSigma), addend.data() + nq * n, ctx.p_moduli(), k);
-        if (part == 0 && message) cpu::mul_scalar_add(addend.data(), message, lc.p_mod_q.data(), ctx.moduli(), nq, n);
-        // the key's limbs: q_0..q_l, then the special primes at q_count..
-        cpu::mul(ext.data(), u.data(), key, ctx.moduli(), nq, n);
-        cpu::mul(ext.data() + nq * n, u.data() + nq * n, key + ctx.q_count() * n, ctx.p_moduli(), k, n);
-        cpu::mod_down_adding(ctx.ring(), lc, ext.data(), addend.data(), outs[part], *ws);
-    }
+    const auto e0 = sample_gaussian(prng, n);
+    const auto e1 = sample_gaussian(prng, n);
+    cpu::public_key_encrypt(ctx.ring(), ctx.ring().level(level), u_coeffs.data(), e0.data(), e1.data(),
+                            gaussian_bound(kErrorSigma), message, pk_->b(), pk_->a(qp, n), ctx.q_count(), c0, c1);
     return std::nullopt;
 }
 
