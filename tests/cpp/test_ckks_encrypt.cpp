@@ -71,39 +71,9 @@ TEST_P(PresetTest, OneStepEncryptionEqualsEncodeThenEncrypt) {
 
 INSTANTIATE_TEST_SUITE_P(Presets, PresetTest, ::testing::Values("S1", "S2", "S4"));
 
-// The division by P that public-key encryption uses: an addend in coefficient form gives what
-// the same addend transformed and added first gives, at every level.
-TEST(ModDownAdding, EqualsModDownOfTheSum) {
-    for (const char* preset : {"S1", "S4"}) {
-        Keys& k = Keys::get(preset);
-        const Context& ctx = *k.ctx;
-        const size_t n = ctx.n(), p = ctx.p_count();
-        for (int level : {ctx.max_level(), 0}) {
-            SCOPED_TRACE(testing::Message() << preset << ", level " << level);
-            const size_t nq = size_t(level + 1), ne = nq + p;
-            std::vector<math::Modulus> mods(ctx.moduli(), ctx.moduli() + nq);
-            mods.insert(mods.end(), ctx.p_moduli(), ctx.p_moduli() + p);
-            math::Prng prng(math::Seed{3, uint8_t(level)});
-            std::vector<uint64_t> ext(ne * n), addend(ne * n);
-            sample_uniform(prng, ext.data(), mods.data(), ne, n);
-            sample_uniform(prng, addend.data(), mods.data(), ne, n);
-            // reference: NTT(addend) added to ext, then the plain ModDown
-            std::vector<uint64_t> sum = addend, want(nq * n), got(nq * n);
-            backend::cpu::ntt_forward(sum.data(), ctx.ntt_tables(), nq);
-            backend::cpu::ntt_forward(sum.data() + nq * n, ctx.p_ntt_tables(), p);
-            backend::cpu::add(sum.data(), sum.data(), ext.data(), mods.data(), ne, n);
-            const backend::LevelConstants& lc = ctx.ring().level(level);
-            backend::cpu::mod_down(ctx.ring(), lc, sum.data(), want.data());
-            auto ws = scratch_pool().acquire();
-            backend::cpu::mod_down_adding(ctx.ring(), lc, ext.data(), addend.data(), got.data(), *ws);
-            EXPECT_EQ(got, want);
-        }
-    }
-}
-
 // Public-key encryption limb by limb gives the words of its step-by-step form: u's NTT over
-// Q_l * P, the two products with the public key, and the two divisions by P with the errors (and
-// P * m for c_0) as addends. One special prime (S1: a conversion from one prime) and six (S4),
+// Q_l * P, the two products with the public key, the errors (and P * m for c_0) transformed and
+// added, and the two divisions by P (mod_down). One special prime (S1: a conversion from one prime) and six (S4),
 // the top level and level 0, with a message and without.
 TEST(PublicKeyEncrypt, EqualsTheStepByStepForm) {
     for (const char* preset : {"S1", "S4"}) {
@@ -135,9 +105,12 @@ TEST(PublicKeyEncrypt, EqualsTheStepByStepForm) {
                     small_to_limbs(e, bound, addend.data(), ctx.moduli(), nq);
                     small_to_limbs(e, bound, addend.data() + nq * n, ctx.p_moduli(), p);
                     if (half == 0 && m) backend::cpu::mul_scalar_add(addend.data(), m, lc.p_mod_q.data(), ctx.moduli(), nq, n);
+                    backend::cpu::ntt_forward(addend.data(), ctx.ntt_tables(), nq);
+                    backend::cpu::ntt_forward(addend.data() + nq * n, ctx.p_ntt_tables(), p);
                     backend::cpu::mul(ext.data(), un.data(), key, ctx.moduli(), nq, n);
                     backend::cpu::mul(ext.data() + nq * n, un.data() + nq * n, key + ctx.q_count() * n, ctx.p_moduli(), p, n);
-                    backend::cpu::mod_down_adding(ctx.ring(), lc, ext.data(), addend.data(), want.data() + size_t(half) * nq * n, *ws);
+                    backend::cpu::add(ext.data(), ext.data(), addend.data(), mods.data(), ne, n);
+                    backend::cpu::mod_down(ctx.ring(), lc, ext.data(), want.data() + size_t(half) * nq * n, *ws);
                 }
                 std::vector<uint64_t> got(2 * nq * n);
                 backend::cpu::public_key_encrypt(ctx.ring(), lc, u.data(), e0.data(), e1.data(), bound, m, k.pk.b(),

@@ -138,20 +138,14 @@ enum class Dropped { p, last_q_and_p, last_q };
 // difference is multiplied by D^{-1}. `dropped` holds the dropped limbs (normally the tail of x)
 // and is taken to coefficient form in place; x's kept limbs are only read. `out` may alias the
 // front of x.
-//
-// `addend` (Dropped::p only; null for none): a polynomial in coefficient form over Q_level * P
-// (canonical limbs, the special ones last) that is divided with x, as if added to x first. It joins
-// the special limbs after their inverse NTT and is subtracted from the conversion before its NTT,
-// so it costs no transforms of its own.
 void divide_and_drop(const Ring& ring, const LevelConstants& lc, const uint64_t* x, uint64_t* dropped_data,
-                     uint64_t* out, Dropped dropped, Workspace& ws, const uint64_t* addend = nullptr) {
+                     uint64_t* out, Dropped dropped, Workspace& ws) {
     const int level = lc.level;
     const size_t n = ring.n(), nq = size_t(level + 1), k = lc.special;
     const bool drop_q = dropped != Dropped::p, drop_p = dropped != Dropped::last_q;
     const size_t kept = drop_q ? nq - 1 : nq, dropped_limbs = (drop_q ? 1 : 0) + (drop_p ? k : 0);
     if (drop_q) ntt_inverse_limb(dropped_data, ring.ntt_tables()[level]);
     if (drop_p) ntt_inverse(dropped_data + (drop_q ? n : 0), ring.p_ntt_tables(), k);
-    if (addend) add(dropped_data, dropped_data, addend + nq * n, ring.p_moduli(), k, n);
     const math::BaseConverter& converter =
         dropped == Dropped::p ? lc.p_to_q : dropped == Dropped::last_q_and_p ? lc.qlp_to_q : lc.ql_to_q;
     const std::vector<uint64_t>& inverse =
@@ -162,7 +156,6 @@ void divide_and_drop(const Ring& ring, const LevelConstants& lc, const uint64_t*
     std::array<uint64_t*, kMaxExtLimbs> conv_limbs;
     for (size_t i = 0; i < kept; ++i) conv_limbs[i] = conv + i * n;
     base_convert(converter, dropped_data, n, conv_limbs.data(), n, scratch, true);
-    if (addend) sub(conv, conv, addend, ring.moduli(), kept, n);  // x - (conv - addend) = x + addend - conv
     ntt_forward(conv, ring.ntt_tables(), kept);
     sub_mul_scalar(out, x, conv, inverse.data(), ring.moduli(), kept, n);
 }
@@ -170,11 +163,6 @@ void divide_and_drop(const Ring& ring, const LevelConstants& lc, const uint64_t*
 
 void mod_down(const Ring& ring, const LevelConstants& lc, uint64_t* ext, uint64_t* out, Workspace& ws) {
     divide_and_drop(ring, lc, ext, ext + size_t(lc.level + 1) * ring.n(), out, Dropped::p, ws);
-}
-
-void mod_down_adding(const Ring& ring, const LevelConstants& lc, uint64_t* ext, const uint64_t* addend, uint64_t* out,
-                     Workspace& ws) {
-    divide_and_drop(ring, lc, ext, ext + size_t(lc.level + 1) * ring.n(), out, Dropped::p, ws, addend);
 }
 
 void mod_down(const Ring& ring, const LevelConstants& lc, uint64_t* ext, uint64_t* out) {

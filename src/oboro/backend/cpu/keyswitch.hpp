@@ -56,12 +56,6 @@ void key_inner_products(const Ring& ring, const LevelConstants& lc, const uint64
 // its centred representative). `out` may alias the front of `ext`.
 void mod_down(const Ring& ring, const LevelConstants& lc, uint64_t* ext, uint64_t* out, Workspace& ws);
 void mod_down(const Ring& ring, const LevelConstants& lc, uint64_t* ext, uint64_t* out);
-// round((ext + addend) / P): mod_down of ext (NTT form) plus `addend` in coefficient form
-// (lc.ext_limbs() canonical limbs, the special ones last), with no transforms for the addend.
-// Public-key encryption adds its errors and its message this way instead of transforming them.
-void mod_down_adding(const Ring& ring, const LevelConstants& lc, uint64_t* ext, const uint64_t* addend, uint64_t* out,
-                     Workspace& ws);
-
 // ModDown fused with rescaling (level >= 1): out = round(ext / (q_level * P)) over Q_{level-1}.
 // Used by multiply-relinearize-rescale: it saves the separate rescale's transforms.
 void mod_down_rescale(const Ring& ring, const LevelConstants& lc, uint64_t* ext, uint64_t* out, Workspace& ws);

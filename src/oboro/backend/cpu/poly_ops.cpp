@@ -138,33 +138,41 @@ void permute(uint64_t* dst, const uint64_t* src, const uint32_t* perm, size_t li
     for_each_limb(limbs, n, [&](size_t i) { kn.permute_automorphism(dst + i * n, src + i * n, perm, n); });
 }
 
-void base_convert(const math::BaseConverter& converter, const uint64_t* in, size_t in_stride, uint64_t* const* outs,
-                  size_t n, uint64_t* scratch, bool centered) {
+void base_convert_prepare(const math::BaseConverter& converter, const uint64_t* in, size_t in_stride, size_t n,
+                          uint64_t* scratch, bool centered) {
+    const EltwiseKernels& kn = eltwise_active();
+    const math::RnsBase& from = converter.from();
+    const size_t k = from.size();
+    if (k == 1) return;
+    // The steps of BaseConverter::convert_impl with the SIMD kernels: y_i = [x_i * (Q/q_i)^{-1}]_{q_i}
+    // and the centred overflow counts v here, then per target prime
+    // sum_i y_i * (Q/q_i mod t_j) - v * (Q mod t_j) in base_convert_limb.
+    for (size_t i = 0; i < k; ++i)
+        kn.mul_scalar(scratch + i * n, in + i * in_stride, from.punctured_inv(i), from.punctured_inv_shoup(i), from[i],
+                      n);
+    if (centered)
+        kn.overflow_counts(reinterpret_cast<uint8_t*>(scratch + k * n), scratch, n, k, converter.inverse_sources(), n);
+}
+
+void base_convert_limb(const math::BaseConverter& converter, size_t j, const uint64_t* in, const uint64_t* scratch,
+                       uint64_t* out, size_t n, bool centered) {
     const EltwiseKernels& kn = eltwise_active();
     const math::RnsBase &from = converter.from(), &to = converter.to();
     const size_t k = from.size();
     if (k == 1) {
-        for (size_t j = 0; j < to.size(); ++j) kn.convert_single(outs[j], in, from[0], centered, to.modulus(j), n);
+        kn.convert_single(out, in, from[0], centered, to.modulus(j), n);
         return;
     }
-    if (k > kMaxDotTerms) {  // beyond the SIMD kernels' term limit (not reached by valid parameters)
-        if (centered) converter.convert_centered(in, in_stride, outs, n, scratch);
-        else converter.convert(in, in_stride, outs, n, scratch);
-        return;
-    }
-    // The steps of BaseConverter::convert_impl with the SIMD kernels:
-    // y_i = [x_i * (Q/q_i)^{-1}]_{q_i}, the centred overflow counts v, then per target prime
-    // sum_i y_i * (Q/q_i mod t_j) - v * (Q mod t_j).
-    for (size_t i = 0; i < k; ++i)
-        kn.mul_scalar(scratch + i * n, in + i * in_stride, from.punctured_inv(i), from.punctured_inv_shoup(i), from[i],
-                      n);
-    uint8_t* counts = reinterpret_cast<uint8_t*>(scratch + k * n);
-    if (centered) kn.overflow_counts(counts, scratch, n, k, converter.inverse_sources(), n);
-    for (size_t j = 0; j < to.size(); ++j) {
-        const uint64_t u = converter.q_mod_target(j);
-        kn.weighted_sum(outs[j], scratch, n, k, converter.punctured_mod_target(j), centered ? counts : nullptr, u,
-                        shoup_precompute(u, to[j]), to.modulus(j), n);
-    }
+    const uint64_t u = converter.q_mod_target(j);
+    kn.weighted_sum(out, scratch, n, k, converter.punctured_mod_target(j),
+                    centered ? reinterpret_cast<const uint8_t*>(scratch + k * n) : nullptr, u,
+                    shoup_precompute(u, to[j]), to.modulus(j), n);
+}
+
+void base_convert(const math::BaseConverter& converter, const uint64_t* in, size_t in_stride, uint64_t* const* outs,
+                  size_t n, uint64_t* scratch, bool centered) {
+    base_convert_prepare(converter, in, in_stride, n, scratch, centered);
+    for (size_t j = 0; j < converter.to().size(); ++j) base_convert_limb(converter, j, in, scratch, outs[j], n, centered);
 }
 
 void broadcast_reduce(uint64_t* dst, const uint64_t* src, const Modulus* mods, size_t limbs, size_t n) {

@@ -89,15 +89,25 @@ void ntt_inverse(uint64_t* data, const NttTables* tables, size_t limbs);
 void permute(uint64_t* dst, const uint64_t* src, const uint32_t* perm, size_t limbs, size_t n);
 
 // Fast base conversion of coefficient-form limbs (math::BaseConverter; `centered` selects
-// convert_centered): from one prime with this CPU's SIMD kernel (the common case of one-prime
-// digits and one special prime), otherwise with the converter itself. Output limb j goes to
-// outs[j]; scratch: base_convert_scratch_words(converter.from().size(), n) words (the caller's, so
-// that a conversion allocates nothing: it runs per ciphertext inside key switching).
+// convert_centered) with this CPU's SIMD kernels: a conversion from one prime converts each word
+// directly (the common case of one-prime digits and one special prime); from several, the inputs
+// are scaled by the punctured inverses and (centred) their overflow counts found once, then each
+// output limb is a weighted sum of the scaled inputs. Output limb j goes to outs[j]; scratch:
+// base_convert_scratch_words(converter.from().size(), n) words (the caller's, so that a conversion
+// allocates nothing: it runs per ciphertext inside key switching).
 constexpr size_t base_convert_scratch_words(size_t from_limbs, size_t n) {
     return from_limbs * n + (n + 7) / 8;  // the scaled inputs, then one byte per coefficient (overflow counts)
 }
 void base_convert(const math::BaseConverter& converter, const uint64_t* in, size_t in_stride, uint64_t* const* outs,
                   size_t n, uint64_t* scratch, bool centered);
+// base_convert in its two halves, for a caller that makes each output limb with its own other
+// work while that limb is in cache (public-key encryption): base_convert_prepare fills scratch
+// from `in` once (nothing for a conversion from one prime), then base_convert_limb makes output
+// limb j from `in` and the prepared scratch, for any j in any order.
+void base_convert_prepare(const math::BaseConverter& converter, const uint64_t* in, size_t in_stride, size_t n,
+                          uint64_t* scratch, bool centered);
+void base_convert_limb(const math::BaseConverter& converter, size_t j, const uint64_t* in, const uint64_t* scratch,
+                       uint64_t* out, size_t n, bool centered);
 
 // Every limb of dst gets src (a limb of coefficients < 2^62, reduced mod each dst modulus).
 void broadcast_reduce(uint64_t* dst, const uint64_t* src, const Modulus* mods, size_t limbs, size_t n);

@@ -1,11 +1,11 @@
 // Public-key encryption over Q_l * P, one limb at a time: the work of
 //   c_i = round((u * pk_i + e_i (+ P * m for c_0)) / P),  i = 0, 1,
-// as the key-switching kernels would do it (u's NTT over Q_l * P, two products, two divisions by
-// P with the errors as addends: keyswitch.hpp, mod_down_adding), with each ciphertext limb's
-// share of it done while the limb is in cache: u's limb and its NTT, both products, the
-// conversions from P minus the errors, their NTTs and the divisions. Only the special limbs,
-// which every ciphertext limb's conversion reads, are made first. The same words as the
-// step-by-step form; the caller's sampling of u, e_0 and e_1 is unchanged.
+// as key switching would do it (u's NTT over Q_l * P, two products, the errors added, two
+// divisions by P: keyswitch.hpp, mod_down), but with each ciphertext limb's share done while the
+// limb is in cache: u's limb and its NTT, both products, the conversions from P minus the errors
+// (which so need no transforms), their NTTs and the divisions. Only the special limbs, which
+// every ciphertext limb's conversion reads, are made first (base_convert_prepare). The same words
+// as the step-by-step form; the caller's sampling of u, e_0 and e_1 is unchanged.
 #pragma once
 
 #include <cstddef>
