@@ -129,6 +129,37 @@ TEST_P(AccumulateTest, BatchesAccumulateLikeEachElement) {
     }
 }
 
+// A constant times an operand above the accumulator's level: the words of the operand dropped to
+// that level first, for a Ciphertext and a batch, down to level 0 (one limb), and a size-3 operand.
+TEST_P(AccumulateTest, ConstantsFromAboveTheLevelAreTheDroppedOperand) {
+    Keys& K = k();
+    const Evaluator& ev = *K.eval;
+    const Context& ctx = *K.ctx;
+    std::vector<Ciphertext> cx;
+    for (uint64_t i = 0; i < 2; ++i) cx.push_back(K.encrypt(random_complex(ctx.max_slots(), 1.0, 90 + i)));
+    const auto X = CiphertextBatch::from_ciphertexts(ctx, cx);
+    const Ciphertext x3 = ev.multiply(cx[0], cx[1]);
+    for (int level : {ctx.max_level() - 1, 0}) {
+        SCOPED_TRACE(level);
+        const double scale = cx[0].scale() * 0x1p30;
+        Ciphertext acc = ev.zero_like(cx[0], 2, level, scale), want = acc;
+        ev.multiply_accumulate(acc, cx[0], -0.625);
+        ev.multiply_accumulate(want, ev.drop_to_level(cx[0], level), -0.625);
+        EXPECT_TRUE(same_words(acc, want));
+        CiphertextBatch batch_acc = ev.zero_like(X, 2, level, scale);
+        ev.multiply_accumulate(batch_acc, X, 0.375);
+        for (size_t c = 0; c < 2; ++c) {
+            Ciphertext one = ev.zero_like(cx[c], 2, level, scale);
+            ev.multiply_accumulate(one, ev.drop_to_level(cx[c], level), 0.375);
+            EXPECT_TRUE(same_words(batch_acc.at(c), one));
+        }
+        Ciphertext acc3 = ev.zero_like(x3, 3, level, x3.scale() * 0x1p30), want3 = acc3;
+        ev.multiply_accumulate(acc3, x3, 1.5);
+        ev.multiply_accumulate(want3, ev.drop_to_level(x3, level), 1.5);
+        EXPECT_TRUE(same_words(acc3, want3));
+    }
+}
+
 // multiply_plain_sum gives the words of multiply and multiply_accumulate term by term: past the
 // 64 terms of one lazy accumulation, for one term, and for a batch with plaintexts per element or
 // broadcast.
@@ -315,6 +346,12 @@ TEST(AccumulateErrors, TheAccumulatorMustFitTheProducts) {
     EXPECT_ERROR(ScaleMismatch, ev.multiply_accumulate(wrong_scale, x, p), "multiply_accumulate", "accumulator");
     Ciphertext low = ev.zero_like(x, 2, 0, x.scale() * p.scale());
     EXPECT_ERROR(LevelMismatch, ev.multiply_accumulate(low, x, p), "multiply_accumulate", "one level");
+    // a constant's operand may be above the accumulator's level, not below it
+    Ciphertext high = ev.zero_like(x, 2, x.level(), x.scale() * 0x1p30);
+    const Ciphertext before_high = high;
+    EXPECT_ERROR(LevelMismatch, ev.multiply_accumulate(high, ev.drop_to_level(x, 0), 0.5), "multiply_accumulate",
+                 "level or above");
+    EXPECT_TRUE(same_words(high, before_high));
     EXPECT_ERROR(ValueError, ev.multiply_accumulate(acc, x, x), "multiply_accumulate", "3 are needed");
     EXPECT_ERROR(ValueError, ev.multiply_accumulate(acc, x, x), "2 polynomials");
     EXPECT_ERROR(ValueError, ev.multiply_accumulate(wrong_scale, x, 0.5), "multiply_accumulate", "2^20");

@@ -217,22 +217,47 @@ Planned plan_trees(const char* op, const std::vector<Polynomial>& ps, int input_
 }
 
 // The powers of one input and the evaluation of trees over them.
+//
+// A leaf sums c_i B_i one level above its own, below most B_i's levels: multiply_accumulate
+// reads B_i's limbs up to the leaf's, with no copy of B_i at that level (such copies, at every
+// leaf level, were 66 ciphertexts, 1.1 GiB, for EvalMod's cosine of degree 151 at N = 2^16). A
+// giant step's product needs B_G at its node's level: that copy is made at its first use and freed
+// after its last, and each B_i after its last use at any level.
 template <ckks::Encrypted T> class Runner {
 public:
     Runner(const CountedOps& ops, T u, PolynomialBasis basis) : ops_(ops), basis_(basis) {
         natural_.emplace(1, std::move(u));
     }
 
+    // The trees' uses of each B_i: one per nonzero leaf term, one per giant step at its level
+    // (run() and unrescaled() take exactly these, each node once).
+    void count_uses(const std::vector<Tree>& trees) {
+        for (const Tree& t : trees)
+            for (const Node& n : t.nodes) {
+                const int up = n.level + 1;
+                if (!n.leaf) {
+                    ++uses_[{n.giant, up}];
+                    ++uses_of_[n.giant];
+                    continue;
+                }
+                for (size_t i = 1; i < n.coeffs.size(); ++i)
+                    if (n.coeffs[i] != 0) ++uses_of_[int(i)];
+            }
+    }
+
+    // The powers (ascending), then those the trees do not use freed (count_uses first).
     void compute_powers(const std::vector<int>& powers) {
         for (int i : powers) {
             const auto [a, b] = factors(i);
             const T& ta = natural_.at(a);
-            const T& tb = power(b, ta.level());
+            std::optional<T> b_copy, c_copy;  // copies no tree uses: freed here
+            const T& tb = operand(b, ta.level(), b_copy);
             if (basis_ == PolynomialBasis::chebyshev)
-                natural_.emplace(i, twice_product_minus(ops_, ta, tb, a == b ? nullptr : &power(a - b, ta.level())));
+                natural_.emplace(i, twice_product_minus(ops_, ta, tb, a == b ? nullptr : &operand(a - b, ta.level(), c_copy)));
             else
                 natural_.emplace(i, ops_.multiply_relin_rescale(ta, tb));
         }
+        std::erase_if(natural_, [&](const auto& e) { return e.first != 1 && !uses_of_.contains(e.first); });
     }
 
     // The node at (its level, scale): its sum before the rescale, then the one rescale. A node with
@@ -253,6 +278,7 @@ public:
                 rest.set_scale(quotient.scale() * giant.scale());  // up_scale, up to double rounding
                 r = ops_.multiply_add_relin_rescale(quotient, giant, rest);
             }
+            done(n.giant, up);
         } else {
             r = unrescaled(t, index, scale);
             ops_.rescale_inplace(r);
@@ -278,7 +304,10 @@ public:
         if (n.leaf) {
             T acc = eval.zero_like(natural_.at(1), 2, up, up_scale);
             for (size_t i = 1; i < n.coeffs.size(); ++i)
-                if (n.coeffs[i] != 0) ops_.multiply_accumulate(acc, power(int(i), up), n.coeffs[i]);
+                if (n.coeffs[i] != 0) {
+                    ops_.multiply_accumulate(acc, natural_.at(int(i)), n.coeffs[i]);
+                    done(int(i));
+                }
             if (n.coeffs[0] != 0) eval.add_inplace(acc, n.coeffs[0]);
             return acc;
         }
@@ -291,6 +320,7 @@ public:
             result = ops_.multiply_relin(run(t, n.quotient, up_scale / giant.scale()), giant);
             result.set_scale(up_scale);  // equal to the product's up to double rounding
         }
+        done(n.giant, up);
         if (n.remainder >= 0) ops_.add_inplace(result, unrescaled(t, n.remainder, scale));
         else if (n.remainder_constant != 0) eval.add_inplace(result, n.remainder_constant);
         return result;
@@ -304,7 +334,8 @@ public:
     }
 
 private:
-    // B_i at `level` (at or below its own): a copy with the limbs above dropped, made once.
+    // B_G at `level` (at or below its own) for a giant step count_uses() counted: B_G itself, or a
+    // copy with the limbs above dropped, made at the first such use. done(G, level) after it.
     const T& power(int i, int level) const {
         const T& own = natural_.at(i);
         if (own.level() == level) return own;
@@ -313,10 +344,38 @@ private:
         return it->second;
     }
 
+    // One counted use of B_i (at `level`, for a giant step) is over: B_G's copy at that level
+    // goes after its last use there, B_i after its last use at any level (B_1 stays: the trees'
+    // zero_like takes its shape).
+    void done(int i, std::optional<int> level = std::nullopt) const {
+        if (level) {
+            const auto at = uses_.find({i, *level});
+            if (--at->second == 0) {
+                uses_.erase(at);
+                dropped_.erase({i, *level});
+            }
+        }
+        const auto all = uses_of_.find(i);
+        if (--all->second == 0) {
+            uses_of_.erase(all);
+            if (i != 1) natural_.erase(i);
+        }
+    }
+
+    // B_i at `level` for computing a power: a copy the trees use is kept for them, any other
+    // goes to `copy`, the caller's.
+    const T& operand(int i, int level, std::optional<T>& copy) const {
+        if (natural_.at(i).level() == level || uses_.contains({i, level})) return power(i, level);
+        copy = ops_.eval().drop_to_level(natural_.at(i), level);
+        return *copy;
+    }
+
     const CountedOps& ops_;
     PolynomialBasis basis_;
-    std::map<int, T> natural_;                          // B_i at its own level
+    mutable std::map<int, T> natural_;                  // B_i at its own level
     mutable std::map<std::pair<int, int>, T> dropped_;  // (i, level) -> B_i at that level
+    mutable std::map<std::pair<int, int>, int> uses_;   // (G, level) -> the giant steps' uses still to come
+    mutable std::map<int, int> uses_of_;                // i -> the trees' uses of B_i still to come
 };
 
 }  // namespace
@@ -386,6 +445,7 @@ std::vector<T> evaluate_shared(const CountedOps& ops, const T& x, const std::vec
         if (beta != 0 && (plan.scaling || alpha == 1)) eval.add_inplace(u, beta);
     }
     Runner<T> runner(ops, std::move(u), p0.basis);
+    runner.count_uses(planned.trees);
     runner.compute_powers(plan.powers);
     std::vector<T> out;
     out.reserve(ps.size());

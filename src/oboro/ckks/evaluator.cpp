@@ -523,7 +523,8 @@ namespace {
 // The checks of acc += a * (something at scale_b): acc valid, at a's level and element count,
 // with `size` polynomials, at the product's scale.
 template <typename T>
-void check_accumulator(const Checks& check, const char* op, const T& acc, const T& a, size_t size, double scale_b) {
+void check_accumulator(const Checks& check, const char* op, const T& acc, const T& a, size_t size, double scale_b,
+                       bool a_may_be_above = false) {
     check.operand(op, acc, "acc", Bases::any);
     if (acc.basis() != a.basis())
         raise<ValueError>(op, ": the accumulator (", describe(acc), ") and operand 'a' (", describe(a),
@@ -531,9 +532,12 @@ void check_accumulator(const Checks& check, const char* op, const T& acc, const 
     if (element_count(acc) != element_count(a))
         raise<ValueError>(op, ": the accumulator is a ", describe(acc), " but operand 'a' a ", describe(a),
                           "; they must hold as many elements");
-    if (acc.level() != a.level())
+    if (a_may_be_above ? a.level() < acc.level() : a.level() != acc.level())
         raise<LevelMismatch>(op, ": the accumulator is at ", describe(acc), " but operand 'a' at ", describe(a),
-                             "; accumulate at one level");
+                             a_may_be_above ? "; the operand must be at the accumulator's level or above"
+                                            : "; accumulate at one level");
+    if (a.level() != acc.level() && acc.basis() != Basis::q)
+        raise<ValueError>(op, ": an operand above the accumulator's level must be over Q, not ", describe(a));
     if (acc.size() != size)
         raise<ValueError>(op, ": the accumulator (", describe(acc), ") has ", acc.size(), " polynomials; ", size,
                           " are needed for these products");
@@ -612,9 +616,19 @@ template <Encrypted T> void Evaluator::multiply_accumulate(T& acc, const T& a, d
         raise<ValueError>(op, ": the constant would be encoded at scale 2^", std::log2(t), " (the accumulator's ",
                           describe(acc), " over operand 'a''s ", describe(a),
                           "); at least 2^20 is needed to keep 20 bits of it");
-    check_accumulator(check, op, acc, a, a.size(), t);
-    const auto s = scaled_constant(*ctx_, op, c, t, a.level());
-    queue_->mul_scalar_add(ctx_->ring(), span_of(acc), span_of(a), s.data());
+    check_accumulator(check, op, acc, a, a.size(), t, true);
+    const auto s = scaled_constant(*ctx_, op, c, t, acc.level());
+    const backend::BatchSpan to = span_of(acc);
+    const backend::ConstBatchSpan from = span_of(a);
+    if (a.level() == acc.level()) {
+        queue_->mul_scalar_add(ctx_->ring(), to, from, s.data());
+        return;
+    }
+    // each polynomial's limbs up to acc's level: the words of a dropped to it, without the copy
+    for (size_t e = 0; e < to.count; ++e)
+        for (size_t j = 0; j < to.polys; ++j)
+            queue_->mul_scalar_add(ctx_->ring(), {to.poly(e, j), 1, 1, to.limbs, to.n, 0},
+                                   {from.poly(e, j), 1, 1, to.limbs, from.n, 0}, s.data());
 }
 
 template <Encrypted T>

@@ -145,7 +145,10 @@ public:
     T multiply_plain_sum(const std::vector<const T*>& a, const std::vector<const P*>& b) const;
     // acc += a * c, with c encoded at the scale acc.scale / a.scale, so that the product lands
     // exactly on acc's scale (polynomial evaluation sums c_i * x_i at the scale it rescales to).
-    // ValueError when that scale is below 2^20: c would be rounded to fewer than 20 bits.
+    // ValueError when that scale is below 2^20: c would be rounded to fewer than 20 bits. Unlike
+    // the other accumulations, a may be above acc's level (over Q): its limbs above acc's are not
+    // read, the words of drop_to_level(a, acc.level()) without that copy (a polynomial's terms,
+    // summed at many levels from powers computed once).
     template <Encrypted T> void multiply_accumulate(T& acc, const T& a, double c) const;
     // A zero ciphertext (batch) like `like` (its element count, slots and memory) with `size`
     // polynomials at (level, scale), in `basis`: the start of an accumulation.
