@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <map>
+#include <vector>
 
 #include "oboro/ckks/sampling.hpp"
 
@@ -55,4 +56,40 @@ TEST(Sampling, SparseTernaryHasExactlyHNonZeros) {
     EXPECT_EQ(nonzero, 192);
     EXPECT_GT(plus, 60);
     EXPECT_LT(plus, 132);
+}
+
+// Every compilation of the error sampler's table inversion gives the baseline's magnitudes: the
+// sampler's output (test_known_answers) must not depend on the CPU. Words at, just below and just
+// above the entries, 0 and the largest word, and random ones; blocks of 1 to 64 samples.
+TEST(Sampling, EveryCdtInversionGivesTheSameMagnitudes) {
+    std::vector<uint64_t> table;
+    for (uint64_t t = 1; t <= 20; ++t) table.push_back(t * (UINT64_MAX / 21));
+    table.back() = UINT64_MAX;
+    std::vector<uint64_t> words = {0, UINT64_MAX};
+    for (uint64_t t : table) words.insert(words.end(), {t - 1, t, t + 1});
+    oboro::math::Prng prng(oboro::math::Seed{5});
+    while (words.size() % 64 != 0) words.push_back(prng.next_u64());
+    const CdtInvertFn baseline = cdt_invert_variant(oboro::math::ChachaIsa::baseline);
+    ASSERT_NE(baseline, nullptr);
+    int checked = 0;
+    for (auto isa : {oboro::math::ChachaIsa::avx2, oboro::math::ChachaIsa::avx512}) {
+        const CdtInvertFn f = cdt_invert_variant(isa);
+        if (!f) continue;
+        ++checked;
+        for (size_t count : {size_t(1), size_t(7), size_t(64)})
+            for (size_t b = 0; b + count <= words.size(); b += count) {
+                int64_t want[64], got[64];
+                baseline(words.data() + b, count, table.data(), table.size(), want);
+                f(words.data() + b, count, table.data(), table.size(), got);
+                for (size_t j = 0; j < count; ++j) ASSERT_EQ(got[j], want[j]) << int(isa) << " word " << words[b + j];
+            }
+    }
+    // the baseline itself: the count of entries at or below each word
+    int64_t mag[3];
+    const uint64_t edge[3] = {0, table[0], UINT64_MAX};
+    baseline(edge, 3, table.data(), table.size(), mag);
+    EXPECT_EQ(mag[0], 0);
+    EXPECT_EQ(mag[1], 1);
+    EXPECT_EQ(mag[2], 20);
+    RecordProperty("compilations_checked", checked);
 }

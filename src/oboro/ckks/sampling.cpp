@@ -5,13 +5,22 @@
 
 #include "oboro/backend/cpu/poly_ops.hpp"
 #include "oboro/util/error.hpp"
+#include "oboro/util/simd_target.hpp"
 #include "oboro/util/wipe.hpp"
 
 namespace oboro::ckks {
 
 SecretVector<int8_t> sample_ternary(math::Prng& prng, size_t n) {
     SecretVector<int8_t> s(n);
-    for (auto& c : s) c = int8_t(int(prng.uniform(3)) - 1);
+    // uniform_fill: the values of one uniform(3) per coefficient, without a call per value
+    constexpr size_t kChunk = 1024;
+    uint64_t draws[kChunk];  // secret: wiped below
+    for (size_t b = 0; b < n; b += kChunk) {
+        const size_t count = std::min(kChunk, n - b);
+        prng.uniform_fill(3, draws, count);
+        for (size_t j = 0; j < count; ++j) s[b + j] = int8_t(int(draws[j]) - 1);
+    }
+    wipe(draws, sizeof draws);
     return s;
 }
 
@@ -49,6 +58,65 @@ std::vector<uint64_t> folded_cdt(double sigma) {
     }
     return table;
 }
+
+// The inversion of the table (cdt_invert_variant): every sample compared with every entry in one pass per entry (no branch on
+// the secret values), written once and compiled for each instruction set below, where the
+// compiler vectorizes the comparisons (SSE2 has no 64-bit unsigned comparison: scalar there).
+[[gnu::always_inline]] inline void cdt_magnitudes_body(const uint64_t* __restrict u, size_t count,
+                                                       const uint64_t* __restrict table, size_t entries,
+                                                       int64_t* __restrict mag) {
+    for (size_t j = 0; j < count; ++j) mag[j] = 0;
+    for (size_t t = 0; t < entries; ++t)
+        for (size_t j = 0; j < count; ++j) mag[j] += u[j] >= table[t] ? 1 : 0;
+}
+void cdt_magnitudes_baseline(const uint64_t* u, size_t count, const uint64_t* table, size_t entries, int64_t* mag) {
+    cdt_magnitudes_body(u, count, table, entries, mag);
+}
+}  // namespace
+
+#if defined(__x86_64__) && defined(__GNUC__)
+OBORO_SIMD_TARGET_BEGIN("avx2")
+namespace {
+void cdt_magnitudes_avx2(const uint64_t* u, size_t count, const uint64_t* table, size_t entries, int64_t* mag) {
+    cdt_magnitudes_body(u, count, table, entries, mag);
+}
+}  // namespace
+OBORO_SIMD_TARGET_END
+
+OBORO_SIMD_TARGET_BEGIN("avx512f")
+namespace {
+void cdt_magnitudes_avx512(const uint64_t* u, size_t count, const uint64_t* table, size_t entries, int64_t* mag) {
+    cdt_magnitudes_body(u, count, table, entries, mag);
+}
+}  // namespace
+OBORO_SIMD_TARGET_END
+#endif
+
+CdtInvertFn cdt_invert_variant(math::ChachaIsa isa) {
+    switch (isa) {
+        case math::ChachaIsa::baseline: return cdt_magnitudes_baseline;
+#if defined(__x86_64__) && defined(__GNUC__)
+        // __builtin_cpu_supports also checks that the OS saves the vector registers.
+        case math::ChachaIsa::avx2: return __builtin_cpu_supports("avx2") ? cdt_magnitudes_avx2 : nullptr;
+        case math::ChachaIsa::avx512: return __builtin_cpu_supports("avx512f") ? cdt_magnitudes_avx512 : nullptr;
+#else
+        case math::ChachaIsa::avx2:
+        case math::ChachaIsa::avx512: return nullptr;
+#endif
+    }
+    return nullptr;
+}
+
+namespace {
+// The widest version the CPU runs, chosen once per process.
+CdtInvertFn cdt_magnitudes() {
+    static const CdtInvertFn best = [] {
+        for (math::ChachaIsa isa : {math::ChachaIsa::avx512, math::ChachaIsa::avx2})
+            if (CdtInvertFn f = cdt_invert_variant(isa)) return f;
+        return cdt_invert_variant(math::ChachaIsa::baseline);
+    }();
+    return best;
+}
 }  // namespace
 
 SecretVector<int64_t> sample_gaussian(math::Prng& prng, size_t n, double sigma) {
@@ -59,8 +127,8 @@ SecretVector<int64_t> sample_gaussian(math::Prng& prng, size_t n, double sigma) 
         static const std::vector<uint64_t> table = folded_cdt(kErrorSigma);
         // Per block of 64 samples the generator gives the first sample's word, the block's word
         // of 64 signs, then the other samples' words (the order that keys made from a seed depend
-        // on). A block's words are drawn at once and every sample is compared with every table
-        // entry in one pass per entry, which the compiler vectorizes.
+        // on). A block's words are drawn at once and inverted by cdt_magnitudes.
+        const CdtInvertFn invert = cdt_magnitudes();
         constexpr size_t kBlock = 64;
         uint64_t words[kBlock + 1];  // secret: wiped below
         int64_t mag[kBlock];
@@ -70,9 +138,7 @@ SecretVector<int64_t> sample_gaussian(math::Prng& prng, size_t n, double sigma) 
             const uint64_t signs = words[1];
             words[1] = words[0];  // the samples' words, now words[1 .. count]
             const uint64_t* u = words + 1;
-            for (size_t j = 0; j < count; ++j) mag[j] = 0;
-            for (uint64_t t : table)
-                for (size_t j = 0; j < count; ++j) mag[j] += u[j] >= t ? 1 : 0;
+            invert(u, count, table.data(), table.size(), mag);
             for (size_t j = 0; j < count; ++j) e[b + j] = mag[j] * (int64_t((signs >> j) & 1) * 2 - 1);
         }
         wipe(words, sizeof words);

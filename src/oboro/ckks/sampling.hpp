@@ -26,6 +26,12 @@ SecretVector<int8_t> sample_sparse_ternary(math::Prng& prng, size_t n, int h);
 // uses a cumulative-table sampler whose time does not depend on the sample; other widths (noise
 // flooding) use Box-Muller.
 SecretVector<int64_t> sample_gaussian(math::Prng& prng, size_t n, double sigma = kErrorSigma);
+// sample_gaussian's inversion of its cumulative table for a block of count <= 64 uniform words:
+// mag[j] = the number of the `entries` table entries at or below u[j]. Each compilation, for
+// tests (every one must give the same magnitudes): nullptr when this CPU cannot run that
+// instruction set (math::ChachaIsa names the ones the library compiles its kernels for).
+using CdtInvertFn = void (*)(const uint64_t* u, size_t count, const uint64_t* table, size_t entries, int64_t* mag);
+CdtInvertFn cdt_invert_variant(math::ChachaIsa isa);
 // The largest magnitude sample_gaussian returns for `sigma` (the cut at 6 sigma, rounded up).
 inline uint64_t gaussian_bound(double sigma) { return uint64_t(std::ceil(6 * sigma)); }
 
