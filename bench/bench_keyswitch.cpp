@@ -18,7 +18,27 @@
 //                                + r (permutation of the digits + inner) + 2 ModDown + 1 addition
 // The measured operations go through the public Evaluator (result allocation included); the ratio
 // measured / model says how much of an operation is not its kernels (allocation, page faults, a
-// working set that leaves the caches). The target is a ratio of at most 1.3. Kernels and
+// working set that leaves the caches). The target is a ratio of at most 1.3.
+//
+// The other primitives (encoding, encryption, decryption, additions, plaintext products, key
+// generation) are set beside their bound: the kernels no implementation of the operation can
+// leave out, each timed alone. The ratio measured / bound says how close each is to it (the rest is rounding, limb
+// conversions, packing, allocation):
+//   encode                  = FFT slots -> coefficients + NTT of the l+1 limbs
+//   decrypt + decode        = product and addition over l+1 limbs + INTT of the l+1 limbs + CRT
+//                             of the subring's coefficients to doubles + FFT coefficients -> slots
+//   encrypt (secret key)    = uniform sampling of l+1 limbs + Gaussian sampling + NTT of the l+1
+//                             limbs + product and subtraction over l+1 limbs
+//   encrypt (public key)    = ternary and 2 Gaussian samplings + NTT of u over l+1+k limbs + 2
+//                             products over l+1+k limbs + 2 ModDown (the errors need no NTT)
+//   encode + encrypt (public key, one step) = the FFT + encrypt (public key) (the message joins
+//                             the division by P in coefficient form: no NTT of its own)
+//   add                     = 2 additions over l+1 limbs (streamed: memory traffic beyond the caches)
+//   ct x pt                 = its memory traffic: 5 streams of l+1 limbs at the addition's speed
+//                             (5/3 additions); in the caches (S1, S2) its products bound it instead
+//   relinearization key     = per digit: uniform sampling of l+1+k limbs, Gaussian sampling,
+//                             NTT of the error over l+1+k limbs, product and subtraction
+//   rotation key            = the same and the permutation of s over l+1+k limbs Kernels and
 // operations run in interleaved rounds, each timed call after an untimed one of the same function,
 // so that a slow spell of the machine falls on both and each call finds its data in the caches as
 // it would inside an operation.
@@ -46,6 +66,8 @@
 #include "oboro/ckks/encryptor.hpp"
 #include "oboro/ckks/evaluator.hpp"
 #include "oboro/ckks/keygen.hpp"
+#include "oboro/ckks/sampling.hpp"
+#include "oboro/math/random.hpp"
 #include "oboro/util/buffer.hpp"
 #include "oboro/util/parallel.hpp"
 
@@ -69,8 +91,12 @@ struct Kernel {
     double us = 0;
 };
 
+// Key switching: a model of its kernels with a target ratio; the other primitives: their bound.
+enum class OpKind { key_switching, other };
+
 struct OpRow {
     std::string op;
+    OpKind kind = OpKind::key_switching;
     double measured_us = 0, model_us = 0;
     std::vector<std::pair<std::string, double>> parts;  // the model's terms, in us
     double ratio() const { return measured_us / model_us; }
@@ -127,16 +153,17 @@ public:
             std::printf("  %-52s %10.1f us\n", kernel_names_[i].c_str(), t[i].median_us);
         }
         for (size_t i = 0; i < ops_.size(); ++i) {
-            OpRow row{ops_[i].name, t[kernel_names_.size() + i].median_us, 0, {}};
+            OpRow row{ops_[i].name, ops_[i].kind, t[kernel_names_.size() + i].median_us, 0, {}};
             for (const auto& [part, terms] : ops_[i].parts) {
                 double us = 0;
                 for (const auto& [count, kernel] : terms) us += count * kernels_.at(kernel);
                 row.parts.push_back({part, us});
                 row.model_us += us;
             }
-            std::printf("%-4s %-36s measured %10.1f us  model %10.1f us  ratio %.2f%s\n", result_.preset.c_str(),
-                        row.op.c_str(), row.measured_us, row.model_us, row.ratio(),
-                        row.ratio() > o_.bound ? "  ABOVE THE BOUND" : "");
+            const bool ks = row.kind == OpKind::key_switching;
+            std::printf("%-4s %-40s measured %10.1f us  %s %10.1f us  ratio %.2f%s\n", result_.preset.c_str(),
+                        row.op.c_str(), row.measured_us, ks ? "model" : "bound", row.model_us, row.ratio(),
+                        ks && row.ratio() > o_.bound ? "  ABOVE THE TARGET" : "");
             result_.ops.push_back(std::move(row));
         }
         std::fflush(stdout);
@@ -150,6 +177,7 @@ private:
         std::string name;
         std::function<void()> f;
         std::vector<std::pair<std::string, Terms>> parts;
+        OpKind kind = OpKind::key_switching;
     };
 
     void kernel(const std::string& name, std::function<void()> f) {
@@ -282,6 +310,61 @@ private:
         const uint64_t* qlp_inv = lc_.qlp_inv.data();
         kernel("ModDown+rescale: (x - y) * (q_l P)^-1 over l limbs",
                [=] { cpu::sub_mul_scalar(dst, a, b, qlp_inv, mods, nq - 1, n); });
+        add_other_kernels(a, b, dst);
+    }
+
+    // The kernels of the other primitives' bounds (the header comment lists them).
+    void add_other_kernels(const uint64_t* a, const uint64_t* b, uint64_t* dst) {
+        const math::Modulus* mods = ring_.moduli();
+        const size_t n = n_, nq = nq_, ne = ne_, slots = ctx_->max_slots();
+        std::vector<size_t> ext_limbs(ne_);
+        for (size_t i = 0; i < ne_; ++i) ext_limbs[i] = i;
+        ntt_kernel("NTT of the l+1+k limbs", ext_limbs, true);
+        kernel("product over l+1 limbs", [=] { cpu::mul(dst, a, b, mods, nq, n); });
+        {
+            // the ext limbs' moduli in one array, as the encryption's and the keys' products take them
+            auto ext = std::make_shared<std::vector<math::Modulus>>();
+            for (const math::Modulus* m : ext_mods_) ext->push_back(*m);
+            uint64_t *x = random_ext(1), *y = random_ext(1), *z = buffer(ne_);
+            kernel("product over l+1+k limbs", [=] { cpu::mul(z, x, y, ext->data(), ne, n); });
+            kernel("uniform sampling of l+1+k limbs", [=] {
+                expand_uniform(math::Seed{1, 2}, 0, z, ext->data(), ne, n);
+            });
+            kernel("uniform sampling of l+1 limbs", [=] { expand_uniform(math::Seed{1, 2}, 0, z, mods, nq, n); });
+        }
+        auto prng = std::make_shared<math::Prng>(math::Seed{3, 4});
+        kernel("Gaussian sampling of N coefficients", [=] { (void)sample_gaussian(*prng, n); });
+        kernel("ternary sampling of N coefficients", [=] { (void)sample_ternary(*prng, n); });
+        {
+            // the FFTs on a fresh copy of one input each time (the transform is in place)
+            auto values = std::make_shared<std::vector<std::complex<double>>>(bench::random_slots(slots));
+            auto work = std::make_shared<std::vector<std::complex<double>>>(slots);
+            auto encoder = std::make_shared<Encoder>(ctx_);
+            kernel("FFT slots -> coefficients (N/2 slots, with a copy in)", [=] {
+                std::copy(values->begin(), values->end(), work->begin());
+                encoder->embed_inverse(*work);
+            });
+            kernel("FFT coefficients -> slots (N/2 slots, with a copy in)", [=] {
+                std::copy(values->begin(), values->end(), work->begin());
+                encoder->embed(*work);
+            });
+        }
+        {
+            // a message's coefficients (small against Q, as decoding finds them; full slots: the
+            // subring's coefficients are all N of them, in order)
+            const math::CrtReconstructor& crt = ctx_->crt(level_);
+            auto out = std::make_shared<std::vector<double>>(2 * slots);
+            const Plaintext message = Encoder(ctx_).encode(bench::random_slots(slots));
+            uint64_t* coefficients = buffer(nq_);
+            std::memcpy(coefficients, message.poly(0), nq_ * n_ * sizeof(uint64_t));
+            cpu::ntt_inverse(coefficients, ring_.ntt_tables(), nq_);
+            kernel("CRT of a message's coefficients to doubles (l+1 limbs)",
+                   [=, &crt] { crt.to_double(coefficients, n, n, 1.0, out->data()); });
+        }
+        const uint32_t* s_perm = ring_.automorphism_permutation(ctx_->galois_element(1)).data();
+        uint64_t* s = random_ext(1);
+        uint64_t* s_out = buffer(ne_);
+        kernel("permutation of the l+1+k limbs", [=] { cpu::permute(s_out, s, s_perm, ne, n); });
     }
 
     static Terms mod_up() {
@@ -351,6 +434,58 @@ private:
                              {"c0 permutations", {{rd, "permutation of the l+1 limbs"}}},
                              {"additions", {{rd, "addition over l+1 limbs"}}}}});
         }
+        add_other_ops(keygen);
+    }
+
+    void add_other_ops(KeyGenerator& keygen) {
+        const OpKind other = OpKind::other;
+        const double digits = double(beta_);
+        pt_ = encoder_->encode(bench::random_slots(ctx_->max_slots()));
+        values_ = bench::random_slots(ctx_->max_slots());
+        sk_encryptor_ = std::make_unique<Encryptor>(ctx_, keygen.secret_key());
+        pk_encryptor_ = std::make_unique<Encryptor>(ctx_, keygen.public_key());
+        decryptor_ = std::make_unique<Decryptor>(ctx_, keygen.secret_key());
+        keygen_ = &keygen;
+        const Terms fft_in{{1, "FFT slots -> coefficients (N/2 slots, with a copy in)"}};
+        const std::pair<std::string, Terms> pk_terms[] = {
+            {"sampling", {{1, "ternary sampling of N coefficients"}, {2, "Gaussian sampling of N coefficients"}}},
+            {"NTT of u", {{1, "NTT of the l+1+k limbs"}}},
+            {"2 products", {{2, "product over l+1+k limbs"}}},
+            {"2 ModDown", mod_downs(2)}};
+        ops_.push_back({"encode", [this] { (void)encoder_->encode(values_); },
+                        {{"FFT", fft_in}, {"NTT", {{1, "NTT of the l+1 limbs"}}}}, other});
+        ops_.push_back({"decrypt + decode", [this] { (void)decryptor_->decrypt_decode(a_, *encoder_); },
+                        {{"c0 + c1 s", {{1, "product over l+1 limbs"}, {1, "addition over l+1 limbs"}}},
+                         {"INTT", {{1, "INTT of the l+1 limbs"}}},
+                         {"CRT", {{1, "CRT of a message's coefficients to doubles (l+1 limbs)"}}},
+                         {"FFT", {{1, "FFT coefficients -> slots (N/2 slots, with a copy in)"}}}},
+                        other});
+        ops_.push_back({"encrypt (secret key)", [this] { (void)sk_encryptor_->encrypt(pt_); },
+                        {{"sampling", {{1, "uniform sampling of l+1 limbs"}, {1, "Gaussian sampling of N coefficients"}}},
+                         {"NTT", {{1, "NTT of the l+1 limbs"}}},
+                         {"a s", {{1, "product over l+1 limbs"}, {1, "addition over l+1 limbs"}}}},
+                        other});
+        ops_.push_back({"encrypt (public key)", [this] { (void)pk_encryptor_->encrypt(pt_); },
+                        {std::begin(pk_terms), std::end(pk_terms)}, other});
+        std::vector<std::pair<std::string, Terms>> one_step{{"FFT", fft_in}};
+        one_step.insert(one_step.end(), std::begin(pk_terms), std::end(pk_terms));
+        ops_.push_back({"encode + encrypt (public key, one step)",
+                        [this] { (void)pk_encryptor_->encrypt(*encoder_, values_); }, one_step, other});
+        ops_.push_back({"add", [this] { (void)eval_->add(a_, b_); },
+                        {{"2 additions", {{2, "addition over l+1 limbs"}}}}, other});
+        // its 5 limb streams at the addition's speed (3 streams per addition)
+        ops_.push_back({"ct x pt", [this] { (void)eval_->multiply(a_, pt_); },
+                        {{"memory traffic", {{5.0 / 3.0, "addition over l+1 limbs"}}}}, other});
+        const std::pair<std::string, Terms> key_terms[] = {
+            {"sampling", {{digits, "uniform sampling of l+1+k limbs"}, {digits, "Gaussian sampling of N coefficients"}}},
+            {"NTT of the errors", {{digits, "NTT of the l+1+k limbs"}}},
+            {"a s", {{digits, "product over l+1+k limbs"}}}};
+        ops_.push_back({"relinearization key", [this] { (void)keygen_->relin_key(); },
+                        {std::begin(key_terms), std::end(key_terms)}, other});
+        std::vector<std::pair<std::string, Terms>> rotation{std::begin(key_terms), std::end(key_terms)};
+        rotation.push_back({"permutation of s", {{1, "permutation of the l+1+k limbs"}}});
+        const uint64_t g = ctx_->galois_element(1);
+        ops_.push_back({"rotation key", [this, g] { (void)keygen_->galois_key(g); }, rotation, other});
     }
 
     const Options& o_;
@@ -370,6 +505,11 @@ private:
     std::unique_ptr<Encoder> encoder_;
     std::unique_ptr<Evaluator> eval_;
     Ciphertext a_, b_, product_;
+    Plaintext pt_;
+    std::vector<std::complex<double>> values_;
+    std::unique_ptr<Encryptor> sk_encryptor_, pk_encryptor_;
+    std::unique_ptr<Decryptor> decryptor_;
+    KeyGenerator* keygen_ = nullptr;  // run()'s, alive while the operations are timed
     PresetResult result_;
     std::mt19937_64 gen_{7};
 };
@@ -389,8 +529,10 @@ void write_json(const std::string& path, const Options& o, const std::vector<Pre
         out << "},\n     \"ops\": [\n";
         for (size_t i = 0; i < r.ops.size(); ++i) {
             const OpRow& op = r.ops[i];
-            out << "       {\"op\": \"" << op.op << "\", \"measured_us\": " << fmt("%.2f", op.measured_us)
-                << ", \"model_us\": " << fmt("%.2f", op.model_us) << ", \"ratio\": " << fmt("%.3f", op.ratio())
+            out << "       {\"op\": \"" << op.op << "\", \"kind\": \""
+                << (op.kind == OpKind::key_switching ? "key switching\", \"model_us\": " : "other\", \"bound_us\": ")
+                << fmt("%.2f", op.model_us) << ", \"measured_us\": " << fmt("%.2f", op.measured_us)
+                << ", \"ratio\": " << fmt("%.3f", op.ratio())
                 << ", \"parts_us\": {";
             for (size_t j = 0; j < op.parts.size(); ++j)
                 out << (j ? ", " : "") << "\"" << op.parts[j].first << "\": " << fmt("%.2f", op.parts[j].second);
@@ -403,28 +545,44 @@ void write_json(const std::string& path, const Options& o, const std::vector<Pre
 
 std::string us_text(double us) { return us >= 1000 ? fmt("%.2f ms", us / 1000) : fmt("%.1f us", us); }
 
+// One table of a preset's operations of one kind.
+void write_table(std::ostream& out, const Options& o, const PresetResult& r, OpKind kind) {
+    const bool ks = kind == OpKind::key_switching;
+    out << (ks ? "| operation | measured | model | ratio | model's terms |\n"
+               : "| operation | measured | bound | ratio | bound's terms |\n")
+        << "|---|---:|---:|---:|---|\n";
+    for (const OpRow& op : r.ops) {
+        if (op.kind != kind) continue;
+        out << "| " << op.op << " | " << us_text(op.measured_us) << " | " << us_text(op.model_us) << " | "
+            << fmt("%.2f", op.ratio()) << (ks && op.ratio() > o.bound ? " **above**" : "") << " | ";
+        for (size_t j = 0; j < op.parts.size(); ++j)
+            out << (j ? ", " : "") << op.parts[j].first << " " << fmt("%.0f%%", 100 * op.parts[j].second / op.model_us);
+        out << " |\n";
+    }
+}
+
 void write_markdown(const std::string& path, const Options& o, const std::vector<PresetResult>& results) {
     std::ofstream out(path);
-    out << "# Key switching at its bound\n\nGenerated by `build/bench/bench_keyswitch` on " << bench::utc_now() << " ("
+    out << "# Operations at their bound\n\nGenerated by `build/bench/bench_keyswitch` on " << bench::utc_now() << " ("
         << bench::cpu_model() << ", " << std::thread::hardware_concurrency() << " hardware threads, "
         << bench::cpu_flags_summary() << "), one thread, top level of each preset. Medians.\n\n"
-        << "Each operation's model is the sum of the measured times of the kernels it runs, at the sizes it runs "
-           "them (bench/bench_keyswitch.cpp says which; docs/architecture.md describes the operations). "
+        << "**Key switching.** Each operation's model is the sum of the measured times of the kernels it runs, at the "
+           "sizes it runs them (bench/bench_keyswitch.cpp says which; docs/architecture.md describes the operations). "
            "'ratio' is the measured time of the operation over its model: what the operation spends outside its "
            "kernels (allocating its result, page faults, data that left the caches between kernels). The target "
            "is a ratio of at most "
-        << fmt("%.1f", o.bound) << ".\n";
+        << fmt("%.1f", o.bound) << ".\n\n"
+        << "**The other primitives.** Each operation's bound is the time of the kernels no implementation of it can "
+           "leave out (FFTs, NTTs, sampling, the CRT of decoding, the products with the secret or the public key, "
+           "the element-wise passes), each timed alone (bench/bench_keyswitch.cpp lists the terms; beyond the caches "
+           "the element-wise kernels stream at the speed of memory, as the copy kernel shows). 'ratio' is the measured time over the bound: how close the "
+           "operation is to it; what is above it is rounding, limb conversions, packing and allocation.\n";
     for (const PresetResult& r : results) {
         out << "\n## " << r.preset << ": N = " << r.n << ", " << r.limbs << " ciphertext limbs, " << r.special
-            << " special, " << r.digits << " digits\n\n| operation | measured | model | ratio | model's terms |\n"
-            << "|---|---:|---:|---:|---|\n";
-        for (const OpRow& op : r.ops) {
-            out << "| " << op.op << " | " << us_text(op.measured_us) << " | " << us_text(op.model_us) << " | "
-                << fmt("%.2f", op.ratio()) << (op.ratio() > o.bound ? " **above**" : "") << " | ";
-            for (size_t j = 0; j < op.parts.size(); ++j)
-                out << (j ? ", " : "") << op.parts[j].first << " " << fmt("%.0f%%", 100 * op.parts[j].second / op.model_us);
-            out << " |\n";
-        }
+            << " special, " << r.digits << " digits\n\n";
+        write_table(out, o, r, OpKind::key_switching);
+        out << "\n";
+        write_table(out, o, r, OpKind::other);
         out << "\n<details><summary>kernel times</summary>\n\n| kernel | time |\n|---|---:|\n";
         for (const Kernel& k : r.kernels) out << "| " << k.name << " | " << us_text(k.us) << " |\n";
         out << "\n</details>\n";

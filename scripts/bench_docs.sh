@@ -8,7 +8,7 @@
 #   bash scripts/bench_docs.sh            # everything (about two hours on 2 cores)
 #   bash scripts/bench_docs.sh trace matmul   # only the named steps
 #
-# Steps: primitives kernels trace batch matmul serialization genome distributed compare chain polynomial
+# Steps: primitives kernels keyswitch trace batch matmul serialization genome distributed compare chain polynomial
 # bootstrap
 # (precision is left out: it does not depend on speed; build/bench/bench_precision regenerates it).
 set -euo pipefail
@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."
 PY=.venv/bin/python
 OUT=docs/benchmarks
 steps=("$@")
-[ ${#steps[@]} -eq 0 ] && steps=(primitives kernels trace batch matmul serialization genome distributed compare chain polynomial bootstrap)
+[ ${#steps[@]} -eq 0 ] && steps=(primitives kernels keyswitch trace batch matmul serialization genome distributed compare chain polynomial bootstrap)
 
 for tool in build/bench/bench_primitives "$PY"; do
     [ -x "$tool" ] || { echo "bench_docs: $tool is missing; run 'bash scripts/setup.sh' first" >&2; exit 1; }
@@ -45,6 +45,9 @@ for step in "${steps[@]}"; do
             run primitives build/bench/bench_primitives --presets S1,S2,S4 --json $OUT/primitives.json
             "$PY" bench/report_primitives.py $OUT/primitives.json --out $OUT/primitives.md ;;
         kernels) run kernels build/bench/bench_kernels --json $OUT/kernels.json --markdown $OUT/kernels.md ;;
+        keyswitch)
+            # every operation beside the sum of its kernels (key switching) or its bound (the rest)
+            run keyswitch build/bench/bench_keyswitch --json $OUT/keyswitch.json --markdown $OUT/keyswitch.md ;;
         trace)
             run trace build/bench/bench_trace --json $OUT/trace.json --markdown $OUT/trace.md
             "$PY" bench/plot_trace.py $OUT/trace.json --out $OUT/trace.png ;;
