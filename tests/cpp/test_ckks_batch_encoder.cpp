@@ -67,6 +67,30 @@ TEST(BatchEncoder, CoefficientsBeyond2To63AreExact) {
     expect_rows_encoded(ctx, std::nullopt, 0x1p50, 8, true);
 }
 
+// The encoders' rounding (Encoder::scaled_coefficients, which encode and the batch encoder share)
+// is std::round to the bit, the sign of zero included: with one slot and scale 1 the coefficients
+// are the value's real and imaginary parts themselves. Halves both ways, the doubles next to
+// them, integers and halves at 2^52 and beyond, tiny values and negative zero.
+TEST(Encoder, RoundsHalvesAwayFromZeroToTheBit) {
+    Keys& K = Keys::get("S1");
+    const double below_half = std::nextafter(0.5, 0.0), above_half = std::nextafter(0.5, 1.0);
+    const std::vector<double> xs = {0.0, -0.0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, below_half, -below_half,
+                                    above_half, -above_half, 1e-300, -1e-300, 0x1p52 - 0.5, -(0x1p52 - 0.5),
+                                    0x1p52 - 1, 0x1p52, 0x1p52 + 2, -0x1p53, 0x1p62 + 1024, 123456.49999999999,
+                                    -98765.5, 7.0, -7.0};
+    const ckks::EncodingShape shape{K.ctx->max_level(), 1.0, 1};
+    for (size_t i = 0; i + 1 < xs.size(); ++i) {
+        const cplx value(xs[i], xs[i + 1]);
+        double out[2];
+        K.encoder->scaled_coefficients("encode", &value, 1, shape, out);
+        for (int part = 0; part < 2; ++part) {
+            const double x = xs[i + size_t(part)], want = std::round(x);
+            EXPECT_EQ(out[part], want) << x;
+            EXPECT_EQ(std::signbit(out[part]), std::signbit(want)) << x;
+        }
+    }
+}
+
 TEST(BatchEncoder, Errors) {
     const auto ctx = Context::create(small_parameters());
     const Encoder encoder(ctx);

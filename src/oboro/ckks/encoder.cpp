@@ -33,15 +33,22 @@ inline void multiply(double xr, double xi, const cplx& t, double& re, double& im
     im = xr * t.imag() + xi * t.real();
 }
 
-// std::round (halves away from zero), to the bit and with its sign of zero, without the library
-// call: truncation is exact below 2^52, and from 2^52 on every double is already an integer.
-inline double round_half_away(double x) {
-    if (!(std::fabs(x) < 0x1p52)) return x;  // integral, infinite or NaN
-    double r = double(int64_t(x));
-    const double rest = x - r;  // exact
-    if (rest >= 0.5) r += 1;
-    if (rest <= -0.5) r -= 1;
-    return std::copysign(r, x);
+// std::round (halves away from zero) of two doubles, to the bit and with the sign of zero, with
+// no branch (a branch per value on its rounding direction mispredicts every other value) and no
+// conversion to integers (SSE2 has none for 64-bit ones): below 2^52, adding and taking away 2^52
+// rounds |x| to an integer exactly, one less where that went up truncates it, and the exact rest
+// decides the half; from 2^52 on every double is already an integer (infinities and NaN stay as
+// they are). GCC's and Clang's vector extensions, in SSE2's width (any target has 16 bytes).
+using Doubles2 = double __attribute__((vector_size(16)));
+using Words2 = int64_t __attribute__((vector_size(16)));
+inline Doubles2 round_half_away(Doubles2 x) {
+    const Words2 sign = Words2{} + std::numeric_limits<int64_t>::min(), one = Words2{} + 0x3FF0000000000000;
+    const Doubles2 a = (Doubles2)((Words2)x & ~sign);
+    Doubles2 r = (a + 0x1p52) - 0x1p52;
+    r -= (Doubles2)((r > a) & one);
+    r += (Doubles2)(((a - r) >= 0.5) & one);
+    const Words2 small = a < 0x1p52;
+    return (Doubles2)((small & ((Words2)r | ((Words2)x & sign))) | (~small & (Words2)x));
 }
 }  // namespace
 
@@ -147,13 +154,20 @@ void Encoder::scaled_coefficients(const char* op, const cplx* values, size_t cou
     const double limit = std::exp2(log2_q - encoding_headroom_bits);
     // Scale and round every value first (a loop without calls or divisions), then look for the
     // first value that is not finite or too large only if there is one.
-    bool refused = false;
-    for (size_t i = 0; i < 2 * shape.slots; ++i) {
-        const cplx& x = w[i < shape.slots ? i : i - shape.slots];
-        const double c = round_half_away((i < shape.slots ? x.real() : x.imag()) * shape.scale);
-        refused |= !(std::fabs(c) < limit);  // also NaN and infinity
-        out[i] = c;
+    // Slot by slot (re, im): the real parts go to out[0, slots), the imaginary ones to out[slots, 2 slots).
+    const double* parts = reinterpret_cast<const double*>(w.data());
+    const size_t slots = shape.slots;
+    Words2 outside = {};
+    for (size_t i = 0; i < slots; ++i) {
+        Doubles2 x;
+        std::memcpy(&x, parts + 2 * i, sizeof x);
+        const Doubles2 c = round_half_away(x * shape.scale);
+        const Doubles2 magnitude = (Doubles2)((Words2)c & std::numeric_limits<int64_t>::max());
+        outside |= !(magnitude < limit);  // also NaN and infinity
+        out[i] = c[0];
+        out[slots + i] = c[1];
     }
+    const bool refused = (outside[0] | outside[1]) != 0;
     if (!refused) return;
     for (size_t i = 0; i < 2 * shape.slots; ++i) {
         const double c = out[i];
