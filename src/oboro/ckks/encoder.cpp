@@ -236,16 +236,25 @@ std::vector<cplx> Encoder::decode_poly(uint64_t* poly, int level, double scale, 
     const Context& ctx = *ctx_;
     const size_t n = ctx.n(), half_n = n / 2, gap = half_n / slots, limbs = size_t(level + 1);
     cpu::ntt_inverse(poly, ctx.ntt_tables(), limbs);
-    // Only the coefficients of the subring are needed: real parts and imaginary parts. Both copies
-    // hold the decrypted message and noise (a function of the secret key): secret memory, wiped.
-    SecretVector<uint64_t> picked(limbs * 2 * slots);
-    for (size_t i = 0; i < limbs; ++i)
-        for (size_t s = 0; s < slots; ++s) {
-            picked[i * 2 * slots + s] = poly[i * n + s * gap];
-            picked[i * 2 * slots + slots + s] = poly[i * n + half_n + s * gap];
-        }
+    // Only the coefficients of the subring are needed: real parts and imaginary parts. With full
+    // slots they are every coefficient, in order (the CRT reads the polynomial itself); with fewer
+    // they are picked out. Both hold the decrypted message and noise (a function of the secret
+    // key): secret memory, wiped.
+    SecretVector<uint64_t> picked;
+    const uint64_t* coefficients = poly;
+    size_t stride = n;
+    if (gap > 1) {
+        picked = SecretVector<uint64_t>(limbs * 2 * slots);
+        for (size_t i = 0; i < limbs; ++i)
+            for (size_t s = 0; s < slots; ++s) {
+                picked[i * 2 * slots + s] = poly[i * n + s * gap];
+                picked[i * 2 * slots + slots + s] = poly[i * n + half_n + s * gap];
+            }
+        coefficients = picked.data();
+        stride = 2 * slots;
+    }
     SecretVector<double> real(2 * slots);
-    ctx.crt(level).to_double(picked.data(), 2 * slots, 2 * slots, 1.0 / scale, real.data());
+    ctx.crt(level).to_double(coefficients, stride, 2 * slots, 1.0 / scale, real.data());
     check_not_wrapped(real.data(), real.size(), level, scale);
     std::vector<cplx> v(slots);
     for (size_t s = 0; s < slots; ++s) v[s] = cplx(real[s], real[slots + s]);
