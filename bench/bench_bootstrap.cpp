@@ -36,6 +36,7 @@
 #include "oboro/ckks/encryptor.hpp"
 #include "oboro/ckks/evaluator.hpp"
 #include "oboro/ckks/keygen.hpp"
+#include "oboro/util/memory_pool.hpp"
 #include "oboro/util/parallel.hpp"
 
 using namespace oboro;
@@ -89,6 +90,9 @@ Row run(const std::string& preset, std::optional<size_t> slots_opt, int threads,
         std::optional<double> key_tolerance) {
     using clock = std::chrono::steady_clock;
     oboro::set_num_threads(threads);
+    // the pool's cache still holds the previous row's blocks (given back after 10 s idle): give
+    // them back now, or they would count in this row's peak
+    oboro::pool_trim();
     reset_peak();
     Row row;
     row.preset = preset;
