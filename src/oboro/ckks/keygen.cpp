@@ -78,30 +78,42 @@ size_t checked_special(const Context& ctx, int level, std::optional<size_t> spec
 }
 
 // The limbs of a polynomial over all of Q*P that a key made at `level` over `special` special
-// primes spans: q_0 .. q_level and p_0 .. p_{special-1}. Its inputs are secrets (s, s^2, s(X^g),
-// another secret), so the copy is wiped before its block goes back to the cache.
-WipedBuffer<uint64_t> restricted(const Context& ctx, const uint64_t* full, int level, size_t special) {
+// primes spans: q_0 .. q_level and p_0 .. p_{special-1}, negated when `negated` (rlwe_sample's
+// -s). Its inputs are secrets (s, s^2, s(X^g), another secret), so the copy is wiped before its
+// block goes back to the cache.
+WipedBuffer<uint64_t> restricted(const Context& ctx, const uint64_t* full, int level, size_t special,
+                                 bool negated = false) {
     const size_t n = ctx.n(), nq = size_t(level + 1);
     WipedBuffer<uint64_t> out((nq + special) * n);
-    std::copy(full, full + nq * n, out.data());
-    std::copy(full + ctx.q_count() * n, full + (ctx.q_count() + special) * n, out.data() + nq * n);
+    const uint64_t* p_part = full + ctx.q_count() * n;
+    if (negated) {
+        cpu::negate(out.data(), full, ctx.moduli(), nq, n);
+        cpu::negate(out.data() + nq * n, p_part, ctx.p_moduli(), special, n);
+    } else {
+        std::copy(full, full + nq * n, out.data());
+        std::copy(p_part, p_part + special * n, out.data() + nq * n);
+    }
     return out;
 }
 
-// b = -a*s + e over Q_level*P' (NTT form; s restricted to that basis), with a (written to `a`)
-// expanded from stream `stream` of `a_seed` so that it can be stored as the seed. e and a*s give s
-// away (b and a are public): e lives in secret memory (sample_gaussian's SecretVector), a*s in a
-// buffer wiped before its block goes back to the cache.
+// Whether a key made at `level` over `special` special primes spans all of Q*P: a polynomial
+// over Q*P is then already over the key's basis, in its order, and needs no restricted copy.
+bool whole_basis(const Context& ctx, int level, size_t special) {
+    return size_t(level) + 1 == ctx.q_count() && special == ctx.p_count();
+}
+
+// b = e - a*s over Q_level*P' (NTT form; minus_s: -s restricted to that basis), with a (written
+// to `a`) expanded from stream `stream` of `a_seed` so that it can be stored as the seed: one
+// fused pass, b = e + a*(-s), with no a*s of its own to wipe. e gives s away (b and a are
+// public): it lives in secret memory (sample_gaussian's SecretVector).
 void rlwe_sample(const Context& ctx, int level, size_t special, const SecretVector<int64_t>& e,
-                 const math::Seed& a_seed, uint64_t stream, const uint64_t* s, uint64_t* b, uint64_t* a) {
+                 const math::Seed& a_seed, uint64_t stream, const uint64_t* minus_s, uint64_t* b, uint64_t* a) {
     const size_t n = ctx.n(), nq = size_t(level + 1), k = special, limbs = nq + k;
     const std::vector<math::Modulus> basis = key_basis(ctx, level, special);
     expand_uniform(a_seed, stream, a, basis.data(), limbs, n);
     small_to_ntt(e, gaussian_bound(kErrorSigma), b, ctx.moduli(), ctx.ntt_tables(), nq);
     small_to_ntt(e, gaussian_bound(kErrorSigma), b + nq * n, ctx.p_moduli(), ctx.p_ntt_tables(), k);
-    WipedBuffer<uint64_t> as(limbs * n);
-    cpu::mul(as.data(), a, s, basis.data(), limbs, n);
-    cpu::sub(b, b, as.data(), basis.data(), limbs, n);
+    cpu::mul_add(b, a, minus_s, basis.data(), limbs, n);
 }
 }  // namespace
 
@@ -151,7 +163,8 @@ PublicKey KeyGenerator::public_key() {
     PublicKey pk;
     pk.data = AlignedBuffer<uint64_t>(2 * limbs * n);
     pk.a_seed = fresh_seed();
-    rlwe_sample(*ctx_, ctx_->max_level(), ctx_->p_count(), sample_gaussian(prng_, n), *pk.a_seed, 0, sk_->ntt.data(),
+    const WipedBuffer<uint64_t> minus_s = restricted(*ctx_, sk_->ntt.data(), ctx_->max_level(), ctx_->p_count(), true);
+    rlwe_sample(*ctx_, ctx_->max_level(), ctx_->p_count(), sample_gaussian(prng_, n), *pk.a_seed, 0, minus_s.data(),
                 pk.data.data(), pk.data.data() + limbs * n);
     pk.context_id = ctx_->id();
     return pk;
@@ -164,8 +177,13 @@ KeySwitchKey KeyGenerator::switching_key(const uint64_t* s_from, std::optional<i
     const size_t special = checked_special(ctx, level, special_opt, "switching_key");
     const size_t n = ctx.n(), nq = size_t(level + 1), limbs = nq + special, alpha = ctx.digit_size();
     const std::vector<uint64_t>& p_mod_q = ctx.ring().key_switch_level(level, special).p_mod_q;
-    const WipedBuffer<uint64_t> s = restricted(ctx, sk_->ntt.data(), level, special);
-    const WipedBuffer<uint64_t> from = restricted(ctx, s_from, level, special);
+    const WipedBuffer<uint64_t> minus_s = restricted(ctx, sk_->ntt.data(), level, special, true);
+    WipedBuffer<uint64_t> from_copy;
+    const uint64_t* from = s_from;
+    if (!whole_basis(ctx, level, special)) {
+        from_copy = restricted(ctx, s_from, level, special);
+        from = from_copy.data();
+    }
     KeySwitchKey key = KeySwitchKey::allocate(key_basis(ctx, level, special), special, ctx.ring().digits_at(level), n);
     key.context_id = ctx.id();
     key.a_seed = fresh_seed();
@@ -178,14 +196,14 @@ KeySwitchKey KeyGenerator::switching_key(const uint64_t* s_from, std::optional<i
         // (b_j, a_j) as words, then packed into the key
         AlignedBuffer<uint64_t> ba(2 * limbs * n);
         uint64_t* b = ba.data();
-        rlwe_sample(ctx, level, special, errors[j], *key.a_seed, j, s.data(), b, b + limbs * n);
+        rlwe_sample(ctx, level, special, errors[j], *key.a_seed, j, minus_s.data(), b, b + limbs * n);
         // + P' * s_from on the primes of digit j (P' = 0 mod each of its special primes).
         for (size_t i = j * alpha; i < std::min(nq, (j + 1) * alpha); ++i) {
             const math::Modulus& m = ctx.moduli()[i];
             const uint64_t p_mod = p_mod_q[i];
             const uint64_t p_shoup = math::shoup_precompute(p_mod, m.value);
             uint64_t* bi = b + i * n;
-            const uint64_t* si = from.data() + i * n;
+            const uint64_t* si = from + i * n;
             for (size_t c = 0; c < n; ++c)
                 bi[c] = math::add_mod(bi[c], math::mul_shoup(si[c], p_mod, p_shoup, m.value), m.value);
         }
