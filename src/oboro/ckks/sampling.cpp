@@ -59,9 +59,10 @@ std::vector<uint64_t> folded_cdt(double sigma) {
     return table;
 }
 
-// The inversion of the table (cdt_invert_variant): every sample compared with every entry in one pass per entry (no branch on
-// the secret values), written once and compiled for each instruction set below, where the
-// compiler vectorizes the comparisons (SSE2 has no 64-bit unsigned comparison: scalar there).
+// The inversion of the table (cdt_invert_variant): every sample compared with every entry in one
+// pass per entry (no branch on the secret values), written once and compiled for each instruction
+// set below, where the compiler vectorizes the comparisons (SSE2 has no 64-bit unsigned
+// comparison: scalar there).
 [[gnu::always_inline]] inline void cdt_magnitudes_body(const uint64_t* __restrict u, size_t count,
                                                        const uint64_t* __restrict table, size_t entries,
                                                        int64_t* __restrict mag) {
@@ -93,12 +94,12 @@ OBORO_SIMD_TARGET_END
 #endif
 
 CdtInvertFn cdt_invert_variant(math::ChachaIsa isa) {
+    if (!math::cpu_runs(isa)) return nullptr;
     switch (isa) {
         case math::ChachaIsa::baseline: return cdt_magnitudes_baseline;
 #if defined(__x86_64__) && defined(__GNUC__)
-        // __builtin_cpu_supports also checks that the OS saves the vector registers.
-        case math::ChachaIsa::avx2: return __builtin_cpu_supports("avx2") ? cdt_magnitudes_avx2 : nullptr;
-        case math::ChachaIsa::avx512: return __builtin_cpu_supports("avx512f") ? cdt_magnitudes_avx512 : nullptr;
+        case math::ChachaIsa::avx2: return cdt_magnitudes_avx2;
+        case math::ChachaIsa::avx512: return cdt_magnitudes_avx512;
 #else
         case math::ChachaIsa::avx2:
         case math::ChachaIsa::avx512: return nullptr;
@@ -106,18 +107,6 @@ CdtInvertFn cdt_invert_variant(math::ChachaIsa isa) {
     }
     return nullptr;
 }
-
-namespace {
-// The widest version the CPU runs, chosen once per process.
-CdtInvertFn cdt_magnitudes() {
-    static const CdtInvertFn best = [] {
-        for (math::ChachaIsa isa : {math::ChachaIsa::avx512, math::ChachaIsa::avx2})
-            if (CdtInvertFn f = cdt_invert_variant(isa)) return f;
-        return cdt_invert_variant(math::ChachaIsa::baseline);
-    }();
-    return best;
-}
-}  // namespace
 
 SecretVector<int64_t> sample_gaussian(math::Prng& prng, size_t n, double sigma) {
     SecretVector<int64_t> e(n);
@@ -127,8 +116,8 @@ SecretVector<int64_t> sample_gaussian(math::Prng& prng, size_t n, double sigma) 
         static const std::vector<uint64_t> table = folded_cdt(kErrorSigma);
         // Per block of 64 samples the generator gives the first sample's word, the block's word
         // of 64 signs, then the other samples' words (the order that keys made from a seed depend
-        // on). A block's words are drawn at once and inverted by cdt_magnitudes.
-        const CdtInvertFn invert = cdt_magnitudes();
+        // on). A block's words are drawn at once and inverted by the table's widest compilation.
+        static const CdtInvertFn invert = math::widest_variant(cdt_invert_variant);  // chosen once per process
         constexpr size_t kBlock = 64;
         uint64_t words[kBlock + 1];  // secret: wiped below
         int64_t mag[kBlock];

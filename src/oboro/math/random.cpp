@@ -148,13 +148,28 @@ void chacha20_blocks_avx512(const uint32_t key[8], uint32_t counter, const uint3
 OBORO_SIMD_TARGET_END
 #endif
 
+bool cpu_runs(ChachaIsa isa) {
+    switch (isa) {
+        case ChachaIsa::baseline: return true;
+#if defined(__x86_64__) && defined(__GNUC__)
+        // __builtin_cpu_supports also checks that the OS saves the vector registers.
+        case ChachaIsa::avx2: return __builtin_cpu_supports("avx2");
+        case ChachaIsa::avx512: return __builtin_cpu_supports("avx512f");
+#else
+        case ChachaIsa::avx2:
+        case ChachaIsa::avx512: return false;
+#endif
+    }
+    return false;
+}
+
 ChachaBlocksFn chacha20_blocks_variant(ChachaIsa isa) {
+    if (!cpu_runs(isa)) return nullptr;
     switch (isa) {
         case ChachaIsa::baseline: return chacha20_blocks_baseline;
 #if defined(__x86_64__) && defined(__GNUC__)
-        // __builtin_cpu_supports also checks that the OS saves the vector registers.
-        case ChachaIsa::avx2: return __builtin_cpu_supports("avx2") ? chacha20_blocks_avx2 : nullptr;
-        case ChachaIsa::avx512: return __builtin_cpu_supports("avx512f") ? chacha20_blocks_avx512 : nullptr;
+        case ChachaIsa::avx2: return chacha20_blocks_avx2;
+        case ChachaIsa::avx512: return chacha20_blocks_avx512;
 #else
         case ChachaIsa::avx2:
         case ChachaIsa::avx512: return nullptr;
@@ -165,11 +180,7 @@ ChachaBlocksFn chacha20_blocks_variant(ChachaIsa isa) {
 
 void chacha20_blocks(const uint32_t key[8], uint32_t counter, const uint32_t nonce[3], uint8_t out[64 * kChachaLanes]) {
     // Chosen once per process, the widest the CPU runs.
-    static const ChachaBlocksFn best = [] {
-        for (ChachaIsa isa : {ChachaIsa::avx512, ChachaIsa::avx2})
-            if (ChachaBlocksFn f = chacha20_blocks_variant(isa)) return f;
-        return chacha20_blocks_variant(ChachaIsa::baseline);
-    }();
+    static const ChachaBlocksFn best = widest_variant(chacha20_blocks_variant);
     best(key, counter, nonce, out);
 }
 

@@ -38,6 +38,18 @@ using ChachaBlocksFn = void (*)(const uint32_t key[8], uint32_t counter, const u
                                 uint8_t out[64 * kChachaLanes]);
 ChachaBlocksFn chacha20_blocks_variant(ChachaIsa isa);
 
+// Whether this CPU (and its OS, which must save the vector registers) runs `isa`; the baseline
+// always. The kernels compiled per ChachaIsa (ChaCha20's, the error sampler's table inversion)
+// return their variant only where this holds.
+bool cpu_runs(ChachaIsa isa);
+// The widest of a kernel's compilations this CPU runs: `variant` (nullptr where the CPU lacks the
+// instruction set, as chacha20_blocks_variant) tried from AVX-512 down to the baseline.
+template <typename Fn> Fn widest_variant(Fn (*variant)(ChachaIsa)) {
+    for (ChachaIsa isa : {ChachaIsa::avx512, ChachaIsa::avx2})
+        if (Fn f = variant(isa)) return f;
+    return variant(ChachaIsa::baseline);
+}
+
 class Prng {
 public:
     // A generator seeded from the OS.
