@@ -240,11 +240,12 @@ public:
         }
         return r;
     }
-    // c * k with k encoded at scale / c.scale, so that the product is at exactly `scale` at c's
-    // level, not rescaled (the addend of multiply_add_relin_rescale): one cMult.
-    template <ckks::Encrypted T> T multiply_constant_to(const T& c, double k, double scale) const {
+    // c * k with k encoded at scale / c.scale, so that the product is at exactly `scale` at
+    // `level` (at most c's: c's limbs above it are not read), not rescaled (the addend of
+    // multiply_add_relin_rescale): one cMult.
+    template <ckks::Encrypted T> T multiply_constant_to(const T& c, double k, double scale, int level) const {
         const Timed timed(*this, "multiply_constant_to");
-        T r = eval_.zero_like(c, 2, c.level(), scale);
+        T r = eval_.zero_like(c, 2, level, scale);
         eval_.multiply_accumulate(r, c, k);
         if (counts_) counts_->cmult += ckks::element_count(c);
         return r;

@@ -250,10 +250,10 @@ public:
         for (int i : powers) {
             const auto [a, b] = factors(i);
             const T& ta = natural_.at(a);
-            std::optional<T> b_copy, c_copy;  // copies no tree uses: freed here
+            std::optional<T> b_copy;  // a copy no tree uses: freed here
             const T& tb = operand(b, ta.level(), b_copy);
-            if (basis_ == PolynomialBasis::chebyshev)
-                natural_.emplace(i, twice_product_minus(ops_, ta, tb, a == b ? nullptr : &operand(a - b, ta.level(), c_copy)));
+            if (basis_ == PolynomialBasis::chebyshev)  // T_{a-b} is read at ta's level where it is
+                natural_.emplace(i, twice_product_minus(ops_, ta, tb, a == b ? nullptr : &natural_.at(a - b)));
             else
                 natural_.emplace(i, ops_.multiply_relin_rescale(ta, tb));
         }
@@ -388,7 +388,7 @@ T twice_product_minus(const CountedOps& ops, const T& a, const T& b, const T* c)
     const double scale = a.scale() * b.scale();
     T minus_c;
     if (c) {
-        minus_c = ops.multiply_constant_to(c->level() == a.level() ? *c : eval.drop_to_level(*c, a.level()), -1.0, scale);
+        minus_c = ops.multiply_constant_to(*c, -1.0, scale, a.level());
     } else {
         minus_c = eval.zero_like(a, 2, a.level(), scale);
         eval.sub_inplace(minus_c, 1.0);
