@@ -37,10 +37,21 @@ std::optional<math::Seed> Encryptor::encrypt_into(int level, const uint64_t* mes
         // (c0, c1) = (-a*s + e + m, a): e and m meet in coefficient form, one NTT for both. a*s
         // gives s away (a is public): its scratch is wiped.
         const math::Seed seed = math::os_random_seed();
-        expand_uniform(seed, 0, c1, ctx.moduli(), nq, n);
-        small_to_limbs(sample_gaussian(prng, n), gaussian_bound(kErrorSigma), c0, ctx.moduli(), nq);
-        if (message) cpu::add(c0, c0, message, ctx.moduli(), nq, n);
-        cpu::ntt_forward(c0, ctx.ntt_tables(), nq);
+        const auto uniform_a = [&] { expand_uniform(seed, 0, c1, ctx.moduli(), nq, n); };
+        const auto error_and_message = [&] {
+            small_to_limbs(sample_gaussian(prng, n), gaussian_bound(kErrorSigma), c0, ctx.moduli(), nq);
+            if (message) cpu::add(c0, c0, message, ctx.moduli(), nq, n);
+            cpu::ntt_forward(c0, ctx.ntt_tables(), nq);
+        };
+        // The two are independent. Too few limbs to split (S1: the NTT's two limbs alone were
+        // slower on two threads than on one, the worker woken from sleep for one short loop):
+        // they run side by side. Otherwise each spreads its limbs over the pool.
+        if (nq * n < cpu::kParallelWords) {
+            parallel_for(2, [&](size_t task) { task == 0 ? error_and_message() : uniform_a(); });
+        } else {
+            uniform_a();
+            error_and_message();
+        }
         WipedBuffer<uint64_t> as(nq * n);
         cpu::mul(as.data(), c1, sk_->ntt.data(), ctx.moduli(), nq, n);
         cpu::sub(c0, c0, as.data(), ctx.moduli(), nq, n);

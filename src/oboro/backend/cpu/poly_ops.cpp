@@ -13,7 +13,7 @@ using namespace oboro::math;
 namespace {
 // Run body(limb) for every limb; element-wise kernels are cheap, so small inputs stay inline.
 template <typename F> void for_each_limb(size_t limbs, size_t n, F&& body) {
-    if (limbs * n < (size_t(1) << 15)) {
+    if (limbs * n < kParallelWords) {
         for (size_t i = 0; i < limbs; ++i) body(i);
     } else {
         parallel_for(limbs, body);

@@ -42,6 +42,9 @@ void negate(uint64_t* dst, const uint64_t* a, const Modulus* mods, size_t limbs,
 // not stay in the caches anyway, and ordinary stores would first read every line of it (a third
 // more memory traffic for an operation bound by it: 1.6x slower at S4's 14 MiB ciphertexts).
 inline constexpr size_t kStreamingBytes = size_t(8) << 20;
+// Element-wise kernels on fewer words than this (all limbs together) run on the caller: cheaper
+// than waking a thread of the pool.
+inline constexpr size_t kParallelWords = size_t(1) << 15;
 bool use_streaming_stores(size_t output_bytes, const void* dst, const void* a, const void* b);
 
 // dst = a * b
