@@ -300,9 +300,18 @@ def test_circuits_plan_small_ring_and_full_matrix():
     assert tasks[0][1]["cases"] == [{"key": "matvec 4096", "kind": "matvec", "size": 4096, "seed": 1026}]
 
 
+def test_circuits_check_encryptions():
+    _, settings = command.plan_tasks(_circuit_args("--circuits-cases", "sigmoid"))
+    assert settings["check_encryptions"] == command.CIRCUIT_CHECK_ENCRYPTIONS
+    tasks, settings = command.plan_tasks(_circuit_args("--circuits-cases", "sigmoid", "--check-encryptions", "25"))
+    assert settings["check_encryptions"] == 25 and all(t["check_encryptions"] == 25 for _, t in tasks)
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--circuits-degrees", "7"], "need --circuits"),
     (["--matvec-sizes", "64"], "need --circuits"),
+    (["--check-encryptions", "25"], "need --circuits"),
+    (["--circuits", "--check-encryptions", "0"], "--check-encryptions must be at least 1"),
     (["--circuits", "--chain"], "--circuits takes"),
     (["--circuits", "--presets", "S1"], "--circuits takes"),
     (["--circuits", "--circuits-cases", "fft"], "unknown circuit 'fft'"),

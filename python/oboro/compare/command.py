@@ -43,7 +43,9 @@ CIRCUIT_BITS = 20.0
 CIRCUIT_REPEAT = 3
 CIRCUIT_MIN_SECONDS = 1.0
 #: --circuits: each circuit checked on this many fresh encryptions of its input (median precision,
-#: worst for the tolerance); --quick: 1
+#: worst for the tolerance), unless --check-encryptions; --quick: 1. The worst slot of one
+#: encryption moves by up to 2 bits from one encryption to the next: three resolve about half a
+#: bit between libraries, 25 about a tenth
 CIRCUIT_CHECK_ENCRYPTIONS = 3
 SIGMOID_INTERVAL, SIGMOID_DEGREE = (-8.0, 8.0), 63
 ROOT_INTERVAL = (1.0, 16.0)  # 1/x and sqrt(x)
@@ -296,6 +298,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help=f"--circuits Chebyshev degrees (default {','.join(map(str, CIRCUIT_DEGREES))})")
     p.add_argument("--matvec-sizes", type=bench._comma_list, default=None, metavar="LIST",
                    help=f"--circuits matrix sizes, powers of two or 'full' (slots x slots) (default {','.join(MATVEC_SIZES)})")
+    p.add_argument("--check-encryptions", type=int, default=None, metavar="K",
+                   help=f"--circuits fresh encryptions each circuit is checked on, the median precision reported "
+                        f"(default {CIRCUIT_CHECK_ENCRYPTIONS}, --quick 1; 25 tell apart a tenth of a bit)")
     p.add_argument("--bootstrap", action="store_true",
                    help="bootstrapping at N = 2^16 instead of the per-op table: oboro's configurations beside Lattigo's "
                         "default set and OpenFHE's EvalBootstrap (tens of minutes, most of the memory; --quick: N = 2^12)")
@@ -331,9 +336,13 @@ def plan_tasks(args: argparse.Namespace) -> tuple[list[tuple[str, dict]], dict]:
     if args.bootstrap and (args.chain or args.circuits or args.presets or args.s4 or args.ops or args.depths or args.schemes):
         raise CompareError("--bootstrap takes --bootstrap-configs, --threads, --repeat and --quick, not "
                            "--chain/--circuits/--presets/--s4/--ops/--depths/--schemes")
-    circuit_opts = args.circuits_cases or args.circuits_degrees or args.matvec_sizes or args.circuits_log_n != DEFAULT_CIRCUITS_LOG_N
+    circuit_opts = (args.circuits_cases or args.circuits_degrees or args.matvec_sizes or args.check_encryptions is not None
+                    or args.circuits_log_n != DEFAULT_CIRCUITS_LOG_N)
     if circuit_opts and not args.circuits:
-        raise CompareError("--circuits-log-n, --circuits-cases, --circuits-degrees and --matvec-sizes need --circuits")
+        raise CompareError("--circuits-log-n, --circuits-cases, --circuits-degrees, --matvec-sizes and --check-encryptions "
+                           "need --circuits")
+    if args.check_encryptions is not None and args.check_encryptions < 1:
+        raise CompareError(f"--check-encryptions must be at least 1, not {args.check_encryptions}")
     if args.circuits:
         if args.chain or args.presets or args.s4 or args.ops or args.depths or args.schemes:
             raise CompareError("--circuits takes --circuits-log-n/-cases/-degrees and --matvec-sizes, not --chain/--presets/--s4/--ops/--depths/--schemes")
@@ -342,7 +351,7 @@ def plan_tasks(args: argparse.Namespace) -> tuple[list[tuple[str, dict]], dict]:
         # each circuit is its warm-up
         repeat = args.repeat or (1 if quick else CIRCUIT_REPEAT)
         min_s = args.min_seconds if args.min_seconds is not None else (0.0 if quick else CIRCUIT_MIN_SECONDS)
-        encryptions = 1 if quick else CIRCUIT_CHECK_ENCRYPTIONS
+        encryptions = args.check_encryptions or (1 if quick else CIRCUIT_CHECK_ENCRYPTIONS)
         settings.update(threads=threads, warm_up_runs=0, repeat=repeat, min_seconds=min_s, check_encryptions=encryptions)
         tasks = plan_circuits(args, settings)
         for _, t in tasks:
