@@ -8,7 +8,7 @@
 #   bash scripts/bench_docs.sh            # everything (about two hours on 2 cores)
 #   bash scripts/bench_docs.sh trace matmul   # only the named steps
 #
-# Steps: primitives kernels keyswitch trace batch matmul serialization genome distributed compare chain polynomial precision
+# Steps: primitives kernels keyswitch trace batch matmul serialization genome distributed compare chain polynomial polynomial_precision
 # bootstrap
 # (precision is left out: it does not depend on speed; build/bench/bench_precision regenerates it).
 set -euo pipefail
@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."
 PY=.venv/bin/python
 OUT=docs/benchmarks
 steps=("$@")
-[ ${#steps[@]} -eq 0 ] && steps=(primitives kernels keyswitch trace batch matmul serialization genome distributed compare chain polynomial precision bootstrap)
+[ ${#steps[@]} -eq 0 ] && steps=(primitives kernels keyswitch trace batch matmul serialization genome distributed compare chain polynomial polynomial_precision bootstrap)
 
 for tool in build/bench/bench_primitives "$PY"; do
     [ -x "$tool" ] || { echo "bench_docs: $tool is missing; run 'bash scripts/setup.sh' first" >&2; exit 1; }
@@ -75,7 +75,7 @@ for step in "${steps[@]}"; do
             # the dense slots x slots matrix where its diagonals fit (N = 2^13, one level)
             run matvec_full_slot .venv/bin/oboro compare --circuits --circuits-log-n 13 --circuits-cases matvec \
                 --matvec-sizes full --json $OUT/matvec_full_slot.json --markdown $OUT/matvec_full_slot.md ;;
-        precision)
+        polynomial_precision)
             # the precision of the circuits where libraries come within half a bit of each other, on 25
             # fresh encryptions each (the 3 of the polynomial step resolve about half a bit): about 12 minutes
             run polynomial_precision .venv/bin/oboro compare --circuits --circuits-log-n 15 \
