@@ -11,11 +11,18 @@
 
 #include "ckks_test_util.hpp"
 #include "error_test_util.hpp"
+#include "forwarding_queue.hpp"
 #include "oboro/backend/queue.hpp"
 #include "oboro/ckks/batch.hpp"
 
 namespace oboro::test {
 namespace {
+
+// The CPU queue's kernels behind the backend::Queue defaults for the fused ones (host memory).
+class DefaultKernelsQueue final : public ForwardingQueue {
+public:
+    const char* device_name() const override { return "defaults"; }
+};
 
 class AccumulateTest : public ::testing::TestWithParam<std::string> {
 protected:
@@ -160,6 +167,67 @@ TEST_P(AccumulateTest, ConstantsFromAboveTheLevelAreTheDroppedOperand) {
     }
 }
 
+// A sum of constant terms in one call gives the words of the terms added one by one: operands at
+// and above the accumulator's level, one operand twice, 1 to 17 terms, down to level 0, for a
+// Ciphertext, a batch, and on a queue with the default kernels (a device's path without a GPU);
+// and the values of sum_j c_j x_j.
+TEST_P(AccumulateTest, ConstantSumsAreTheTermsOneByOne) {
+    Keys& K = k();
+    const Evaluator& ev = *K.eval;
+    const Context& ctx = *K.ctx;
+    const size_t slots = ctx.max_slots();
+    std::vector<std::vector<cplx>> xs;
+    std::vector<Ciphertext> cx;
+    for (uint64_t i = 0; i < 17; ++i) {
+        xs.push_back(random_complex(slots, 1.0, 700 + i));
+        cx.push_back(K.encrypt(xs.back()));
+    }
+    const auto defaults = std::make_shared<DefaultKernelsQueue>();
+    const Evaluator dev(K.ctx, defaults);
+    for (int level : {ctx.max_level(), ctx.max_level() - 1, 0}) {
+        SCOPED_TRACE(level);
+        const Ciphertext at_level = ev.drop_to_level(cx[1], level);
+        for (size_t terms : {size_t(1), size_t(3), size_t(17)}) {
+            SCOPED_TRACE(terms);
+            std::vector<const Ciphertext*> a;
+            std::vector<double> c;
+            for (size_t j = 0; j < terms; ++j) {
+                a.push_back(j == 1 ? &at_level : &cx[j]);
+                c.push_back(0.75 - 0.125 * double(j));
+            }
+            if (terms > 2) a[2] = a[0];  // the same operand twice
+            // at q_level over the operands' scale, which the rescale brings back (level 0: the words only)
+            const double scale = cx[0].scale() * (level > 0 ? double(ctx.q()[size_t(level)]) : 0x1p30);
+            Ciphertext got = ev.zero_like(cx[0], 2, level, scale), want = got, on_defaults = got;
+            ev.multiply_accumulate(got, a, c);
+            for (size_t j = 0; j < terms; ++j) ev.multiply_accumulate(want, *a[j], c[j]);
+            EXPECT_TRUE(same_words(got, want));
+            dev.multiply_accumulate(on_defaults, a, c);
+            EXPECT_TRUE(same_words(on_defaults, want));
+            if (level > 0) {
+                std::vector<cplx> ref(slots, 0);
+                for (size_t j = 0; j < terms; ++j) {
+                    const size_t x = a[j] == &at_level ? 1 : size_t(a[j] - cx.data());
+                    for (size_t l = 0; l < slots; ++l) ref[l] += c[j] * xs[x][l];
+                }
+                EXPECT_GE(precision_bits(K.decrypt(ev.rescale(got)), ref), 18.0);
+            }
+        }
+        // a batch: element e of the sum is the sum of the elements e
+        const auto X0 = CiphertextBatch::from_ciphertexts(ctx, std::vector<Ciphertext>{cx[0], cx[1]});
+        const auto X1 = CiphertextBatch::from_ciphertexts(ctx, std::vector<Ciphertext>{cx[2], cx[3]});
+        CiphertextBatch batch = ev.zero_like(X0, 2, level, cx[0].scale() * 0x1p30);
+        const std::vector<const CiphertextBatch*> terms{&X0, &X1};
+        ev.multiply_accumulate(batch, terms, std::vector<double>{0.5, -1.5});
+        for (size_t e = 0; e < 2; ++e) {
+            Ciphertext one = ev.zero_like(cx[e], 2, level, cx[0].scale() * 0x1p30);
+            ev.multiply_accumulate(one, cx[e], 0.5);
+            ev.multiply_accumulate(one, cx[2 + e], -1.5);
+            EXPECT_TRUE(same_words(batch.at(e), one));
+        }
+    }
+}
+
 // multiply_plain_sum gives the words of multiply and multiply_accumulate term by term: past the
 // 64 terms of one lazy accumulation, for one term, and for a batch with plaintexts per element or
 // broadcast.
@@ -293,6 +361,26 @@ TEST_P(AccumulateTest, CompactPlainSumsGiveTheDenseWords) {
 
 INSTANTIATE_TEST_SUITE_P(Presets, AccumulateTest, ::testing::Values("S1", "S2"));
 
+// At N = 2^15 a limb is two of the CPU queue's pieces of a constant sum: the words of the terms one
+// by one there too.
+TEST(AccumulateLargeRing, ConstantSumsCrossPiecesOfALimb) {
+    const auto ctx = Context::create(Parameters::preset("S3"));
+    ASSERT_GE(ctx->n(), size_t(32768));
+    KeyGenerator keygen(ctx);
+    Encryptor encryptor(ctx, keygen.secret_key());
+    const Encoder encoder(ctx);
+    const Evaluator ev(ctx);
+    std::vector<Ciphertext> cx;
+    for (uint64_t i = 0; i < 3; ++i) cx.push_back(encryptor.encrypt(encoder.encode(random_complex(64, 1.0, 800 + i))));
+    const int level = ctx->max_level() - 1;
+    const std::vector<const Ciphertext*> a{&cx[0], &cx[1], &cx[2]};
+    const std::vector<double> c{0.5, -0.25, 1.75};
+    Ciphertext got = ev.zero_like(cx[0], 2, level, cx[0].scale() * 0x1p30), want = got;
+    ev.multiply_accumulate(got, a, c);
+    for (size_t j = 0; j < a.size(); ++j) ev.multiply_accumulate(want, *a[j], c[j]);
+    EXPECT_TRUE(same_words(got, want));
+}
+
 TEST(AccumulateErrors, PlainSumsNeedMatchingTerms) {
     Keys& K = Keys::get("S1");
     const Evaluator& ev = *K.eval;
@@ -351,6 +439,18 @@ TEST(AccumulateErrors, TheAccumulatorMustFitTheProducts) {
     const Ciphertext before_high = high;
     EXPECT_ERROR(LevelMismatch, ev.multiply_accumulate(high, ev.drop_to_level(x, 0), 0.5), "multiply_accumulate",
                  "level or above");
+    EXPECT_TRUE(same_words(high, before_high));
+    // a sum of constant terms: every term checked before any is added
+    const std::vector<const Ciphertext*> low_last{&x, &x, &(low = ev.drop_to_level(x, 0))};
+    const std::vector<double> three_constants{0.5, 0.25, 0.125};
+    EXPECT_ERROR(LevelMismatch, ev.multiply_accumulate(high, low_last, three_constants), "multiply_accumulate",
+                 "level or above");
+    const std::vector<const Ciphertext*> two{&x, &x}, with_null{&x, nullptr}, none;
+    const std::vector<double> one_constant{0.5}, two_constants{0.5, 0.5}, no_constants;
+    EXPECT_ERROR(ValueError, ev.multiply_accumulate(high, two, one_constant), "multiply_accumulate", "2 operands",
+                 "1 constants");
+    EXPECT_ERROR(ValueError, ev.multiply_accumulate(high, with_null, two_constants), "multiply_accumulate", "null");
+    ev.multiply_accumulate(high, none, no_constants);  // no terms: nothing added
     EXPECT_TRUE(same_words(high, before_high));
     EXPECT_ERROR(ValueError, ev.multiply_accumulate(acc, x, x), "multiply_accumulate", "3 are needed");
     EXPECT_ERROR(ValueError, ev.multiply_accumulate(acc, x, x), "2 polynomials");

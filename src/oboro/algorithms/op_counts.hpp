@@ -271,6 +271,18 @@ public:
             counts_->add += ckks::element_count(a);
         }
     }
+    // acc += sum_j a[j] * c[j] in one pass over acc (Evaluator::multiply_accumulate): one cMult and
+    // one Add per term.
+    template <ckks::Encrypted T>
+    void multiply_accumulate(T& acc, const std::vector<const T*>& a, const std::vector<double>& c) const {
+        const Timed timed(*this, "multiply_accumulate (constants)");
+        eval_.multiply_accumulate(acc, a, c);
+        if (counts_) {
+            const uint64_t n = ckks::element_count(acc) * a.size();
+            counts_->cmult += n;
+            counts_->add += n;
+        }
+    }
     // a * c landing on exactly (level, scale): one cMult and one rescale.
     template <ckks::Encrypted T> T multiply_to(const T& a, double c, int level, double scale) const {
         const Timed timed(*this, "multiply_to");

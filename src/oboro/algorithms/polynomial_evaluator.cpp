@@ -303,11 +303,16 @@ public:
         const double up_scale = scale * double(eval.context()->q()[size_t(up)]);
         if (n.leaf) {
             T acc = eval.zero_like(natural_.at(1), 2, up, up_scale);
+            std::vector<const T*> powers;
+            std::vector<double> coeffs;
             for (size_t i = 1; i < n.coeffs.size(); ++i)
                 if (n.coeffs[i] != 0) {
-                    ops_.multiply_accumulate(acc, natural_.at(int(i)), n.coeffs[i]);
-                    done(int(i));
+                    powers.push_back(&natural_.at(int(i)));
+                    coeffs.push_back(n.coeffs[i]);
                 }
+            ops_.multiply_accumulate(acc, powers, coeffs);  // the terms in one pass over acc
+            for (size_t i = 1; i < n.coeffs.size(); ++i)
+                if (n.coeffs[i] != 0) done(int(i));
             if (n.coeffs[0] != 0) eval.add_inplace(acc, n.coeffs[0]);
             return acc;
         }

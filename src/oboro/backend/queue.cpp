@@ -56,6 +56,20 @@ void Queue::mul_scalar_add(const Ring& ring, BatchSpan acc, ConstBatchSpan a, co
     add(ring, acc, acc.as_const(), t.span.as_const());
 }
 
+void Queue::mul_scalar_sum(const Ring& ring, BatchSpan acc, const ConstBatchSpan* a, const uint64_t* const* per_limb,
+                           size_t terms) {
+    for (size_t j = 0; j < terms; ++j) {
+        if (a[j].limbs == acc.limbs) {
+            mul_scalar_add(ring, acc, a[j], per_limb[j]);
+            continue;
+        }
+        for (size_t c = 0; c < acc.count; ++c)
+            for (size_t p = 0; p < acc.polys; ++p)
+                mul_scalar_add(ring, {acc.poly(c, p), 1, 1, acc.limbs, acc.n, 0}, {a[j].poly(c, p), 1, 1, acc.limbs, a[j].n, 0},
+                               per_limb[j]);
+    }
+}
+
 void Queue::tensor_add(const Ring& ring, BatchSpan acc, ConstBatchSpan a, ConstBatchSpan b) {
     Scratch t(*this, a, 3);
     tensor(ring, t.span, a, b);

@@ -107,6 +107,13 @@ public:
                                size_t terms);
     // acc += a * s[i] on limb i, every polynomial of a.
     virtual void mul_scalar_add(const Ring& ring, BatchSpan acc, ConstBatchSpan a, const uint64_t* per_limb);
+    // acc += sum_j a[j] * s[j][i] on limb i, every polynomial of acc, over `terms` terms: a[j]
+    // with acc's count and polynomials and at least its limbs (over Q), of which only the first
+    // acc.limbs of each polynomial are read. The default is mul_scalar_add per term (per
+    // polynomial for an a[j] with more limbs); the CPU queue runs the terms over each piece of a
+    // limb while that piece of acc is in cache (the same words).
+    virtual void mul_scalar_sum(const Ring& ring, BatchSpan acc, const ConstBatchSpan* a, const uint64_t* const* per_limb,
+                                size_t terms);
     // acc (3 polynomials) += the tensor product of size-2 a and b.
     virtual void tensor_add(const Ring& ring, BatchSpan acc, ConstBatchSpan a, ConstBatchSpan b);
 

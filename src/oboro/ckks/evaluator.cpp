@@ -608,27 +608,37 @@ template <Encrypted T> void Evaluator::multiply_accumulate(T& acc, const T& a, c
 }
 
 template <Encrypted T> void Evaluator::multiply_accumulate(T& acc, const T& a, double c) const {
+    multiply_accumulate(acc, std::vector<const T*>{&a}, std::vector<double>{c});
+}
+
+template <Encrypted T>
+void Evaluator::multiply_accumulate(T& acc, const std::vector<const T*>& a, const std::vector<double>& c) const {
     const char* op = "multiply_accumulate";
+    if (a.size() != c.size())
+        raise<ValueError>(op, ": ", a.size(), " operands and ", c.size(), " constants; one constant per operand");
     const Checks check(*ctx_, *queue_);
-    check.operand(op, a, "a");
-    const double t = acc.scale() / a.scale();
-    if (!(t >= 0x1p20))
-        raise<ValueError>(op, ": the constant would be encoded at scale 2^", std::log2(t), " (the accumulator's ",
-                          describe(acc), " over operand 'a''s ", describe(a),
-                          "); at least 2^20 is needed to keep 20 bits of it");
-    check_accumulator(check, op, acc, a, a.size(), t, true);
-    const auto s = scaled_constant(*ctx_, op, c, t, acc.level());
-    const backend::BatchSpan to = span_of(acc);
-    const backend::ConstBatchSpan from = span_of(a);
-    if (a.level() == acc.level()) {
-        queue_->mul_scalar_add(ctx_->ring(), to, from, s.data());
-        return;
+    // every term checked before any is added: a bad one leaves acc as it was
+    std::vector<std::vector<uint64_t>> constants(a.size());
+    std::vector<backend::ConstBatchSpan> from(a.size());
+    std::vector<const uint64_t*> per_limb(a.size());
+    for (size_t j = 0; j < a.size(); ++j) {
+        if (!a[j]) raise<ValueError>(op, ": operand ", j, " is a null pointer");
+        check.operand(op, *a[j], "a");
+        const double t = acc.scale() / a[j]->scale();
+        if (!(t >= 0x1p20))
+            raise<ValueError>(op, ": the constant would be encoded at scale 2^", std::log2(t), " (the accumulator's ",
+                              describe(acc), " over operand 'a''s ", describe(*a[j]),
+                              "); at least 2^20 is needed to keep 20 bits of it");
+        check_accumulator(check, op, acc, *a[j], a[j]->size(), t, true);
+        constants[j] = scaled_constant(*ctx_, op, c[j], t, acc.level());
+        per_limb[j] = constants[j].data();
     }
-    // each polynomial's limbs up to acc's level: the words of a dropped to it, without the copy
-    for (size_t e = 0; e < to.count; ++e)
-        for (size_t j = 0; j < to.polys; ++j)
-            queue_->mul_scalar_add(ctx_->ring(), {to.poly(e, j), 1, 1, to.limbs, to.n, 0},
-                                   {from.poly(e, j), 1, 1, to.limbs, from.n, 0}, s.data());
+    if (a.empty()) return;
+    const backend::BatchSpan to = span_of(acc);
+    for (size_t j = 0; j < a.size(); ++j) from[j] = span_of(*a[j]);
+    // operands above acc's level: each polynomial's limbs up to it, the words of a dropped to it
+    // without the copy
+    queue_->mul_scalar_sum(ctx_->ring(), to, from.data(), per_limb.data(), a.size());
 }
 
 template <Encrypted T>
@@ -1169,6 +1179,7 @@ std::vector<T> Evaluator::rotate_many_extended_with(const T& a, const std::vecto
     template T Evaluator::switch_key(const T&, const KeySwitchKey&, const char*) const;                       \
     template void Evaluator::multiply_accumulate(T&, const T&, const T&) const;                                \
     template void Evaluator::multiply_accumulate(T&, const T&, double) const;                                  \
+    template void Evaluator::multiply_accumulate(T&, const std::vector<const T*>&, const std::vector<double>&) const; \
     template T Evaluator::zero_like(const T&, size_t, int, double, Basis) const;                              \
     template T Evaluator::extend(const T&) const;                                                             \
     template T Evaluator::mod_down(const T&) const;                                                           \

@@ -150,6 +150,11 @@ public:
     // read, the words of drop_to_level(a, acc.level()) without that copy (a polynomial's terms,
     // summed at many levels from powers computed once).
     template <Encrypted T> void multiply_accumulate(T& acc, const T& a, double c) const;
+    // acc += sum_j a[j] * c[j], each term as above, in one pass over acc where the queue can (the
+    // CPU queue: each piece of acc in cache while every term adds to it): the words of the terms
+    // one by one. Every term is checked before any is added; no terms add nothing.
+    template <Encrypted T>
+    void multiply_accumulate(T& acc, const std::vector<const T*>& a, const std::vector<double>& c) const;
     // A zero ciphertext (batch) like `like` (its element count, slots and memory) with `size`
     // polynomials at (level, scale), in `basis`: the start of an accumulation.
     template <Encrypted T>

@@ -32,6 +32,11 @@ constexpr size_t kMinPieceWords = 1024;
 // fused multiply-add per term (one thread, N = 2^13, AMD EPYC).
 constexpr size_t kSumTermsPerPass = 4;
 
+// The piece of a limb that mul_scalar_sum adds every term to before the next (128 KiB, in the L2
+// cache): at N = 2^16 with 16 terms of 16 limbs, 1.49 ns per word and term against 1.57 term by
+// term (the terms' reads from memory bound both), and 1.59 with pieces of 16 KiB (Intel Xeon VM).
+constexpr size_t kScalarSumPieceWords = 16384;
+
 // The words of a compact plaintext's limb that mul_plain_sum expands per pass and term: a buffer of
 // kSumTermsPerPass of them per thread stays in the L2 cache.
 constexpr size_t kExpandWords = 2048;
@@ -187,6 +192,26 @@ public:
             const uint64_t q = ring.q()[i];
             kn.mul_scalar_add(acc.poly(c, j) + off, a.poly(c, j) + off, s[i], math::shoup_precompute(s[i], q), q,
                               a.n);
+        });
+    }
+
+    // Every term over one piece of a limb at a time: that piece of acc stays in the cache while the
+    // terms add to it, so acc is read and written once, not once per term (a polynomial's leaves
+    // sum up to 16 powers this way).
+    void mul_scalar_sum(const Ring& ring, BatchSpan acc, const ConstBatchSpan* a, const uint64_t* const* s,
+                        size_t terms) override {
+        const EltwiseKernels& kn = eltwise_active();
+        for_each_limb(acc.count, acc.polys, acc.limbs, acc.n, [&](size_t c, size_t p, size_t i, size_t off) {
+            const uint64_t q = ring.q()[i];
+            thread_local std::vector<uint64_t> shoup;
+            shoup.resize(terms);
+            for (size_t j = 0; j < terms; ++j) shoup[j] = math::shoup_precompute(s[j][i], q);
+            uint64_t* out = acc.poly(c, p) + off;
+            for (size_t at = 0; at < acc.n; at += kScalarSumPieceWords) {
+                const size_t len = std::min(kScalarSumPieceWords, acc.n - at);
+                for (size_t j = 0; j < terms; ++j)
+                    kn.mul_scalar_add(out + at, a[j].poly(c, p) + i * a[j].n + at, s[j][i], shoup[j], q, len);
+            }
         });
     }
 
