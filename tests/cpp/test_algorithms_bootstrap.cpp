@@ -11,6 +11,7 @@
 #include "error_test_util.hpp"
 #include "oboro/algorithms/bootstrap.hpp"
 #include "oboro/algorithms/bootstrap_set.hpp"
+#include "oboro/util/parallel.hpp"
 #include "oboro/algorithms/polynomial_evaluator.hpp"
 #include "oboro/ckks/auto_evaluator.hpp"
 #include "oboro/io/checksum.hpp"
@@ -343,6 +344,22 @@ TEST(Bootstrap, BatchBitForBitAsSingleCiphertexts) {
     const CiphertextBatch out = boot.bootstrap(CountedOps(eval, nullptr), batch, setup.bk);
     for (size_t c = 0; c < cts.size(); ++c)
         EXPECT_TRUE(same_words(out.at(c), boot.bootstrap(CountedOps(eval, nullptr), cts[c], setup.bk))) << c;
+}
+
+// With more than one thread a ciphertext's real and imaginary parts go through EvalMod as one
+// batch of two, on one thread one after the other: the same words either way.
+TEST(Bootstrap, ThreadCountsGiveTheSameWords) {
+    const BootSetup setup(2048);  // full slots: the parts are split
+    Keys& k = setup.k;
+    const Ciphertext in = k.encrypt(random_complex(2048, 1.0, 45), 0, true, 2048);
+    const int threads = num_threads();
+    set_num_threads(1);
+    const Ciphertext one = setup.run(in);
+    set_num_threads(2);
+    const Ciphertext two = setup.run(in);
+    set_num_threads(threads);
+    EXPECT_TRUE(same_words(one, two));
+    EXPECT_GT(precision_bits(k.decrypt(two), random_complex(2048, 1.0, 45)), 21);
 }
 
 // Two real inputs in one bootstrap: each output is its input's values at the output level and

@@ -219,6 +219,8 @@ private:
     // ModRaise to SlotsToCoeffs for a at message scale: at output_level() and its standard scale,
     // holding a's values divided by output_divisor (folded into EvalMod's declared scale).
     template <ckks::Encrypted T> T refresh(const CountedOps& ops, T a, const BootstrapKeys& keys, double output_divisor) const;
+    // EvalMod on the real and the imaginary parts (split slots), in place.
+    template <ckks::Encrypted T> void eval_mod_parts(const CountedOps& ops, T& re, T& im, double scale) const;
     // refresh() repeated iterations() times, each further one on the error of the last.
     template <ckks::Encrypted T>
     T refresh_iterated(const CountedOps& ops, const T& a, const BootstrapKeys& keys, double output_divisor) const;
