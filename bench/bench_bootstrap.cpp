@@ -38,6 +38,7 @@
 #include "oboro/ckks/keygen.hpp"
 #include "oboro/util/memory_pool.hpp"
 #include "oboro/util/parallel.hpp"
+#include "oboro/util/workspace.hpp"
 
 using namespace oboro;
 using namespace oboro::ckks;
@@ -92,6 +93,9 @@ Row run(const std::string& preset, std::optional<size_t> slots_opt, int threads,
     oboro::set_num_threads(threads);
     // the pool's cache still holds the previous row's blocks (given back after 10 s idle): give
     // them back now, or they would count in this row's peak
+    // the previous row's key-switching scratch (one workspace per thread it ran) and cached blocks
+    // go back first, so that each row's peak is its own
+    oboro::scratch_pool().release_idle();
     oboro::pool_trim();
     reset_peak();
     Row row;

@@ -424,12 +424,12 @@ T Bootstrapper::refresh(const CountedOps& ops, T a, const BootstrapKeys& bk, dou
 }
 
 // A ciphertext's two parts run as one batch of two where threads can share the work: each thread
-// then takes one part's key switches whole, with no synchronisation inside them. On one thread they
-// run one after the other, which keeps the powers of one part alive at a time (the lower peak); a
-// batch's parts are batches already.
+// then takes one part's key switches whole, with no synchronisation inside them. On one thread, and
+// with the low-memory policy, they run one after the other, which keeps the powers of one part
+// alive at a time (the lower peak); a batch's parts are batches already.
 template <ckks::Encrypted T> void Bootstrapper::eval_mod_parts(const CountedOps& ops, T& re, T& im, double scale) const {
     if constexpr (std::is_same_v<T, ckks::Ciphertext>) {
-        if (num_threads() > 1) {
+        if (num_threads() > 1 && !config_.memory.encode_on_use) {
             const ckks::Ciphertext* parts[] = {&re, &im};
             const ckks::CiphertextBatch both = eval_mod_.apply(
                 ops, ckks::CiphertextBatch::from_ciphertexts(*ctx_, std::span<const ckks::Ciphertext* const>(parts)), scale);

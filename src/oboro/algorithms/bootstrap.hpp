@@ -100,8 +100,10 @@ struct BootstrapConfig {
     std::optional<int> iterations;
     // Speed against memory: the default keeps every DFT diagonal encoded (under 1 GB at N = 2^16,
     // most of them compact) and takes, among the DFT plans within kBootstrapKeySavingTolerance of
-    // the least modelled cost, the one with the fewest Galois keys; MemoryPolicy::low() encodes the
-    // dense diagonals at each use and takes plans within 2x (fewer keys, more giant rotations).
+    // the least modelled cost, the one with the fewest Galois keys, and with more than one thread
+    // runs a ciphertext's real and imaginary parts through EvalMod as one batch of two (both
+    // parts' powers alive at once); MemoryPolicy::low() encodes the dense diagonals at each use,
+    // takes plans within 2x (fewer keys, more giant rotations) and runs the parts one after the other.
     MemoryPolicy memory{kBootstrapKeySavingTolerance, false};
 };
 
