@@ -346,8 +346,7 @@ TEST(Bootstrap, BatchBitForBitAsSingleCiphertexts) {
         EXPECT_TRUE(same_words(out.at(c), boot.bootstrap(CountedOps(eval, nullptr), cts[c], setup.bk))) << c;
 }
 
-// With more than one thread a ciphertext's real and imaginary parts go through EvalMod as one
-// batch of two, on one thread one after the other: the same words either way.
+// A bootstrap on one and on two threads (full slots: EvalMod on the two parts): the same words.
 TEST(Bootstrap, ThreadCountsGiveTheSameWords) {
     const BootSetup setup(2048);  // full slots: the parts are split
     Keys& k = setup.k;

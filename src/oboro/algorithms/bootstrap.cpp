@@ -12,7 +12,6 @@
 #include "oboro/algorithms/requirements.hpp"
 #include "oboro/ckks/encoder.hpp"
 #include "oboro/util/error.hpp"
-#include "oboro/util/parallel.hpp"
 
 namespace oboro::algorithms {
 
@@ -412,7 +411,11 @@ T Bootstrapper::refresh(const CountedOps& ops, T a, const BootstrapKeys& bk, dou
         T re = eval.add(u, conj);
         T im = eval.sub(u, conj);
         eval.multiply_inplace(im, units_->operands_for(im)[0]);  // -i (u - conj u) = 2 Im u
-        eval_mod_parts(ops, re, im, eval_mod_scale);
+        // one after the other: as one batch of two on two threads (each thread a part's key
+        // switches whole) they measured no faster (docs/bootstrapping.md) for both parts' powers
+        // alive at once
+        re = eval_mod_.apply(ops, re, eval_mod_scale);
+        im = eval_mod_.apply(ops, im, eval_mod_scale);
         eval.multiply_inplace(im, units_->operands_for(im)[1]);
         w = eval.add(re, im);
     } else {
@@ -421,25 +424,6 @@ T Bootstrapper::refresh(const CountedOps& ops, T a, const BootstrapKeys& bk, dou
     T out = stc_last ? stc_.apply(ops, std::move(w), keys) : std::move(w);
     out.set_scale(ctx.standard_scale(l.out));
     return out;
-}
-
-// A ciphertext's two parts run as one batch of two where threads can share the work: each thread
-// then takes one part's key switches whole, with no synchronisation inside them. On one thread, and
-// with the low-memory policy, they run one after the other, which keeps the powers of one part
-// alive at a time (the lower peak); a batch's parts are batches already.
-template <ckks::Encrypted T> void Bootstrapper::eval_mod_parts(const CountedOps& ops, T& re, T& im, double scale) const {
-    if constexpr (std::is_same_v<T, ckks::Ciphertext>) {
-        if (num_threads() > 1 && !config_.memory.encode_on_use) {
-            const ckks::Ciphertext* parts[] = {&re, &im};
-            const ckks::CiphertextBatch both = eval_mod_.apply(
-                ops, ckks::CiphertextBatch::from_ciphertexts(*ctx_, std::span<const ckks::Ciphertext* const>(parts)), scale);
-            re = both.at(0);
-            im = both.at(1);
-            return;
-        }
-    }
-    re = eval_mod_.apply(ops, re, scale);
-    im = eval_mod_.apply(ops, im, scale);
 }
 
 template <ckks::Encrypted T>

@@ -100,10 +100,8 @@ struct BootstrapConfig {
     std::optional<int> iterations;
     // Speed against memory: the default keeps every DFT diagonal encoded (under 1 GB at N = 2^16,
     // most of them compact) and takes, among the DFT plans within kBootstrapKeySavingTolerance of
-    // the least modelled cost, the one with the fewest Galois keys, and with more than one thread
-    // runs a ciphertext's real and imaginary parts through EvalMod as one batch of two (both
-    // parts' powers alive at once); MemoryPolicy::low() encodes the dense diagonals at each use,
-    // takes plans within 2x (fewer keys, more giant rotations) and runs the parts one after the other.
+    // the least modelled cost, the one with the fewest Galois keys; MemoryPolicy::low() encodes the
+    // dense diagonals at each use and takes plans within 2x (fewer keys, more giant rotations).
     MemoryPolicy memory{kBootstrapKeySavingTolerance, false};
 };
 
@@ -221,8 +219,6 @@ private:
     // ModRaise to SlotsToCoeffs for a at message scale: at output_level() and its standard scale,
     // holding a's values divided by output_divisor (folded into EvalMod's declared scale).
     template <ckks::Encrypted T> T refresh(const CountedOps& ops, T a, const BootstrapKeys& keys, double output_divisor) const;
-    // EvalMod on the real and the imaginary parts (split slots), in place.
-    template <ckks::Encrypted T> void eval_mod_parts(const CountedOps& ops, T& re, T& im, double scale) const;
     // refresh() repeated iterations() times, each further one on the error of the last.
     template <ckks::Encrypted T>
     T refresh_iterated(const CountedOps& ops, const T& a, const BootstrapKeys& keys, double output_divisor) const;
