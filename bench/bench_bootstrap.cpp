@@ -91,10 +91,9 @@ Row run(const std::string& preset, std::optional<size_t> slots_opt, int threads,
         std::optional<double> key_tolerance) {
     using clock = std::chrono::steady_clock;
     oboro::set_num_threads(threads);
-    // the pool's cache still holds the previous row's blocks (given back after 10 s idle): give
-    // them back now, or they would count in this row's peak
-    // the previous row's key-switching scratch (one workspace per thread it ran) and cached blocks
-    // go back first, so that each row's peak is its own
+    // the previous row's key-switching scratch (one workspace per thread it ran) and the pool's
+    // cached blocks (given back only after 10 s idle) go back now, or they would count in this
+    // row's peak
     oboro::scratch_pool().release_idle();
     oboro::pool_trim();
     reset_peak();

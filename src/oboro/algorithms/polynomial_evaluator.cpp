@@ -311,6 +311,7 @@ public:
                     coeffs.push_back(n.coeffs[i]);
                 }
             ops_.multiply_accumulate(acc, powers, coeffs);  // the terms in one pass over acc
+            // after the sum: a power's last use frees it
             for (size_t i = 1; i < n.coeffs.size(); ++i)
                 if (n.coeffs[i] != 0) done(int(i));
             if (n.coeffs[0] != 0) eval.add_inplace(acc, n.coeffs[0]);

@@ -186,13 +186,9 @@ public:
         });
     }
 
+    // A sum of one term.
     void mul_scalar_add(const Ring& ring, BatchSpan acc, ConstBatchSpan a, const uint64_t* s) override {
-        const EltwiseKernels& kn = eltwise_active();
-        for_each_limb(a.count, a.polys, a.limbs, a.n, [&](size_t c, size_t j, size_t i, size_t off) {
-            const uint64_t q = ring.q()[i];
-            kn.mul_scalar_add(acc.poly(c, j) + off, a.poly(c, j) + off, s[i], math::shoup_precompute(s[i], q), q,
-                              a.n);
-        });
+        mul_scalar_sum(ring, acc, &a, &s, 1);
     }
 
     // Every term over one piece of a limb at a time: that piece of acc stays in the cache while the
