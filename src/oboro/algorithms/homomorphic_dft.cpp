@@ -12,14 +12,19 @@ namespace oboro::algorithms {
 using cplx = std::complex<double>;
 
 namespace {
-// The twiddle of butterfly j in a block of `len`: exp(2 pi i (5^j mod 4 len) / (4 len)), as
-// Encoder::embed takes it from its root table.
-cplx twiddle(size_t len, size_t j) {
+// The twiddles of the butterflies in a block of `len`: entry j is exp(2 pi i (5^j mod 4 len) / (4 len)),
+// j < len / 2, as Encoder::embed takes them from its root table. The powers of 5 are stepped, not
+// recomputed per entry: per entry they would cost O(len) each, O(n^2) for the stages.
+std::vector<cplx> stage_twiddles(size_t len) {
     const uint64_t m = 4 * uint64_t(len);
+    std::vector<cplx> out(len / 2);
     uint64_t g = 1;
-    for (size_t e = 0; e < j; ++e) g = (g * 5) % m;
-    const double angle = 2 * M_PI * double(g) / double(m);
-    return {std::cos(angle), std::sin(angle)};
+    for (size_t j = 0; j < out.size(); ++j) {
+        const double angle = 2 * M_PI * double(g) / double(m);
+        out[j] = {std::cos(angle), std::sin(angle)};
+        g = (g * 5) % m;
+    }
+    return out;
 }
 }  // namespace
 
@@ -28,17 +33,18 @@ std::vector<ComplexDiagonals> dft_stages(size_t n, DftDirection direction) {
     std::vector<ComplexDiagonals> stages;
     for (size_t len = 2; len <= n; len <<= 1) {
         const size_t half = len / 2;
+        const std::vector<cplx> twiddle = stage_twiddles(len);
         std::vector<cplx> d0(n), up(n), down(n);  // offsets 0, +half, -half (n - half)
         for (size_t l = 0; l < n; ++l) {
             const size_t r = l % len;
             if (direction == DftDirection::slots_to_coeffs) {
                 // (u, v) -> (u + psi v, u - psi v)
                 if (r < half) {
-                    const cplx psi = twiddle(len, r);
+                    const cplx psi = twiddle[r];
                     d0[l] = 1;
                     up[l] = psi;
                 } else {
-                    const cplx psi = twiddle(len, r - half);
+                    const cplx psi = twiddle[r - half];
                     d0[l] = -psi;
                     down[l] = 1;
                 }
@@ -48,7 +54,7 @@ std::vector<ComplexDiagonals> dft_stages(size_t n, DftDirection direction) {
                     d0[l] = 0.5;
                     up[l] = 0.5;
                 } else {
-                    const cplx w = std::conj(twiddle(len, r - half)) * 0.5;
+                    const cplx w = std::conj(twiddle[r - half]) * 0.5;
                     d0[l] = -w;
                     down[l] = w;
                 }
