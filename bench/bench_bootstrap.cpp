@@ -119,6 +119,7 @@ Row run(const std::string& preset, std::optional<size_t> slots_opt, int threads,
     row.key_tolerance = config.memory.key_saving_tolerance;
 
     const Bootstrapper boot(ctx, config);
+    boot.encode_diagonals();
     row.double_angles = boot.eval_mod().double_angles();
     row.eval_mod_terms = boot.eval_mod().terms();
     row.cosine_degree = boot.eval_mod().cosine().degree();

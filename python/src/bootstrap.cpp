@@ -110,6 +110,7 @@ std::shared_ptr<const algorithms::BootstrapSet> with_bootstrapping(
         config.slots = n;
         auto boot = std::make_shared<const algorithms::Bootstrapper>(ctx, config);
         entries.push_back({boot, boot->generate_keys(kg)});
+        boot->encode_diagonals();  // here, not in the first bootstrap: keygen is the set-up
         added = true;
     }
     if (!added) return have;
@@ -281,7 +282,7 @@ void add_bootstrap_info(nb::class_<PyContext>& ctx) {
         "input may have), memory ('fast' or 'low'), rotation_steps, galois_keys (the number of Galois keys), "
         "key_bytes (the memory of the bootstrapping keys, the relinearization key aside), relin_key_bytes (that of the "
         "relinearization key, which bootstrapping's products need), diagonal_bytes (the memory "
-        "of the DFTs' diagonals, encoded at the first bootstrap and kept), encapsulates (a sparse "
+        "of the DFTs' diagonals, encoded by keygen(bootstrap=True) and kept), encapsulates (a sparse "
         "ephemeral secret is used for ModRaise), has_keys (keygen(bootstrap=...) made them). ParameterError when the "
         "parameters cannot bootstrap, with the reason; ValueError for an unknown option.");
 }

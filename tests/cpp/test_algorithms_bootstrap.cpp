@@ -958,6 +958,35 @@ TEST(Bootstrap, LowMemoryTakesFewerKeys) {
     }
 }
 
+// encode_diagonals() encodes at set-up exactly what a first bootstrap would (diagonal_bytes()), under
+// both memory policies and in both orders; the bootstrap after it encodes nothing more, and gives
+// the words of a bootstrapper that encoded at its first bootstrap.
+TEST(Bootstrap, DiagonalsEncodedAtSetUpAreThoseOfTheFirstBootstrap) {
+    Keys& k = BootKeys::get().keys;
+    for (bool low : {false, true})
+        for (BootstrapOrder order : {BootstrapOrder::coeffs_to_slots_first, BootstrapOrder::slots_to_coeffs_first}) {
+            SCOPED_TRACE(::testing::Message() << "low " << low << " slots-to-coeffs first "
+                                              << (order == BootstrapOrder::slots_to_coeffs_first));
+            BootstrapConfig config = config_for(2048);
+            if (low) config.memory = MemoryPolicy::low();
+            config.order = order;
+            const Bootstrapper eager(k.ctx, config), lazy(k.ctx, config);
+            EXPECT_EQ(eager.kept_diagonal_bytes(), 0u);
+            eager.encode_diagonals();
+            EXPECT_EQ(eager.kept_diagonal_bytes(), eager.diagonal_bytes());
+            eager.encode_diagonals();  // a second call keeps what is there
+            EXPECT_EQ(eager.kept_diagonal_bytes(), eager.diagonal_bytes());
+            const BootstrapKeys keys = eager.generate_keys(*k.keygen);
+            const KeyRefs key_set(&k.rk, &keys.galois);
+            const Evaluator eval = k.eval->with_keys(key_set);
+            const Ciphertext in = k.encrypt(random_complex(2048, 1.0, 700), eager.min_input_level(), true, 2048);
+            const Ciphertext a = eager.bootstrap(CountedOps(eval, nullptr), in, keys);
+            EXPECT_EQ(eager.kept_diagonal_bytes(), eager.diagonal_bytes());
+            const Ciphertext b = lazy.bootstrap(CountedOps(eval, nullptr), in, keys);
+            EXPECT_TRUE(same_words(a, b));
+        }
+}
+
 TEST(Bootstrap, KeyLevelsCoverEveryStep) {
     Keys& k = BootKeys::get().keys;
     const Bootstrapper boot(k.ctx);

@@ -359,6 +359,39 @@ TEST_P(AccumulateTest, CompactPlainSumsGiveTheDenseWords) {
                            ev.multiply_plain_sum<Ciphertext, Plaintext>({&ext[0], &ext[1]}, {&pe, &pe})));
 }
 
+// Encoder::encode_compact computes the runs directly (a transform of 2p words per limb): the words of
+// the dense encoding's runs, for every period from a constant to runs of the shortest kept length,
+// over Q_level and Q_level * P, at the top level, in the middle and at level 0, for complex and
+// real values, and for coefficients of 2^63 and more (a scale far above the level's primes).
+TEST_P(AccumulateTest, CompactEncodingsAreTheDenseEncodingsRuns) {
+    Keys& K = k();
+    const Context& ctx = *K.ctx;
+    const size_t n = ctx.n(), slots = ctx.max_slots();
+    uint64_t seed = 900;
+    for (int level : {ctx.max_level(), ctx.max_level() / 2, 0})
+        for (Basis basis : {Basis::q, Basis::qp})
+            for (size_t p = 1; p <= slots / 8; p *= 2)
+                for (double scale : {0x1p30, double(ctx.q()[size_t(level)]), 0x1p70}) {
+                    SCOPED_TRACE(::testing::Message() << "level " << level << " basis qp " << (basis == Basis::qp)
+                                                      << " period " << p << " scale " << scale);
+                    // beyond the room of Q_level (q_0 alone: 2^30 only; 2^70 over Q_level * P only)
+                    if ((level == 0 && scale > 0x1p30) || (scale > 0x1p60 && basis == Basis::q)) continue;
+                    const bool real = p % 4 == 2;
+                    const std::vector<cplx> v = real ? random_real(p, 1.0, ++seed) : random_complex(p, 1.0, ++seed);
+                    const Plaintext dense = basis == Basis::qp ? K.encoder->encode_extended(v, level, scale, p)
+                                                               : K.encoder->encode(v, level, scale, p);
+                    const CompactPlaintext want(dense, n / (2 * p));
+                    const CompactPlaintext got = K.encoder->encode_compact(v, level, scale, p, basis);
+                    EXPECT_EQ(got.block(), want.block());
+                    EXPECT_EQ(got.level(), want.level());
+                    EXPECT_EQ(got.special_limbs(), want.special_limbs());
+                    EXPECT_EQ(got.scale(), want.scale());
+                    EXPECT_EQ(got.slots(), want.slots());
+                    ASSERT_EQ(got.word_count(), want.word_count());
+                    EXPECT_TRUE(std::equal(got.data(), got.data() + got.word_count(), want.data()));
+                }
+}
+
 INSTANTIATE_TEST_SUITE_P(Presets, AccumulateTest, ::testing::Values("S1", "S2"));
 
 // At N = 2^15 a limb is two of the CPU queue's pieces of a constant sum: the words of the terms one

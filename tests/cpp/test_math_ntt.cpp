@@ -329,6 +329,35 @@ TEST(Ntt, EvaluationOrder) {
     }
 }
 
+// NttTables(full, d): a polynomial in X^(n/d) has the full transform's words in runs of n/d equal
+// words, and the size-d transform of its d coefficients gives one word per run (and inverts back).
+TEST(NttTables, PrefixTransformGivesTheRuns) {
+    std::mt19937_64 rng(8);
+    for (uint32_t n : {16u, 1024u, 8192u}) {
+        const uint64_t q = prime(60, n);
+        const NttTables full(q, n);
+        for (uint32_t d = 2; d <= n; d *= 2) {
+            SCOPED_TRACE(::testing::Message() << "n=" << n << " d=" << d);
+            const NttTables small(full, d);
+            EXPECT_EQ(small.n, d);
+            EXPECT_EQ(pow_mod<uint64_t>(small.psi, d, q), q - 1);  // a primitive 2d-th root
+            EXPECT_EQ(small.psi, pow_mod<uint64_t>(full.psi, n / d, q));
+            const Poly a = random_poly(rng, d, q);
+            Poly spread(n, 0);
+            for (uint32_t k = 0; k < d; ++k) spread[size_t(k) * (n / d)] = a[k];
+            ntt_forward(spread.data(), full);
+            Poly runs = a;
+            ntt_forward(runs.data(), small);
+            for (uint32_t i = 0; i < n; ++i) ASSERT_EQ(spread[i], runs[i / (n / d)]) << "word " << i;
+            ntt_inverse(runs.data(), small);
+            EXPECT_EQ(runs, a);
+        }
+        EXPECT_THROW(NttTables(full, 1), oboro::ParameterError);
+        EXPECT_THROW(NttTables(full, 2 * n), oboro::ParameterError);
+        EXPECT_THROW(NttTables(full, 3), oboro::ParameterError);
+    }
+}
+
 // Small hand-checked case: n = 2, q = 17 (psi = smallest primitive 4th root = 4):
 // a = 3 + 5X -> slots a(4) = 23 = 6, a(4^3 = 13) = 68 = 0
 TEST(Ntt, HandCheckedN2) {

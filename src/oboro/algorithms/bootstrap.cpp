@@ -303,6 +303,11 @@ size_t Bootstrapper::diagonal_bytes() const {
     return cts_.plaintext_bytes(levels_.top) + stc_.plaintext_bytes(levels_.stc_in);
 }
 
+void Bootstrapper::encode_diagonals() const {
+    cts_.encode_diagonals(levels_.top);
+    stc_.encode_diagonals(levels_.stc_in);
+}
+
 BootstrapKeys Bootstrapper::generate_keys(ckks::KeyGenerator& keygen) const {
     BootstrapKeys keys;
     keys.galois.context_id = ctx_->id();

@@ -170,6 +170,10 @@ public:
     // encodes them at each use), and what they keep now.
     size_t diagonal_bytes() const;
     size_t kept_diagonal_bytes() const { return cts_.kept_plaintext_bytes() + stc_.kept_plaintext_bytes(); }
+    // Encodes the diagonals of diagonal_bytes() now (seconds at N = 2^16), so that the first
+    // bootstrap takes no longer than the others; ctx.keygen(bootstrap=True) calls it. Safe to call
+    // from several threads and more than once (what is encoded is kept).
+    void encode_diagonals() const;
     // The keys of bootstrap(): each Galois key made at the highest level it is used at (smaller
     // than keys of the top level), and the encapsulation keys when encapsulates().
     BootstrapKeys generate_keys(ckks::KeyGenerator& keygen) const;

@@ -160,6 +160,10 @@ size_t TransformChain::plaintext_bytes(int input_level) const {
     return bytes;
 }
 
+void TransformChain::encode_diagonals(int input_level) const {
+    for (size_t i = 0; i < transforms_.size(); ++i) transforms_[i].encode_diagonals(input_level - int(i));
+}
+
 size_t TransformChain::kept_plaintext_bytes() const {
     size_t bytes = 0;
     for (const LinearTransform& t : transforms_) bytes += t.kept_plaintext_bytes();

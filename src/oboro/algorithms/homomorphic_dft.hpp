@@ -73,6 +73,8 @@ public:
     size_t plaintext_bytes(int input_level) const;
     // The host memory they keep now.
     size_t kept_plaintext_bytes() const;
+    // Encodes now what plaintext_bytes(input_level) counts (LinearTransform::encode_diagonals).
+    void encode_diagonals(int input_level) const;
 
     // x through every step, each at its slot count (x is seen with it: set_slots, valid for
     // vectors that repeat with that period); the scale is multiplied by the steps' scale factors.

@@ -64,16 +64,21 @@ double plaintext_scale(const ckks::Context& ctx, PlaintextScale kind, int level)
     return 1.0;
 }
 
-ckks::Plaintext LevelPlaintexts::encode(size_t index, int level) const {
+template <typename Encode> auto LevelPlaintexts::encode_with(size_t index, int level, Encode encode) const {
     const double scale = plaintext_scale(*ctx_, scale_, level) * scale_factor_;
     const auto encode_one = [&](const auto& v) {
-        const auto values = first_values(v, period_);
-        ckks::Plaintext pt = basis_ == ckks::Basis::qp ? encoder_.encode_extended(values, level, scale, period_)
-                                                       : encoder_.encode(values, level, scale, period_);
+        auto pt = encode(first_values(v, period_), scale);
         pt.set_slots(slots_);  // the same vector seen with slots_ slots
         return pt;
     };
     return index < real_.size() ? encode_one(real_[index]) : encode_one(complex_[index - real_.size()]);
+}
+
+ckks::Plaintext LevelPlaintexts::encode(size_t index, int level) const {
+    return encode_with(index, level, [&](const auto& values, double scale) {
+        return basis_ == ckks::Basis::qp ? encoder_.encode_extended(values, level, scale, period_)
+                                         : encoder_.encode(values, level, scale, period_);
+    });
 }
 
 const std::vector<ckks::CompactPlaintext>& LevelPlaintexts::compact_locked(int level) const {
@@ -84,7 +89,10 @@ const std::vector<ckks::CompactPlaintext>& LevelPlaintexts::compact_locked(int l
     if (it != compact_.end()) return it->second;
     std::vector<ckks::CompactPlaintext> pts;
     pts.reserve(size());
-    for (size_t i = 0; i < size(); ++i) pts.emplace_back(encode(i, level), block_);
+    for (size_t i = 0; i < size(); ++i)
+        pts.push_back(encode_with(i, level, [&](const auto& values, double scale) {
+            return encoder_.encode_compact(values, level, scale, period_, basis_);
+        }));
     return compact_.emplace(level, std::move(pts)).first->second;
 }
 

@@ -100,6 +100,9 @@ public:
 private:
     // vector `index` at `level` (with period_ slots: the same slot vector, a polynomial in X^block_)
     ckks::Plaintext encode(size_t index, int level) const;
+    // encode(values, scale) of vector `index`'s first period_ values at its scale at `level`, seen
+    // with slots_ slots: the one place that picks the vector and its scale for encode and compact_locked
+    template <typename Encode> auto encode_with(size_t index, int level, Encode encode) const;
     const std::vector<ckks::Plaintext>& encoded_locked(int level) const;  // mutex_ held
     const std::vector<ckks::CompactPlaintext>& compact_locked(int level) const;  // mutex_ held
     void set_period();  // period_ and block_ from the vectors

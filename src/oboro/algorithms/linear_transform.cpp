@@ -207,6 +207,11 @@ size_t LinearTransform::plaintext_bytes(int level) const {
     return memory_.encode_on_use ? 0 : diagonals_->bytes_at(level, false);
 }
 
+void LinearTransform::encode_diagonals(int level) const {
+    if (diagonals_->block() > 1) (void)diagonals_->compact_at(level);
+    else if (!memory_.encode_on_use) (void)diagonals_->at(level);
+}
+
 OpCounts LinearTransform::cost() const {
     OpCounts c;
     c.rot = plan_.rotations();

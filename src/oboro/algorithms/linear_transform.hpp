@@ -133,6 +133,9 @@ public:
     size_t plaintext_bytes(int level) const;
     // The host memory its diagonals keep now (every level applied so far).
     size_t kept_plaintext_bytes() const { return diagonals_->kept_bytes(); }
+    // Encodes now, at `level`, the diagonals that apply() on a ciphertext in host memory keeps
+    // (those of plaintext_bytes(level)), instead of at the first apply().
+    void encode_diagonals(int level) const;
 
     // What apply() performs: the BSGS rotations (the baby steps hoisted: one ModUp; doubly: one
     // ModDown per giant rotation and one more), one cMult per diagonal, the sums, one rescale.

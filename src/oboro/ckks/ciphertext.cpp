@@ -69,6 +69,15 @@ CompactPlaintext::CompactPlaintext(const Plaintext& dense, size_t block) : block
     }
 }
 
+CompactPlaintext::CompactPlaintext(const Context& ctx, int level, double scale, size_t slots, Basis basis,
+                                   size_t block)
+    : block_(block) {
+    const size_t n = ctx.n();
+    if (block == 0 || (block & (block - 1)) != 0 || block > n)
+        raise<ValueError>("CompactPlaintext: a block of ", block, " words; give a power of two up to n = ", n);
+    reset_shape(n / block, 1, checked_level(ctx, level), special_limbs_of(ctx, basis), scale, slots, ctx.id());
+}
+
 Plaintext CompactPlaintext::expanded() const {
     Plaintext dense;
     dense.reset_shape(n_ * block_, 1, level_, special_, scale_, slots_, context_id_);

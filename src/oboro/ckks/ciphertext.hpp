@@ -112,6 +112,9 @@ public:
     // The runs of `dense` (over either basis), one word each. ValueError unless block is a power of
     // two dividing n and every run of `block` words of every limb is one word repeated.
     CompactPlaintext(const Plaintext& dense, size_t block);
+    // `block` (a power of two dividing n) words per stored word, the stored words undefined
+    // (Encoder::encode_compact writes them).
+    CompactPlaintext(const Context& ctx, int level, double scale, size_t slots, Basis basis, size_t block);
     // How many NTT words each stored word stands for; n() is the words stored per limb.
     size_t block() const { return block_; }
     // The dense plaintext: every word repeated `block` times.

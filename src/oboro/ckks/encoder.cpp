@@ -193,6 +193,23 @@ Plaintext Encoder::encode_in(const char* op, const std::vector<cplx>& values, st
     return pt;
 }
 
+CompactPlaintext Encoder::encode_compact(const std::vector<cplx>& values, int level, double scale, size_t slots,
+                                         Basis basis) const {
+    EncodingShape shape = encoding_shape("encode_compact", values.size(), level, scale, slots);
+    shape.basis = basis;
+    std::vector<double> coefficients(2 * shape.slots);
+    scaled_coefficients("encode_compact", values.data(), values.size(), shape, coefficients.data());
+    CompactPlaintext pt(*ctx_, shape.level, shape.scale, shape.slots, basis, ctx_->n() / (2 * shape.slots));
+    cpu::write_plaintext_runs(ctx_->ring(), coefficients.data(), shape.slots, shape.level, pt.mutable_poly(0),
+                              pt.special_limbs());
+    return pt;
+}
+
+CompactPlaintext Encoder::encode_compact(const std::vector<double>& values, int level, double scale, size_t slots,
+                                         Basis basis) const {
+    return encode_compact(std::vector<cplx>(values.begin(), values.end()), level, scale, slots, basis);
+}
+
 Plaintext Encoder::encode(const std::vector<cplx>& values, std::optional<int> level, std::optional<double> scale,
                           std::optional<size_t> slots) const {
     return encode_in("encode", values, level, scale, slots, Basis::q);

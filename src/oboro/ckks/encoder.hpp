@@ -57,6 +57,13 @@ public:
     Plaintext encode_extended(const std::vector<std::complex<double>>& values, int level, double scale,
                               size_t slots) const;
     Plaintext encode_extended(const std::vector<double>& values, int level, double scale, size_t slots) const;
+    // encode (basis q) or encode_extended (basis qp) of `slots` values kept as a CompactPlaintext
+    // with a block of N / (2 slots) words: the same words as CompactPlaintext(encode(...), block),
+    // computed by transforms of 2 slots words per limb instead of N.
+    CompactPlaintext encode_compact(const std::vector<std::complex<double>>& values, int level, double scale,
+                                    size_t slots, Basis basis) const;
+    CompactPlaintext encode_compact(const std::vector<double>& values, int level, double scale, size_t slots,
+                                    Basis basis) const;
     // A constant in every slot.
     Plaintext encode_constant(std::complex<double> value, std::optional<int> level = std::nullopt,
                               std::optional<double> scale = std::nullopt,

@@ -35,6 +35,23 @@ NttTables::NttTables(uint64_t modulus, uint32_t degree) : q(modulus), n(degree) 
     last_inv_shoup = shoup_precompute(last_inv, q);
 }
 
+NttTables::NttTables(const NttTables& full, uint32_t degree) : q(full.q), n(degree) {
+    if (degree < 2 || (degree & (degree - 1)) != 0 || degree > full.n)
+        raise<ParameterError>("NTT: degree ", degree, " is not a power of two in 2..", full.n);
+    while ((1u << log_n) < n) ++log_n;
+    const Barrett<uint64_t> br(q);
+    psi = full.psi;
+    for (uint32_t m = full.n; m > n; m >>= 1) psi = br.mul(psi, psi);
+    psi_rev.assign(full.psi_rev.begin(), full.psi_rev.begin() + n);
+    psi_rev_shoup.assign(full.psi_rev_shoup.begin(), full.psi_rev_shoup.begin() + n);
+    psi_inv_rev.assign(full.psi_inv_rev.begin(), full.psi_inv_rev.begin() + n);
+    psi_inv_rev_shoup.assign(full.psi_inv_rev_shoup.begin(), full.psi_inv_rev_shoup.begin() + n);
+    n_inv = inv_mod<uint64_t>(n % q, q);
+    n_inv_shoup = shoup_precompute(n_inv, q);
+    last_inv = br.mul(n_inv, psi_inv_rev[1]);
+    last_inv_shoup = shoup_precompute(last_inv, q);
+}
+
 void ntt_forward_lazy(uint64_t* a, const NttTables& tb) {
     const uint64_t q = tb.q;
     const uint32_t n = tb.n;

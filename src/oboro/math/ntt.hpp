@@ -41,6 +41,12 @@ struct NttTables {
 
     NttTables() = default;
     NttTables(uint64_t modulus, uint32_t degree);
+    // The tables of the transform of size `degree` (a power of two >= 2 dividing full.n) whose root
+    // is full.psi^(full.n / degree): the first `degree` powers of full's bit-reversed tables are
+    // exactly its own (bitrev over log_n bits of i < degree is bitrev over log2(degree) bits times
+    // full.n / degree). A polynomial in X^(full.n / degree) has full's NTT words in runs of
+    // full.n / degree equal words, and this transform of its `degree` coefficients gives one word per run.
+    NttTables(const NttTables& full, uint32_t degree);
 };
 
 // In place. Input in [0, 4q) (canonical input is fine), output canonical in [0, q).

@@ -47,27 +47,42 @@ void write_limb(const Placed& placed, size_t n, const math::Modulus& m, uint64_t
     for (const auto& [position, c] : placed.large) limb[position] = math::reduce_integral_double(c, m.barrett);
 }
 
-// The limbs of write_plaintext, transformed or not.
+// The limbs of write_plaintext, transformed or not: `words` = N words each, or the 2 * slots
+// words of its runs (write_plaintext_runs: the transform of that size, math::NttTables(full, words)).
 void write_limbs(const Ring& ring, const double* coefficients, size_t slots, int level, uint64_t* out, size_t special,
-                 bool ntt) {
-    const size_t n = ring.n(), nq = size_t(level + 1);
-    const Placed placed = place(coefficients, slots, n);
-    parallel_for(nq + special, [&](size_t i) {
+                 bool ntt, size_t words) {
+    const size_t nq = size_t(level + 1), limbs = nq + special;
+    const Placed placed = place(coefficients, slots, words);
+    const auto limb = [&](size_t i) {
         const bool q_limb = i < nq;
         const math::Modulus& m = q_limb ? ring.moduli()[i] : ring.p_moduli()[i - nq];
-        write_limb(placed, n, m, out + i * n);
-        if (ntt) ntt_forward_limb(out + i * n, q_limb ? ring.ntt_tables()[i] : ring.p_ntt_tables()[i - nq]);
-    });
+        uint64_t* o = out + i * words;
+        write_limb(placed, words, m, o);
+        if (!ntt) return;
+        const math::NttTables& full = q_limb ? ring.ntt_tables()[i] : ring.p_ntt_tables()[i - nq];
+        if (words == full.n) ntt_forward_limb(o, full);
+        else ntt_forward_limb(o, math::NttTables(full, uint32_t(words)));
+    };
+    if (limbs * words < kParallelWords) {
+        for (size_t i = 0; i < limbs; ++i) limb(i);
+    } else {
+        parallel_for(limbs, limb);
+    }
 }
 }  // namespace
 
 void write_plaintext(const Ring& ring, const double* coefficients, size_t slots, int level, uint64_t* out,
                      size_t special) {
-    write_limbs(ring, coefficients, slots, level, out, special, true);
+    write_limbs(ring, coefficients, slots, level, out, special, true, ring.n());
+}
+
+void write_plaintext_runs(const Ring& ring, const double* coefficients, size_t slots, int level, uint64_t* out,
+                          size_t special) {
+    write_limbs(ring, coefficients, slots, level, out, special, true, 2 * slots);
 }
 
 void write_coefficients(const Ring& ring, const double* coefficients, size_t slots, int level, uint64_t* out) {
-    write_limbs(ring, coefficients, slots, level, out, 0, false);
+    write_limbs(ring, coefficients, slots, level, out, 0, false, ring.n());
 }
 
 }  // namespace oboro::backend::cpu

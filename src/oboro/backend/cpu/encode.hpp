@@ -15,6 +15,11 @@ namespace oboro::backend::cpu {
 // limbs (an encoding over Q_level * P).
 void write_plaintext(const Ring& ring, const double* coefficients, size_t slots, int level, uint64_t* out,
                      size_t special = 0);
+// write_plaintext's limbs kept as their runs (ckks::CompactPlaintext): the polynomial of `slots`
+// values lies in Z[X^(N / 2 slots)], so its NTT words come in runs of N / (2 slots) equal words, and
+// the 2 * slots words per limb are computed directly, by a transform of that size.
+void write_plaintext_runs(const Ring& ring, const double* coefficients, size_t slots, int level, uint64_t* out,
+                          size_t special = 0);
 // The same level + 1 ciphertext limbs left in coefficient form (no NTT): the message of an
 // encryption that adds it to its error before the error's one NTT (ckks::Encryptor).
 void write_coefficients(const Ring& ring, const double* coefficients, size_t slots, int level, uint64_t* out);
