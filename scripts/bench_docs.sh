@@ -79,7 +79,7 @@ for step in "${steps[@]}"; do
             # the precision of the circuits where libraries come within half a bit of each other, on 25
             # fresh encryptions each (the 3 of the polynomial step resolve about half a bit): about 12 minutes
             run polynomial_precision .venv/bin/oboro compare --circuits --circuits-log-n 15 \
-                --circuits-cases chebyshev,sigmoid,inverse,sqrt --circuits-degrees 7,15,63 --check-encryptions 25 \
+                --circuits-cases chebyshev,sigmoid,inverse,sqrt,scale --circuits-degrees 7,15,63 --check-encryptions 25 \
                 --libraries oboro,lattigo,desilofhe --threads 1 --repeat 1 --min-seconds 0 \
                 --json $OUT/polynomial_precision.json --markdown $OUT/polynomial_precision.md ;;
         bootstrap)

@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from oboro import cli
-from oboro.compare import command, peers, runner
+from oboro.compare import command, peers, protocol, runner
 from oboro.compare.protocol import OPS
 
 
@@ -279,6 +279,15 @@ def test_circuits_plan_default():
     assert settings["tolerance"]["chebyshev 255"] == 2.0**-10 and settings["tolerance"]["matvec 256"] == 1e-2
 
 
+def test_circuits_scale_probe_by_name():
+    """x times a constant (the error one level adds) runs when asked for, not by default."""
+    tasks, settings = command.plan_tasks(_circuit_args("--circuits-cases", "sigmoid,scale"))
+    scale = {c["key"]: c for c in tasks[0][1]["cases"]}["scale"]
+    assert scale["constant"] == command.SCALE_CONSTANT and scale["interval"] == [-1.0, 1.0]
+    assert {c["key"]: c["levels_needed"] for c in settings["cases"]}["scale"] == 1
+    assert "scale" not in command.DEFAULT_CIRCUITS and set(command.DEFAULT_CIRCUITS) < set(protocol.CIRCUITS)
+
+
 def test_circuits_levels_and_goldschmidt():
     # Lattigo's estimate: (15/16)^(2^k) below 2^(log_n - 41); at least 3 iterations
     assert command.goldschmidt_iterations(16, 40, 1 / 16) == 10
@@ -286,6 +295,7 @@ def test_circuits_levels_and_goldschmidt():
     assert command.circuit_levels({"kind": "chebyshev", "degree": 63, "interval": [-1.0, 1.0]}, 16) == 7
     assert command.circuit_levels({"kind": "sqrt", "degree": 31, "interval": [1.0, 16.0]}, 16) == 7
     assert command.circuit_levels({"kind": "matvec", "size": 64}, 16) == 1
+    assert command.circuit_levels({"kind": "scale", "constant": 0.3, "interval": [-1.0, 1.0]}, 16) == 1
 
 
 def test_circuits_plan_small_ring_and_full_matrix():
@@ -337,6 +347,8 @@ def test_circuit_inputs_are_the_same_for_every_library():
     assert x.shape == (8,) and m.shape == (8, 8) and (want == m @ x).all()
     x, m, want = worker.circuit_data({"kind": "inverse", "interval": [1.0, 16.0], "seed": 11}, 64)
     assert m is None and x.shape == (64,) and (want == 1 / x).all()
+    x, m, want = worker.circuit_data({"kind": "scale", "constant": 0.3, "interval": [-1.0, 1.0], "seed": 13}, 64)
+    assert m is None and x.min() >= -1 and x.max() < 1 and (want == 0.3 * x).all()
 
 
 class _FakeCircuits:
@@ -473,7 +485,7 @@ def test_circuits_oboro_alone(tmp_path, no_peers):
     """A real run of oboro alone on a small ring: the Chebyshev series and a 64 x 64 product, checked,
     with the levels used; SEAL is skipped with the reason."""
     out, err = io.StringIO(), io.StringIO()
-    args = cli.build_parser().parse_args(["compare", "--circuits", "--circuits-log-n", "14", "--circuits-cases", "chebyshev,matvec",
+    args = cli.build_parser().parse_args(["compare", "--circuits", "--circuits-log-n", "14", "--circuits-cases", "chebyshev,scale,matvec",
                                           "--circuits-degrees", "7", "--matvec-sizes", "64", "--repeat", "1", "--threads", "1",
                                           "--no-progress", "--libraries", "oboro,seal", "--json", str(tmp_path / "p.json"),
                                           "--markdown", str(tmp_path / "p.md")])
@@ -484,13 +496,15 @@ def test_circuits_oboro_alone(tmp_path, no_peers):
     assert (fn["key"], mv["key"]) == ("functions", "matvec") and fn["status"] == mv["status"] == "ok"
     assert fn["levels"]["chebyshev 7"] == 3 and fn["checks"]["chebyshev 7"] < 2.0**-15
     assert fn["times"]["chebyshev 7"]["median_us"] > 0 and "polyval" in fn["chosen"]["chebyshev 7"]
+    # one product by a constant: one level, the error of its rescale (about 2^-25 at scale 2^40)
+    assert fn["levels"]["scale"] == 1 and 2.0**-30 < fn["checks"]["scale"] < 2.0**-20
     if "matvec 64" in mv["skipped_cases"]:  # an oboro from before oboro.linalg.matvec
         assert "linalg.matvec" in mv["skipped_cases"]["matvec 64"]
     else:
         assert mv["levels"]["matvec 64"] == 1 and mv["checks"]["matvec 64"] < 1e-4
     assert rep["settings"]["coefficients"]["chebyshev 7"] == command.chebyshev_coefficients(7)
     md = (tmp_path / "p.md").read_text()
-    assert "| Chebyshev series, degree 7 |" in md and "3 levels" in md
+    assert "| Chebyshev series, degree 7 |" in md and "3 levels" in md and "| x times 0.3 (one level) |" in md
 
 
 def test_circuits_worker_without_circuits_is_refused(tmp_path):

@@ -27,10 +27,11 @@ import (
 // circuitCase is one row of the circuits mode (command.plan_circuits in Python writes them).
 type circuitCase struct {
 	Key      string    `json:"key"`
-	Kind     string    `json:"kind"` // chebyshev, sigmoid, inverse, sqrt, matvec
+	Kind     string    `json:"kind"` // chebyshev, sigmoid, inverse, sqrt, scale, matvec
 	Degree   int       `json:"degree"`
 	Interval []float64 `json:"interval"`
-	Coeffs   []float64 `json:"coeffs"` // Chebyshev coefficients on Interval, lowest first (sum c_k T_k)
+	Coeffs   []float64 `json:"coeffs"`   // Chebyshev coefficients on Interval, lowest first (sum c_k T_k)
+	Constant float64   `json:"constant"` // scale: the constant x is multiplied by
 	Bits     float64   `json:"bits"`
 	Size     int       `json:"size"` // matvec: the matrix is Size x Size, the vector fills Size slots
 	Seed     uint64    `json:"seed"`
@@ -139,6 +140,8 @@ func (env *circuitEnv) prepare(c circuitCase) (*runCircuit, error) {
 			want[i] = 1 / v
 		case "sqrt":
 			want[i] = math.Sqrt(v)
+		case "scale":
+			want[i] = c.Constant * v
 		default:
 			return nil, fmt.Errorf("unknown circuit kind %q", c.Kind)
 		}
@@ -148,6 +151,17 @@ func (env *circuitEnv) prepare(c circuitCase) (*runCircuit, error) {
 		return nil, err
 	}
 	r := &runCircuit{in: ct, n: slots, want: want}
+	if c.Kind == "scale" {
+		r.chosen = fmt.Sprintf("MulNew(ct, %g) + Rescale", c.Constant)
+		r.call = func() (*rlwe.Ciphertext, error) {
+			t, err := eval.MulNew(ct, c.Constant)
+			if err != nil {
+				return nil, err
+			}
+			return t, eval.Rescale(t, t)
+		}
+		return r, nil
+	}
 	if c.Kind == "inverse" {
 		// x/hi in [lo/hi, 1] (one level), Goldschmidt's 1/(x/hi), then /hi by the scale (no level).
 		invEval := inverse.NewEvaluator(params, minimax.NewEvaluator(params, eval, nil))

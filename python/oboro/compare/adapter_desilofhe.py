@@ -136,6 +136,9 @@ class CircuitAdapter:
         if kind == "inverse":
             raise NotImplementedError("desilofhe 2.0 has no inverse or division (its Engine has no such call)")
         ct = self._encrypt(x)
+        if kind == "scale":
+            c = case["constant"]
+            return ct, (lambda: e.multiply(ct, c)), f"multiply(ct, {c:g})"
         coeffs = list(case["coeffs"])
         d = len(coeffs) - 1
         lo, hi = case["interval"]

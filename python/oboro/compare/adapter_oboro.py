@@ -123,6 +123,9 @@ class CircuitAdapter:
             d = case["degree"]
             return (ct, lambda: oboro.functions.sigmoid(ct, interval=lo_hi, degree=d),
                     f"functions.sigmoid: its Chebyshev interpolant of degree {d}")
+        if kind == "scale":
+            c = case["constant"]
+            return ct, (lambda: ct * c), f"ct * {c:g} (a product by the constant at scale q_level and its rescale)"
         if kind in ("inverse", "sqrt"):
             bits = case["bits"]
             p = oboro.functions.plan_inverse(lo_hi, bits, kind)

@@ -225,6 +225,10 @@ class CircuitAdapter:
             return self._matvec(x, matrix)
         ct = self._encrypt(x, self.slots)
         cc = self.cc
+        if kind == "scale":
+            c = case["constant"]
+            # FLEXIBLEAUTO rescales before the next product: Rescale here makes the level taken explicit
+            return ct, (lambda: cc.Rescale(cc.EvalMult(ct, c))), f"EvalMult(ct, {c:g}) + Rescale"
         lo, hi = case["interval"]
         d = case["degree"]
         if kind == "chebyshev":

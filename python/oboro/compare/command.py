@@ -49,6 +49,10 @@ CIRCUIT_MIN_SECONDS = 1.0
 CIRCUIT_CHECK_ENCRYPTIONS = 3
 SIGMOID_INTERVAL, SIGMOID_DEGREE = (-8.0, 8.0), 63
 ROOT_INTERVAL = (1.0, 16.0)  # 1/x and sqrt(x)
+SCALE_CONSTANT = 0.3  # the "scale" row: x times this, for x uniform on [-1, 1]
+# Every circuit but "scale", a precision probe (what one level costs each library's precision) asked
+# for by name (scripts/bench_docs.sh polynomial_precision), not a circuit to time
+DEFAULT_CIRCUITS = tuple(k for k in CIRCUITS if k != "scale")
 #: the seed of the Chebyshev series' coefficients (c_k = U(-1, 1) / (k + 1), one draw per degree)
 COEFF_SEED = 2024
 #: a matrix-vector case whose pre-encoded diagonals would take more memory than this is not run
@@ -124,7 +128,7 @@ def circuit_levels(case: dict, log_n: int, scale_bits: float = 40) -> int:
     and Lattigo), plus one to map an interval other than [-1, 1]; Lattigo's Goldschmidt division
     takes its iterations + 1; the matrix-vector product one."""
     kind = case["kind"]
-    if kind == "matvec":
+    if kind in ("matvec", "scale"):
         return 1
     d = case["degree"]
     # d.bit_length() = ceil(log2(d + 1)); + 1 for OpenFHE/desilofhe; + 1 for the map of an interval
@@ -154,7 +158,7 @@ def plan_circuits(args: argparse.Namespace, settings: dict) -> list[tuple[str, d
     import oboro
 
     log_n = args.circuits_log_n
-    kinds = args.circuits_cases or list(CIRCUITS)
+    kinds = args.circuits_cases or list(DEFAULT_CIRCUITS)
     for k in kinds:
         if k not in CIRCUITS:
             raise CompareError(f"unknown circuit '{k}' (known: {', '.join(CIRCUITS)})")
@@ -175,6 +179,10 @@ def plan_circuits(args: argparse.Namespace, settings: dict) -> list[tuple[str, d
             if f is not None:
                 case["coeffs"] = oboro.functions.coefficients(f, ROOT_INTERVAL, d)
             cases.append(case)
+    if "scale" in kinds:
+        # the error one level adds to a fresh encryption: where a library keeps a larger scale than the
+        # chain's (a fresh input, a product by a constant), its functions gain the difference
+        cases.append({"key": "scale", "kind": "scale", "constant": SCALE_CONSTANT, "interval": [-1.0, 1.0], "seed": 13})
     levels = max((circuit_levels(c, log_n) for c in cases), default=1)
     params = circuit_params(log_n, levels)
     slots = 2 ** (log_n - 1)
@@ -215,6 +223,8 @@ def _case_label(c: dict) -> str:
         return "1/x on [1, 16]"
     if kind == "sqrt":
         return "sqrt(x) on [1, 16]"
+    if kind == "scale":
+        return f"x times {c['constant']:g} (one level)"
     return f"matrix {c['size']}x{c['size']} times vector"
 
 
@@ -293,7 +303,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--circuits-log-n", type=int, default=DEFAULT_CIRCUITS_LOG_N, metavar="LOGN",
                    help=f"--circuits ring dimension log2(N) (default {DEFAULT_CIRCUITS_LOG_N}; 15 is quicker; 14 fits degree <= 15 and matvec only)")
     p.add_argument("--circuits-cases", type=bench._comma_list, default=None, metavar="LIST",
-                   help=f"--circuits circuits to run (default all: {','.join(CIRCUITS)})")
+                   help=f"--circuits circuits to run (default: {','.join(DEFAULT_CIRCUITS)}; known: {','.join(CIRCUITS)})")
     p.add_argument("--circuits-degrees", type=_int_list, default=None, metavar="LIST",
                    help=f"--circuits Chebyshev degrees (default {','.join(map(str, CIRCUIT_DEGREES))})")
     p.add_argument("--matvec-sizes", type=bench._comma_list, default=None, metavar="LIST",

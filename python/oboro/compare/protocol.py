@@ -31,6 +31,7 @@ CIRCUITS = {
     "sigmoid": "sigmoid on [-8, 8], degree 63",
     "inverse": "1/x on [1, 16]",
     "sqrt": "sqrt(x) on [1, 16]",
+    "scale": "x times 0.3: one product by a constant and its rescale (the error a level adds)",
     "matvec": "plaintext matrix x encrypted vector",
 }
 
@@ -41,7 +42,8 @@ CIRCUITS = {
 TOLERANCE = {"encode": 1e-4, "encrypt": 1e-4, "decrypt": 1e-4, "add": 1e-4, "multiply": 1e-4, "rotate": 1e-4,
              "relin_keygen": 1e-4, "rotation_keygen": 1e-4,
              "sum": 1e-2, "chain": 1e-2,
-             "chebyshev": 2.0**-10, "sigmoid": 2.0**-10, "inverse": 2.0**-10, "sqrt": 2.0**-10, "matvec": 1e-2}
+             "chebyshev": 2.0**-10, "sigmoid": 2.0**-10, "inverse": 2.0**-10, "sqrt": 2.0**-10, "scale": 2.0**-10,
+             "matvec": 1e-2}
 
 
 def tolerance(key: str) -> float:

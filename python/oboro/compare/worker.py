@@ -209,6 +209,8 @@ def circuit_data(case: dict, slots: int):
         want = 1.0 / x
     elif kind == "sqrt":
         want = np.sqrt(x)
+    elif kind == "scale":
+        want = case["constant"] * x
     else:
         raise ValueError(f"unknown circuit kind '{kind}'")
     return x, None, want
