@@ -181,12 +181,20 @@ void Encoder::scaled_coefficients(const char* op, const cplx* values, size_t cou
     }
 }
 
-Plaintext Encoder::encode_in(const char* op, const std::vector<cplx>& values, std::optional<int> level,
-                             std::optional<double> scale, std::optional<size_t> slots, Basis basis) const {
+EncodingShape Encoder::shaped_coefficients(const char* op, const std::vector<cplx>& values, std::optional<int> level,
+                                           std::optional<double> scale, std::optional<size_t> slots, Basis basis,
+                                           std::vector<double>& coefficients) const {
     EncodingShape shape = encoding_shape(op, values.size(), level, scale, slots);
     shape.basis = basis;
-    std::vector<double> coefficients(2 * shape.slots);
+    coefficients.resize(2 * shape.slots);
     scaled_coefficients(op, values.data(), values.size(), shape, coefficients.data());
+    return shape;
+}
+
+Plaintext Encoder::encode_in(const char* op, const std::vector<cplx>& values, std::optional<int> level,
+                             std::optional<double> scale, std::optional<size_t> slots, Basis basis) const {
+    std::vector<double> coefficients;
+    const EncodingShape shape = shaped_coefficients(op, values, level, scale, slots, basis, coefficients);
     Plaintext pt(*ctx_, shape.level, shape.scale, shape.slots, basis);
     cpu::write_plaintext(ctx_->ring(), coefficients.data(), shape.slots, shape.level, pt.mutable_poly(0),
                          pt.special_limbs());
@@ -195,10 +203,8 @@ Plaintext Encoder::encode_in(const char* op, const std::vector<cplx>& values, st
 
 CompactPlaintext Encoder::encode_compact(const std::vector<cplx>& values, int level, double scale, size_t slots,
                                          Basis basis) const {
-    EncodingShape shape = encoding_shape("encode_compact", values.size(), level, scale, slots);
-    shape.basis = basis;
-    std::vector<double> coefficients(2 * shape.slots);
-    scaled_coefficients("encode_compact", values.data(), values.size(), shape, coefficients.data());
+    std::vector<double> coefficients;
+    const EncodingShape shape = shaped_coefficients("encode_compact", values, level, scale, slots, basis, coefficients);
     CompactPlaintext pt(*ctx_, shape.level, shape.scale, shape.slots, basis, ctx_->n() / (2 * shape.slots));
     cpu::write_plaintext_runs(ctx_->ring(), coefficients.data(), shape.slots, shape.level, pt.mutable_poly(0),
                               pt.special_limbs());

@@ -99,6 +99,11 @@ private:
     // Q_level / 2^overflow_headroom_bits.
     void check_not_wrapped(const double* coefficients, size_t count, int level, double scale) const;
     void check_slots(const char* op, size_t slots, size_t count) const;
+    // encoding_shape over `basis`, and the scaled coefficients of `values` for it (into
+    // `coefficients`): the half of encode_in and encode_compact before the words are written
+    EncodingShape shaped_coefficients(const char* op, const std::vector<std::complex<double>>& values,
+                                      std::optional<int> level, std::optional<double> scale,
+                                      std::optional<size_t> slots, Basis basis, std::vector<double>& coefficients) const;
     Plaintext encode_in(const char* op, const std::vector<std::complex<double>>& values, std::optional<int> level,
                         std::optional<double> scale, std::optional<size_t> slots, Basis basis) const;
 

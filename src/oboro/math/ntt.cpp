@@ -7,6 +7,16 @@
 
 namespace oboro::math {
 
+namespace {
+// n^{-1} and n^{-1} psi_inv_rev[1] (the inverse's last stage) from t's q, n and inverse table.
+void set_inverse_scaling(NttTables& t, const Barrett<uint64_t>& br) {
+    t.n_inv = inv_mod<uint64_t>(t.n % t.q, t.q);
+    t.n_inv_shoup = shoup_precompute(t.n_inv, t.q);
+    t.last_inv = br.mul(t.n_inv, t.psi_inv_rev[1]);
+    t.last_inv_shoup = shoup_precompute(t.last_inv, t.q);
+}
+}  // namespace
+
 NttTables::NttTables(uint64_t modulus, uint32_t degree) : q(modulus), n(degree) {
     if (degree < 2 || (degree & (degree - 1)) != 0)
         raise<ParameterError>("NTT: degree ", degree, " is not a power of two >= 2");
@@ -29,10 +39,7 @@ NttTables::NttTables(uint64_t modulus, uint32_t degree) : q(modulus), n(degree) 
         psi_rev_shoup[i] = shoup_precompute(psi_rev[i], q);
         psi_inv_rev_shoup[i] = shoup_precompute(psi_inv_rev[i], q);
     }
-    n_inv = inv_mod<uint64_t>(n % q, q);
-    n_inv_shoup = shoup_precompute(n_inv, q);
-    last_inv = br.mul(n_inv, psi_inv_rev[1]);
-    last_inv_shoup = shoup_precompute(last_inv, q);
+    set_inverse_scaling(*this, br);
 }
 
 NttTables::NttTables(const NttTables& full, uint32_t degree) : q(full.q), n(degree) {
@@ -46,10 +53,7 @@ NttTables::NttTables(const NttTables& full, uint32_t degree) : q(full.q), n(degr
     psi_rev_shoup.assign(full.psi_rev_shoup.begin(), full.psi_rev_shoup.begin() + n);
     psi_inv_rev.assign(full.psi_inv_rev.begin(), full.psi_inv_rev.begin() + n);
     psi_inv_rev_shoup.assign(full.psi_inv_rev_shoup.begin(), full.psi_inv_rev_shoup.begin() + n);
-    n_inv = inv_mod<uint64_t>(n % q, q);
-    n_inv_shoup = shoup_precompute(n_inv, q);
-    last_inv = br.mul(n_inv, psi_inv_rev[1]);
-    last_inv_shoup = shoup_precompute(last_inv, q);
+    set_inverse_scaling(*this, br);
 }
 
 void ntt_forward_lazy(uint64_t* a, const NttTables& tb) {
