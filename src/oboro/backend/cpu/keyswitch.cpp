@@ -37,22 +37,30 @@ void mod_up(const Ring& ring, const LevelConstants& lc, const uint64_t* c, uint6
     const size_t per_digit = base_convert_scratch_words(ring.digit_size(), n);
     uint64_t* scratch = ws.take(digits.size() * per_digit);
 
+    // Each digit's own limbs are c itself (already in NTT form); its conversion's inputs are
+    // prepared once for all of its target limbs.
     parallel_for(digits.size(), [&](size_t j) {
         const DigitConversion& d = digits[j];
         uint64_t* ext = digits_out + j * ne * n;
-        // The digit's own limbs are c itself (already in NTT form).
         std::memcpy(ext + d.begin * n, c + d.begin * n, (d.end - d.begin) * n * sizeof(uint64_t));
-        // Every other limb: base conversion of the digit's centred value, then NTT.
-        std::array<uint64_t*, kMaxExtLimbs> targets;
-        std::array<const math::NttTables*, kMaxExtLimbs> tables;
-        size_t count = 0;
-        for (size_t i = 0; i < ne; ++i) {
-            if (i >= d.begin && i < d.end) continue;
-            targets[count] = ext + i * n;
-            tables[count++] = i < nq ? &ring.ntt_tables()[i] : &ring.p_ntt_tables()[i - nq];
-        }
-        base_convert(d.to_others, coeff + d.begin * n, n, targets.data(), n, scratch + j * per_digit, true);
-        for (size_t t = 0; t < count; ++t) ntt_forward_limb(targets[t], *tables[t]);
+        base_convert_prepare(d.to_others, coeff + d.begin * n, n, n, scratch + j * per_digit, true);
+    });
+    // Every other limb of every digit: its base conversion, then its NTT. The (digit, limb) pairs
+    // are the parallel items, not the digits, so that the threads share the work evenly whatever
+    // the number of digits.
+    // Target t of digit j is the t-th limb of Q_level * P outside the digit, in order.
+    std::array<size_t, kMaxExtLimbs + 1> first_item;  // digits <= limbs <= kMaxExtLimbs
+    first_item[0] = 0;
+    for (size_t j = 0; j < digits.size(); ++j)
+        first_item[j + 1] = first_item[j] + ne - (digits[j].end - digits[j].begin);
+    parallel_for(first_item[digits.size()], [&](size_t item) {
+        size_t j = 0;
+        while (item >= first_item[j + 1]) ++j;
+        const DigitConversion& d = digits[j];
+        const size_t t = item - first_item[j], i = t < d.begin ? t : t + (d.end - d.begin);
+        uint64_t* limb = digits_out + (j * ne + i) * n;
+        base_convert_limb(d.to_others, t, coeff + d.begin * n, scratch + j * per_digit, limb, n, true);
+        ntt_forward_limb(limb, i < nq ? ring.ntt_tables()[i] : ring.p_ntt_tables()[i - nq]);
     });
 }
 
@@ -144,8 +152,12 @@ void divide_and_drop(const Ring& ring, const LevelConstants& lc, const uint64_t*
     const size_t n = ring.n(), nq = size_t(level + 1), k = lc.special;
     const bool drop_q = dropped != Dropped::p, drop_p = dropped != Dropped::last_q;
     const size_t kept = drop_q ? nq - 1 : nq, dropped_limbs = (drop_q ? 1 : 0) + (drop_p ? k : 0);
-    if (drop_q) ntt_inverse_limb(dropped_data, ring.ntt_tables()[level]);
-    if (drop_p) ntt_inverse(dropped_data + (drop_q ? n : 0), ring.p_ntt_tables(), k);
+    // The dropped limbs to coefficient form: the last q (when dropped) first, then P.
+    parallel_for(dropped_limbs, [&](size_t t) {
+        const bool q_limb = drop_q && t == 0;
+        ntt_inverse_limb(dropped_data + t * n,
+                         q_limb ? ring.ntt_tables()[level] : ring.p_ntt_tables()[t - (drop_q ? 1 : 0)]);
+    });
     const math::BaseConverter& converter =
         dropped == Dropped::p ? lc.p_to_q : dropped == Dropped::last_q_and_p ? lc.qlp_to_q : lc.ql_to_q;
     const std::vector<uint64_t>& inverse =
@@ -153,11 +165,15 @@ void divide_and_drop(const Ring& ring, const LevelConstants& lc, const uint64_t*
     Workspace::Scope scope(ws);
     uint64_t* conv = ws.take(kept * n);
     uint64_t* scratch = ws.take(base_convert_scratch_words(dropped_limbs, n));
-    std::array<uint64_t*, kMaxExtLimbs> conv_limbs;
-    for (size_t i = 0; i < kept; ++i) conv_limbs[i] = conv + i * n;
-    base_convert(converter, dropped_data, n, conv_limbs.data(), n, scratch, true);
-    ntt_forward(conv, ring.ntt_tables(), kept);
-    sub_mul_scalar(out, x, conv, inverse.data(), ring.moduli(), kept, n);
+    base_convert_prepare(converter, dropped_data, n, n, scratch, true);
+    // Each kept limb in one go while it is in cache, one limb per parallel item: its conversion
+    // (about a third of a ModDown's work), its NTT and the division.
+    parallel_for(kept, [&](size_t i) {
+        uint64_t* limb = conv + i * n;
+        base_convert_limb(converter, i, dropped_data, scratch, limb, n, true);
+        ntt_forward_limb(limb, ring.ntt_tables()[i]);
+        sub_mul_scalar(out + i * n, x + i * n, limb, inverse.data() + i, ring.moduli() + i, 1, n);
+    });
 }
 }  // namespace
 
