@@ -53,6 +53,17 @@ void LevelPlaintexts::set_period() {
     for (const auto& v : complex_) period_ = std::max(period_, repeat_period(v, slots_));
     const size_t block = ctx_->n() / (2 * period_);
     block_ = block >= kMinCompactBlock ? block : 1;
+    // Only the first period of each vector is ever encoded: the rest repeats it. Bootstrapping's
+    // DFTs hold hundreds of vectors of short period, 0.13 GiB at full length at N = 2^16.
+    const auto keep_period = [&](auto& vectors) {
+        for (auto& v : vectors)
+            if (v.size() > period_) {
+                v.resize(period_);
+                v.shrink_to_fit();
+            }
+    };
+    keep_period(real_);
+    keep_period(complex_);
 }
 
 double plaintext_scale(const ckks::Context& ctx, PlaintextScale kind, int level) {

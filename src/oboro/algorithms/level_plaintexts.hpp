@@ -105,14 +105,15 @@ private:
     template <typename Encode> auto encode_with(size_t index, int level, Encode encode) const;
     const std::vector<ckks::Plaintext>& encoded_locked(int level) const;  // mutex_ held
     const std::vector<ckks::CompactPlaintext>& compact_locked(int level) const;  // mutex_ held
-    void set_period();  // period_ and block_ from the vectors
+    void set_period();  // period_ and block_ from the vectors, which it then cuts to their first period
     // each plaintext as a batch of one in `memory`'s memory (host memory for nullptr or a host queue)
     std::vector<ckks::PlaintextBatch> batches_in(const std::vector<ckks::Plaintext>& pts,
                                                  const ckks::QueuePtr& memory) const;
 
     ckks::ContextPtr ctx_;
     ckks::Encoder encoder_;
-    std::vector<std::vector<double>> real_;                  // one of the two is empty
+    // the vectors' first period_ values (or fewer: missing ones are zero); one of the two is empty
+    std::vector<std::vector<double>> real_;
     std::vector<std::vector<std::complex<double>>> complex_;
     size_t slots_;
     ckks::Basis basis_;

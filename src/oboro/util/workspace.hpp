@@ -20,36 +20,37 @@ public:
     // Buffers taken after a Scope starts are handed back when it ends (stack discipline).
     class Scope {
     public:
-        explicit Scope(Workspace& ws) : ws_(ws), mark_(ws.next_) {}
-        ~Scope() { ws_.next_ = mark_; }
+        explicit Scope(Workspace& ws) : ws_(ws), block_(ws.block_), offset_(ws.offset_) {}
+        ~Scope() { ws_.rewind(block_, offset_); }
         Scope(const Scope&) = delete;
         Scope& operator=(const Scope&) = delete;
 
     private:
         Workspace& ws_;
-        size_t mark_;
+        size_t block_, offset_;
     };
 
-    // `words` uninitialised words, valid until the enclosing Scope ends. Buffers are kept per
-    // position in the take order, so a repeated sequence of takes reuses the same memory.
-    uint64_t* take(size_t words) {
-        if (next_ == buffers_.size()) buffers_.emplace_back(words);
-        else if (buffers_[next_].size() < words) buffers_[next_] = AlignedBuffer<uint64_t>(words);
-        return buffers_[next_++].data();
-    }
+    // `words` uninitialised words (64-byte aligned), valid until the enclosing Scope ends.
+    // The buffers are cut from blocks in take order (an arena). A take that does not fit adds a
+    // block; once every Scope has ended, several blocks are replaced by one of the most words
+    // that were in use at once, so a repeated sequence of takes reuses the same memory and the
+    // workspace holds what its largest sequence needs at once (not, as buffers kept per take
+    // position would, the sum of each position's largest take over all sequences).
+    uint64_t* take(size_t words);
 
     // Words held (for tests and memory accounting).
-    size_t capacity_words() const {
-        size_t w = 0;
-        for (const auto& b : buffers_) w += b.size();
-        return w;
-    }
-    // How many times take() had to allocate since construction.
-    size_t buffers() const { return buffers_.size(); }
+    size_t capacity_words() const;
+    // How many blocks take() has allocated since construction (for tests: a repeated sequence
+    // of takes allocates none).
+    size_t allocations() const { return allocations_; }
 
 private:
-    std::vector<AlignedBuffer<uint64_t>> buffers_;  // moving a buffer keeps its data pointer
-    size_t next_ = 0;
+    static constexpr size_t kAlignWords = 8;  // 64 bytes: every buffer starts on a cache line
+    void rewind(size_t block, size_t offset);
+    std::vector<AlignedBuffer<uint64_t>> blocks_;  // moving a block keeps its data pointer
+    size_t block_ = 0, offset_ = 0;                // where the next take starts
+    size_t in_use_ = 0, peak_in_use_ = 0;          // words taken and not handed back, and their most
+    size_t allocations_ = 0;
 };
 
 // A thread-safe stock of workspaces. acquire() lends one (made on first need) and the Lease gives
