@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <cstring>
 #include <vector>
 
@@ -81,12 +82,13 @@ void key_inner_products(const Ring& ring, const LevelConstants& lc, const uint64
         AlignedBuffer<uint64_t> permuted(perms ? beta * n : 0);
         // A block of the key's (b_j, a_j) words of this limb, unpacked (key_switch_key.hpp): small
         // enough to stay in the first-level caches with the block of digits it multiplies.
-        // From the memory pool's cache like `permuted`, not from a leased Workspace: a lease per
-        // thread here, inside the caller's own lease, would make the scratch pool hold one more
-        // workspace per thread, each in turn grown to the size of the caller's.
         const size_t block = std::min(n, kUnpackBlock);
-        AlignedBuffer<uint64_t> unpack_buffer;  // allocated at the first packed limb
-        uint64_t* unpacked = nullptr;
+        uint64_t* unpacked = nullptr;  // taken at the first packed limb
+        // A workspace of its own, leased inside the caller's: the pool lends its largest idle one
+        // first (util/workspace.hpp), so the operations keep taking the same large one and this
+        // lease grows its own only to the unpacked block.
+        std::optional<WorkspacePool::Lease> ws;
+        std::optional<Workspace::Scope> scope;
         const uint64_t* x[kMaxDotTerms];  // the digits' limb i, permuted for a rotation
         DotTerm terms[kMaxDotTerms];
         // Every product of this limb before the next limb: its beta digit limbs are read from
@@ -114,8 +116,9 @@ void key_inner_products(const Ring& ring, const LevelConstants& lc, const uint64
                 continue;
             }
             if (!unpacked) {
-                unpack_buffer = AlignedBuffer<uint64_t>(2 * beta * block);
-                unpacked = unpack_buffer.data();
+                ws.emplace(scratch_pool().acquire());
+                scope.emplace(**ws);
+                unpacked = (*ws)->take(2 * beta * block);
             }
             for (size_t c = 0; c < n; c += block) {
                 for (size_t j = 0; j < beta; ++j) {
