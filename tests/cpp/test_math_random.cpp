@@ -334,12 +334,24 @@ TEST(Prng, UniformStaysBelowBound) {
 }
 
 // uniform_fill gives the values of as many uniform() calls and leaves the generator where they
-// would: for every kind of bound, counts that cross several refills, and a stream that an odd
-// next_u32 left off a word boundary (a word straddling the refill)
+// would: for every kind of bound (NTT primes just below and just above a power of two: almost no
+// draw rejected, and about half), counts around the groups of 8 words of its SIMD path and that
+// cross several refills, and a stream that an odd next_u32 left off a word boundary (a word
+// straddling the refill)
 TEST(Prng, UniformFillEqualsRepeatedUniform) {
-    const std::vector<uint64_t> bounds = {1, 2, 5, 1000, 4611686018427387847ull, (uint64_t(1) << 63) + 1, ~uint64_t(0)};
+    const std::vector<uint64_t> bounds = {1,
+                                          2,
+                                          5,
+                                          1000,
+                                          (uint64_t(1) << 39) + 123,
+                                          (uint64_t(1) << 40) - 87,
+                                          (uint64_t(1) << 61) - 1 - 123456,
+                                          4611686018427387847ull,
+                                          (uint64_t(1) << 63) + 1,
+                                          ~uint64_t(0)};
     for (uint64_t b : bounds) {
-        for (size_t count : {size_t(0), size_t(1), size_t(127), size_t(128), size_t(129), size_t(5000)}) {
+        for (size_t count : {size_t(0), size_t(1), size_t(7), size_t(8), size_t(9), size_t(17), size_t(127), size_t(128),
+                             size_t(129), size_t(5000)}) {
             for (bool misaligned : {false, true}) {
                 Prng one(seed_of(12), 3), fill(seed_of(12), 3);
                 if (misaligned) {

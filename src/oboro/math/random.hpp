@@ -25,8 +25,9 @@ void os_random_bytes(uint8_t* buf, size_t len);
 void chacha20_block(const uint32_t key[8], uint32_t counter, const uint32_t nonce[3], uint8_t out[64]);
 
 // kChachaLanes consecutive blocks (counters counter .. counter + kChachaLanes - 1, which must not
-// wrap), computed lane-parallel so the compiler vectorizes across blocks (AVX-512, AVX2 or SSE2,
-// chosen once per process for the CPU); the bytes are those of kChachaLanes calls of chacha20_block.
+// wrap), computed lane-parallel across blocks (AVX-512 with intrinsics, the state in registers;
+// AVX2 or SSE2 as the compiler vectorizes it; chosen once per process for the CPU); the bytes are
+// those of kChachaLanes calls of chacha20_block.
 constexpr size_t kChachaLanes = 16;
 void chacha20_blocks(const uint32_t key[8], uint32_t counter, const uint32_t nonce[3],
                      uint8_t out[64 * kChachaLanes]);
@@ -69,7 +70,8 @@ public:
     uint32_t next_u32();
     // Uniform in [0, bound) by rejection sampling (no modulo bias).
     uint64_t uniform(uint64_t bound);
-    // out[0..count) = count calls of uniform(bound), the same values, without a call per value.
+    // out[0..count) = count calls of uniform(bound), the same values, without a call per value
+    // (with AVX-512, 8 candidate words at a time).
     void uniform_fill(uint64_t bound, uint64_t* out, size_t count);
     // Uniform double in [0, 1) with 53 random bits.
     double uniform_double();

@@ -23,8 +23,8 @@
 // run-time check (ntt_simd.hpp, eltwise.hpp).
 //
 // Inside, GCC 12's AVX-512 intrinsics start from _mm512_undefined_*, which -Wmaybe-uninitialized
-// reports as uninitialised once inlined (GCC bug 105593, fixed in GCC 13): that warning is off
-// between the two macros.
+// (and, for some of them, such as _mm512_rol_epi32, -Wuninitialized) reports as uninitialised
+// once inlined (GCC bug 105593, fixed in GCC 13): those warnings are off between the two macros.
 #pragma once
 
 #define OBORO_SIMD_PRAGMA(x) _Pragma(#x)
@@ -37,7 +37,8 @@
     OBORO_SIMD_PRAGMA(GCC push_options)                             \
     OBORO_SIMD_PRAGMA(GCC target(isa))                              \
     OBORO_SIMD_PRAGMA(GCC diagnostic push)                          \
-    OBORO_SIMD_PRAGMA(GCC diagnostic ignored "-Wmaybe-uninitialized")
+    OBORO_SIMD_PRAGMA(GCC diagnostic ignored "-Wmaybe-uninitialized") \
+    OBORO_SIMD_PRAGMA(GCC diagnostic ignored "-Wuninitialized")
 #define OBORO_SIMD_TARGET_END                \
     OBORO_SIMD_PRAGMA(GCC diagnostic pop)    \
     OBORO_SIMD_PRAGMA(GCC pop_options)
