@@ -8,33 +8,33 @@ uint64_t* Workspace::take(size_t words) {
     words = (words + kAlignWords - 1) / kAlignWords * kAlignWords;
     // The current block, or the next one that fits (blocks skipped are wasted until the rewind).
     while (block_ < blocks_.size() && blocks_[block_].size() - offset_ < words) {
-        in_use_ += blocks_[block_].size() - offset_;
         ++block_;
         offset_ = 0;
     }
     if (block_ == blocks_.size()) {
-        blocks_.emplace_back(std::max(words, peak_in_use_ - std::min(peak_in_use_, in_use_)));
+        blocks_.emplace_back(std::max(words, peak_in_use_ - std::min(peak_in_use_, in_use())));
         ++allocations_;
     }
     uint64_t* p = blocks_[block_].data() + offset_;
     offset_ += words;
-    in_use_ += words;
-    peak_in_use_ = std::max(peak_in_use_, in_use_);
+    peak_in_use_ = std::max(peak_in_use_, in_use());
     return p;
 }
 
 void Workspace::rewind(size_t block, size_t offset) {
-    // in_use_ counts whole skipped tails; recount it from the blocks before `block`
-    size_t used = offset;
-    for (size_t b = 0; b < block; ++b) used += blocks_[b].size();
     block_ = block;
     offset_ = offset;
-    in_use_ = used;
     if (block == 0 && offset == 0 && blocks_.size() > 1) {
         blocks_.clear();
         blocks_.emplace_back(peak_in_use_);
         ++allocations_;
     }
+}
+
+size_t Workspace::in_use() const {
+    size_t words = offset_;
+    for (size_t b = 0; b < block_; ++b) words += blocks_[b].size();
+    return words;
 }
 
 size_t Workspace::capacity_words() const {

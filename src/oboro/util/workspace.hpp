@@ -47,9 +47,12 @@ public:
 private:
     static constexpr size_t kAlignWords = 8;  // 64 bytes: every buffer starts on a cache line
     void rewind(size_t block, size_t offset);
+    // Words not handed back: the blocks before the current one (the tails skipped there included)
+    // and the current one up to offset_.
+    size_t in_use() const;
     std::vector<AlignedBuffer<uint64_t>> blocks_;  // moving a block keeps its data pointer
     size_t block_ = 0, offset_ = 0;                // where the next take starts
-    size_t in_use_ = 0, peak_in_use_ = 0;          // words taken and not handed back, and their most
+    size_t peak_in_use_ = 0;                       // the most in_use() has been
     size_t allocations_ = 0;
 };
 
