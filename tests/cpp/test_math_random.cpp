@@ -369,6 +369,58 @@ TEST(Prng, UniformFillEqualsRepeatedUniform) {
     }
 }
 
+// position() counts every byte handed out (rejected draws too), and a generator moved there by
+// seek() continues with the same bytes: at the start, inside a block, at a block and a refill
+// boundary, across the 2^32-block counter wrap (nonce word 0 carries it, as refill does), and
+// for values of uniform_fill after some were drawn.
+TEST(Prng, PositionAndSeek) {
+    Prng p(seed_of(0x44), 9);
+    EXPECT_EQ(p.position(), 0u);
+    std::vector<uint8_t> bytes(3 * 64 * kChachaLanes + 100);
+    p.fill(bytes.data(), bytes.size());
+    EXPECT_EQ(p.position(), bytes.size());
+    for (uint64_t at : {uint64_t(0), uint64_t(5), uint64_t(64), uint64_t(64 * kChachaLanes - 3),
+                        uint64_t(64 * kChachaLanes), uint64_t(2 * 64 * kChachaLanes + 17)}) {
+        Prng q(seed_of(0x44), 9);
+        q.seek(at);
+        EXPECT_EQ(q.position(), at);
+        std::vector<uint8_t> rest(bytes.size() - at);
+        q.fill(rest.data(), rest.size());
+        EXPECT_TRUE(std::equal(rest.begin(), rest.end(), bytes.begin() + ptrdiff_t(at))) << "seek to " << at;
+        EXPECT_EQ(q.position(), bytes.size());
+    }
+    // Across the counter wrap: block 2^32 - 3 onwards, one block at a time as the reference.
+    const Seed seed = seed_of(0x45);
+    std::array<uint8_t, 32> key;
+    std::memcpy(key.data(), seed.data(), 32);
+    const auto kw = le_words(key);
+    const uint64_t first = (uint64_t(1) << 32) - 3;
+    std::vector<uint8_t> want(64 * 6);
+    for (uint64_t b = 0; b < 6; ++b) {
+        const uint64_t block_index = first + b;
+        const uint32_t nonce[3] = {uint32_t(block_index >> 32), 2, 0};
+        chacha20_block(kw.data(), uint32_t(block_index), nonce, want.data() + 64 * b);
+    }
+    Prng w(seed, 2);
+    w.seek(first * 64 + 10);
+    std::vector<uint8_t> got(want.size() - 10);
+    w.fill(got.data(), got.size());
+    EXPECT_TRUE(std::equal(got.begin(), got.end(), want.begin() + 10));
+    EXPECT_EQ(w.position(), (first + 6) * 64);
+    // uniform_fill from a recorded position
+    const uint64_t bound = (uint64_t(1) << 61) - 1 - 123456;
+    Prng a(seed_of(0x46), 1);
+    std::vector<uint64_t> head(333), tail(1000);
+    a.uniform_fill(bound, head.data(), head.size());
+    const uint64_t at = a.position();
+    a.uniform_fill(bound, tail.data(), tail.size());
+    Prng b(seed_of(0x46), 1);
+    b.seek(at);
+    std::vector<uint64_t> again(tail.size());
+    b.uniform_fill(bound, again.data(), again.size());
+    EXPECT_EQ(again, tail);
+}
+
 // chi-square statistic of counts against the uniform distribution
 double chi_square(const std::vector<uint64_t>& counts, double expected) {
     double chi = 0;

@@ -12,6 +12,11 @@
 // every compiler vectorizes. Keys are most of a CKKS process's memory (a key set of 23 keys at
 // N = 2^16 with 21 levels, 20 of them of 40 bits, takes 23% less) and every key switch reads one
 // whole key, so the kernels read the packed words and unpack a block at a time, in cache.
+//
+// Seeded uniform halves: the a_j of a key drawn from a seed (ckks::expand_uniform, stream j) may
+// be left out of memory, the layout then [digit][b][limb]; a key switch draws each limb of a_j
+// again from its recorded place in the stream. Half the key's memory, for about 2.5-3.3 ns of
+// ChaCha20 per word of a_j at each use against about 0.8 to read it (AVX-512, docs/bootstrapping.md).
 #pragma once
 
 #include <cstddef>
@@ -19,6 +24,8 @@
 #include <cstring>
 #include <memory>
 #include <vector>
+
+#include "oboro/math/random.hpp"
 
 namespace oboro::backend {
 
@@ -80,14 +87,37 @@ struct KeySwitchKeyView {
     // the words may go then. Empty for a view without a uid.
     std::weak_ptr<const void> alive;
 
+    // Set when the a_j are not stored (seeded halves, above): limb k of a_j is the next words
+    // of uniform_fill(moduli[k]) from stream j of *a_seed at byte a_positions[j * qp_limbs + k].
+    const math::Seed* a_seed = nullptr;
+    const uint64_t* a_positions = nullptr;
+    const uint64_t* moduli = nullptr;
+
+    bool a_stored() const { return a_seed == nullptr; }
+    size_t stored_halves() const { return a_stored() ? 2 : 1; }
     uint32_t word_bytes(size_t limb) const { return limb_offsets[limb + 1] - limb_offsets[limb]; }
     size_t poly_bytes() const { return size_t(limb_offsets[qp_limbs]) * n; }
-    // Limb `limb` of b_digit (half 0) or a_digit (half 1), packed.
+    // Limb `limb` of b_digit (half 0) or a_digit (half 1, a stored one), packed.
     const uint8_t* limb(size_t digit, size_t half, size_t limb) const {
-        return data + (2 * digit + half) * poly_bytes() + size_t(limb_offsets[limb]) * n;
+        return data + (stored_halves() * digit + half) * poly_bytes() + size_t(limb_offsets[limb]) * n;
     }
-    // Words begin .. begin + count of that limb.
+    // A generator at the first word of limb `limb` of a_digit when it is not stored: its
+    // uniform_fill(moduli[limb]) gives that limb's words in order.
+    math::Prng a_stream(size_t digit, size_t limb) const {
+        math::Prng g(*a_seed, digit);
+        g.seek(a_positions[digit * qp_limbs + limb]);
+        return g;
+    }
+    // Words begin .. begin + count of that limb (of a seeded a_digit, drawn again from the limb's
+    // first word: the key-switching kernels draw whole limbs in order from a_stream instead).
     void unpack(size_t digit, size_t half, size_t limb_index, size_t begin, size_t count, uint64_t* out) const {
+        if (half == 1 && !a_stored()) {
+            math::Prng g = a_stream(digit, limb_index);
+            std::vector<uint64_t> skipped(begin);
+            g.uniform_fill(moduli[limb_index], skipped.data(), begin);
+            g.uniform_fill(moduli[limb_index], out, count);
+            return;
+        }
         unpack_key_words(limb(digit, half, limb_index), n, word_bytes(limb_index), begin, count, out);
     }
     // The whole key as 64-bit words, [digit][b, a][limb][n] (words() of them): what a device
@@ -102,7 +132,8 @@ struct KeySwitchKeyView {
         return out;
     }
     size_t words() const { return 2 * digits * qp_limbs * n; }
-    size_t bytes() const { return 2 * digits * poly_bytes(); }
+    // The memory of the stored words.
+    size_t bytes() const { return stored_halves() * digits * poly_bytes(); }
     // The key's ciphertext limbs (its level + 1).
     size_t q_limbs() const { return qp_limbs - special; }
     // The key limb that holds limb i of a polynomial extended to Q_level * P' (level + 1 ciphertext

@@ -105,12 +105,14 @@ bool whole_basis(const Context& ctx, int level, size_t special) {
 // b = e - a*s over Q_level*P' (NTT form; minus_s: -s restricted to that basis), with a (written
 // to `a`) expanded from stream `stream` of `a_seed` so that it can be stored as the seed: one
 // fused pass, b = e + a*(-s), with no a*s of its own to wipe. e gives s away (b and a are
-// public): it lives in secret memory (sample_gaussian's SecretVector).
+// public): it lives in secret memory (sample_gaussian's SecretVector). a_positions: where each
+// limb of a begins in the stream (expand_uniform), when given.
 void rlwe_sample(const Context& ctx, int level, size_t special, const SecretVector<int64_t>& e,
-                 const math::Seed& a_seed, uint64_t stream, const uint64_t* minus_s, uint64_t* b, uint64_t* a) {
+                 const math::Seed& a_seed, uint64_t stream, const uint64_t* minus_s, uint64_t* b, uint64_t* a,
+                 uint64_t* a_positions = nullptr) {
     const size_t n = ctx.n(), nq = size_t(level + 1), k = special, limbs = nq + k;
     const std::vector<math::Modulus> basis = key_basis(ctx, level, special);
-    expand_uniform(a_seed, stream, a, basis.data(), limbs, n);
+    expand_uniform(a_seed, stream, a, basis.data(), limbs, n, a_positions);
     small_to_ntt(e, gaussian_bound(kErrorSigma), b, ctx.moduli(), ctx.ntt_tables(), nq);
     small_to_ntt(e, gaussian_bound(kErrorSigma), b + nq * n, ctx.p_moduli(), ctx.p_ntt_tables(), k);
     cpu::mul_add(b, a, minus_s, basis.data(), limbs, n);
@@ -187,6 +189,7 @@ KeySwitchKey KeyGenerator::switching_key(const uint64_t* s_from, std::optional<i
     KeySwitchKey key = KeySwitchKey::allocate(key_basis(ctx, level, special), special, ctx.ring().digits_at(level), n);
     key.context_id = ctx.id();
     key.a_seed = fresh_seed();
+    key.a_positions.resize(key.digits * limbs);
     // The errors come from the generator's stream in digit order, as one digit after the other
     // would draw them (a generator made from a seed makes the same key); everything else of a
     // digit is its own, so the digits run over the pool.
@@ -196,7 +199,8 @@ KeySwitchKey KeyGenerator::switching_key(const uint64_t* s_from, std::optional<i
         // (b_j, a_j) as words, then packed into the key
         AlignedBuffer<uint64_t> ba(2 * limbs * n);
         uint64_t* b = ba.data();
-        rlwe_sample(ctx, level, special, errors[j], *key.a_seed, j, minus_s.data(), b, b + limbs * n);
+        rlwe_sample(ctx, level, special, errors[j], *key.a_seed, j, minus_s.data(), b, b + limbs * n,
+                    key.a_positions.data() + j * limbs);
         // + P' * s_from on the primes of digit j (P' = 0 mod each of its special primes).
         for (size_t i = j * alpha; i < std::min(nq, (j + 1) * alpha); ++i) {
             const math::Modulus& m = ctx.moduli()[i];

@@ -1,6 +1,7 @@
 #include "oboro/ckks/keys.hpp"
 
 #include <atomic>
+#include <cstring>
 
 #include "oboro/util/error.hpp"
 
@@ -24,12 +25,17 @@ KeySwitchKey KeySwitchKey::allocate(const std::vector<math::Modulus>& basis, siz
     key.special = special;
     key.n = n;
     key.limb_offsets.assign(1, 0);
-    for (const math::Modulus& m : basis) key.limb_offsets.push_back(key.limb_offsets.back() + backend::key_word_bytes(m.value));
+    for (const math::Modulus& m : basis) {
+        key.limb_offsets.push_back(key.limb_offsets.back() + backend::key_word_bytes(m.value));
+        key.moduli.push_back(m.value);
+    }
     key.data = KeyBuffer<uint8_t>(2 * digits * size_t(key.limb_offsets.back()) * n);
     return key;
 }
 
 void KeySwitchKey::store(size_t digit, size_t half, const uint64_t* words) {
+    if (half == 1 && a_seeded_)
+        raise<ValueError>("KeySwitchKey::store: the key's a halves are not stored (they are drawn from its seed)");
     forget_name();
     const backend::KeySwitchKeyView v = view();
     for (size_t k = 0; k < qp_limbs; ++k)
@@ -45,6 +51,18 @@ AlignedBuffer<uint64_t> KeySwitchKey::words() const {
     AlignedBuffer<uint64_t> out(2 * digits * qp_limbs * n);
     view().unpack_all(out.data());
     return out;
+}
+
+void KeySwitchKey::seed_a_halves() {
+    if (a_seeded_) return;
+    if (!a_seed || a_positions.size() != digits * qp_limbs)
+        raise<ValueError>("KeySwitchKey::seed_a_halves: the key has no seed for its a halves (keys made by KeyGenerator "
+                          "or loaded from a file that stored the seed have one)");
+    const size_t poly = view().poly_bytes();
+    KeyBuffer<uint8_t> b_only(digits * poly);
+    for (size_t j = 0; j < digits; ++j) std::memcpy(b_only.data() + j * poly, data.data() + 2 * j * poly, poly);
+    data = std::move(b_only);
+    a_seeded_ = true;
 }
 
 }  // namespace oboro::ckks

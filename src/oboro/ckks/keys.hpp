@@ -62,8 +62,13 @@ struct KeySwitchKey {
     size_t n = 0;
     uint64_t context_id = 0;
     // a_j = sample_uniform(math::Prng(a_seed, stream j) over Q*P) when set (keys made by
-    // KeyGenerator): serialization then stores the seed instead of the a_j.
+    // KeyGenerator, or loaded from a seed): serialization then stores the seed instead of the a_j.
     std::optional<math::Seed> a_seed;
+    // With a_seed: where each limb of each a_j begins in its stream ([digit][limb], bytes,
+    // math::Prng::position), recorded as the a_j are drawn. They let seed_a_halves() leave the
+    // a_j out of memory.
+    std::vector<uint64_t> a_positions;
+    std::vector<uint64_t> moduli;  // of the qp_limbs limbs, in order
     // Names these words for the caches of the backends (a GPU's copy of the key): given by
     // KeyGenerator and the loader once a key is complete (name_words), never reused; 0 (a key
     // written by hand, or changed through store) is never cached.
@@ -86,12 +91,27 @@ struct KeySwitchKey {
     // Every word, [digit][b, a][limb][n].
     AlignedBuffer<uint64_t> words() const;
 
+    // Frees the stored a_j: each key switch draws them again from a_seed (key_switch_key.hpp,
+    // seeded halves), for half the memory. The key's words, uid and serialization stay the
+    // same. ValueError for a key without a seed and its positions (one loaded from a file
+    // that stored its a_j). Nothing to do when they are already seeded.
+    void seed_a_halves();
+    // Whether the a_j are in memory (not seed_a_halves()).
+    bool a_stored() const { return !a_seeded_; }
+
     bool empty() const { return data.empty(); }
     backend::KeySwitchKeyView view() const {
-        return {data.data(), limb_offsets.data(), digits, qp_limbs, n, uid, special, alive};
+        backend::KeySwitchKeyView v{data.data(), limb_offsets.data(), digits, qp_limbs, n, uid, special, alive};
+        if (a_seeded_) {
+            v.a_seed = &*a_seed;
+            v.a_positions = a_positions.data();
+            v.moduli = moduli.data();
+        }
+        return v;
     }
 
 private:
+    bool a_seeded_ = false;
     // The words are about to change: no cache may take them for the named ones. (Only reads when
     // the key has no name: the digits of a new key are stored from several threads.)
     void forget_name() {

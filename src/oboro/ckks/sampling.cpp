@@ -187,9 +187,16 @@ void sample_uniform(math::Prng& prng, uint64_t* out, const math::Modulus* mods, 
 }
 
 void expand_uniform(const math::Seed& seed, uint64_t stream, uint64_t* out, const math::Modulus* mods, size_t limbs,
-                    size_t n) {
+                    size_t n, uint64_t* limb_positions) {
     math::Prng prng(seed, stream);
-    sample_uniform(prng, out, mods, limbs, n);
+    if (!limb_positions) {
+        sample_uniform(prng, out, mods, limbs, n);
+        return;
+    }
+    for (size_t i = 0; i < limbs; ++i) {
+        limb_positions[i] = prng.position();
+        sample_uniform(prng, out + i * n, mods + i, 1, n);
+    }
 }
 
 }  // namespace oboro::ckks

@@ -52,8 +52,9 @@ void small_to_ntt(std::span<const int64_t> coeffs, uint64_t bound, uint64_t* out
 void sample_uniform(math::Prng& prng, uint64_t* out, const math::Modulus* mods, size_t limbs, size_t n);
 // The uniform polynomial that stream `stream` of `seed` expands to (sample_uniform with
 // math::Prng(seed, stream)). Keys and secret-key ciphertexts draw their "a" this way, so that
-// serialization can store the seed instead (io/serialize.hpp).
+// serialization can store the seed instead (io/serialize.hpp). limb_positions (limbs entries, when
+// given): the stream's byte position at the start of each limb (a key's a_positions).
 void expand_uniform(const math::Seed& seed, uint64_t stream, uint64_t* out, const math::Modulus* mods, size_t limbs,
-                    size_t n);
+                    size_t n, uint64_t* limb_positions = nullptr);
 
 }  // namespace oboro::ckks

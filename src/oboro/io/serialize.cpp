@@ -200,8 +200,9 @@ KeySwitchKey read_switching_key(Reader& r, const Context& ctx) {
         read_poly(r, ctx, words.data(), basis, "a key polynomial b");
         key.store(j, 0, words.data());
     }
+    if (seed) key.a_positions.resize(digits * limbs);
     for (size_t j = 0; j < digits; ++j) {
-        if (seed) expand_uniform(*seed, j, words.data(), basis.data(), limbs, n);
+        if (seed) expand_uniform(*seed, j, words.data(), basis.data(), limbs, n, key.a_positions.data() + j * limbs);
         else read_poly(r, ctx, words.data(), basis, "a key polynomial a");
         key.store(j, 1, words.data());
     }

@@ -287,6 +287,21 @@ void Prng::refill() {
     pos_ = 0;
 }
 
+uint64_t Prng::position() const {
+    // counter_ (with nonce_[0] above it: refill's wrap) is the block after the buffer's; before
+    // the first refill it is 0 with the buffer spent, and the sum wraps to 0.
+    const uint64_t next_block = uint64_t(nonce_[0]) << 32 | counter_;
+    return next_block * 64 - kBufferBytes + pos_;
+}
+
+void Prng::seek(uint64_t position) {
+    const uint64_t block = position / 64;
+    counter_ = uint32_t(block);
+    nonce_[0] = uint32_t(block >> 32);
+    refill();
+    pos_ = size_t(position % 64);
+}
+
 void Prng::fill(uint8_t* buf, size_t len) {
     while (len > 0) {
         if (pos_ == kBufferBytes) refill();

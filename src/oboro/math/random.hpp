@@ -76,6 +76,13 @@ public:
     // Uniform double in [0, 1) with 53 random bits.
     double uniform_double();
 
+    // The bytes of the stream handed out so far (a uniform_fill's rejected words included), and
+    // the generator moved to the byte `position` of its stream: what it hands out next is what a
+    // generator of the same seed and stream hands out after that many bytes. A key whose uniform
+    // half is regenerated at each use records where each of its limbs begins.
+    uint64_t position() const;
+    void seek(uint64_t position);
+
 private:
     // The keystream is produced kChachaLanes blocks at a time; the bytes handed out are the same
     // as block after block (the stored seeds of keys and ciphertexts depend on that).

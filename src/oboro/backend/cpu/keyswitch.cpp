@@ -89,6 +89,7 @@ void key_inner_products(const Ring& ring, const LevelConstants& lc, const uint64
         // lease grows its own only to the unpacked block.
         std::optional<WorkspacePool::Lease> ws;
         std::optional<Workspace::Scope> scope;
+        std::vector<math::Prng> a_streams;  // for keys whose a_j are drawn from their seed
         const uint64_t* x[kMaxDotTerms];  // the digits' limb i, permuted for a rotation
         DotTerm terms[kMaxDotTerms];
         // Every product of this limb before the next limb: its beta digit limbs are read from
@@ -108,7 +109,7 @@ void key_inner_products(const Ring& ring, const LevelConstants& lc, const uint64
             // Fused multiply-add with a single reduction (paper 004): the beta products are
             // summed in 128 bits and reduced once, in the SIMD table of this CPU.
             const bool acc = accumulate || (r > 0 && acc0s[r] == acc0s[0]);
-            if (key.word_bytes(ki) == 8) {  // words of 8 bytes: read in place
+            if (key.word_bytes(ki) == 8 && key.a_stored()) {  // words of 8 bytes: read in place
                 for (size_t j = 0; j < beta; ++j)
                     terms[j] = {x[j], reinterpret_cast<const uint64_t*>(key.limb(j, 0, ki)),
                                 reinterpret_cast<const uint64_t*>(key.limb(j, 1, ki))};
@@ -120,12 +121,22 @@ void key_inner_products(const Ring& ring, const LevelConstants& lc, const uint64
                 scope.emplace(**ws);
                 unpacked = (*ws)->take(2 * beta * block);
             }
+            // Seeded a_j: each digit's generator at the start of this limb, drawing it a block at
+            // a time in order.
+            a_streams.clear();
+            if (!key.a_stored()) {
+                a_streams.reserve(beta);  // no move of a generator (each wipes its state)
+                for (size_t j = 0; j < beta; ++j) a_streams.push_back(key.a_stream(j, ki));
+            }
             for (size_t c = 0; c < n; c += block) {
                 for (size_t j = 0; j < beta; ++j) {
                     uint64_t* b = unpacked + 2 * j * block;
-                    kn.unpack_key_words(b, key.limb(j, 0, ki), n, key.word_bytes(ki), c, block);
-                    kn.unpack_key_words(b + block, key.limb(j, 1, ki), n, key.word_bytes(ki), c, block);
-                    terms[j] = {x[j] + c, b, b + block};
+                    const uint64_t* bj = b;
+                    if (key.word_bytes(ki) == 8) bj = reinterpret_cast<const uint64_t*>(key.limb(j, 0, ki)) + c;
+                    else kn.unpack_key_words(b, key.limb(j, 0, ki), n, key.word_bytes(ki), c, block);
+                    if (key.a_stored()) kn.unpack_key_words(b + block, key.limb(j, 1, ki), n, key.word_bytes(ki), c, block);
+                    else a_streams[j].uniform_fill(key.moduli[ki], b + block, block);
+                    terms[j] = {x[j] + c, bj, b + block};
                 }
                 kn.dot2(acc0s[r] + i * n + c, acc1s[r] + i * n + c, terms, beta, acc, m, block);
             }
