@@ -8,13 +8,14 @@
 // renders it, beside Lattigo's figures of the same session).
 //
 //   bench_bootstrap [--presets B1] [--slots 32768,16] [--threads 2,1] [--message-ratio 12,8]
-//                   [--double-angles 2,0] [--eval-mod-terms 1,2] [--iterations 1,2] [--order cts,stc] [--memory fast,low]
+//                   [--double-angles 2,0] [--eval-mod-terms 1,2] [--iterations 1,2] [--order cts,stc] [--memory balanced,fast,low]
 //                   [--key-tolerance 0.05,0.5] [--runs 3] [--json FILE]
 // One row per preset, slot count, thread count, message ratio, number of EvalMod's double angles and
 // terms of its sine series (each automatic unless given),
 // of iterations, order (cts: CoeffsToSlots first, the default; stc: SlotsToCoeffs first, the
-// inputs then encrypted at the bootstrapper's min_input_level()) and memory policy (fast, the
-// default; low: MemoryPolicy::low(), fewer keys and the dense DFT diagonals encoded at each use)
+// inputs then encrypted at the bootstrapper's min_input_level()) and memory policy (balanced, the
+// default: keys whose uniform halves are kept as seeds; fast: the same keys stored whole; low:
+// MemoryPolicy::low(), fewer keys, seeded, and the dense DFT diagonals encoded at each use)
 // and, where given, the DFT plans' key-saving tolerance (MemoryPolicy::key_saving_tolerance: the
 // fewest keys among the plans within that fraction of the least modelled cost).
 //   bench_bootstrap --quick          # BT (insecure test ring), full slots, one run: a smoke test
@@ -53,7 +54,8 @@ struct Row {
     int threads = 0, depth = 0, output_level = 0, keys = 0, message_ratio_bits = 0, double_angles = 0, cosine_degree = 0;
     int iterations = 1, input_level = 0, eval_mod_terms = 1;
     bool stc_first = false;
-    bool low_memory = false;
+    std::string memory = "balanced";  // the memory policy: balanced (the default), fast or low
+    bool seeded_keys = false;         // its keys keep their uniform halves as seeds
     double key_tolerance = 0;
     bool encapsulates = false;
     double key_gib = 0, diagonal_gib = 0, setup_s = 0, keygen_s = 0, model_bits = 0, bits = 0, constant_bits = 0, peak_gib = 0;
@@ -87,7 +89,7 @@ double key_gib(const BootstrapKeys& bk, const RelinKey& rk) {
 }
 
 Row run(const std::string& preset, std::optional<size_t> slots_opt, int threads, int runs, std::optional<int> ratio,
-        std::optional<int> double_angles, std::optional<int> terms, std::optional<int> iterations, bool stc_first, bool low_memory,
+        std::optional<int> double_angles, std::optional<int> terms, std::optional<int> iterations, bool stc_first, const std::string& memory,
         std::optional<double> key_tolerance) {
     using clock = std::chrono::steady_clock;
     oboro::set_num_threads(threads);
@@ -113,8 +115,10 @@ Row run(const std::string& preset, std::optional<size_t> slots_opt, int threads,
     config.iterations = iterations;
     if (stc_first) config.order = BootstrapOrder::slots_to_coeffs_first;
     row.stc_first = stc_first;
-    if (low_memory) config.memory = MemoryPolicy::low();
-    row.low_memory = low_memory;
+    if (memory == "low") config.memory = MemoryPolicy::low();
+    if (memory == "fast") config.memory = kFastBootstrapMemory;
+    row.memory = memory;
+    row.seeded_keys = config.memory.seeded_keys;
     if (key_tolerance) config.memory.key_saving_tolerance = *key_tolerance;
     row.key_tolerance = config.memory.key_saving_tolerance;
 
@@ -206,8 +210,8 @@ void write_json(const std::string& path, const std::vector<Row>& rows, int runs)
         os << "  {\"preset\": \"" << r.preset << "\", \"threads\": " << r.threads << ", \"slots\": " << r.slots << ", \"depth\": " << r.depth
            << ", \"output_level\": " << r.output_level << ", \"message_ratio_bits\": " << r.message_ratio_bits << ", \"double_angles\": " << r.double_angles << ", \"eval_mod_terms\": " << r.eval_mod_terms << ", \"iterations\": " << r.iterations
            << ", \"order\": \"" << (r.stc_first ? "slots_to_coeffs_first" : "coeffs_to_slots_first")
-           << "\", \"memory\": \"" << (r.low_memory ? "low" : "fast")
-           << "\", \"key_saving_tolerance\": " << r.key_tolerance << ", \"input_level\": " << r.input_level
+           << "\", \"memory\": \"" << r.memory << "\", \"seeded_keys\": " << (r.seeded_keys ? "true" : "false")
+           << ", \"key_saving_tolerance\": " << r.key_tolerance << ", \"input_level\": " << r.input_level
            << ", \"cosine_degree\": " << r.cosine_degree << ", \"encapsulates\": " << (r.encapsulates ? "true" : "false")
            << ", \"setup_s\": " << r.setup_s << ", \"keygen_s\": " << r.keygen_s << ", \"keys\": " << r.keys
            << ", \"key_gib\": " << r.key_gib << ", \"diagonal_gib\": " << r.diagonal_gib << ", \"bootstrap_median_s\": " << r.time.median_us / 1e6
@@ -229,7 +233,8 @@ int main(int argc, char** argv) {
     std::vector<std::optional<int>> ratios = {std::nullopt}, angles = {std::nullopt};
     std::vector<std::optional<int>> iterations = {std::nullopt};
     std::vector<std::optional<int>> terms = {std::nullopt};
-    std::vector<bool> orders = {false}, memories = {false};
+    std::vector<bool> orders = {false};
+    std::vector<std::string> memories = {"balanced"};
     std::vector<std::optional<double>> tolerances = {std::nullopt};
     std::string json;
     for (int i = 1; i < argc; ++i) {
@@ -268,11 +273,12 @@ int main(int argc, char** argv) {
         } else if (a == "--memory") {
             memories.clear();
             for (const auto& m : bench::split(bench::option_value(argc, argv, i), ',')) {
-                if (m != "fast" && m != "low") {
-                    std::fprintf(stderr, "--memory takes fast (the default) and low (MemoryPolicy::low())\n");
+                if (m != "balanced" && m != "fast" && m != "low") {
+                    std::fprintf(stderr, "--memory takes balanced (the default: seeded keys), fast (kFastBootstrapMemory: "
+                                         "keys stored whole) and low (MemoryPolicy::low())\n");
                     return 2;
                 }
-                memories.push_back(m == "low");
+                memories.push_back(m);
             }
         } else if (a == "--key-tolerance") {
             tolerances.clear();
@@ -285,7 +291,7 @@ int main(int argc, char** argv) {
         } else {
             std::fprintf(stderr, "usage: bench_bootstrap [--quick] [--presets B1] [--slots 32768,16] [--threads 2,1] "
                                  "[--message-ratio 12,8] [--double-angles 2,0] [--eval-mod-terms 1,2] [--iterations 1,2] [--order cts,stc] "
-                                 "[--memory fast,low] [--key-tolerance 0.05,0.5] [--runs 3] "
+                                 "[--memory balanced,fast,low] [--key-tolerance 0.05,0.5] [--runs 3] "
                                  "[--json FILE]\n");
             return 2;
         }
@@ -299,14 +305,14 @@ int main(int argc, char** argv) {
                         for (const auto& e : terms)
                             for (const auto& it : iterations)
                                 for (bool o : orders)
-                                    for (bool m : memories)
+                                    for (const auto& m : memories)
                                         for (const auto& k : tolerances) rows.push_back(run(p, s, t, runs, r, d, e, it, o, m, k));
-    std::printf("%-6s %5s %6s %5s %7s %7s %5s %6s %5s %5s %6s %6s %10s %9s %9s %9s %8s %9s %9s %8s %6s %9s %9s %9s\n", "preset", "order", "memory", "k_tol", "threads", "slots",
+    std::printf("%-6s %5s %8s %5s %7s %7s %5s %6s %5s %5s %6s %6s %10s %9s %9s %9s %8s %9s %9s %8s %6s %9s %9s %9s\n", "preset", "order", "memory", "k_tol", "threads", "slots",
                 "ratio", "angles", "terms", "iters", "used", "left", "boot_s", "bits", "mean_bits", "ones_bits", "pair_s", "pair_bits", "setup_s", "keygen_s",
                 "keys", "keys_GiB", "diag_GiB", "peak_GiB");
     for (const Row& r : rows)
-        std::printf("%-6s %5s %6s %5.2f %7d %7zu %5d %6d %5d %5d %6d %6d %10.2f %9.1f %9.1f %9.1f %8.2f %9.1f %9.1f %8.1f %6d %9.2f %9.2f %9.1f\n",
-                    r.preset.c_str(), r.stc_first ? "stc" : "cts", r.low_memory ? "low" : "fast", r.key_tolerance, r.threads, r.slots, r.message_ratio_bits, r.double_angles, r.eval_mod_terms, r.iterations, r.depth, r.output_level,
+        std::printf("%-6s %5s %8s %5.2f %7d %7zu %5d %6d %5d %5d %6d %6d %10.2f %9.1f %9.1f %9.1f %8.2f %9.1f %9.1f %8.1f %6d %9.2f %9.2f %9.1f\n",
+                    r.preset.c_str(), r.stc_first ? "stc" : "cts", r.memory.c_str(), r.key_tolerance, r.threads, r.slots, r.message_ratio_bits, r.double_angles, r.eval_mod_terms, r.iterations, r.depth, r.output_level,
                     r.time.median_us / 1e6, r.bits, r.mean_bits, r.constant_bits, r.pair_time.median_us / 1e6, r.pair_bits,
                     r.setup_s, r.keygen_s, r.keys, r.key_gib, r.diagonal_gib, r.peak_gib);
     if (!json.empty()) write_json(json, rows, runs);

@@ -45,7 +45,8 @@ namespace {
 
 const char* memory_name(const algorithms::MemoryPolicy& m) {
     if (m == algorithms::MemoryPolicy::low()) return "low";
-    if (m == algorithms::BootstrapConfig{}.memory) return "fast";
+    if (m == algorithms::kDefaultBootstrapMemory) return "balanced";
+    if (m == algorithms::kFastBootstrapMemory) return "fast";
     return "custom";  // a configuration made in C++
 }
 
@@ -74,8 +75,9 @@ algorithms::BootstrapConfig bootstrap_options(const char* op, const BootstrapOpt
     const auto& [memory, order, iterations, message_ratio_bits, double_angles, eval_mod_terms] = options;
     algorithms::BootstrapConfig c;
     if (memory && *memory == "low") c.memory = algorithms::MemoryPolicy::low();
-    else if (memory && *memory != "fast")
-        raise<ValueError>(op, ": memory must be 'fast' or 'low', not '", *memory, "'");
+    else if (memory && *memory == "fast") c.memory = algorithms::kFastBootstrapMemory;
+    else if (memory && *memory != "balanced")
+        raise<ValueError>(op, ": memory must be 'balanced' (the default), 'fast' or 'low', not '", *memory, "'");
     if (order && *order == "slots_to_coeffs_first") c.order = algorithms::BootstrapOrder::slots_to_coeffs_first;
     else if (order && *order != "coeffs_to_slots_first")
         raise<ValueError>(op, ": order must be 'coeffs_to_slots_first' or 'slots_to_coeffs_first', not '", *order, "'");
@@ -186,6 +188,7 @@ nb::dict info_of(const algorithms::Bootstrapper& b, bool has_keys) {
     d["message_ratio_bits"] = b.message_ratio_bits();
     d["order"] = order_name(b.order());
     d["memory"] = memory_name(b.config().memory);
+    d["seeded_keys"] = b.config().memory.seeded_keys;
     d["key_bytes"] = b.key_bytes();
     const ckks::Context& ctx = *b.context();
     d["relin_key_bytes"] = ckks::switching_key_bytes(ctx, ctx.max_level(), ctx.p_count());
@@ -279,7 +282,7 @@ void add_bootstrap_info(nb::class_<PyContext>& ctx) {
         "high precision, chosen where the output level's scale is at least 2^45, as in preset 'B2': each bootstrap "
         "then runs twice, the second on the first's error), message_ratio_bits (log2 of q_0 over the message "
         "scale), order ('coeffs_to_slots_first' or 'slots_to_coeffs_first') and min_input_level (the lowest level an "
-        "input may have), memory ('fast' or 'low'), rotation_steps, galois_keys (the number of Galois keys), "
+        "input may have), memory ('balanced', 'fast' or 'low'), seeded_keys (whether the keys keep their uniform halves as their seeds, drawn again at each use: 'balanced' and 'low'), rotation_steps, galois_keys (the number of Galois keys), "
         "key_bytes (the memory of the bootstrapping keys, the relinearization key aside), relin_key_bytes (that of the "
         "relinearization key, which bootstrapping's products need), diagonal_bytes (the memory "
         "of the DFTs' diagonals, encoded by keygen(bootstrap=True) and kept), encapsulates (a sparse "

@@ -255,7 +255,8 @@ std::shared_ptr<const algorithms::BootstrapSet> with_bootstrapping(
     const ContextPtr& ctx, KeyGenerator& kg, const std::shared_ptr<const algorithms::BootstrapSet>& have,
     const std::vector<size_t>& slots, const algorithms::BootstrapConfig& options);
 // The Python options of bootstrapping (keygen's bootstrap_*, bootstrap_info's keywords): memory
-// 'fast' (the default) or 'low' (MemoryPolicy::low()), order 'coeffs_to_slots_first' (the default)
+// 'balanced' (the default, kDefaultBootstrapMemory), 'fast' (kFastBootstrapMemory) or 'low'
+// (MemoryPolicy::low()), order 'coeffs_to_slots_first' (the default)
 // or 'slots_to_coeffs_first', iterations None (automatic), 1 or 2, message_ratio_bits and
 // double_angles None (automatic) or BootstrapConfig's values (checked where the bootstrapper is made),
 // eval_mod_terms None (1) or EvalMod's terms, 1 or 2.

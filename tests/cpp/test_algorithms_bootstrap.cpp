@@ -729,7 +729,8 @@ TEST(Bootstrap, KeysRoundTripThroughTheCheckedFormat) {
     const io::Bytes plain = io::serialize(*k.ctx, config, bk, /*compress=*/false);
     EXPECT_LT(seeded.size(), plain.size() * 6 / 10);
     EXPECT_EQ(io::peek_type(seeded), io::ObjectType::bootstrap_keys);
-    for (const io::Bytes& bytes : {seeded, plain}) {
+    for (const bool from_seeds : {true, false}) {
+        const io::Bytes& bytes = from_seeds ? seeded : plain;
         const auto [loaded_config, loaded] = io::load_bootstrap_keys(*k.ctx, bytes);
         EXPECT_EQ(loaded_config.slots, config.slots);
         EXPECT_EQ(loaded_config.message_ratio_bits, 11);
@@ -745,28 +746,41 @@ TEST(Bootstrap, KeysRoundTripThroughTheCheckedFormat) {
         const Ciphertext ct = k.encrypt(random_complex(16, 1.0, 30), 0, true, 16);
         EXPECT_TRUE(same_words(again.bootstrap(CountedOps(eval, nullptr), ct, loaded),
                                boot.bootstrap(CountedOps(original, nullptr), ct, bk)));
+        // the default keeps the keys' uniform halves as seeds: so do keys loaded from their
+        // seeds; keys written whole have none to keep
+        EXPECT_TRUE(loaded_config.memory.seeded_keys);
+        EXPECT_EQ(loaded.galois.keys.begin()->second->a_stored(), !from_seeds);
+        EXPECT_EQ(loaded.encapsulation->from_ephemeral.a_stored(), !from_seeds);
     }
+    EXPECT_FALSE(bk.galois.keys.begin()->second->a_stored());
+    EXPECT_FALSE(bk.encapsulation->to_ephemeral.a_stored());
     // the order, the iterations, an automatic message ratio (format version 4), the memory
-    // policy (5) and EvalMod's terms (6; automatic from 7) travel too
+    // policy (5; seeded keys from 8) and EvalMod's terms (6; automatic from 7) travel too
     BootstrapConfig stc_first = config_for(16);
     stc_first.order = BootstrapOrder::slots_to_coeffs_first;
     stc_first.iterations = 1;
     stc_first.memory = MemoryPolicy::low();
     stc_first.eval_mod_terms = 2;
-    const io::Bytes v7 = io::serialize(*k.ctx, stc_first, bk, /*compress=*/false);
-    EXPECT_EQ(v7[8], 7);
-    const BootstrapConfig loaded_v7 = io::load_bootstrap_keys(*k.ctx, v7).first;
-    EXPECT_EQ(loaded_v7.order, BootstrapOrder::slots_to_coeffs_first);
-    EXPECT_EQ(loaded_v7.iterations, 1);
-    EXPECT_FALSE(loaded_v7.message_ratio_bits.has_value());
-    EXPECT_EQ(loaded_v7.memory.key_saving_tolerance, MemoryPolicy::low().key_saving_tolerance);
-    EXPECT_TRUE(loaded_v7.memory.encode_on_use);
-    EXPECT_EQ(loaded_v7.eval_mod_terms, 2);
+    const io::Bytes v8 = io::serialize(*k.ctx, stc_first, bk, /*compress=*/false);
+    EXPECT_EQ(v8[8], 8);
+    const BootstrapConfig loaded_v8 = io::load_bootstrap_keys(*k.ctx, v8).first;
+    EXPECT_EQ(loaded_v8.order, BootstrapOrder::slots_to_coeffs_first);
+    EXPECT_EQ(loaded_v8.iterations, 1);
+    EXPECT_FALSE(loaded_v8.message_ratio_bits.has_value());
+    EXPECT_EQ(loaded_v8.memory, MemoryPolicy::low());
+    EXPECT_EQ(loaded_v8.eval_mod_terms, 2);
     EXPECT_FALSE(io::load_bootstrap_keys(*k.ctx, plain).first.eval_mod_terms.has_value());  // automatic
+    BootstrapConfig whole = config_for(16);
+    whole.memory = kFastBootstrapMemory;
+    EXPECT_EQ(io::load_bootstrap_keys(*k.ctx, io::serialize(*k.ctx, whole, bk)).first.memory, kFastBootstrapMemory);
     // A record written by an older version, with its checksum and size recomputed: the bytes of
-    // `plain` (version 7) without the `cut` bytes at payload offset `at`, and `set` written over.
+    // `config` with its keys stored whole (version 8, memory flags 0) without the `cut` bytes at
+    // payload offset `at`, and `set` written over.
+    BootstrapConfig config_whole = config;
+    config_whole.memory = kFastBootstrapMemory;
+    const io::Bytes plain_whole = io::serialize(*k.ctx, config_whole, bk, /*compress=*/false);
     const auto older = [&](uint8_t version, size_t at, size_t cut, std::optional<std::pair<size_t, uint8_t>> set = {}) {
-        io::Bytes old(plain.begin(), plain.end() - long(io::kChecksumSize));
+        io::Bytes old(plain_whole.begin(), plain_whole.end() - long(io::kChecksumSize));
         if (set) old[32 + set->first] = set->second;
         old.erase(old.begin() + long(32 + at), old.begin() + long(32 + at + cut));
         old[8] = version;
@@ -776,6 +790,10 @@ TEST(Bootstrap, KeysRoundTripThroughTheCheckedFormat) {
         for (int i = 0; i < 8; ++i) old.push_back(uint8_t(sum >> (8 * i)));
         return old;
     };
+    // version 7: the memory flags (payload offset 44) know only the encoding at each use (1);
+    // the seeded keys' 2 is refused there
+    EXPECT_FALSE(io::load_bootstrap_keys(*k.ctx, older(7, 0, 0)).first.memory.seeded_keys);
+    EXPECT_THROW(io::load_bootstrap_keys(*k.ctx, older(7, 0, 0, std::pair{size_t(44), uint8_t(2)})), SerializationError);
     // version 6: EvalMod's terms 1 or 2 (payload offset 45), never automatic
     EXPECT_EQ(io::load_bootstrap_keys(*k.ctx, older(6, 0, 0, std::pair{size_t(45), uint8_t(1)})).first.eval_mod_terms, 1);
     EXPECT_THROW(io::load_bootstrap_keys(*k.ctx, older(6, 0, 0)), SerializationError);
@@ -796,7 +814,7 @@ TEST(Bootstrap, KeysRoundTripThroughTheCheckedFormat) {
     EXPECT_FALSE(loaded_v3.iterations.has_value());
     EXPECT_EQ(loaded_v3.order, BootstrapOrder::coeffs_to_slots_first);
     EXPECT_EQ(keys_v3.galois.keys.size(), bk.galois.keys.size());
-    // out-of-range iterations (payload offset 28), order (32), tolerance (36), encoding flag (44)
+    // out-of-range iterations (payload offset 28), order (32), tolerance (36), memory flags (44)
     // and EvalMod's terms (45) are refused (the checksum recomputed, as an attacker could)
     const double nan = std::nan(""), huge = 1e6;
     uint64_t nan_bits, huge_bits;
@@ -804,9 +822,9 @@ TEST(Bootstrap, KeysRoundTripThroughTheCheckedFormat) {
     std::memcpy(&huge_bits, &huge, 8);
     for (const auto& [offset, value, width] : {std::tuple{32 + 28, uint64_t(3), 4}, std::tuple{32 + 28, uint64_t(0), 4},
                                                std::tuple{32 + 32, uint64_t(2), 4}, std::tuple{32 + 36, nan_bits, 8},
-                                               std::tuple{32 + 36, huge_bits, 8}, std::tuple{32 + 44, uint64_t(2), 1},
+                                               std::tuple{32 + 36, huge_bits, 8}, std::tuple{32 + 44, uint64_t(4), 1},
                                                std::tuple{32 + 45, uint64_t(3), 1}}) {
-        io::Bytes bad(v7.begin(), v7.end() - long(io::kChecksumSize));
+        io::Bytes bad(v8.begin(), v8.end() - long(io::kChecksumSize));
         for (int i = 0; i < width; ++i) bad[size_t(offset + i)] = uint8_t(value >> (8 * i));
         const uint64_t bad_sum = io::xxh64(bad.data(), bad.size());
         for (int i = 0; i < 8; ++i) bad.push_back(uint8_t(bad_sum >> (8 * i)));
@@ -889,19 +907,23 @@ TEST(Bootstrap, AutomaticModeWithSlotsToCoeffsFirstRefreshesAtTheMinimumInputLev
     EXPECT_THROW(automatic.multiply(k.encrypt(x, low - 1, true, 16), cplx(0.9, 0)), ValueError);
 }
 
-// At preset B1 (full slots) the default memory policy (kBootstrapKeySavingTolerance) takes about
-// a third fewer key bytes than the plans of least modelled cost, MemoryPolicy::low() keeps the
-// bootstrapping keys under 4 GB (issue 19's target), and key_bytes() is what generate_keys() makes.
+// At preset B1 (full slots) the plans of the default memory policy (kBootstrapKeySavingTolerance)
+// take about a third fewer key bytes than those of least modelled cost, the default's seeded keys
+// half of that again, under 4 GB (issue 19's target), MemoryPolicy::low() less still, and
+// key_bytes() is what generate_keys() makes.
 TEST(Bootstrap, KeysOfPresetB1) {
     const ckks::ContextPtr ctx = Context::create(Parameters::preset("B1"));
-    BootstrapConfig low, least_cost;
+    BootstrapConfig low, least_cost, whole;
     low.memory = MemoryPolicy::low();
     least_cost.memory = MemoryPolicy{};
-    const Bootstrapper fast_boot(ctx), low_boot(ctx, low), least_cost_boot(ctx, least_cost);
+    whole.memory = kFastBootstrapMemory;
+    const Bootstrapper default_boot(ctx), fast_boot(ctx, whole), low_boot(ctx, low), least_cost_boot(ctx, least_cost);
     EXPECT_LT(double(fast_boot.key_bytes()), 0.7 * double(least_cost_boot.key_bytes()));
     EXPECT_LT(fast_boot.galois_key_levels().size(), least_cost_boot.galois_key_levels().size());
-    EXPECT_LT(low_boot.key_bytes(), 4e9);
-    EXPECT_LT(double(low_boot.key_bytes()), 0.7 * double(fast_boot.key_bytes()));
+    EXPECT_EQ(default_boot.galois_key_levels(), fast_boot.galois_key_levels());
+    EXPECT_EQ(2 * default_boot.key_bytes(), fast_boot.key_bytes());
+    EXPECT_LT(default_boot.key_bytes(), 4e9);
+    EXPECT_LT(double(low_boot.key_bytes()), 0.7 * double(default_boot.key_bytes()));
     EXPECT_LE(low_boot.galois_key_levels().size(), 16u);
     EXPECT_EQ(low_boot.depth(), fast_boot.depth());
     EXPECT_EQ(least_cost_boot.depth(), fast_boot.depth());
@@ -917,6 +939,31 @@ TEST(Bootstrap, KeysOfPresetB1) {
     for (const auto& [g, key] : keys.galois.keys) bytes += key->data.size();
     if (keys.encapsulation) bytes += keys.encapsulation->to_ephemeral.data.size() + keys.encapsulation->from_ephemeral.data.size();
     EXPECT_EQ(boot.key_bytes(), bytes);
+}
+
+// The default's keys, whose uniform halves are drawn again from their seeds at each key switch,
+// and the same keys stored whole (kFastBootstrapMemory, made from the same seed) give the same
+// words, in both orders.
+TEST(Bootstrap, SeededKeysGiveTheWordsOfWholeKeys) {
+    Keys& k = BootKeys::get().keys;
+    for (BootstrapOrder order : {BootstrapOrder::coeffs_to_slots_first, BootstrapOrder::slots_to_coeffs_first}) {
+        BootstrapConfig seeded = config_for(16), whole = config_for(16);
+        seeded.order = whole.order = order;
+        whole.memory = kFastBootstrapMemory;
+        const Bootstrapper seeded_boot(k.ctx, seeded), whole_boot(k.ctx, whole);
+        math::Seed seed{};
+        seed[0] = 7;
+        KeyGenerator a = KeyGenerator::from_seed_for_testing(k.ctx, seed), b = KeyGenerator::from_seed_for_testing(k.ctx, seed);
+        const BootstrapKeys seeded_keys = seeded_boot.generate_keys(a), whole_keys = whole_boot.generate_keys(b);
+        EXPECT_FALSE(seeded_keys.galois.keys.begin()->second->a_stored());
+        EXPECT_TRUE(whole_keys.galois.keys.begin()->second->a_stored());
+        const RelinKey rk = KeyGenerator::from_seed_for_testing(k.ctx, seed).relin_key();
+        const KeyRefs seeded_set(&rk, &seeded_keys.galois), whole_set(&rk, &whole_keys.galois);
+        const Evaluator se = k.eval->with_keys(seeded_set), we = k.eval->with_keys(whole_set);
+        const Ciphertext in = k.encrypt(random_complex(16, 1.0, 40), seeded_boot.min_input_level(), true, 16);
+        EXPECT_TRUE(same_words(seeded_boot.bootstrap(CountedOps(se, nullptr), in, seeded_keys),
+                               whole_boot.bootstrap(CountedOps(we, nullptr), in, whole_keys)));
+    }
 }
 
 // MemoryPolicy::low(): fewer Galois keys and the DFT diagonals encoded at each use, for more

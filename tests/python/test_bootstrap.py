@@ -216,11 +216,16 @@ def test_options_low_memory_slots_to_coeffs_first_and_one_iteration():
     (inputs need min_input_level levels, the output keeps them), iterations; they travel with the
     context's bytes, and a second set of other options for one slot count is refused."""
     b1 = oboro.Context.from_preset("B1")
-    fast, low = b1.bootstrap_info(), b1.bootstrap_info(memory="low")
-    assert (fast["memory"], low["memory"]) == ("fast", "low")
-    assert low["galois_keys"] < fast["galois_keys"] and low["key_bytes"] < 4e9 < fast["key_bytes"]
-    assert low["diagonal_bytes"] < fast["diagonal_bytes"] < 2**30
-    assert low["depth"] == fast["depth"] and low["output_level"] == fast["output_level"]
+    default, fast, low = b1.bootstrap_info(), b1.bootstrap_info(memory="fast"), b1.bootstrap_info(memory="low")
+    assert (default["memory"], fast["memory"], low["memory"]) == ("balanced", "fast", "low")
+    assert b1.bootstrap_info(memory="balanced") == default
+    # 'fast' stores the default's keys whole: the same keys, twice the bytes of their seeded halves
+    assert fast["galois_keys"] == default["galois_keys"] and fast["key_bytes"] == 2 * default["key_bytes"]
+    assert low["galois_keys"] < default["galois_keys"] and low["key_bytes"] < default["key_bytes"] < 4e9 < fast["key_bytes"]
+    assert low["diagonal_bytes"] < fast["diagonal_bytes"] == default["diagonal_bytes"] < 2**30
+    assert low["depth"] == fast["depth"] == default["depth"] and low["output_level"] == fast["output_level"]
+    with pytest.raises(oboro.InvalidArgument, match="'balanced' \\(the default\\), 'fast' or 'low'"):
+        b1.bootstrap_info(memory="quick")
 
     c = oboro.Context.from_preset("BT")
     c.keygen(rotations=[], bootstrap=16, bootstrap_memory="low", bootstrap_order="slots_to_coeffs_first")

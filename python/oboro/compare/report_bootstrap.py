@@ -24,7 +24,7 @@ def eval_mod(row):
     iterations = ", 2 iterations" if row.get("iterations", 1) == 2 else ""
     order = (f", SlotsToCoeffs first (input at level {row['input_level']})"
              if row.get("order") == "slots_to_coeffs_first" else "")
-    memory = ", low memory" if row.get("memory") == "low" else ""
+    memory = (", low memory" if row.get("memory") == "low" else "") + (", seeded keys" if row.get("seeded_keys") else "")
     # bench_bootstrap --key-tolerance: the DFT plans' key-saving tolerance (MemoryPolicy)
     tolerance = (f", DFT plans within {row['key_saving_tolerance']:g} of the least cost"
                  if "key_saving_tolerance" in row else "")
@@ -84,7 +84,7 @@ def render(oboro, lattigo=None, openfhe=(), desilofhe=()):
         f"{'its Python API, each row a process of its own' if oboro.get('generator') else 'C++'}). Precision: -log2 of the largest error "
         "over the slots (worst of the runs), values uniform in the complex unit disk, full slots; mean: the mean over "
         "the slots of -log2 of the error (Lattigo's AVG Prec; worst of the runs); all ones: the "
-        "same for the hardest input, every slot 1. Ratio: the message ratio (Lattigo's default set uses 2^8). EvalMod: the degree of its cosine (a sine when r = 0) and the number r of double angles (two-term sine series: EvalMod's keygen(bootstrap_eval_mod_terms=2), one level more; 2 iterations: high precision, each bootstrap run twice, the second on the first's error; SlotsToCoeffs first: the other order, on an input with that many levels, which the output keeps; low memory: MemoryPolicy::low(), keygen(bootstrap_memory='low'), fewer keys and the dense DFT diagonals encoded at each use). Set-up and keys: from the parameters to a bootstrap-ready evaluator, the "
+        "same for the hardest input, every slot 1. Ratio: the message ratio (Lattigo's default set uses 2^8). EvalMod: the degree of its cosine (a sine when r = 0) and the number r of double angles (two-term sine series: EvalMod's keygen(bootstrap_eval_mod_terms=2), one level more; 2 iterations: high precision, each bootstrap run twice, the second on the first's error; SlotsToCoeffs first: the other order, on an input with that many levels, which the output keeps; seeded keys: the keys keep their uniform halves as their seeds and draw them again at each key switch, half their memory, keygen's default bootstrap_memory='balanced' and 'low', where 'fast' stores them whole; low memory: MemoryPolicy::low(), keygen(bootstrap_memory='low'), fewer keys and the dense DFT diagonals encoded at each use). Set-up and keys: from the parameters to a bootstrap-ready evaluator, the "
         "bootstrapper's DFT matrices and the keys (oboro: keygen(bootstrap=True); Lattigo: its key generation and "
         "NewEvaluator; OpenFHE: EvalBootstrapSetup and its key generation). Keys: the Galois, encapsulation and relinearization keys (Lattigo: its evaluation key "
         "set, the same keys). Two real: two real ciphertexts in one bootstrap (bootstrap_real_pair; a real Batch "
@@ -129,16 +129,18 @@ def render(oboro, lattigo=None, openfhe=(), desilofhe=()):
                     f"({name} on {b['threads']} thread(s), {b['bootstrap_median_s']:.2f} s against {o['bootstrap_median_s']:.2f} s), "
                     f"{o['output_level'] - b['levels_left']:+d} levels left."
                 )
-    low = [o for o in rows if o.get("memory") == "low"]
-    if peers and low:
+    # the memory of the default configuration (the first rows of a run) and of every low-memory row
+    lean = [o for o in rows if o.get("memory") == "low" or o.get("config") == "default"]
+    if peers and lean:
         lines.append("")
         least_keys = min((r for _, r in peers if r.get("key_gib") is not None), key=lambda r: r["key_gib"], default=None)
         least_peak = min((r for _, r in peers), key=lambda r: r["peak_gib"])
-        for o in low:
+        for o in lean:
             keys = (f", against the smallest other key set's {least_keys['key_gib']:.2f} GiB"
                     if least_keys else "")
+            what = "with low memory" if o.get("memory") == "low" else "by default"
             lines.append(
-                f"oboro with low memory on {o['threads']} thread(s): {o['key_gib']:.2f} GiB of keys "
+                f"oboro {what} on {o['threads']} thread(s): {o['key_gib']:.2f} GiB of keys "
                 f"({o['key_gib'] * 2**30 / 1e9:.2f} GB){keys}; a peak of {o['peak_gib']:.1f} GiB against the lowest "
                 f"other library's {least_peak['peak_gib']:.1f} GiB."
             )

@@ -296,7 +296,7 @@ size_t Bootstrapper::key_bytes() const {
     if (encapsulates_)  // to the ephemeral secret at level 0 over the fewest special primes, back at the top
         bytes += ckks::switching_key_bytes(ctx, 0, ckks::fewest_special_primes(ctx, 0)) +
                  ckks::switching_key_bytes(ctx, levels_.top, ctx.p_count());
-    return bytes;
+    return config_.memory.seeded_keys ? bytes / 2 : bytes;  // the b_j alone: half of each key
 }
 
 size_t Bootstrapper::diagonal_bytes() const {
@@ -311,8 +311,19 @@ void Bootstrapper::encode_diagonals() const {
 BootstrapKeys Bootstrapper::generate_keys(ckks::KeyGenerator& keygen) const {
     BootstrapKeys keys;
     keys.galois.context_id = ctx_->id();
-    for (const auto& [g, level] : galois_key_levels()) keys.galois.add(g, keygen.galois_key(g, level));
-    if (encapsulates_) keys.encapsulation = keygen.encapsulation_keys(config_.ephemeral_hamming_weight, levels_.top);
+    for (const auto& [g, level] : galois_key_levels()) {
+        ckks::KeySwitchKey key = keygen.galois_key(g, level);
+        // one key at a time: the memory of its a_j goes back before the next key is made
+        if (config_.memory.seeded_keys) key.seed_a_halves();
+        keys.galois.add(g, std::move(key));
+    }
+    if (encapsulates_) {
+        keys.encapsulation = keygen.encapsulation_keys(config_.ephemeral_hamming_weight, levels_.top);
+        if (config_.memory.seeded_keys) {
+            keys.encapsulation->to_ephemeral.seed_a_halves();
+            keys.encapsulation->from_ephemeral.seed_a_halves();
+        }
+    }
     return keys;
 }
 

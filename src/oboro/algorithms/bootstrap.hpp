@@ -57,6 +57,10 @@ enum class BootstrapOrder { coeffs_to_slots_first, slots_to_coeffs_first };
 // bootstrap time (docs/bootstrapping.md, Memory). Beyond it the time grows fast (0.5: 22 keys,
 // 1.5x), the model's cost of a full rotation being well below its measured one on some machines.
 inline constexpr double kBootstrapKeySavingTolerance = 0.2;
+// BootstrapConfig::memory: the default (seeded Galois keys), and the same plans with the keys
+// stored whole (the fastest, Python's memory='fast').
+inline constexpr MemoryPolicy kDefaultBootstrapMemory{kBootstrapKeySavingTolerance, false, true};
+inline constexpr MemoryPolicy kFastBootstrapMemory{kBootstrapKeySavingTolerance, false, false};
 
 struct BootstrapConfig {
     std::optional<size_t> slots;                // n, a power of two <= N/2 (default N/2)
@@ -99,10 +103,13 @@ struct BootstrapConfig {
     // SlotsToCoeffs first, 1 (2 is refused: the comparison would need SlotsToCoeffs again).
     std::optional<int> iterations;
     // Speed against memory: the default keeps every DFT diagonal encoded (under 1 GB at N = 2^16,
-    // most of them compact) and takes, among the DFT plans within kBootstrapKeySavingTolerance of
-    // the least modelled cost, the one with the fewest Galois keys; MemoryPolicy::low() encodes the
-    // dense diagonals at each use and takes plans within 2x (fewer keys, more giant rotations).
-    MemoryPolicy memory{kBootstrapKeySavingTolerance, false};
+    // most of them compact), takes, among the DFT plans within kBootstrapKeySavingTolerance of
+    // the least modelled cost, the one with the fewest Galois keys, and keeps its keys' uniform
+    // halves as seeds (half their memory: 2.5 GiB instead of 4.7 at B1, for a few per cent of
+    // the bootstrap's time, docs/bootstrapping.md); kFastBootstrapMemory stores them whole;
+    // MemoryPolicy::low() also encodes the dense diagonals at each use and takes plans within 2x
+    // (fewer keys, more giant rotations).
+    MemoryPolicy memory = kDefaultBootstrapMemory;
 };
 
 // Every key a bootstrap needs besides the relinearization key (the evaluator's).

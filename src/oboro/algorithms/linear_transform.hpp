@@ -89,12 +89,16 @@ struct MemoryPolicy {
     // and kept: the plaintexts' memory (tens of MB each at N = 2^16) for an encoding per use.
     // Compact ones (LevelPlaintexts::block() > 1, operands in host memory) are always kept.
     bool encode_on_use = false;
+    // the keys made for the transform (Bootstrapper::generate_keys) keep their uniform
+    // halves as their seed, drawn again at each key switch (ckks::KeySwitchKey::seed_a_halves):
+    // half the keys' memory for the ChaCha20 stream of those halves at each use
+    bool seeded_keys = false;
 
-    // Low memory: the dense diagonals encoded at each use, and plans within 2x of the least
-    // modelled cost with the fewest keys (bootstrapping at preset B1: 15 Galois keys of 2.6 GiB
-    // instead of the default's 27 of 4.5 GiB; its time and peak memory are measured in
-    // docs/benchmarks/bootstrap.md).
-    static MemoryPolicy low() { return {1.0, true}; }
+    // Low memory: the dense diagonals encoded at each use, plans within 2x of the least
+    // modelled cost with the fewest keys, and seeded keys (bootstrapping at preset B1: 15
+    // Galois keys of 1.4 GiB instead of the default's 27 of 2.5 GiB; its time and peak memory
+    // are measured in docs/benchmarks/bootstrap.md).
+    static MemoryPolicy low() { return {1.0, true, true}; }
 
     bool operator==(const MemoryPolicy&) const = default;
 };

@@ -644,7 +644,9 @@ void write_galois_body(Writer& w, const Context& ctx, const GaloisKeys& gk, bool
     }
 }
 
-GaloisKeys read_galois_body(Reader& r, const Context& ctx) {
+// seed: each key that was stored as its seed keeps its a_j as that seed in memory too
+// (KeySwitchKey::seed_a_halves), one key at a time.
+GaloisKeys read_galois_body(Reader& r, const Context& ctx, bool seed = false) {
     const uint32_t count = r.u32("the key count");
     // Each key needs at least its b polynomials (a key of level 0 is the smallest): a bound on the
     // count before the loop.
@@ -660,7 +662,9 @@ GaloisKeys read_galois_body(Reader& r, const Context& ctx) {
             r.fail(oboro::detail::concat("Galois element ", element, " is not an odd number in ", previous + 1, "..",
                                   2 * ctx.n() - 1, " (elements are stored in increasing order)"));
         previous = element;
-        gk.add(element, read_switching_key(r, ctx));
+        KeySwitchKey key = read_switching_key(r, ctx);
+        if (seed && key.a_seed) key.seed_a_halves();
+        gk.add(element, std::move(key));
     }
     return gk;
 }
@@ -693,7 +697,8 @@ constexpr double kMaxKeySavingTolerance = 1024;
 // automatic), i32 cosine degree (-1: automatic), i32 message ratio bits (-1: automatic; version 4),
 // i32 ephemeral weight, and from version 4 i32 iterations (-1: automatic) and u32 the order (0:
 // CoeffsToSlots first, 1: SlotsToCoeffs first), from version 5 the memory policy (f64 the plans'
-// key-saving tolerance, u8 1 when the diagonals are encoded at each use), from version 6 u8
+// key-saving tolerance, u8 flags: 1 when the diagonals are encoded at each use, from version 8
+// 2 when the keys keep their uniform halves as seeds), from version 6 u8
 // EvalMod's terms (1 or 2; from version 7 also 0: automatic); the Galois key set's
 // body; u8 1 when the encapsulation keys follow: u32 their ephemeral weight, the key to the
 // ephemeral secret, the key back. A version-3 record has neither and stands for the automatic
@@ -714,7 +719,7 @@ Bytes serialize(const Context& ctx, const algorithms::BootstrapConfig& config, c
         w.u32(uint32_t(v));
     w.u32(config.order == algorithms::BootstrapOrder::slots_to_coeffs_first ? 1 : 0);
     w.f64(config.memory.key_saving_tolerance);
-    w.u8(config.memory.encode_on_use ? 1 : 0);
+    w.u8(uint8_t((config.memory.encode_on_use ? 1 : 0) | (config.memory.seeded_keys ? 2 : 0)));
     w.u8(uint8_t(config.eval_mod_terms.value_or(0)));
     write_galois_body(w, ctx, keys.galois, compress);
     w.u8(keys.encapsulation ? 1 : 0);
@@ -772,9 +777,11 @@ std::pair<algorithms::BootstrapConfig, algorithms::BootstrapKeys> load_bootstrap
             r.fail(oboro::detail::concat("a key-saving tolerance of ", tolerance, " is outside 0..",
                                          kMaxKeySavingTolerance));
         config.memory.key_saving_tolerance = tolerance;
-        const uint8_t on_use = r.u8("the encoding flag");
-        if (on_use > 1) r.fail(oboro::detail::concat("an encoding flag of ", int(on_use)));
-        config.memory.encode_on_use = on_use == 1;
+        const uint8_t flags = r.u8("the memory flags");
+        const uint8_t known = v.version >= 8 ? 3 : 1;
+        if (flags & ~known) r.fail(oboro::detail::concat("memory flags 0x", std::hex, int(flags)));
+        config.memory.encode_on_use = (flags & 1) != 0;
+        config.memory.seeded_keys = (flags & 2) != 0;
     }
     if (v.version >= 6) {
         const uint8_t terms = r.u8("EvalMod's terms");
@@ -786,7 +793,9 @@ std::pair<algorithms::BootstrapConfig, algorithms::BootstrapKeys> load_bootstrap
         config.eval_mod_terms = 1;  // the only choice before version 6
     }
     algorithms::BootstrapKeys keys;
-    keys.galois = read_galois_body(r, ctx);
+    // keys written with their seeds are seeded again (written whole, they have no seed to keep)
+    const bool seed = config.memory.seeded_keys;
+    keys.galois = read_galois_body(r, ctx, seed);
     const uint8_t has_encapsulation = r.u8("the encapsulation flag");
     if (has_encapsulation > 1) r.fail(oboro::detail::concat("an encapsulation flag of ", int(has_encapsulation)));
     if (has_encapsulation) {
@@ -794,6 +803,8 @@ std::pair<algorithms::BootstrapConfig, algorithms::BootstrapKeys> load_bootstrap
         e.ephemeral_hamming_weight = in_range("the encapsulation keys' ephemeral weight", 1, int(ctx.n()));
         e.to_ephemeral = read_switching_key(r, ctx);
         e.from_ephemeral = read_switching_key(r, ctx);
+        for (KeySwitchKey* k : {&e.to_ephemeral, &e.from_ephemeral})
+            if (seed && k->a_seed) k->seed_a_halves();
         keys.encapsulation = std::move(e);
     }
     r.expect_end();
