@@ -448,3 +448,24 @@ def test_bootstrap_keys_from_a_seed_are_bit_identical():
     assert a.serialize(secret_key=True, compress=False) == b.serialize(secret_key=True, compress=False)
     x = values(16, 5)
     assert bits(b.decrypt(a.encrypt(x, level=0).bootstrap()), x) > MIN_BITS
+
+
+def test_seeded_keys_by_default_and_whole_keys_with_memory_fast():
+    """The default keys keep their uniform halves as seeds (half the key bytes); bootstrap_memory='fast'
+    stores the same keys whole. From one seed both decrypt to the same values bit for bit, and each
+    context's bytes say which it is."""
+    seed = bytes(range(32))
+    lean = oboro.Context.from_preset("BT").keygen(rotations=[], bootstrap=16, seed_for_testing=seed)
+    whole = oboro.Context.from_preset("BT").keygen(rotations=[], bootstrap=16, bootstrap_memory="fast",
+                                                    seed_for_testing=seed)
+    li, wi = lean.bootstrap_info(16), whole.bootstrap_info(16)
+    assert (li["memory"], li["seeded_keys"]) == ("balanced", True)
+    assert (wi["memory"], wi["seeded_keys"]) == ("fast", False)
+    assert wi["galois_keys"] == li["galois_keys"] and wi["key_bytes"] == 2 * li["key_bytes"]
+    x = values(16, 6, complex_=True)
+    ct = lean.encrypt(x, level=0)
+    a = lean.decrypt(ct.bootstrap())
+    b = whole.decrypt(oboro.Ciphertext.deserialize(whole, ct.serialize()).bootstrap())
+    assert np.array_equal(a, b) and bits(a, x) > MIN_BITS
+    server = oboro.Context.deserialize(lean.public().serialize())
+    assert server.bootstrap_info(16)["seeded_keys"]
