@@ -138,6 +138,8 @@ public:
                      beta_);
         KeyGenerator keygen(ctx_);
         rk_ = keygen.relin_key();
+        rk_seeded_ = rk_;
+        rk_seeded_.seed_a_halves();
         std::vector<int64_t> steps;
         for (int s = 1; s <= *std::max_element(o_.sums.begin(), o_.sums.end()); ++s) steps.push_back(s);
         gk_ = keygen.galois_keys(steps);
@@ -277,6 +279,11 @@ private:
             const size_t ne = ne_;
             kernel("key inner product (beta digits, l+1+k limbs)",
                    [=, &ring, &lc] { cpu::key_inner_product(ring, lc, digits, key, acc, acc + ne * n); });
+            // the same key with its uniform halves drawn again from their seed (seeded keys,
+            // bootstrapping's default): the difference is the ChaCha20 stream of the a_j
+            const KeySwitchKeyView seeded = rk_seeded_.view();
+            kernel("key inner product, a_j drawn from the key's seed",
+                   [=, &ring, &lc] { cpu::key_inner_product(ring, lc, digits, seeded, acc, acc + ne * n); });
             // A hoisted sum reads a different key for each rotation, from memory: so does this
             // kernel (the next of the Galois keys at each call).
             std::vector<KeySwitchKeyView> keys;
@@ -498,6 +505,7 @@ private:
     std::vector<PendingOp> ops_;
     std::map<std::string, double> kernels_;
     RelinKey rk_;
+    RelinKey rk_seeded_;  // rk_ with its a_j drawn from its seed at each use (seed_a_halves)
     GaloisKeys gk_;
     std::unique_ptr<Encoder> encoder_;
     std::unique_ptr<Evaluator> eval_;

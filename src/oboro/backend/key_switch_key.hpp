@@ -15,8 +15,8 @@
 //
 // Seeded uniform halves: the a_j of a key drawn from a seed (ckks::expand_uniform, stream j) may
 // be left out of memory, the layout then [digit][b][limb]; a key switch draws each limb of a_j
-// again from its recorded place in the stream. Half the key's memory, for about 2.5-3.3 ns of
-// ChaCha20 per word of a_j at each use against about 0.8 to read it (AVX-512, docs/bootstrapping.md).
+// again from its recorded place in the stream. Half the key's memory, for the ChaCha20 stream of
+// every a_j at each use: about twice the inner product's time (docs/benchmarks/keyswitch.md).
 #pragma once
 
 #include <cstddef>
