@@ -569,7 +569,7 @@ void register_ckks(nb::module_& m) {
             "bootstrap=True also makes the keys of bootstrapping ciphertexts of every slot count (ct.bootstrap()); "
             "an int or a list of ints makes them for those slot counts (a power of two: a bootstrapper of n slots "
             "also takes ciphertexts of fewer, at its cost). It needs bootstrappable parameters (the preset 'B1', 'B2' for "
-            "high precision, or 'BT' for tests) and takes time and memory: about 30 keys, 4.7 GiB at N = 2^16 (see "
+            "high precision, or 'BT' for tests) and takes time and memory: about 30 keys, 2.4 GiB at N = 2^16 with bootstrap_memory='balanced' (see "
             "docs/bootstrapping.md and bootstrap_info()).\n\n"
             "bootstrap_memory: 'balanced' (default: 27 Galois keys whose uniform halves are kept as their seeds and drawn "
             "again at each use, 2.3 GiB at B1), 'fast' (the same keys stored whole, 4.7 GiB, for a few per cent less "

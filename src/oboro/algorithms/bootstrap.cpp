@@ -311,18 +311,17 @@ void Bootstrapper::encode_diagonals() const {
 BootstrapKeys Bootstrapper::generate_keys(ckks::KeyGenerator& keygen) const {
     BootstrapKeys keys;
     keys.galois.context_id = ctx_->id();
-    for (const auto& [g, level] : galois_key_levels()) {
-        ckks::KeySwitchKey key = keygen.galois_key(g, level);
-        // one key at a time: the memory of its a_j goes back before the next key is made
+    // one key at a time: the memory of its a_j goes back before the next key is made
+    const auto as_policy = [&](ckks::KeySwitchKey key) {
         if (config_.memory.seeded_keys) key.seed_a_halves();
-        keys.galois.add(g, std::move(key));
-    }
+        return key;
+    };
+    for (const auto& [g, level] : galois_key_levels()) keys.galois.add(g, as_policy(keygen.galois_key(g, level)));
     if (encapsulates_) {
-        keys.encapsulation = keygen.encapsulation_keys(config_.ephemeral_hamming_weight, levels_.top);
-        if (config_.memory.seeded_keys) {
-            keys.encapsulation->to_ephemeral.seed_a_halves();
-            keys.encapsulation->from_ephemeral.seed_a_halves();
-        }
+        ckks::EncapsulationKeys e = keygen.encapsulation_keys(config_.ephemeral_hamming_weight, levels_.top);
+        e.to_ephemeral = as_policy(std::move(e.to_ephemeral));
+        e.from_ephemeral = as_policy(std::move(e.from_ephemeral));
+        keys.encapsulation = std::move(e);
     }
     return keys;
 }

@@ -189,12 +189,8 @@ void sample_uniform(math::Prng& prng, uint64_t* out, const math::Modulus* mods, 
 void expand_uniform(const math::Seed& seed, uint64_t stream, uint64_t* out, const math::Modulus* mods, size_t limbs,
                     size_t n, uint64_t* limb_positions) {
     math::Prng prng(seed, stream);
-    if (!limb_positions) {
-        sample_uniform(prng, out, mods, limbs, n);
-        return;
-    }
     for (size_t i = 0; i < limbs; ++i) {
-        limb_positions[i] = prng.position();
+        if (limb_positions) limb_positions[i] = prng.position();
         sample_uniform(prng, out + i * n, mods + i, 1, n);
     }
 }

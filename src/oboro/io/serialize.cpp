@@ -161,7 +161,9 @@ void write_switching_key(Writer& w, const Context& ctx, const KeySwitchKey& key,
         }
 }
 
-KeySwitchKey read_switching_key(Reader& r, const Context& ctx) {
+// keep_seeded: a key stored as its seed keeps its a_j as that seed in memory too
+// (KeySwitchKey::seed_a_halves), without storing them first; a key stored whole stays whole.
+KeySwitchKey read_switching_key(Reader& r, const Context& ctx, bool keep_seeded = false) {
     const size_t n = ctx.n();
     const uint32_t digits = r.u32("the digit count");
     const uint8_t flags = r.u8("the flags");
@@ -201,11 +203,13 @@ KeySwitchKey read_switching_key(Reader& r, const Context& ctx) {
         key.store(j, 0, words.data());
     }
     if (seed) key.a_positions.resize(digits * limbs);
+    const bool store_a = !(seed && keep_seeded);
     for (size_t j = 0; j < digits; ++j) {
         if (seed) expand_uniform(*seed, j, words.data(), basis.data(), limbs, n, key.a_positions.data() + j * limbs);
         else read_poly(r, ctx, words.data(), basis, "a key polynomial a");
-        key.store(j, 1, words.data());
+        if (store_a) key.store(j, 1, words.data());
     }
+    if (!store_a) key.seed_a_halves();
     key.name_words();
     return key;
 }
@@ -644,9 +648,8 @@ void write_galois_body(Writer& w, const Context& ctx, const GaloisKeys& gk, bool
     }
 }
 
-// seed: each key that was stored as its seed keeps its a_j as that seed in memory too
-// (KeySwitchKey::seed_a_halves), one key at a time.
-GaloisKeys read_galois_body(Reader& r, const Context& ctx, bool seed = false) {
+// keep_seeded: as read_switching_key's, for each key.
+GaloisKeys read_galois_body(Reader& r, const Context& ctx, bool keep_seeded = false) {
     const uint32_t count = r.u32("the key count");
     // Each key needs at least its b polynomials (a key of level 0 is the smallest): a bound on the
     // count before the loop.
@@ -662,9 +665,7 @@ GaloisKeys read_galois_body(Reader& r, const Context& ctx, bool seed = false) {
             r.fail(oboro::detail::concat("Galois element ", element, " is not an odd number in ", previous + 1, "..",
                                   2 * ctx.n() - 1, " (elements are stored in increasing order)"));
         previous = element;
-        KeySwitchKey key = read_switching_key(r, ctx);
-        if (seed && key.a_seed) key.seed_a_halves();
-        gk.add(element, std::move(key));
+        gk.add(element, read_switching_key(r, ctx, keep_seeded));
     }
     return gk;
 }
@@ -794,17 +795,15 @@ std::pair<algorithms::BootstrapConfig, algorithms::BootstrapKeys> load_bootstrap
     }
     algorithms::BootstrapKeys keys;
     // keys written with their seeds are seeded again (written whole, they have no seed to keep)
-    const bool seed = config.memory.seeded_keys;
-    keys.galois = read_galois_body(r, ctx, seed);
+    const bool keep_seeded = config.memory.seeded_keys;
+    keys.galois = read_galois_body(r, ctx, keep_seeded);
     const uint8_t has_encapsulation = r.u8("the encapsulation flag");
     if (has_encapsulation > 1) r.fail(oboro::detail::concat("an encapsulation flag of ", int(has_encapsulation)));
     if (has_encapsulation) {
         ckks::EncapsulationKeys e;
         e.ephemeral_hamming_weight = in_range("the encapsulation keys' ephemeral weight", 1, int(ctx.n()));
-        e.to_ephemeral = read_switching_key(r, ctx);
-        e.from_ephemeral = read_switching_key(r, ctx);
-        for (KeySwitchKey* k : {&e.to_ephemeral, &e.from_ephemeral})
-            if (seed && k->a_seed) k->seed_a_halves();
+        e.to_ephemeral = read_switching_key(r, ctx, keep_seeded);
+        e.from_ephemeral = read_switching_key(r, ctx, keep_seeded);
         keys.encapsulation = std::move(e);
     }
     r.expect_end();

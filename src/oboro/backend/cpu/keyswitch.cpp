@@ -123,8 +123,10 @@ void key_inner_products(const Ring& ring, const LevelConstants& lc, const uint64
             }
             // Seeded a_j: each digit's generator at the start of this limb, drawing it a block at
             // a time in order.
+            const uint32_t width = key.word_bytes(ki);
+            const bool seeded = !key.a_stored();
             a_streams.clear();
-            if (!key.a_stored()) {
+            if (seeded) {
                 a_streams.reserve(beta);  // no move of a generator (each wipes its state)
                 for (size_t j = 0; j < beta; ++j) a_streams.push_back(key.a_stream(j, ki));
             }
@@ -132,10 +134,10 @@ void key_inner_products(const Ring& ring, const LevelConstants& lc, const uint64
                 for (size_t j = 0; j < beta; ++j) {
                     uint64_t* b = unpacked + 2 * j * block;
                     const uint64_t* bj = b;
-                    if (key.word_bytes(ki) == 8) bj = reinterpret_cast<const uint64_t*>(key.limb(j, 0, ki)) + c;
-                    else kn.unpack_key_words(b, key.limb(j, 0, ki), n, key.word_bytes(ki), c, block);
-                    if (key.a_stored()) kn.unpack_key_words(b + block, key.limb(j, 1, ki), n, key.word_bytes(ki), c, block);
-                    else a_streams[j].uniform_fill(key.moduli[ki], b + block, block);
+                    if (width == 8) bj = reinterpret_cast<const uint64_t*>(key.limb(j, 0, ki)) + c;  // in place
+                    else kn.unpack_key_words(b, key.limb(j, 0, ki), n, width, c, block);
+                    if (seeded) a_streams[j].uniform_fill(key.moduli[ki], b + block, block);
+                    else kn.unpack_key_words(b + block, key.limb(j, 1, ki), n, width, c, block);
                     terms[j] = {x[j] + c, bj, b + block};
                 }
                 kn.dot2(acc0s[r] + i * n + c, acc1s[r] + i * n + c, terms, beta, acc, m, block);
