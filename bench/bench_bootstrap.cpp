@@ -8,13 +8,14 @@
 // renders it, beside Lattigo's figures of the same session).
 //
 //   bench_bootstrap [--presets B1] [--slots 32768,16] [--threads 2,1] [--message-ratio 12,8]
-//                   [--double-angles 2,0] [--eval-mod-terms 1,2] [--iterations 1,2] [--order cts,stc] [--memory balanced,fast,low]
+//                   [--double-angles 2,0] [--eval-mod-terms 1,2] [--iterations 1,2] [--order cts,stc] [--memory balanced,fast,seeded,low]
 //                   [--key-tolerance 0.05,0.5] [--runs 3] [--json FILE]
 // One row per preset, slot count, thread count, message ratio, number of EvalMod's double angles and
 // terms of its sine series (each automatic unless given),
 // of iterations, order (cts: CoeffsToSlots first, the default; stc: SlotsToCoeffs first, the
 // inputs then encrypted at the bootstrapper's min_input_level()) and memory policy (balanced, the
-// default: keys whose uniform halves are kept as seeds; fast: the same keys stored whole; low:
+// default: keys whose uniform halves are kept as seeds, but for those a bootstrap uses several times;
+// fast: the same keys stored whole; seeded: every one of them seeded; low:
 // MemoryPolicy::low(), fewer keys, seeded, and the dense DFT diagonals encoded at each use)
 // and, where given, the DFT plans' key-saving tolerance (MemoryPolicy::key_saving_tolerance: the
 // fewest keys among the plans within that fraction of the least modelled cost).
@@ -56,6 +57,7 @@ struct Row {
     bool stc_first = false;
     std::string memory = "balanced";  // the memory policy: balanced (the default), fast or low
     bool seeded_keys = false;         // its keys keep their uniform halves as seeds
+    int whole_keys = 0;               // of its Galois keys, those stored whole all the same
     double key_tolerance = 0;
     bool encapsulates = false;
     double key_gib = 0, diagonal_gib = 0, setup_s = 0, keygen_s = 0, model_bits = 0, bits = 0, constant_bits = 0, peak_gib = 0;
@@ -117,6 +119,7 @@ Row run(const std::string& preset, std::optional<size_t> slots_opt, int threads,
     row.stc_first = stc_first;
     if (memory == "low") config.memory = MemoryPolicy::low();
     if (memory == "fast") config.memory = kFastBootstrapMemory;
+    if (memory == "seeded") config.memory = kSeededBootstrapMemory;
     row.memory = memory;
     row.seeded_keys = config.memory.seeded_keys;
     if (key_tolerance) config.memory.key_saving_tolerance = *key_tolerance;
@@ -135,8 +138,10 @@ Row run(const std::string& preset, std::optional<size_t> slots_opt, int threads,
     row.output_level = boot.output_level();
     row.model_bits = boot.precision_bits();
     row.encapsulates = boot.encapsulates();
-    std::fprintf(stderr, "[%s, %zu slots] keys (%zu Galois keys)...\n", preset.c_str(), slots,
-                 boot.galois_key_levels().size());
+    size_t whole = 0;
+    for (const auto& [g, reads] : boot.galois_key_reads()) whole += boot.seeds_key(reads) ? 0 : 1;
+    std::fprintf(stderr, "[%s, %zu slots] keys (%zu Galois keys, %zu of them stored whole)...\n", preset.c_str(), slots,
+                 boot.galois_key_levels().size(), whole);
     t0 = clock::now();
     KeyGenerator keygen(ctx);
     const PublicKey pk = keygen.public_key();
@@ -144,6 +149,7 @@ Row run(const std::string& preset, std::optional<size_t> slots_opt, int threads,
     const BootstrapKeys bk = boot.generate_keys(keygen);
     row.keygen_s = seconds_since(t0);
     row.keys = int(bk.galois.keys.size()) + (bk.encapsulation ? 2 : 0) + 1;
+    for (const auto& [g, key] : bk.galois.keys) row.whole_keys += key->a_stored() ? 1 : 0;
     row.key_gib = key_gib(bk, rk);
     const KeyRefs key_set(&rk, &bk.galois);
     const Evaluator eval = Evaluator(ctx).with_keys(key_set);
@@ -211,6 +217,7 @@ void write_json(const std::string& path, const std::vector<Row>& rows, int runs)
            << ", \"output_level\": " << r.output_level << ", \"message_ratio_bits\": " << r.message_ratio_bits << ", \"double_angles\": " << r.double_angles << ", \"eval_mod_terms\": " << r.eval_mod_terms << ", \"iterations\": " << r.iterations
            << ", \"order\": \"" << (r.stc_first ? "slots_to_coeffs_first" : "coeffs_to_slots_first")
            << "\", \"memory\": \"" << r.memory << "\", \"seeded_keys\": " << (r.seeded_keys ? "true" : "false")
+           << ", \"whole_galois_keys\": " << r.whole_keys
            << ", \"key_saving_tolerance\": " << r.key_tolerance << ", \"input_level\": " << r.input_level
            << ", \"cosine_degree\": " << r.cosine_degree << ", \"encapsulates\": " << (r.encapsulates ? "true" : "false")
            << ", \"setup_s\": " << r.setup_s << ", \"keygen_s\": " << r.keygen_s << ", \"keys\": " << r.keys
@@ -273,9 +280,10 @@ int main(int argc, char** argv) {
         } else if (a == "--memory") {
             memories.clear();
             for (const auto& m : bench::split(bench::option_value(argc, argv, i), ',')) {
-                if (m != "balanced" && m != "fast" && m != "low") {
-                    std::fprintf(stderr, "--memory takes balanced (the default: seeded keys), fast (kFastBootstrapMemory: "
-                                         "keys stored whole) and low (MemoryPolicy::low())\n");
+                if (m != "balanced" && m != "fast" && m != "low" && m != "seeded") {
+                    std::fprintf(stderr, "--memory takes balanced (the default: seeded keys, those used several times "
+                                         "stored whole), fast (kFastBootstrapMemory: keys stored whole), seeded (every "
+                                         "key seeded) and low (MemoryPolicy::low())\n");
                     return 2;
                 }
                 memories.push_back(m);
@@ -307,14 +315,14 @@ int main(int argc, char** argv) {
                                 for (bool o : orders)
                                     for (const auto& m : memories)
                                         for (const auto& k : tolerances) rows.push_back(run(p, s, t, runs, r, d, e, it, o, m, k));
-    std::printf("%-6s %5s %8s %5s %7s %7s %5s %6s %5s %5s %6s %6s %10s %9s %9s %9s %8s %9s %9s %8s %6s %9s %9s %9s\n", "preset", "order", "memory", "k_tol", "threads", "slots",
+    std::printf("%-6s %5s %8s %5s %7s %7s %5s %6s %5s %5s %6s %6s %10s %9s %9s %9s %8s %9s %9s %8s %6s %5s %9s %9s %9s\n", "preset", "order", "memory", "k_tol", "threads", "slots",
                 "ratio", "angles", "terms", "iters", "used", "left", "boot_s", "bits", "mean_bits", "ones_bits", "pair_s", "pair_bits", "setup_s", "keygen_s",
-                "keys", "keys_GiB", "diag_GiB", "peak_GiB");
+                "keys", "whole", "keys_GiB", "diag_GiB", "peak_GiB");
     for (const Row& r : rows)
-        std::printf("%-6s %5s %8s %5.2f %7d %7zu %5d %6d %5d %5d %6d %6d %10.2f %9.1f %9.1f %9.1f %8.2f %9.1f %9.1f %8.1f %6d %9.2f %9.2f %9.1f\n",
+        std::printf("%-6s %5s %8s %5.2f %7d %7zu %5d %6d %5d %5d %6d %6d %10.2f %9.1f %9.1f %9.1f %8.2f %9.1f %9.1f %8.1f %6d %5d %9.2f %9.2f %9.1f\n",
                     r.preset.c_str(), r.stc_first ? "stc" : "cts", r.memory.c_str(), r.key_tolerance, r.threads, r.slots, r.message_ratio_bits, r.double_angles, r.eval_mod_terms, r.iterations, r.depth, r.output_level,
                     r.time.median_us / 1e6, r.bits, r.mean_bits, r.constant_bits, r.pair_time.median_us / 1e6, r.pair_bits,
-                    r.setup_s, r.keygen_s, r.keys, r.key_gib, r.diagonal_gib, r.peak_gib);
+                    r.setup_s, r.keygen_s, r.keys, r.whole_keys, r.key_gib, r.diagonal_gib, r.peak_gib);
     if (!json.empty()) write_json(json, rows, runs);
     return 0;
 }

@@ -47,6 +47,7 @@ const char* memory_name(const algorithms::MemoryPolicy& m) {
     if (m == algorithms::MemoryPolicy::low()) return "low";
     if (m == algorithms::kDefaultBootstrapMemory) return "balanced";
     if (m == algorithms::kFastBootstrapMemory) return "fast";
+    if (m == algorithms::kSeededBootstrapMemory) return "seeded";
     return "custom";  // a configuration made in C++
 }
 
@@ -76,8 +77,9 @@ algorithms::BootstrapConfig bootstrap_options(const char* op, const BootstrapOpt
     algorithms::BootstrapConfig c;
     if (memory && *memory == "low") c.memory = algorithms::MemoryPolicy::low();
     else if (memory && *memory == "fast") c.memory = algorithms::kFastBootstrapMemory;
+    else if (memory && *memory == "seeded") c.memory = algorithms::kSeededBootstrapMemory;
     else if (memory && *memory != "balanced")
-        raise<ValueError>(op, ": memory must be 'balanced' (the default), 'fast' or 'low', not '", *memory, "'");
+        raise<ValueError>(op, ": memory must be 'balanced' (the default), 'fast', 'seeded' or 'low', not '", *memory, "'");
     if (order && *order == "slots_to_coeffs_first") c.order = algorithms::BootstrapOrder::slots_to_coeffs_first;
     else if (order && *order != "coeffs_to_slots_first")
         raise<ValueError>(op, ": order must be 'coeffs_to_slots_first' or 'slots_to_coeffs_first', not '", *order, "'");
@@ -189,6 +191,9 @@ nb::dict info_of(const algorithms::Bootstrapper& b, bool has_keys) {
     d["order"] = order_name(b.order());
     d["memory"] = memory_name(b.config().memory);
     d["seeded_keys"] = b.config().memory.seeded_keys;
+    size_t whole = 0;
+    for (const auto& [g, reads] : b.galois_key_reads()) whole += b.seeds_key(reads) ? 0 : 1;
+    d["whole_galois_keys"] = whole;
     d["key_bytes"] = b.key_bytes();
     const ckks::Context& ctx = *b.context();
     d["relin_key_bytes"] = ckks::switching_key_bytes(ctx, ctx.max_level(), ctx.p_count());
@@ -282,7 +287,7 @@ void add_bootstrap_info(nb::class_<PyContext>& ctx) {
         "high precision, chosen where the output level's scale is at least 2^45, as in preset 'B2': each bootstrap "
         "then runs twice, the second on the first's error), message_ratio_bits (log2 of q_0 over the message "
         "scale), order ('coeffs_to_slots_first' or 'slots_to_coeffs_first') and min_input_level (the lowest level an "
-        "input may have), memory ('balanced', 'fast' or 'low'), seeded_keys (whether the keys keep their uniform halves as their seeds, drawn again at each use: 'balanced' and 'low'), rotation_steps, galois_keys (the number of Galois keys), "
+        "input may have), memory ('balanced', 'fast', 'seeded' or 'low'), seeded_keys (whether the keys keep their uniform halves as their seeds, drawn again at each use: 'balanced' and 'low'), whole_galois_keys (the Galois keys stored whole all the same: 'balanced' stores whole those a bootstrap reads at least twice over), rotation_steps, galois_keys (the number of Galois keys), "
         "key_bytes (the memory of the bootstrapping keys, the relinearization key aside), relin_key_bytes (that of the "
         "relinearization key, which bootstrapping's products need), diagonal_bytes (the memory "
         "of the DFTs' diagonals, encoded by keygen(bootstrap=True) and kept), encapsulates (a sparse "

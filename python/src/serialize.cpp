@@ -121,6 +121,7 @@ StatePtr deserialize_context(io::ByteView data, bool auto_mode) {
                                           "this version's bootstrapping circuit (written by another oboro version?); "
                                           "generate them again with keygen(bootstrap=...): ", e.what());
             }
+            b->apply_memory_policy(keys);  // the loader seeds them all alike; the policy keeps the most used whole
             boot.push_back({std::move(b), std::move(keys)});
             continue;
         }

@@ -731,7 +731,7 @@ TEST(Bootstrap, KeysRoundTripThroughTheCheckedFormat) {
     EXPECT_EQ(io::peek_type(seeded), io::ObjectType::bootstrap_keys);
     for (const bool from_seeds : {true, false}) {
         const io::Bytes& bytes = from_seeds ? seeded : plain;
-        const auto [loaded_config, loaded] = io::load_bootstrap_keys(*k.ctx, bytes);
+        auto [loaded_config, loaded] = io::load_bootstrap_keys(*k.ctx, bytes);
         EXPECT_EQ(loaded_config.slots, config.slots);
         EXPECT_EQ(loaded_config.message_ratio_bits, 11);
         EXPECT_FALSE(loaded_config.cosine_degree.has_value());
@@ -739,6 +739,7 @@ TEST(Bootstrap, KeysRoundTripThroughTheCheckedFormat) {
         ASSERT_TRUE(loaded.encapsulation.has_value());
         EXPECT_EQ(loaded.galois.keys.size(), bk.galois.keys.size());
         const Bootstrapper again(k.ctx, loaded_config);
+        again.apply_memory_policy(loaded);
         const KeyRefs key_set(&k.rk, &loaded.galois);
         const Evaluator eval = k.eval->with_keys(key_set);
         const KeyRefs original_set(&k.rk, &bk.galois);
@@ -746,41 +747,48 @@ TEST(Bootstrap, KeysRoundTripThroughTheCheckedFormat) {
         const Ciphertext ct = k.encrypt(random_complex(16, 1.0, 30), 0, true, 16);
         EXPECT_TRUE(same_words(again.bootstrap(CountedOps(eval, nullptr), ct, loaded),
                                boot.bootstrap(CountedOps(original, nullptr), ct, bk)));
-        // the default keeps the keys' uniform halves as seeds: so do keys loaded from their
-        // seeds; keys written whole have none to keep
+        // the default keeps the uniform halves of the keys used once as seeds: so do keys loaded
+        // from their seeds once the policy is applied; keys written whole have none to keep
         EXPECT_TRUE(loaded_config.memory.seeded_keys);
-        EXPECT_EQ(loaded.galois.keys.begin()->second->a_stored(), !from_seeds);
+        EXPECT_EQ(loaded_config.memory.whole_key_reads, 2.0);
+        for (const auto& [g, key] : loaded.galois.keys)
+            EXPECT_EQ(key->a_stored(), !from_seeds || bk.galois.at(g).a_stored()) << g;
         EXPECT_EQ(loaded.encapsulation->from_ephemeral.a_stored(), !from_seeds);
     }
-    EXPECT_FALSE(bk.galois.keys.begin()->second->a_stored());
     EXPECT_FALSE(bk.encapsulation->to_ephemeral.a_stored());
     // the order, the iterations, an automatic message ratio (format version 4), the memory
-    // policy (5; seeded keys from 8) and EvalMod's terms (6; automatic from 7) travel too
+    // policy (5; seeded keys from 8, the uses from which a key stays whole from 9) and EvalMod's
+    // terms (6; automatic from 7) travel too
     BootstrapConfig stc_first = config_for(16);
     stc_first.order = BootstrapOrder::slots_to_coeffs_first;
     stc_first.iterations = 1;
     stc_first.memory = MemoryPolicy::low();
     stc_first.eval_mod_terms = 2;
-    const io::Bytes v8 = io::serialize(*k.ctx, stc_first, bk, /*compress=*/false);
-    EXPECT_EQ(v8[8], 8);
-    const BootstrapConfig loaded_v8 = io::load_bootstrap_keys(*k.ctx, v8).first;
-    EXPECT_EQ(loaded_v8.order, BootstrapOrder::slots_to_coeffs_first);
-    EXPECT_EQ(loaded_v8.iterations, 1);
-    EXPECT_FALSE(loaded_v8.message_ratio_bits.has_value());
-    EXPECT_EQ(loaded_v8.memory, MemoryPolicy::low());
-    EXPECT_EQ(loaded_v8.eval_mod_terms, 2);
+    const io::Bytes v9 = io::serialize(*k.ctx, stc_first, bk, /*compress=*/false);
+    EXPECT_EQ(v9[8], 9);
+    const BootstrapConfig loaded_v9 = io::load_bootstrap_keys(*k.ctx, v9).first;
+    EXPECT_EQ(loaded_v9.order, BootstrapOrder::slots_to_coeffs_first);
+    EXPECT_EQ(loaded_v9.iterations, 1);
+    EXPECT_FALSE(loaded_v9.message_ratio_bits.has_value());
+    EXPECT_EQ(loaded_v9.memory, MemoryPolicy::low());
+    EXPECT_EQ(loaded_v9.eval_mod_terms, 2);
+    BootstrapConfig whole_from_3 = config_for(16);
+    whole_from_3.memory.whole_key_reads = 3.5;
+    EXPECT_EQ(io::load_bootstrap_keys(*k.ctx, io::serialize(*k.ctx, whole_from_3, bk)).first.memory.whole_key_reads, 3.5);
     EXPECT_FALSE(io::load_bootstrap_keys(*k.ctx, plain).first.eval_mod_terms.has_value());  // automatic
     BootstrapConfig whole = config_for(16);
     whole.memory = kFastBootstrapMemory;
     EXPECT_EQ(io::load_bootstrap_keys(*k.ctx, io::serialize(*k.ctx, whole, bk)).first.memory, kFastBootstrapMemory);
     // A record written by an older version, with its checksum and size recomputed: the bytes of
-    // `config` with its keys stored whole (version 8, memory flags 0) without the `cut` bytes at
-    // payload offset `at`, and `set` written over.
+    // `config` with its keys stored whole (memory flags 0) in the layout of version 8 (without
+    // version 9's f64 at payload offset 45), without the `cut` bytes at payload offset `at`, and
+    // `set` written over.
     BootstrapConfig config_whole = config;
     config_whole.memory = kFastBootstrapMemory;
     const io::Bytes plain_whole = io::serialize(*k.ctx, config_whole, bk, /*compress=*/false);
     const auto older = [&](uint8_t version, size_t at, size_t cut, std::optional<std::pair<size_t, uint8_t>> set = {}) {
         io::Bytes old(plain_whole.begin(), plain_whole.end() - long(io::kChecksumSize));
+        old.erase(old.begin() + 32 + 45, old.begin() + 32 + 53);
         if (set) old[32 + set->first] = set->second;
         old.erase(old.begin() + long(32 + at), old.begin() + long(32 + at + cut));
         old[8] = version;
@@ -790,6 +798,11 @@ TEST(Bootstrap, KeysRoundTripThroughTheCheckedFormat) {
         for (int i = 0; i < 8; ++i) old.push_back(uint8_t(sum >> (8 * i)));
         return old;
     };
+    // version 8: every seeded key seeded (no uses from which a key stays whole)
+    BootstrapConfig all_seeded = config;
+    all_seeded.memory.whole_key_reads = 0;
+    EXPECT_EQ(io::load_bootstrap_keys(*k.ctx, older(8, 0, 0, std::pair{size_t(44), uint8_t(2)})).first.memory,
+              all_seeded.memory);
     // version 7: the memory flags (payload offset 44) know only the encoding at each use (1);
     // the seeded keys' 2 is refused there
     EXPECT_FALSE(io::load_bootstrap_keys(*k.ctx, older(7, 0, 0)).first.memory.seeded_keys);
@@ -814,8 +827,9 @@ TEST(Bootstrap, KeysRoundTripThroughTheCheckedFormat) {
     EXPECT_FALSE(loaded_v3.iterations.has_value());
     EXPECT_EQ(loaded_v3.order, BootstrapOrder::coeffs_to_slots_first);
     EXPECT_EQ(keys_v3.galois.keys.size(), bk.galois.keys.size());
-    // out-of-range iterations (payload offset 28), order (32), tolerance (36), memory flags (44)
-    // and EvalMod's terms (45) are refused (the checksum recomputed, as an attacker could)
+    // out-of-range iterations (payload offset 28), order (32), tolerance (36), memory flags (44),
+    // reads from which a key is stored whole (45) and EvalMod's terms (53) are refused (the checksum
+    // recomputed, as an attacker could)
     const double nan = std::nan(""), huge = 1e6;
     uint64_t nan_bits, huge_bits;
     std::memcpy(&nan_bits, &nan, 8);
@@ -823,8 +837,9 @@ TEST(Bootstrap, KeysRoundTripThroughTheCheckedFormat) {
     for (const auto& [offset, value, width] : {std::tuple{32 + 28, uint64_t(3), 4}, std::tuple{32 + 28, uint64_t(0), 4},
                                                std::tuple{32 + 32, uint64_t(2), 4}, std::tuple{32 + 36, nan_bits, 8},
                                                std::tuple{32 + 36, huge_bits, 8}, std::tuple{32 + 44, uint64_t(4), 1},
-                                               std::tuple{32 + 45, uint64_t(3), 1}}) {
-        io::Bytes bad(v8.begin(), v8.end() - long(io::kChecksumSize));
+                                               std::tuple{32 + 45, nan_bits, 8}, std::tuple{32 + 45, huge_bits, 8},
+                                               std::tuple{32 + 53, uint64_t(3), 1}}) {
+        io::Bytes bad(v9.begin(), v9.end() - long(io::kChecksumSize));
         for (int i = 0; i < width; ++i) bad[size_t(offset + i)] = uint8_t(value >> (8 * i));
         const uint64_t bad_sum = io::xxh64(bad.data(), bad.size());
         for (int i = 0; i < 8; ++i) bad.push_back(uint8_t(bad_sum >> (8 * i)));
@@ -908,8 +923,9 @@ TEST(Bootstrap, AutomaticModeWithSlotsToCoeffsFirstRefreshesAtTheMinimumInputLev
 }
 
 // At preset B1 (full slots) the plans of the default memory policy (kBootstrapKeySavingTolerance)
-// take about a third fewer key bytes than those of least modelled cost, the default's seeded keys
-// half of that again, under 4 GB (issue 19's target), MemoryPolicy::low() less still, and
+// take about a third fewer key bytes than those of least modelled cost, seeded keys half of that
+// again, the default's (those used several times whole) under 4 GB (issue 19's target),
+// MemoryPolicy::low() less still, and
 // key_bytes() is what generate_keys() makes.
 TEST(Bootstrap, KeysOfPresetB1) {
     const ckks::ContextPtr ctx = Context::create(Parameters::preset("B1"));
@@ -921,7 +937,11 @@ TEST(Bootstrap, KeysOfPresetB1) {
     EXPECT_LT(double(fast_boot.key_bytes()), 0.7 * double(least_cost_boot.key_bytes()));
     EXPECT_LT(fast_boot.galois_key_levels().size(), least_cost_boot.galois_key_levels().size());
     EXPECT_EQ(default_boot.galois_key_levels(), fast_boot.galois_key_levels());
-    EXPECT_EQ(2 * default_boot.key_bytes(), fast_boot.key_bytes());
+    BootstrapConfig all_seeded;
+    all_seeded.memory = kSeededBootstrapMemory;
+    const Bootstrapper seeded_boot(ctx, all_seeded);
+    EXPECT_EQ(2 * seeded_boot.key_bytes(), fast_boot.key_bytes());
+    EXPECT_GT(default_boot.key_bytes(), seeded_boot.key_bytes());  // the keys used several times, whole
     EXPECT_LT(default_boot.key_bytes(), 4e9);
     EXPECT_LT(double(low_boot.key_bytes()), 0.7 * double(default_boot.key_bytes()));
     EXPECT_LE(low_boot.galois_key_levels().size(), 16u);
@@ -941,14 +961,83 @@ TEST(Bootstrap, KeysOfPresetB1) {
     EXPECT_EQ(boot.key_bytes(), bytes);
 }
 
-// The default's keys, whose uniform halves are drawn again from their seeds at each key switch,
-// and the same keys stored whole (kFastBootstrapMemory, made from the same seed) give the same
+// galois_key_reads() counts every rotation of a pass (the DFTs', the trace's and the conjugation)
+// key by key, a rotation below the key's level for the part of the key it reads; the default stores
+// whole the keys a pass reads at least twice over and seeds the others, key_bytes() counts what it
+// makes, and keys loaded from their seeds (all seeded by the loader) get the same split back from
+// apply_memory_policy().
+TEST(Bootstrap, TheDefaultStoresTheMostReadKeysWhole) {
+    Keys& k = BootKeys::get().keys;
+    for (size_t slots : {size_t(2048), size_t(16)})
+        for (BootstrapOrder order : {BootstrapOrder::coeffs_to_slots_first, BootstrapOrder::slots_to_coeffs_first}) {
+            SCOPED_TRACE(slots);
+            BootstrapConfig config = config_for(slots);
+            config.order = order;
+            const Bootstrapper boot(k.ctx, config);
+            EXPECT_EQ(config.memory.whole_key_reads, 2.0);
+            const auto reads = boot.galois_key_reads();
+            const auto levels = boot.galois_key_levels();
+            ASSERT_EQ(reads.size(), levels.size());
+            double total = 0;
+            for (size_t i = 0; i < reads.size(); ++i) {
+                EXPECT_EQ(reads[i].first, levels[i].first);
+                EXPECT_GE(reads[i].second, 1.0);  // a use at the key's own level at least
+                total += reads[i].second;
+            }
+            // a rotation reads at most its whole key
+            EXPECT_LE(total * boot.iterations(), double(boot.cost().rot));
+            const BootstrapKeys keys = boot.generate_keys(*k.keygen);
+            size_t bytes = 0, whole = 0;
+            for (const auto& [g, r] : reads) {
+                const KeySwitchKey& key = keys.galois.at(g);
+                EXPECT_EQ(boot.seeds_key(r), r < 2) << r;
+                EXPECT_EQ(key.a_stored(), r >= 2) << g;
+                whole += key.a_stored() ? 1 : 0;
+                bytes += key.data.size();
+            }
+            if (keys.encapsulation) {
+                EXPECT_FALSE(keys.encapsulation->to_ephemeral.a_stored());
+                bytes += keys.encapsulation->to_ephemeral.data.size() + keys.encapsulation->from_ephemeral.data.size();
+            }
+            EXPECT_EQ(boot.key_bytes(), bytes);
+            // full slots: the DFTs chain giant steps (keys read several times) and seed the rest
+            if (slots == 2048) {
+                EXPECT_GT(whole, 0u);
+                EXPECT_LT(whole, reads.size());
+            }
+            auto [loaded_config, loaded] = io::load_bootstrap_keys(*k.ctx, io::serialize(*k.ctx, config, keys));
+            EXPECT_EQ(loaded_config.memory, config.memory);
+            for (const auto& [g, key] : loaded.galois.keys) EXPECT_FALSE(key->a_stored());
+            boot.apply_memory_policy(loaded);
+            for (const auto& [g, key] : loaded.galois.keys) EXPECT_EQ(key->a_stored(), keys.galois.at(g).a_stored()) << g;
+            boot.apply_memory_policy(loaded);  // as the policy says already: nothing changes
+            for (const auto& [g, key] : loaded.galois.keys) EXPECT_EQ(key->a_stored(), keys.galois.at(g).a_stored()) << g;
+            // every key seeded (kSeededBootstrapMemory), or every key whole (kFastBootstrapMemory)
+            BootstrapConfig all_seeded = config, fast = config;
+            all_seeded.memory = kSeededBootstrapMemory;
+            fast.memory = kFastBootstrapMemory;
+            const Bootstrapper seeded_boot(k.ctx, all_seeded), fast_boot(k.ctx, fast);
+            EXPECT_EQ(2 * seeded_boot.key_bytes(), fast_boot.key_bytes());
+            EXPECT_LE(seeded_boot.key_bytes(), boot.key_bytes());
+            EXPECT_LE(boot.key_bytes(), fast_boot.key_bytes());
+            for (const auto& [g, r] : reads) {
+                EXPECT_TRUE(seeded_boot.seeds_key(r));
+                EXPECT_FALSE(fast_boot.seeds_key(r));
+            }
+            seeded_boot.apply_memory_policy(loaded);
+            for (const auto& [g, key] : loaded.galois.keys) EXPECT_FALSE(key->a_stored());
+        }
+}
+
+// Keys whose uniform halves are all drawn again from their seeds at each key switch
+// (kSeededBootstrapMemory) and the same keys stored whole (kFastBootstrapMemory, made from the same seed) give the same
 // words, in both orders.
 TEST(Bootstrap, SeededKeysGiveTheWordsOfWholeKeys) {
     Keys& k = BootKeys::get().keys;
     for (BootstrapOrder order : {BootstrapOrder::coeffs_to_slots_first, BootstrapOrder::slots_to_coeffs_first}) {
         BootstrapConfig seeded = config_for(16), whole = config_for(16);
         seeded.order = whole.order = order;
+        seeded.memory = kSeededBootstrapMemory;  // every key seeded
         whole.memory = kFastBootstrapMemory;
         const Bootstrapper seeded_boot(k.ctx, seeded), whole_boot(k.ctx, whole);
         math::Seed seed{};

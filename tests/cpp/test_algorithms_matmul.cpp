@@ -285,10 +285,24 @@ TEST(LinearTransform, ChainedGiantRotationsTakeTwoKeys) {
     EXPECT_EQ(holes.forward, 3u);
     EXPECT_EQ(holes.backward, 0u);
     EXPECT_EQ(holes.rotation_steps(), (std::vector<int64_t>{1, 8}));
+    // its key uses: the baby step's once, the chain's three times
+    EXPECT_EQ(holes.key_uses(), (std::vector<std::pair<int64_t, size_t>>{{1, 1}, {8, 3}}));
     // groups at 1 and -1 (mod 8 groups): one rotation each way beats 7 forward
     const BsgsPlan both = bsgs_plan({8, 56}, 64, 8, GiantRotations::chained);
     EXPECT_EQ(both.forward + both.backward, 2u);
     EXPECT_EQ(both.rotation_steps(), (std::vector<int64_t>{-8, 8}));
+    EXPECT_EQ(both.key_uses(), (std::vector<std::pair<int64_t, size_t>>{{-8, 1}, {8, 1}}));
+    // every plan's key uses are its rotations, step by step
+    for (const BsgsPlan& p : {fast, low, bsgs_plan(offsets, 1024, 8, GiantRotations::keyed)}) {
+        size_t uses = 0;
+        std::vector<int64_t> steps;
+        for (const auto& [step, count] : p.key_uses()) {
+            uses += count;
+            steps.push_back(step);
+        }
+        EXPECT_EQ(uses, p.rotations());
+        EXPECT_EQ(steps, p.rotation_steps());
+    }
 }
 
 // Every policy gives the plain map: keyed and chained giant rotations, diagonals kept or encoded

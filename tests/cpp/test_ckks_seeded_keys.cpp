@@ -6,6 +6,7 @@
 // seeded (a key loaded from a file that stored its a_j) is a typed error.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "ckks_test_util.hpp"
@@ -81,6 +82,28 @@ TEST_P(SeededKeys, SameWordsInHalfTheMemory) {
         KeySwitchKey twice = s;
         twice.seed_a_halves();  // nothing more to do
         EXPECT_EQ(twice.data.size(), s.data.size());
+    }
+}
+
+// A seeded key stored whole again (KeySwitchKey::store_a_halves, as bootstrapping's memory policy
+// does for the keys it uses most) holds the bytes of the key that was never seeded, keeps its uid,
+// and can be seeded once more.
+TEST_P(SeededKeys, StoredWholeAgainHoldsTheOriginalBytes) {
+    Keys& k = keys();
+    for (const KeySwitchKey* key : {static_cast<const KeySwitchKey*>(&k.rk), k.gk.keys.begin()->second.get()}) {
+        KeySwitchKey again = seeded(*key);
+        again.store_a_halves();
+        EXPECT_TRUE(again.a_stored());
+        EXPECT_EQ(again.uid, key->uid);
+        ASSERT_EQ(again.data.size(), key->data.size());
+        EXPECT_TRUE(std::equal(again.data.data(), again.data.data() + again.data.size(), key->data.data()));
+        const size_t bytes = again.data.size();
+        again.store_a_halves();  // nothing more to do
+        EXPECT_EQ(again.data.size(), bytes);
+        again.seed_a_halves();
+        EXPECT_EQ(again.data.size() * 2, key->data.size());
+        const auto want = key->words(), got = again.words();
+        EXPECT_TRUE(std::equal(got.data(), got.data() + got.size(), want.data()));
     }
 }
 

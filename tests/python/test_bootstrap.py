@@ -451,9 +451,9 @@ def test_bootstrap_keys_from_a_seed_are_bit_identical():
 
 
 def test_seeded_keys_by_default_and_whole_keys_with_memory_fast():
-    """The default keys keep their uniform halves as seeds (half the key bytes); bootstrap_memory='fast'
-    stores the same keys whole. From one seed both decrypt to the same values bit for bit, and each
-    context's bytes say which it is."""
+    """The default keys keep their uniform halves as seeds (half the key bytes), but for those a
+    bootstrap uses more than once; bootstrap_memory='fast' stores the same keys whole. From one seed
+    both decrypt to the same values bit for bit, and each context's bytes say which it is."""
     seed = bytes(range(32))
     lean = oboro.Context.from_preset("BT").keygen(rotations=[], bootstrap=16, seed_for_testing=seed)
     whole = oboro.Context.from_preset("BT").keygen(rotations=[], bootstrap=16, bootstrap_memory="fast",
@@ -461,11 +461,17 @@ def test_seeded_keys_by_default_and_whole_keys_with_memory_fast():
     li, wi = lean.bootstrap_info(16), whole.bootstrap_info(16)
     assert (li["memory"], li["seeded_keys"]) == ("balanced", True)
     assert (wi["memory"], wi["seeded_keys"]) == ("fast", False)
-    assert wi["galois_keys"] == li["galois_keys"] and wi["key_bytes"] == 2 * li["key_bytes"]
+    assert wi["galois_keys"] == li["galois_keys"] and wi["whole_galois_keys"] == wi["galois_keys"]
+    assert li["whole_galois_keys"] < li["galois_keys"] and li["key_bytes"] < wi["key_bytes"]
+    if li["whole_galois_keys"] == 0:
+        assert wi["key_bytes"] == 2 * li["key_bytes"]
+    full = oboro.Context.from_preset("BT").bootstrap_info()  # full slots: the DFTs' chained giant steps' keys whole
+    assert 0 < full["whole_galois_keys"] < full["galois_keys"]
     x = values(16, 6, complex_=True)
     ct = lean.encrypt(x, level=0)
     a = lean.decrypt(ct.bootstrap())
     b = whole.decrypt(oboro.Ciphertext.deserialize(whole, ct.serialize()).bootstrap())
     assert np.array_equal(a, b) and bits(a, x) > MIN_BITS
     server = oboro.Context.deserialize(lean.public().serialize())
-    assert server.bootstrap_info(16)["seeded_keys"]
+    served = server.bootstrap_info(16)
+    assert served["seeded_keys"] and served["whole_galois_keys"] == li["whole_galois_keys"]

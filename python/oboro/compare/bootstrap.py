@@ -32,6 +32,7 @@ CONFIGS = {
     "sine-ratio8": ("B1", {"eval_mod_terms": 1, "message_ratio_bits": 8}, "EvalMod's sine at Lattigo's message ratio 2^8"),
     "stc": ("B1", {"order": "slots_to_coeffs_first"}, "SlotsToCoeffs first"),
     "fast": ("B1", {"memory": "fast"}, "the default's keys stored whole (memory='fast')"),
+    "seeded": ("B1", {"memory": "seeded"}, "the default's keys all seeded (memory='seeded')"),
     "low": ("B1", {"memory": "low"}, "low memory"),
     "b2": ("B2", {}, "B2, high precision (two iterations)"),
 }

@@ -264,17 +264,70 @@ std::vector<int64_t> Bootstrapper::rotation_steps() const {
     return steps;
 }
 
-std::vector<std::pair<uint64_t, int>> Bootstrapper::galois_key_levels() const {
+std::map<uint64_t, std::vector<int>> Bootstrapper::galois_key_use_levels() const {
     const Levels& l = levels_;
-    std::map<uint64_t, int> level;
-    const auto use = [&](uint64_t g, int at) { level[g] = std::max(level.count(g) ? level[g] : 0, at); };
-    for (int64_t k : trace_steps_) use(ctx_->galois_element(k), l.top);
+    std::map<uint64_t, std::vector<int>> at;
+    const auto use = [&](int64_t step, size_t count, int level) {
+        at[ctx_->galois_element(step)].insert(at[ctx_->galois_element(step)].end(), count, level);
+    };
+    for (int64_t k : trace_steps_) use(k, 1, l.top);
     for (int i = 0; i < cts_.depth(); ++i)
-        for (int64_t k : cts_.rotation_steps(size_t(i))) use(ctx_->galois_element(k), l.top - i);
-    use(ctx_->conjugation_element(), l.eval_mod_in);
+        for (const auto& [k, count] : cts_.key_uses(size_t(i))) use(k, count, l.top - i);
+    at[ctx_->conjugation_element()].push_back(l.eval_mod_in);
     for (int i = 0; i < stc_.depth(); ++i)
-        for (int64_t k : stc_.rotation_steps(size_t(i))) use(ctx_->galois_element(k), l.stc_in - i);
-    return {level.begin(), level.end()};
+        for (const auto& [k, count] : stc_.key_uses(size_t(i))) use(k, count, l.stc_in - i);
+    return at;
+}
+
+std::vector<std::pair<uint64_t, int>> Bootstrapper::galois_key_levels() const {
+    std::vector<std::pair<uint64_t, int>> out;
+    for (const auto& [g, levels] : galois_key_use_levels()) out.emplace_back(g, *std::max_element(levels.begin(), levels.end()));
+    return out;
+}
+
+namespace {
+// The words of a switching key's uniform half at `level` (over all of P) that a key switch at
+// that level reads: the digits of the level times its limbs and the special ones
+double uniform_words(const ckks::Context& ctx, int level) {
+    return double(ctx.ring().digits_at(level) * (size_t(level) + 1 + ctx.p_count()));
+}
+}  // namespace
+
+std::vector<std::pair<uint64_t, double>> Bootstrapper::galois_key_reads() const {
+    std::vector<std::pair<uint64_t, double>> out;
+    for (const auto& [g, levels] : galois_key_use_levels()) {
+        const double whole = uniform_words(*ctx_, *std::max_element(levels.begin(), levels.end()));
+        double reads = 0;
+        for (int level : levels) reads += uniform_words(*ctx_, level) / whole;
+        out.emplace_back(g, reads);
+    }
+    return out;
+}
+
+bool Bootstrapper::seeds_key(double reads) const {
+    const MemoryPolicy& m = config_.memory;
+    return m.seeded_keys && !(m.whole_key_reads > 0 && reads >= m.whole_key_reads);
+}
+
+void Bootstrapper::apply_memory_policy(ckks::KeySwitchKey& key, double reads) const {
+    if (!seeds_key(reads)) key.store_a_halves();
+    else if (key.a_seed) key.seed_a_halves();  // a key without a seed (stored whole in its bytes) stays whole
+}
+
+void Bootstrapper::apply_memory_policy(BootstrapKeys& keys) const {
+    for (const auto& [g, reads] : galois_key_reads()) {
+        auto it = keys.galois.keys.find(g);
+        if (it == keys.galois.keys.end()) continue;
+        const ckks::KeySwitchKey& key = *it->second;
+        const bool seed = seeds_key(reads) && key.a_seed;
+        if (seed == !key.a_stored()) continue;  // as the policy says already: the key is shared, not copied
+        ckks::KeySwitchKey changed = key;
+        apply_memory_policy(changed, reads);
+        it->second = std::make_shared<const ckks::KeySwitchKey>(std::move(changed));
+    }
+    if (keys.encapsulation)  // each used once a pass, at its level
+        for (ckks::KeySwitchKey* key : {&keys.encapsulation->to_ephemeral, &keys.encapsulation->from_ephemeral})
+            apply_memory_policy(*key, 1.0);
 }
 
 OpCounts Bootstrapper::cost() const {
@@ -291,12 +344,17 @@ OpCounts Bootstrapper::cost() const {
 
 size_t Bootstrapper::key_bytes() const {
     const ckks::Context& ctx = *ctx_;
+    // a seeded key keeps its b_j alone: half of it
+    const auto held = [&](size_t whole, double reads) { return seeds_key(reads) ? whole / 2 : whole; };
     size_t bytes = 0;
-    for (const auto& [g, level] : galois_key_levels()) bytes += ckks::switching_key_bytes(ctx, level, ctx.p_count());
+    const auto levels = galois_key_levels();
+    const auto reads = galois_key_reads();  // the same elements, in the same order
+    for (size_t i = 0; i < levels.size(); ++i)
+        bytes += held(ckks::switching_key_bytes(ctx, levels[i].second, ctx.p_count()), reads[i].second);
     if (encapsulates_)  // to the ephemeral secret at level 0 over the fewest special primes, back at the top
-        bytes += ckks::switching_key_bytes(ctx, 0, ckks::fewest_special_primes(ctx, 0)) +
-                 ckks::switching_key_bytes(ctx, levels_.top, ctx.p_count());
-    return config_.memory.seeded_keys ? bytes / 2 : bytes;  // the b_j alone: half of each key
+        bytes += held(ckks::switching_key_bytes(ctx, 0, ckks::fewest_special_primes(ctx, 0)), 1.0) +
+                 held(ckks::switching_key_bytes(ctx, levels_.top, ctx.p_count()), 1.0);
+    return bytes;
 }
 
 size_t Bootstrapper::diagonal_bytes() const {
@@ -312,15 +370,18 @@ BootstrapKeys Bootstrapper::generate_keys(ckks::KeyGenerator& keygen) const {
     BootstrapKeys keys;
     keys.galois.context_id = ctx_->id();
     // one key at a time: the memory of its a_j goes back before the next key is made
-    const auto as_policy = [&](ckks::KeySwitchKey key) {
-        if (config_.memory.seeded_keys) key.seed_a_halves();
+    const auto as_policy = [&](ckks::KeySwitchKey key, double reads) {
+        apply_memory_policy(key, reads);
         return key;
     };
-    for (const auto& [g, level] : galois_key_levels()) keys.galois.add(g, as_policy(keygen.galois_key(g, level)));
+    const auto reads = galois_key_reads();
+    const auto levels = galois_key_levels();  // the same elements, in the same order
+    for (size_t i = 0; i < levels.size(); ++i)
+        keys.galois.add(levels[i].first, as_policy(keygen.galois_key(levels[i].first, levels[i].second), reads[i].second));
     if (encapsulates_) {
         ckks::EncapsulationKeys e = keygen.encapsulation_keys(config_.ephemeral_hamming_weight, levels_.top);
-        e.to_ephemeral = as_policy(std::move(e.to_ephemeral));
-        e.from_ephemeral = as_policy(std::move(e.from_ephemeral));
+        e.to_ephemeral = as_policy(std::move(e.to_ephemeral), 1.0);
+        e.from_ephemeral = as_policy(std::move(e.from_ephemeral), 1.0);
         keys.encapsulation = std::move(e);
     }
     return keys;

@@ -30,6 +30,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -57,10 +58,13 @@ enum class BootstrapOrder { coeffs_to_slots_first, slots_to_coeffs_first };
 // bootstrap time (docs/bootstrapping.md, Memory). Beyond it the time grows fast (0.5: 22 keys,
 // 1.5x), the model's cost of a full rotation being well below its measured one on some machines.
 inline constexpr double kBootstrapKeySavingTolerance = 0.2;
-// BootstrapConfig::memory: the default (seeded Galois keys), and the same plans with the keys
-// stored whole (the fastest, Python's memory='fast').
-inline constexpr MemoryPolicy kDefaultBootstrapMemory{kBootstrapKeySavingTolerance, false, true};
-inline constexpr MemoryPolicy kFastBootstrapMemory{kBootstrapKeySavingTolerance, false, false};
+// BootstrapConfig::memory: the default (the Galois keys seeded, but for those a pass reads at
+// least twice over: the DFTs' chained giant steps, Bootstrapper::galois_key_reads), the same
+// plans with every key stored whole (the fastest, Python's memory='fast') and with every key
+// seeded (memory='seeded').
+inline constexpr MemoryPolicy kDefaultBootstrapMemory{kBootstrapKeySavingTolerance, false, true, 2.0};
+inline constexpr MemoryPolicy kFastBootstrapMemory{kBootstrapKeySavingTolerance, false, false, 0.0};
+inline constexpr MemoryPolicy kSeededBootstrapMemory{kBootstrapKeySavingTolerance, false, true, 0.0};
 
 struct BootstrapConfig {
     std::optional<size_t> slots;                // n, a power of two <= N/2 (default N/2)
@@ -162,6 +166,13 @@ public:
     // For each Galois element the circuit uses, the highest level it is used at (keys made at
     // that level are enough, and smaller: KeyGenerator::galois_key(g, level)).
     std::vector<std::pair<uint64_t, int>> galois_key_levels() const;
+    // For each of those Galois elements (in the same order), how much of its key one pass of the
+    // circuit (ModRaise to SlotsToCoeffs; a bootstrap makes iterations() passes) reads, in units
+    // of the key: 1 for each key switch at the key's level, the fraction of the key's words it
+    // reads for one below (SlotsToCoeffs' rotations by CoeffsToSlots' steps, at its low levels).
+    // A seeded key draws that many copies of its uniform half per pass: MemoryPolicy::whole_key_reads
+    // stores the keys read most whole.
+    std::vector<std::pair<uint64_t, double>> galois_key_reads() const;
     // What one bootstrap performs (its DFTs, trace and key switches; iterations() times).
     OpCounts cost() const;
     // Whether the secret key is switched to an ephemeral sparse one for ModRaise (the secret key is
@@ -184,6 +195,13 @@ public:
     // The keys of bootstrap(): each Galois key made at the highest level it is used at (smaller
     // than keys of the top level), and the encapsulation keys when encapsulates().
     BootstrapKeys generate_keys(ckks::KeyGenerator& keygen) const;
+    // Each key of `keys` seeded or stored whole as the memory policy says for its reads
+    // (galois_key_reads(); the encapsulation keys are read once a pass): for keys loaded from
+    // their bytes, which the loader seeds all alike. Keys without a seed stay whole.
+    void apply_memory_policy(BootstrapKeys& keys) const;
+    // Whether the memory policy keeps the uniform halves of a key read `reads` times a pass
+    // (galois_key_reads) as their seed (MemoryPolicy::seeded_keys and whole_key_reads).
+    bool seeds_key(double reads) const;
 
     // The bootstrap of x (size 2, any level; `slots()` slots, or fewer: a power of two below, at
     // the cost of slots()): same values, at output_level() and the standard scale of that level. ops: an evaluator whose key set has the relinearization
@@ -214,6 +232,9 @@ public:
 
 private:
     double message_scale_target() const;  // q_0 / 2^message_ratio_bits
+    void apply_memory_policy(ckks::KeySwitchKey& key, double reads) const;
+    // For each Galois element the circuit uses, the level of each of its key switches in a pass.
+    std::map<uint64_t, std::vector<int>> galois_key_use_levels() const;
     double one_iteration_bits() const;    // precision_bits() of one iteration: EvalMod's bound at |m| = 1
     // ValueError / MissingKey (naming `op`) when x or the keys cannot be bootstrapped.
     template <ckks::Encrypted T>

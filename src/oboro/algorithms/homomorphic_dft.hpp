@@ -67,6 +67,8 @@ public:
     std::vector<int64_t> rotation_steps() const;
     // The rotation steps of step i (applied at level: input level - i).
     std::vector<int64_t> rotation_steps(size_t step) const { return transforms_[step].rotation_steps(); }
+    // The rotations by each of them in step i (LinearTransform::key_uses).
+    std::vector<std::pair<int64_t, size_t>> key_uses(size_t step) const { return transforms_[step].key_uses(); }
     OpCounts cost() const;
     // The host memory of the diagonals its transforms keep once applied from `input_level`
     // (LinearTransform::plaintext_bytes of step i at input_level - i).

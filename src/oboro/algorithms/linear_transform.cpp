@@ -1,6 +1,7 @@
 #include "oboro/algorithms/linear_transform.hpp"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <set>
 #include <type_traits>
@@ -50,6 +51,20 @@ std::vector<int64_t> BsgsPlan::rotation_steps() const {
         if (backward) s.insert(backward_step());
     }
     return {s.begin(), s.end()};
+}
+
+std::vector<std::pair<int64_t, size_t>> BsgsPlan::key_uses() const {
+    std::map<int64_t, size_t> uses;
+    for (int64_t b : baby_steps)
+        if (b) ++uses[b];
+    if (giants == GiantRotations::keyed) {
+        for (int64_t g : giant_steps)
+            if (g) ++uses[g];
+    } else {
+        if (forward) uses[forward_step()] += forward;
+        if (backward) uses[backward_step()] += backward;
+    }
+    return {uses.begin(), uses.end()};
 }
 
 BsgsPlan plan_for(const ckks::Context& ctx, const std::vector<int64_t>& offsets, size_t slots, Hoisting hoisting,

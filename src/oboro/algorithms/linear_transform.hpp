@@ -29,6 +29,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "oboro/algorithms/level_plaintexts.hpp"
@@ -55,6 +56,9 @@ struct BsgsPlan {
     size_t giant_rotations() const;     // keyed: the non-zero giant steps; chained: forward + backward
     size_t rotations() const;           // non-zero baby steps + giant_rotations()
     std::vector<int64_t> rotation_steps() const;  // the distinct non-zero steps it rotates by (its keys), sorted
+    // For each of rotation_steps(), the rotations by it in one application (1 for a baby or a keyed
+    // giant step; forward or backward for a chain's step), in that order.
+    std::vector<std::pair<int64_t, size_t>> key_uses() const;
 };
 
 // The plan of baby size n1 (a power of two dividing slots) for these offsets (each in [0, slots)),
@@ -93,12 +97,17 @@ struct MemoryPolicy {
     // halves as their seed, drawn again at each key switch (ckks::KeySwitchKey::seed_a_halves):
     // half the keys' memory for the ChaCha20 stream of those halves at each use
     bool seeded_keys = false;
+    // With seeded_keys, the keys that one pass of the circuit reads at least this many times
+    // over (Bootstrapper::galois_key_reads: a chained giant step's key, used once per group)
+    // stored whole all the same: the stream's cost is per read, the memory saved per key.
+    // 0: every key seeded.
+    double whole_key_reads = 0;
 
     // Low memory: the dense diagonals encoded at each use, plans within 2x of the least
-    // modelled cost with the fewest keys, and seeded keys (bootstrapping at preset B1: 15
+    // modelled cost with the fewest keys, and every key seeded (bootstrapping at preset B1: 15
     // Galois keys of 1.4 GiB instead of the default's 27 of 2.4 GiB; its time and peak memory
     // are measured in docs/benchmarks/bootstrap.md).
-    static MemoryPolicy low() { return {1.0, true, true}; }
+    static MemoryPolicy low() { return {1.0, true, true, 0.0}; }
 
     bool operator==(const MemoryPolicy&) const = default;
 };
@@ -131,6 +140,8 @@ public:
     const BsgsPlan& plan() const { return plan_; }
     // Distinct non-zero rotation steps it performs (sorted).
     std::vector<int64_t> rotation_steps() const;
+    // The rotations by each of them in one apply() (BsgsPlan::key_uses).
+    std::vector<std::pair<int64_t, size_t>> key_uses() const { return plan_.key_uses(); }
 
     // The host memory its diagonals keep once applied at `level` (to a ciphertext in host memory):
     // compact ones always, dense ones unless MemoryPolicy::encode_on_use.

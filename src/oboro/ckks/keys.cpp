@@ -65,4 +65,23 @@ void KeySwitchKey::seed_a_halves() {
     a_seeded_ = true;
 }
 
+void KeySwitchKey::store_a_halves() {
+    if (!a_seeded_) return;
+    const backend::KeySwitchKeyView seeded = view();
+    const size_t poly = seeded.poly_bytes();
+    KeyBuffer<uint8_t> both(2 * digits * poly);
+    AlignedBuffer<uint64_t> words(n);
+    for (size_t j = 0; j < digits; ++j) {
+        std::memcpy(both.data() + 2 * j * poly, data.data() + j * poly, poly);
+        for (size_t k = 0; k < qp_limbs; ++k) {
+            seeded.unpack(j, 1, k, 0, n, words.data());
+            backend::pack_key_words(words.data(), n, seeded.word_bytes(k),
+                                    both.data() + (2 * j + 1) * poly + size_t(limb_offsets[k]) * n);
+        }
+    }
+    // the same words: the key keeps its uid
+    data = std::move(both);
+    a_seeded_ = false;
+}
+
 }  // namespace oboro::ckks

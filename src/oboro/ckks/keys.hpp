@@ -96,6 +96,9 @@ struct KeySwitchKey {
     // same. ValueError for a key without a seed and its positions (one loaded from a file
     // that stored its a_j). Nothing to do when they are already seeded.
     void seed_a_halves();
+    // The reverse: the a_j drawn from a_seed once and stored, for key switches that read them
+    // instead of drawing them. Nothing to do when they are stored.
+    void store_a_halves();
     // Whether the a_j are in memory (not seed_a_halves()).
     bool a_stored() const { return !a_seeded_; }
 

@@ -24,7 +24,7 @@ namespace oboro::io {
 // The newest version this build reads. Each record is written with the version of its object
 // type's current layout (written_version), so data of the version-1 types stays readable by older
 // builds.
-inline constexpr uint16_t kFormatVersion = 8;
+inline constexpr uint16_t kFormatVersion = 9;
 inline constexpr size_t kHeaderSize = 32;
 inline constexpr size_t kChecksumSize = 8;
 inline constexpr uint8_t kMagic[8] = {0x89, 'O', 'B', 'O', 'R', 'O', '\r', '\n'};

@@ -693,13 +693,16 @@ GaloisKeys load_galois_keys(const Context& ctx, ByteView data) {
 // ---- bootstrap keys ----
 // A plan within 2^10 of the least cost is no plan anyone means: a damaged record
 constexpr double kMaxKeySavingTolerance = 1024;
+// No circuit reads a key this often a pass: a damaged record
+constexpr double kMaxWholeKeyReads = 65536;
 
 // u32 slots (0: all), i32 CoeffsToSlots levels, i32 SlotsToCoeffs levels, i32 double angles (-1:
 // automatic), i32 cosine degree (-1: automatic), i32 message ratio bits (-1: automatic; version 4),
 // i32 ephemeral weight, and from version 4 i32 iterations (-1: automatic) and u32 the order (0:
 // CoeffsToSlots first, 1: SlotsToCoeffs first), from version 5 the memory policy (f64 the plans'
 // key-saving tolerance, u8 flags: 1 when the diagonals are encoded at each use, from version 8
-// 2 when the keys keep their uniform halves as seeds), from version 6 u8
+// 2 when the keys keep their uniform halves as seeds; from version 9 then f64 the reads a pass
+// from which a seeded policy stores a key whole, 0: never), from version 6 u8
 // EvalMod's terms (1 or 2; from version 7 also 0: automatic); the Galois key set's
 // body; u8 1 when the encapsulation keys follow: u32 their ephemeral weight, the key to the
 // ephemeral secret, the key back. A version-3 record has neither and stands for the automatic
@@ -721,6 +724,7 @@ Bytes serialize(const Context& ctx, const algorithms::BootstrapConfig& config, c
     w.u32(config.order == algorithms::BootstrapOrder::slots_to_coeffs_first ? 1 : 0);
     w.f64(config.memory.key_saving_tolerance);
     w.u8(uint8_t((config.memory.encode_on_use ? 1 : 0) | (config.memory.seeded_keys ? 2 : 0)));
+    w.f64(config.memory.whole_key_reads);
     w.u8(uint8_t(config.eval_mod_terms.value_or(0)));
     write_galois_body(w, ctx, keys.galois, compress);
     w.u8(keys.encapsulation ? 1 : 0);
@@ -783,6 +787,12 @@ std::pair<algorithms::BootstrapConfig, algorithms::BootstrapKeys> load_bootstrap
         if (flags & ~known) r.fail(oboro::detail::concat("memory flags 0x", std::hex, int(flags)));
         config.memory.encode_on_use = (flags & 1) != 0;
         config.memory.seeded_keys = (flags & 2) != 0;
+    }
+    if (v.version >= 9) {
+        const double reads = r.f64("the reads from which a key is stored whole");
+        if (!(reads >= 0 && reads <= kMaxWholeKeyReads))
+            r.fail(oboro::detail::concat("keys stored whole from ", reads, " reads a pass (0..", kMaxWholeKeyReads, ")"));
+        config.memory.whole_key_reads = reads;
     }
     if (v.version >= 6) {
         const uint8_t terms = r.u8("EvalMod's terms");
