@@ -202,7 +202,7 @@ def bootstrap_row(task: dict, log) -> dict:
         "preset": preset, "config": task["config"], "threads": task["threads"], "slots": n, "depth": info["depth"],
         "output_level": info["output_level"], "message_ratio_bits": info["message_ratio_bits"],
         "double_angles": info["double_angles"], "eval_mod_terms": info["eval_mod_terms"], "iterations": info["iterations"], "order": info["order"],
-        "memory": info["memory"], "seeded_keys": info["seeded_keys"], "input_level": level, "cosine_degree": info["eval_mod_degree"],
+        "memory": info["memory"], "seeded_keys": info["seeded_keys"], "whole_galois_keys": info["whole_galois_keys"], "input_level": level, "cosine_degree": info["eval_mod_degree"],
         "encapsulates": info["encapsulates"], "setup_and_keygen_s": setup_and_keygen_s,
         # the Galois keys, the two encapsulation keys and the relinearization key (as Lattigo counts its set)
         "keys": galois + (2 if info["encapsulates"] else 0) + 1,

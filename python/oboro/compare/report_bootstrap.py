@@ -25,6 +25,8 @@ def eval_mod(row):
     order = (f", SlotsToCoeffs first (input at level {row['input_level']})"
              if row.get("order") == "slots_to_coeffs_first" else "")
     memory = (", low memory" if row.get("memory") == "low" else "") + (", seeded keys" if row.get("seeded_keys") else "")
+    if row.get("seeded_keys") and row.get("whole_galois_keys"):
+        memory += f" but {row['whole_galois_keys']} stored whole (those a pass reads at least twice over)"
     # bench_bootstrap --key-tolerance: the DFT plans' key-saving tolerance (MemoryPolicy)
     tolerance = (f", DFT plans within {row['key_saving_tolerance']:g} of the least cost"
                  if "key_saving_tolerance" in row else "")
@@ -84,7 +86,7 @@ def render(oboro, lattigo=None, openfhe=(), desilofhe=()):
         f"{'its Python API, each row a process of its own' if oboro.get('generator') else 'C++'}). Precision: -log2 of the largest error "
         "over the slots (worst of the runs), values uniform in the complex unit disk, full slots; mean: the mean over "
         "the slots of -log2 of the error (Lattigo's AVG Prec; worst of the runs); all ones: the "
-        "same for the hardest input, every slot 1. Ratio: the message ratio (Lattigo's default set uses 2^8). EvalMod: the degree of its cosine (a sine when r = 0) and the number r of double angles (two-term sine series: EvalMod's keygen(bootstrap_eval_mod_terms=2), one level more; 2 iterations: high precision, each bootstrap run twice, the second on the first's error; SlotsToCoeffs first: the other order, on an input with that many levels, which the output keeps; seeded keys: the keys keep their uniform halves as their seeds and draw them again at each key switch, half their memory, keygen's default bootstrap_memory='balanced' and 'low', where 'fast' stores them whole; low memory: MemoryPolicy::low(), keygen(bootstrap_memory='low'), fewer keys and the dense DFT diagonals encoded at each use). Set-up and keys: from the parameters to a bootstrap-ready evaluator, the "
+        "same for the hardest input, every slot 1. Ratio: the message ratio (Lattigo's default set uses 2^8). EvalMod: the degree of its cosine (a sine when r = 0) and the number r of double angles (two-term sine series: EvalMod's keygen(bootstrap_eval_mod_terms=2), one level more; 2 iterations: high precision, each bootstrap run twice, the second on the first's error; SlotsToCoeffs first: the other order, on an input with that many levels, which the output keeps; seeded keys: the keys keep their uniform halves as their seeds and draw them again at each key switch, half their memory (bootstrap_memory='seeded' and 'low'; the default 'balanced' stores whole those a pass reads at least twice over, and 'fast' every key); low memory: MemoryPolicy::low(), keygen(bootstrap_memory='low'), fewer keys and the dense DFT diagonals encoded at each use). Set-up and keys: from the parameters to a bootstrap-ready evaluator, the "
         "bootstrapper's DFT matrices and the keys (oboro: keygen(bootstrap=True); Lattigo: its key generation and "
         "NewEvaluator; OpenFHE: EvalBootstrapSetup and its key generation). Keys: the Galois, encapsulation and relinearization keys (Lattigo: its evaluation key "
         "set, the same keys). Two real: two real ciphertexts in one bootstrap (bootstrap_real_pair; a real Batch "
