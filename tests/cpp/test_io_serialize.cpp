@@ -293,7 +293,7 @@ TEST(SerializeErrors, CorruptionVersionTrailingBytesAndSizes) {
     b = good;
     b[8] = uint8_t(io::kFormatVersion + 1);  // a version from the future
     reseal(b);
-    EXPECT_ERROR(SerializationError, io::load_ciphertext(*t.ctx, b), "version 8", "newer");
+    EXPECT_ERROR(SerializationError, io::load_ciphertext(*t.ctx, b), "version " + std::to_string(io::kFormatVersion), "newer");
     b = good;
     b.push_back(0);
     EXPECT_ERROR(SerializationError, io::load_ciphertext(*t.ctx, b), "unexpected bytes");

@@ -217,14 +217,18 @@ def test_options_low_memory_slots_to_coeffs_first_and_one_iteration():
     context's bytes, and a second set of other options for one slot count is refused."""
     b1 = oboro.Context.from_preset("B1")
     default, fast, low = b1.bootstrap_info(), b1.bootstrap_info(memory="fast"), b1.bootstrap_info(memory="low")
-    assert (default["memory"], fast["memory"], low["memory"]) == ("balanced", "fast", "low")
+    seeded = b1.bootstrap_info(memory="seeded")
+    assert (default["memory"], fast["memory"], low["memory"], seeded["memory"]) == ("balanced", "fast", "low", "seeded")
     assert b1.bootstrap_info(memory="balanced") == default
-    # 'fast' stores the default's keys whole: the same keys, twice the bytes of their seeded halves
-    assert fast["galois_keys"] == default["galois_keys"] and fast["key_bytes"] == 2 * default["key_bytes"]
+    # 'fast' stores the default's keys whole and 'seeded' seeds them all: the same keys, twice the
+    # bytes of their seeded halves; the default stores the 5 most-read whole (the DFTs' chained giant steps)
+    assert fast["galois_keys"] == default["galois_keys"] == seeded["galois_keys"]
+    assert fast["key_bytes"] == 2 * seeded["key_bytes"] and seeded["key_bytes"] < default["key_bytes"]
+    assert (seeded["whole_galois_keys"], default["whole_galois_keys"], fast["whole_galois_keys"]) == (0, 5, 27)
     assert low["galois_keys"] < default["galois_keys"] and low["key_bytes"] < default["key_bytes"] < 4e9 < fast["key_bytes"]
     assert low["diagonal_bytes"] < fast["diagonal_bytes"] == default["diagonal_bytes"] < 2**30
     assert low["depth"] == fast["depth"] == default["depth"] and low["output_level"] == fast["output_level"]
-    with pytest.raises(oboro.InvalidArgument, match="'balanced' \\(the default\\), 'fast' or 'low'"):
+    with pytest.raises(oboro.InvalidArgument, match="'balanced' \\(the default\\), 'fast', 'seeded' or 'low'"):
         b1.bootstrap_info(memory="quick")
 
     c = oboro.Context.from_preset("BT")
@@ -339,8 +343,8 @@ def test_errors():
 
 
 def test_the_benchmark_pages_are_the_rendering_of_their_json():
-    """docs/benchmarks/bootstrap.md is what `oboro compare --bootstrap` renders from its committed JSON
-    (oboro's, Lattigo's, OpenFHE's and desilofhe's rows of one run), and bootstrap_threads.md,
+    """docs/benchmarks/bootstrap.md and bootstrap_key_policy.md are what `oboro compare --bootstrap`
+    renders from their committed JSON (oboro's, Lattigo's, OpenFHE's and desilofhe's rows of one run), and bootstrap_threads.md,
     bootstrap_eval_mod_terms.md and bootstrap_key_tolerance.md what bench/report_bootstrap.py renders
     from bench_bootstrap's JSON: not typed by hand."""
     import json
@@ -353,6 +357,8 @@ def test_the_benchmark_pages_are_the_rendering_of_their_json():
     assert rep["generator"] == "oboro compare --bootstrap" and not rep["settings"]["quick"]
     assert bootstrap.markdown(rep) == (bench / "bootstrap.md").read_text()
     assert {r["preset"] for r in rep["rows"]} <= {"B1", "B2"} and rep["lattigo"]["log_n"] == 16
+    policy = json.loads((bench / "bootstrap_key_policy.json").read_text())
+    assert bootstrap.markdown(policy) == (bench / "bootstrap_key_policy.md").read_text()
     for page in ("bootstrap_threads", "bootstrap_eval_mod_terms", "bootstrap_key_tolerance"):
         run = json.loads((bench / f"{page}.json").read_text())
         assert report_bootstrap.render(run) == (bench / f"{page}.md").read_text(), page
