@@ -108,9 +108,10 @@ struct BootstrapConfig {
     std::optional<int> iterations;
     // Speed against memory: the default keeps every DFT diagonal encoded (under 1 GB at N = 2^16,
     // most of them compact), takes, among the DFT plans within kBootstrapKeySavingTolerance of
-    // the least modelled cost, the one with the fewest Galois keys, and keeps its keys' uniform
-    // halves as seeds (half their memory: 2.4 GiB instead of 4.7 at B1, for a few per cent of
-    // the bootstrap's time, docs/bootstrapping.md); kFastBootstrapMemory stores them whole;
+    // the least modelled cost, the one with the fewest Galois keys, and keeps the uniform halves
+    // of the keys a pass reads less than twice over as seeds (2.8 GiB of keys instead of 4.7 at
+    // B1, for a few per cent of the bootstrap's time, docs/bootstrapping.md); kSeededBootstrapMemory
+    // seeds every key (2.4 GiB), kFastBootstrapMemory stores them whole;
     // MemoryPolicy::low() also encodes the dense diagonals at each use and takes plans within 2x
     // (fewer keys, more giant rotations).
     MemoryPolicy memory = kDefaultBootstrapMemory;

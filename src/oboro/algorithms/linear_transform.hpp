@@ -105,7 +105,7 @@ struct MemoryPolicy {
 
     // Low memory: the dense diagonals encoded at each use, plans within 2x of the least
     // modelled cost with the fewest keys, and every key seeded (bootstrapping at preset B1: 15
-    // Galois keys of 1.4 GiB instead of the default's 27 of 2.4 GiB; its time and peak memory
+    // Galois keys of 1.4 GiB instead of the default's 27 of 2.8 GiB; its time and peak memory
     // are measured in docs/benchmarks/bootstrap.md).
     static MemoryPolicy low() { return {1.0, true, true, 0.0}; }
 
