@@ -359,7 +359,7 @@ def test_the_benchmark_pages_are_the_rendering_of_their_json():
     assert {r["preset"] for r in rep["rows"]} <= {"B1", "B2"} and rep["lattigo"]["log_n"] == 16
     policy = json.loads((bench / "bootstrap_key_policy.json").read_text())
     assert bootstrap.markdown(policy) == (bench / "bootstrap_key_policy.md").read_text()
-    for page in ("bootstrap_threads", "bootstrap_eval_mod_terms", "bootstrap_key_tolerance"):
+    for page in ("bootstrap_threads", "bootstrap_eval_mod_terms", "bootstrap_key_tolerance", "bootstrap_key_policy_cpp"):
         run = json.loads((bench / f"{page}.json").read_text())
         assert report_bootstrap.render(run) == (bench / f"{page}.md").read_text(), page
 
