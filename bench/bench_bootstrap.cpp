@@ -138,10 +138,9 @@ Row run(const std::string& preset, std::optional<size_t> slots_opt, int threads,
     row.output_level = boot.output_level();
     row.model_bits = boot.precision_bits();
     row.encapsulates = boot.encapsulates();
-    size_t whole = 0;
-    for (const auto& [g, reads] : boot.galois_key_reads()) whole += boot.seeds_key(reads) ? 0 : 1;
-    std::fprintf(stderr, "[%s, %zu slots] keys (%zu Galois keys, %zu of them stored whole)...\n", preset.c_str(), slots,
-                 boot.galois_key_levels().size(), whole);
+    row.whole_keys = int(boot.whole_galois_keys());
+    std::fprintf(stderr, "[%s, %zu slots] keys (%zu Galois keys, %d of them stored whole)...\n", preset.c_str(), slots,
+                 boot.galois_key_levels().size(), row.whole_keys);
     t0 = clock::now();
     KeyGenerator keygen(ctx);
     const PublicKey pk = keygen.public_key();
@@ -149,7 +148,6 @@ Row run(const std::string& preset, std::optional<size_t> slots_opt, int threads,
     const BootstrapKeys bk = boot.generate_keys(keygen);
     row.keygen_s = seconds_since(t0);
     row.keys = int(bk.galois.keys.size()) + (bk.encapsulation ? 2 : 0) + 1;
-    for (const auto& [g, key] : bk.galois.keys) row.whole_keys += key->a_stored() ? 1 : 0;
     row.key_gib = key_gib(bk, rk);
     const KeyRefs key_set(&rk, &bk.galois);
     const Evaluator eval = Evaluator(ctx).with_keys(key_set);

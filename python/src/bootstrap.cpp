@@ -191,9 +191,7 @@ nb::dict info_of(const algorithms::Bootstrapper& b, bool has_keys) {
     d["order"] = order_name(b.order());
     d["memory"] = memory_name(b.config().memory);
     d["seeded_keys"] = b.config().memory.seeded_keys;
-    size_t whole = 0;
-    for (const auto& [g, reads] : b.galois_key_reads()) whole += b.seeds_key(reads) ? 0 : 1;
-    d["whole_galois_keys"] = whole;
+    d["whole_galois_keys"] = b.whole_galois_keys();
     d["key_bytes"] = b.key_bytes();
     const ckks::Context& ctx = *b.context();
     d["relin_key_bytes"] = ckks::switching_key_bytes(ctx, ctx.max_level(), ctx.p_count());
@@ -287,7 +285,7 @@ void add_bootstrap_info(nb::class_<PyContext>& ctx) {
         "high precision, chosen where the output level's scale is at least 2^45, as in preset 'B2': each bootstrap "
         "then runs twice, the second on the first's error), message_ratio_bits (log2 of q_0 over the message "
         "scale), order ('coeffs_to_slots_first' or 'slots_to_coeffs_first') and min_input_level (the lowest level an "
-        "input may have), memory ('balanced', 'fast', 'seeded' or 'low'), seeded_keys (whether the keys keep their uniform halves as their seeds, drawn again at each use: 'balanced' and 'low'), whole_galois_keys (the Galois keys stored whole all the same: 'balanced' stores whole those a bootstrap reads at least twice over), rotation_steps, galois_keys (the number of Galois keys), "
+        "input may have), memory ('balanced', 'fast', 'seeded' or 'low'), seeded_keys (whether the keys keep their uniform halves as their seeds, drawn again at each use: 'balanced', 'seeded' and 'low'), whole_galois_keys (the Galois keys stored whole all the same: 'balanced' stores whole those a bootstrap reads at least twice over), rotation_steps, galois_keys (the number of Galois keys), "
         "key_bytes (the memory of the bootstrapping keys, the relinearization key aside), relin_key_bytes (that of the "
         "relinearization key, which bootstrapping's products need), diagonal_bytes (the memory "
         "of the DFTs' diagonals, encoded by keygen(bootstrap=True) and kept), encapsulates (a sparse "

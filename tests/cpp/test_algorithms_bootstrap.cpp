@@ -1000,6 +1000,7 @@ TEST(Bootstrap, TheDefaultStoresTheMostReadKeysWhole) {
                 bytes += keys.encapsulation->to_ephemeral.data.size() + keys.encapsulation->from_ephemeral.data.size();
             }
             EXPECT_EQ(boot.key_bytes(), bytes);
+            EXPECT_EQ(boot.whole_galois_keys(), whole);
             // full slots: the DFTs chain giant steps (keys read several times) and seed the rest
             if (slots == 2048) {
                 EXPECT_GT(whole, 0u);
@@ -1020,6 +1021,8 @@ TEST(Bootstrap, TheDefaultStoresTheMostReadKeysWhole) {
             EXPECT_EQ(2 * seeded_boot.key_bytes(), fast_boot.key_bytes());
             EXPECT_LE(seeded_boot.key_bytes(), boot.key_bytes());
             EXPECT_LE(boot.key_bytes(), fast_boot.key_bytes());
+            EXPECT_EQ(seeded_boot.whole_galois_keys(), 0u);
+            EXPECT_EQ(fast_boot.whole_galois_keys(), reads.size());
             for (const auto& [g, r] : reads) {
                 EXPECT_TRUE(seeded_boot.seeds_key(r));
                 EXPECT_FALSE(fast_boot.seeds_key(r));

@@ -279,12 +279,6 @@ std::map<uint64_t, std::vector<int>> Bootstrapper::galois_key_use_levels() const
     return at;
 }
 
-std::vector<std::pair<uint64_t, int>> Bootstrapper::galois_key_levels() const {
-    std::vector<std::pair<uint64_t, int>> out;
-    for (const auto& [g, levels] : galois_key_use_levels()) out.emplace_back(g, *std::max_element(levels.begin(), levels.end()));
-    return out;
-}
-
 namespace {
 // The words of a switching key's uniform half at `level` (over all of P) that a key switch at
 // that level reads: the digits of the level times its limbs and the special ones
@@ -293,15 +287,33 @@ double uniform_words(const ckks::Context& ctx, int level) {
 }
 }  // namespace
 
-std::vector<std::pair<uint64_t, double>> Bootstrapper::galois_key_reads() const {
-    std::vector<std::pair<uint64_t, double>> out;
+std::vector<Bootstrapper::KeyUse> Bootstrapper::galois_key_uses() const {
+    std::vector<KeyUse> out;
     for (const auto& [g, levels] : galois_key_use_levels()) {
-        const double whole = uniform_words(*ctx_, *std::max_element(levels.begin(), levels.end()));
+        const int level = *std::max_element(levels.begin(), levels.end());
         double reads = 0;
-        for (int level : levels) reads += uniform_words(*ctx_, level) / whole;
-        out.emplace_back(g, reads);
+        for (int at : levels) reads += uniform_words(*ctx_, at) / uniform_words(*ctx_, level);
+        out.push_back({g, level, reads});
     }
     return out;
+}
+
+std::vector<std::pair<uint64_t, int>> Bootstrapper::galois_key_levels() const {
+    std::vector<std::pair<uint64_t, int>> out;
+    for (const KeyUse& u : galois_key_uses()) out.emplace_back(u.galois, u.level);
+    return out;
+}
+
+std::vector<std::pair<uint64_t, double>> Bootstrapper::galois_key_reads() const {
+    std::vector<std::pair<uint64_t, double>> out;
+    for (const KeyUse& u : galois_key_uses()) out.emplace_back(u.galois, u.reads);
+    return out;
+}
+
+size_t Bootstrapper::whole_galois_keys() const {
+    size_t whole = 0;
+    for (const KeyUse& u : galois_key_uses()) whole += seeds_key(u.reads) ? 0 : 1;
+    return whole;
 }
 
 bool Bootstrapper::seeds_key(double reads) const {
@@ -315,14 +327,14 @@ void Bootstrapper::apply_memory_policy(ckks::KeySwitchKey& key, double reads) co
 }
 
 void Bootstrapper::apply_memory_policy(BootstrapKeys& keys) const {
-    for (const auto& [g, reads] : galois_key_reads()) {
-        auto it = keys.galois.keys.find(g);
+    for (const KeyUse& u : galois_key_uses()) {
+        auto it = keys.galois.keys.find(u.galois);
         if (it == keys.galois.keys.end()) continue;
         const ckks::KeySwitchKey& key = *it->second;
-        const bool seed = seeds_key(reads) && key.a_seed;
+        const bool seed = seeds_key(u.reads) && key.a_seed;
         if (seed == !key.a_stored()) continue;  // as the policy says already: the key is shared, not copied
         ckks::KeySwitchKey changed = key;
-        apply_memory_policy(changed, reads);
+        apply_memory_policy(changed, u.reads);
         it->second = std::make_shared<const ckks::KeySwitchKey>(std::move(changed));
     }
     if (keys.encapsulation)  // each used once a pass, at its level
@@ -347,10 +359,7 @@ size_t Bootstrapper::key_bytes() const {
     // a seeded key keeps its b_j alone: half of it
     const auto held = [&](size_t whole, double reads) { return seeds_key(reads) ? whole / 2 : whole; };
     size_t bytes = 0;
-    const auto levels = galois_key_levels();
-    const auto reads = galois_key_reads();  // the same elements, in the same order
-    for (size_t i = 0; i < levels.size(); ++i)
-        bytes += held(ckks::switching_key_bytes(ctx, levels[i].second, ctx.p_count()), reads[i].second);
+    for (const KeyUse& u : galois_key_uses()) bytes += held(ckks::switching_key_bytes(ctx, u.level, ctx.p_count()), u.reads);
     if (encapsulates_)  // to the ephemeral secret at level 0 over the fewest special primes, back at the top
         bytes += held(ckks::switching_key_bytes(ctx, 0, ckks::fewest_special_primes(ctx, 0)), 1.0) +
                  held(ckks::switching_key_bytes(ctx, levels_.top, ctx.p_count()), 1.0);
@@ -374,10 +383,7 @@ BootstrapKeys Bootstrapper::generate_keys(ckks::KeyGenerator& keygen) const {
         apply_memory_policy(key, reads);
         return key;
     };
-    const auto reads = galois_key_reads();
-    const auto levels = galois_key_levels();  // the same elements, in the same order
-    for (size_t i = 0; i < levels.size(); ++i)
-        keys.galois.add(levels[i].first, as_policy(keygen.galois_key(levels[i].first, levels[i].second), reads[i].second));
+    for (const KeyUse& u : galois_key_uses()) keys.galois.add(u.galois, as_policy(keygen.galois_key(u.galois, u.level), u.reads));
     if (encapsulates_) {
         ckks::EncapsulationKeys e = keygen.encapsulation_keys(config_.ephemeral_hamming_weight, levels_.top);
         e.to_ephemeral = as_policy(std::move(e.to_ephemeral), 1.0);

@@ -174,6 +174,8 @@ public:
     // A seeded key draws that many copies of its uniform half per pass: MemoryPolicy::whole_key_reads
     // stores the keys read most whole.
     std::vector<std::pair<uint64_t, double>> galois_key_reads() const;
+    // Of those keys, how many the memory policy stores whole (seeds_key false).
+    size_t whole_galois_keys() const;
     // What one bootstrap performs (its DFTs, trace and key switches; iterations() times).
     OpCounts cost() const;
     // Whether the secret key is switched to an ephemeral sparse one for ModRaise (the secret key is
@@ -236,6 +238,14 @@ private:
     void apply_memory_policy(ckks::KeySwitchKey& key, double reads) const;
     // For each Galois element the circuit uses, the level of each of its key switches in a pass.
     std::map<uint64_t, std::vector<int>> galois_key_use_levels() const;
+    // For each of those elements (in order), its key's level (the highest use) and its reads
+    // a pass: what galois_key_levels() and galois_key_reads() report, together.
+    struct KeyUse {
+        uint64_t galois = 0;
+        int level = 0;
+        double reads = 0;
+    };
+    std::vector<KeyUse> galois_key_uses() const;
     double one_iteration_bits() const;    // precision_bits() of one iteration: EvalMod's bound at |m| = 1
     // ValueError / MissingKey (naming `op`) when x or the keys cannot be bootstrapped.
     template <ckks::Encrypted T>
