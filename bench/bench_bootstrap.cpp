@@ -9,7 +9,7 @@
 //
 //   bench_bootstrap [--presets B1] [--slots 32768,16] [--threads 2,1] [--message-ratio 12,8]
 //                   [--double-angles 2,0] [--eval-mod-terms 1,2] [--iterations 1,2] [--order cts,stc] [--memory balanced,fast,seeded,low]
-//                   [--key-tolerance 0.05,0.5] [--runs 3] [--json FILE]
+//                   [--key-tolerance 0.05,0.5] [--runs 3] [--profile] [--json FILE]
 // One row per preset, slot count, thread count, message ratio, number of EvalMod's double angles and
 // terms of its sine series (each automatic unless given),
 // of iterations, order (cts: CoeffsToSlots first, the default; stc: SlotsToCoeffs first, the
@@ -19,6 +19,9 @@
 // MemoryPolicy::low(), fewer keys, seeded, and the dense DFT diagonals encoded at each use)
 // and, where given, the DFT plans' key-saving tolerance (MemoryPolicy::key_saving_tolerance: the
 // fewest keys among the plans within that fraction of the least modelled cost).
+// --profile: one more bootstrap per row with each operation of the algorithms layer timed
+// (algorithms::OpProfile: multiply_relin_rescale, rotate_many_extended, ...), printed after the table
+// and written to the JSON: where a bootstrap's time goes.
 //   bench_bootstrap --quick          # BT (insecure test ring), full slots, one run: a smoke test
 #include <algorithm>
 #include <chrono>
@@ -63,6 +66,8 @@ struct Row {
     double key_gib = 0, diagonal_gib = 0, setup_s = 0, keygen_s = 0, model_bits = 0, bits = 0, constant_bits = 0, peak_gib = 0;
     double mean_bits = 0, pair_bits = 0;
     bench::Timing time, pair_time;
+    OpProfile profile;         // with --profile: one more bootstrap, each operation timed
+    double profiled_s = 0;     // that bootstrap's time
 };
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -92,7 +97,7 @@ double key_gib(const BootstrapKeys& bk, const RelinKey& rk) {
 
 Row run(const std::string& preset, std::optional<size_t> slots_opt, int threads, int runs, std::optional<int> ratio,
         std::optional<int> double_angles, std::optional<int> terms, std::optional<int> iterations, bool stc_first, const std::string& memory,
-        std::optional<double> key_tolerance) {
+        std::optional<double> key_tolerance, bool profile) {
     using clock = std::chrono::steady_clock;
     oboro::set_num_threads(threads);
     // the previous row's key-switching scratch (one workspace per thread it ran) and the pool's
@@ -179,6 +184,12 @@ Row run(const std::string& preset, std::optional<size_t> slots_opt, int threads,
         row.mean_bits = std::min(row.mean_bits, b.mean);
     }
     row.time = bench::timing_of(us);
+    if (profile) {
+        std::fprintf(stderr, "[%s, %zu slots] a profiled bootstrap...\n", preset.c_str(), slots);
+        t0 = clock::now();
+        (void)boot.bootstrap(CountedOps(eval, nullptr, &row.profile), in, bk);
+        row.profiled_s = seconds_since(t0);
+    }
     // the DFTs' diagonals the bootstraps encoded and keep (Bootstrapper::diagonal_bytes)
     row.diagonal_gib = double(boot.kept_diagonal_bytes()) / (1024.0 * 1024.0 * 1024.0);
     // two real inputs in one bootstrap
@@ -222,7 +233,17 @@ void write_json(const std::string& path, const std::vector<Row>& rows, int runs)
            << ", \"key_gib\": " << r.key_gib << ", \"diagonal_gib\": " << r.diagonal_gib << ", \"bootstrap_median_s\": " << r.time.median_us / 1e6
            << ", \"bootstrap_min_s\": " << r.time.min_us / 1e6 << ", \"precision_bits\": " << r.bits << ", \"mean_precision_bits\": " << r.mean_bits << ", \"constant_precision_bits\": " << r.constant_bits
            << ", \"model_bits\": " << r.model_bits << ", \"real_pair_median_s\": " << r.pair_time.median_us / 1e6
-           << ", \"real_pair_precision_bits\": " << r.pair_bits << ", \"peak_gib\": " << r.peak_gib << "}"
+           << ", \"real_pair_precision_bits\": " << r.pair_bits << ", \"peak_gib\": " << r.peak_gib;
+        if (!r.profile.ops.empty()) {
+            os << ", \"profiled_s\": " << r.profiled_s << ", \"profile\": [";
+            bool first = true;
+            for (const auto& [op, e] : r.profile.ops) {
+                os << (first ? "" : ", ") << "{\"op\": \"" << op << "\", \"calls\": " << e.calls << ", \"seconds\": " << e.seconds << "}";
+                first = false;
+            }
+            os << "]";
+        }
+        os << "}"
            << (i + 1 < rows.size() ? "," : "") << "\n";
     }
     os << "]}\n";
@@ -242,6 +263,7 @@ int main(int argc, char** argv) {
     std::vector<std::string> memories = {"balanced"};
     std::vector<std::optional<double>> tolerances = {std::nullopt};
     std::string json;
+    bool profile = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--quick") {
@@ -292,13 +314,15 @@ int main(int argc, char** argv) {
         } else if (a == "--threads") {
             threads.clear();
             for (const auto& t : bench::split(bench::option_value(argc, argv, i), ',')) threads.push_back(std::stoi(t));
+        } else if (a == "--profile") {
+            profile = true;
         } else if (a == "--json") {
             json = bench::option_value(argc, argv, i);
         } else {
             std::fprintf(stderr, "usage: bench_bootstrap [--quick] [--presets B1] [--slots 32768,16] [--threads 2,1] "
                                  "[--message-ratio 12,8] [--double-angles 2,0] [--eval-mod-terms 1,2] [--iterations 1,2] [--order cts,stc] "
                                  "[--memory balanced,fast,low] [--key-tolerance 0.05,0.5] [--runs 3] "
-                                 "[--json FILE]\n");
+                                 "[--profile] [--json FILE]\n");
             return 2;
         }
     }
@@ -312,7 +336,7 @@ int main(int argc, char** argv) {
                             for (const auto& it : iterations)
                                 for (bool o : orders)
                                     for (const auto& m : memories)
-                                        for (const auto& k : tolerances) rows.push_back(run(p, s, t, runs, r, d, e, it, o, m, k));
+                                        for (const auto& k : tolerances) rows.push_back(run(p, s, t, runs, r, d, e, it, o, m, k, profile));
     std::printf("%-6s %5s %8s %5s %7s %7s %5s %6s %5s %5s %6s %6s %10s %9s %9s %9s %8s %9s %9s %8s %6s %5s %9s %9s %9s\n", "preset", "order", "memory", "k_tol", "threads", "slots",
                 "ratio", "angles", "terms", "iters", "used", "left", "boot_s", "bits", "mean_bits", "ones_bits", "pair_s", "pair_bits", "setup_s", "keygen_s",
                 "keys", "whole", "keys_GiB", "diag_GiB", "peak_GiB");
@@ -321,6 +345,21 @@ int main(int argc, char** argv) {
                     r.preset.c_str(), r.stc_first ? "stc" : "cts", r.memory.c_str(), r.key_tolerance, r.threads, r.slots, r.message_ratio_bits, r.double_angles, r.eval_mod_terms, r.iterations, r.depth, r.output_level,
                     r.time.median_us / 1e6, r.bits, r.mean_bits, r.constant_bits, r.pair_time.median_us / 1e6, r.pair_bits,
                     r.setup_s, r.keygen_s, r.keys, r.whole_keys, r.key_gib, r.diagonal_gib, r.peak_gib);
+    for (const Row& r : rows) {
+        if (r.profile.ops.empty()) continue;
+        std::printf("\nprofile: %s, %d thread(s), %zu slots, one bootstrap of %.2f s, each operation timed\n",
+                    r.preset.c_str(), r.threads, r.slots, r.profiled_s);
+        std::vector<std::pair<std::string, OpProfile::Entry>> by_time(r.profile.ops.begin(), r.profile.ops.end());
+        std::sort(by_time.begin(), by_time.end(), [](const auto& a, const auto& b) { return a.second.seconds > b.second.seconds; });
+        double timed = 0;
+        for (const auto& [op, e] : by_time) {
+            std::printf("  %-32s %6llu calls %9.3f s %5.1f%%\n", op.c_str(), (unsigned long long)e.calls, e.seconds,
+                        100 * e.seconds / r.profiled_s);
+            timed += e.seconds;
+        }
+        std::printf("  %-32s %16s %9.3f s %5.1f%%\n", "(between operations)", "", r.profiled_s - timed,
+                    100 * (r.profiled_s - timed) / r.profiled_s);
+    }
     if (!json.empty()) write_json(json, rows, runs);
     return 0;
 }

@@ -1,6 +1,7 @@
 // Element-wise kernel benchmarks (backend/cpu/eltwise.hpp), single-threaded:
 //  (a) every kernel in every table this CPU has (scalar, AVX2, AVX-512, AVX-512 IFMA), and the NTT
-//      in each implementation, on a 60-bit and a 40-bit prime: ns per element;
+//      in each implementation, on a 60-bit, a 61-bit (just above 2^61) and a 40-bit prime: ns per
+//      element;
 //  (b) paper 004's experiment: the fused multiply-add acc = acc + a*b (one reduction) against a
 //      multiply then an add (two kernels, two reductions), over logN = 10..15 and 1..15 limbs of
 //      60-bit primes, with the input size (paper: 64*(3*N*l + l)/8 bytes) at which fused wins;
@@ -83,9 +84,12 @@ double time_us(const std::function<void()>& f, size_t work, double min_seconds) 
     return t.median_us / reps;
 }
 
-std::vector<KernelRow> run_kernels(double min_seconds, int bits) {
+// On one prime of `bits` bits: the NTT prime just below 2^bits, or (above) the one just above it,
+// as the 61-bit chains take alternately (math::generate_ntt_primes_near; B1's CoeffsToSlots and
+// EvalMod primes), where the 30-bit halves sums of dot2 take fewer terms.
+std::vector<KernelRow> run_kernels(double min_seconds, int bits, bool above = false) {
     const size_t n = 8192, terms = 3;  // three arrays of 64 KiB: in L2
-    const uint64_t q = math::generate_ntt_primes(bits, n, 1)[0];
+    const uint64_t q = above ? math::generate_ntt_primes_near(bits, n, 2)[1] : math::generate_ntt_primes(bits, n, 1)[0];
     const math::NttTables ntt(q, uint32_t(n));
     const std::string suffix = " [" + std::to_string(bits) + "-bit]";
     const math::Modulus m(q);
@@ -246,7 +250,7 @@ void write_json(const std::string& path, const std::vector<KernelRow>& k, const 
                 const std::vector<FmaRow>& f) {
     std::ofstream out(path);
     out << "{\n  \"benchmark\": \"bench_kernels\",\n  \"machine\": " << bench::machine_json()
-        << ",\n  \"threads\": 1,\n  \"kernels\": {\"n\": 8192, \"modulus_bits\": [60, 40], \"unit\": \"ns per element\", \"results\": [\n";
+        << ",\n  \"threads\": 1,\n  \"kernels\": {\"n\": 8192, \"modulus_bits\": [60, 61, 40], \"unit\": \"ns per element\", \"results\": [\n";
     for (size_t i = 0; i < k.size(); ++i)
         out << "    {\"isa\": \"" << k[i].isa << "\", \"kernel\": \"" << k[i].kernel << "\", \"ns_per_element\": "
             << k[i].ns_per_element << "}" << (i + 1 < k.size() ? "," : "") << "\n";
@@ -280,7 +284,7 @@ void write_markdown(const std::string& path, const std::vector<KernelRow>& k, co
         << "Machine: " << bench::cpu_model() << " (" << bench::cpu_flags_summary() << "), "
         << std::thread::hardware_concurrency() << " hardware threads, one thread used; " << bench::utc_now()
         << ". Medians; the machine is shared, so figures are noisy.\n\n"
-        << "## (a) Kernels, ns per element (N = 8192, one prime of 60 or of 40 bits)\n\n| kernel |";
+        << "## (a) Kernels, ns per element (N = 8192, one prime of 60, 61 or 40 bits)\n\n| kernel |";
     for (auto* t : names) out << " " << t->name << " |";
     for (size_t i = 1; i < names.size(); ++i) out << " " << names[i]->name << " speed-up |";
     out << "\n|---|";
@@ -309,11 +313,12 @@ void write_markdown(const std::string& path, const std::vector<KernelRow>& k, co
     out << "\n`dot2` is the key-switching inner product (two outputs sharing their left operand, 3 terms); "
            "`weighted_sum` and `overflow_counts` are the two halves of the centred fast base conversion (3 source "
            "limbs; the counts in double precision, with AVX-512DQ on the AVX-512 tables); `unpack_key_words` reads a "
-           "switching key's limb stored in the bytes its prime needs (8 for the 60-bit prime: a copy; 5 or 6 for "
-           "the 40-bit one). Every row is per "
+           "switching key's limb stored in the bytes its prime needs (8 for the 60- and 61-bit primes: a copy; 5 or 6 for "
+           "the 40-bit one). The 61-bit prime is the NTT prime just above 2^61 that 61-bit chains such as B1's "
+           "take beside those below it. Every row is per "
            "element. The AVX2 table runs the scalar dot2 (measured faster, see eltwise_avx2.cpp), so its column "
            "only shows the noise of the machine. `avx512+ifma` is the AVX-512 table with IFMA products for primes "
-           "below 2^50: on the 60-bit prime it runs the AVX-512 kernels. The NTT rows time one forward or inverse "
+           "below 2^50: on the 60- and 61-bit primes it runs the AVX-512 kernels. The NTT rows time one forward or inverse "
            "transform (there is no AVX2 NTT).\n\n";
     out << "## (c) The NTT by ring degree, ns per element (forward / inverse)\n\n"
         << "One transform of one limb, as the library dispatches it for the prime (`avx512+ifma`: IFMA products "
@@ -403,6 +408,7 @@ int main(int argc, char** argv) {
         }
     }
     auto k = run_kernels(min_seconds * 4, 60);
+    for (const auto& r : run_kernels(min_seconds * 4, 61, true)) k.push_back(r);
     for (const auto& r : run_kernels(min_seconds * 4, 40)) k.push_back(r);
     const auto t = run_ntt(min_seconds * 4);
     const auto f = run_fma(min_seconds, max_logn, max_limbs);

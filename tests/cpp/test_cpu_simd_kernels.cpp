@@ -31,11 +31,15 @@ constexpr size_t kLengths[] = {1, 3, 5, 8, 13, 16, 31, 1000, 1029};
 
 std::vector<uint64_t> test_moduli() {
     std::vector<uint64_t> out;
-    for (int b : {30, 40, 50, 60, 62}) {
+    for (int b : {30, 40, 50, 60, 61, 62}) {
         out.push_back((uint64_t(1) << (b - 1)) + 1);  // smallest odd b-bit value
         out.push_back((uint64_t(1) << b) - 1);        // largest b-bit value
         out.push_back(math::generate_ntt_primes(b, 1024, 1)[0]);
     }
+    // the largest prime a 61-bit chain takes (math::generate_ntt_primes_near: up to 2^61 (1 +
+    // 2^-10), as B1's), whose halves sums take 3 terms
+    out.push_back(math::generate_ntt_primes_near(61, 1024, 2)[1]);
+    out.push_back((uint64_t(1) << 61) + (uint64_t(1) << 51) - 1);
     return out;
 }
 
@@ -243,10 +247,11 @@ TEST_P(EltwiseSimd, Tensor) {
     }
 }
 
-// The key-switching inner product, from 1 to 64 terms (up to 7 on primes below 2^60 run the
-// 30-bit halves form, dot2_halves; from 8 on, the 128-bit form): past 15 terms of 62-bit products
-// the 128-bit sums are reduced on the way (lazy_product_terms), in both tables; each case runs
-// once more accumulating onto the result.
+// The key-switching inner product, from 1 to 64 terms (the SIMD tables' 30-bit halves form,
+// dot2_halves, in chunks of up to 7 terms on primes below 2^60, 4 below 2^61 and 3 just above
+// it, up to 15 chunks; 62-bit primes and more terms take the 128-bit form): past 15 terms of
+// 62-bit products the 128-bit sums are reduced on the way (lazy_product_terms), in both tables;
+// each case runs once more accumulating onto the result.
 TEST_P(EltwiseSimd, InnerProduct) {
     SIMD_OR_SKIP(k);
     const EltwiseKernels& s = backend::cpu::scalar_kernels();
@@ -254,7 +259,8 @@ TEST_P(EltwiseSimd, InnerProduct) {
     for (uint64_t q : test_moduli()) {
         const math::Modulus m(q);
         for (size_t terms :
-             {size_t(1), size_t(3), size_t(7), size_t(8), size_t(15), size_t(16), size_t(17), size_t(40), size_t(64)}) {
+             {size_t(1), size_t(3), size_t(4), size_t(5), size_t(7), size_t(8), size_t(15), size_t(16), size_t(17),
+              size_t(40), size_t(45), size_t(46), size_t(60), size_t(61), size_t(64)}) {
             const size_t n = terms % 2 ? 29 : 64;
             std::vector<std::vector<uint64_t>> x, y0, y1;
             std::vector<backend::cpu::DotTerm> dot_terms;
