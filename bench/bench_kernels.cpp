@@ -134,7 +134,7 @@ std::vector<KernelRow> run_kernels(double min_seconds, int bits, bool above = fa
         // fast base conversion from three source limbs into this prime: the sum with the overflow
         // counts subtracted, and the counts themselves (centred conversion)
         add("weighted_sum (3 terms, counts)", [&] {
-            k->weighted_sum(d0.data(), dx.data(), n, terms, weights, counts.data(), w, ws, m, n);
+            k->weighted_sum(d0.data(), dx.data(), n, terms, q, weights, counts.data(), w, ws, m, n);
         });
         add("overflow_counts (3 terms)", [&] { k->overflow_counts(counts.data(), dx.data(), n, terms, inverses, n); });
         // a switching key's limb stored in the bytes its prime needs (8 for the 60-bit prime, 5 or

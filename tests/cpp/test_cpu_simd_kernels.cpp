@@ -326,37 +326,44 @@ TEST_P(EltwiseSimd, ConvertSingle) {
     }
 }
 
-// The accumulation of fast base conversion: 1 to 40 terms (reduced every 16), residues up to
-// 62 bits times weights below t, with and without the subtraction of v * u.
+// The accumulation of fast base conversion: 1 to 46 terms (the 128-bit form reduced every 16;
+// the SIMD tables' 30-bit halves form in chunks where the sources' bound and t allow it), with and
+// without the subtraction of v * u: residues below 2^62, below t, and below a 61-bit prime just
+// above 2^61 (B1's), times weights below t.
 TEST_P(EltwiseSimd, WeightedSum) {
     SIMD_OR_SKIP(k);
     const EltwiseKernels& s = backend::cpu::scalar_kernels();
     std::mt19937_64 gen(9);
     for (uint64_t t : test_moduli()) {
         const math::Modulus m(t);
-        for (size_t terms : {size_t(1), size_t(2), size_t(15), size_t(16), size_t(17), size_t(40)}) {
-            const size_t n = terms % 2 ? 37 : 64, stride = n + 3;
-            std::vector<uint64_t> y(terms * stride), w(terms);
-            for (size_t i = 0; i < terms; ++i) {
-                const uint64_t bound = i % 3 == 0 ? (uint64_t(1) << 62) : t;  // some y_i above t
-                const auto row = words(n, bound, bound, gen);
-                std::copy(row.begin(), row.end(), y.begin() + i * stride);
-                w[i] = i % 2 ? t - 1 : gen() % t;
-            }
-            std::vector<uint8_t> v(n);
-            for (auto& c : v) c = uint8_t(gen() % 41);
-            const uint64_t u = gen() % t, us = math::shoup_precompute(u, t);
-            for (const uint8_t* counts : {static_cast<const uint8_t*>(nullptr), static_cast<const uint8_t*>(v.data())}) {
-                std::vector<uint64_t> e(n), g(n);
-                s.weighted_sum(e.data(), y.data(), stride, terms, w.data(), counts, u, us, m, n);
-                k->weighted_sum(g.data(), y.data(), stride, terms, w.data(), counts, u, us, m, n);
-                for (size_t c = 0; c < n; ++c) {
-                    u128 r = 0;
-                    for (size_t i = 0; i < terms; ++i) r = (r + u128(y[i * stride + c] % t) * w[i]) % t;
-                    if (counts) r = (r + t - u128(counts[c]) * u % t) % t;
-                    ASSERT_EQ(e[c], uint64_t(r)) << "scalar terms=" << terms << " " << where(t, n);
+        for (uint64_t bound : {uint64_t(1) << 62, t, (uint64_t(1) << 61) + (uint64_t(1) << 51) - 1}) {
+            for (size_t terms :
+                 {size_t(1), size_t(2), size_t(3), size_t(4), size_t(7), size_t(8), size_t(15), size_t(16), size_t(17),
+                  size_t(40), size_t(45), size_t(46)}) {
+                const size_t n = terms % 2 ? 37 : 64, stride = n + 3;
+                std::vector<uint64_t> y(terms * stride), w(terms);
+                for (size_t i = 0; i < terms; ++i) {
+                    // some rows all bound - 1 and weights t - 1, so that the sums reach their largest values
+                    const auto row = i % 3 == 1 ? std::vector<uint64_t>(n, bound - 1) : words(n, bound, bound, gen);
+                    std::copy(row.begin(), row.end(), y.begin() + i * stride);
+                    w[i] = i % 2 ? t - 1 : gen() % t;
                 }
-                ASSERT_EQ(e, g) << "terms=" << terms << " " << where(t, n);
+                std::vector<uint8_t> v(n);
+                for (auto& c : v) c = uint8_t(gen() % 41);
+                const uint64_t u = gen() % t, us = math::shoup_precompute(u, t);
+                for (const uint8_t* counts :
+                     {static_cast<const uint8_t*>(nullptr), static_cast<const uint8_t*>(v.data())}) {
+                    std::vector<uint64_t> e(n), g(n);
+                    s.weighted_sum(e.data(), y.data(), stride, terms, bound, w.data(), counts, u, us, m, n);
+                    k->weighted_sum(g.data(), y.data(), stride, terms, bound, w.data(), counts, u, us, m, n);
+                    for (size_t c = 0; c < n; ++c) {
+                        u128 r = 0;
+                        for (size_t i = 0; i < terms; ++i) r = (r + u128(y[i * stride + c] % t) * w[i]) % t;
+                        if (counts) r = (r + t - u128(counts[c]) * u % t) % t;
+                        ASSERT_EQ(e[c], uint64_t(r)) << "scalar terms=" << terms << " " << where(t, n);
+                    }
+                    ASSERT_EQ(e, g) << "terms=" << terms << " bound=" << bound << " " << where(t, n);
+                }
             }
         }
     }

@@ -253,6 +253,7 @@ TEST(KnownAnswers, EltwiseKernels) {
             const auto xp = g.below(n, p);
             for (bool centered : {false, true}) k.convert_single(o.data(), xp.data(), p, centered, m, n), d.add(o);
             const size_t terms = 18;
+            const uint64_t y_bound = uint64_t(1) << 62;
             std::vector<uint64_t> ys(terms * n), ws_(terms);
             for (size_t i = 0; i < terms; ++i) {
                 const auto row = g.below(n, uint64_t(1) << 62);
@@ -262,8 +263,8 @@ TEST(KnownAnswers, EltwiseKernels) {
             std::vector<uint8_t> v(n);
             for (auto& c : v) c = uint8_t(g.next() % 19);
             const uint64_t u = g.next() % q, us = math::shoup_precompute(u, q);
-            k.weighted_sum(o.data(), ys.data(), n, terms, ws_.data(), nullptr, u, us, m, n), d.add(o);
-            k.weighted_sum(o.data(), ys.data(), n, terms, ws_.data(), v.data(), u, us, m, n), d.add(o);
+            k.weighted_sum(o.data(), ys.data(), n, terms, y_bound, ws_.data(), nullptr, u, us, m, n), d.add(o);
+            k.weighted_sum(o.data(), ys.data(), n, terms, y_bound, ws_.data(), v.data(), u, us, m, n), d.add(o);
             std::vector<uint64_t> primes = math::generate_ntt_primes(bits, 1024, 6);
             std::vector<uint64_t> yc(primes.size() * n);
             std::vector<double> inv;

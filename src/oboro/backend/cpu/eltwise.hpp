@@ -79,11 +79,13 @@ struct EltwiseKernels {
     void (*convert_single)(uint64_t* d, const uint64_t* x, uint64_t p, bool centered, const math::Modulus& m,
                            size_t n);
     // The accumulation of fast base conversion into the prime t of m: d = sum_i y_i * w[i]
-    // - v * u mod t, where y_i (limb i of y, `stride` words apart) are residues below 2^62, w[i] < t,
-    // and v (nullable: no subtraction) are small counts with u < t, u_shoup its Shoup companion.
-    // The products are summed in 128 bits and reduced once every 16 terms.
-    void (*weighted_sum)(uint64_t* d, const uint64_t* y, size_t stride, size_t terms, const uint64_t* w,
-                         const uint8_t* v, uint64_t u, uint64_t u_shoup, const math::Modulus& m, size_t n);
+    // - v * u mod t, where y_i (limb i of y, `stride` words apart) are below y_bound <= 2^62 (the
+    // largest source prime: residues), w[i] < t, and v (nullable: no subtraction) are small counts
+    // with u < t, u_shoup its Shoup companion. The products are summed in 128 bits and reduced once
+    // every 16 terms (the SIMD tables: in 30-bit halves where y_bound and t allow, dot2's form).
+    void (*weighted_sum)(uint64_t* d, const uint64_t* y, size_t stride, size_t terms, uint64_t y_bound,
+                         const uint64_t* w, const uint8_t* v, uint64_t u, uint64_t u_shoup, const math::Modulus& m,
+                         size_t n);
     // The overflow counts of the centred fast base conversion (math::conversion_overflow):
     // v[c] = floor(0.5 + sum_i y_i[c] * inv[i]) in double precision, summed in the order of i
     // with no fused multiply-add, so that every table gives the same counts. y_i: `terms` limbs of

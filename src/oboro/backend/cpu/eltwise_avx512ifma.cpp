@@ -191,9 +191,10 @@ void sub_mul_scalar(uint64_t* d, const uint64_t* x, const uint64_t* y, uint64_t 
 // -v * u is added as v * (t - u). All 2 * terms + 1 products (each below 2^(31+b)) are summed in
 // IFMA's two 52-bit halves and reduced once by Barrett52 (sums below 2^(b+51): far more terms
 // than kMaxDotTerms).
-void weighted_sum(uint64_t* d, const uint64_t* y, size_t stride, size_t terms, const uint64_t* w, const uint8_t* v,
-                  uint64_t u, uint64_t u_shoup, const math::Modulus& m, size_t n) {
-    if (!fits(m) || terms > kMaxDotTerms) return base().weighted_sum(d, y, stride, terms, w, v, u, u_shoup, m, n);
+void weighted_sum(uint64_t* d, const uint64_t* y, size_t stride, size_t terms, uint64_t y_bound, const uint64_t* w,
+                  const uint8_t* v, uint64_t u, uint64_t u_shoup, const math::Modulus& m, size_t n) {
+    if (!fits(m) || terms > kMaxDotTerms)
+        return base().weighted_sum(d, y, stride, terms, y_bound, w, v, u, u_shoup, m, n);
     const Barrett52 br(m.value);
     const uint64_t t = m.value, two31 = m.barrett.reduce_word(uint64_t(1) << 31);
     __m512i w_low[kMaxDotTerms], w_high[kMaxDotTerms];
@@ -222,7 +223,8 @@ void weighted_sum(uint64_t* d, const uint64_t* y, size_t stride, size_t terms, c
         _mm512_storeu_si512(d + k, br.reduce(hi, lo));
     }
     if (k < n)
-        scalar_kernels().weighted_sum(d + k, y + k, stride, terms, w, v ? v + k : nullptr, u, u_shoup, m, n - k);
+        scalar_kernels().weighted_sum(d + k, y + k, stride, terms, y_bound, w, v ? v + k : nullptr, u, u_shoup, m,
+                                      n - k);
 }
 
 EltwiseKernels make_table() {

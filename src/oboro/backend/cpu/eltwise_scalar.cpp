@@ -81,8 +81,8 @@ void convert_single(uint64_t* d, const uint64_t* x, uint64_t p, bool centered, c
     for (size_t k = 0; k < n; ++k) d[k] = convert_from_one_prime(x[k], p, p_mod_t, centered, m.barrett);
 }
 
-void weighted_sum(uint64_t* d, const uint64_t* y, size_t stride, size_t terms, const uint64_t* w, const uint8_t* v,
-                  uint64_t u, uint64_t u_shoup, const Modulus& m, size_t n) {
+void weighted_sum(uint64_t* d, const uint64_t* y, size_t stride, size_t terms, uint64_t /*y_bound*/, const uint64_t* w,
+                  const uint8_t* v, uint64_t u, uint64_t u_shoup, const Modulus& m, size_t n) {
     const Barrett<uint64_t>& br = m.barrett;
     const uint64_t t = m.value;
     for (size_t c = 0; c < n; ++c) {

@@ -268,12 +268,16 @@ template <class V> struct Kernels {
     // 62-bit primes, which take the 128-bit form); kHalvesChunks chunks fit the 128-bit sum.
     // On the 61-bit primes the halves form took dot2 from 7.5 to 5.9 ns per element at 3 terms
     // and 13.7 to 11.8 at 7 (in one process, alternated); below 2^60 it is the form it was.
-    static size_t halves_terms(uint64_t q) {
+    // halves_terms(x_bound, y_bound) is the same for products of x < x_bound and y < y_bound.
+    static size_t halves_terms(uint64_t q) { return halves_terms(q, q); }
+    static size_t halves_terms(uint64_t x_bound, uint64_t y_bound) {
         using u128 = unsigned __int128;
-        const u128 lo_max = (uint64_t(1) << 30) - 1, hi_max = (q - 1) >> 30;
-        u128 worst = lo_max * lo_max;
-        if (2 * lo_max * hi_max > worst) worst = 2 * lo_max * hi_max;
-        if (hi_max * hi_max > worst) worst = hi_max * hi_max;
+        constexpr uint64_t kMaxBound = uint64_t(1) << 62;  // high halves below 2^32: one vpmuludq each
+        if (x_bound > kMaxBound || y_bound > kMaxBound) return 0;
+        const u128 low = (uint64_t(1) << 30) - 1, x_hi = (x_bound - 1) >> 30, y_hi = (y_bound - 1) >> 30;
+        u128 worst = low * low;
+        if (low * (x_hi + y_hi) > worst) worst = low * (x_hi + y_hi);
+        if (x_hi * y_hi > worst) worst = x_hi * y_hi;
         const u128 terms = u128(~uint64_t(0)) / worst;
         return terms < kMaxDotTerms ? size_t(terms) : kMaxDotTerms;
     }
@@ -352,11 +356,20 @@ template <class V> struct Kernels {
     }
 
     // Lazy 128-bit accumulation as in dot2, with one broadcast weight per term; the count v[c]
-    // (a byte) is widened lane by lane through a small stack copy.
-    static void weighted_sum(uint64_t* d, const uint64_t* y, size_t stride, size_t terms, const uint64_t* w,
-                             const uint8_t* v, uint64_t u, uint64_t u_shoup, const math::Modulus& m, size_t n) {
+    // (a byte) is widened lane by lane through a small stack copy. Where the sources' bound and
+    // t let the 30-bit halves sums take chunks of at least 3 terms (every prime of the presets),
+    // the halves form, weighted_sum_halves.
+    static void weighted_sum(uint64_t* d, const uint64_t* y, size_t stride, size_t terms, uint64_t y_bound,
+                             const uint64_t* w, const uint8_t* v, uint64_t u, uint64_t u_shoup, const math::Modulus& m,
+                             size_t n) {
+        const size_t halves = halves_terms(y_bound, m.value);
+        if (halves >= 7 && terms <= kHalvesChunks * 7)
+            return weighted_sum_halves<7>(d, y, stride, terms, y_bound, w, v, u, u_shoup, m, n);
+        if (halves >= 4 && terms <= kHalvesChunks * 4)
+            return weighted_sum_halves<4>(d, y, stride, terms, y_bound, w, v, u, u_shoup, m, n);
+        if (halves >= 3 && terms <= kHalvesChunks * 3)
+            return weighted_sum_halves<3>(d, y, stride, terms, y_bound, w, v, u, u_shoup, m, n);
         const Consts c{WordBarrett(m)};
-        const R vu = V::set1(u), vus = V::set1(u_shoup);
         R weights[kMaxDotTerms];
         for (size_t i = 0; i < terms && i < kMaxDotTerms; ++i) weights[i] = V::set1(w[i]);
         size_t k = 0;
@@ -373,17 +386,66 @@ template <class V> struct Kernels {
                     h = V::add(h, ph);
                     V::add_carry(h, l, pl);
                 }
-                R r = reduce_acc(h, l, c);
-                if (v) {
-                    alignas(64) uint64_t counts[L];
-                    for (size_t j = 0; j < L; ++j) counts[j] = v[k + j];
-                    r = V::sub_mod(r, V::cond_sub(mul_shoup_lazy(V::load(counts), vu, vus, c.q), c.q), c.q);
-                }
-                V::store(d + k, r);
+                V::store(d + k, minus_counts(reduce_acc(h, l, c), v, k, u, u_shoup, c));
             }
         }
         if (k < n)
-            scalar_kernels().weighted_sum(d + k, y + k, stride, terms, w, v ? v + k : nullptr, u, u_shoup, m, n - k);
+            scalar_kernels().weighted_sum(d + k, y + k, stride, terms, y_bound, w, v ? v + k : nullptr, u, u_shoup, m,
+                                          n - k);
+    }
+
+    // r - v[k ..] * u mod t, or r without counts
+    static inline R minus_counts(R r, const uint8_t* v, size_t k, uint64_t u, uint64_t u_shoup, const Consts& c) {
+        if (!v) return r;
+        alignas(64) uint64_t counts[L];
+        for (size_t j = 0; j < L; ++j) counts[j] = v[k + j];
+        return V::sub_mod(r, V::cond_sub(mul_shoup_lazy(V::load(counts), V::set1(u), V::set1(u_shoup), c.q), c.q), c.q);
+    }
+
+    // weighted_sum with y_i and the weights split into 30-bit halves as in dot2_halves (the
+    // weights' halves broadcast once): a term is 4 products and 4 additions, a chunk of Chunk
+    // terms is folded into the 128-bit sum. The counts' term -v * u enters that sum as
+    // v * (t - u) (v below 2^8: two products), before the one reduction.
+    template <size_t Chunk>
+    static void weighted_sum_halves(uint64_t* d, const uint64_t* y, size_t stride, size_t terms, uint64_t y_bound,
+                                    const uint64_t* w, const uint8_t* v, uint64_t u, uint64_t u_shoup,
+                                    const math::Modulus& m, size_t n) {
+        const Consts c{WordBarrett(m)};
+        const R low30 = V::set1((uint64_t(1) << 30) - 1);
+        const auto s30 = V::shift_count(30);
+        R w_low[kMaxDotTerms], w_high[kMaxDotTerms];
+        for (size_t i = 0; i < terms; ++i) {
+            w_low[i] = V::set1(w[i] & ((uint64_t(1) << 30) - 1));
+            w_high[i] = V::set1(w[i] >> 30);
+        }
+        const uint64_t minus_u = u == 0 ? 0 : m.value - u;
+        const R mu_low = V::set1(minus_u & ((uint64_t(1) << 30) - 1)), mu_high = V::set1(minus_u >> 30);
+        size_t k = 0;
+        for (; k + L <= n; k += L) {
+            R h = V::zero(), l = V::zero();
+            if (v) {
+                alignas(64) uint64_t counts[L];
+                for (size_t j = 0; j < L; ++j) counts[j] = v[k + j];
+                const R x = V::load(counts);
+                halves_fold(h, l, V::mul32(x, mu_low), V::mul32(x, mu_high), V::zero());
+            }
+            for (size_t i0 = 0; i0 < terms; i0 += Chunk) {
+                const size_t count = terms - i0 < Chunk ? terms - i0 : Chunk;
+                R a = V::zero(), b = V::zero(), cc = V::zero();
+                for (size_t i = i0; i < i0 + count; ++i) {
+                    const R x = V::load(y + i * stride + k);
+                    const R xl = V::and_(x, low30), xh = V::srl(x, s30);
+                    a = V::add(a, V::mul32(xl, w_low[i]));
+                    b = V::add(b, V::add(V::mul32(xl, w_high[i]), V::mul32(xh, w_low[i])));
+                    cc = V::add(cc, V::mul32(xh, w_high[i]));
+                }
+                halves_fold(h, l, a, b, cc);
+            }
+            V::store(d + k, reduce_acc(h, l, c));
+        }
+        if (k < n)
+            scalar_kernels().weighted_sum(d + k, y + k, stride, terms, y_bound, w, v ? v + k : nullptr, u, u_shoup, m,
+                                          n - k);
     }
 
     static constexpr EltwiseKernels table(const char* name) {

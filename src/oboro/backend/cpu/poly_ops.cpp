@@ -1,5 +1,7 @@
 #include "oboro/backend/cpu/poly_ops.hpp"
 
+#include <algorithm>
+
 #include "oboro/backend/cpu/eltwise.hpp"
 #include "oboro/backend/cpu/ntt_simd.hpp"
 
@@ -164,7 +166,9 @@ void base_convert_limb(const math::BaseConverter& converter, size_t j, const uin
         return;
     }
     const uint64_t u = converter.q_mod_target(j);
-    kn.weighted_sum(out, scratch, n, k, converter.punctured_mod_target(j),
+    uint64_t y_bound = 0;  // the y_i are residues of the source primes (base_convert_prepare)
+    for (size_t i = 0; i < k; ++i) y_bound = std::max(y_bound, from[i]);
+    kn.weighted_sum(out, scratch, n, k, y_bound, converter.punctured_mod_target(j),
                     centered ? reinterpret_cast<const uint8_t*>(scratch + k * n) : nullptr, u,
                     shoup_precompute(u, to[j]), to.modulus(j), n);
 }
