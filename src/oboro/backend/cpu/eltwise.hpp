@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>  // eltwise_simd.hpp's chunk dispatch: standard headers come before a SIMD target
 
 #include "oboro/math/rns.hpp"
 

@@ -216,10 +216,10 @@ template <class V> struct Kernels {
     // the presets) run the halves form, dot2_halves, in chunks of 7, 4 or 3 terms.
     static void dot2(uint64_t* o0, uint64_t* o1, const DotTerm* terms, size_t count, bool accumulate,
                      const math::Modulus& m, size_t n) {
-        const size_t halves = halves_terms(m.value);
-        if (halves >= 7 && count <= kHalvesChunks * 7) return dot2_halves<7>(o0, o1, terms, count, accumulate, m, n);
-        if (halves >= 4 && count <= kHalvesChunks * 4) return dot2_halves<4>(o0, o1, terms, count, accumulate, m, n);
-        if (halves >= 3 && count <= kHalvesChunks * 3) return dot2_halves<3>(o0, o1, terms, count, accumulate, m, n);
+        if (with_halves_chunk(halves_terms(m.value), count, [&](auto chunk) {
+                dot2_halves<chunk()>(o0, o1, terms, count, accumulate, m, n);
+            }))
+            return;
         const Consts c{WordBarrett(m)};
         const size_t chunk = lazy_product_terms(m.value);
         size_t k = 0;
@@ -282,6 +282,15 @@ template <class V> struct Kernels {
         return terms < kMaxDotTerms ? size_t(terms) : kMaxDotTerms;
     }
     static constexpr size_t kHalvesChunks = 15;
+    // Runs f(std::integral_constant<size_t, Chunk>) with the largest chunk of 7, 4 or 3 terms that
+    // `halves` (halves_terms) allows and whose kHalvesChunks chunks hold `terms`; false (f not run)
+    // where none does: the 128-bit form.
+    template <class F> static bool with_halves_chunk(size_t halves, size_t terms, F&& f) {
+        if (halves >= 7 && terms <= kHalvesChunks * 7) return f(std::integral_constant<size_t, 7>{}), true;
+        if (halves >= 4 && terms <= kHalvesChunks * 4) return f(std::integral_constant<size_t, 4>{}), true;
+        if (halves >= 3 && terms <= kHalvesChunks * 3) return f(std::integral_constant<size_t, 3>{}), true;
+        return false;
+    }
     struct HalvesSums {
         R a0, b0, c0, a1, b1, c1;
     };
@@ -362,14 +371,12 @@ template <class V> struct Kernels {
     static void weighted_sum(uint64_t* d, const uint64_t* y, size_t stride, size_t terms, uint64_t y_bound,
                              const uint64_t* w, const uint8_t* v, uint64_t u, uint64_t u_shoup, const math::Modulus& m,
                              size_t n) {
-        const size_t halves = halves_terms(y_bound, m.value);
-        if (halves >= 7 && terms <= kHalvesChunks * 7)
-            return weighted_sum_halves<7>(d, y, stride, terms, y_bound, w, v, u, u_shoup, m, n);
-        if (halves >= 4 && terms <= kHalvesChunks * 4)
-            return weighted_sum_halves<4>(d, y, stride, terms, y_bound, w, v, u, u_shoup, m, n);
-        if (halves >= 3 && terms <= kHalvesChunks * 3)
-            return weighted_sum_halves<3>(d, y, stride, terms, y_bound, w, v, u, u_shoup, m, n);
+        if (with_halves_chunk(halves_terms(y_bound, m.value), terms, [&](auto chunk) {
+                weighted_sum_halves<chunk()>(d, y, stride, terms, y_bound, w, v, u, u_shoup, m, n);
+            }))
+            return;
         const Consts c{WordBarrett(m)};
+        const R vu = V::set1(u), vus = V::set1(u_shoup);
         R weights[kMaxDotTerms];
         for (size_t i = 0; i < terms && i < kMaxDotTerms; ++i) weights[i] = V::set1(w[i]);
         size_t k = 0;
@@ -386,7 +393,9 @@ template <class V> struct Kernels {
                     h = V::add(h, ph);
                     V::add_carry(h, l, pl);
                 }
-                V::store(d + k, minus_counts(reduce_acc(h, l, c), v, k, u, u_shoup, c));
+                R r = reduce_acc(h, l, c);
+                if (v) r = V::sub_mod(r, V::cond_sub(mul_shoup_lazy(counts_at(v, k), vu, vus, c.q), c.q), c.q);
+                V::store(d + k, r);
             }
         }
         if (k < n)
@@ -394,12 +403,11 @@ template <class V> struct Kernels {
                                           n - k);
     }
 
-    // r - v[k ..] * u mod t, or r without counts
-    static inline R minus_counts(R r, const uint8_t* v, size_t k, uint64_t u, uint64_t u_shoup, const Consts& c) {
-        if (!v) return r;
+    // the counts v[k .. k + L), widened to words
+    static inline R counts_at(const uint8_t* v, size_t k) {
         alignas(64) uint64_t counts[L];
         for (size_t j = 0; j < L; ++j) counts[j] = v[k + j];
-        return V::sub_mod(r, V::cond_sub(mul_shoup_lazy(V::load(counts), V::set1(u), V::set1(u_shoup), c.q), c.q), c.q);
+        return V::load(counts);
     }
 
     // weighted_sum with y_i and the weights split into 30-bit halves as in dot2_halves (the
@@ -424,9 +432,7 @@ template <class V> struct Kernels {
         for (; k + L <= n; k += L) {
             R h = V::zero(), l = V::zero();
             if (v) {
-                alignas(64) uint64_t counts[L];
-                for (size_t j = 0; j < L; ++j) counts[j] = v[k + j];
-                const R x = V::load(counts);
+                const R x = counts_at(v, k);
                 halves_fold(h, l, V::mul32(x, mu_low), V::mul32(x, mu_high), V::zero());
             }
             for (size_t i0 = 0; i0 < terms; i0 += Chunk) {
