@@ -157,7 +157,7 @@ TEST(KeyLevels, KeysOverPartOfTheSpecialPrimes) {
     Keys k(two_prime_digits());
     const Context& ctx = *k.ctx;
     ASSERT_EQ(ctx.p_count(), 3u);
-    ASSERT_EQ(ctx.digit_size(), 2u);
+    ASSERT_EQ(ctx.digit_primes(), (std::vector<size_t>{2, 2}));
     const int level = 1;
     const RelinKey rk = k.keygen->relin_key(level, 2), rk_full = k.keygen->relin_key(level);
     EXPECT_EQ(rk.special, 2u);

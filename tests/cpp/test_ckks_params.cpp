@@ -127,6 +127,91 @@ TEST(ParamsPresets, EffectiveDnum) {
     EXPECT_EQ(Context(Parameters::preset("S2")).dnum(), 4);
 }
 
+// ---- key-switching digits ------------------------------------------------------------------------
+
+// The presets' digits: the uniform split where the primes are of one size beside q_0 (so their
+// context ids are those they had before the split was balanced), and for the bootstrappable chains
+// the 40- and 45-bit primes packed more to a digit than the 61-bit ones, each digit at most P's
+// 244 bits.
+TEST(ParamsDigits, Presets) {
+    for (const char* name : {"S1", "S2", "S3", "S4"}) {
+        const Parameters p = Parameters::preset(name);
+        EXPECT_EQ(p.digit_partition(), uniform_digits(p.q_bits.size(), p.effective_dnum())) << name;
+    }
+    EXPECT_EQ(Parameters::preset("B1").digit_partition(), (std::vector<int>{5, 6, 5, 4, 4, 2}));
+    EXPECT_EQ(Parameters::preset("B2").digit_partition(), (std::vector<int>{4, 5, 5, 4, 4, 2}));
+    EXPECT_EQ(Parameters::preset("BT").digit_partition(), (std::vector<int>{5, 4, 3, 3, 3}));
+    for (const char* name : {"B1", "B2", "BT"}) {
+        const Parameters p = Parameters::preset(name);
+        EXPECT_LE(widest_digit_bits(p.q_bits, p.digit_partition()), 244) << name;
+        const Context ctx(p);
+        EXPECT_EQ(ctx.dnum(), int(p.digit_partition().size())) << name;
+        size_t begin = 0;
+        for (size_t j = 0; j < ctx.num_digits(); ++j) {  // the ring's digits at the top level are the split
+            EXPECT_EQ(ctx.level(ctx.max_level()).digits[j].begin, begin) << name;
+            begin += ctx.digit_primes()[j];
+            EXPECT_EQ(ctx.level(ctx.max_level()).digits[j].end, begin) << name;
+        }
+    }
+    // B1's residual levels (q_0 and eleven 40-bit primes) take two digits where equal ones took three
+    const Context b1(Parameters::preset("B1"));
+    EXPECT_EQ(b1.ring().digits_at(10), 2u);
+    EXPECT_EQ(b1.ring().digits_at(4), 1u);
+}
+
+// balanced_digits against every split of small chains into consecutive runs: its widest digit is
+// the least of all splits into at most dnum digits, and each prefix of the chain (a level) meets
+// the fewest digits among the splits of that widest width.
+TEST(ParamsDigits, BalancedIsTheNarrowestSplit) {
+    const std::vector<std::vector<int>> chains = {{60, 40, 40, 40, 45, 61, 61}, {30, 25, 25, 25, 25, 25},
+                                                  {20, 20, 20, 50, 30, 30}, {61, 20, 61, 20, 20, 61, 40, 40},
+                                                  {40}, {50, 50, 50}};
+    for (const auto& q : chains)
+        for (int dnum = 1; dnum <= int(q.size()); ++dnum) {
+            const std::vector<int> got = balanced_digits(q, dnum);
+            ASSERT_LE(got.size(), size_t(dnum));
+            ASSERT_EQ(std::accumulate(got.begin(), got.end(), size_t(0)), q.size());
+            const int widest = widest_digit_bits(q, got);
+            // every split: a bit per gap between consecutive primes
+            const size_t gaps = q.size() - 1;
+            for (uint32_t cuts = 0; cuts < (1u << gaps); ++cuts) {
+                std::vector<int> split = {1};
+                for (size_t g = 0; g < gaps; ++g) {
+                    if (cuts >> g & 1) split.push_back(1);
+                    else ++split.back();
+                }
+                if (split.size() > size_t(dnum)) continue;
+                const int w = widest_digit_bits(q, split);
+                ASSERT_GE(w, widest) << "a narrower split exists for dnum " << dnum;
+                if (w > widest) continue;
+                for (size_t level = 0, a = 0, b = 0, ga = 0, gb = 0; level < q.size(); ++level) {
+                    // digits met by the prefix q_0 .. q_level
+                    while (ga < level + 1) ga += size_t(got[a++]);
+                    while (gb < level + 1) gb += size_t(split[b++]);
+                    ASSERT_LE(a, b) << "dnum " << dnum << " level " << level;
+                }
+            }
+        }
+}
+
+TEST(ParamsMalformed, DigitPrimes) {
+    Parameters p = make(12, {30, 20, 20, 30}, {50}, SecurityLevel::none);
+    p.digit_primes = {1, 2, 1};
+    EXPECT_NO_THROW(p.validate());
+    EXPECT_EQ(Context(p).digit_primes(), (std::vector<size_t>{1, 2, 1}));
+    p.dnum = 2;
+    EXPECT_ERROR(ParameterError, p.validate(), "dnum = 2", "3 digits");
+    p.dnum = 4;  // dnum is the most digits
+    EXPECT_NO_THROW(p.validate());
+    p.dnum = 0;
+    p.digit_primes = {1, 2};
+    EXPECT_ERROR(ParameterError, p.validate(), "covers 3 primes", "4");
+    p.digit_primes = {1, 0, 2, 1};
+    EXPECT_ERROR(ParameterError, p.validate(), "digit of 0 primes");
+    p.digit_primes = {1, 3};  // 70 bits under 50 bits of special primes
+    EXPECT_ERROR(ParameterError, p.validate(), "70 bits", "50");
+}
+
 // ---- the security bound -------------------------------------------------------------------------
 
 TEST(ParamsSecurity, MaxLogQpTable128) {

@@ -417,7 +417,7 @@ TEST_P(EltwiseSimd, PermuteAutomorphism) {
     for (int log_n : {3, 4, 5, 10, 13}) {
         const size_t n = size_t(1) << log_n;
         const auto primes = math::generate_ntt_primes(50, n, 2);
-        const backend::Ring ring(n, {primes[0]}, {primes[1]}, 1, 1);
+        const backend::Ring ring(n, {primes[0]}, {primes[1]}, {1}, 1);
         std::vector<uint64_t> galois = {2 * n - 1};
         uint64_t g = 1;
         for (size_t step = 1; step < n / 2; ++step) {

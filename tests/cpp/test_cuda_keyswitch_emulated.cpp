@@ -4,6 +4,7 @@
 // random inputs and keys at every level of S1, S2, S3 and small contexts with multi-prime digits
 // and several special primes, then
 // Evaluator::relinearize / rotate / rotate_many on real ciphertexts (which also still decrypt).
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <deque>
@@ -123,15 +124,21 @@ TEST(CudaKeySwitchEmulated, MatchesCpuKeySwitchOnPresetsAtEveryLevel) {
     }
 }
 
-// Digits of 2 and 3 primes (the last one shorter), several inputs, a key per element, both
-// thread orders.
+// Digits of 2 and 3 primes (the last one shorter), digits of unequal lengths (3, 1 and 2 primes,
+// the balanced split of a chain of unequal primes), several inputs, a key per element, both thread
+// orders.
 TEST(CudaKeySwitchEmulated, MultiPrimeDigitsPerElementKeysEveryThreadOrder) {
-    for (const auto& params : {small_params({30, 25, 25, 25, 25, 25}, 3), small_params({20, 20, 20, 20, 20}, 2)}) {
+    auto unequal = small_params({20, 20, 20, 50, 30, 30}, 3);
+    ASSERT_EQ(unequal.digit_partition(), (std::vector<int>{3, 1, 2}));
+    for (const auto& params : {small_params({30, 25, 25, 25, 25, 25}, 3), small_params({20, 20, 20, 20, 20}, 2), unequal}) {
         const auto ctx = Context::create(params);
-        ASSERT_GT(ctx->digit_size(), 1u);
+        const std::vector<size_t>& digits = ctx->digit_primes();
+        ASSERT_GT(*std::max_element(digits.begin(), digits.end()), 1u);
+        std::string split;
+        for (size_t d : digits) split += " " + std::to_string(d);
         for (int level = ctx->max_level(); level >= 0; --level)
             for (auto order : {ThreadOrder::forward, ThreadOrder::reverse}) {
-                SCOPED_TRACE("alpha " + std::to_string(ctx->digit_size()) + " level " + std::to_string(level));
+                SCOPED_TRACE("digits" + split + " level " + std::to_string(level));
                 expect_key_switch_matches_cpu(*ctx, level, 3, true, order);
             }
     }

@@ -394,6 +394,46 @@ TEST(SerializeErrors, FieldsOutOfRange) {
 
 // A context on primes that the prime search does not pick loads with those very primes: stored
 // contexts do not depend on the search reproducing them.
+// A context stored before format version 10 has no digits field: it was made with the uniform
+// split of its dnum, and loads with that split and its own context id, so that its keys (made over
+// those digits) and ciphertexts stay valid; a version-10 record keeps the balanced split.
+TEST(Serialize, ContextOfVersion9KeepsItsUniformDigits) {
+    Parameters p = tiny_parameters();
+    p.q_bits = {50, 20, 20, 20, 50, 50};
+    p.p_bits = {60};
+    const ContextPtr balanced = Context::create(p);
+    ASSERT_EQ(balanced->digit_primes(), (std::vector<size_t>{1, 3, 1, 1}));
+    Parameters old = p;
+    old.digit_primes = {1, 1, 1, 1, 1, 1};  // what dnum = 0 gave before: the fewest equal digits under 60 bits
+    const ContextPtr uniform = Context::create(old);
+    EXPECT_EQ(uniform->q(), balanced->q());
+    EXPECT_NE(uniform->id(), balanced->id());
+
+    const ContextPtr again = io::load_context(io::serialize(*balanced));
+    EXPECT_EQ(again->digit_primes(), balanced->digit_primes());
+    EXPECT_EQ(again->id(), balanced->id());
+
+    // The version-9 layout of the same record: no digits field, the header's version 9 and the id
+    // the context had then.
+    Bytes b = io::serialize(*uniform);
+    const size_t digits_at = io::kHeaderSize + 2 + 4 + 4 + 6 * 4 + 4 + 4 + 4;  // after dnum
+    uint32_t stored_digits = 0;
+    std::memcpy(&stored_digits, b.data() + digits_at, 4);
+    ASSERT_EQ(stored_digits, 6u);
+    b.erase(b.begin() + long(digits_at), b.begin() + long(digits_at + 4 + 6 * 4));
+    const uint16_t version = 9;
+    std::memcpy(b.data() + 8, &version, 2);
+    reseal(b);
+    const ContextPtr loaded = io::load_context(b);
+    EXPECT_EQ(loaded->digit_primes(), uniform->digit_primes());
+    EXPECT_EQ(loaded->id(), uniform->id());
+    // and a key made over the uniform digits loads there, but not into the balanced context
+    KeyGenerator keygen(uniform);
+    const Bytes rk = io::serialize_relin_key(*uniform, keygen.relin_key());
+    EXPECT_NO_THROW(io::load_relin_key(*loaded, rk));
+    EXPECT_THROW(io::load_relin_key(*balanced, rk), SerializationError);
+}
+
 TEST(Serialize, ContextOnExplicitPrimesLoadsWithThem) {
     Parameters p = tiny_parameters();
     const ContextPtr searched = Context::create(p);
@@ -450,7 +490,7 @@ TEST(SerializeErrors, ContextWithInvalidOrForeignParameters) {
     EXPECT_ERROR(SerializationError, io::load_context(b), "context id");
     // 128-bit security asked for parameters that do not meet it.
     b = io::serialize(*t.ctx);
-    const size_t security_at = io::kHeaderSize + 2 + 4 + 4 + 3 * 4 + 4 + 4 + 4 + 8 + 1 + 4;
+    const size_t security_at = io::kHeaderSize + 2 + 4 + 4 + 3 * 4 + 4 + 4 + 4 + (4 + 3 * 4) + 8 + 1 + 4;
     b[security_at] = uint8_t(SecurityLevel::k128);
     reseal(b);
     EXPECT_ERROR(SerializationError, io::load_context(b), "not valid", "security");

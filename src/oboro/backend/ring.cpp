@@ -9,8 +9,16 @@ namespace oboro::backend {
 
 using namespace oboro::math;
 
-Ring::Ring(size_t n, std::vector<uint64_t> q, std::vector<uint64_t> p, size_t digit_size, uint64_t id)
-    : n_(n), alpha_(digit_size), id_(id), q_(std::move(q)), p_(std::move(p)) {
+Ring::Ring(size_t n, std::vector<uint64_t> q, std::vector<uint64_t> p, std::vector<size_t> digit_primes, uint64_t id)
+    : n_(n), digit_primes_(std::move(digit_primes)), id_(id), q_(std::move(q)), p_(std::move(p)) {
+    size_t covered = 0;
+    for (size_t d : digit_primes_) {
+        if (d == 0) raise<ParameterError>("Ring: a key-switching digit without primes");
+        covered += d;
+        max_digit_primes_ = std::max(max_digit_primes_, d);
+    }
+    if (covered != q_.size())
+        raise<ParameterError>("Ring: the key-switching digits cover ", covered, " primes of ", q_.size());
     while ((size_t(1) << log_n_) < n_) ++log_n_;
     for (uint64_t m : q_) mods_.emplace_back(m);
     for (uint64_t m : p_) mods_.emplace_back(m);
@@ -26,10 +34,10 @@ LevelConstants Ring::make_level(int level, size_t special) const {
     LevelConstants lc;
     lc.level = level;
     lc.special = special;
-    for (size_t begin = 0; begin < nq; begin += alpha_) {
+    for (size_t j = 0, begin = 0; begin < nq; begin += digit_primes_[j++]) {
         DigitConversion d;
         d.begin = begin;
-        d.end = std::min(nq, begin + alpha_);
+        d.end = std::min(nq, begin + digit_primes_[j]);
         std::vector<uint64_t> digit(q_.begin() + long(d.begin), q_.begin() + long(d.end));
         std::vector<uint64_t> others;
         for (size_t i = 0; i < nq; ++i)

@@ -49,9 +49,10 @@ struct LevelConstants {
 class Ring {
 public:
     // n: the ring degree (a power of two); q, p: the ciphertext and special primes (NTT-friendly
-    // for n); digit_size: ciphertext primes per key-switching digit; id: a fingerprint of the
-    // parameters (caches keyed by it, e.g. a device's copy of the tables).
-    Ring(size_t n, std::vector<uint64_t> q, std::vector<uint64_t> p, size_t digit_size, uint64_t id);
+    // for n); digit_primes: the ciphertext primes of each key-switching digit, from q_0 up (they
+    // sum to q.size()); id: a fingerprint of the parameters (caches keyed by it, e.g. a device's
+    // copy of the tables).
+    Ring(size_t n, std::vector<uint64_t> q, std::vector<uint64_t> p, std::vector<size_t> digit_primes, uint64_t id);
     Ring(const Ring&) = delete;
     Ring& operator=(const Ring&) = delete;
 
@@ -60,7 +61,9 @@ public:
     int max_level() const { return int(q_.size()) - 1; }
     size_t q_count() const { return q_.size(); }
     size_t p_count() const { return p_.size(); }
-    size_t digit_size() const { return alpha_; }
+    const std::vector<size_t>& digit_primes() const { return digit_primes_; }
+    // The primes of the largest digit (the scratch of a digit's base conversion is sized by it).
+    size_t max_digit_primes() const { return max_digit_primes_; }
     uint64_t id() const { return id_; }
 
     const std::vector<uint64_t>& q() const { return q_; }
@@ -89,7 +92,8 @@ private:
 
     size_t n_ = 0;
     int log_n_ = 0;
-    size_t alpha_ = 0;
+    std::vector<size_t> digit_primes_;
+    size_t max_digit_primes_ = 0;
     uint64_t id_ = 0;
     std::vector<uint64_t> q_, p_;
     std::vector<math::Modulus> mods_;

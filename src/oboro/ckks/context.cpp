@@ -52,8 +52,8 @@ uint64_t fnv1a(uint64_t h, uint64_t v) {
 Context::Context(const Parameters& params) : params_(params) {
     params_.validate();
     const size_t n = size_t(params_.n());
-    dnum_ = params_.effective_dnum();
-    const size_t alpha = size_t(ckks::digit_size(params_.q_bits.size(), dnum_));
+    const std::vector<int> digits = params_.digit_partition();
+    dnum_ = int(digits.size());
     std::vector<uint64_t> used;
     std::vector<uint64_t> q = params_.explicit_primes() ? params_.q_primes : chain_primes(params_.q_bits, n, used);
     std::vector<uint64_t> p = params_.explicit_primes() ? params_.p_primes : special_primes(params_.p_bits, n, used);
@@ -70,14 +70,21 @@ Context::Context(const Parameters& params) : params_(params) {
 
     uint64_t id = 0xcbf29ce484222325ull;
     id = fnv1a(id, n);
-    id = fnv1a(id, uint64_t(dnum_));
+    // The dnum asked for (or the digits' number), and a split other than the uniform one for it
+    // (the only one before format version 10), so that keys made with one split are never taken
+    // for keys of another while stored contexts keep their fingerprints.
+    const int dnum_asked = params_.dnum > 0 ? params_.dnum : dnum_;
+    id = fnv1a(id, uint64_t(dnum_asked));
+    if (digits != uniform_digits(q.size(), dnum_asked))
+        for (int d : digits) id = fnv1a(id, 0xd161700000000ull + uint64_t(d));
     for (uint64_t m : q) id = fnv1a(id, m);
     id = fnv1a(id, 0xffff);
     for (uint64_t m : p) id = fnv1a(id, m);
 
     for (size_t l = 0; l < q.size(); ++l)
         crt_.push_back(std::make_unique<CrtReconstructor>(RnsBase(std::vector<uint64_t>(q.begin(), q.begin() + long(l + 1)))));
-    ring_ = std::make_unique<backend::Ring>(n, std::move(q), std::move(p), alpha, id);
+    ring_ = std::make_unique<backend::Ring>(n, std::move(q), std::move(p),
+                                            std::vector<size_t>(digits.begin(), digits.end()), id);
 
     // The standard scales: anchored at level 0 on the parameters' scale and computed upwards as
     // D_l = sqrt(D_{l-1} q_l), which stays within a fraction of a bit of D_0 when the primes have

@@ -43,9 +43,10 @@ public:
     // scale of level l, rescaled, is at the standard scale of level l - 1, bit for bit (see
     // context.cpp for how the ladder is computed).
     double standard_scale(int level) const { return standard_scales_[size_t(level)]; }
+    // The key-switching digits: their number, and the ciphertext primes of each from q_0 up.
     int dnum() const { return dnum_; }
-    size_t digit_size() const { return ring_->digit_size(); }
-    size_t num_digits() const { return (q_count() + digit_size() - 1) / digit_size(); }
+    const std::vector<size_t>& digit_primes() const { return ring_->digit_primes(); }
+    size_t num_digits() const { return digit_primes().size(); }
     // A fingerprint of the parameters: objects carry it so that mixing contexts is detected.
     uint64_t id() const { return ring_->id(); }
 

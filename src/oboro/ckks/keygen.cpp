@@ -177,8 +177,9 @@ KeySwitchKey KeyGenerator::switching_key(const uint64_t* s_from, std::optional<i
     const Context& ctx = *ctx_;
     const int level = checked_level(ctx, level_opt, "switching_key");
     const size_t special = checked_special(ctx, level, special_opt, "switching_key");
-    const size_t n = ctx.n(), nq = size_t(level + 1), limbs = nq + special, alpha = ctx.digit_size();
-    const std::vector<uint64_t>& p_mod_q = ctx.ring().key_switch_level(level, special).p_mod_q;
+    const size_t n = ctx.n(), nq = size_t(level + 1), limbs = nq + special;
+    const backend::LevelConstants& constants = ctx.ring().key_switch_level(level, special);
+    const std::vector<uint64_t>& p_mod_q = constants.p_mod_q;
     const WipedBuffer<uint64_t> minus_s = restricted(ctx, sk_->ntt.data(), level, special, true);
     WipedBuffer<uint64_t> from_copy;
     const uint64_t* from = s_from;
@@ -202,7 +203,7 @@ KeySwitchKey KeyGenerator::switching_key(const uint64_t* s_from, std::optional<i
         rlwe_sample(ctx, level, special, errors[j], *key.a_seed, j, minus_s.data(), b, b + limbs * n,
                     key.a_positions.data() + j * limbs);
         // + P' * s_from on the primes of digit j (P' = 0 mod each of its special primes).
-        for (size_t i = j * alpha; i < std::min(nq, (j + 1) * alpha); ++i) {
+        for (size_t i = constants.digits[j].begin; i < constants.digits[j].end; ++i) {
             const math::Modulus& m = ctx.moduli()[i];
             const uint64_t p_mod = p_mod_q[i];
             const uint64_t p_shoup = math::shoup_precompute(p_mod, m.value);

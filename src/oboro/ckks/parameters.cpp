@@ -68,28 +68,71 @@ const char* to_string(SecurityLevel level) {
     return "?";
 }
 
-int digit_size(size_t q_count, int dnum) { return int((q_count + size_t(dnum) - 1) / size_t(dnum)); }
+namespace {
+// The greedy split from q_0 up under `cap` bits per digit (cap >= every prime's bits): each digit
+// takes primes while its bits stay within the cap, which gives the fewest digits for the cap, and
+// the fewest for every prefix of the chain too.
+std::vector<int> greedy_digits(const std::vector<int>& q_bits, int cap) {
+    std::vector<int> digits;
+    int bits = 0;
+    for (int b : q_bits) {
+        if (digits.empty() || bits + b > cap) {
+            digits.push_back(0);
+            bits = 0;
+        }
+        ++digits.back();
+        bits += b;
+    }
+    return digits;
+}
 
-int max_digit_bits(const std::vector<int>& q_bits, int dnum) {
-    const int alpha = digit_size(q_bits.size(), dnum);
+int special_bits(const Parameters& p) { return std::accumulate(p.p_bits.begin(), p.p_bits.end(), 0); }
+}  // namespace
+
+std::vector<int> balanced_digits(const std::vector<int>& q_bits, int dnum) {
+    if (q_bits.empty() || dnum < 1) raise<ParameterError>("balanced_digits: needs primes and dnum >= 1, got dnum = ", dnum);
+    // The fewest digits under a cap fall as the cap grows: the least cap that gives at most dnum
+    // digits, by bisection between the widest prime (one prime per digit) and the whole chain.
+    int lo = *std::max_element(q_bits.begin(), q_bits.end());
+    int hi = std::accumulate(q_bits.begin(), q_bits.end(), 0);
+    while (lo < hi) {
+        const int mid = lo + (hi - lo) / 2;
+        if (greedy_digits(q_bits, mid).size() <= size_t(dnum)) hi = mid;
+        else lo = mid + 1;
+    }
+    return greedy_digits(q_bits, lo);
+}
+
+std::vector<int> uniform_digits(size_t q_count, int dnum) {
+    const size_t alpha = (q_count + size_t(dnum) - 1) / size_t(dnum);
+    std::vector<int> digits;
+    for (size_t begin = 0; begin < q_count; begin += alpha) digits.push_back(int(std::min(alpha, q_count - begin)));
+    return digits;
+}
+
+int widest_digit_bits(const std::vector<int>& q_bits, const std::vector<int>& digits) {
     int widest = 0;
-    for (size_t lo = 0; lo < q_bits.size(); lo += size_t(alpha)) {
+    size_t i = 0;
+    for (int d : digits) {
         int bits = 0;
-        for (size_t i = lo; i < std::min(q_bits.size(), lo + size_t(alpha)); ++i) bits += q_bits[i];
+        for (int k = 0; k < d && i < q_bits.size(); ++k) bits += q_bits[i++];
         widest = std::max(widest, bits);
     }
     return widest;
 }
 
-int Parameters::effective_dnum() const {
-    if (dnum > 0) return dnum;
+std::vector<int> Parameters::digit_partition() const {
+    if (!digit_primes.empty()) return digit_primes;
+    if (dnum > 0) return balanced_digits(q_bits, dnum);
     // The fewest digits (cheapest key switching) whose every digit fits under P.
-    const int p_total = std::accumulate(p_bits.begin(), p_bits.end(), 0);
-    for (int d = 1; d <= int(q_bits.size()); ++d)
-        if (max_digit_bits(q_bits, d) <= p_total) return d;
-    raise<ParameterError>("parameters: even one prime per digit exceeds the ", p_total,
-                          " bits of the special primes; use larger or more special primes");
+    const int p_total = special_bits(*this);
+    if (q_bits.empty() || *std::max_element(q_bits.begin(), q_bits.end()) > p_total)
+        raise<ParameterError>("parameters: even one prime per digit exceeds the ", p_total,
+                              " bits of the special primes; use larger or more special primes");
+    return balanced_digits(q_bits, int(greedy_digits(q_bits, p_total).size()));
 }
+
+int Parameters::effective_dnum() const { return int(digit_partition().size()); }
 
 int Parameters::log_qp() const {
     return std::accumulate(q_bits.begin(), q_bits.end(), 0) + std::accumulate(p_bits.begin(), p_bits.end(), 0);
@@ -161,12 +204,25 @@ void Parameters::validate() const {
     if (q_bits.size() > 64) raise<ParameterError>("parameters: the chain has ", q_bits.size(), " primes (at most 64)");
     if (dnum < 0 || dnum > int(q_bits.size()))
         raise<ParameterError>("parameters: dnum = ", dnum, " must be in 1..", q_bits.size(), " (or 0 for automatic)");
-    if (dnum == 0) (void)effective_dnum();  // throws if no digit split fits under P
-    if (dnum > 0) {
-        const int p_total = std::accumulate(p_bits.begin(), p_bits.end(), 0);
-        const int widest = max_digit_bits(q_bits, dnum);
+    if (!digit_primes.empty()) {
+        size_t total = 0;
+        for (int d : digit_primes) {
+            if (d < 1) raise<ParameterError>("parameters: a key-switching digit of ", d, " primes (digit_primes must be positive)");
+            total += size_t(d);
+        }
+        if (total != q_bits.size())
+            raise<ParameterError>("parameters: digit_primes covers ", total, " primes but the chain has ", q_bits.size());
+        if (dnum != 0 && size_t(dnum) < digit_primes.size())
+            raise<ParameterError>("parameters: dnum = ", dnum, " but digit_primes gives ", digit_primes.size(),
+                                  " digits (dnum is the most digits: set it to 0 or at least their count)");
+    }
+    if (dnum == 0 && digit_primes.empty()) {
+        (void)digit_partition();  // throws if no digit split fits under P
+    } else {
+        const int p_total = special_bits(*this);
+        const int widest = widest_digit_bits(q_bits, digit_partition());
         if (widest > p_total)
-            raise<ParameterError>("parameters: with dnum = ", dnum, " a key-switching digit has ", widest,
+            raise<ParameterError>("parameters: with dnum = ", effective_dnum(), " a key-switching digit has ", widest,
                                   " bits but the special primes only ", p_total,
                                   " bits; key switching would add large noise. Use a larger dnum or more special primes");
     }
@@ -221,9 +277,9 @@ Parameters Parameters::preset(const std::string& name) {
         p.q_bits.insert(p.q_bits.end(), test ? 3 : 11, 40);
         p.q_bits.insert(p.q_bits.end(), 3, 45);
         p.q_bits.insert(p.q_bits.end(), 8 + 3, 61);
-        // digits of 4 primes (at most 244 bits) under P = 244 bits
+        // P = 244 bits; dnum automatic: the fewest digits of at most 244 bits, from q_0 up (B1: 6,
+        // of 5, 6, 5, 4, 4 and 2 primes; BT: 5)
         p.p_bits = {61, 61, 61, 61};
-        p.dnum = test ? 5 : 7;
         p.secret = SecretDistribution::sparse_ternary;
         p.hamming_weight = 192;
         if (test) p.security = SecurityLevel::none;
@@ -239,8 +295,7 @@ Parameters Parameters::preset(const std::string& name) {
         p.q_bits.insert(p.q_bits.end(), 9, 48);
         p.q_bits.insert(p.q_bits.end(), 3, 45);
         p.q_bits.insert(p.q_bits.end(), 8 + 3, 61);
-        p.p_bits = {61, 61, 61, 61};
-        p.dnum = 6;
+        p.p_bits = {61, 61, 61, 61};  // dnum automatic: 6 digits, as B1
         p.secret = SecretDistribution::sparse_ternary;
         p.hamming_weight = 192;
         p.scale = 0x1p48;

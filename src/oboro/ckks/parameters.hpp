@@ -15,7 +15,12 @@ struct Parameters {
     int log_n = 0;                       // ring degree N = 2^log_n; slots = N/2
     std::vector<int> q_bits;             // ciphertext primes, q_0 first (the last one is dropped first)
     std::vector<int> p_bits;             // special primes for hybrid key switching
-    int dnum = 0;                        // gadget digits; 0 = as many as the special primes allow
+    int dnum = 0;                        // gadget digits (at most); 0 = as few as the special primes allow
+    // Explicit key-switching digits (optional): the number of ciphertext primes of each digit, from
+    // q_0 up, summing to q_bits.size(); dnum then must be 0 or at least their count. Empty: digit_partition()
+    // derives them from dnum. The loader of a context stored before the digits were balanced by
+    // bits passes that layout here.
+    std::vector<int> digit_primes;
     double scale = 0;                    // default encoding scale; 0 = 2^(bits of q_1) (or q_0 if single)
     SecretDistribution secret = SecretDistribution::ternary;
     int hamming_weight = 0;              // for sparse_ternary: number of non-zero coefficients
@@ -34,7 +39,10 @@ struct Parameters {
     bool explicit_primes() const { return !q_primes.empty() || !p_primes.empty(); }
     // Sets q_primes / p_primes and the sizes q_bits / p_bits that match them (round(log2 q)).
     void use_primes(std::vector<uint64_t> q, std::vector<uint64_t> p);
-    int effective_dnum() const;         // dnum, or the automatic choice when dnum == 0
+    // The key-switching digits, as primes per digit from q_0 up: digit_primes when given, else
+    // balanced_digits(q_bits, dnum) (dnum == 0: the fewest digits that each fit under P's bits).
+    std::vector<int> digit_partition() const;
+    int effective_dnum() const;         // the number of digits: digit_partition().size()
 
     // Throws ParameterError with a message that says what is wrong and what the limit is.
     void validate() const;
@@ -62,9 +70,20 @@ int max_log_q_sparse_sample(int log_n, int h);
 
 const char* to_string(SecurityLevel level);
 
-// Primes per key-switching digit: ceil(q_count / dnum); digits are consecutive runs of primes.
-int digit_size(size_t q_count, int dnum);
-// Bits of the widest digit when q_bits is split into dnum digits.
-int max_digit_bits(const std::vector<int>& q_bits, int dnum);
+// Key-switching digits are consecutive runs of ciphertext primes from q_0 up, given as the number
+// of primes of each.
+//
+// balanced_digits: the split into at most `dnum` digits whose widest digit has the fewest bits,
+// each digit taking from q_0 up as many primes as fit under that width. A key switch's noise grows
+// with its widest digit, and its cost with the digits a ciphertext's primes meet; filling the
+// digits from q_0 up puts the low levels, which every ciphertext has, in the fewest digits (B1's
+// 40-bit residual primes go six to a digit beside its 61-bit ones four to a digit, where equal
+// counts would put four of each).
+std::vector<int> balanced_digits(const std::vector<int>& q_bits, int dnum);
+// uniform_digits: ceil(q_count / dnum) primes per digit, the last one shorter (the layout of
+// contexts stored before format version 10).
+std::vector<int> uniform_digits(size_t q_count, int dnum);
+// Bits of the widest digit of `digits` over q_bits.
+int widest_digit_bits(const std::vector<int>& q_bits, const std::vector<int>& digits);
 
 }  // namespace oboro::ckks

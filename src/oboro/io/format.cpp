@@ -29,7 +29,11 @@ uint16_t version_of(ObjectType type) {
     return type == ObjectType::ciphertext_batch || type == ObjectType::encrypted_matrix ? 2 : 1;
 }
 
-uint16_t written_version(ObjectType type) { return type == ObjectType::bootstrap_keys ? 9 : version_of(type); }
+uint16_t written_version(ObjectType type) {
+    if (type == ObjectType::bootstrap_keys) return 9;
+    if (type == ObjectType::context) return 10;  // the key-switching digits
+    return version_of(type);
+}
 
 size_t begin_record(Writer& w, ObjectType type, uint64_t context_id) {
     const size_t start = w.position();

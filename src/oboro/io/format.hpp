@@ -24,7 +24,7 @@ namespace oboro::io {
 // The newest version this build reads. Each record is written with the version of its object
 // type's current layout (written_version), so data of the version-1 types stays readable by older
 // builds.
-inline constexpr uint16_t kFormatVersion = 9;
+inline constexpr uint16_t kFormatVersion = 10;
 inline constexpr size_t kHeaderSize = 32;
 inline constexpr size_t kChecksumSize = 8;
 inline constexpr uint8_t kMagic[8] = {0x89, 'O', 'B', 'O', 'R', 'O', '\r', '\n'};
@@ -48,8 +48,8 @@ const char* to_string(ObjectType type);
 // bootstrap keys).
 uint16_t version_of(ObjectType type);
 // The version a record of `type` is written with, that of its current layout: version_of(type),
-// except the bootstrap keys (5: their configuration gained the iterations and the order in 4, the
-// memory policy in 5).
+// except the bootstrap keys (9: their configuration gained the iterations and the order in 4, the
+// memory policy in 5, ...) and the context (10: the key-switching digits).
 uint16_t written_version(ObjectType type);
 
 // Writes a header with a placeholder size; returns the record's start for finish_record.

@@ -2,8 +2,9 @@
 // bit-packed at bit_width(q_i) bits where q_i is the context's i-th modulus, Q first then P):
 //
 //   context      str label, i32 log_n, u32 #q, i32 q_bits[], u32 #p, i32 p_bits[], i32 dnum,
-//                f64 scale, u8 secret distribution, i32 hamming weight, u8 security,
-//                u32 #primes, u64 primes[] (Q then P)
+//                from version 10 u32 #digits, i32 primes of each key-switching digit[] (before:
+//                the uniform split, legacy_digits), f64 scale, u8 secret distribution, i32 hamming
+//                weight, u8 security, u32 #primes, u64 primes[] (Q then P)
 //   plaintext    i32 level, f64 scale, u64 slots, poly(level+1), array info
 //   ciphertext   u32 polys, i32 level, f64 scale, u64 slots, u8 flags (1 = seeded), [32-byte seed],
 //                poly(level+1) for each polynomial (polynomial 1 omitted when seeded), array info
@@ -30,6 +31,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <numeric>
 #include <optional>
 #include <span>
 
@@ -292,7 +294,20 @@ CiphertextFields read_fields(Reader& r, const Context& ctx) {
 
 // ------------------------------------------------------------------------------------------------
 // Context
-// ------------------------------------------------------------------------------------------------
+
+namespace {
+// The key-switching digits of a context stored before version 10: runs of ceil(#q / dnum) primes,
+// with dnum == 0 the fewest such digits that each fit under P (empty when none does: validate()
+// then refuses the parameters).
+std::vector<int> legacy_digits(const Parameters& p) {
+    const size_t nq = p.q_bits.size();
+    if (p.dnum > 0) return uniform_digits(nq, p.dnum);
+    const int p_total = std::accumulate(p.p_bits.begin(), p.p_bits.end(), 0);
+    for (int d = 1; d <= int(nq); ++d)
+        if (std::vector<int> digits = uniform_digits(nq, d); widest_digit_bits(p.q_bits, digits) <= p_total) return digits;
+    return {};
+}
+}  // namespace
 
 Bytes serialize(const Context& ctx, const std::string& label) {
     if (label.size() > kMaxLabel) raise<ValueError>("serialize: the label has ", label.size(), " bytes (at most ", kMaxLabel, ")");
@@ -307,6 +322,8 @@ Bytes serialize(const Context& ctx, const std::string& label) {
     w.u32(uint32_t(p.p_bits.size()));
     for (int b : p.p_bits) w.i32(b);
     w.i32(p.dnum);
+    w.u32(uint32_t(ctx.num_digits()));
+    for (size_t d : ctx.digit_primes()) w.i32(int32_t(d));
     w.f64(p.scale);
     w.u8(uint8_t(p.secret));
     w.i32(p.hamming_weight);
@@ -330,6 +347,13 @@ ContextPtr load_context(ByteView data, std::string* label) {
     if (np == 0 || np > 64) r.fail(oboro::detail::concat(np, " special primes is outside 1..64"));
     for (uint32_t i = 0; i < np; ++i) p.p_bits.push_back(checked_i32(r, "a prime size", 1, 64));
     p.dnum = checked_i32(r, "dnum", 0, 64);
+    if (v.version >= 10) {
+        const uint32_t digits = r.u32("the number of key-switching digits");
+        if (digits == 0 || digits > nq) r.fail(oboro::detail::concat(digits, " key-switching digits for ", nq, " primes"));
+        for (uint32_t j = 0; j < digits; ++j) p.digit_primes.push_back(checked_i32(r, "a digit's prime count", 1, 64));
+    } else {
+        p.digit_primes = legacy_digits(p);
+    }
     p.scale = r.f64("the scale");
     const uint8_t secret = r.u8("the secret distribution");
     if (secret > uint8_t(SecretDistribution::sparse_ternary)) r.fail(oboro::detail::concat("unknown secret distribution ", int(secret)));

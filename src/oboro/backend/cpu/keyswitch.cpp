@@ -34,7 +34,7 @@ void mod_up(const Ring& ring, const LevelConstants& lc, const uint64_t* c, uint6
     std::memcpy(coeff, c, nq * n * sizeof(uint64_t));
     ntt_inverse(coeff, ring.ntt_tables(), nq);
     // One base-conversion scratch per digit, taken here because the digits run in parallel.
-    const size_t per_digit = base_convert_scratch_words(ring.digit_size(), n);
+    const size_t per_digit = base_convert_scratch_words(ring.max_digit_primes(), n);
     uint64_t* scratch = ws.take(digits.size() * per_digit);
 
     // Each digit's own limbs are c itself (already in NTT form); its conversion's inputs are

@@ -39,19 +39,24 @@ namespace oboro::cuda::kernels {
 
 // ---- copy of each digit's own limbs (ModUp) --------------------------------------------------
 
+// The most ciphertext limbs a digit copy maps (Parameters::validate allows 64 primes).
+inline constexpr uint32_t kMaxDigitCopyLimbs = 64;
+
 // rows = count x nq: coefficient row (c, i) of `coeff` (count x nq x n) goes to limb i of digit
-// j = i / alpha of element c in `digits` (count x beta x ne x n).
+// j = digit_of[i] of element c in `digits` (count x beta x ne x n). Digits are runs of limbs of
+// any lengths (Parameters::digit_partition), so the kernel reads each limb's digit from the table.
 struct DigitCopyArgs {
     const uint64_t* coeff = nullptr;
     uint64_t* digits = nullptr;
-    uint32_t n = 0, nq = 0, ne = 0, beta = 0, alpha = 0, count = 0;
+    uint32_t n = 0, nq = 0, ne = 0, beta = 0, count = 0;
+    uint8_t digit_of[kMaxDigitCopyLimbs] = {};
 };
 
 inline RowLaunch row_launch(const DigitCopyArgs& a) { return row_launch(a.n, a.count * a.nq); }
 
 OBORO_HD void digit_copy_thread(const ThreadIndex& t, const DigitCopyArgs& a) {
     for_each_row_element(t, a.n, a.count * a.nq, [&](uint64_t i, uint64_t row) {
-        const uint64_t c = row / a.nq, limb = row - c * a.nq, j = limb / a.alpha, col = i - row * a.n;
+        const uint64_t c = row / a.nq, limb = row - c * a.nq, j = a.digit_of[limb], col = i - row * a.n;
         a.digits[((c * a.beta + j) * a.ne + limb) * a.n + col] = a.coeff[i];
     });
 }
@@ -193,7 +198,8 @@ struct KeySwitchLevel {
     const uint64_t* p_mod_q = nullptr;                    // nq: P mod q_i, and its Shoup companion
     const uint64_t* p_mod_q_shoup = nullptr;
     const DigitStep* digit_steps = nullptr;  // beta, host memory
-    uint32_t nq = 0, ne = 0, k = 1, beta = 0, alpha = 0, chunk = 1;
+    uint32_t nq = 0, ne = 0, k = 1, beta = 0, chunk = 1;
+    uint32_t max_digit = 0;  // the limbs of the widest digit at this level (base conversion scratch)
     NttPlan plan;
 };
 
@@ -220,7 +226,7 @@ inline KeySwitchScratch key_switch_scratch(const KeySwitchLevel& L, uint32_t cou
     KeySwitchScratch s;
     s.coeff = size_t(count) * L.nq * n;
     s.digits = size_t(count) * L.beta * L.ne * n;
-    s.conv = base_conversion_scratch_words(count, L.alpha, n);
+    s.conv = base_conversion_scratch_words(count, L.max_digit, n);
     s.acc = size_t(count) * 2 * L.ne * n;
     // ModDown: one special prime: the fused division's scratch; k > 1: the special limbs in
     // coefficient form, their conversion to Q_l, and the conversion's own scratch.
@@ -282,8 +288,11 @@ template <typename Ops> void for_each_mod_up_step(const KeySwitchArgs& a, const 
     copy.nq = L.nq;
     copy.ne = L.ne;
     copy.beta = L.beta;
-    copy.alpha = L.alpha;
     copy.count = a.count;
+    if (L.nq > kMaxDigitCopyLimbs)
+        raise<ParameterError>("key switch: ", L.nq, " ciphertext limbs exceed the ", kMaxDigitCopyLimbs, " of the digit copy");
+    for (uint32_t j = 0; j < L.beta; ++j)
+        for (uint32_t i = 0; i < L.digit_steps[j].size; ++i) copy.digit_of[L.digit_steps[j].begin + i] = uint8_t(j);
     ops.digit_copy(static_cast<const DigitCopyArgs&>(copy));
 
     for (uint32_t j = 0; j < L.beta; ++j) {
@@ -770,7 +779,8 @@ struct KeySwitchHostData {
         level.nq = nq;
         level.ne = ne;
         level.beta = uint32_t(lc.digits.size());
-        level.alpha = uint32_t(ring.digit_size());
+        level.max_digit = 0;
+        for (const DigitStep& s : steps) level.max_digit = std::max(level.max_digit, s.size);
         level.chunk = uint32_t(chunk);
         level.plan = make_ntt_plan(log_n);
     }
