@@ -256,6 +256,7 @@ nb::dict preset_info(const std::string& name) {
     d["moduli_bits"] = p.q_bits;
     d["special_bits"] = p.p_bits;
     d["dnum"] = p.effective_dnum();
+    d["digit_primes"] = p.digit_partition();
     d["log_qp"] = p.log_qp();
     d["scale_bits"] = std::log2(p.scale);
     d["security"] = security_bits(p.security);
@@ -480,6 +481,10 @@ void register_ckks(nb::module_& m) {
                      "The security level the parameters were checked against: 128, 192, 256, or None (no check).")
         .def_prop_ro("dnum", [](const PyContext& c) { return c.st->ctx->dnum(); },
                      "Number of key-switching digits (hybrid key switching).")
+        .def_prop_ro("digit_primes", [](const PyContext& c) { return c.st->ctx->digit_primes(); },
+                     "The ciphertext primes of each key-switching digit, from q_0 up: runs of consecutive "
+                     "primes, split into at most dnum digits of the fewest widest bits and filled from q_0 up "
+                     "(docs/parameters.md).")
         .def_prop_ro("moduli", [](const PyContext& c) { return c.st->ctx->q(); },
                      "The ciphertext primes q_0 .. q_L.")
         .def_prop_ro("special_moduli", [](const PyContext& c) { return c.st->ctx->p(); },

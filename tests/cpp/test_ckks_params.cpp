@@ -130,7 +130,7 @@ TEST(ParamsPresets, EffectiveDnum) {
 // ---- key-switching digits ------------------------------------------------------------------------
 
 // The presets' digits: the uniform split where the primes are of one size beside q_0 (so their
-// context ids are those they had before the split was balanced), and for the bootstrappable chains
+// context ids are those they had before the split was balanced: S1-S4 and B2), and for B1 and BT
 // the 40- and 45-bit primes packed more to a digit than the 61-bit ones, each digit at most P's
 // 244 bits.
 TEST(ParamsDigits, Presets) {
@@ -138,8 +138,8 @@ TEST(ParamsDigits, Presets) {
         const Parameters p = Parameters::preset(name);
         EXPECT_EQ(p.digit_partition(), uniform_digits(p.q_bits.size(), p.effective_dnum())) << name;
     }
-    EXPECT_EQ(Parameters::preset("B1").digit_partition(), (std::vector<int>{5, 6, 5, 4, 4, 2}));
-    EXPECT_EQ(Parameters::preset("B2").digit_partition(), (std::vector<int>{4, 5, 5, 4, 4, 2}));
+    EXPECT_EQ(Parameters::preset("B1").digit_partition(), (std::vector<int>{5, 5, 5, 4, 4, 3}));
+    EXPECT_EQ(Parameters::preset("B2").digit_partition(), (std::vector<int>{4, 4, 4, 4, 4, 4}));
     EXPECT_EQ(Parameters::preset("BT").digit_partition(), (std::vector<int>{5, 4, 3, 3, 3}));
     for (const char* name : {"B1", "B2", "BT"}) {
         const Parameters p = Parameters::preset(name);
@@ -153,25 +153,38 @@ TEST(ParamsDigits, Presets) {
             EXPECT_EQ(ctx.level(ctx.max_level()).digits[j].end, begin) << name;
         }
     }
-    // B1's residual levels (q_0 and eleven 40-bit primes) take two digits where equal ones took three
+    // B1's levels 8 and 9 meet two digits where equal counts met three, level 4 one where they met
+    // two, and its top level six where they met seven
     const Context b1(Parameters::preset("B1"));
-    EXPECT_EQ(b1.ring().digits_at(10), 2u);
+    EXPECT_EQ(b1.ring().digits_at(9), 2u);
     EXPECT_EQ(b1.ring().digits_at(4), 1u);
+    EXPECT_EQ(b1.ring().digits_at(b1.max_level()), 6u);
 }
 
 // balanced_digits against every split of small chains into consecutive runs: its widest digit is
-// the least of all splits into at most dnum digits, and each prefix of the chain (a level) meets
-// the fewest digits among the splits of that widest width.
-TEST(ParamsDigits, BalancedIsTheNarrowestSplit) {
+// the least of all splits into at most dnum digits, and among the splits of that width it has the
+// least sum of squared digit bits, ties to the lexicographically largest digit counts.
+TEST(ParamsDigits, BalancedIsTheNarrowestMostEvenSplit) {
     const std::vector<std::vector<int>> chains = {{60, 40, 40, 40, 45, 61, 61}, {30, 25, 25, 25, 25, 25},
                                                   {20, 20, 20, 50, 30, 30}, {61, 20, 61, 20, 20, 61, 40, 40},
-                                                  {40}, {50, 50, 50}};
+                                                  {40}, {50, 50, 50}, {60, 40, 40, 40, 40, 40, 40, 61, 61}};
+    const auto square_bits = [](const std::vector<int>& q, const std::vector<int>& split) {
+        int64_t sum = 0;
+        size_t i = 0;
+        for (int d : split) {
+            int64_t bits = 0;
+            for (int k = 0; k < d; ++k) bits += q[i++];
+            sum += bits * bits;
+        }
+        return sum;
+    };
     for (const auto& q : chains)
         for (int dnum = 1; dnum <= int(q.size()); ++dnum) {
             const std::vector<int> got = balanced_digits(q, dnum);
             ASSERT_LE(got.size(), size_t(dnum));
             ASSERT_EQ(std::accumulate(got.begin(), got.end(), size_t(0)), q.size());
             const int widest = widest_digit_bits(q, got);
+            const int64_t cost = square_bits(q, got);
             // every split: a bit per gap between consecutive primes
             const size_t gaps = q.size() - 1;
             for (uint32_t cuts = 0; cuts < (1u << gaps); ++cuts) {
@@ -184,12 +197,9 @@ TEST(ParamsDigits, BalancedIsTheNarrowestSplit) {
                 const int w = widest_digit_bits(q, split);
                 ASSERT_GE(w, widest) << "a narrower split exists for dnum " << dnum;
                 if (w > widest) continue;
-                for (size_t level = 0, a = 0, b = 0, ga = 0, gb = 0; level < q.size(); ++level) {
-                    // digits met by the prefix q_0 .. q_level
-                    while (ga < level + 1) ga += size_t(got[a++]);
-                    while (gb < level + 1) gb += size_t(split[b++]);
-                    ASSERT_LE(a, b) << "dnum " << dnum << " level " << level;
-                }
+                const int64_t c = square_bits(q, split);
+                ASSERT_GE(c, cost) << "a more even split exists for dnum " << dnum;
+                if (c == cost) ASSERT_GE(got, split) << "dnum " << dnum;
             }
         }
 }

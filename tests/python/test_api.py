@@ -118,6 +118,9 @@ def test_presets_and_preset_info():
     assert s1["security"] == 128 and s1["max_log_qp"][128] == 218
     s4 = oboro.preset_info("S4")
     assert s4["levels"] == 20 and s4["dnum"] == 3 and s4["max_log_qp"] == {128: 1747, 192: None, 256: None}
+    assert s4["digit_primes"] == [7, 7, 7]
+    # B1's key-switching digits are balanced by bits: five 40-bit primes to a digit, four 61-bit ones
+    assert oboro.preset_info("B1")["digit_primes"] == [5, 5, 5, 4, 4, 3]
     with pytest.raises(oboro.ParameterError, match="unknown preset"):
         oboro.preset_info("S9")
 
@@ -157,6 +160,7 @@ def test_explicit_parameters(rng):
     assert bits(ctx.decrypt(ct * ct), x * x) >= 12  # 30-bit scale: less precision, same API
     ctx3 = oboro.Context(13, [60, 40, 40], [60], dnum=3, auto=False)
     assert ctx3.dnum == 3 and ctx3.auto is False and ctx3.security == 128
+    assert ctx3.digit_primes == [1, 1, 1]
 
 
 def test_explicit_primes(rng):

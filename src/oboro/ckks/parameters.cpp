@@ -1,6 +1,7 @@
 #include "oboro/ckks/parameters.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cmath>
 #include <numeric>
 #include <sstream>
@@ -70,8 +71,7 @@ const char* to_string(SecurityLevel level) {
 
 namespace {
 // The greedy split from q_0 up under `cap` bits per digit (cap >= every prime's bits): each digit
-// takes primes while its bits stay within the cap, which gives the fewest digits for the cap, and
-// the fewest for every prefix of the chain too.
+// takes primes while its bits stay within the cap, which gives the fewest digits for the cap.
 std::vector<int> greedy_digits(const std::vector<int>& q_bits, int cap) {
     std::vector<int> digits;
     int bits = 0;
@@ -84,6 +84,41 @@ std::vector<int> greedy_digits(const std::vector<int>& q_bits, int cap) {
         bits += b;
     }
     return digits;
+}
+
+// The most even split of q_bits into at most `most` digits of at most `cap` bits each: the least
+// sum of the digits' squared bits, ties to the larger digits first (fewer digits at the low
+// levels). By dynamic programming over the chain's suffixes (64 primes at most).
+std::vector<int> most_even_digits(const std::vector<int>& q_bits, int most, int cap) {
+    struct Best {
+        bool found = false;
+        int64_t cost = 0;
+        std::vector<int> digits;
+    };
+    const size_t n = q_bits.size();
+    // best[k][i]: the suffix from prime i in at most k digits
+    std::vector<std::vector<Best>> best(size_t(most) + 1, std::vector<Best>(n + 1));
+    for (size_t k = 0; k <= size_t(most); ++k) best[k][n].found = true;
+    for (size_t k = 1; k <= size_t(most); ++k)
+        for (size_t i = n; i-- > 0;) {
+            Best& b = best[k][i];
+            int64_t bits = 0;
+            for (size_t end = i + 1; end <= n; ++end) {
+                bits += q_bits[end - 1];
+                if (bits > cap) break;
+                const Best& rest = best[k - 1][end];
+                if (!rest.found) continue;
+                std::vector<int> digits = {int(end - i)};
+                digits.insert(digits.end(), rest.digits.begin(), rest.digits.end());
+                const int64_t cost = bits * bits + rest.cost;
+                if (!b.found || cost < b.cost || (cost == b.cost && digits > b.digits)) {
+                    b.found = true;
+                    b.cost = cost;
+                    b.digits = std::move(digits);
+                }
+            }
+        }
+    return best[size_t(most)][0].digits;
 }
 
 int special_bits(const Parameters& p) { return std::accumulate(p.p_bits.begin(), p.p_bits.end(), 0); }
@@ -100,7 +135,7 @@ std::vector<int> balanced_digits(const std::vector<int>& q_bits, int dnum) {
         if (greedy_digits(q_bits, mid).size() <= size_t(dnum)) hi = mid;
         else lo = mid + 1;
     }
-    return greedy_digits(q_bits, lo);
+    return most_even_digits(q_bits, std::min(dnum, int(q_bits.size())), lo);
 }
 
 std::vector<int> uniform_digits(size_t q_count, int dnum) {
@@ -277,8 +312,8 @@ Parameters Parameters::preset(const std::string& name) {
         p.q_bits.insert(p.q_bits.end(), test ? 3 : 11, 40);
         p.q_bits.insert(p.q_bits.end(), 3, 45);
         p.q_bits.insert(p.q_bits.end(), 8 + 3, 61);
-        // P = 244 bits; dnum automatic: the fewest digits of at most 244 bits, from q_0 up (B1: 6,
-        // of 5, 6, 5, 4, 4 and 2 primes; BT: 5)
+        // P = 244 bits; dnum automatic: the fewest digits of at most 244 bits (B1: 6, of 5, 5, 5,
+        // 4, 4 and 3 primes from q_0 up, where equal counts took 7 of 4; BT: 5)
         p.p_bits = {61, 61, 61, 61};
         p.secret = SecretDistribution::sparse_ternary;
         p.hamming_weight = 192;
@@ -295,7 +330,7 @@ Parameters Parameters::preset(const std::string& name) {
         p.q_bits.insert(p.q_bits.end(), 9, 48);
         p.q_bits.insert(p.q_bits.end(), 3, 45);
         p.q_bits.insert(p.q_bits.end(), 8 + 3, 61);
-        p.p_bits = {61, 61, 61, 61};  // dnum automatic: 6 digits, as B1
+        p.p_bits = {61, 61, 61, 61};  // dnum automatic: 6 digits of 4 primes
         p.secret = SecretDistribution::sparse_ternary;
         p.hamming_weight = 192;
         p.scale = 0x1p48;
