@@ -9,7 +9,7 @@
 //
 //   bench_bootstrap [--presets B1] [--slots 32768,16] [--threads 2,1] [--message-ratio 12,8]
 //                   [--double-angles 2,0] [--eval-mod-terms 1,2] [--iterations 1,2] [--order cts,stc] [--memory balanced,fast,seeded,low]
-//                   [--key-tolerance 0.05,0.5] [--runs 3] [--profile] [--json FILE]
+//                   [--key-tolerance 0.05,0.5] [--digits balanced,uniform] [--runs 3] [--profile] [--json FILE]
 // One row per preset, slot count, thread count, message ratio, number of EvalMod's double angles and
 // terms of its sine series (each automatic unless given),
 // of iterations, order (cts: CoeffsToSlots first, the default; stc: SlotsToCoeffs first, the
@@ -18,7 +18,9 @@
 // fast: the same keys stored whole; seeded: every one of them seeded; low:
 // MemoryPolicy::low(), fewer keys, seeded, and the dense DFT diagonals encoded at each use)
 // and, where given, the DFT plans' key-saving tolerance (MemoryPolicy::key_saving_tolerance: the
-// fewest keys among the plans within that fraction of the least modelled cost).
+// fewest keys among the plans within that fraction of the least modelled cost), and the key-switching
+// digits (balanced: the preset's own, Parameters::digit_partition; uniform: the fewest digits of
+// equal counts under P, the split before format version 10, for an A/B in one binary).
 // --profile: one more bootstrap per row with each operation of the algorithms layer timed
 // (algorithms::OpProfile: multiply_relin_rescale, rotate_many_extended, ...), printed after the table
 // and written to the JSON: where a bootstrap's time goes.
@@ -28,6 +30,7 @@
 #include <cmath>
 #include <complex>
 #include <cstdio>
+#include <numeric>
 #include <fstream>
 #include <optional>
 #include <random>
@@ -62,6 +65,8 @@ struct Row {
     bool seeded_keys = false;         // its keys keep their uniform halves as seeds
     int whole_keys = 0;               // of its Galois keys, those stored whole all the same
     double key_tolerance = 0;
+    std::string digits = "balanced";  // the key-switching digits: balanced (the preset's) or uniform
+    std::vector<size_t> digit_primes;
     bool encapsulates = false;
     double key_gib = 0, diagonal_gib = 0, setup_s = 0, keygen_s = 0, model_bits = 0, bits = 0, constant_bits = 0, peak_gib = 0;
     double mean_bits = 0, pair_bits = 0;
@@ -97,7 +102,7 @@ double key_gib(const BootstrapKeys& bk, const RelinKey& rk) {
 
 Row run(const std::string& preset, std::optional<size_t> slots_opt, int threads, int runs, std::optional<int> ratio,
         std::optional<int> double_angles, std::optional<int> terms, std::optional<int> iterations, bool stc_first, const std::string& memory,
-        std::optional<double> key_tolerance, bool profile) {
+        std::optional<double> key_tolerance, const std::string& digits, bool profile) {
     using clock = std::chrono::steady_clock;
     oboro::set_num_threads(threads);
     // the previous row's key-switching scratch (one workspace per thread it ran) and the pool's
@@ -109,7 +114,12 @@ Row run(const std::string& preset, std::optional<size_t> slots_opt, int threads,
     Row row;
     row.preset = preset;
     row.threads = threads;
-    auto ctx = Context::create(Parameters::preset(preset));
+    Parameters params = Parameters::preset(preset);
+    if (digits == "uniform")
+        params.digit_primes = fewest_uniform_digits(params.q_bits, std::accumulate(params.p_bits.begin(), params.p_bits.end(), 0));
+    row.digits = digits;
+    auto ctx = Context::create(params);
+    row.digit_primes = ctx->digit_primes();
     const size_t slots = slots_opt.value_or(ctx->max_slots());
     row.slots = slots;
     std::fprintf(stderr, "[%s, %zu slots] the bootstrapper's matrices...\n", preset.c_str(), slots);
@@ -227,7 +237,9 @@ void write_json(const std::string& path, const std::vector<Row>& rows, int runs)
            << ", \"order\": \"" << (r.stc_first ? "slots_to_coeffs_first" : "coeffs_to_slots_first")
            << "\", \"memory\": \"" << r.memory << "\", \"seeded_keys\": " << (r.seeded_keys ? "true" : "false")
            << ", \"whole_galois_keys\": " << r.whole_keys
-           << ", \"key_saving_tolerance\": " << r.key_tolerance << ", \"input_level\": " << r.input_level
+           << ", \"key_saving_tolerance\": " << r.key_tolerance << ", \"digits\": \"" << r.digits << "\", \"digit_primes\": [";
+        for (size_t j = 0; j < r.digit_primes.size(); ++j) os << (j ? ", " : "") << r.digit_primes[j];
+        os << "], \"input_level\": " << r.input_level
            << ", \"cosine_degree\": " << r.cosine_degree << ", \"encapsulates\": " << (r.encapsulates ? "true" : "false")
            << ", \"setup_s\": " << r.setup_s << ", \"keygen_s\": " << r.keygen_s << ", \"keys\": " << r.keys
            << ", \"key_gib\": " << r.key_gib << ", \"diagonal_gib\": " << r.diagonal_gib << ", \"bootstrap_median_s\": " << r.time.median_us / 1e6
@@ -262,6 +274,7 @@ int main(int argc, char** argv) {
     std::vector<bool> orders = {false};
     std::vector<std::string> memories = {"balanced"};
     std::vector<std::optional<double>> tolerances = {std::nullopt};
+    std::vector<std::string> digit_splits = {"balanced"};
     std::string json;
     bool profile = false;
     for (int i = 1; i < argc; ++i) {
@@ -311,6 +324,16 @@ int main(int argc, char** argv) {
         } else if (a == "--key-tolerance") {
             tolerances.clear();
             for (const auto& t : bench::split(bench::option_value(argc, argv, i), ',')) tolerances.push_back(std::stod(t));
+        } else if (a == "--digits") {
+            digit_splits.clear();
+            for (const auto& d : bench::split(bench::option_value(argc, argv, i), ',')) {
+                if (d != "balanced" && d != "uniform") {
+                    std::fprintf(stderr, "--digits takes balanced (the preset's key-switching digits) and uniform "
+                                         "(the fewest digits of equal counts under P)\n");
+                    return 2;
+                }
+                digit_splits.push_back(d);
+            }
         } else if (a == "--threads") {
             threads.clear();
             for (const auto& t : bench::split(bench::option_value(argc, argv, i), ',')) threads.push_back(std::stoi(t));
@@ -321,7 +344,7 @@ int main(int argc, char** argv) {
         } else {
             std::fprintf(stderr, "usage: bench_bootstrap [--quick] [--presets B1] [--slots 32768,16] [--threads 2,1] "
                                  "[--message-ratio 12,8] [--double-angles 2,0] [--eval-mod-terms 1,2] [--iterations 1,2] [--order cts,stc] "
-                                 "[--memory balanced,fast,low] [--key-tolerance 0.05,0.5] [--runs 3] "
+                                 "[--memory balanced,fast,low] [--key-tolerance 0.05,0.5] [--digits balanced,uniform] [--runs 3] "
                                  "[--profile] [--json FILE]\n");
             return 2;
         }
@@ -336,13 +359,15 @@ int main(int argc, char** argv) {
                             for (const auto& it : iterations)
                                 for (bool o : orders)
                                     for (const auto& m : memories)
-                                        for (const auto& k : tolerances) rows.push_back(run(p, s, t, runs, r, d, e, it, o, m, k, profile));
-    std::printf("%-6s %5s %8s %5s %7s %7s %5s %6s %5s %5s %6s %6s %10s %9s %9s %9s %8s %9s %9s %8s %6s %5s %9s %9s %9s\n", "preset", "order", "memory", "k_tol", "threads", "slots",
+                                        for (const auto& k : tolerances)
+                                            for (const auto& g : digit_splits)
+                                                rows.push_back(run(p, s, t, runs, r, d, e, it, o, m, k, g, profile));
+    std::printf("%-6s %5s %8s %5s %8s %7s %7s %5s %6s %5s %5s %6s %6s %10s %9s %9s %9s %8s %9s %9s %8s %6s %5s %9s %9s %9s\n", "preset", "order", "memory", "k_tol", "digits", "threads", "slots",
                 "ratio", "angles", "terms", "iters", "used", "left", "boot_s", "bits", "mean_bits", "ones_bits", "pair_s", "pair_bits", "setup_s", "keygen_s",
                 "keys", "whole", "keys_GiB", "diag_GiB", "peak_GiB");
     for (const Row& r : rows)
-        std::printf("%-6s %5s %8s %5.2f %7d %7zu %5d %6d %5d %5d %6d %6d %10.2f %9.1f %9.1f %9.1f %8.2f %9.1f %9.1f %8.1f %6d %5d %9.2f %9.2f %9.1f\n",
-                    r.preset.c_str(), r.stc_first ? "stc" : "cts", r.memory.c_str(), r.key_tolerance, r.threads, r.slots, r.message_ratio_bits, r.double_angles, r.eval_mod_terms, r.iterations, r.depth, r.output_level,
+        std::printf("%-6s %5s %8s %5.2f %8s %7d %7zu %5d %6d %5d %5d %6d %6d %10.2f %9.1f %9.1f %9.1f %8.2f %9.1f %9.1f %8.1f %6d %5d %9.2f %9.2f %9.1f\n",
+                    r.preset.c_str(), r.stc_first ? "stc" : "cts", r.memory.c_str(), r.key_tolerance, r.digits.c_str(), r.threads, r.slots, r.message_ratio_bits, r.double_angles, r.eval_mod_terms, r.iterations, r.depth, r.output_level,
                     r.time.median_us / 1e6, r.bits, r.mean_bits, r.constant_bits, r.pair_time.median_us / 1e6, r.pair_bits,
                     r.setup_s, r.keygen_s, r.keys, r.whole_keys, r.key_gib, r.diagonal_gib, r.peak_gib);
     for (const Row& r : rows) {

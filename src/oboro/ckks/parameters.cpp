@@ -145,6 +145,13 @@ std::vector<int> uniform_digits(size_t q_count, int dnum) {
     return digits;
 }
 
+std::vector<int> fewest_uniform_digits(const std::vector<int>& q_bits, int p_bits) {
+    for (int d = 1; d <= int(q_bits.size()); ++d)
+        if (std::vector<int> digits = uniform_digits(q_bits.size(), d); widest_digit_bits(q_bits, digits) <= p_bits)
+            return digits;
+    return {};
+}
+
 int widest_digit_bits(const std::vector<int>& q_bits, const std::vector<int>& digits) {
     int widest = 0;
     size_t i = 0;

@@ -300,12 +300,8 @@ namespace {
 // with dnum == 0 the fewest such digits that each fit under P (empty when none does: validate()
 // then refuses the parameters).
 std::vector<int> legacy_digits(const Parameters& p) {
-    const size_t nq = p.q_bits.size();
-    if (p.dnum > 0) return uniform_digits(nq, p.dnum);
-    const int p_total = std::accumulate(p.p_bits.begin(), p.p_bits.end(), 0);
-    for (int d = 1; d <= int(nq); ++d)
-        if (std::vector<int> digits = uniform_digits(nq, d); widest_digit_bits(p.q_bits, digits) <= p_total) return digits;
-    return {};
+    if (p.dnum > 0) return uniform_digits(p.q_bits.size(), p.dnum);
+    return fewest_uniform_digits(p.q_bits, std::accumulate(p.p_bits.begin(), p.p_bits.end(), 0));
 }
 }  // namespace
 
