@@ -143,8 +143,9 @@ class Context:
     Explicit parameters: Context(log_n, moduli_bits, special_bits, scale_bits=40, dnum=None,
     security=128, hamming_weight=None, auto=True). moduli_bits are the bit sizes of the ciphertext
     primes q_0 (first, usually 60) .. q_L (one level per prime after the first); special_bits those of
-    the special primes P of hybrid key switching; dnum the number of key-switching digits (None:
-    the fewest that the special primes allow); security 128, 192 or 256 checks log2(QP) against the
+    the special primes P of hybrid key switching; dnum the most key-switching digits (None: the
+    fewest that the special primes allow; the primes are split into digits balanced by bits, or as
+    digit_primes says); security 128, 192 or 256 checks log2(QP) against the
     HomomorphicEncryption.org standard (ParameterError if it is exceeded), None disables the check
     (INSECURE); hamming_weight selects a sparse ternary secret with that many non-zero coefficients.
 
@@ -165,9 +166,9 @@ class Context:
     but decrypt() raises MissingKey.
     """
 
-    def __init__(self, log_n: int, moduli_bits: Sequence[int] | None = None, special_bits: Sequence[int] | None = None, scale_bits: float = 40, dnum: int | None = None, security: int | None = 128, hamming_weight: int | None = None, auto: bool = True, moduli: Sequence[int] | None = None, special_moduli: Sequence[int] | None = None) -> None:
+    def __init__(self, log_n: int, moduli_bits: Sequence[int] | None = None, special_bits: Sequence[int] | None = None, scale_bits: float = 40, dnum: int | None = None, security: int | None = 128, hamming_weight: int | None = None, auto: bool = True, moduli: Sequence[int] | None = None, special_moduli: Sequence[int] | None = None, digit_primes: Sequence[int] | None = None) -> None:
         """
-        A context for explicit parameters: ring degree N = 2^log_n, ciphertext primes of moduli_bits bits (q_0 first), special primes of special_bits bits, default scale 2^scale_bits, dnum key-switching digits (None: automatic), security 128/192/256 (None: no check, INSECURE), optional sparse secret (hamming_weight), automatic or manual mode. Instead of the sizes, the primes themselves can be given as moduli and special_moduli (each = 1 mod 2N, distinct; e.g. another library's, or ctx.moduli of a context to rebuild exactly): no prime search then. Raises ParameterError for invalid or insecure parameters.
+        A context for explicit parameters: ring degree N = 2^log_n, ciphertext primes of moduli_bits bits (q_0 first), special primes of special_bits bits, default scale 2^scale_bits, dnum key-switching digits (None: automatic), security 128/192/256 (None: no check, INSECURE), optional sparse secret (hamming_weight), automatic or manual mode. Instead of the sizes, the primes themselves can be given as moduli and special_moduli (each = 1 mod 2N, distinct; e.g. another library's, or ctx.moduli of a context to rebuild exactly): no prime search then. digit_primes gives the key-switching digits explicitly, as the number of ciphertext primes of each from q_0 up (None: the split balanced by bits into at most dnum digits, docs/parameters.md; ctx.digit_primes reports it). Raises ParameterError for invalid or insecure parameters.
         """
 
     @staticmethod

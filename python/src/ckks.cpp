@@ -292,8 +292,9 @@ the ciphertexts' operators, and decrypt::
 Explicit parameters: Context(log_n, moduli_bits, special_bits, scale_bits=40, dnum=None,
 security=128, hamming_weight=None, auto=True). moduli_bits are the bit sizes of the ciphertext
 primes q_0 (first, usually 60) .. q_L (one level per prime after the first); special_bits those of
-the special primes P of hybrid key switching; dnum the number of key-switching digits (None:
-the fewest that the special primes allow); security 128, 192 or 256 checks log2(QP) against the
+the special primes P of hybrid key switching; dnum the most key-switching digits (None: the
+fewest that the special primes allow; the primes are split into digits balanced by bits, or as
+digit_primes says); security 128, 192 or 256 checks log2(QP) against the
 HomomorphicEncryption.org standard (ParameterError if it is exceeded), None disables the check
 (INSECURE); hamming_weight selects a sparse ternary secret with that many non-zero coefficients.
 
@@ -389,7 +390,8 @@ void register_ckks(nb::module_& m) {
            [](PyContext* self, int log_n, std::optional<std::vector<int>> moduli_bits,
               std::optional<std::vector<int>> special_bits, double scale_bits, std::optional<int> dnum,
               std::optional<int> security, std::optional<int> hamming_weight, bool auto_mode,
-              std::optional<std::vector<uint64_t>> moduli, std::optional<std::vector<uint64_t>> special_moduli) {
+              std::optional<std::vector<uint64_t>> moduli, std::optional<std::vector<uint64_t>> special_moduli,
+              std::optional<std::vector<int>> digit_primes) {
                Parameters p;
                p.log_n = log_n;
                if (moduli.has_value() != special_moduli.has_value())
@@ -409,6 +411,7 @@ void register_ckks(nb::module_& m) {
                p.dnum = dnum ? *dnum : 0;
                if (dnum && *dnum <= 0)
                    raise<ParameterError>("parameters: dnum = ", *dnum, " must be positive (or None for automatic)");
+               if (digit_primes) p.digit_primes = std::move(*digit_primes);
                if (!(scale_bits >= 1 && scale_bits <= 120))
                    raise<ParameterError>("parameters: scale_bits = ", scale_bits, " must be in 1..120");
                p.scale = std::exp2(scale_bits);
@@ -426,19 +429,22 @@ void register_ckks(nb::module_& m) {
            },
            "log_n"_a, "moduli_bits"_a = nb::none(), "special_bits"_a = nb::none(), "scale_bits"_a = 40.0,
            "dnum"_a = nb::none(), "security"_a.none() = 128, "hamming_weight"_a = nb::none(), "auto"_a = true,
-           "moduli"_a = nb::none(), "special_moduli"_a = nb::none(),
+           "moduli"_a = nb::none(), "special_moduli"_a = nb::none(), "digit_primes"_a = nb::none(),
            nb::sig("def __init__(self, log_n: int, moduli_bits: collections.abc.Sequence[int] | None = None, "
                    "special_bits: collections.abc.Sequence[int] | None = None, scale_bits: float = 40, "
                    "dnum: int | None = None, security: int | None = 128, hamming_weight: int | None = None, "
                    "auto: bool = True, moduli: collections.abc.Sequence[int] | None = None, "
-                   "special_moduli: collections.abc.Sequence[int] | None = None) -> None"),
+                   "special_moduli: collections.abc.Sequence[int] | None = None, "
+                   "digit_primes: collections.abc.Sequence[int] | None = None) -> None"),
            "A context for explicit parameters: ring degree N = 2^log_n, ciphertext primes of moduli_bits bits "
            "(q_0 first), special primes of special_bits bits, default scale 2^scale_bits, dnum key-switching "
            "digits (None: automatic), security 128/192/256 (None: no check, INSECURE), optional sparse secret "
            "(hamming_weight), automatic or manual mode. Instead of the sizes, the primes themselves can be given as "
            "moduli and special_moduli (each = 1 mod 2N, distinct; e.g. another library's, or ctx.moduli of a "
-           "context to rebuild exactly): no prime search then. Raises ParameterError for invalid or insecure "
-           "parameters.")
+           "context to rebuild exactly): no prime search then. digit_primes gives the key-switching digits "
+           "explicitly, as the number of ciphertext primes of each from q_0 up (None: the split balanced by bits "
+           "into at most dnum digits, docs/parameters.md; ctx.digit_primes reports it). Raises ParameterError "
+           "for invalid or insecure parameters.")
         .def_static(
             "from_preset",
             [](const std::string& name, bool auto_mode) {

@@ -163,6 +163,22 @@ def test_explicit_parameters(rng):
     assert ctx3.digit_primes == [1, 1, 1]
 
 
+def test_explicit_digit_primes(rng):
+    # digits of 1, 2 and 1 primes (80 bits at most under 120 bits of special primes): products and
+    # rotations at every level switch keys with them; a context keeps them through serialization
+    ctx = oboro.Context(13, [60, 40, 40, 40], [60, 60], digit_primes=[1, 2, 1], security=None)
+    assert ctx.digit_primes == [1, 2, 1] and ctx.dnum == 3
+    assert oboro.Context(13, [60, 40, 40, 40], [60, 60], security=None).digit_primes == [2, 2]
+    ctx.keygen(rotations=[3])
+    x = real(rng, 128)  # a power of two: the rotation is cyclic over the 128 slots
+    assert bits(ctx.decrypt((ctx.encrypt(x) * ctx.encrypt(x)).rotate(3)), np.roll(x * x, -3)) >= MUL_BITS
+    assert oboro.Context.deserialize(ctx.serialize()).digit_primes == [1, 2, 1]
+    with pytest.raises(oboro.ParameterError, match="covers 3 primes"):
+        oboro.Context(13, [60, 40, 40, 40], [60, 60], digit_primes=[1, 2], security=None)
+    with pytest.raises(oboro.ParameterError, match="digit_primes gives 3 digits"):
+        oboro.Context(13, [60, 40, 40, 40], [60, 60], dnum=2, digit_primes=[1, 2, 1], security=None)
+
+
 def test_explicit_primes(rng):
     s1 = oboro.Context.from_preset("S1")
     same = oboro.Context(log_n=13, moduli=s1.moduli, special_moduli=s1.special_moduli)

@@ -173,8 +173,8 @@ def test_corrupted_and_versions(client):
     with pytest.raises(oboro.SerializationError, match="unexpected bytes"):
         oboro.Ciphertext.deserialize(client, bytes(data) + b"\0")
     newer = bytearray(data)
-    newer[8] = 10  # one past the newest version this build reads
-    with pytest.raises(oboro.SerializationError, match="version 10"):
+    newer[8] = 11  # one past the newest version this build reads (10)
+    with pytest.raises(oboro.SerializationError, match="version 11"):
         oboro.Ciphertext.deserialize(client, reseal(newer))
 
 
