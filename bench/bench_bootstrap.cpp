@@ -30,7 +30,6 @@
 #include <cmath>
 #include <complex>
 #include <cstdio>
-#include <numeric>
 #include <fstream>
 #include <optional>
 #include <random>
@@ -116,7 +115,7 @@ Row run(const std::string& preset, std::optional<size_t> slots_opt, int threads,
     row.threads = threads;
     Parameters params = Parameters::preset(preset);
     if (digits == "uniform")
-        params.digit_primes = fewest_uniform_digits(params.q_bits, std::accumulate(params.p_bits.begin(), params.p_bits.end(), 0));
+        params.digit_primes = fewest_uniform_digits(params);
     row.digits = digits;
     auto ctx = Context::create(params);
     row.digit_primes = ctx->digit_primes();

@@ -12,7 +12,6 @@
 #include <cstdio>
 #include <fstream>
 #include <functional>
-#include <numeric>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -78,8 +77,7 @@ PresetResult run_preset(const std::string& name, const Options& o) {
     out.preset = name;
     Parameters balanced = Parameters::preset(name);
     Parameters uniform = balanced;
-    uniform.digit_primes =
-        fewest_uniform_digits(uniform.q_bits, std::accumulate(uniform.p_bits.begin(), uniform.p_bits.end(), 0));
+    uniform.digit_primes = fewest_uniform_digits(uniform);
     std::fprintf(stderr, "[%s] contexts and keys of both splits...\n", name.c_str());
     const Side b(balanced), u(uniform);
     out.balanced = split_text(b.ctx->digit_primes());

@@ -53,7 +53,6 @@ Context::Context(const Parameters& params) : params_(params) {
     params_.validate();
     const size_t n = size_t(params_.n());
     const std::vector<int> digits = params_.digit_partition();
-    dnum_ = int(digits.size());
     std::vector<uint64_t> used;
     std::vector<uint64_t> q = params_.explicit_primes() ? params_.q_primes : chain_primes(params_.q_bits, n, used);
     std::vector<uint64_t> p = params_.explicit_primes() ? params_.p_primes : special_primes(params_.p_bits, n, used);
@@ -73,7 +72,7 @@ Context::Context(const Parameters& params) : params_(params) {
     // The dnum asked for (or the digits' number), and a split other than the uniform one for it
     // (the only one before format version 10), so that keys made with one split are never taken
     // for keys of another while stored contexts keep their fingerprints.
-    const int dnum_asked = params_.dnum > 0 ? params_.dnum : dnum_;
+    const int dnum_asked = params_.dnum > 0 ? params_.dnum : int(digits.size());
     id = fnv1a(id, uint64_t(dnum_asked));
     if (digits != uniform_digits(q.size(), dnum_asked))
         for (int d : digits) id = fnv1a(id, 0xd161700000000ull + uint64_t(d));

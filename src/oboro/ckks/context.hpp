@@ -44,7 +44,7 @@ public:
     // context.cpp for how the ladder is computed).
     double standard_scale(int level) const { return standard_scales_[size_t(level)]; }
     // The key-switching digits: their number, and the ciphertext primes of each from q_0 up.
-    int dnum() const { return dnum_; }
+    int dnum() const { return int(num_digits()); }
     const std::vector<size_t>& digit_primes() const { return ring_->digit_primes(); }
     size_t num_digits() const { return digit_primes().size(); }
     // A fingerprint of the parameters: objects carry it so that mixing contexts is detected.
@@ -85,7 +85,6 @@ private:
 
     Parameters params_;
     double scale_ = 0;
-    int dnum_ = 0;
     std::unique_ptr<backend::Ring> ring_;
     std::vector<std::unique_ptr<math::CrtReconstructor>> crt_;
     std::vector<double> standard_scales_;

@@ -145,9 +145,10 @@ std::vector<int> uniform_digits(size_t q_count, int dnum) {
     return digits;
 }
 
-std::vector<int> fewest_uniform_digits(const std::vector<int>& q_bits, int p_bits) {
-    for (int d = 1; d <= int(q_bits.size()); ++d)
-        if (std::vector<int> digits = uniform_digits(q_bits.size(), d); widest_digit_bits(q_bits, digits) <= p_bits)
+std::vector<int> fewest_uniform_digits(const Parameters& p) {
+    const int p_total = special_bits(p);
+    for (int d = 1; d <= int(p.q_bits.size()); ++d)
+        if (std::vector<int> digits = uniform_digits(p.q_bits.size(), d); widest_digit_bits(p.q_bits, digits) <= p_total)
             return digits;
     return {};
 }
@@ -262,9 +263,10 @@ void Parameters::validate() const {
         (void)digit_partition();  // throws if no digit split fits under P
     } else {
         const int p_total = special_bits(*this);
-        const int widest = widest_digit_bits(q_bits, digit_partition());
+        const std::vector<int> digits = digit_partition();
+        const int widest = widest_digit_bits(q_bits, digits);
         if (widest > p_total)
-            raise<ParameterError>("parameters: with dnum = ", effective_dnum(), " a key-switching digit has ", widest,
+            raise<ParameterError>("parameters: with dnum = ", digits.size(), " a key-switching digit has ", widest,
                                   " bits but the special primes only ", p_total,
                                   " bits; key switching would add large noise. Use a larger dnum or more special primes");
     }

@@ -86,9 +86,9 @@ std::vector<int> balanced_digits(const std::vector<int>& q_bits, int dnum);
 // uniform_digits: ceil(q_count / dnum) primes per digit, the last one shorter (the layout of
 // contexts stored before format version 10).
 std::vector<int> uniform_digits(size_t q_count, int dnum);
-// The fewest uniform digits of at most p_bits bits each (what dnum = 0 chose before format version
-// 10); empty when not even one prime per digit fits.
-std::vector<int> fewest_uniform_digits(const std::vector<int>& q_bits, int p_bits);
+// The fewest uniform digits of p.q_bits with at most the bits of p.p_bits each (what dnum = 0
+// chose before format version 10); empty when not even one prime per digit fits.
+std::vector<int> fewest_uniform_digits(const Parameters& p);
 // Bits of the widest digit of `digits` over q_bits.
 int widest_digit_bits(const std::vector<int>& q_bits, const std::vector<int>& digits);
 

@@ -31,7 +31,6 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
-#include <numeric>
 #include <optional>
 #include <span>
 
@@ -301,7 +300,7 @@ namespace {
 // then refuses the parameters).
 std::vector<int> legacy_digits(const Parameters& p) {
     if (p.dnum > 0) return uniform_digits(p.q_bits.size(), p.dnum);
-    return fewest_uniform_digits(p.q_bits, std::accumulate(p.p_bits.begin(), p.p_bits.end(), 0));
+    return fewest_uniform_digits(p);
 }
 }  // namespace
 
