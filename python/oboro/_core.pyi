@@ -56,7 +56,7 @@ def chebyshev_max_error(coeffs: Sequence[float], f: Callable[[float], float], in
 
 def polynomial_plan(coeffs: Sequence[float], basis: str = 'power', interval: tuple[float, float] = (-1.0, 1.0), level: int) -> dict:
     """
-    What polyval does from `level` (no work): depth, ciphertext products, scalar products, the baby-step size and the powers it computes.
+    What polyval does from `level` (no work): depth, ciphertext products, their relinearizations (key switches: products summed before a rescale share one), scalar products, the baby-step size and the powers it computes.
     """
 
 @overload

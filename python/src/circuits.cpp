@@ -140,6 +140,7 @@ nb::dict plan_dict(const std::vector<double>& coeffs, const std::string& basis, 
     nb::dict d;
     d["depth"] = plan.depth();
     d["products"] = plan.products;
+    d["relinearizations"] = plan.relinearizations;
     d["scalar_products"] = plan.scalar_products;
     d["baby_steps"] = 1 << plan.baby_log;
     d["powers"] = plan.powers;
@@ -218,8 +219,9 @@ void register_circuits(nb::module_& m) {
         "Chebyshev series p with these coefficients on that interval (double precision).");
     m.def("polynomial_plan", &plan_dict, "coeffs"_a, "basis"_a = "power", "interval"_a = Interval{-1.0, 1.0},
           "level"_a,
-          "What polyval does from `level` (no work): depth, ciphertext products, scalar products, the baby-step "
-          "size and the powers it computes.");
+          "What polyval does from `level` (no work): depth, ciphertext products, their relinearizations (key "
+          "switches: products summed before a rescale share one), scalar products, the baby-step size and the "
+          "powers it computes.");
     def_comparisons<PyCiphertext>(m, "Ciphertext");
     def_comparisons<PyBatch>(m, "Batch");
     m.def(

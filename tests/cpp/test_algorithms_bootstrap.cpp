@@ -153,9 +153,9 @@ TEST(EvalModModel, TwoTermSeriesCancelsTheCubicError) {
 
 // The series' cosine needs far less precision than the sine (it multiplies the small sine): at
 // K' = 16.5 an interpolant of cos(2 pi t / 2^j) of lower degree and j double angles, in the sine's
-// levels, with fewer products beside the sine than the cosine of the sine's degree; an explicit
+// levels, with fewer key switches beside the sine than the cosine of the sine's degree; an explicit
 // degree keeps that degree and the sine's double angles.
-TEST(EvalModModel, SeriesCosineTakesFewerProducts) {
+TEST(EvalModModel, SeriesCosineTakesFewerKeySwitches) {
     const EvalMod two(16, std::nullopt, std::nullopt, 2);
     const int sine_depth = polynomial_depth(two.cosine());
     const int extra = two.series_cosine_double_angles() - two.double_angles();
@@ -171,10 +171,11 @@ TEST(EvalModModel, SeriesCosineTakesFewerProducts) {
     }
     const Polynomial same_degree = chebyshev_interpolant_long(
         [&](long double y) { return std::cos(two_pi * two.interval() * y); }, -1, 1, two.cosine().degree());
-    const auto products = [&](const Polynomial& p, int angles) {
-        return plan_polynomials({two.cosine(), p}, sine_depth, std::vector<int>{0, angles}).products + uint64_t(angles);
+    const auto key_switches = [&](const Polynomial& p, int angles) {
+        return plan_polynomials({two.cosine(), p}, sine_depth, std::vector<int>{0, angles}).relinearizations +
+               uint64_t(angles);
     };
-    EXPECT_LT(products(two.series_cosine(), extra), products(same_degree, 0));
+    EXPECT_LT(key_switches(two.series_cosine(), extra), key_switches(same_degree, 0));
     const EvalMod given(16, 0, 151, 2);
     EXPECT_EQ(given.series_cosine().degree(), 151);
     EXPECT_EQ(given.series_cosine_double_angles(), 0);

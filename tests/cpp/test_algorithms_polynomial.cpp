@@ -94,6 +94,9 @@ void check_polynomial(const Polynomial& p, double lo, double hi, uint64_t seed) 
     EXPECT_GE(precision_bits(f.keys.decrypt(y), values_of(p, x)), bits_bound(p)) << p.describe();
     const auto plan = plan_polynomials({p}, top, top - depth);
     EXPECT_EQ(counts.mult, plan.products) << p.describe();
+    // the giant steps' products summed before one relinearization: the plan's key switches
+    EXPECT_EQ(counts.relin, plan.relinearizations) << p.describe();
+    EXPECT_LE(plan.relinearizations, plan.products) << p.describe();
 }
 
 // A profile (OpProfile) charges every call to its kind without changing the result: the products it

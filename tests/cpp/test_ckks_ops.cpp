@@ -92,7 +92,8 @@ TEST_P(OpsTest, MultiplyRelinearizeRescale) {
 // relinearization's by P): the exact level and scale of the product's rescale, a's and b's product
 // plus c to the precision of multiply_relin_rescale (secret-key encryptions: a single draw), the
 // same words as each element of a batch, and the same values through a queue without the fused
-// kernel (backend::Queue's default: relinearize, add, rescale).
+// kernel (backend::Queue's default: add, relinearize, rescale). A size-3 c (a product not
+// relinearized) shares the product's key switch: a * b + x * y with one relinearization.
 TEST_P(OpsTest, MultiplyAddRelinRescale) {
     const auto a = random_complex(slots(), 1.0, 30), b = random_complex(slots(), 1.0, 31), c = random_complex(slots(), 1.0, 32);
     for (int level : {k().ctx->max_level(), 1}) {
@@ -125,6 +126,23 @@ TEST_P(OpsTest, MultiplyAddRelinRescale) {
         const auto D = dev.multiply_add_relin_rescale(A.to_device(queue), B.to_device(queue), C1.to_device(queue), k().rk);
         for (const Ciphertext& e : D.to_host().to_ciphertexts())
             EXPECT_GE(precision_bits(k().decrypt(e), want), product_bits_bound(ring_degree())) << "default, level " << level;
+        // lazy relinearization: c = x * y of 3 polynomials
+        const Ciphertext cx = k().encrypt(c, level, false), cy = k().encrypt(b, level, false);
+        const Ciphertext xy = k().eval->multiply(cx, cy);
+        ASSERT_EQ(xy.size(), 3u);
+        std::vector<cplx> want3(a.size());
+        for (size_t i = 0; i < a.size(); ++i) want3[i] = a[i] * b[i] + c[i] * b[i];
+        const double bound = product_bits_bound(ring_degree()) - 1;  // two products' noise
+        const Ciphertext r3 = k().eval->multiply_add_relin_rescale(ca, cb, xy, k().rk);
+        EXPECT_EQ(r3.size(), 2u);
+        EXPECT_EQ(r3.level(), level - 1);
+        EXPECT_GE(precision_bits(k().decrypt(r3), want3), bound) << "size-3 c, level " << level;
+        const auto XY = CiphertextBatch::from_ciphertexts(*k().ctx, std::vector<Ciphertext>{xy, xy});
+        for (const Ciphertext& e : k().eval->multiply_add_relin_rescale(A, B, XY, k().rk).to_ciphertexts())
+            EXPECT_TRUE(std::equal(e.data(), e.data() + e.word_count(), r3.data())) << "size-3 c batch, level " << level;
+        const auto D3 = dev.multiply_add_relin_rescale(A.to_device(queue), B.to_device(queue), XY.to_device(queue), k().rk);
+        for (const Ciphertext& e : D3.to_host().to_ciphertexts())
+            EXPECT_GE(precision_bits(k().decrypt(e), want3), bound) << "size-3 c, default, level " << level;
     }
 }
 

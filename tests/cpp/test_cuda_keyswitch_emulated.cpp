@@ -168,7 +168,7 @@ TEST(CudaKeySwitchEmulated, SeveralSpecialPrimesMatchCpu) {
 // multiply_relin_rescale fused (one division by q_l * P), bit for bit the CPU queue's, on random
 // size-2 inputs with random keys: S1, S2, a context with two special primes and multi-prime
 // digits; b per element and broadcast; without an addend and with one (multiply_add_relin_rescale,
-// c per element and broadcast); every level >= 1.
+// c per element and broadcast, of 2 polynomials and of 3: lazy relinearization); every level >= 1.
 TEST(CudaKeySwitchEmulated, MultiplyRelinRescaleMatchesCpuQueue) {
     auto two = small_params({30, 25, 25, 25}, 2);
     two.p_bits = {40, 40};
@@ -177,19 +177,20 @@ TEST(CudaKeySwitchEmulated, MultiplyRelinRescaleMatchesCpuQueue) {
         const auto key = random_key(*ctx, 7);
         for (int level = ctx->max_level(); level >= 1; --level)
             for (uint32_t b_count : {3u, 1u})
-                for (uint32_t c_count : {0u, 3u, 1u}) {
+                for (const auto [c_count, c_polys] : {std::pair{0u, 2u}, {3u, 2u}, {1u, 2u}, {3u, 3u}, {1u, 3u}}) {
                     SCOPED_TRACE("log_n " + std::to_string(params.log_n) + " level " + std::to_string(level) +
-                                 " b_count " + std::to_string(b_count) + " c_count " + std::to_string(c_count));
+                                 " b_count " + std::to_string(b_count) + " c_count " + std::to_string(c_count) +
+                                 " c_polys " + std::to_string(c_polys));
                     const uint32_t count = 3;
                     const size_t n = ctx->n(), nq = size_t(level) + 1;
                     auto q_of = [&](size_t i) { return ctx->moduli()[i].value; };
                     const auto a = random_rows(count * 2 * nq, nq, n, uint8_t(level), q_of);
                     const auto b = random_rows(b_count * 2 * nq, nq, n, uint8_t(level + 50), q_of);
-                    const auto c = random_rows(std::max(c_count, 1u) * 2 * nq, nq, n, uint8_t(level + 100), q_of);
+                    const auto c = random_rows(std::max(c_count, 1u) * c_polys * nq, nq, n, uint8_t(level + 100), q_of);
                     std::vector<uint64_t> expect(count * 2 * (nq - 1) * n);
                     const oboro::backend::BatchSpan expect_span{expect.data(), count, 2, nq - 1, n};
                     const oboro::backend::ConstBatchSpan a_span{a.data(), count, 2, nq, n}, b_span{b.data(), b_count, 2, nq, n},
-                        c_span{c.data(), c_count, 2, nq, n};
+                        c_span{c.data(), c_count, c_polys, nq, n};
                     if (c_count)
                         oboro::backend::cpu_queue()->multiply_add_relin_rescale(ctx->ring(), expect_span, a_span, b_span,
                                                                                 c_span, key.view());
@@ -210,6 +211,7 @@ TEST(CudaKeySwitchEmulated, MultiplyRelinRescaleMatchesCpuQueue) {
                     if (c_count) {
                         m.c = c.data();
                         m.c_count = c_count;
+                        m.c_polys = c_polys;
                     }
                     m.out = out.data();
                     m.keys = key_ptrs.data();

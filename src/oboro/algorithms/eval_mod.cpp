@@ -141,19 +141,20 @@ void EvalMod::choose_series_cosine(bool degree_given) {
     // cos(2 pi t) has the sine's error at the same degree (the same function, shifted), which an
     // explicit degree keeps. Otherwise it needs only kSeriesCosineError: an interpolant of
     // cos(2 pi t / 2^j) of a lower degree and j more double angles, in the sine's levels (its own
-    // depth plus j at most the sine's), with the fewest ciphertext products beside the sine.
+    // depth plus j at most the sine's), with the fewest key switches beside the sine (its
+    // relinearized products and the double angles).
     second_ = cosine_interpolant(interval(), r_, cosine_.degree(), 0);
     second_angles_ = r_;
     if (degree_given) return;
     const int sine_depth = polynomial_depth(cosine_);
-    const auto products = [&](const Polynomial& p, int extra) {
-        return plan_polynomials({cosine_, p}, sine_depth, std::vector<int>{0, extra}).products + uint64_t(extra);
+    const auto key_switches = [&](const Polynomial& p, int extra) {
+        return plan_polynomials({cosine_, p}, sine_depth, std::vector<int>{0, extra}).relinearizations + uint64_t(extra);
     };
-    uint64_t best = products(second_, 0);
+    uint64_t best = key_switches(second_, 0);
     for (int j = 1; j <= kMaxAutomaticDoubleAngles && sine_depth - j >= 1; ++j) {
         auto p = least_degree_series_cosine(interval(), r_ + j, (1 << (sine_depth - j)) - 1);
         if (!p) continue;
-        const uint64_t cost = products(*p, j);
+        const uint64_t cost = key_switches(*p, j);
         if (cost < best) {
             best = cost;
             second_ = std::move(*p);
@@ -224,12 +225,10 @@ template <ckks::Encrypted T> T EvalMod::apply(const CountedOps& ops, const T& y,
         c[0].set_scale(scale);  // sin(2 pi t) at scale / (2 pi) is (1/2 pi) sin(2 pi t) at scale
         return std::move(c[0]);
     }
-    // 4 sin - sin cos, summed at the product's scale before its one rescale: the 4 sin term with a
-    // constant encoded at the product's scale over sin's own (as twice_product_minus adds its c)
-    T series = ops.multiply_relin(c[0], c[1]);
-    ops.eval().negate_inplace(series);
-    ops.multiply_accumulate(series, c[0], 4.0);
-    ops.rescale_inplace(series);
+    // sin (4 - cos): one product relinearized and rescaled in one call; 4 is added at cos's scale
+    ops.eval().negate_inplace(c[1]);
+    ops.eval().add_inplace(c[1], 4.0);
+    T series = ops.multiply_relin_rescale(c[0], c[1]);
     series.set_scale(scale);  // (4 sin - sin cos) / (3 2 pi) is the series at scale
     return series;
 }

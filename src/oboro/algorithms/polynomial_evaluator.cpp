@@ -112,6 +112,25 @@ private:
     int top_, baby_;
 };
 
+// Whether node `index`, summed unrescaled, holds a ciphertext product (then it is not
+// relinearized: size 3).
+bool holds_product(const Tree& t, int index) {
+    const Node& n = t.nodes[size_t(index)];
+    return !n.leaf && (n.quotient >= 0 || (n.remainder >= 0 && holds_product(t, n.remainder)));
+}
+
+// The relinearizations evaluating node `index` takes (Runner): a node evaluated on its own
+// (run: the root and the quotients) relinearizes its sum once if it holds a product; a remainder,
+// summed into its parent unrescaled, leaves its products to the parent's one relinearization.
+uint64_t relinearizations(const Tree& t, int index, bool on_its_own) {
+    const Node& n = t.nodes[size_t(index)];
+    if (n.leaf) return 0;
+    uint64_t r = on_its_own && holds_product(t, index) ? 1 : 0;
+    if (n.quotient >= 0) r += relinearizations(t, n.quotient, true);
+    if (n.remainder >= 0) r += relinearizations(t, n.remainder, false);
+    return r;
+}
+
 // The powers B_i (i >= 2) that computing `used` takes, ascending.
 std::vector<int> power_closure(const std::set<int>& used, PolynomialBasis basis) {
     std::set<int> all;
@@ -206,8 +225,13 @@ Planned plan_trees(const char* op, const std::vector<Polynomial>& ps, int input_
         plan.powers = power_closure(builder.used, first.basis);
         plan.products = builder.products + plan.powers.size();
         plan.scalar_products = builder.scalars + (scaling ? 1 : 0);
-        // A ciphertext product (a key switch) costs tens of constant multiplications.
-        const uint64_t cost = 32 * plan.products + plan.scalar_products;
+        plan.relinearizations = plan.powers.size();
+        for (const Tree& t : trees)
+            if (t.root >= 0) plan.relinearizations += relinearizations(t, t.root, true);
+        // A relinearized product (a key switch) costs tens of constant multiplications, one summed
+        // unrelinearized (its tensor product) about three.
+        const uint64_t cost =
+            32 * plan.relinearizations + 3 * (plan.products - plan.relinearizations) + plan.scalar_products;
         if (l == 1 || cost < best_cost) {
             best = {std::move(plan), std::move(trees)};
             best_cost = cost;
@@ -281,6 +305,7 @@ public:
             done(n.giant, up);
         } else {
             r = unrescaled(t, index, scale);
+            if (r.size() == 3) ops_.relinearize_inplace(r, *ops_.eval().keys()->relin_key());
             ops_.rescale_inplace(r);
         }
         r.set_scale(scale);
@@ -295,7 +320,8 @@ public:
 
     // The node one level above its own at scale * q_{level+1}: a leaf's terms, or the quotient
     // times B_G plus the remainder's terms, all summed before one rescale (a remainder rescaled
-    // on its own added that rescale's rounding error to the result).
+    // on its own added that rescale's rounding error to the result) and one relinearization (the
+    // products are summed unrelinearized, size 3: their d2 parts share one key switch).
     T unrescaled(const Tree& t, int index, double scale) const {
         const auto& eval = ops_.eval();
         const Node& n = t.nodes[size_t(index)];
@@ -323,7 +349,7 @@ public:
             result = eval.zero_like(natural_.at(1), 2, up, up_scale);
             ops_.multiply_accumulate(result, giant, n.quotient_constant);
         } else {
-            result = ops_.multiply_relin(run(t, n.quotient, up_scale / giant.scale()), giant);
+            result = ops_.multiply(run(t, n.quotient, up_scale / giant.scale()), giant);
             result.set_scale(up_scale);  // equal to the product's up to double rounding
         }
         done(n.giant, up);

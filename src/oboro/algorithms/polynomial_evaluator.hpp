@@ -15,7 +15,10 @@
 //     that every term lands on one scale and one rescale gives exactly `scale`; a quotient is
 //     evaluated at scale * q_{level+1} / scale(B_G) one level up. A split node adds its
 //     remainder's terms to q * B_G before its one rescale (as Lattigo's evaluator does), so a
-//     remainder adds no rounding of its own. The result is at exactly the requested scale (to
+//     remainder adds no rounding of its own, and before its one relinearization: the giant-step
+//     products of a chain of remainders are summed as size-3 ciphertexts and key-switched once
+//     (lazy relinearization; of the 23 products of EvalMod's degree-151 sine, 4 are key-switched
+//     with another). The result is at exactly the requested scale (to
 //     double rounding), however far the primes are from powers of two.
 //   * Level-optimal. A polynomial of degree d consumes ceil(log2(d + 1)) levels (plus one for the
 //     map of a Chebyshev interval other than [-1, 1] onto it). Where a leaf would need one level
@@ -49,6 +52,7 @@ struct PolynomialPlan {
     int baby_log = 0;                   // baby steps B_1 .. B_{2^baby_log}
     std::vector<int> powers;            // the B_i computed (i >= 2), ascending
     uint64_t products = 0;              // ciphertext products (powers and giant steps)
+    uint64_t relinearizations = 0;      // their key switches: products summed before one share it
     uint64_t scalar_products = 0;       // constants times ciphertexts (leaf terms, the map)
     int depth() const { return input_level - output_level; }
 };

@@ -80,8 +80,8 @@ void Queue::multiply_add_relin_rescale(const Ring& ring, BatchSpan out, ConstBat
                                        ConstBatchSpan c, const KeySwitchKeyView& rk) {
     Scratch product(*this, a, 3), sum(*this, a, 2);
     tensor(ring, product.span, a, b);
+    add(ring, product.span, product.span.as_const(), c);
     relinearize(ring, sum.span, product.span.as_const(), rk);
-    add(ring, sum.span, sum.span.as_const(), c);
     rescale(ring, out, sum.span.as_const());
 }
 

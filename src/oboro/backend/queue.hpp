@@ -133,11 +133,12 @@ public:
     // out (2 polynomials, a.limbs - 1 limbs) = a * b relinearized and rescaled, fused.
     virtual void multiply_relin_rescale(const Ring& ring, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b,
                                         const KeySwitchKeyView& rk) = 0;
-    // out (2 polynomials, a.limbs - 1 limbs) = a * b + c relinearized and rescaled: c (2
+    // out (2 polynomials, a.limbs - 1 limbs) = a * b + c relinearized and rescaled: c (2 or 3
     // polynomials at a's level; count 1: broadcast) joins the product before its one division by
     // q_level (fused with the relinearization's division by P where the queue overrides this: the
-    // CPU queue does). The default: tensor, relinearize, add and rescale, with scratch in the
-    // queue's memory.
+    // CPU queue does); a third polynomial of c joins d2 before its key switch, so that products
+    // summed unrelinearized take one key switch (lazy relinearization). The default: tensor, add,
+    // relinearize and rescale, with scratch in the queue's memory.
     virtual void multiply_add_relin_rescale(const Ring& ring, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b,
                                             ConstBatchSpan c, const KeySwitchKeyView& rk);
     // Element c: the automorphism with NTT-form permutation perms[c] and key switching with

@@ -780,7 +780,9 @@ T Evaluator::multiply_add_relin_rescale_with(const T& a, const T& b, const T& c,
     const Checks check(*ctx_, *queue_);
     const RelinKey& key = check_relin_rescale(check, op, a, b, rk);
     check.operand(op, c, "c");
-    check.size2(op, c, "c");
+    if (c.size() != 2 && c.size() != 3)  // a third polynomial is key-switched with the product's
+        raise<ValueError>(op, ": operand 'c' (", describe(c), ") has ", c.size(),
+                          " polynomials; it must have 2 or 3");
     if (count_of(c) != count_of(a) && count_of(c) != 1)
         raise<ValueError>(op, ": operand 'a' is a ", describe(a), " but operand 'c' a ", describe(c),
                           "; 'c' must hold as many elements as 'a', or one");

@@ -209,11 +209,12 @@ public:
     template <Encrypted T> void multiply_relin_rescale_inplace(T& a, const T& b, const RelinKey& rk) const;
     template <Encrypted T> T multiply_relin_rescale(const T& a, const T& b) const;  // with the key set's key
     template <Encrypted T> void multiply_relin_rescale_inplace(T& a, const T& b) const;
-    // a * b + c relinearized and rescaled in one call: c (size 2, at a's level, at the product's
-    // scale a.scale * b.scale) joins the product before its one division by q_l, fused like
-    // multiply_relin_rescale's (on the CPU; other devices add and rescale after relinearizing).
-    // What a sum of a product and other terms rescaled once costs without the rescale of its own
-    // (the Chebyshev step 2ab - c and the giant steps of polynomial evaluation).
+    // a * b + c relinearized and rescaled in one call: c (size 2 or 3, at a's level, at the
+    // product's scale a.scale * b.scale) joins the product before its one division by q_l, fused
+    // like multiply_relin_rescale's. What a sum of a product and other terms rescaled once costs
+    // without the rescale of its own (the Chebyshev step 2ab - c and the giant steps of polynomial
+    // evaluation); a size-3 c (other products, not relinearized) shares the product's one key
+    // switch (lazy relinearization).
     template <Encrypted T> T multiply_add_relin_rescale(const T& a, const T& b, const T& c, const RelinKey& rk) const;
     template <Encrypted T> T multiply_add_relin_rescale(const T& a, const T& b, const T& c) const;  // the key set's key
     // Brings `a` to a lower `level` at (almost exactly) the given `scale`, e.g. the level and scale

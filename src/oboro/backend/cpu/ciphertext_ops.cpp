@@ -19,7 +19,8 @@ void relinearize_polys(const Ring& ring, int level, const uint64_t* d0, const ui
 
 void multiply_relin_rescale_polys(const Ring& ring, int level, const uint64_t* a0, const uint64_t* a1,
                                   const uint64_t* b0, const uint64_t* b1, const KeySwitchKeyView& rk, uint64_t* out0,
-                                  uint64_t* out1, Workspace& ws, const uint64_t* c0, const uint64_t* c1) {
+                                  uint64_t* out1, Workspace& ws, const uint64_t* c0, const uint64_t* c1,
+                                  const uint64_t* c2) {
     const LevelConstants& lc = switch_level(ring, level, rk);
     const size_t n = ring.n(), nq = size_t(level + 1), ne = lc.ext_limbs();
     Workspace::Scope scope(ws);
@@ -27,6 +28,7 @@ void multiply_relin_rescale_polys(const Ring& ring, int level, const uint64_t* a
     uint64_t* digits = ws.take(lc.digits.size() * ne * n);
     uint64_t* acc = ws.take(2 * ne * n);
     tensor(prod, prod + nq * n, prod + 2 * nq * n, a0, a1, b0, b1, ring.moduli(), nq, n);
+    if (c2) add(prod + 2 * nq * n, prod + 2 * nq * n, c2, ring.moduli(), nq, n);
     mod_up(ring, lc, prod + 2 * nq * n, digits, ws);
     key_inner_product(ring, lc, digits, rk, acc, acc + ne * n);
     uint64_t* outs[2] = {out0, out1};

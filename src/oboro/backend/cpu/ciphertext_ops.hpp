@@ -20,11 +20,12 @@ void relinearize_polys(const Ring& ring, int level, const uint64_t* d0, const ui
 // tensor product goes to scratch, d2 is key-switched, and (P*d_t + ks_t) / (P*q_level) is one
 // fused ModDown+rescale per half. out0/out1: `level` limbs each; they must not alias the inputs.
 // With an addend (c0, c1 at `level`; null: none), a * b + c: c joins d_0, d_1 before the division,
-// which rescales it with the product (multiply_add_relin_rescale).
+// which rescales it with the product (multiply_add_relin_rescale); c2 (null: none, a size-2
+// addend) joins d_2 before its key switch.
 void multiply_relin_rescale_polys(const Ring& ring, int level, const uint64_t* a0, const uint64_t* a1,
                                   const uint64_t* b0, const uint64_t* b1, const KeySwitchKeyView& rk, uint64_t* out0,
                                   uint64_t* out1, Workspace& ws, const uint64_t* c0 = nullptr,
-                                  const uint64_t* c1 = nullptr);
+                                  const uint64_t* c1 = nullptr, const uint64_t* c2 = nullptr);
 
 // The automorphism with NTT-form permutation `perm` followed by key switching with `key`:
 // (out0, out1) = (sigma(c0) + ks0, ks1) where (ks0, ks1) switches sigma(c1) back to s.

@@ -273,7 +273,7 @@ public:
             const size_t eb = rhs(b, e), ec = c ? rhs(*c, e) : 0;
             multiply_relin_rescale_polys(ring, level, a.poly(e, 0), a.poly(e, 1), b.poly(eb, 0), b.poly(eb, 1), rk,
                                          out.poly(e, 0), out.poly(e, 1), *ws, c ? c->poly(ec, 0) : nullptr,
-                                         c ? c->poly(ec, 1) : nullptr);
+                                         c ? c->poly(ec, 1) : nullptr, c && c->polys == 3 ? c->poly(ec, 2) : nullptr);
         });
     }
 

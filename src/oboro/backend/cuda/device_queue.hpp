@@ -250,6 +250,7 @@ public:
         if (c) {
             m.c = c->data;
             m.c_count = uint32_t(c->count);
+            m.c_polys = uint32_t(c->polys);
         }
         m.out = out.data;
         m.keys = keys->template as<const uint64_t* const>();

@@ -621,9 +621,10 @@ void for_each_hoisted_sum_step(const CiphertextKeySwitchArgs& a, const HoistedRo
 // broadcast), out = count x 2 polys of nq - 1 limbs; bit for bit the CPU's
 // multiply_relin_rescale_polys: the tensor product (1 launch), ModUp of d2, the inner product,
 // acc += P (d0, d1) (1 launch) and ONE division by q_l * P (INTT, base conversion, NTT: 5
-// launches) instead of a ModDown and a rescale. With an addend c (count x 2 polys at a's level,
-// c_count 1: broadcast), a * b + c: (d0, d1) += c before the fold (1 launch,
-// multiply_add_relin_rescale). Scratch: key_switch_scratch(level, count, true).
+// launches) instead of a ModDown and a rescale. With an addend c (count x c_polys polys at a's
+// level, c_polys 2 or 3, c_count 1: broadcast), a * b + c: (d0, d1[, d2]) += c before the ModUp
+// (1 launch, multiply_add_relin_rescale; a third polynomial is key-switched with d2). Scratch:
+// key_switch_scratch(level, count, true).
 struct MultiplyRelinRescaleArgs {
     KeySwitchLevel level;
     const uint64_t* a = nullptr;
@@ -631,6 +632,7 @@ struct MultiplyRelinRescaleArgs {
     uint32_t b_count = 0;
     const uint64_t* c = nullptr;  // null: no addend
     uint32_t c_count = 0;
+    uint32_t c_polys = 2;
     uint64_t* out = nullptr;
     const uint64_t* const* keys = nullptr;  // count entries
     uint64_t key_qp_limbs = 0;
@@ -664,11 +666,6 @@ template <typename Ops> void for_each_multiply_relin_rescale_step(const Multiply
     t.count = m.count;
     ops.tensor(static_cast<const TensorArgs<uint64_t>&>(t));
 
-    ks.in = prod + 2 * poly;
-    ks.in_stride = 3 * poly;
-    for_each_mod_up_step(ks, b, ops);
-    inner_product_step(ks, b, ops);
-
     if (m.c) {
         StridedAddArgs add;
         add.out = prod;
@@ -676,15 +673,20 @@ template <typename Ops> void for_each_multiply_relin_rescale_step(const Multiply
         add.x = prod;
         add.x_stride = 3 * poly;
         add.y = m.c;
-        add.y_stride = m.c_count == 1 ? 0 : 2 * poly;
+        add.y_stride = m.c_count == 1 ? 0 : m.c_polys * poly;
         add.moduli = L.q_values;
         add.n = uint32_t(n);
         add.limbs = L.nq;
-        add.polys = 2;
-        add.x_polys = 2;
+        add.polys = m.c_polys;
+        add.x_polys = m.c_polys;
         add.count = m.count;
         ops.strided_add(static_cast<const StridedAddArgs&>(add));
     }
+
+    ks.in = prod + 2 * poly;
+    ks.in_stride = 3 * poly;
+    for_each_mod_up_step(ks, b, ops);
+    inner_product_step(ks, b, ops);
 
     FoldArgs f;
     f.acc = b.acc;
