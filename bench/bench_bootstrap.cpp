@@ -8,14 +8,15 @@
 // renders it, beside Lattigo's figures of the same session).
 //
 //   bench_bootstrap [--presets B1] [--slots 32768,16] [--threads 2,1] [--message-ratio 12,8]
-//                   [--double-angles 2,0] [--eval-mod-terms 1,2] [--iterations 1,2] [--order cts,stc] [--memory balanced,fast,seeded,low]
+//                   [--double-angles 2,0] [--eval-mod-terms 1,2] [--iterations 1,2] [--order cts,stc] [--memory balanced,balanced:1,fast,seeded,low]
 //                   [--key-tolerance 0.05,0.5] [--digits balanced,uniform] [--runs 3] [--profile] [--json FILE]
 // One row per preset, slot count, thread count, message ratio, number of EvalMod's double angles and
 // terms of its sine series (each automatic unless given),
 // of iterations, order (cts: CoeffsToSlots first, the default; stc: SlotsToCoeffs first, the
 // inputs then encrypted at the bootstrapper's min_input_level()) and memory policy (balanced, the
 // default: keys whose uniform halves are kept as seeds, but for those a bootstrap uses several times;
-// fast: the same keys stored whole; seeded: every one of them seeded; low:
+// balanced:R: the same with those read at least R times a pass stored whole
+// (MemoryPolicy::whole_key_reads); fast: the same keys stored whole; seeded: every one of them seeded; low:
 // MemoryPolicy::low(), fewer keys, seeded, and the dense DFT diagonals encoded at each use)
 // and, where given, the DFT plans' key-saving tolerance (MemoryPolicy::key_saving_tolerance: the
 // fewest keys among the plans within that fraction of the least modelled cost), and the key-switching
@@ -134,6 +135,7 @@ Row run(const std::string& preset, std::optional<size_t> slots_opt, int threads,
     if (memory == "low") config.memory = MemoryPolicy::low();
     if (memory == "fast") config.memory = kFastBootstrapMemory;
     if (memory == "seeded") config.memory = kSeededBootstrapMemory;
+    if (memory.starts_with("balanced:")) config.memory.whole_key_reads = std::stod(memory.substr(9));
     row.memory = memory;
     row.seeded_keys = config.memory.seeded_keys;
     if (key_tolerance) config.memory.key_saving_tolerance = *key_tolerance;
@@ -312,8 +314,9 @@ int main(int argc, char** argv) {
         } else if (a == "--memory") {
             memories.clear();
             for (const auto& m : bench::split(bench::option_value(argc, argv, i), ',')) {
-                if (m != "balanced" && m != "fast" && m != "low" && m != "seeded") {
+                if (m != "balanced" && m != "fast" && m != "low" && m != "seeded" && !m.starts_with("balanced:")) {
                     std::fprintf(stderr, "--memory takes balanced (the default: seeded keys, those used several times "
+                                         "stored whole), balanced:R (seeded keys, those read at least R times a pass "
                                          "stored whole), fast (kFastBootstrapMemory: keys stored whole), seeded (every "
                                          "key seeded) and low (MemoryPolicy::low())\n");
                     return 2;

@@ -85,7 +85,8 @@ def chebyshev(x, f: Callable[[float], float], interval: tuple[float, float], deg
 
 def plan(x_level: int, interval: tuple[float, float], degree: int, f: Callable[[float], float] | None = None) -> dict:
     """What ``chebyshev(x, f, interval, degree)`` does from level ``x_level`` (no work): depth,
-    ciphertext and scalar products, baby steps. ``f`` (default: a series with every coefficient)
+    ciphertext products and their relinearizations (products summed before one rescale share one),
+    scalar products, baby steps. ``f`` (default: a series with every coefficient)
     matters only through its zero coefficients (odd and even functions cost less)."""
     # distinct coefficients: no term of the giant-step divisions cancels
     coeffs = coefficients(f, interval, degree) if f is not None else [1.0 / (i + 1) for i in range(degree + 1)]

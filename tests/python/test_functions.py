@@ -135,6 +135,8 @@ def test_plans_without_work(ctx):
     assert p["products"] <= full["products"]  # sigmoid - 1/2 is odd: fewer powers
     assert len(p["powers"]) < len(full["powers"])
     assert 0 < full["products"] <= 2 * math.sqrt(2 * 63) + 1
+    # a chain of remainders' giant-step products shares one relinearization
+    assert 0 < full["relinearizations"] < full["products"]
 
 
 def test_errors_before_any_work(ctx):
