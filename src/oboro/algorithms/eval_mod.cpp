@@ -21,8 +21,16 @@ long double apply_double_angles(long double c, int r) {
 // angles, shift 0 cos(2 pi t).
 Polynomial cosine_interpolant(double interval, int r, int degree, long double shift = 0.25L) {
     const long double scale = 2 * std::numbers::pi_v<long double> / std::ldexp(1.0L, r);
-    return chebyshev_interpolant_long([&](long double y) { return std::cos(scale * (interval * y - shift)); }, -1, 1,
-                                      degree);
+    Polynomial p = chebyshev_interpolant_long([&](long double y) { return std::cos(scale * (interval * y - shift)); },
+                                              -1, 1, degree);
+    // sin(2 pi K' y) (r = 0, shift 1/4) is odd and cos(2 pi K' y / 2^r) even: the other parity's
+    // coefficients are rounding residue (about 1e-19), which would make the evaluator compute
+    // every power and a constant term for each of them. Below the degree only: a degree of the
+    // other parity, asked for explicitly, stays the degree.
+    const int odd = shift == 0 ? 0 : r == 0 && shift == 0.25L ? 1 : -1;
+    if (odd >= 0)
+        for (size_t i = size_t(1 - odd); i + 1 < p.coeffs.size(); i += 2) p.coeffs[i] = 0;
+    return p;
 }
 
 // The two-term sine series' coefficients: (1/2 pi) sin(2 pi t) (kSeriesSine - kSeriesCosine cos(2 pi t)).
