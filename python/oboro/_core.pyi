@@ -225,7 +225,7 @@ class Context:
     @property
     def digit_primes(self) -> list[int]:
         """
-        The ciphertext primes of each key-switching digit, from q_0 up: runs of consecutive primes, split into at most dnum digits of the fewest widest bits and filled from q_0 up (docs/parameters.md).
+        The ciphertext primes of each key-switching digit, from q_0 up: runs of consecutive primes, split into at most dnum digits of the fewest widest bits and, among those, the most even by bits (docs/parameters.md), unless the context was made with digit_primes.
         """
 
     @property

@@ -489,8 +489,8 @@ void register_ckks(nb::module_& m) {
                      "Number of key-switching digits (hybrid key switching).")
         .def_prop_ro("digit_primes", [](const PyContext& c) { return c.st->ctx->digit_primes(); },
                      "The ciphertext primes of each key-switching digit, from q_0 up: runs of consecutive "
-                     "primes, split into at most dnum digits of the fewest widest bits and filled from q_0 up "
-                     "(docs/parameters.md).")
+                     "primes, split into at most dnum digits of the fewest widest bits and, among those, the "
+                     "most even by bits (docs/parameters.md), unless the context was made with digit_primes.")
         .def_prop_ro("moduli", [](const PyContext& c) { return c.st->ctx->q(); },
                      "The ciphertext primes q_0 .. q_L.")
         .def_prop_ro("special_moduli", [](const PyContext& c) { return c.st->ctx->p(); },
