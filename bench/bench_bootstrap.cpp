@@ -31,6 +31,7 @@
 #include <cmath>
 #include <complex>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <optional>
 #include <random>
@@ -314,10 +315,16 @@ int main(int argc, char** argv) {
         } else if (a == "--memory") {
             memories.clear();
             for (const auto& m : bench::split(bench::option_value(argc, argv, i), ',')) {
-                if (m != "balanced" && m != "fast" && m != "low" && m != "seeded" && !m.starts_with("balanced:")) {
+                const auto reads_ok = [&] {
+                    char* end = nullptr;
+                    const double r = std::strtod(m.c_str() + 9, &end);
+                    return end != m.c_str() + 9 && *end == '\0' && r >= 0;
+                };
+                if (m != "balanced" && m != "fast" && m != "low" && m != "seeded" &&
+                    !(m.starts_with("balanced:") && reads_ok())) {
                     std::fprintf(stderr, "--memory takes balanced (the default: seeded keys, those used several times "
-                                         "stored whole), balanced:R (seeded keys, those read at least R times a pass "
-                                         "stored whole), fast (kFastBootstrapMemory: keys stored whole), seeded (every "
+                                         "stored whole), balanced:R (seeded keys, those read at least R >= 0 times a "
+                                         "pass stored whole), fast (kFastBootstrapMemory: keys stored whole), seeded (every "
                                          "key seeded) and low (MemoryPolicy::low())\n");
                     return 2;
                 }
