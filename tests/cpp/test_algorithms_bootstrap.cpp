@@ -157,6 +157,10 @@ TEST(EvalModModel, TwoTermSeriesCancelsTheCubicError) {
 // degree keeps that degree and the sine's double angles.
 TEST(EvalModModel, SeriesCosineTakesFewerKeySwitches) {
     const EvalMod two(16, std::nullopt, std::nullopt, 2);
+    // sin(2 pi t) with no double angle is odd and the cosine even: exactly, so the evaluator
+    // computes only the powers of their parity
+    EXPECT_TRUE(two.cosine().is_odd());
+    EXPECT_TRUE(two.series_cosine().is_even());
     const int sine_depth = polynomial_depth(two.cosine());
     const int extra = two.series_cosine_double_angles() - two.double_angles();
     EXPECT_GT(extra, 0);
