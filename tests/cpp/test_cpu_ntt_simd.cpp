@@ -1,5 +1,6 @@
-// The AVX-512 NTTs (64-bit, and IFMA for primes below 2^50) against the scalar reference, bit for bit, including inputs at the lazy bounds
-// (forward: [0, 4q), inverse: [0, 2q)). Skipped with a message on CPUs without AVX-512.
+// The SIMD NTTs (AVX2, AVX-512 64-bit, and IFMA for primes below 2^50) against the scalar reference, bit for bit,
+// including inputs at the lazy bounds (forward: [0, 4q), inverse: [0, 2q)). Each is skipped with a message on CPUs
+// without its instruction set.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -59,6 +60,11 @@ TEST(NttSimd, MatchesScalarBitForBit) {
     expect_matches_scalar(backend::cpu::ntt_forward_avx512, backend::cpu::ntt_inverse_avx512, 62);
 }
 
+TEST(NttSimd, Avx2MatchesScalarBitForBit) {
+    if (!backend::cpu::avx2_available()) GTEST_SKIP() << "SKIPPED: this CPU has no AVX2 (the scalar NTT is used)";
+    expect_matches_scalar(backend::cpu::ntt_forward_avx2, backend::cpu::ntt_inverse_avx2, 62);
+}
+
 TEST(NttSimd, IfmaMatchesScalarBitForBit) {
     if (!backend::cpu::ifma_available())
         GTEST_SKIP() << "SKIPPED: this CPU has no AVX-512 IFMA (the 64-bit AVX-512 NTT is used for every prime)";
@@ -70,7 +76,8 @@ TEST(NttSimd, DispatchCanBeTurnedOff) {
     backend::cpu::set_simd_enabled(false);
     EXPECT_STREQ(backend::cpu::ntt_implementation(), "scalar");
     backend::cpu::set_simd_enabled(true);
-    EXPECT_STREQ(backend::cpu::ntt_implementation(), !backend::cpu::simd_available() ? "scalar"
-                                                     : backend::cpu::ifma_available() ? "avx512+ifma"
-                                                                                      : "avx512");
+    EXPECT_STREQ(backend::cpu::ntt_implementation(), backend::cpu::ifma_available()   ? "avx512+ifma"
+                                                     : backend::cpu::simd_available() ? "avx512"
+                                                     : backend::cpu::avx2_available() ? "avx2"
+                                                                                      : "scalar");
 }

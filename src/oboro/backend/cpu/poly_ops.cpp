@@ -98,7 +98,7 @@ void tensor(uint64_t* d0, uint64_t* d1, uint64_t* d2, const uint64_t* a0, const 
 NttFunctions ntt_functions(Isa isa, uint64_t q) {
     switch (isa) {
     case Isa::scalar: return {math::ntt_forward, math::ntt_inverse};
-    case Isa::avx2: return {};
+    case Isa::avx2: return {ntt_forward_avx2, ntt_inverse_avx2};
     case Isa::avx512: return {ntt_forward_avx512, ntt_inverse_avx512};
     case Isa::avx512ifma:
         if ((q >> kIfmaModulusBits) == 0) return {ntt_forward_ifma, ntt_inverse_ifma};
@@ -110,8 +110,9 @@ NttFunctions ntt_functions(Isa isa, uint64_t q) {
 namespace {
 // The instruction set whose NTT runs on this CPU (tiny rings: the scalar code).
 Isa active_ntt_isa(const NttTables& table) {
-    if (table.n < 16 || !simd_enabled()) return Isa::scalar;
-    return ifma_available() ? Isa::avx512ifma : Isa::avx512;
+    if (table.n < 16 || !simd_requested()) return Isa::scalar;
+    if (simd_available()) return ifma_available() ? Isa::avx512ifma : Isa::avx512;
+    return avx2_available() ? Isa::avx2 : Isa::scalar;
 }
 }  // namespace
 
