@@ -316,10 +316,10 @@ void write_markdown(const std::string& path, const std::vector<KernelRow>& k, co
            "switching key's limb stored in the bytes its prime needs (8 for the 60- and 61-bit primes: a copy; 5 or 6 for "
            "the 40-bit one). The 61-bit prime is the NTT prime just above 2^61 that 61-bit chains such as B1's "
            "take beside those below it. Every row is per "
-           "element. The AVX2 table runs the scalar dot2 (measured faster, see eltwise_avx2.cpp), so its column "
-           "only shows the noise of the machine. `avx512+ifma` is the AVX-512 table with IFMA products for primes "
+           "element. The AVX2 table, which runs only on CPUs without AVX-512, has its own dot2 of 30-bit halves "
+           "(eltwise_avx2.cpp says where each form measured faster). `avx512+ifma` is the AVX-512 table with IFMA products for primes "
            "below 2^50: on the 60- and 61-bit primes it runs the AVX-512 kernels. The NTT rows time one forward or inverse "
-           "transform (there is no AVX2 NTT).\n\n";
+           "transform.\n\n";
     out << "## (c) The NTT by ring degree, ns per element (forward / inverse)\n\n"
         << "One transform of one limb, as the library dispatches it for the prime (`avx512+ifma`: IFMA products "
            "below 2^50 only). A limb of N = 2^16 is 512 KiB: the AVX-512 transforms run the stages whose butterfly "

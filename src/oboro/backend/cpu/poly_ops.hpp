@@ -72,10 +72,9 @@ void ntt_forward_limb(uint64_t* a, const NttTables& table);
 void ntt_inverse_limb(uint64_t* a, const NttTables& table);
 
 // The transforms instruction set `isa` (eltwise.hpp) runs for the prime q, which
-// ntt_*_limb call for the active one: the scalar code; the 64-bit AVX-512 kernels for avx512,
-// and for avx512ifma when q >= 2^kIfmaModulusBits; the IFMA kernels for avx512ifma below.
-// {nullptr, nullptr} for avx2 (there is no AVX2 NTT). The ISA must run on this CPU; benchmarks
-// time each one.
+// ntt_*_limb call for the active one: the scalar code; the AVX2 kernels for avx2; the 64-bit
+// AVX-512 kernels for avx512, and for avx512ifma when q >= 2^kIfmaModulusBits; the IFMA kernels
+// for avx512ifma below. The ISA must run on this CPU; benchmarks time each one.
 struct NttFunctions {
     void (*forward)(uint64_t* a, const NttTables& table) = nullptr;
     void (*inverse)(uint64_t* a, const NttTables& table) = nullptr;
