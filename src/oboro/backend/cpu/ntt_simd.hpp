@@ -24,7 +24,10 @@ bool simd_available();
 void ntt_forward_avx512(uint64_t* a, const math::NttTables& t);
 void ntt_inverse_avx512(uint64_t* a, const math::NttTables& t);
 
-// AVX2 kernels (ntt_avx2.cpp), for CPUs without AVX-512; callers must check avx2_available() first.
+// AVX2 kernels (ntt_avx2.cpp), for CPUs without AVX-512 (and with AVX2 and FMA); callers must
+// check avx2_available() first. Primes below 2^kDoubleModulusBits are transformed in double
+// precision, the others with 64-bit Shoup products.
+inline constexpr int kDoubleModulusBits = 50;
 bool avx2_available();
 void ntt_forward_avx2(uint64_t* a, const math::NttTables& t);
 void ntt_inverse_avx2(uint64_t* a, const math::NttTables& t);
