@@ -32,11 +32,10 @@ for lib in "$@"; do
   fi
 done
 
-# 2. the objects holding each instruction set's kernels use its registers
-# (The intrinsics kernels only: ChaCha20's per-ISA blocks in math/random.cpp are plain loops that the
-# compiler vectorizes or not, e.g. not under AddressSanitizer.)
+# 2. the objects holding each instruction set's kernels use its registers (math/random.cpp: ChaCha20's
+# AVX2 and AVX-512 blocks, both intrinsics, beside the baseline loop)
 declare -A want=([eltwise_avx2.cpp.o]=ymm [eltwise_avx512.cpp.o]=zmm [eltwise_avx512ifma.cpp.o]=zmm
-                 [ntt_simd.cpp.o]=zmm [ntt_ifma.cpp.o]=zmm)
+                 [ntt_avx2.cpp.o]=ymm [ntt_simd.cpp.o]=zmm [ntt_ifma.cpp.o]=zmm [random.cpp.o]=zmm)
 found=""
 for lib in "$@"; do
   for obj in $(ar t "$lib"); do
