@@ -7,6 +7,8 @@
 
 #include <immintrin.h>
 
+#include <cstring>
+
 // Every header with inline code comes before the target (util/simd_target.hpp).
 #include "oboro/backend/cpu/word_barrett.hpp"
 
@@ -101,6 +103,31 @@ void permute_automorphism(uint64_t* d, const uint64_t* x, const uint32_t* perm, 
     if (k < n) permute_automorphism_portable(d + k, x, perm + k, n - k);
 }
 
+// 4 words per vector: the low halves widened from 32 bits, the high parts from 8 or 16 bits,
+// shifted and or-ed (backend/key_switch_key.hpp's layout, as the AVX-512 kernel).
+void unpack_key_words(uint64_t* d, const uint8_t* limb, size_t n, uint32_t width, size_t begin, size_t count) {
+    if (width == 8) {
+        unpack_key_words_portable(d, limb, n, width, begin, count);
+        return;
+    }
+    const uint8_t* lo = limb + 4 * begin;
+    const uint8_t* hi = limb + 4 * n + (width == 5 ? begin : 2 * begin);
+    size_t k = 0;
+    for (; k + 4 <= count; k += 4) {
+        const __m256i l = _mm256_cvtepu32_epi64(_mm_loadu_si128(reinterpret_cast<const __m128i*>(lo + 4 * k)));
+        __m256i h;
+        if (width == 5) {
+            int32_t bytes;
+            std::memcpy(&bytes, hi + k, sizeof bytes);
+            h = _mm256_cvtepu8_epi64(_mm_cvtsi32_si128(bytes));
+        } else {
+            h = _mm256_cvtepu16_epi64(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(hi + 2 * k)));
+        }
+        Avx2Ops::store(d + k, _mm256_or_si256(l, _mm256_slli_epi64(h, 32)));
+    }
+    if (k < count) unpack_key_words_portable(d + k, limb, n, width, begin + k, count - k);
+}
+
 }  // namespace
 }  // namespace oboro::backend::cpu
 
@@ -116,6 +143,7 @@ const EltwiseKernels* avx2_kernels() {
     static const EltwiseKernels table = [] {
         EltwiseKernels t = kTable;
         t.permute_automorphism = permute_automorphism;
+        t.unpack_key_words = unpack_key_words;
         return t;
     }();
     return &table;
