@@ -25,8 +25,8 @@ void os_random_bytes(uint8_t* buf, size_t len);
 void chacha20_block(const uint32_t key[8], uint32_t counter, const uint32_t nonce[3], uint8_t out[64]);
 
 // kChachaLanes consecutive blocks (counters counter .. counter + kChachaLanes - 1, which must not
-// wrap), computed lane-parallel across blocks (AVX-512 with intrinsics, the state in registers;
-// AVX2 or SSE2 as the compiler vectorizes it; chosen once per process for the CPU); the bytes are
+// wrap), computed lane-parallel across blocks (AVX-512 and AVX2 with intrinsics, the state in
+// registers; SSE2 as the compiler vectorizes it; chosen once per process for the CPU); the bytes are
 // those of kChachaLanes calls of chacha20_block.
 constexpr size_t kChachaLanes = 16;
 void chacha20_blocks(const uint32_t key[8], uint32_t counter, const uint32_t nonce[3],
