@@ -39,7 +39,7 @@ def test_build_info_fields():
     assert info["version"] == oboro.__version__
     assert isinstance(info["compiler"], str) and info["compiler"]
     assert info["word_size"] == 64
-    assert info["cpu_ntt"] in ("avx512+ifma", "avx512", "scalar")
+    assert info["cpu_ntt"] in ("avx512+ifma", "avx512", "avx2", "scalar")
     assert info["cpu_kernels"] in ("avx512+ifma", "avx512", "avx2", "scalar")
     assert isinstance(info["cuda"], bool)
     assert isinstance(info["cuda_runtime"], bool)
