@@ -135,10 +135,11 @@ OBORO_SIMD_TARGET_END
 
 namespace oboro::backend::cpu {
 // The table runs on CPUs with AVX2 and without AVX-512 (AMD before Zen 4, Intel client cores),
-// its inner product dot2 included: on an AMD EPYC (Zen 3) its 30-bit halves took 11.4 ns per
-// element for 3 terms against the scalar 128-bit sums' 21.0 (15.7 against 32.0 for 6 terms,
-// 61-bit primes). On a Xeon, where the AVX-512 table runs, the scalar form had measured slightly
-// ahead of this one (9.5 against 10.9 ns per element and term, docs/benchmarks/kernels.md).
+// its inner product dot2 included: on an AMD EPYC (Zen 3) its 30-bit halves take about half the
+// scalar 128-bit sums' time (11.2 against 22.5 ns per element for 3 terms on a 61-bit prime,
+// docs/benchmarks/kernels_avx2.md). On a Xeon, where the AVX-512 table runs, the scalar form had
+// measured slightly ahead of this one (9.5 against 10.9 ns per element and term,
+// docs/benchmarks/kernels.md).
 const EltwiseKernels* avx2_kernels() {
     static const EltwiseKernels table = [] {
         EltwiseKernels t = kTable;

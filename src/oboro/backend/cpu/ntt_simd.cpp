@@ -23,11 +23,6 @@ bool ifma_available() {
 void set_simd_enabled(bool enabled) { g_simd_enabled = enabled; }
 bool simd_enabled() { return g_simd_enabled && simd_available(); }
 bool simd_requested() { return g_simd_enabled; }
-const char* ntt_implementation() {
-    if (!g_simd_enabled) return "scalar";
-    if (simd_available()) return ifma_available() ? "avx512+ifma" : "avx512";
-    return avx2_available() ? "avx2" : "scalar";
-}
 
 }  // namespace oboro::backend::cpu
 

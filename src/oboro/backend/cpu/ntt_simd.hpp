@@ -7,7 +7,8 @@
 namespace oboro::backend::cpu {
 
 // Which implementation ntt_forward/ntt_inverse use on this CPU: "avx512+ifma" (IFMA for primes
-// below 2^50, the 64-bit AVX-512 kernels for the others), "avx512", "avx2" or "scalar".
+// below 2^50, the 64-bit AVX-512 kernels for the others), "avx512", "avx2" or "scalar". Defined
+// beside the dispatch it names (poly_ops.cpp).
 const char* ntt_implementation();
 
 // Forced choice, for tests and benchmarks: false = always scalar (the NTT and the element-wise

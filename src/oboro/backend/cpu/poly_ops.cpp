@@ -108,13 +108,26 @@ NttFunctions ntt_functions(Isa isa, uint64_t q) {
 }
 
 namespace {
-// The instruction set whose NTT runs on this CPU (tiny rings: the scalar code).
-Isa active_ntt_isa(const NttTables& table) {
-    if (table.n < 16 || !simd_requested()) return Isa::scalar;
+// The instruction set whose NTT runs on this CPU (set_simd_enabled(false): the scalar code).
+Isa cpu_ntt_isa() {
+    if (!simd_requested()) return Isa::scalar;
     if (simd_available()) return ifma_available() ? Isa::avx512ifma : Isa::avx512;
     return avx2_available() ? Isa::avx2 : Isa::scalar;
 }
+
+// ... and for this table (tiny rings: the scalar code).
+Isa active_ntt_isa(const NttTables& table) { return table.n < 16 ? Isa::scalar : cpu_ntt_isa(); }
 }  // namespace
+
+const char* ntt_implementation() {
+    switch (cpu_ntt_isa()) {
+    case Isa::scalar: return "scalar";
+    case Isa::avx2: return "avx2";
+    case Isa::avx512: return "avx512";
+    case Isa::avx512ifma: return "avx512+ifma";
+    }
+    return "scalar";
+}
 
 void ntt_forward_limb(uint64_t* a, const NttTables& table) {
     ntt_functions(active_ntt_isa(table), table.q).forward(a, table);
