@@ -197,6 +197,11 @@ void mod_down(const Ring& ring, const LevelConstants& lc, uint64_t* ext, uint64_
     divide_and_drop(ring, lc, ext, ext + size_t(lc.level + 1) * ring.n(), out, Dropped::p, ws);
 }
 
+void mod_down(const Ring& ring, const LevelConstants& lc, const uint64_t* q_limbs, uint64_t* special, uint64_t* out,
+              Workspace& ws) {
+    divide_and_drop(ring, lc, q_limbs, special, out, Dropped::p, ws);
+}
+
 void mod_down(const Ring& ring, const LevelConstants& lc, uint64_t* ext, uint64_t* out) {
     auto ws = scratch_pool().acquire();
     mod_down(ring, lc, ext, out, *ws);

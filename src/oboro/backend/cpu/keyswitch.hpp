@@ -56,6 +56,10 @@ void key_inner_products(const Ring& ring, const LevelConstants& lc, const uint64
 // its centred representative). `out` may alias the front of `ext`.
 void mod_down(const Ring& ring, const LevelConstants& lc, uint64_t* ext, uint64_t* out, Workspace& ws);
 void mod_down(const Ring& ring, const LevelConstants& lc, uint64_t* ext, uint64_t* out);
+// The same with ext's Q_level limbs at `q_limbs` (only read) and its special limbs at `special`
+// (taken as scratch): an ext that must stay unchanged costs a copy of its special limbs alone.
+void mod_down(const Ring& ring, const LevelConstants& lc, const uint64_t* q_limbs, uint64_t* special, uint64_t* out,
+              Workspace& ws);
 // ModDown fused with rescaling (level >= 1): out = round(ext / (q_level * P)) over Q_{level-1}.
 // Used by multiply-relinearize-rescale: it saves the separate rescale's transforms.
 void mod_down_rescale(const Ring& ring, const LevelConstants& lc, uint64_t* ext, uint64_t* out, Workspace& ws);

@@ -330,9 +330,11 @@ public:
             const size_t c = k / a.polys, j = k % a.polys;
             auto ws = scratch_pool().acquire();
             Workspace::Scope scope(*ws);
-            uint64_t* ext = ws->take(a.limbs * a.n);  // mod_down takes its special limbs as scratch
-            std::copy(a.poly(c, j), a.poly(c, j) + a.limbs * a.n, ext);
-            cpu::mod_down(ring, ring.level(level), ext, out.poly(c, j), *ws);
+            // mod_down takes the special limbs as scratch: a copy of those, the input stays unchanged
+            const size_t nq = out.limbs, special_words = (a.limbs - nq) * a.n;
+            uint64_t* special = ws->take(special_words);
+            std::copy_n(a.poly(c, j) + nq * a.n, special_words, special);
+            cpu::mod_down(ring, ring.level(level), a.poly(c, j), special, out.poly(c, j), *ws);
         });
     }
 
