@@ -125,7 +125,6 @@ def test_chain_mode(tmp_path):
     (["--bootstrap-configs", "default"], "--bootstrap-configs needs --bootstrap"),
     (["--bootstrap", "--chain"], "--bootstrap takes"),
     (["--bootstrap", "--presets", "S1"], "--bootstrap takes"),
-    (["--bootstrap", "--plot", "/tmp/nowhere-plots"], "--bootstrap writes no plots"),
 ])
 def test_bad_input_is_a_clear_error(argv, message):
     err = io.StringIO()
@@ -481,6 +480,27 @@ def test_circuits_plot(tmp_path):
     assert path.endswith("polynomial.png") and os.path.getsize(path) > 10_000
 
 
+def test_bootstrap_plot(tmp_path):
+    """bootstrap.png from a bootstrap run's JSON: oboro's configurations and the other libraries, the
+    single-threaded ones at one thread only."""
+    pytest.importorskip("matplotlib")
+    from oboro.compare import report_bootstrap
+
+    def row(config, threads, seconds):
+        return {"preset": "B1", "config": config, "threads": threads, "slots": 32768, "bootstrap_median_s": seconds,
+                "precision_bits": 26.0, "mean_precision_bits": 28.2, "key_gib": 2.5, "peak_gib": 4.8}
+
+    peer = {"threads": 1, "bootstrap_median_s": 25.0, "precision_bits": 24.7, "mean_precision_bits": 26.9,
+            "key_gib": 7.3, "peak_gib": 19.6}
+    rep = {"machine": {"cpu": "test CPU", "date_utc": "2026-12-03T00:00:00Z"},
+           "rows": [row("default", 1, 12.8), row("default", 2, 6.7), row("low", 1, 16.0)],
+           "lattigo": peer, "openfhe": [peer, dict(peer, threads=2, bootstrap_median_s=19.4)], "desilofhe": []}
+    assert [(label, [r["threads"] for r in rows]) for label, _, rows in report_bootstrap._series(rep)] == [
+        ("oboro (B1)", [1, 2]), ("oboro low (B1)", [1]), ("Lattigo", [1]), ("OpenFHE", [1, 2])]
+    (path,) = report_bootstrap.plot(rep, str(tmp_path))
+    assert path.endswith("bootstrap.png") and os.path.getsize(path) > 10_000
+
+
 def test_circuits_oboro_alone(tmp_path, no_peers):
     """A real run of oboro alone on a small ring: the Chebyshev series and a 64 x 64 product, checked,
     with the levels used; SEAL is skipped with the reason."""
@@ -523,7 +543,7 @@ def test_bootstrap_oboro_alone(tmp_path, no_peers):
     out, err = io.StringIO(), io.StringIO()
     args = cli.build_parser().parse_args(["compare", "--bootstrap", "--quick", "--threads", "1", "--no-progress",
                                           "--libraries", "oboro,lattigo,openfhe,seal,desilofhe", "--json", str(tmp_path / "b.json"),
-                                          "--markdown", str(tmp_path / "b.md")])
+                                          "--markdown", str(tmp_path / "b.md"), "--plot", str(tmp_path)])
     assert command.execute(args, out=out, err=err) == 0, err.getvalue() + out.getvalue()
     rep = json.loads((tmp_path / "b.json").read_text())
     assert rep["benchmark"] == "bootstrap" and rep["generator"] == "oboro compare --bootstrap"
@@ -541,6 +561,7 @@ def test_bootstrap_oboro_alone(tmp_path, no_peers):
     assert md == report_bootstrap.render(rep, None, []) + "\nNot measured:\n\n" + "\n".join(
         f"- {lib}: {why}" for lib, why in rep["skipped"].items()) + "\n"
     assert "| oboro | BT | 1 | 2^8 |" in md and "SEAL has no bootstrapping" in md and "Lattigo program" in md
+    assert os.path.getsize(tmp_path / "bootstrap.png") > 10_000
 
 
 def test_bootstrap_plan():

@@ -21,7 +21,7 @@ from typing import TextIO
 
 from .. import bench
 from . import peers
-from .report_bootstrap import render
+from .report_bootstrap import plot, render
 from .runner import Outcome, run_worker
 
 #: oboro's configurations: name -> (preset, keygen's bootstrap options without the "bootstrap_" prefix, what it is)
@@ -153,6 +153,9 @@ def execute(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if path is not None:
             with open(path, "w", encoding="utf-8") as f:
                 f.write(text)
+            print(f"wrote {path}", file=out)
+    if args.plot is not None and rep["rows"]:
+        for path in plot(rep, args.plot):
             print(f"wrote {path}", file=out)
     return 1 if rep["failed"] or not rep["rows"] else 0
 

@@ -415,8 +415,6 @@ def execute(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | N
         if args.markdown is not None:
             bench._check_output_paths(args.markdown, None)
         if args.plot is not None:
-            if args.bootstrap:
-                raise CompareError("--bootstrap writes no plots (its page is a table: --markdown)")
             bench.load_pyplot()
     except (CompareError, bench.BenchError) as e:
         print(f"oboro compare: error: {e}", file=err)

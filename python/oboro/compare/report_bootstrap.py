@@ -161,6 +161,66 @@ def render(oboro, lattigo=None, openfhe=(), desilofhe=()):
     return "\n".join(lines) + "\n"
 
 
+def _series(rep: dict) -> list[tuple[str, str, list[dict]]]:
+    """(label, color, rows by thread count) for oboro's configurations and each other library, in
+    the page's order; every row has threads, bootstrap_median_s, precision_bits,
+    mean_precision_bits, key_gib and peak_gib."""
+    from .report import _color
+
+    series = []
+    for config in dict.fromkeys(r["config"] for r in rep["rows"]):
+        rows = [r for r in rep["rows"] if r["config"] == config]
+        label = "oboro" if config == "default" else f"oboro {config}"
+        series.append((f"{label} ({rows[0]['preset']})", _color("oboro") if config == "default" else None, rows))
+    for name, key in (("Lattigo", "lattigo"), ("OpenFHE", "openfhe"), ("desilofhe", "desilofhe")):
+        found = rep.get(key)
+        rows = [found] if isinstance(found, dict) else list(found or ())
+        if rows:
+            series.append((name, _color(key), rows))
+    return series
+
+
+def plot(rep: dict, directory: str) -> list[str]:
+    """bootstrap.png: the bootstrap's median time at each thread count, its precision (the worst slot
+    and the mean over the slots) and the memory (keys and the process's peak), one bar per
+    configuration of oboro and per other library, from the run's JSON."""
+    import os
+
+    from ..bench import load_pyplot
+    from .report import _save_figure
+
+    plt = load_pyplot()
+    os.makedirs(directory, exist_ok=True)
+    series = _series(rep)
+    threads = sorted({r["threads"] for _, _, rows in series for r in rows})
+    fig, (ax_t, ax_p, ax_m) = plt.subplots(1, 3, figsize=(16, 5), layout="constrained")
+    width = 0.8 / len(series)
+    others = iter(f"C{i}" for i in range(5, 10))  # oboro's other configurations, after the libraries' colors
+    colors = [color or next(others) for _, color, _ in series]
+    for i, ((label, _, rows), color) in enumerate(zip(series, colors)):
+        by_threads = {r["threads"]: r for r in rows}
+        xs = [j + i * width for j, t in enumerate(threads) if t in by_threads]
+        ax_t.bar(xs, [by_threads[t]["bootstrap_median_s"] for t in threads if t in by_threads], width, label=label,
+                 color=color)
+        first = by_threads[min(by_threads)]  # precision and memory do not depend on the threads
+        ax_p.bar(i - 0.2, first["precision_bits"], 0.4, color=color)
+        ax_p.bar(i + 0.2, first["mean_precision_bits"], 0.4, color=color, alpha=0.5)
+        ax_m.bar(i - 0.2, first["key_gib"], 0.4, color=color)
+        ax_m.bar(i + 0.2, first["peak_gib"], 0.4, color=color, alpha=0.5)
+    ax_t.set_xticks([j + 0.4 - width / 2 for j in range(len(threads))], [f"{t} thread(s)" for t in threads])
+    ax_t.set_ylabel("bootstrap, median (s)")
+    ax_t.legend(fontsize=8)
+    labels = [label for label, _, _ in series]
+    for ax, ylabel in ((ax_p, "precision (bits): worst slot | mean (light)"),
+                       (ax_m, "memory (GiB): keys | process peak (light)")):
+        ax.set_xticks(range(len(series)), labels, rotation=30, ha="right", fontsize=8)
+        ax.set_ylabel(ylabel)
+    for ax in (ax_t, ax_p, ax_m):
+        ax.grid(axis="y", alpha=0.4)
+    slots = rep["rows"][0]["slots"] if rep["rows"] else "?"
+    return [_save_figure(plt, fig, rep, directory, "bootstrap.png", f"bootstrapping, N = 2^16, {slots} slots")]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("results", nargs="+")
