@@ -85,7 +85,7 @@ for step in "${steps[@]}"; do
         bootstrap)
             # every library in a process of its own, one at a time: about 45 minutes on 2 cores
             run bootstrap .venv/bin/oboro compare --bootstrap --json $OUT/bootstrap.json \
-                --markdown $OUT/bootstrap.md ;;
+                --markdown $OUT/bootstrap.md --plot $OUT ;;
         *) echo "bench_docs: unknown step '$step'" >&2; exit 2 ;;
     esac
 done
