@@ -29,10 +29,13 @@ void mod_up(const Ring& ring, const LevelConstants& lc, const uint64_t* c, uint6
     if (ne > kMaxExtLimbs) raise<ParameterError>("mod_up: ", ne, " limbs exceed the supported ", kMaxExtLimbs);
     Workspace::Scope scope(ws);
 
-    // Coefficient form of every limb, shared by all digits.
+    // Coefficient form of every limb, shared by all digits: each limb copied and transformed while
+    // the copy is still in cache.
     uint64_t* coeff = ws.take(nq * n);
-    std::memcpy(coeff, c, nq * n * sizeof(uint64_t));
-    ntt_inverse(coeff, ring.ntt_tables(), nq);
+    parallel_for(nq, [&](size_t i) {
+        std::memcpy(coeff + i * n, c + i * n, n * sizeof(uint64_t));
+        ntt_inverse_limb(coeff + i * n, ring.ntt_tables()[i]);
+    });
     // One base-conversion scratch per digit, taken here because the digits run in parallel.
     const size_t per_digit = base_convert_scratch_words(ring.max_digit_primes(), n);
     uint64_t* scratch = ws.take(digits.size() * per_digit);
