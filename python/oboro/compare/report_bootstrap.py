@@ -13,7 +13,11 @@ Nothing is typed in.
 """
 import argparse
 import json
+import os
 import pathlib
+
+from ..bench import load_pyplot
+from .report import _color, _save_figure
 
 
 def eval_mod(row):
@@ -164,14 +168,14 @@ def render(oboro, lattigo=None, openfhe=(), desilofhe=()):
 def _series(rep: dict) -> list[tuple[str, str, list[dict]]]:
     """(label, color, rows by thread count) for oboro's configurations and each other library, in
     the page's order; every row has threads, bootstrap_median_s, precision_bits,
-    mean_precision_bits, key_gib and peak_gib."""
-    from .report import _color
-
+    mean_precision_bits, key_gib and peak_gib. The default and the libraries have the colors of the
+    other pages (report._color), oboro's other configurations the ones after them."""
+    others = iter(f"C{i}" for i in range(5, 10))
     series = []
     for config in dict.fromkeys(r["config"] for r in rep["rows"]):
         rows = [r for r in rep["rows"] if r["config"] == config]
         label = "oboro" if config == "default" else f"oboro {config}"
-        series.append((f"{label} ({rows[0]['preset']})", _color("oboro") if config == "default" else None, rows))
+        series.append((f"{label} ({rows[0]['preset']})", _color("oboro") if config == "default" else next(others), rows))
     for name, key in (("Lattigo", "lattigo"), ("OpenFHE", "openfhe"), ("desilofhe", "desilofhe")):
         found = rep.get(key)
         rows = [found] if isinstance(found, dict) else list(found or ())
@@ -184,20 +188,13 @@ def plot(rep: dict, directory: str) -> list[str]:
     """bootstrap.png: the bootstrap's median time at each thread count, its precision (the worst slot
     and the mean over the slots) and the memory (keys and the process's peak), one bar per
     configuration of oboro and per other library, from the run's JSON."""
-    import os
-
-    from ..bench import load_pyplot
-    from .report import _save_figure
-
     plt = load_pyplot()
     os.makedirs(directory, exist_ok=True)
     series = _series(rep)
     threads = sorted({r["threads"] for _, _, rows in series for r in rows})
     fig, (ax_t, ax_p, ax_m) = plt.subplots(1, 3, figsize=(16, 5), layout="constrained")
     width = 0.8 / len(series)
-    others = iter(f"C{i}" for i in range(5, 10))  # oboro's other configurations, after the libraries' colors
-    colors = [color or next(others) for _, color, _ in series]
-    for i, ((label, _, rows), color) in enumerate(zip(series, colors)):
+    for i, (label, color, rows) in enumerate(series):
         by_threads = {r["threads"]: r for r in rows}
         xs = [j + i * width for j, t in enumerate(threads) if t in by_threads]
         ax_t.bar(xs, [by_threads[t]["bootstrap_median_s"] for t in threads if t in by_threads], width, label=label,
