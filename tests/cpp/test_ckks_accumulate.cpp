@@ -359,6 +359,80 @@ TEST_P(AccumulateTest, CompactPlainSumsGiveTheDenseWords) {
                            ev.multiply_plain_sum<Ciphertext, Plaintext>({&ext[0], &ext[1]}, {&pe, &pe})));
 }
 
+// multiply_plain_sums gives each sum the words of its own multiply_plain_sum: sums sharing their
+// ciphertexts (a linear transform's babies in each giant group), of different lengths (past the
+// CPU queue's terms per pass) and scales, with dense and with compact plaintexts, at the top level
+// and at level 0 (one limb: limbs cut into pieces), over Q_level * P and on batches.
+TEST_P(AccumulateTest, PlainSumsGiveEachSumsWords) {
+    Keys& K = k();
+    const Evaluator& ev = *K.eval;
+    const Context& ctx = *K.ctx;
+    const size_t slots = ctx.max_slots(), n = ctx.n();
+    for (int level : {ctx.max_level(), 0}) {
+        SCOPED_TRACE(level);
+        const std::optional<double> scale = level == 0 ? std::optional<double>(262144.0) : std::nullopt;
+        std::vector<Plaintext> dense;
+        std::vector<CompactPlaintext> compact;
+        for (uint64_t t = 0; t < 6; ++t) {
+            dense.push_back(K.encoder->encode(random_complex(16, 1.0, 700 + t), level, scale, 16));
+            compact.emplace_back(dense.back(), n / 32);
+        }
+        std::vector<Ciphertext> cx;
+        for (uint64_t i = 0; i < 6; ++i) cx.push_back(K.encrypt(random_complex(slots, 1.0, 710 + i), level));
+        // sums of 1, 6 and 5 terms over the same ciphertexts, the last at another scale
+        const std::vector<std::vector<size_t>> members = {{3}, {0, 1, 2, 3, 4, 5}, {5, 4, 2, 1, 0}};
+        std::vector<std::vector<const Ciphertext*>> a;
+        std::vector<std::vector<const Plaintext*>> d;
+        std::vector<std::vector<const CompactPlaintext*>> c;
+        for (size_t g = 0; g < members.size(); ++g) {
+            a.emplace_back();
+            d.emplace_back();
+            c.emplace_back();
+            for (size_t j : members[g]) {
+                a.back().push_back(&cx[j]);
+                d.back().push_back(&dense[(j + g) % dense.size()]);
+                c.back().push_back(&compact[(j + g) % compact.size()]);
+            }
+        }
+        Plaintext rescaled = dense[0];
+        rescaled.set_scale(dense[0].scale() / 2);
+        d[2] = std::vector<const Plaintext*>(d[2].size(), &rescaled);
+        const std::vector<Ciphertext> got = ev.multiply_plain_sums(a, d), got_compact = ev.multiply_plain_sums(a, c);
+        ASSERT_EQ(got.size(), members.size());
+        ASSERT_EQ(got_compact.size(), members.size());
+        for (size_t g = 0; g < members.size(); ++g) {
+            SCOPED_TRACE(g);
+            const Ciphertext want = ev.multiply_plain_sum(a[g], d[g]);
+            EXPECT_TRUE(same_words(got[g], want));
+            EXPECT_EQ(got[g].scale(), want.scale());
+            EXPECT_TRUE(same_words(got_compact[g], ev.multiply_plain_sum(a[g], c[g])));
+        }
+        // batches: each element's sums
+        const CiphertextBatch xb = CiphertextBatch::from_ciphertexts(ctx, std::vector<Ciphertext>{cx[0], cx[1]}),
+                              yb = CiphertextBatch::from_ciphertexts(ctx, std::vector<Ciphertext>{cx[2], cx[3]});
+        const std::vector<CiphertextBatch> batch = ev.multiply_plain_sums<CiphertextBatch, CompactPlaintext>(
+            {{&xb, &yb}, {&yb}}, {{&compact[0], &compact[1]}, {&compact[2]}});
+        for (size_t e = 0; e < 2; ++e) {
+            SCOPED_TRACE(e);
+            EXPECT_TRUE(same_words(batch[0].at(e), ev.multiply_plain_sum<Ciphertext, CompactPlaintext>(
+                                                       {&cx[e], &cx[2 + e]}, {&compact[0], &compact[1]})));
+            EXPECT_TRUE(same_words(batch[1].at(e),
+                                   ev.multiply_plain_sum<Ciphertext, CompactPlaintext>({&cx[2 + e]}, {&compact[2]})));
+        }
+    }
+    // over Q_level * P (double hoisting's rotations times its diagonals)
+    const int top = ctx.max_level();
+    const Plaintext pe = K.encoder->encode_extended(random_complex(16, 1.0, 720), top, ctx.q()[size_t(top)], 16);
+    const CompactPlaintext ce(pe, n / 32);
+    const std::vector<Ciphertext> ext = ev.rotate_many_extended(K.encrypt(random_complex(slots, 1.0, 721)), {0, 1, 5}, K.gk);
+    const std::vector<Ciphertext> sums = ev.multiply_plain_sums<Ciphertext, CompactPlaintext>(
+        {{&ext[0], &ext[1]}, {&ext[2], &ext[1], &ext[0]}}, {{&ce, &ce}, {&ce, &ce, &ce}});
+    EXPECT_EQ(sums[1].basis(), Basis::qp);
+    EXPECT_TRUE(same_words(sums[0], ev.multiply_plain_sum<Ciphertext, Plaintext>({&ext[0], &ext[1]}, {&pe, &pe})));
+    EXPECT_TRUE(same_words(sums[1], ev.multiply_plain_sum<Ciphertext, Plaintext>({&ext[2], &ext[1], &ext[0]},
+                                                                                  {&pe, &pe, &pe})));
+}
+
 // Encoder::encode_compact computes the runs directly (a transform of 2p words per limb): the words of
 // the dense encoding's runs, for every period from a constant to runs of the shortest kept length,
 // over Q_level and Q_level * P, at the top level, in the middle and at level 0, for complex and
@@ -427,6 +501,27 @@ TEST(AccumulateErrors, PlainSumsNeedMatchingTerms) {
     EXPECT_ERROR(ValueError, ev.multiply_plain_sum(Cts{&x, &x}, Pts{&p}), "2 ciphertexts and 1");
     EXPECT_ERROR(LevelMismatch, ev.multiply_plain_sum(Cts{&x, &y}, Pts{&p, &p}), "multiply_plain_sum");
     EXPECT_ERROR(ScaleMismatch, ev.multiply_plain_sum(Cts{&x, &z}, Pts{&p, &p}), "term 1", "scale");
+}
+
+TEST(AccumulateErrors, PlainSumsOfSeveralSumsAreChecked) {
+    Keys& K = Keys::get("S1");
+    const Evaluator& ev = *K.eval;
+    const Ciphertext x = K.encrypt(random_complex(16, 1.0, 72)), y = ev.drop_to_level(x, 0);
+    const Plaintext p = K.encoder->encode(random_complex(16, 1.0, 73)), p0 = K.encoder->encode(random_complex(16, 1.0, 73), 0, 1024.0);
+    Ciphertext z = x;
+    z.set_scale(x.scale() * 1.5);
+    using Cts = std::vector<std::vector<const Ciphertext*>>;
+    using Pts = std::vector<std::vector<const Plaintext*>>;
+    EXPECT_ERROR(ValueError, ev.multiply_plain_sums(Cts{}, Pts{}), "multiply_plain_sums", "at least one");
+    EXPECT_ERROR(ValueError, ev.multiply_plain_sums(Cts{{&x}, {&x}}, Pts{{&p}}), "2 lists of ciphertexts and 1");
+    EXPECT_ERROR(ValueError, ev.multiply_plain_sums(Cts{{&x}, {}}, Pts{{&p}, {}}), "sum 1 has no terms");
+    EXPECT_ERROR(ValueError, ev.multiply_plain_sums(Cts{{&x}, {&x, &x}}, Pts{{&p}, {&p}}), "2 ciphertexts and 1");
+    // every sum at the first's level (its terms numbered on from the sums before)
+    EXPECT_ERROR(LevelMismatch, ev.multiply_plain_sums(Cts{{&x}, {&y}}, Pts{{&p}, {&p0}}), "term 1", "term 0's");
+    EXPECT_ERROR(ScaleMismatch, ev.multiply_plain_sums(Cts{{&x}, {&x, &z}}, Pts{{&p}, {&p, &p}}), "term 2", "term 1's");
+    // sums at scales of their own are fine
+    const std::vector<Ciphertext> two = ev.multiply_plain_sums(Cts{{&x}, {&z}}, Pts{{&p}, {&p}});
+    EXPECT_EQ(two[1].scale(), z.scale() * p.scale());
 }
 
 TEST(AccumulateErrors, CompactPlaintextsAreChecked) {

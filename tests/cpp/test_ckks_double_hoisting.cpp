@@ -153,8 +153,8 @@ TEST_P(DoubleHoisting, QueueDefaultsMultiplyAccumulateOverQP) {
     EXPECT_TRUE(same_words(a, b));
 }
 
-// The CPU queue's mul_plain_sum (128-bit sums) gives the default's words (mul_plain and
-// mul_plain_add term by term), over Q_level * P too.
+// The CPU queue's mul_plain_sum (128-bit sums) and mul_plain_sums give the default's words
+// (mul_plain and mul_plain_add term by term), over Q_level * P too.
 TEST_P(DoubleHoisting, QueueDefaultsMultiplyPlainSumOverQP) {
     Keys& K = k();
     const Evaluator fused = eval(), unfused = fused.on(std::make_shared<UnfusedExtendedQueue>());
@@ -169,6 +169,12 @@ TEST_P(DoubleHoisting, QueueDefaultsMultiplyPlainSumOverQP) {
     const Ciphertext got = fused.multiply_plain_sum(a, b);
     EXPECT_EQ(got.basis(), Basis::qp);
     EXPECT_TRUE(same_words(got, unfused.multiply_plain_sum(a, b)));
+    // several sums at once: the default (one mul_plain_sum each) and the CPU queue's fused pass
+    const std::vector<std::vector<const Ciphertext*>> as = {a, {&rotated[2], &rotated[0]}};
+    const std::vector<std::vector<const Plaintext*>> bs = {b, {&w[1], &w[2]}};
+    const std::vector<Ciphertext> sums = fused.multiply_plain_sums(as, bs), default_sums = unfused.multiply_plain_sums(as, bs);
+    EXPECT_TRUE(same_words(sums[0], got));
+    for (size_t g = 0; g < as.size(); ++g) EXPECT_TRUE(same_words(sums[g], default_sums[g]));
 }
 
 INSTANTIATE_TEST_SUITE_P(Presets, DoubleHoisting, ::testing::Values("S1", "S2"));

@@ -242,28 +242,40 @@ OpCounts LinearTransform::cost() const {
 }
 
 template <ckks::Encrypted T>
-T LinearTransform::group_sum(const CountedOps& ops, size_t group, const std::vector<T>& babies) const {
-    const std::vector<size_t>& members = group_babies_[group];
-    const std::vector<size_t>& diags = group_diags_[group];
-    const auto sum = [&](const auto& pt) {  // pt(j): the plaintext of member j
-        std::vector<const T*> xs;
-        std::vector<const std::remove_cvref_t<decltype(pt(0))>*> ps;
-        for (size_t j = 0; j < members.size(); ++j) {
-            xs.push_back(&babies[members[j]]);
-            ps.push_back(&pt(j));
-        }
-        return ops.multiply_plain_sum(xs, ps);
+std::vector<T> LinearTransform::group_sums(const CountedOps& ops, const std::vector<T>& babies) const {
+    const size_t groups = group_babies_.size();
+    // the groups' baby operands, and plaintexts pt(g, j) for member j of group g
+    const auto sums = [&](const auto& pt) {
+        using P = std::remove_cvref_t<decltype(pt(0, 0))>;
+        std::vector<std::vector<const T*>> xs(groups);
+        std::vector<std::vector<const P*>> ps(groups);
+        for (size_t g = 0; g < groups; ++g)
+            for (size_t j = 0; j < group_babies_[g].size(); ++j) {
+                xs[g].push_back(&babies[group_babies_[g][j]]);
+                ps[g].push_back(&pt(g, j));
+            }
+        return ops.multiply_plain_sums(xs, ps);
     };
-    const T& x = babies[members[0]];
+    const T& x = babies[group_babies_[0][0]];
     // compact diagonals are kept whatever the policy: a fraction of the memory
     if (const std::vector<ckks::CompactPlaintext>* pts = diagonals_->compact_operands_for(x))
-        return sum([&](size_t j) -> const ckks::CompactPlaintext& { return (*pts)[diags[j]]; });
-    if (memory_.encode_on_use) {
-        const std::vector<PlainOf<T>> pts = diagonals_->encode_for(x, diags);
-        return sum([&](size_t j) -> const PlainOf<T>& { return pts[j]; });
+        return sums([&](size_t g, size_t j) -> const ckks::CompactPlaintext& { return (*pts)[group_diags_[g][j]]; });
+    if (!memory_.encode_on_use) {
+        const std::vector<PlainOf<T>>& pts = diagonals_->operands_for(x);
+        return sums([&](size_t g, size_t j) -> const PlainOf<T>& { return pts[group_diags_[g][j]]; });
     }
-    const std::vector<PlainOf<T>>& pts = diagonals_->operands_for(x);
-    return sum([&](size_t j) -> const PlainOf<T>& { return pts[diags[j]]; });
+    std::vector<T> out;
+    for (size_t g = 0; g < groups; ++g) {
+        const std::vector<PlainOf<T>> pts = diagonals_->encode_for(x, group_diags_[g]);
+        std::vector<const T*> xs;
+        std::vector<const PlainOf<T>*> ps;
+        for (size_t j = 0; j < group_babies_[g].size(); ++j) {
+            xs.push_back(&babies[group_babies_[g][j]]);
+            ps.push_back(&pts[j]);
+        }
+        out.push_back(ops.multiply_plain_sum(xs, ps));
+    }
+    return out;
 }
 
 template <ckks::Encrypted T>
@@ -273,7 +285,7 @@ T LinearTransform::rotate_giant(const CountedOps& ops, const T& a, int64_t step,
 }
 
 template <ckks::Encrypted T>
-T LinearTransform::giant_sum(const CountedOps& ops, const std::vector<T>& babies, const ckks::GaloisKeys& keys) const {
+T LinearTransform::giant_sum(const CountedOps& ops, std::vector<T> babies, const ckks::GaloisKeys& keys) const {
     // sum += t, or sum = t for the first term
     const auto add_to = [&](std::optional<T>& sum, T t) {
         if (sum) ops.add_inplace(*sum, t);
@@ -281,10 +293,13 @@ T LinearTransform::giant_sum(const CountedOps& ops, const std::vector<T>& babies
     };
     std::optional<T> y;
     const size_t groups = plan_.giant_steps.size();
+    std::vector<T> sums = group_sums(ops, babies);
+    std::vector<T>().swap(babies);
     if (plan_.giants == GiantRotations::keyed) {
         for (size_t gi = 0; gi < groups; ++gi) {
-            T s = group_sum(ops, gi, babies);
+            T& s = sums[gi];
             add_to(y, plan_.giant_steps[gi] ? rotate_giant(ops, s, plan_.giant_steps[gi], keys) : std::move(s));
+            s = T();  // rotated: its memory goes back now
         }
         return std::move(*y);
     }
@@ -293,14 +308,14 @@ T LinearTransform::giant_sum(const CountedOps& ops, const std::vector<T>& babies
     std::vector<std::optional<size_t>> forward(plan_.forward + 1), backward(plan_.backward + 1);
     for (size_t gi = 0; gi < groups; ++gi) {
         const size_t r = residue(plan_.giant_steps[gi], plan_);
-        if (r == 0) add_to(y, group_sum(ops, gi, babies));
+        if (r == 0) add_to(y, std::move(sums[gi]));
         else if (r <= plan_.forward) forward[r] = gi;
         else backward[m - r] = gi;
     }
     const auto chain = [&](const std::vector<std::optional<size_t>>& at, int64_t step) {
         std::optional<T> acc;  // the farthest position holds a group: set at the first step
         for (size_t p = at.size() - 1; p >= 1; --p) {
-            if (at[p]) add_to(acc, group_sum(ops, *at[p], babies));
+            if (at[p]) add_to(acc, std::move(sums[*at[p]]));
             acc = rotate_giant(ops, *acc, step, keys);
         }
         add_to(y, std::move(*acc));

@@ -166,9 +166,10 @@ public:
 private:
     template <typename V>
     void build(const std::map<int64_t, std::vector<V>>& diags, PlaintextScale scale, double scale_factor);
-    // The giant groups' sums rotated into place and added (over Q_level * P under double hoisting)
+    // The giant groups' sums rotated into place and added (over Q_level * P under double hoisting);
+    // the babies are freed once the groups have summed them.
     template <ckks::Encrypted T>
-    T giant_sum(const CountedOps& ops, const std::vector<T>& babies, const ckks::GaloisKeys& keys) const;
+    T giant_sum(const CountedOps& ops, std::vector<T> babies, const ckks::GaloisKeys& keys) const;
     // One giant rotation of a group sum or chain (over Q_level * P in and out under double hoisting).
     template <ckks::Encrypted T>
     T rotate_giant(const CountedOps& ops, const T& a, int64_t step, const ckks::GaloisKeys& keys) const;
@@ -184,8 +185,12 @@ private:
     std::vector<std::vector<size_t>> group_diags_;   // indices into diagonals_
     std::unique_ptr<LevelPlaintexts> diagonals_;     // rot(diag_{g+b}, -g), group by group
 
-    // sum over the group's babies of diagonal * baby, over Q_level (single) or Q_level * P (double)
-    template <ckks::Encrypted T> T group_sum(const CountedOps& ops, size_t group, const std::vector<T>& babies) const;
+    // For each group (plan_.giant_steps order), the sum over its babies of diagonal * baby, over
+    // Q_level (single hoisting) or Q_level * P (double): every group in one multiply_plain_sums
+    // (each baby read from memory once for all the groups, not once per group), but for diagonals
+    // encoded at each use, encoded and summed a group at a time (the plaintexts of one group alive
+    // at once, as MemoryPolicy::encode_on_use promises).
+    template <ckks::Encrypted T> std::vector<T> group_sums(const CountedOps& ops, const std::vector<T>& babies) const;
 };
 
 }  // namespace oboro::algorithms

@@ -192,6 +192,19 @@ public:
         }
         return r;
     }
+    // Several such sums at once (Evaluator::multiply_plain_sums): the same counts.
+    template <ckks::Encrypted T, typename P> requires ckks::SumPlainOperandOf<P, T>
+    std::vector<T> multiply_plain_sums(const std::vector<std::vector<const T*>>& a,
+                                       const std::vector<std::vector<const P*>>& p) const {
+        const Timed timed(*this, "multiply_plain_sums");
+        std::vector<T> r = eval_.multiply_plain_sums(a, p);
+        if (counts_)
+            for (size_t g = 0; g < a.size(); ++g) {
+                counts_->cmult += ckks::element_count(r[g]) * a[g].size();
+                counts_->add += ckks::element_count(r[g]) * (a[g].size() - 1);
+            }
+        return r;
+    }
     template <ckks::Encrypted T> T multiply(const T& a, const T& b) const {
         const Timed timed(*this, "multiply");
         T r = eval_.multiply(a, b);

@@ -105,6 +105,13 @@ public:
     // (ckks::CompactPlaintext); the default raises Error for one.
     virtual void mul_plain_sum(const Ring& ring, BatchSpan out, const ConstBatchSpan* a, const ConstBatchSpan* b,
                                size_t terms);
+    // Several such sums at once: outs[g] = sum_j a[j] * b[j] over j in [ends[g - 1], ends[g])
+    // (ends[-1] = 0), g < sums, every a[j] of one shape (the hoisted rotations of a linear
+    // transform, which each of its giant groups sums with its own diagonals). The default is one
+    // mul_plain_sum per sum; the CPU queue computes every sum over one piece of a limb before the
+    // next piece, so that the a[j] shared by the sums are read from memory once, not once per sum.
+    virtual void mul_plain_sums(const Ring& ring, const BatchSpan* outs, size_t sums, const ConstBatchSpan* a,
+                                const ConstBatchSpan* b, const size_t* ends);
     // acc += a * s[i] on limb i, every polynomial of a.
     virtual void mul_scalar_add(const Ring& ring, BatchSpan acc, ConstBatchSpan a, const uint64_t* per_limb);
     // acc += sum_j a[j] * s[j][i] on limb i, every polynomial of acc, over `terms` terms: a[j]

@@ -557,44 +557,85 @@ requires PlainOperandOf<P, T> void Evaluator::multiply_accumulate(T& acc, const 
     queue_->mul_plain_add(ctx_->ring(), span_of(acc), span_of(a), span_of(b));
 }
 
+namespace {
+// One sum of multiply_plain_sum(s) checked, its operands' spans appended to as and bs: `term`
+// numbers its terms in the errors from `first_term` (a sum of multiply_plain_sums counts on from
+// the sums before it), whose shape every operand must have (the sum's own first term when null).
 template <Encrypted T, typename P>
-requires SumPlainOperandOf<P, T>
-T Evaluator::multiply_plain_sum(const std::vector<const T*>& a, const std::vector<const P*>& b) const {
-    const char* op = "multiply_plain_sum";
+void check_plain_sum(const Checks& check, const char* op, const std::vector<const T*>& a, const std::vector<const P*>& b,
+                     const T* shape, size_t first_term, std::vector<backend::ConstBatchSpan>& as,
+                     std::vector<backend::ConstBatchSpan>& bs) {
     if (a.empty() || a.size() != b.size())
         raise<ValueError>(op, ": ", a.size(), " ciphertexts and ", b.size(), " plaintexts; give as many of each, at "
                           "least one");
-    const Checks check(*ctx_, *queue_);
-    const T& first = *a[0];
-    const double scale = first.scale() * b[0]->scale();
-    std::vector<backend::ConstBatchSpan> as, bs;
-    as.reserve(a.size());
-    bs.reserve(b.size());
+    const T& first = shape ? *shape : *a[0];
+    const double scale = a[0]->scale() * b[0]->scale();
     for (size_t j = 0; j < a.size(); ++j) {
+        const size_t term = first_term + j;
         check.pair(op, *a[j], *b[j], Bases::any);
         check.product_scale(op, *a[j], b[j]->scale());
         if constexpr (std::same_as<P, CompactPlaintext>)
             if (a[j]->size() != 2)
-                raise<ValueError>(op, ": term ", j, "'s operand has ", a[j]->size(), " polynomials; a compact "
+                raise<ValueError>(op, ": term ", term, "'s operand has ", a[j]->size(), " polynomials; a compact "
                                   "plaintext multiplies ciphertexts of 2 (relinearize first)");
-        if (j > 0) {
+        if (term > 0) {
             const T& x = *a[j];
             if (x.level() != first.level())
-                raise<LevelMismatch>(op, ": term ", j, "'s operand is at ", describe(x), " but term 0's at ",
+                raise<LevelMismatch>(op, ": term ", term, "'s operand is at ", describe(x), " but term 0's at ",
                                      describe(first), "; sum products of one level");
             if (x.basis() != first.basis() || x.size() != first.size() || element_count(x) != element_count(first))
-                raise<ValueError>(op, ": term ", j, "'s operand (", describe(x), ") and term 0's (", describe(first),
+                raise<ValueError>(op, ": term ", term, "'s operand (", describe(x), ") and term 0's (", describe(first),
                                   ") differ in basis, size or element count");
-            if (!same_scale(x.scale() * b[j]->scale(), scale))
-                raise<ScaleMismatch>(op, ": term ", j, "'s product is at scale 2^", std::log2(x.scale() * b[j]->scale()),
-                                     " but term 0's at 2^", std::log2(scale));
         }
+        if (j > 0 && !same_scale(a[j]->scale() * b[j]->scale(), scale))
+            raise<ScaleMismatch>(op, ": term ", term, "'s product is at scale 2^", std::log2(a[j]->scale() * b[j]->scale()),
+                                 " but term ", first_term, "'s at 2^", std::log2(scale));
         as.push_back(span_of(*a[j]));
         bs.push_back(span_of(*b[j]));
     }
-    T out = make_output<T>(*ctx_, output_memory(queue_), count_of(first), first.size(), first.level(), scale,
-                           first.slots(), first.basis());
+}
+}  // namespace
+
+template <Encrypted T, typename P>
+requires SumPlainOperandOf<P, T>
+T Evaluator::multiply_plain_sum(const std::vector<const T*>& a, const std::vector<const P*>& b) const {
+    const char* op = "multiply_plain_sum";
+    const Checks check(*ctx_, *queue_);
+    std::vector<backend::ConstBatchSpan> as, bs;
+    check_plain_sum(check, op, a, b, static_cast<const T*>(nullptr), 0, as, bs);
+    const T& first = *a[0];
+    T out = make_output<T>(*ctx_, output_memory(queue_), count_of(first), first.size(), first.level(),
+                           first.scale() * b[0]->scale(), first.slots(), first.basis());
     queue_->mul_plain_sum(ctx_->ring(), span_of(out), as.data(), bs.data(), as.size());
+    return out;
+}
+
+template <Encrypted T, typename P>
+requires SumPlainOperandOf<P, T>
+std::vector<T> Evaluator::multiply_plain_sums(const std::vector<std::vector<const T*>>& a,
+                                              const std::vector<std::vector<const P*>>& b) const {
+    const char* op = "multiply_plain_sums";
+    if (a.empty() || a.size() != b.size())
+        raise<ValueError>(op, ": ", a.size(), " lists of ciphertexts and ", b.size(), " of plaintexts; give as many "
+                          "of each, at least one");
+    const Checks check(*ctx_, *queue_);
+    std::vector<backend::ConstBatchSpan> as, bs;
+    std::vector<size_t> ends;
+    for (size_t g = 0; g < a.size(); ++g) {
+        if (a[g].empty())
+            raise<ValueError>(op, ": sum ", g, " has no terms; give each sum at least one");
+        check_plain_sum(check, op, a[g], b[g], a[0][0], as.size(), as, bs);
+        ends.push_back(as.size());
+    }
+    const T& first = *a[0][0];
+    std::vector<T> out;
+    std::vector<backend::BatchSpan> outs;
+    out.reserve(a.size());
+    for (size_t g = 0; g < a.size(); ++g)
+        out.push_back(make_output<T>(*ctx_, output_memory(queue_), count_of(first), first.size(), first.level(),
+                                     a[g][0]->scale() * b[g][0]->scale(), first.slots(), first.basis()));
+    for (T& o : out) outs.push_back(span_of(o));
+    queue_->mul_plain_sums(ctx_->ring(), outs.data(), outs.size(), as.data(), bs.data(), ends.data());
     return out;
 }
 
@@ -1209,7 +1250,9 @@ OBORO_EVALUATOR_FOR(CiphertextBatch)
     template T Evaluator::multiply(const T&, const P&) const;       \
     template void Evaluator::multiply_inplace(T&, const P&) const;  \
     template void Evaluator::multiply_accumulate(T&, const T&, const P&) const; \
-    template T Evaluator::multiply_plain_sum(const std::vector<const T*>&, const std::vector<const P*>&) const;
+    template T Evaluator::multiply_plain_sum(const std::vector<const T*>&, const std::vector<const P*>&) const; \
+    template std::vector<T> Evaluator::multiply_plain_sums(const std::vector<std::vector<const T*>>&,                 \
+                                                           const std::vector<std::vector<const P*>>&) const;
 
 OBORO_EVALUATOR_PLAIN(Ciphertext, Plaintext)
 OBORO_EVALUATOR_PLAIN(CiphertextBatch, Plaintext)
@@ -1219,5 +1262,9 @@ template Ciphertext Evaluator::multiply_plain_sum(const std::vector<const Cipher
                                                   const std::vector<const CompactPlaintext*>&) const;
 template CiphertextBatch Evaluator::multiply_plain_sum(const std::vector<const CiphertextBatch*>&,
                                                        const std::vector<const CompactPlaintext*>&) const;
+template std::vector<Ciphertext> Evaluator::multiply_plain_sums(const std::vector<std::vector<const Ciphertext*>>&,
+                                                                const std::vector<std::vector<const CompactPlaintext*>>&) const;
+template std::vector<CiphertextBatch> Evaluator::multiply_plain_sums(
+    const std::vector<std::vector<const CiphertextBatch*>>&, const std::vector<std::vector<const CompactPlaintext*>>&) const;
 
 }  // namespace oboro::ckks

@@ -143,6 +143,15 @@ public:
     // host memory (operands in host memory, as for every other operation).
     template <Encrypted T, typename P> requires SumPlainOperandOf<P, T>
     T multiply_plain_sum(const std::vector<const T*>& a, const std::vector<const P*>& b) const;
+    // Several such sums at once, one output each: out[g] = multiply_plain_sum(a[g], b[g]) (the same
+    // words), every operand of every sum in the shape of a[0][0] (level, basis, size, element
+    // count; each sum's products at a scale of its own). The sums read their ciphertexts together
+    // a piece of a limb at a time on the CPU, so that ciphertexts shared by the sums (a linear
+    // transform's baby steps, summed by each of its giant groups) come from memory once, not once
+    // per sum. ValueError for no sums, a sum without terms, or unequal lists.
+    template <Encrypted T, typename P> requires SumPlainOperandOf<P, T>
+    std::vector<T> multiply_plain_sums(const std::vector<std::vector<const T*>>& a,
+                                       const std::vector<std::vector<const P*>>& b) const;
     // acc += a * c, with c encoded at the scale acc.scale / a.scale, so that the product lands
     // exactly on acc's scale (polynomial evaluation sums c_i * x_i at the scale it rescales to).
     // ValueError when that scale is below 2^20: c would be rounded to fewer than 20 bits. Unlike

@@ -71,6 +71,34 @@ const math::Modulus& limb_modulus(const Ring& ring, ConstBatchSpan a, size_t i) 
     return i < a.q_limbs() ? ring.moduli()[i] : ring.p_moduli()[i - a.q_limbs()];
 }
 
+// The pieces mul_plain_sum cuts each limb of a into: enough items for every thread (4 each), none
+// shorter than kMinPieceWords.
+size_t limb_pieces(ConstBatchSpan a) {
+    size_t pieces = 1;
+    const size_t busy = 4 * size_t(num_threads());
+    while (a.count * a.limbs * pieces < busy && a.n / (2 * pieces) >= kMinPieceWords) pieces *= 2;
+    return pieces;
+}
+
+// Words [at, at + words) of limb i of element c of out = sum_j a[j] * b[j] over `terms` terms
+// (a[j] of 2 polynomials; b[j] dense or compact): kSumTermsPerPass terms a pass, each pass's
+// products summed in 128 bits and reduced once (dot2).
+void sum_products(const EltwiseKernels& kn, const math::Modulus& m, BatchSpan out, const ConstBatchSpan* a,
+                  const ConstBatchSpan* b, size_t terms, size_t c, size_t i, size_t at, size_t words) {
+    const size_t n = a[0].n, off = i * n + at;
+    DotTerm chunk[kSumTermsPerPass];
+    for (size_t j0 = 0; j0 < terms; j0 += kSumTermsPerPass) {
+        const size_t count = std::min(kSumTermsPerPass, terms - j0);
+        for (size_t j = 0; j < count; ++j) {
+            const ConstBatchSpan &x = a[j0 + j], &y = b[j0 + j];
+            const uint64_t* p = y.poly(rhs(y, c), 0) + i * y.n;
+            chunk[j] = {y.n == n ? p + at : expand_runs(j, p, n / y.n, at, words), x.poly(c, 0) + off,
+                        x.poly(c, 1) + off};
+        }
+        kn.dot2(out.poly(c, 0) + off, out.poly(c, 1) + off, chunk, count, j0 != 0, m, words);
+    }
+}
+
 // Calls rotations_of(c, out0s, out1s) for every element c of a, in parallel, with the pointers to
 // polynomials 0 and 1 of element c in each of the `rotations` outputs (arrays each thread keeps:
 // no allocation per element).
@@ -160,29 +188,31 @@ public:
         const ConstBatchSpan& s = a[0];
         if (s.polys != 2) return Queue::mul_plain_sum(ring, out, a, b, terms);
         const EltwiseKernels& kn = eltwise_active();
-        size_t pieces = 1;
-        const size_t busy = 4 * size_t(num_threads());
-        while (s.count * s.limbs * pieces < busy && s.n / (2 * pieces) >= kMinPieceWords) pieces *= 2;
-        const size_t len = s.n / pieces;
+        const size_t pieces = limb_pieces(s), len = s.n / pieces;
         const bool compact = std::any_of(b, b + terms, [&](const ConstBatchSpan& y) { return y.n != s.n; });
         const size_t chunk_words = compact ? std::min(len, kExpandWords) : len;
         parallel_for(s.count * s.limbs * pieces, [&](size_t k) {
             const size_t piece = k % pieces, i = (k / pieces) % s.limbs, c = k / (pieces * s.limbs);
             const math::Modulus& m = limb_modulus(ring, s, i);
-            DotTerm chunk[kSumTermsPerPass];
-            for (size_t at = piece * len; at < (piece + 1) * len; at += chunk_words) {
-                const size_t off = i * s.n + at;
-                for (size_t j0 = 0; j0 < terms; j0 += kSumTermsPerPass) {
-                    const size_t count = std::min(kSumTermsPerPass, terms - j0);
-                    for (size_t j = 0; j < count; ++j) {
-                        const ConstBatchSpan &x = a[j0 + j], &y = b[j0 + j];
-                        const uint64_t* p = y.poly(rhs(y, c), 0) + i * y.n;
-                        chunk[j] = {y.n == s.n ? p + at : expand_runs(j, p, s.n / y.n, at, chunk_words),
-                                    x.poly(c, 0) + off, x.poly(c, 1) + off};
-                    }
-                    kn.dot2(out.poly(c, 0) + off, out.poly(c, 1) + off, chunk, count, j0 != 0, m, chunk_words);
-                }
-            }
+            for (size_t at = piece * len; at < (piece + 1) * len; at += chunk_words)
+                sum_products(kn, m, out, a, b, terms, c, i, at, chunk_words);
+        });
+    }
+
+    // Every sum over a piece of a limb before the next piece: the pieces of the a[j] (a
+    // transform's babies, in every sum) stay in the L2 cache from one sum to the next.
+    void mul_plain_sums(const Ring& ring, const BatchSpan* outs, size_t sums, const ConstBatchSpan* a,
+                        const ConstBatchSpan* b, const size_t* ends) override {
+        const ConstBatchSpan& s = a[0];
+        if (s.polys != 2) return Queue::mul_plain_sums(ring, outs, sums, a, b, ends);
+        const EltwiseKernels& kn = eltwise_active();
+        const size_t pieces = limb_pieces(s), len = s.n / pieces, chunk_words = std::min(len, kExpandWords);
+        parallel_for(s.count * s.limbs * pieces, [&](size_t k) {
+            const size_t piece = k % pieces, i = (k / pieces) % s.limbs, c = k / (pieces * s.limbs);
+            const math::Modulus& m = limb_modulus(ring, s, i);
+            for (size_t at = piece * len; at < (piece + 1) * len; at += chunk_words)
+                for (size_t g = 0, begin = 0; g < sums; begin = ends[g++])
+                    sum_products(kn, m, outs[g], a + begin, b + begin, ends[g] - begin, c, i, at, chunk_words);
         });
     }
 
