@@ -507,7 +507,8 @@ TEST(AccumulateErrors, PlainSumsOfSeveralSumsAreChecked) {
     Keys& K = Keys::get("S1");
     const Evaluator& ev = *K.eval;
     const Ciphertext x = K.encrypt(random_complex(16, 1.0, 72)), y = ev.drop_to_level(x, 0);
-    const Plaintext p = K.encoder->encode(random_complex(16, 1.0, 73)), p0 = K.encoder->encode(random_complex(16, 1.0, 73), 0, 1024.0);
+    const Plaintext p = K.encoder->encode(random_complex(16, 1.0, 73));
+    const Plaintext p0 = K.encoder->encode(random_complex(16, 1.0, 73), 0, 1024.0);
     Ciphertext z = x;
     z.set_scale(x.scale() * 1.5);
     using Cts = std::vector<std::vector<const Ciphertext*>>;

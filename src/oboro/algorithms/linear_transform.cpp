@@ -244,16 +244,20 @@ OpCounts LinearTransform::cost() const {
 template <ckks::Encrypted T>
 std::vector<T> LinearTransform::group_sums(const CountedOps& ops, const std::vector<T>& babies) const {
     const size_t groups = group_babies_.size();
-    // the groups' baby operands, and plaintexts pt(g, j) for member j of group g
+    const auto members = [&](size_t g) {  // group g's babies
+        std::vector<const T*> xs;
+        for (size_t b : group_babies_[g]) xs.push_back(&babies[b]);
+        return xs;
+    };
+    // every group at once, with plaintexts pt(g, j) for member j of group g
     const auto sums = [&](const auto& pt) {
         using P = std::remove_cvref_t<decltype(pt(0, 0))>;
-        std::vector<std::vector<const T*>> xs(groups);
+        std::vector<std::vector<const T*>> xs;
         std::vector<std::vector<const P*>> ps(groups);
-        for (size_t g = 0; g < groups; ++g)
-            for (size_t j = 0; j < group_babies_[g].size(); ++j) {
-                xs[g].push_back(&babies[group_babies_[g][j]]);
-                ps[g].push_back(&pt(g, j));
-            }
+        for (size_t g = 0; g < groups; ++g) {
+            xs.push_back(members(g));
+            for (size_t j = 0; j < xs[g].size(); ++j) ps[g].push_back(&pt(g, j));
+        }
         return ops.multiply_plain_sums(xs, ps);
     };
     const T& x = babies[group_babies_[0][0]];
@@ -267,13 +271,9 @@ std::vector<T> LinearTransform::group_sums(const CountedOps& ops, const std::vec
     std::vector<T> out;
     for (size_t g = 0; g < groups; ++g) {
         const std::vector<PlainOf<T>> pts = diagonals_->encode_for(x, group_diags_[g]);
-        std::vector<const T*> xs;
         std::vector<const PlainOf<T>*> ps;
-        for (size_t j = 0; j < group_babies_[g].size(); ++j) {
-            xs.push_back(&babies[group_babies_[g][j]]);
-            ps.push_back(&pts[j]);
-        }
-        out.push_back(ops.multiply_plain_sum(xs, ps));
+        for (const PlainOf<T>& pt : pts) ps.push_back(&pt);
+        out.push_back(ops.multiply_plain_sum(members(g), ps));
     }
     return out;
 }

@@ -52,7 +52,8 @@ void Queue::mul_plain_sum(const Ring& ring, BatchSpan out, const ConstBatchSpan*
 
 void Queue::mul_plain_sums(const Ring& ring, const BatchSpan* outs, size_t sums, const ConstBatchSpan* a,
                            const ConstBatchSpan* b, const size_t* ends) {
-    for (size_t g = 0, begin = 0; g < sums; begin = ends[g++]) mul_plain_sum(ring, outs[g], a + begin, b + begin, ends[g] - begin);
+    for (size_t g = 0, begin = 0; g < sums; begin = ends[g++])
+        mul_plain_sum(ring, outs[g], a + begin, b + begin, ends[g] - begin);
 }
 
 void Queue::mul_scalar_add(const Ring& ring, BatchSpan acc, ConstBatchSpan a, const uint64_t* per_limb) {
