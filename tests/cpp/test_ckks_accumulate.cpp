@@ -407,6 +407,13 @@ TEST_P(AccumulateTest, PlainSumsGiveEachSumsWords) {
             EXPECT_EQ(got[g].scale(), want.scale());
             EXPECT_TRUE(same_words(got_compact[g], ev.multiply_plain_sum(a[g], c[g])));
         }
+        // against the slot-wise reference: sum 1 is sum_j x_j * (p_{j+1} repeated)
+        std::vector<cplx> ref(slots, 0);
+        for (size_t j : members[1]) {
+            const auto x = random_complex(slots, 1.0, 710 + j), v = random_complex(16, 1.0, 700 + (j + 1) % dense.size());
+            for (size_t l = 0; l < slots; ++l) ref[l] += x[l] * v[l % 16];
+        }
+        EXPECT_GE(precision_bits(K.decrypt(level ? ev.rescale(got[1]) : got[1]), ref), level ? 15.0 : 8.0);
         // batches: each element's sums
         const CiphertextBatch xb = CiphertextBatch::from_ciphertexts(ctx, std::vector<Ciphertext>{cx[0], cx[1]}),
                               yb = CiphertextBatch::from_ciphertexts(ctx, std::vector<Ciphertext>{cx[2], cx[3]});
