@@ -1,7 +1,8 @@
 // Double hoisting (the extended basis Q_level * P, ciphertext.hpp: Basis): rotations kept over
 // Q_level * P are bit for bit the hoisted rotations once divided by P; a weighted sum of rotations
 // accumulated there with plaintexts over Q_level * P and divided by P once matches the reference;
-// batches give each element's words; extended objects are refused wherever they do not belong.
+// batches give each element's words; an operand over Q_level * P rotates and rescales as its
+// mod_down does; extended objects are refused wherever they do not belong.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -177,6 +178,75 @@ TEST_P(DoubleHoisting, QueueDefaultsMultiplyPlainSumOverQP) {
     for (size_t g = 0; g < as.size(); ++g) EXPECT_TRUE(same_words(sums[g], default_sums[g]));
 }
 
+// An operand already over Q_level * P (a sum of double hoisting): its rotation divides only c1 by
+// P and rotates c0 as it is, its rescale divides by q_l * P at once. Both are the operations on
+// its mod_down up to c0's rounding to a multiple of P; the queue defaults (mod_down first) give
+// exactly the words of the operations on the mod_down.
+TEST_P(DoubleHoisting, ExtendedOperandsRotateAndRescaleAsTheirModDown) {
+    Keys& K = k();
+    const Evaluator ev = eval(), unfused = ev.on(std::make_shared<UnfusedExtendedQueue>());
+    const size_t slots = K.ctx->max_slots();
+    const auto xv = random_complex(slots, 1.0, 60);
+    const Ciphertext top = K.encrypt(xv);
+    const int64_t last = int64_t(slots) - 1;
+    for (const int level : {top.level(), 1, 0}) {
+        SCOPED_TRACE("level " + std::to_string(level));
+        const Ciphertext x = ev.drop_to_level(top, level);
+        const std::vector<Ciphertext> babies = ev.rotate_many_extended(x, {1, 5});
+        const Ciphertext s = ev.add(babies[0], babies[1]);  // over Q*P: rot(x, 1) + rot(x, 5)
+        std::vector<cplx> sv(slots);
+        for (size_t i = 0; i < slots; ++i) sv[i] = roll(xv, 1)[i] + roll(xv, 5)[i];
+        const Ciphertext s_down = ev.mod_down(s);
+
+        KeySwitchCounts counts;
+        const std::vector<Ciphertext> r = ev.rotate_many_extended(s, {0, -1, last}, &counts);
+        EXPECT_EQ(counts, (KeySwitchCounts{1, 2, 1}));  // one ModDown (of c1), one ModUp, two inner products
+        ASSERT_EQ(r.size(), 3u);
+        EXPECT_TRUE(same_words(r[0], s));  // a step 0: the operand itself
+        for (size_t j = 1; j < r.size(); ++j) {
+            const int64_t step = j == 1 ? -1 : last;
+            SCOPED_TRACE(step);
+            EXPECT_EQ(r[j].basis(), Basis::qp);
+            EXPECT_EQ(r[j].level(), level);
+            EXPECT_EQ(r[j].scale(), s.scale());
+            const Ciphertext got = ev.mod_down(r[j]);
+            EXPECT_GE(precision_bits(K.decrypt(got), roll(sv, step)), 17);
+            // the default (mod_down of all of s, then the rotation) is the rotation of s_down, word
+            // for word; the CPU queue's result differs from it by c0's rounding alone
+            const Ciphertext by_default = unfused.mod_down(unfused.rotate_many_extended(s, {step})[0]);
+            EXPECT_TRUE(same_words(by_default, ev.rotate(s_down, step)));
+            EXPECT_GE(precision_bits(K.decrypt(got), K.decrypt(by_default)), 30);
+        }
+
+        // a batch gives each element's words
+        const auto S = CiphertextBatch::from_ciphertexts(*K.ctx, std::vector<Ciphertext>{s, r[1]});
+        const std::vector<CiphertextBatch> R = ev.rotate_many_extended(S, {-1});
+        EXPECT_TRUE(same_words(R[0].at(0), r[1]));
+        EXPECT_TRUE(same_words(R[0].at(1), ev.rotate_many_extended(r[1], {-1})[0]));
+
+        if (level == 0) continue;
+        // the end of a transform: s times diagonals at scale q_l over Q*P, then one rescale
+        const double q_l = double(K.ctx->q()[size_t(level)]);
+        const auto wv = random_complex(slots, 1.0, 61);
+        Ciphertext t = ev.zero_like(s, 2, level, s.scale() * q_l, Basis::qp);
+        ev.multiply_accumulate(t, s, K.encoder->encode_extended(wv, level, q_l, slots));
+        std::vector<cplx> tv(slots);
+        for (size_t i = 0; i < slots; ++i) tv[i] = sv[i] * wv[i];
+        const Ciphertext y = ev.rescale(t);  // divided by q_l * P at once
+        EXPECT_EQ(y.basis(), Basis::q);
+        EXPECT_EQ(y.level(), level - 1);
+        EXPECT_EQ(y.scale(), t.scale() / q_l);
+        const Ciphertext two_steps = ev.rescale(ev.mod_down(t));
+        EXPECT_EQ(y.scale(), two_steps.scale());
+        EXPECT_GE(precision_bits(K.decrypt(y), tv), 17);
+        EXPECT_GE(precision_bits(K.decrypt(y), K.decrypt(two_steps)), 30);  // one rounding against two
+        EXPECT_TRUE(same_words(unfused.rescale(t), two_steps));            // the default: mod_down, then rescale
+        const auto T2 = CiphertextBatch::from_ciphertexts(*K.ctx, std::vector<Ciphertext>{t, t});
+        const CiphertextBatch Y = ev.rescale(T2);
+        EXPECT_TRUE(same_words(Y.at(1), y));
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(Presets, DoubleHoisting, ::testing::Values("S1", "S2"));
 
 TEST(DoubleHoistingErrors, ExtendedObjectsAreRefusedWhereTheyDoNotBelong) {
@@ -184,7 +254,7 @@ TEST(DoubleHoistingErrors, ExtendedObjectsAreRefusedWhereTheyDoNotBelong) {
     const Evaluator ev(K.ctx, std::make_shared<const MemoryKeySet>(nullptr, std::make_shared<const GaloisKeys>(K.gk)));
     const Ciphertext x = K.encrypt(random_complex(16, 1.0, 40));
     const Ciphertext e = ev.extend(x);
-    EXPECT_ERROR(ValueError, ev.rescale(e), "rescale", "over Q*P", "mod_down it first");
+    EXPECT_ERROR(LevelMismatch, ev.rescale(ev.extend(ev.drop_to_level(x, 0))), "rescale", "level 0");
     EXPECT_ERROR(ValueError, ev.rotate(e, 1), "rotate", "mod_down it first");
     EXPECT_ERROR(ValueError, ev.add(e, x), "add", "different bases");
     EXPECT_ERROR(ValueError, ev.mod_down(x), "mod_down", "not over the extended basis");

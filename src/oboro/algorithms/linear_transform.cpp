@@ -281,7 +281,7 @@ std::vector<T> LinearTransform::group_sums(const CountedOps& ops, const std::vec
 template <ckks::Encrypted T>
 T LinearTransform::rotate_giant(const CountedOps& ops, const T& a, int64_t step, const ckks::GaloisKeys& keys) const {
     if (hoisting_ == Hoisting::mod_up) return ops.rotate(a, step, keys);
-    return std::move(ops.rotate_many_extended(ops.mod_down(a), {step}, keys)[0]);
+    return std::move(ops.rotate_many_extended(a, {step}, keys)[0]);  // a is over Q*P: its c1 alone divided by P
 }
 
 template <ckks::Encrypted T>
@@ -327,19 +327,25 @@ T LinearTransform::giant_sum(const CountedOps& ops, std::vector<T> babies, const
 
 template <ckks::Encrypted T>
 T LinearTransform::apply(const CountedOps& ops, const T& x, const ckks::GaloisKeys& keys) const {
-    T y = accumulate(ops, x, keys);
-    ops.rescale_inplace(y);
+    T y = sum(ops, x, keys);
+    ops.rescale_inplace(y);  // over Q*P (double hoisting): divided by q_l * P at once
     return y;
 }
 
 template <ckks::Encrypted T>
 T LinearTransform::accumulate(const CountedOps& ops, const T& x, const ckks::GaloisKeys& keys) const {
+    T y = sum(ops, x, keys);
+    return y.basis() == ckks::Basis::qp ? ops.mod_down(y) : y;
+}
+
+template <ckks::Encrypted T>
+T LinearTransform::sum(const CountedOps& ops, const T& x, const ckks::GaloisKeys& keys) const {
     const char* op = "linear_transform";
     require_layout(op, x, "x", slots_, "transform's");
     require_levels(op, x, "x", 1, "one cMult");
     require_rotation_keys(op, *ctx_, keys, rotation_steps(), "LinearTransform::rotation_steps");
     if (hoisting_ == Hoisting::mod_up) return giant_sum(ops, ops.rotate_many(x, plan_.baby_steps, keys), keys);
-    return ops.mod_down(giant_sum(ops, ops.rotate_many_extended(x, plan_.baby_steps, keys), keys));
+    return giant_sum(ops, ops.rotate_many_extended(x, plan_.baby_steps, keys), keys);
 }
 
 template ckks::Ciphertext LinearTransform::apply(const CountedOps&, const ckks::Ciphertext&,

@@ -153,7 +153,8 @@ public:
     void encode_diagonals(int level) const;
 
     // What apply() performs: the BSGS rotations (the baby steps hoisted: one ModUp; doubly: one
-    // ModDown per giant rotation and one more), one cMult per diagonal, the sums, one rescale.
+    // ModDown per giant rotation, of its c1 alone, and one more, in the one division by q_l * P
+    // that is also the rescale), one cMult per diagonal, the sums, one rescale.
     OpCounts cost() const;
 
     // y = M x, one level lower (at the scale the diagonals' PlaintextScale gives); for a batch,
@@ -164,6 +165,9 @@ public:
     template <ckks::Encrypted T> T accumulate(const CountedOps& ops, const T& x, const ckks::GaloisKeys& keys) const;
 
 private:
+    // The sum before the rescale: over Q_level * P under double hoisting, which apply() divides
+    // by q_l * P at once and accumulate() by P.
+    template <ckks::Encrypted T> T sum(const CountedOps& ops, const T& x, const ckks::GaloisKeys& keys) const;
     template <typename V>
     void build(const std::map<int64_t, std::vector<V>>& diags, PlaintextScale scale, double scale_factor);
     // The giant groups' sums rotated into place and added (over Q_level * P under double hoisting);

@@ -222,8 +222,12 @@ public:
     }
     template <ckks::Encrypted T> void rescale_inplace(T& a) const {
         const Timed timed(*this, "rescale");
+        const bool extended = a.basis() == ckks::Basis::qp;  // the ModDown joins the rescale
         eval_.rescale_inplace(a);
-        if (counts_) counts_->rescale += ckks::element_count(a);
+        if (counts_) {
+            counts_->rescale += ckks::element_count(a);
+            if (extended) counts_->key_switch.mod_downs += ckks::element_count(a);
+        }
     }
     // a * b relinearized and rescaled (the key set's relinearization key): one Mult, one relin.
     template <ckks::Encrypted T> T multiply_relin_rescale(const T& a, const T& b) const {

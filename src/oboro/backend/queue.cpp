@@ -121,4 +121,19 @@ void Queue::rotate_hoisted_extended(const Ring&, const BatchSpan*, size_t, Const
     no_extended_basis(*this, "rotate_many_extended");
 }
 
+void Queue::mod_down_rescale(const Ring& ring, BatchSpan out, ConstBatchSpan a) {
+    if (!extended_basis()) no_extended_basis(*this, "rescale");
+    Scratch down(*this, {a.data, a.count, a.polys, a.q_limbs(), a.n, 0}, a.polys);
+    mod_down(ring, down.span, a);
+    rescale(ring, out, down.span.as_const());  // the scratch is freed in queue order
+}
+
+void Queue::rotate_hoisted_from_extended(const Ring& ring, const BatchSpan* outs, size_t rotations, ConstBatchSpan a,
+                                         const uint32_t* const* perms, const KeySwitchKeyView* const* keys) {
+    if (!extended_basis()) no_extended_basis(*this, "rotate_many_extended");
+    Scratch down(*this, {a.data, a.count, a.polys, a.q_limbs(), a.n, 0}, a.polys);
+    mod_down(ring, down.span, a);
+    rotate_hoisted_extended(ring, outs, rotations, down.span.as_const(), perms, keys);  // freed in queue order
+}
+
 }  // namespace oboro::backend

@@ -193,7 +193,7 @@ public:
             raise<ValueError>(op, ": the ", name_of(what), " has ", key.qp_limbs, " limbs of which ", key.special,
                               " special; these parameters have 1..", ctx_.p_count(), " special primes");
         const size_t key_q = key.qp_limbs - key.special;
-        if (key_q < x.limbs() || key.digits < ctx_.ring().digits_at(x.level()))
+        if (key_q < size_t(x.level() + 1) || key.digits < ctx_.ring().digits_at(x.level()))
             raise<LevelMismatch>(op, ": the ", name_of(what), " was generated up to level ", int(key_q) - 1,
                                  " but operand 'a' is at ", describe(x), "; generate it at level ", x.level(),
                                  " or above");
@@ -757,13 +757,14 @@ template <Encrypted T> void Evaluator::relinearize_inplace(T& a) const {
 }
 
 template <Encrypted T> T Evaluator::rescale(const T& a) const {
-    Checks(*ctx_, *queue_).operand("rescale", a, "a");
+    Checks(*ctx_, *queue_).operand("rescale", a, "a", Bases::any);
     const int l = a.level();
     if (l == 0)
         raise<LevelMismatch>("rescale: operand 'a' (", describe(a), ") is at level 0; no prime is left to divide by");
     T out = make_output<T>(*ctx_, output_memory(queue_), count_of(a), a.size(), l - 1,
                            a.scale() / double(ctx_->q()[size_t(l)]), a.slots());
-    queue_->rescale(ctx_->ring(), span_of(out), span_of(a));
+    if (a.basis() == Basis::qp) queue_->mod_down_rescale(ctx_->ring(), span_of(out), span_of(a));
+    else queue_->rescale(ctx_->ring(), span_of(out), span_of(a));
     return out;
 }
 
@@ -1140,8 +1141,9 @@ std::vector<T> Evaluator::rotate_many_extended_with(const T& a, const std::vecto
                                                     KeySwitchCounts* counts) const {
     const char* op = "rotate_many_extended";
     const Checks check(*ctx_, *queue_);
-    check.operand(op, a, "a");
+    check.operand(op, a, "a", Bases::any);
     check.extended_basis(op);
+    const bool extended = a.basis() == Basis::qp;  // a sum of double hoisting: c1 divided by P first
     std::vector<const uint32_t*> perms;
     std::vector<backend::KeySwitchKeyView> views;
     galois_of_steps(*ctx_, check, op, a, steps, "step", keys, perms, views);
@@ -1154,17 +1156,21 @@ std::vector<T> Evaluator::rotate_many_extended_with(const T& a, const std::vecto
             out.push_back(make_output<T>(*ctx_, output_memory(queue_), count_of(a), 2, a.level(), a.scale(),
                                          a.slots(), Basis::qp));
         } else {
-            out.push_back(extend(a));  // a step 0: a itself, lifted
+            out.push_back(extended ? a : extend(a));  // a step 0: a itself (lifted)
         }
     }
     for (size_t r = 0; r < steps.size(); ++r)
         if (perms[r]) spans.push_back(span_of(out[r]));
-    if (!spans.empty())
+    if (!spans.empty() && extended)
+        queue_->rotate_hoisted_from_extended(ctx_->ring(), spans.data(), spans.size(), span_of(a),
+                                             hoisted.perms.data(), hoisted.keys.data());
+    else if (!spans.empty())
         queue_->rotate_hoisted_extended(ctx_->ring(), spans.data(), spans.size(), span_of(a), hoisted.perms.data(),
                                         hoisted.keys.data());
     if (counts && !spans.empty()) {
         const uint64_t d = count_of(a);
         counts->mod_ups += d, counts->inner_products += d * spans.size();
+        if (extended) counts->mod_downs += d;  // c1's division by P before its decomposition
     }
     return out;
 }

@@ -177,7 +177,11 @@ public:
     // one basis); every other operation refuses them (ValueError: mod_down first).
     // The rotations of `a` by `steps`, kept over Q_level * P: ONE ModUp of each element's c1 for
     // all of them and no ModDown (a step 0 gives extend(a)). After mod_down, word for word
-    // rotate_many's results.
+    // rotate_many's results. An `a` already over Q_level * P (a sum of such rotations) is rotated
+    // as mod_down(a) would be, with only its c1 divided by P (for the decomposition; a ModDown
+    // counted) and its c0 rotated as it is: the giant steps of a double-hoisted transform skip
+    // c0's ModDown and lift (equal to rotating mod_down(a) up to c0's rounding to a multiple of P,
+    // below one unit after the final mod_down).
     template <Encrypted T>
     std::vector<T> rotate_many_extended(const T& a, const std::vector<int64_t>& steps, const GaloisKeys& keys,
                                         KeySwitchCounts* counts = nullptr) const;
@@ -210,7 +214,9 @@ public:
     template <Encrypted T> void relinearize_inplace(T& a, const RelinKey& rk) const;
     template <Encrypted T> T relinearize(const T& a) const;  // with the key set's key
     template <Encrypted T> void relinearize_inplace(T& a) const;
-    // Divides by the last prime q_l (with rounding) and drops it: level l -> l-1, scale / q_l.
+    // Divides by the last prime q_l (with rounding) and drops it: level l -> l-1, scale / q_l. An
+    // operand over Q_l * P is divided by q_l * P at once (mod_down and rescale in one division,
+    // one rounding): the end of a double-hoisted transform.
     template <Encrypted T> T rescale(const T& a) const;
     template <Encrypted T> void rescale_inplace(T& a) const;
     // multiply + relinearize + rescale in one call, fused (one division by q_l * P).

@@ -1,5 +1,6 @@
 #include "oboro/backend/cpu/hoisting.hpp"
 
+#include <algorithm>
 #include <vector>
 
 #include "oboro/backend/cpu/keyswitch.hpp"
@@ -59,6 +60,29 @@ void rotate_hoisted_extended_polys(const Ring& ring, int level, const uint64_t* 
     for (size_t r = 0; r < rotations; ++r) {
         permute(rotated, c0, perms[r], limbs, n);
         mul_scalar_add(out0s[r], rotated, ring.p_mod_q().data(), ring.moduli(), limbs, n);
+    }
+}
+
+void rotate_hoisted_from_extended_polys(const Ring& ring, int level, const uint64_t* c0, const uint64_t* c1,
+                                        size_t rotations, const uint32_t* const* perms,
+                                        const KeySwitchKeyView* const* keys, uint64_t* const* out0s,
+                                        uint64_t* const* out1s) {
+    const LevelConstants& lc = ring.level(level);
+    const size_t n = ring.n(), limbs = size_t(level + 1), special = ring.p_count(), ne = lc.ext_limbs();
+    auto ws = scratch_pool().acquire();
+    Workspace::Scope scope(*ws);
+    // mod_down takes the special limbs as scratch: a copy of c1's, the input stays unchanged
+    uint64_t* c1_special = ws->take(special * n);
+    std::copy_n(c1 + limbs * n, special * n, c1_special);
+    uint64_t* c1_down = ws->take(limbs * n);
+    mod_down(ring, lc, c1, c1_special, c1_down, *ws);
+    const HoistedDigits digits(ring, lc, c1_down, *ws);
+    digits.inner_products(rotations, perms, keys, out0s, out1s);
+    uint64_t* rotated = ws->take(ne * n);
+    for (size_t r = 0; r < rotations; ++r) {
+        permute(rotated, c0, perms[r], ne, n);
+        add(out0s[r], out0s[r], rotated, ring.moduli(), limbs, n);
+        add(out0s[r] + limbs * n, out0s[r] + limbs * n, rotated + limbs * n, ring.p_moduli(), special, n);
     }
 }
 

@@ -63,6 +63,16 @@ void rotate_hoisted_extended_polys(const Ring& ring, int level, const uint64_t* 
                                    const KeySwitchKeyView* const* keys, uint64_t* const* out0s,
                                    uint64_t* const* out1s);
 
+// The same rotations of a ciphertext that is itself over Q_level * P (c0, c1: level + 1 +
+// p_count limbs each, as double hoisting sums them): c1 divided by P gives the digits, c0 is
+// rotated as it is, (out0s[r], out1s[r]) = (sigma_r(c0) + <sigma_r(digits), b_r>,
+// <sigma_r(digits), a_r>). The rotation of the ModDown of (c0, c1) lifted back by P, but for c0's
+// rounding to a multiple of P, without c0's ModDown and lift. Outputs must not alias c0 or c1.
+void rotate_hoisted_from_extended_polys(const Ring& ring, int level, const uint64_t* c0, const uint64_t* c1,
+                                        size_t rotations, const uint32_t* const* perms,
+                                        const KeySwitchKeyView* const* keys, uint64_t* const* out0s,
+                                        uint64_t* const* out1s);
+
 // The sum of rotations of ONE ciphertext with lazy ModDown (rotate_sum): out =
 // sum_r sigma_r(c0, c1) + identities * (c0, c1), where rotation r has permutation perms[r] and
 // key *keys[r] (rotations >= 1, none null, all over the same special primes): one ModUp,

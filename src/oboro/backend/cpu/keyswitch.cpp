@@ -214,6 +214,11 @@ void mod_down_rescale(const Ring& ring, const LevelConstants& lc, uint64_t* ext,
     divide_and_drop(ring, lc, ext, ext + size_t(lc.level) * ring.n(), out, Dropped::last_q_and_p, ws);
 }
 
+void mod_down_rescale(const Ring& ring, const LevelConstants& lc, const uint64_t* kept, uint64_t* dropped,
+                      uint64_t* out, Workspace& ws) {
+    divide_and_drop(ring, lc, kept, dropped, out, Dropped::last_q_and_p, ws);
+}
+
 void rescale_poly(const Ring& ring, int level, uint64_t* poly, Workspace& ws) {
     divide_and_drop(ring, ring.level(level), poly, poly + size_t(level) * ring.n(), poly, Dropped::last_q, ws);
 }

@@ -63,6 +63,10 @@ void mod_down(const Ring& ring, const LevelConstants& lc, const uint64_t* q_limb
 // ModDown fused with rescaling (level >= 1): out = round(ext / (q_level * P)) over Q_{level-1}.
 // Used by multiply-relinearize-rescale: it saves the separate rescale's transforms.
 void mod_down_rescale(const Ring& ring, const LevelConstants& lc, uint64_t* ext, uint64_t* out, Workspace& ws);
+// The same with ext's first `level` limbs at `kept` (only read) and its dropped limbs, q_level
+// then the special ones, at `dropped` (taken as scratch).
+void mod_down_rescale(const Ring& ring, const LevelConstants& lc, const uint64_t* kept, uint64_t* dropped,
+                      uint64_t* out, Workspace& ws);
 
 // The rescale of one polynomial (level >= 1, level+1 limbs in NTT form, overwritten):
 // round(poly / q_level) over Q_{level-1}, in its first `level` limbs. The same division by

@@ -368,11 +368,33 @@ public:
         });
     }
 
+    void mod_down_rescale(const Ring& ring, BatchSpan out, ConstBatchSpan a) override {
+        const int level = int(a.q_limbs()) - 1;
+        parallel_for(a.count * a.polys, [&](size_t k) {
+            const size_t c = k / a.polys, j = k % a.polys;
+            auto ws = scratch_pool().acquire();
+            Workspace::Scope scope(*ws);
+            // the dropped limbs (q_level, then P) are the division's scratch: a copy, the input stays unchanged
+            const size_t kept_words = size_t(level) * a.n, dropped_words = a.limbs * a.n - kept_words;
+            uint64_t* dropped = ws->take(dropped_words);
+            std::copy_n(a.poly(c, j) + kept_words, dropped_words, dropped);
+            cpu::mod_down_rescale(ring, ring.level(level), a.poly(c, j), dropped, out.poly(c, j), *ws);
+        });
+    }
+
     void rotate_hoisted_extended(const Ring& ring, const BatchSpan* outs, size_t rotations, ConstBatchSpan a,
                                  const uint32_t* const* perms, const KeySwitchKeyView* const* keys) override {
         for_each_element_rotations(a, outs, rotations, [&](size_t c, uint64_t* const* out0s, uint64_t* const* out1s) {
             rotate_hoisted_extended_polys(ring, int(a.limbs) - 1, a.poly(c, 0), a.poly(c, 1), rotations, perms, keys,
                                           out0s, out1s);
+        });
+    }
+
+    void rotate_hoisted_from_extended(const Ring& ring, const BatchSpan* outs, size_t rotations, ConstBatchSpan a,
+                                      const uint32_t* const* perms, const KeySwitchKeyView* const* keys) override {
+        for_each_element_rotations(a, outs, rotations, [&](size_t c, uint64_t* const* out0s, uint64_t* const* out1s) {
+            rotate_hoisted_from_extended_polys(ring, int(a.q_limbs()) - 1, a.poly(c, 0), a.poly(c, 1), rotations,
+                                               perms, keys, out0s, out1s);
         });
     }
 
