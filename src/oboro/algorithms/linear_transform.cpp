@@ -335,7 +335,8 @@ T LinearTransform::apply(const CountedOps& ops, const T& x, const ckks::GaloisKe
 template <ckks::Encrypted T>
 T LinearTransform::accumulate(const CountedOps& ops, const T& x, const ckks::GaloisKeys& keys) const {
     T y = sum(ops, x, keys);
-    return y.basis() == ckks::Basis::qp ? ops.mod_down(y) : y;
+    if (y.basis() == ckks::Basis::qp) return ops.mod_down(y);
+    return y;  // moved, not copied as a conditional expression would
 }
 
 template <ckks::Encrypted T>

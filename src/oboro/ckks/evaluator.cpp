@@ -1161,12 +1161,14 @@ std::vector<T> Evaluator::rotate_many_extended_with(const T& a, const std::vecto
     }
     for (size_t r = 0; r < steps.size(); ++r)
         if (perms[r]) spans.push_back(span_of(out[r]));
-    if (!spans.empty() && extended)
-        queue_->rotate_hoisted_from_extended(ctx_->ring(), spans.data(), spans.size(), span_of(a),
-                                             hoisted.perms.data(), hoisted.keys.data());
-    else if (!spans.empty())
-        queue_->rotate_hoisted_extended(ctx_->ring(), spans.data(), spans.size(), span_of(a), hoisted.perms.data(),
-                                        hoisted.keys.data());
+    if (!spans.empty()) {
+        if (extended)
+            queue_->rotate_hoisted_from_extended(ctx_->ring(), spans.data(), spans.size(), span_of(a),
+                                                 hoisted.perms.data(), hoisted.keys.data());
+        else
+            queue_->rotate_hoisted_extended(ctx_->ring(), spans.data(), spans.size(), span_of(a),
+                                            hoisted.perms.data(), hoisted.keys.data());
+    }
     if (counts && !spans.empty()) {
         const uint64_t d = count_of(a);
         counts->mod_ups += d, counts->inner_products += d * spans.size();
