@@ -16,6 +16,7 @@
 #include "oboro/backend/cpu/ntt_simd.hpp"
 #include "oboro/backend/cpu/poly_ops.hpp"
 #include "oboro/backend/key_switch_key.hpp"
+#include "oboro/backend/cpu/word_barrett.hpp"
 #include "oboro/math/modarith.hpp"
 #include "oboro/math/primes.hpp"
 #include "oboro/util/buffer.hpp"
@@ -293,6 +294,85 @@ TEST_P(EltwiseSimd, InnerProduct) {
             for (size_t i = 0; i < n; ++i) ASSERT_EQ(e0[i], uint64_t(2 * r0[i] % q)) << "accumulate " << where(q, n);
             ASSERT_EQ(e0, g0) << "accumulate terms=" << terms << " " << where(q, n);
             ASSERT_EQ(e1, g1) << "accumulate terms=" << terms << " " << where(q, n);
+        }
+    }
+}
+
+// The fold of an inner product's sum (word_barrett.hpp, sum_fold) on the presets' primes: none
+// below 2^(b+62), the plain product of the high word below 2^125, the Shoup fold beyond; and the
+// sums at exactly those largest values (every word q - 1, the accumulated outputs q - 1) in dot2,
+// where each fold meets the largest sum it is chosen for.
+TEST(SumFold, ChosenByTheLargestSum) {
+    using backend::cpu::Fold;
+    using backend::cpu::sum_fold;
+    const uint64_t p60 = math::generate_ntt_primes(60, 1 << 16, 1)[0];
+    const uint64_t p61 = math::generate_ntt_primes_near(61, 1 << 16, 2)[1];  // just above 2^61 (B1's)
+    const uint64_t p40 = math::generate_ntt_primes(40, 1 << 16, 1)[0];
+    const uint64_t top60 = (uint64_t(1) << 60) - 1;  // b = 60: sums below 2^122 need no fold
+    EXPECT_EQ(sum_fold(4, p60, p60, p60 - 1, p60), Fold::none);
+    EXPECT_EQ(sum_fold(4, top60, top60, top60 - 1, top60), Fold::none);
+    EXPECT_EQ(sum_fold(5, top60, top60, 0, top60), Fold::product);
+    // a counts' term of 255 (t - 1) passes 2^64: counted in 128 bits, it takes 4 terms past 2^122
+    EXPECT_EQ(sum_fold(4, top60, top60, u128(255) * (top60 - 1), top60), Fold::product);
+    EXPECT_EQ(sum_fold(3, p61, p61, p61 - 1, p61), Fold::none);     // b = 62: below 2^124
+    EXPECT_EQ(sum_fold(4, p61, p61, 0, p61), Fold::product);
+    EXPECT_EQ(sum_fold(7, p61, p61, p61 - 1, p61), Fold::product);  // 7 * 2^122.003 < 2^125
+    EXPECT_EQ(sum_fold(8, p61, p61, 0, p61), Fold::shoup);
+    EXPECT_EQ(sum_fold(64, p40, p40, p40 - 1, p40), Fold::none);
+    EXPECT_EQ(sum_fold(4, p61, p40, u128(255) * (p40 - 1), p40), Fold::product);  // 61-bit sources into a 40-bit prime
+    EXPECT_EQ(sum_fold(64, uint64_t(1) << 62, uint64_t(1) << 62, 0, p61), Fold::shoup);  // past 2^128: no overflow
+    EXPECT_EQ(sum_fold(0, p61, p61, 0, p61), Fold::none);
+}
+
+TEST_P(EltwiseSimd, InnerProductAtTheLargestSums) {
+    SIMD_OR_SKIP(k);
+    const EltwiseKernels& s = backend::cpu::scalar_kernels();
+    for (uint64_t q : test_moduli()) {
+        const math::Modulus m(q);
+        for (size_t terms = 1; terms <= 9; ++terms) {
+            const size_t n = 20;
+            const std::vector<uint64_t> top(n, q - 1);
+            std::vector<backend::cpu::DotTerm> dot_terms(terms, {top.data(), top.data(), top.data()});
+            u128 want = 0;
+            for (size_t j = 0; j < terms; ++j) want = (want + u128(q - 1) * (q - 1)) % q;
+            for (bool accumulate : {false, true}) {
+                std::vector<uint64_t> e(n, q - 1), f(n, q - 1), g(n, q - 1), h(n, q - 1);
+                s.dot2(e.data(), f.data(), dot_terms.data(), terms, accumulate, m, n);
+                k->dot2(g.data(), h.data(), dot_terms.data(), terms, accumulate, m, n);
+                const uint64_t r = uint64_t(accumulate ? (want + q - 1) % q : want);
+                ASSERT_EQ(e, std::vector<uint64_t>(n, r)) << "scalar terms=" << terms << " " << where(q, n);
+                ASSERT_EQ(g, std::vector<uint64_t>(n, r)) << "terms=" << terms << " acc=" << accumulate << " " << where(q, n);
+                ASSERT_EQ(h, std::vector<uint64_t>(n, r)) << "terms=" << terms << " acc=" << accumulate << " " << where(q, n);
+            }
+        }
+    }
+}
+
+// The same for weighted_sum: every source word bound - 1, every weight t - 1, counts of 255 and
+// u = 1 (the counts' term v (t - u) at its largest).
+TEST_P(EltwiseSimd, WeightedSumAtTheLargestSums) {
+    SIMD_OR_SKIP(k);
+    const EltwiseKernels& s = backend::cpu::scalar_kernels();
+    for (uint64_t t : test_moduli()) {
+        const math::Modulus m(t);
+        for (uint64_t bound : {t, (uint64_t(1) << 61) + (uint64_t(1) << 51) - 1, uint64_t(1) << 60}) {
+            for (size_t terms = 1; terms <= 9; ++terms) {
+                const size_t n = 20, stride = n;
+                const std::vector<uint64_t> y(terms * stride, bound - 1), w(terms, t - 1);
+                const std::vector<uint8_t> v(n, 255);
+                const uint64_t u = 1, us = math::shoup_precompute(u, t);
+                for (const uint8_t* counts : {static_cast<const uint8_t*>(nullptr), v.data()}) {
+                    u128 r = 0;
+                    for (size_t i = 0; i < terms; ++i) r = (r + u128((bound - 1) % t) * (t - 1)) % t;
+                    if (counts) r = (r + t - 255 % t) % t;
+                    std::vector<uint64_t> e(n), g(n);
+                    s.weighted_sum(e.data(), y.data(), stride, terms, bound, w.data(), counts, u, us, m, n);
+                    k->weighted_sum(g.data(), y.data(), stride, terms, bound, w.data(), counts, u, us, m, n);
+                    ASSERT_EQ(e, std::vector<uint64_t>(n, uint64_t(r))) << "scalar terms=" << terms << " " << where(t, n);
+                    ASSERT_EQ(g, std::vector<uint64_t>(n, uint64_t(r)))
+                        << "terms=" << terms << " bound=" << bound << " counts=" << (counts != nullptr) << " " << where(t, n);
+                }
+            }
         }
     }
 }

@@ -75,6 +75,28 @@ template <class V> struct Kernels {
         return reduce_wide(top, lo, c);
     }
 
+    // An inner product's 128-bit sum to a residue by the fold F (word_barrett.hpp's sum_fold).
+    // Fold::product: the high word, below 2^61, times 2^64 mod q as a plain product (four 32-bit
+    // products where reduce_acc's Shoup product takes ten), plus the low word.
+    template <Fold F> static inline R reduce_sum(R hi, R lo, const Consts& c) {
+        if constexpr (F == Fold::none) {
+            return reduce_wide(hi, lo, c);
+        } else if constexpr (F == Fold::product) {
+            R top, low;
+            mul_wide(hi, c.r64, top, low);
+            V::add_carry(top, low, lo);
+            return reduce_wide(top, low, c);
+        } else {
+            return reduce_acc(hi, lo, c);
+        }
+    }
+    // Runs f(std::integral_constant<Fold, F>) for the fold F at run time.
+    template <class F> static void with_fold(Fold fold, F&& f) {
+        if (fold == Fold::none) return f(std::integral_constant<Fold, Fold::none>{});
+        if (fold == Fold::product) return f(std::integral_constant<Fold, Fold::product>{});
+        f(std::integral_constant<Fold, Fold::shoup>{});
+    }
+
     // Shoup: a*w - floor(a*w_shoup/2^64)*q in [0, 2q) for any word a (math::mul_shoup_lazy).
     static inline R mul_shoup_lazy(R a, R w, R ws, R q) {
         return V::sub(V::mullo(a, w), V::mullo(mulhi(a, ws), q));
@@ -217,7 +239,9 @@ template <class V> struct Kernels {
     static void dot2(uint64_t* o0, uint64_t* o1, const DotTerm* terms, size_t count, bool accumulate,
                      const math::Modulus& m, size_t n) {
         if (with_halves_chunk(halves_terms(m.value), count, [&](auto chunk) {
-                dot2_halves<chunk()>(o0, o1, terms, count, accumulate, m, n);
+                with_fold(sum_fold(count, m.value, m.value, accumulate ? m.value - 1 : 0, m.value), [&](auto fold) {
+                    dot2_halves<chunk(), fold()>(o0, o1, terms, count, accumulate, m, n);
+                });
             }))
             return;
         const Consts c{WordBarrett(m)};
@@ -322,8 +346,8 @@ template <class V> struct Kernels {
         V::add_carry(hi, lo, V::sll(cc, V::shift_count(60)));
     }
     // Chunk: a compile-time chunk size (3, 4 or 7, at most halves_terms(q)), so that the compiler
-    // knows the bound of each chunk's loop.
-    template <size_t Chunk>
+    // knows the bound of each chunk's loop; F: the fold of the sums (sum_fold).
+    template <size_t Chunk, Fold F>
     static void dot2_halves(uint64_t* o0, uint64_t* o1, const DotTerm* terms, size_t count, bool accumulate,
                             const math::Modulus& m, size_t n) {
         const Consts c{WordBarrett(m)};
@@ -336,8 +360,8 @@ template <class V> struct Kernels {
                 halves_fold(h0, l0, t.a0, t.b0, t.c0);
                 halves_fold(h1, l1, t.a1, t.b1, t.c1);
             }
-            V::store(o0 + k, reduce_acc(h0, l0, c));
-            V::store(o1 + k, reduce_acc(h1, l1, c));
+            V::store(o0 + k, reduce_sum<F>(h0, l0, c));
+            V::store(o1 + k, reduce_sum<F>(h1, l1, c));
         }
         dot2_tail(o0, o1, terms, count, accumulate, m, n, k);
     }
@@ -372,7 +396,11 @@ template <class V> struct Kernels {
                              const uint64_t* w, const uint8_t* v, uint64_t u, uint64_t u_shoup, const math::Modulus& m,
                              size_t n) {
         if (with_halves_chunk(halves_terms(y_bound, m.value), terms, [&](auto chunk) {
-                weighted_sum_halves<chunk()>(d, y, stride, terms, y_bound, w, v, u, u_shoup, m, n);
+                // the counts' term v (t - u), v a byte: below 255 t, which can pass 2^64
+                constexpr unsigned __int128 kMaxCountsTerm = 255;
+                with_fold(sum_fold(terms, y_bound, m.value, v ? kMaxCountsTerm * (m.value - 1) : 0, m.value), [&](auto fold) {
+                    weighted_sum_halves<chunk(), fold()>(d, y, stride, terms, y_bound, w, v, u, u_shoup, m, n);
+                });
             }))
             return;
         const Consts c{WordBarrett(m)};
@@ -413,8 +441,8 @@ template <class V> struct Kernels {
     // weighted_sum with y_i and the weights split into 30-bit halves as in dot2_halves (the
     // weights' halves broadcast once): a term is 4 products and 4 additions, a chunk of Chunk
     // terms is folded into the 128-bit sum. The counts' term -v * u enters that sum as
-    // v * (t - u) (v below 2^8: two products), before the one reduction.
-    template <size_t Chunk>
+    // v * (t - u) (v below 2^8: two products), before the one reduction, by the fold F (sum_fold).
+    template <size_t Chunk, Fold F>
     static void weighted_sum_halves(uint64_t* d, const uint64_t* y, size_t stride, size_t terms, uint64_t y_bound,
                                     const uint64_t* w, const uint8_t* v, uint64_t u, uint64_t u_shoup,
                                     const math::Modulus& m, size_t n) {
@@ -447,7 +475,7 @@ template <class V> struct Kernels {
                 }
                 halves_fold(h, l, a, b, cc);
             }
-            V::store(d + k, reduce_acc(h, l, c));
+            V::store(d + k, reduce_sum<F>(h, l, c));
         }
         if (k < n)
             scalar_kernels().weighted_sum(d + k, y + k, stride, terms, y_bound, w, v ? v + k : nullptr, u, u_shoup, m,

