@@ -9,7 +9,8 @@
 //
 //   bench_bootstrap [--presets B1] [--slots 32768,16] [--threads 2,1] [--message-ratio 12,8]
 //                   [--double-angles 2,0] [--eval-mod-terms 1,2] [--iterations 1,2] [--order cts,stc] [--memory balanced,balanced:1,fast,seeded,low]
-//                   [--key-tolerance 0.05,0.5] [--digits balanced,uniform] [--runs 3] [--profile] [--json FILE]
+//                   [--key-tolerance 0.05,0.5] [--digits balanced,uniform] [--dft-levels 3:3,4:3] [--runs 3] [--profile]
+//                   [--json FILE]
 // One row per preset, slot count, thread count, message ratio, number of EvalMod's double angles and
 // terms of its sine series (each automatic unless given),
 // of iterations, order (cts: CoeffsToSlots first, the default; stc: SlotsToCoeffs first, the
@@ -21,7 +22,9 @@
 // and, where given, the DFT plans' key-saving tolerance (MemoryPolicy::key_saving_tolerance: the
 // fewest keys among the plans within that fraction of the least modelled cost), and the key-switching
 // digits (balanced: the preset's own, Parameters::digit_partition; uniform: the fewest digits of
-// equal counts under P, the split before format version 10, for an A/B in one binary).
+// equal counts under P, the split before format version 10, for an A/B in one binary), and the levels
+// of the two DFTs (--dft-levels CTS:STC, BootstrapConfig's coeffs_to_slots_levels and
+// slots_to_coeffs_levels: each level more takes one from the output level).
 // --profile: one more bootstrap per row with each operation of the algorithms layer timed
 // (algorithms::OpProfile: multiply_relin_rescale, rotate_many_extended, ...), printed after the table
 // and written to the JSON: where a bootstrap's time goes.
@@ -60,6 +63,7 @@ struct Row {
     std::string preset;
     size_t slots = 0;
     int threads = 0, depth = 0, output_level = 0, keys = 0, message_ratio_bits = 0, double_angles = 0, cosine_degree = 0;
+    int cts_levels = 0, stc_levels = 0;
     int iterations = 1, input_level = 0, eval_mod_terms = 1;
     bool stc_first = false;
     std::string memory = "balanced";  // the memory policy: balanced (the default), fast or low
@@ -103,7 +107,8 @@ double key_gib(const BootstrapKeys& bk, const RelinKey& rk) {
 
 Row run(const std::string& preset, std::optional<size_t> slots_opt, int threads, int runs, std::optional<int> ratio,
         std::optional<int> double_angles, std::optional<int> terms, std::optional<int> iterations, bool stc_first, const std::string& memory,
-        std::optional<double> key_tolerance, const std::string& digits, bool profile) {
+        std::optional<double> key_tolerance, const std::string& digits, std::optional<std::pair<int, int>> dft_levels,
+        bool profile) {
     using clock = std::chrono::steady_clock;
     oboro::set_num_threads(threads);
     // the previous row's key-switching scratch (one workspace per thread it ran) and the pool's
@@ -132,6 +137,12 @@ Row run(const std::string& preset, std::optional<size_t> slots_opt, int threads,
     config.eval_mod_terms = terms;
     config.iterations = iterations;
     if (stc_first) config.order = BootstrapOrder::slots_to_coeffs_first;
+    if (dft_levels) {
+        config.coeffs_to_slots_levels = dft_levels->first;
+        config.slots_to_coeffs_levels = dft_levels->second;
+    }
+    row.cts_levels = config.coeffs_to_slots_levels;
+    row.stc_levels = config.slots_to_coeffs_levels;
     row.stc_first = stc_first;
     if (memory == "low") config.memory = MemoryPolicy::low();
     if (memory == "fast") config.memory = kFastBootstrapMemory;
@@ -236,6 +247,7 @@ void write_json(const std::string& path, const std::vector<Row>& rows, int runs)
         const Row& r = rows[i];
         os << "  {\"preset\": \"" << r.preset << "\", \"threads\": " << r.threads << ", \"slots\": " << r.slots << ", \"depth\": " << r.depth
            << ", \"output_level\": " << r.output_level << ", \"message_ratio_bits\": " << r.message_ratio_bits << ", \"double_angles\": " << r.double_angles << ", \"eval_mod_terms\": " << r.eval_mod_terms << ", \"iterations\": " << r.iterations
+           << ", \"coeffs_to_slots_levels\": " << r.cts_levels << ", \"slots_to_coeffs_levels\": " << r.stc_levels
            << ", \"order\": \"" << (r.stc_first ? "slots_to_coeffs_first" : "coeffs_to_slots_first")
            << "\", \"memory\": \"" << r.memory << "\", \"seeded_keys\": " << (r.seeded_keys ? "true" : "false")
            << ", \"whole_galois_keys\": " << r.whole_keys
@@ -277,6 +289,7 @@ int main(int argc, char** argv) {
     std::vector<std::string> memories = {"balanced"};
     std::vector<std::optional<double>> tolerances = {std::nullopt};
     std::vector<std::string> digit_splits = {"balanced"};
+    std::vector<std::optional<std::pair<int, int>>> dft_levels = {std::nullopt};
     std::string json;
     bool profile = false;
     for (int i = 1; i < argc; ++i) {
@@ -343,6 +356,21 @@ int main(int argc, char** argv) {
                 }
                 digit_splits.push_back(d);
             }
+        } else if (a == "--dft-levels") {
+            dft_levels.clear();
+            for (const auto& d : bench::split(bench::option_value(argc, argv, i), ',')) {
+                const auto colon = d.find(':');
+                char* end = nullptr;
+                const long cts = colon == std::string::npos ? 0 : std::strtol(d.c_str(), &end, 10);
+                const bool cts_ok = colon != std::string::npos && end == d.c_str() + colon;
+                const long stc = cts_ok ? std::strtol(d.c_str() + colon + 1, &end, 10) : 0;
+                if (!cts_ok || *end != '\0' || end == d.c_str() + colon + 1 || cts < 1 || stc < 1) {
+                    std::fprintf(stderr, "--dft-levels takes CTS:STC pairs of level counts >= 1 (the DFTs' levels, "
+                                         "BootstrapConfig::coeffs_to_slots_levels and slots_to_coeffs_levels; 3:3 by default)\n");
+                    return 2;
+                }
+                dft_levels.push_back(std::pair<int, int>(int(cts), int(stc)));
+            }
         } else if (a == "--threads") {
             threads.clear();
             for (const auto& t : bench::split(bench::option_value(argc, argv, i), ',')) threads.push_back(std::stoi(t));
@@ -353,8 +381,8 @@ int main(int argc, char** argv) {
         } else {
             std::fprintf(stderr, "usage: bench_bootstrap [--quick] [--presets B1] [--slots 32768,16] [--threads 2,1] "
                                  "[--message-ratio 12,8] [--double-angles 2,0] [--eval-mod-terms 1,2] [--iterations 1,2] [--order cts,stc] "
-                                 "[--memory balanced,fast,low] [--key-tolerance 0.05,0.5] [--digits balanced,uniform] [--runs 3] "
-                                 "[--profile] [--json FILE]\n");
+                                 "[--memory balanced,fast,low] [--key-tolerance 0.05,0.5] [--digits balanced,uniform] "
+                                 "[--dft-levels 3:3,4:3] [--runs 3] [--profile] [--json FILE]\n");
             return 2;
         }
     }
@@ -370,15 +398,18 @@ int main(int argc, char** argv) {
                                     for (const auto& m : memories)
                                         for (const auto& k : tolerances)
                                             for (const auto& g : digit_splits)
-                                                rows.push_back(run(p, s, t, runs, r, d, e, it, o, m, k, g, profile));
-    std::printf("%-6s %5s %8s %5s %8s %7s %7s %5s %6s %5s %5s %6s %6s %10s %9s %9s %9s %8s %9s %9s %8s %6s %5s %9s %9s %9s\n", "preset", "order", "memory", "k_tol", "digits", "threads", "slots",
+                                                for (const auto& v : dft_levels)
+                                                    rows.push_back(run(p, s, t, runs, r, d, e, it, o, m, k, g, v, profile));
+    std::printf("%-6s %5s %5s %8s %5s %8s %7s %7s %5s %6s %5s %5s %6s %6s %10s %9s %9s %9s %8s %9s %9s %8s %6s %5s %9s %9s %9s\n", "preset", "order", "dft", "memory", "k_tol", "digits", "threads", "slots",
                 "ratio", "angles", "terms", "iters", "used", "left", "boot_s", "bits", "mean_bits", "ones_bits", "pair_s", "pair_bits", "setup_s", "keygen_s",
                 "keys", "whole", "keys_GiB", "diag_GiB", "peak_GiB");
-    for (const Row& r : rows)
-        std::printf("%-6s %5s %8s %5.2f %8s %7d %7zu %5d %6d %5d %5d %6d %6d %10.2f %9.1f %9.1f %9.1f %8.2f %9.1f %9.1f %8.1f %6d %5d %9.2f %9.2f %9.1f\n",
-                    r.preset.c_str(), r.stc_first ? "stc" : "cts", r.memory.c_str(), r.key_tolerance, r.digits.c_str(), r.threads, r.slots, r.message_ratio_bits, r.double_angles, r.eval_mod_terms, r.iterations, r.depth, r.output_level,
+    for (const Row& r : rows) {
+        const std::string dft = std::to_string(r.cts_levels) + ":" + std::to_string(r.stc_levels);
+        std::printf("%-6s %5s %5s %8s %5.2f %8s %7d %7zu %5d %6d %5d %5d %6d %6d %10.2f %9.1f %9.1f %9.1f %8.2f %9.1f %9.1f %8.1f %6d %5d %9.2f %9.2f %9.1f\n",
+                    r.preset.c_str(), r.stc_first ? "stc" : "cts", dft.c_str(), r.memory.c_str(), r.key_tolerance, r.digits.c_str(), r.threads, r.slots, r.message_ratio_bits, r.double_angles, r.eval_mod_terms, r.iterations, r.depth, r.output_level,
                     r.time.median_us / 1e6, r.bits, r.mean_bits, r.constant_bits, r.pair_time.median_us / 1e6, r.pair_bits,
                     r.setup_s, r.keygen_s, r.keys, r.whole_keys, r.key_gib, r.diagonal_gib, r.peak_gib);
+    }
     for (const Row& r : rows) {
         if (r.profile.ops.empty()) continue;
         std::printf("\nprofile: %s, %d thread(s), %zu slots, one bootstrap of %.2f s, each operation timed\n",
