@@ -163,6 +163,14 @@ public:
                 cpu_.multiply_accumulate(hacc, he[r], hw);
             }
             same(dacc, hacc, "mul_plain_add over Q*P");
+            // an operand over Q*P: its rotations (c1 alone divided by P) and its rescale (one
+            // division by q_level * P), the CPU queue's algorithms word for word
+            const auto dre = emu_.rotate_many_extended(dacc, ext_steps, keys_.gk);
+            const auto hre = cpu_.rotate_many_extended(hacc, ext_steps, keys_.gk);
+            ASSERT_EQ(dre.size(), hre.size());
+            for (size_t r = 0; r < ext_steps.size(); ++r)
+                same(dre[r], hre[r], "rotate_hoisted_from_extended, step " + std::to_string(ext_steps[r]));
+            if (dacc.level() >= 1) same(emu_.rescale(dacc), cpu_.rescale(hacc), "mod_down_rescale");
             same(emu_.sub(emu_.add(de[0], de[2]), emu_.negate(de[1])), cpu_.sub(cpu_.add(he[0], he[2]), cpu_.negate(he[1])),
                  "add, sub, negate over Q*P");
             same(emu_.mod_down(dacc), cpu_.mod_down(hacc), "mod_down");

@@ -184,7 +184,7 @@ public:
     virtual void mod_down(const Ring& ring, BatchSpan out, ConstBatchSpan a);
     // out (over Q_{level-1}) = round(a / (q_level * P)) for a over Q_level * P (level >= 1): the
     // ModDown and the rescale of a double-hoisted transform in one division. The default runs
-    // mod_down and rescale; the CPU queue divides once (one rounding, the transforms of one).
+    // mod_down and rescale; the CPU and CUDA queues divide once (one rounding, the transforms of one).
     virtual void mod_down_rescale(const Ring& ring, BatchSpan out, ConstBatchSpan a);
     // Hoisted rotations kept over Q_level * P (no ModDown): outs[r] (2 polynomials, extended) =
     // (P * sigma_r(c0) + <sigma_r(digits), b_r>, <sigma_r(digits), a_r>) for every element, with
@@ -196,7 +196,7 @@ public:
     // it is: outs[r] = (sigma_r(c0) + <sigma_r(digits(c1 / P)), b_r>, <..., a_r>). That is the
     // rotation of mod_down(a) lifted back by P, without the ModDown of c0 and the lift (they only
     // round c0 to a multiple of P). The default runs mod_down on all of a and then
-    // rotate_hoisted_extended; the CPU queue divides c1 alone.
+    // rotate_hoisted_extended; the CPU and CUDA queues divide c1 alone.
     virtual void rotate_hoisted_from_extended(const Ring& ring, const BatchSpan* outs, size_t rotations,
                                               ConstBatchSpan a, const uint32_t* const* perms,
                                               const KeySwitchKeyView* const* keys);

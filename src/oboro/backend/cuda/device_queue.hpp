@@ -338,6 +338,23 @@ public:
             kernels::for_each_hoisted_extended_rotation_step(args..., device_);
         });
     }
+    // An operand over Q*P: its c1's alone divided by P, one ModUp, per rotation the inner product
+    // and sigma_r(c0) added on every limb (for_each_hoisted_from_extended_rotation_step).
+    void rotate_hoisted_from_extended(const backend::Ring& ring, const BatchSpan* outs, size_t rotations,
+                                      ConstBatchSpan a, const uint32_t* const* perms,
+                                      const KeySwitchKeyView* const* keys) override {
+        hoisted_rotations(ring, outs, rotations, a, perms, keys, [&](const auto&... args) {
+            kernels::for_each_hoisted_from_extended_rotation_step(args..., device_);
+        });
+    }
+    // The ModDown and the rescale of an operand over Q*P in one division by q_level * P.
+    void mod_down_rescale(const backend::Ring& ring, BatchSpan out, ConstBatchSpan a) override {
+        const Lock lock(mutex_);
+        const kernels::KeySwitchLevel& L = key_level(ring, int(a.q_limbs()) - 1);
+        const uint32_t polys = uint32_t(a.count * a.polys);
+        Scratch scratch(device_, kernels::divide_scratch_words(polys, L.nq - 1, L.k + 1, a.n));
+        kernels::mod_down_rescale_polys(L, a.data, out.data, polys, scratch.get(), device_);
+    }
 
 private:
     static size_t words_for(size_t bytes) { return (bytes + 7) / 8; }
@@ -493,7 +510,7 @@ private:
         const Lock lock(mutex_);
         transient_keys_.clear();
         if (rotations == 0 || a.count == 0) return;
-        const kernels::KeySwitchLevel& L = key_level(ring, int(a.limbs) - 1, keys[0]->special);
+        const kernels::KeySwitchLevel& L = key_level(ring, int(a.q_limbs()) - 1, keys[0]->special);
         const RotationSet set(*this, ring, a.count, rotations, perms, keys);
         std::vector<uint64_t*> out_ptrs(rotations);
         for (size_t r = 0; r < rotations; ++r) out_ptrs[r] = outs[r].data;

@@ -143,19 +143,21 @@ OBORO_HD void strided_add_thread(const ThreadIndex& t, const StridedAddArgs& a) 
 
 // ---- P * (d0, d1) into the accumulators (multiply_relin_rescale) --------------------------------
 
-// acc(c, t) += P * d_t on the ciphertext limbs i < nq (t < halves), d_t of element c at prod +
-// (prod_polys c + t) nq n, read through `perm` when set; acc(c, t) at acc + (2 c + t) ne n.
-// Rows = count x halves x nq. Two uses:
-//  - multiply_relin_rescale (halves 2, prod_polys 3, no perm): P (d0, d1) into the accumulators, so
-//    that one division by q_l * P does the ModDown and the rescale together
+// acc(c, t) += w_i * d_t on the limbs i < nq (t < halves; w null: d_t alone), d_t of element c at
+// prod + (prod_polys c + t) nq n, read through `perm` when set; acc(c, t) at acc + (2 c + t) ne n.
+// Rows = count x halves x nq. Three uses:
+//  - multiply_relin_rescale (halves 2, prod_polys 3, no perm, w = P mod q_i): P (d0, d1) into the
+//    accumulators, so that one division by q_l * P does the ModDown and the rescale together
 //    (backend::cpu::multiply_relin_rescale_polys);
-//  - hoisted rotations over Q*P (halves 1, prod_polys 2, perm sigma_r): P sigma_r(c0) into the
-//    rotation's ks0, the permutation and the product in one launch.
+//  - hoisted rotations over Q*P (halves 1, prod_polys 2, perm sigma_r, w = P mod q_i): P sigma_r(c0)
+//    into the rotation's ks0, the permutation and the product in one launch;
+//  - hoisted rotations of an operand over Q*P (halves 1, prod_polys 2, perm sigma_r, nq = ne, no w):
+//    sigma_r(c0) itself on all ne limbs.
 struct FoldArgs {
     uint64_t* acc = nullptr;
     const uint64_t* prod = nullptr;
     const uint32_t* perm = nullptr;     // n entries or null
-    const uint64_t* w = nullptr;        // nq: P mod q_i
+    const uint64_t* w = nullptr;        // nq: P mod q_i, or null (no product)
     const uint64_t* w_shoup = nullptr;  // nq
     const math::Barrett<uint64_t>* moduli = nullptr;  // nq
     uint32_t n = 0, nq = 0, ne = 0, count = 0;
@@ -170,7 +172,7 @@ OBORO_HD void fold_thread(const ThreadIndex& t, const FoldArgs& a) {
         const uint64_t q = a.moduli[i].q;
         const uint64_t d = a.prod[((a.prod_polys * c + h) * a.nq + i) * a.n + (a.perm ? a.perm[col] : col)];
         uint64_t& x = a.acc[((2 * c + h) * a.ne + i) * a.n + col];
-        x = math::add_mod(x, math::mul_shoup(d, a.w[i], a.w_shoup[i], q), q);
+        x = math::add_mod(x, a.w ? math::mul_shoup(d, a.w[i], a.w_shoup[i], q) : d, q);
     });
 }
 
@@ -319,11 +321,13 @@ template <typename Ops> void for_each_mod_up_step(const KeySwitchArgs& a, const 
 // product of their limbs kept .. kept+dropped-1 (q_l and/or the special primes), onto limbs 0 ..
 // kept-1, into out (polys x kept limbs): backend::cpu divide_and_drop's algorithm. 1 batched INTT of the
 // dropped limbs, 1 base-conversion pair (centred) to the kept primes, 1 batched NTT whose stores
-// compute (acc - conv) * D^-1 (drop[j].inv).
+// compute (acc - conv) * D^-1 (drop[j].inv). Polynomial p of acc at acc + p * acc_stride (0: ne n,
+// contiguous); acc is only read.
 template <typename Ops>
 void divide_by_dropped(const KeySwitchLevel& L, uint32_t kept, uint32_t dropped, const BaseConvView& converter,
-                       const DropLimb* drop, uint64_t* acc, uint64_t* out, uint32_t polys, uint64_t* scratch, Ops& ops) {
-    const uint64_t n = uint64_t(1) << L.plan.log_n, ne_n = uint64_t(L.ne) * n;
+                       const DropLimb* drop, uint64_t* acc, uint64_t acc_stride, uint64_t* out, uint32_t polys,
+                       uint64_t* scratch, Ops& ops) {
+    const uint64_t n = uint64_t(1) << L.plan.log_n, ne_n = acc_stride ? acc_stride : uint64_t(L.ne) * n;
     uint64_t* coeffs = scratch;                                    // polys x dropped x n
     uint64_t* converted = coeffs + uint64_t(polys) * dropped * n;  // polys x kept x n
     uint64_t* conv_scratch = converted + uint64_t(polys) * kept * n;
@@ -352,13 +356,14 @@ void divide_by_dropped(const KeySwitchLevel& L, uint32_t kept, uint32_t dropped,
     ops.ntt(static_cast<const NttArgs&>(fwd), true);
 }
 
-// ModDown of `polys` polynomials at acc (ne limbs each: q_0 .. q_l, then P; read only) into out
-// (polys x nq limbs): round(acc / P). ops.divide_drop (one special prime) or ops.ntt /
-// ops.base_conversion (several). scratch: mod_down_scratch_words(L, polys).
+// ModDown of `polys` polynomials at acc (ne limbs each: q_0 .. q_l, then P; read only; polynomial p
+// at acc + p * acc_stride, 0: ne n) into out (polys x nq limbs): round(acc / P). ops.divide_drop
+// (one special prime) or ops.ntt / ops.base_conversion (several). scratch: mod_down_scratch_words(L, polys).
 template <typename Ops>
 void mod_down_polys(const KeySwitchLevel& L, const uint64_t* acc, uint64_t* out, uint32_t polys, uint64_t* scratch,
-                    Ops& ops) {
+                    Ops& ops, uint64_t acc_stride = 0) {
     const uint64_t n = uint64_t(1) << L.plan.log_n;
+    if (acc_stride == 0) acc_stride = uint64_t(L.ne) * n;
     uint64_t* in = const_cast<uint64_t*>(acc);  // the kernels only read it
     if (L.k == 1) {
         DivideDropArgs dd;
@@ -369,13 +374,13 @@ void mod_down_polys(const KeySwitchLevel& L, const uint64_t* acc, uint64_t* out,
         dd.kept = L.nq;
         dd.polys = polys;
         dd.plan = L.plan;
-        dd.in = RowSet{in, uint64_t(L.ne) * n};
+        dd.in = RowSet{in, acc_stride};
         dd.out = RowSet{out, uint64_t(L.nq) * n};
         dd.scratch = scratch;
         ops.divide_drop(static_cast<const DivideDropArgs&>(dd));
         return;
     }
-    divide_by_dropped(L, L.nq, L.k, L.p_to_q, L.drop, in, out, polys, scratch, ops);
+    divide_by_dropped(L, L.nq, L.k, L.p_to_q, L.drop, in, acc_stride, out, polys, scratch, ops);
 }
 
 // ModDown of the 2 count accumulators at acc into a.out (2 count polynomials of nq limbs).
@@ -591,6 +596,65 @@ void for_each_hoisted_extended_rotation_step(const CiphertextKeySwitchArgs& a, c
     }
 }
 
+// Hoisted rotations of an operand that is itself over Q*P (a sum of double hoisting;
+// Evaluator::rotate_many_extended of an extended batch; backend::cpu::rotate_hoisted_from_extended_polys):
+// a.in = count x 2 x ne x n, outs[r] likewise = (sigma_r(c0) + <sigma_r(digits), b_r>, <sigma_r(digits), a_r>)
+// with the digits those of round(c1 / P). The c1's alone are divided by P (one ModDown of the
+// batch's c1's, read with the element stride), ONE ModUp of the results serves every rotation, and per
+// rotation the inner product writes into outs[r] and one launch adds sigma_r(c0) on all ne limbs: c0
+// is rotated as it is, without the ModDown and the lift by P of the default (Queue). a.out, a.keys,
+// a.key_qp_limbs, a.perm and a.perm_table are unused here; a.scratch: key_switch_scratch(level, count).
+template <typename Ops>
+void for_each_hoisted_from_extended_rotation_step(const CiphertextKeySwitchArgs& a, const HoistedRotation* rotations,
+                                                  uint64_t* const* outs, uint32_t count, Ops& ops) {
+    const KeySwitchLevel& L = a.level;
+    const uint64_t n = uint64_t(1) << L.plan.log_n, ne_n = uint64_t(L.ne) * n;
+    KeySwitchArgs ks;
+    ks.level = L;
+    ks.count = a.count;
+    ks.scratch = a.scratch;
+    const KeySwitchBuffers b(ks);
+    // round(c1 / P) into the pair region (count x nq limbs of its count x 2 x nq), which the ModUp
+    // and the inner products leave alone; the division's scratch is the ModDown region
+    uint64_t* c1_down = b.pair;
+    mod_down_polys(L, a.in + ne_n, c1_down, a.count, b.drop, ops, 2 * ne_n);
+    ks.in = c1_down;
+    ks.in_stride = uint64_t(L.nq) * n;
+    for_each_mod_up_step(ks, b, ops);
+    for (uint32_t r = 0; r < count; ++r) {
+        ks.perm = rotations[r].perm;
+        ks.keys = rotations[r].keys;
+        ks.key_qp_limbs = rotations[r].key_qp_limbs;
+        KeySwitchBuffers into = b;
+        into.acc = outs[r];
+        inner_product_step(ks, into, ops);
+
+        FoldArgs f;
+        f.acc = outs[r];
+        f.prod = a.in;
+        f.perm = rotations[r].perm;
+        f.moduli = L.ext_moduli;
+        f.n = uint32_t(n);
+        f.nq = L.ne;  // every limb of c0, special ones included, and no product
+        f.ne = L.ne;
+        f.count = a.count;
+        f.prod_polys = 2;
+        f.halves = 1;
+        ops.fold(static_cast<const FoldArgs&>(f));
+    }
+}
+
+// The ModDown and the rescale of an operand over Q*P in one division (level >= 1;
+// backend::cpu::mod_down_rescale): `polys` polynomials at acc (ne limbs each) divided by q_l * P onto
+// q_0 .. q_{l-1}, into out (polys x (nq - 1) limbs). scratch: divide_scratch_words(polys, nq - 1, k + 1, n).
+template <typename Ops>
+void mod_down_rescale_polys(const KeySwitchLevel& L, const uint64_t* acc, uint64_t* out, uint32_t polys,
+                            uint64_t* scratch, Ops& ops) {
+    if (L.nq < 2) raise<LevelMismatch>("rescale: an operand over Q*P at level 0 cannot be rescaled");
+    divide_by_dropped(L, L.nq - 1, L.k + 1, L.qlp_to_q, L.rescale_drop, const_cast<uint64_t*>(acc), 0, out, polys,
+                      scratch, ops);
+}
+
 // The hoisted sum of rotations (Evaluator::rotate_sum for a batch): out = sum_r sigma_r(in) +
 // identities * in for every element, count >= 1 rotations. ONE ModUp of the c1's; the inner
 // products through each permutation accumulate over Q*P (lazy ModDown) and ONE ModDown follows;
@@ -700,7 +764,7 @@ template <typename Ops> void for_each_multiply_relin_rescale_step(const Multiply
     f.count = m.count;
     ops.fold(static_cast<const FoldArgs&>(f));
 
-    divide_by_dropped(L, L.nq - 1, L.k + 1, L.qlp_to_q, L.rescale_drop, b.acc, m.out, 2 * m.count, b.drop, ops);
+    divide_by_dropped(L, L.nq - 1, L.k + 1, L.qlp_to_q, L.rescale_drop, b.acc, 0, m.out, 2 * m.count, b.drop, ops);
 }
 
 // ---- host-side constants of one level --------------------------------------------------------------
