@@ -240,7 +240,7 @@ Row run(const std::string& preset, std::optional<size_t> slots_opt, int threads,
 }
 
 void write_json(const std::string& path, const std::vector<Row>& rows, int runs) {
-    std::ofstream os(path);
+    std::ofstream os = bench::output_file(path);
     os << "{\"benchmark\": \"bootstrap\", \"machine\": " << bench::machine_json()
        << ", \"runs\": " << runs << ", \"rows\": [\n";
     for (size_t i = 0; i < rows.size(); ++i) {
@@ -386,6 +386,7 @@ int main(int argc, char** argv) {
             return 2;
         }
     }
+    bench::prepare_outputs({json});
     std::vector<Row> rows;
     for (const auto& p : presets)
         for (const auto& s : slots)

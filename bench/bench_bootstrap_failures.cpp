@@ -63,6 +63,7 @@ int main(int argc, char** argv) {
         else if (a == "--json") o.json = bench::option_value(argc, argv, i);
         else return usage();
     }
+    bench::prepare_outputs({o.json});
     using clock = std::chrono::steady_clock;
     const auto t0 = clock::now();
     auto ctx = Context::create(Parameters::preset(o.preset));
@@ -118,7 +119,7 @@ int main(int argc, char** argv) {
                 mean, seconds);
     for (const auto& [b, n] : histogram) std::printf("  [%d, %d) bits: %zu\n", b, b + 1, n);
     if (!o.json.empty()) {
-        std::ofstream os(o.json);
+        std::ofstream os = bench::output_file(o.json);
         os << "{\"benchmark\": \"bootstrap_failures\", \"machine\": " << bench::machine_json() << ", \"preset\": \""
            << o.preset << "\", \"slots\": " << slots << ", \"threads\": " << oboro::num_threads()
            << ", \"message_ratio_bits\": " << boot.message_ratio_bits() << ", \"count\": " << bits.size()

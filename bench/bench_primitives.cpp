@@ -70,7 +70,7 @@ void run_preset(const std::string& name, double min_seconds, std::vector<Row>& r
 }
 
 void write_json(const std::string& path, const std::vector<Row>& rows, int threads) {
-    std::ofstream out(path);
+    std::ofstream out = bench::output_file(path);
     out << "{\n  \"benchmark\": \"bench_primitives\",\n  \"machine\": " << bench::machine_json()
         << ",\n  \"threads\": " << threads << ",\n  \"unit\": \"microseconds\",\n  \"results\": [\n";
     for (size_t i = 0; i < rows.size(); ++i) {
@@ -104,6 +104,7 @@ int main(int argc, char** argv) {
             return 2;
         }
     }
+    bench::prepare_outputs({json_path});
     set_num_threads(threads);
     std::printf("oboro bench_primitives: %s, %d thread(s), medians\n", bench::cpu_model().c_str(), threads);
     std::vector<Row> rows;

@@ -166,7 +166,7 @@ void run_preset(const std::string& name, const Options& o, std::vector<Row>& row
 }
 
 void write_json(const std::string& path, const std::vector<Row>& rows, const Options& o) {
-    std::ofstream out(path);
+    std::ofstream out = bench::output_file(path);
     out << "{\n  \"benchmark\": \"bench_threads\",\n  \"machine\": " << bench::machine_json()
         << ",\n  \"threads\": " << o.threads << ",\n  \"tolerance\": " << o.tolerance
         << ",\n  \"unit\": \"microseconds\",\n  \"results\": [\n";
@@ -182,7 +182,7 @@ void write_json(const std::string& path, const std::vector<Row>& rows, const Opt
 }
 
 void write_markdown(const std::string& path, const std::vector<Row>& rows, const Options& o) {
-    std::ofstream out(path);
+    std::ofstream out = bench::output_file(path);
     size_t slower = 0;
     size_t again = 0;
     for (const Row& r : rows) slower += r.slower(o), again += r.first_ratio > 0;
@@ -240,6 +240,7 @@ int main(int argc, char** argv) {
             return 2;
         }
     }
+    bench::prepare_outputs({o.json, o.markdown});
     std::printf("oboro bench_threads: %s, 1 against %d threads, medians; flagged when slower by more than %.0f%%\n",
                 bench::cpu_model().c_str(), o.threads, 100 * o.tolerance);
     std::printf("%-4s %-15s %-28s %13s %13s  %s\n", "", "machine", "op", "1 thread", "k threads", "ratio");

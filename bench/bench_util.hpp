@@ -9,8 +9,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <functional>
+#include <initializer_list>
 #include <random>
 #include <sstream>
 #include <string>
@@ -30,6 +32,46 @@ inline void run_plot(const std::string& script, const std::string& args) {
     if (std::system(cmd.c_str()) != 0) std::fprintf(stderr, "the plot failed: %s\n", cmd.c_str());
 }
 #endif
+
+// A results file's folder, created where missing, and checked writable: called on the command
+// line's paths before any measurement, so that a long run never ends with its results lost.
+// Exits with a message when the folder cannot be made or written.
+inline void prepare_output(const std::string& path) {
+    namespace fs = std::filesystem;
+    const fs::path folder = fs::absolute(fs::path(path)).parent_path();
+    std::error_code ec;
+    fs::create_directories(folder, ec);
+    bool writable = false;
+    if (!ec) {
+        const fs::path probe = folder / ".oboro_bench_write_check";
+        writable = bool(std::ofstream(probe));
+        std::error_code ignored;
+        fs::remove(probe, ignored);
+    }
+    if (!writable) {
+        std::fprintf(stderr, "cannot write results to %s: %s\n", path.c_str(),
+                     ec ? ec.message().c_str() : "the folder is not writable");
+        std::exit(2);
+    }
+}
+
+// prepare_output for each path given (the empty ones are options not given).
+inline void prepare_outputs(std::initializer_list<std::string> paths) {
+    for (const std::string& path : paths)
+        if (!path.empty()) prepare_output(path);
+}
+
+// A results file opened for writing (its folder created where missing); exits with a message
+// when it cannot be written, instead of losing the results silently.
+inline std::ofstream output_file(const std::string& path) {
+    prepare_output(path);
+    std::ofstream out(path);
+    if (!out) {
+        std::fprintf(stderr, "cannot write results to %s\n", path.c_str());
+        std::exit(2);
+    }
+    return out;
+}
 
 struct Timing {
     double median_us = 0, min_us = 0;
