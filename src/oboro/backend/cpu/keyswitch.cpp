@@ -19,8 +19,8 @@ namespace {
 // The most limbs an extended polynomial can have: the security bound (3523 bits at logN 17) with
 // primes of at least 20 bits allows 176, so pointer tables of this size live on the stack.
 constexpr size_t kMaxExtLimbs = 256;
-// Coefficients per block of key_inner_products: a packed key limb unpacked, or digits permuted, at once.
-constexpr size_t kBlock = 1024;
+// Coefficients per block of a packed key limb unpacked at once in key_inner_products.
+constexpr size_t kUnpackBlock = 1024;
 }  // namespace
 
 void mod_up(const Ring& ring, const LevelConstants& lc, const uint64_t* c, uint64_t* digits_out, Workspace& ws) {
@@ -81,19 +81,19 @@ void key_inner_products(const Ring& ring, const LevelConstants& lc, const uint64
     const EltwiseKernels& kn = eltwise_active();
     parallel_for(ne, [&](size_t i) {
         const math::Modulus& m = i < nq ? ring.moduli()[i] : ring.p_moduli()[i - nq];
-        // A block of the key's (b_j, a_j) words of this limb, unpacked (key_switch_key.hpp), and of
-        // the beta digits' words permuted for a rotation: small enough to stay in the first-level
-        // caches while the block's inner product reads them, instead of a whole limb per digit
-        // written out and read back.
-        const size_t block = std::min(n, kBlock);
-        uint64_t* unpacked = nullptr;  // taken at the first block that needs it
-        uint64_t* permuted = nullptr;
+        // beta limbs: from the memory pool's cache, the same block for every limb of a thread
+        AlignedBuffer<uint64_t> permuted(perms ? beta * n : 0);
+        // A block of the key's (b_j, a_j) words of this limb, unpacked (key_switch_key.hpp): small
+        // enough to stay in the first-level caches with the block of digits it multiplies.
+        const size_t block = std::min(n, kUnpackBlock);
+        uint64_t* unpacked = nullptr;  // taken at the first packed limb
         // A workspace of its own, leased inside the caller's: the pool lends its largest idle one
         // first (util/workspace.hpp), so the operations keep taking the same large one and this
-        // lease grows its own only to the blocks.
+        // lease grows its own only to the unpacked block.
         std::optional<WorkspacePool::Lease> ws;
         std::optional<Workspace::Scope> scope;
         std::vector<math::Prng> a_streams;  // for keys whose a_j are drawn from their seed
+        const uint64_t* x[kMaxDotTerms];  // the digits' limb i, permuted for a rotation
         DotTerm terms[kMaxDotTerms];
         // Every product of this limb before the next limb: its beta digit limbs are read from
         // memory once and stay in cache for the other products' permutations.
@@ -101,28 +101,32 @@ void key_inner_products(const Ring& ring, const LevelConstants& lc, const uint64
             const KeySwitchKeyView& key = *keys[r];
             // limb i of the extended basis is limb `ki` of the key (which spans Q*P', or Q_l'*P')
             const size_t ki = key.key_limb(i, level);
-            const uint32_t* perm = perms ? perms[r] : nullptr;
-            const uint32_t width = key.word_bytes(ki);
-            const bool in_place = width == 8 && key.a_stored();  // words of 8 bytes: read in place
+            for (size_t j = 0; j < beta; ++j) {
+                x[j] = digits + (j * ne + i) * n;
+                if (perms && perms[r]) {
+                    kn.permute_automorphism(permuted.data() + j * n, x[j], perms[r], n);
+                    x[j] = permuted.data() + j * n;
+                }
+            }
             // beta <= 64 = kMaxDotTerms: the parameters allow at most 64 primes in the chain.
             // Fused multiply-add with a single reduction (paper 004): the beta products are
             // summed in 128 bits and reduced once, in the SIMD table of this CPU.
             const bool acc = accumulate || (r > 0 && acc0s[r] == acc0s[0]);
-            if (in_place && !perm) {
+            if (key.word_bytes(ki) == 8 && key.a_stored()) {  // words of 8 bytes: read in place
                 for (size_t j = 0; j < beta; ++j)
-                    terms[j] = {digits + (j * ne + i) * n, reinterpret_cast<const uint64_t*>(key.limb(j, 0, ki)),
+                    terms[j] = {x[j], reinterpret_cast<const uint64_t*>(key.limb(j, 0, ki)),
                                 reinterpret_cast<const uint64_t*>(key.limb(j, 1, ki))};
                 kn.dot2(acc0s[r] + i * n, acc1s[r] + i * n, terms, beta, acc, m, n);
                 continue;
             }
-            if (!ws) {
+            if (!unpacked) {
                 ws.emplace(scratch_pool().acquire());
                 scope.emplace(**ws);
+                unpacked = (*ws)->take(2 * beta * block);
             }
-            if (!unpacked && !in_place) unpacked = (*ws)->take(2 * beta * block);
-            if (!permuted && perm) permuted = (*ws)->take(beta * block);
             // Seeded a_j: each digit's generator at the start of this limb, drawing it a block at
             // a time in order.
+            const uint32_t width = key.word_bytes(ki);
             const bool seeded = !key.a_stored();
             a_streams.clear();
             if (seeded) {
@@ -131,25 +135,13 @@ void key_inner_products(const Ring& ring, const LevelConstants& lc, const uint64
             }
             for (size_t c = 0; c < n; c += block) {
                 for (size_t j = 0; j < beta; ++j) {
-                    const uint64_t* xj = digits + (j * ne + i) * n;
-                    if (perm) {  // the automorphism's words of this block (perm indexes the whole limb)
-                        kn.permute_automorphism(permuted + j * block, xj, perm + c, block);
-                        xj = permuted + j * block;
-                    } else {
-                        xj += c;
-                    }
-                    if (in_place) {
-                        terms[j] = {xj, reinterpret_cast<const uint64_t*>(key.limb(j, 0, ki)) + c,
-                                    reinterpret_cast<const uint64_t*>(key.limb(j, 1, ki)) + c};
-                        continue;
-                    }
                     uint64_t* b = unpacked + 2 * j * block;
                     const uint64_t* bj = b;
                     if (width == 8) bj = reinterpret_cast<const uint64_t*>(key.limb(j, 0, ki)) + c;  // in place
                     else kn.unpack_key_words(b, key.limb(j, 0, ki), n, width, c, block);
                     if (seeded) a_streams[j].uniform_fill(key.moduli[ki], b + block, block);
                     else kn.unpack_key_words(b + block, key.limb(j, 1, ki), n, width, c, block);
-                    terms[j] = {xj, bj, b + block};
+                    terms[j] = {x[j] + c, bj, b + block};
                 }
                 kn.dot2(acc0s[r] + i * n + c, acc1s[r] + i * n + c, terms, beta, acc, m, block);
             }
