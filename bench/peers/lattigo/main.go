@@ -213,6 +213,9 @@ func main() {
 		times["chain"] = measure(chain, t.Repeat, t.MinSeconds)
 	} else {
 		pt := ckks.NewPlaintext(params, top)
+		ptY := ckks.NewPlaintext(params, top) // the plaintext operand, encoded before any clock starts
+		fail(ecd.Encode(y, ptY))
+		prodP, prodPRs := ckks.NewCiphertext(params, 1, top), ckks.NewCiphertext(params, 1, top-1)
 		sum, prod, prodRs := ckks.NewCiphertext(params, 1, top), ckks.NewCiphertext(params, 1, top), ckks.NewCiphertext(params, 1, top-1)
 		rot, tot := ckks.NewCiphertext(params, 1, top), ckks.NewCiphertext(params, 1, top)
 		out := make([]float64, slots)
@@ -224,13 +227,14 @@ func main() {
 				_, err := enc.EncryptNew(p)
 				fail(err)
 			},
-			"decrypt":  func() { fail(ecd.Decode(dec.DecryptNew(a), out)) },
-			"add":      func() { fail(eval.Add(a, b, sum)) },
-			"multiply": func() { fail(eval.MulRelin(a, b, prod)); fail(eval.Rescale(prod, prodRs)) },
-			"rotate":   func() { fail(eval.Rotate(a, 1, rot)) },
-			"sum":      func() { fail(eval.InnerSum(a, 1, slots, tot)) },
+			"decrypt":   func() { fail(ecd.Decode(dec.DecryptNew(a), out)) },
+			"add":       func() { fail(eval.Add(a, b, sum)) },
+			"mul_plain": func() { fail(eval.Mul(a, ptY, prodP)); fail(eval.Rescale(prodP, prodPRs)) },
+			"multiply":  func() { fail(eval.MulRelin(a, b, prod)); fail(eval.Rescale(prod, prodRs)) },
+			"rotate":    func() { fail(eval.Rotate(a, 1, rot)) },
+			"sum":       func() { fail(eval.InnerSum(a, 1, slots, tot)) },
 		}
-		for _, op := range []string{"encode", "add", "multiply", "rotate", "sum"} {
+		for _, op := range []string{"encode", "add", "mul_plain", "multiply", "rotate", "sum"} {
 			calls[op]()
 		}
 		dx := make([]float64, slots)
@@ -250,6 +254,7 @@ func main() {
 		checks["encrypt"] = maxErr(decrypt(a), x)
 		checks["decrypt"] = checks["encrypt"]
 		checks["add"] = maxErr(decrypt(sum), want(func(i int) float64 { return x[i] + y[i] }))
+		checks["mul_plain"] = maxErr(decrypt(prodPRs), want(func(i int) float64 { return x[i] * y[i] }))
 		checks["multiply"] = maxErr(decrypt(prodRs), want(func(i int) float64 { return x[i] * y[i] }))
 		checks["rotate"] = maxErr(decrypt(rot), want(func(i int) float64 { return x[(i+1)%slots] }))
 		checks["sum"] = maxErr(decrypt(tot)[:1], []float64{total})

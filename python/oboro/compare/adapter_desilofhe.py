@@ -34,7 +34,7 @@ class Adapter:
         self.notes = []
         if 2 * e.slot_count != 2 ** params["log_n"]:
             self.notes.append(f"desilofhe chose N={2 * e.slot_count} for {levels} levels (the others: N={2 ** params['log_n']})")
-        self.notes.append("multiply includes relinearize + rescale; rotate: FixedRotationKey(1); total sum: engine.sum with a RollKey")
+        self.notes.append("multiply includes relinearize + rescale, multiply by a plaintext the rescale; rotate: FixedRotationKey(1); total sum: engine.sum with a RollKey")
 
     def prepare_input(self, x):
         return x  # NumPy arrays go in as they are
@@ -53,6 +53,9 @@ class Adapter:
 
     def add(self, a, b):
         return self.e.add(a, b)
+
+    def multiply_plain(self, a, p):
+        return self.e.multiply(a, p)  # rescales at once, as its ciphertext product does
 
     def multiply(self, a, b):
         return self.e.multiply(a, b, self.rlk)

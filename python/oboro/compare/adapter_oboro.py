@@ -48,6 +48,9 @@ class Adapter:
     def add(self, a, b):
         return a + b
 
+    def multiply_plain(self, a, p):
+        return a * p  # automatic mode: the product and its rescale
+
     def multiply(self, a, b):
         return a * b  # automatic mode: one fused multiply + relinearize + rescale
 

@@ -109,6 +109,9 @@ class Adapter:
     def add(self, a, b):
         return self.cc.EvalAdd(a, b)
 
+    def multiply_plain(self, a, p):
+        return self.cc.Rescale(self.cc.EvalMult(a, p))
+
     def multiply(self, a, b):
         return self.cc.Rescale(self.cc.EvalMult(a, b))
 

@@ -101,6 +101,12 @@ class Adapter:
         self.ev.add(a, b, out)
         return out
 
+    def multiply_plain(self, a, p):
+        out = seal.Ciphertext(self.ctx)
+        self.ev.multiply_plain(a, p, out)
+        self.ev.rescale_to_next_inplace(out)
+        return out
+
     def multiply(self, a, b):
         out = seal.Ciphertext(self.ctx)
         self.ev.multiply(a, b, out)

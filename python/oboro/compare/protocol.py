@@ -15,6 +15,7 @@ OPS = {
     "encrypt": "encode + encrypt (public key)",
     "decrypt": "decrypt + decode",
     "add": "add (ct + ct)",
+    "mul_plain": "multiply by a plaintext + rescale",
     "multiply": "multiply + relinearize + rescale",
     "rotate": "rotate by 1",
     "sum": "total sum (all slots)",
@@ -39,7 +40,7 @@ CIRCUITS = {
 #: x^(2^depth) with x in [0.999, 1]. Circuits: CKKS at scale 2^40 gives about 20 bits (1e-6) after
 #: a polynomial of degree 255; 2^-10 (about 1e-3) is a result that is still usable, anything worse is
 #: wrong. The matrix-vector product adds n products of values in [-1, 1]: 1e-2 at n up to 2^15.
-TOLERANCE = {"encode": 1e-4, "encrypt": 1e-4, "decrypt": 1e-4, "add": 1e-4, "multiply": 1e-4, "rotate": 1e-4,
+TOLERANCE = {"encode": 1e-4, "encrypt": 1e-4, "decrypt": 1e-4, "add": 1e-4, "mul_plain": 1e-4, "multiply": 1e-4, "rotate": 1e-4,
              "relin_keygen": 1e-4, "rotation_keygen": 1e-4,
              "sum": 1e-2, "chain": 1e-2,
              "chebyshev": 2.0**-10, "sigmoid": 2.0**-10, "inverse": 2.0**-10, "sqrt": 2.0**-10, "scale": 2.0**-10,

@@ -17,7 +17,8 @@ sum, left out of the chain so that its memory is that of the chain alone) and ha
 actually used), notes (what differs from the others), key_sizes (serialized bytes of the public,
 relinearization and, with rotations, one rotation key); prepare_input(x) (NumPy array -> the library's input type,
 before any clock starts), encode/decode, encrypt (encode + public-key encryption), decrypt (decrypt
-+ decode), add, multiply (ct * ct with relinearization and rescale), rotate (one slot to the left),
++ decode), add, multiply_plain(ct, pt) (ct times a plaintext that encode() made, at the top level, and
+the rescale), multiply (ct * ct with relinearization and rescale), rotate (one slot to the left),
 total_sum (every slot, or at least slot 0, gets the sum of all slots) and ciphertext_bytes. Results
 are new objects; operands stay unchanged, so each timed call sees the same input. Key generation
 (protocol.KEYGEN_OPS, timed last): relin_keygen(state) makes a relinearization key (state: what the
@@ -93,11 +94,13 @@ def run_ops(ad, task: dict) -> dict:
     x, y = inp.x, inp.y
     vx = ad.prepare_input(x)  # the library's input type (e.g. a list), made before any clock starts
     a, b = ad.encrypt(vx), ad.encrypt(ad.prepare_input(y))
+    py = ad.encode(ad.prepare_input(y))  # the plaintext operand, encoded before any clock starts
     checks = {
         "encode": _err(ad.decode(ad.encode(vx)), x),
         "encrypt": _err(ad.decrypt(a), x),
         "decrypt": _err(ad.decrypt(a), x),
         "add": _err(ad.decrypt(ad.add(a, b)), x + y),
+        "mul_plain": _err(ad.decrypt(ad.multiply_plain(a, py)), x * y),
         "multiply": _err(ad.decrypt(ad.multiply(a, b)), x * y),
         "rotate": _err(ad.decrypt(ad.rotate(a)), np.roll(x, -1)),
         "sum": _err(ad.decrypt(ad.total_sum(a))[:1], np.array([x.sum()])),
@@ -107,6 +110,7 @@ def run_ops(ad, task: dict) -> dict:
         "encrypt": lambda: ad.encrypt(vx),
         "decrypt": lambda: ad.decrypt(a),
         "add": lambda: ad.add(a, b),
+        "mul_plain": lambda: ad.multiply_plain(a, py),
         "multiply": lambda: ad.multiply(a, b),
         "rotate": lambda: ad.rotate(a),
         "sum": lambda: ad.total_sum(a),
