@@ -1,6 +1,9 @@
 // AVX2 element-wise kernels: 4 lanes of 64 bits. AVX2 has no 64-bit multiply, no unsigned 64-bit
 // compare and no 64-bit min, so products come from vpmuludq (32x32 -> 64 bits) and conditional
-// subtractions select on the sign bit of the difference.
+// subtractions select on the sign bit of the difference. Products of two residues modulo a prime
+// below 2^50 (the 40-bit ciphertext primes of every preset) are computed in double precision with
+// FMA instead (double_exact_avx2.hpp): mul, mul_add and tensor. The table runs where
+// avx2_available() (AVX2 and FMA).
 #include "oboro/backend/cpu/eltwise.hpp"
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -10,12 +13,14 @@
 #include <cstring>
 
 // Every header with inline code comes before the target (util/simd_target.hpp).
+#include "oboro/backend/cpu/ntt_simd.hpp"
 #include "oboro/backend/cpu/word_barrett.hpp"
 
 #include "oboro/util/simd_target.hpp"
 
-OBORO_SIMD_TARGET_BEGIN("avx2")
+OBORO_SIMD_TARGET_BEGIN("avx2,fma")
 
+#include "oboro/backend/cpu/double_exact_avx2.hpp"
 #include "oboro/backend/cpu/eltwise_simd.hpp"
 
 namespace oboro::backend::cpu {
@@ -81,6 +86,68 @@ struct Avx2Ops {
 
 constexpr EltwiseKernels kTable = simd::Kernels<Avx2Ops>::table("avx2");
 
+// ---- products of residues in double precision, primes below 2^50 ------------------------------
+
+constexpr size_t L = Avx2Ops::lanes;
+
+bool fits_double(const math::Modulus& m) { return (m.value >> kDoubleModulusBits) == 0; }
+
+// a b mod q (double_exact::mul_mod) for residues below 2q, canonical; as doubles or as words.
+struct DoubleProduct {
+    __m256d q, q_inv;
+    explicit DoubleProduct(uint64_t modulus)
+        : q(_mm256_set1_pd(double(modulus))), q_inv(_mm256_set1_pd(1.0 / double(modulus))) {}
+    __m256d mul(__m256d a, __m256d b) const { return double_exact::mul_mod(a, b, q, q_inv); }
+    __m256i mul(__m256i a, __m256i b) const {
+        return double_exact::to_word(mul(double_exact::to_double(a), double_exact::to_double(b)));
+    }
+};
+
+template <bool Stream> void mul_to(uint64_t* d, const uint64_t* x, const uint64_t* y, const math::Modulus& m, size_t n) {
+    if (!fits_double(m)) return (Stream ? kTable.mul_stream : kTable.mul)(d, x, y, m, n);
+    if (Stream && !simd::stream_aligned<Avx2Ops>(d)) return mul_to<false>(d, x, y, m, n);
+    const DoubleProduct p(m.value);
+    size_t k = 0;
+    for (; k + L <= n; k += L) simd::put<Stream, Avx2Ops>(d + k, p.mul(Avx2Ops::load(x + k), Avx2Ops::load(y + k)));
+    if (Stream) Avx2Ops::store_fence();
+    if (k < n) scalar_kernels().mul(d + k, x + k, y + k, m, n - k);
+}
+
+// acc (below 2q) + x y: the canonical product plus acc, below 3q, less q at most twice.
+void mul_add(uint64_t* acc, const uint64_t* x, const uint64_t* y, const math::Modulus& m, size_t n) {
+    if (!fits_double(m)) return kTable.mul_add(acc, x, y, m, n);
+    const DoubleProduct p(m.value);
+    const __m256i vq = Avx2Ops::set1(m.value);
+    size_t k = 0;
+    for (; k + L <= n; k += L) {
+        const __m256i sum = Avx2Ops::add(Avx2Ops::load(acc + k), p.mul(Avx2Ops::load(x + k), Avx2Ops::load(y + k)));
+        Avx2Ops::store(acc + k, Avx2Ops::cond_sub(Avx2Ops::cond_sub(sum, vq), vq));
+    }
+    if (k < n) scalar_kernels().mul_add(acc + k, x + k, y + k, m, n - k);
+}
+
+// d1 = a0 b1 + a1 b0 as two products (the operands converted to doubles once), below 2q as a sum.
+template <bool Stream>
+void tensor_to(uint64_t* d0, uint64_t* d1, uint64_t* d2, const uint64_t* x0, const uint64_t* x1, const uint64_t* y0,
+               const uint64_t* y1, const math::Modulus& m, size_t n) {
+    if (!fits_double(m)) return (Stream ? kTable.tensor_stream : kTable.tensor)(d0, d1, d2, x0, x1, y0, y1, m, n);
+    const auto aligned = [](const uint64_t* d) { return simd::stream_aligned<Avx2Ops>(d); };
+    if (Stream && !(aligned(d0) && aligned(d1) && aligned(d2))) return tensor_to<false>(d0, d1, d2, x0, x1, y0, y1, m, n);
+    const DoubleProduct p(m.value);
+    size_t k = 0;
+    for (; k + L <= n; k += L) {
+        using double_exact::to_double, double_exact::to_word;
+        const __m256d a0 = to_double(Avx2Ops::load(x0 + k)), a1 = to_double(Avx2Ops::load(x1 + k));
+        const __m256d b0 = to_double(Avx2Ops::load(y0 + k)), b1 = to_double(Avx2Ops::load(y1 + k));
+        const __m256d cross = _mm256_add_pd(p.mul(a0, b1), p.mul(a1, b0));
+        simd::put<Stream, Avx2Ops>(d0 + k, to_word(p.mul(a0, b0)));
+        simd::put<Stream, Avx2Ops>(d1 + k, to_word(_mm256_sub_pd(cross, _mm256_and_pd(_mm256_cmp_pd(cross, p.q, _CMP_GE_OQ), p.q))));
+        simd::put<Stream, Avx2Ops>(d2 + k, to_word(p.mul(a1, b1)));
+    }
+    if (Stream) Avx2Ops::store_fence();
+    if (k < n) scalar_kernels().tensor(d0 + k, d1 + k, d2 + k, x0 + k, x1 + k, y0 + k, y1 + k, m, n - k);
+}
+
 // Group g of 8 output slots reads the aligned group perm[8g] & ~7 (eltwise.hpp): its two halves
 // are loaded once, vpermd picks each output word from both (word i is the 32-bit lanes 2i and
 // 2i + 1) and bit 2 of its index selects the half. About twice the portable loop's speed.
@@ -145,6 +212,11 @@ const EltwiseKernels* avx2_kernels() {
         EltwiseKernels t = kTable;
         t.permute_automorphism = permute_automorphism;
         t.unpack_key_words = unpack_key_words;
+        t.mul = mul_to<false>;
+        t.mul_stream = mul_to<true>;
+        t.mul_add = mul_add;
+        t.tensor = tensor_to<false>;
+        t.tensor_stream = tensor_to<true>;
         return t;
     }();
     return &table;

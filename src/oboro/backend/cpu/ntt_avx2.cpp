@@ -37,6 +37,8 @@ bool avx2_available() {
 
 OBORO_SIMD_TARGET_BEGIN("avx2,fma")
 
+#include "oboro/backend/cpu/double_exact_avx2.hpp"
+
 namespace oboro::backend::cpu {
 namespace {
 
@@ -110,14 +112,9 @@ struct IntegerShoup {
 
 // ---- DoubleExact: exact products in double precision, primes below 2^50 ------------------------
 
-inline constexpr uint64_t kMagicBits = 0x4330000000000000;  // the double 2^52
-inline constexpr double kMagic = 0x1p52;
-
-// A word below 2^52 as the double of the same value, and back (the word of a double integer in
-// [0, 2^52)): 2^52 + x has x in its mantissa.
-inline D to_double(V x) { return _mm256_sub_pd(as_double(_mm256_or_si256(x, set1(kMagicBits))), _mm256_set1_pd(kMagic)); }
-inline V to_word(D x) { return _mm256_xor_si256(as_words(_mm256_add_pd(x, _mm256_set1_pd(kMagic))), set1(kMagicBits)); }
-inline D round_even(D x) { return _mm256_round_pd(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+using double_exact::round_even;
+using double_exact::to_double;
+using double_exact::to_word;
 
 struct DoubleExact {
     D q, q_inv;
@@ -147,7 +144,7 @@ struct DoubleExact {
         return _mm256_add_pd(_mm256_fnmadd_pd(quotient, q, h), l);
     }
     // x - round(x / q) q, in [-q/2, q/2] up to rounding, for |x| < 2^52.
-    D reduce(D x) const { return _mm256_fnmadd_pd(round_even(_mm256_mul_pd(x, q_inv)), q, x); }
+    D reduce(D x) const { return double_exact::reduce(x, q, q_inv); }
     // (-2.5q, 2.5q) -> [0, q): the balanced residue, plus q where negative.
     V canonical_word(D x) const {
         const D r = reduce(x);
