@@ -317,7 +317,8 @@ void write_markdown(const std::string& path, const std::vector<KernelRow>& k, co
            "the 40-bit one). The 61-bit prime is the NTT prime just above 2^61 that 61-bit chains such as B1's "
            "take beside those below it. Every row is per "
            "element. The AVX2 table, which runs only on CPUs without AVX-512, has its own dot2 of 30-bit halves "
-           "(eltwise_avx2.cpp says where each form measured faster). `avx512+ifma` is the AVX-512 table with IFMA products for primes "
+           "(eltwise_avx2.cpp says where each form measured faster), and multiplies residues of the primes below 2^50 "
+           "in double precision with FMA (`mul`, `mul_add`, `tensor`: four products there). `avx512+ifma` is the AVX-512 table with IFMA products for primes "
            "below 2^50: on the 60- and 61-bit primes it runs the AVX-512 kernels. The NTT rows time one forward or inverse "
            "transform.\n\n";
     out << "## (c) The NTT by ring degree, ns per element (forward / inverse)\n\n"

@@ -1,4 +1,4 @@
-// Exact modular arithmetic in double precision on AVX2 with FMA, for moduli below 2^50
+// Exact modular arithmetic in double precision on AVX2 with FMA, for moduli between 2^20 and 2^50
 // (ntt_simd.hpp: kDoubleModulusBits): the AVX2 NTT's DoubleExact butterflies (ntt_avx2.cpp) and
 // the AVX2 table's products of residues (eltwise_avx2.cpp). AVX2 has no 64-bit multiply, so an
 // integer product of 64-bit words takes several 32 x 32-bit vpmuludq; in doubles a product is
@@ -32,10 +32,26 @@ inline __m256i to_word(__m256d x) {
 inline __m256d round_even(__m256d x) { return _mm256_round_pd(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
 
 // x - round(x / q) q for an integer |x| < 2^52 (q_inv = fl(1/q)): x q_inv is within 2^-51 |x| / q
-// of x / q (far below 1/2 for every caller's |x| < 3q), so the result is exact (an integer
-// below 2^53 that fma computes without rounding) and within [-(q + 1) / 2, (q + 1) / 2].
+// of x / q, below 2^-19 for q > 2^20, so the result is exact (an integer below 2^53 that fma
+// computes without rounding) and within q/2 + 1 of zero: in (-q, q).
 inline __m256d reduce(__m256d x, __m256d q, __m256d q_inv) {
     return _mm256_fnmadd_pd(round_even(_mm256_mul_pd(x, q_inv)), q, x);
+}
+
+// The canonical residue of an integer |x| < 2^52: reduce(), then q added where negative.
+inline __m256d canonical(__m256d x, __m256d q, __m256d q_inv) {
+    const __m256d r = reduce(x, q, q_inv);
+    return _mm256_add_pd(r, _mm256_and_pd(_mm256_cmp_pd(r, _mm256_setzero_pd(), _CMP_LT_OQ), q));
+}
+
+// a b - t q for t = round(fl(a b / q)), a b mod q up to a multiple of q, exact and for residues
+// a, b < q at most q in magnitude (the argument of mul_mod below; |a b / q - t| <= 1 when
+// a b < q^2): sums of such terms stay exact while below 2^53.
+inline __m256d mul_mod_lazy(__m256d a, __m256d b, __m256d q, __m256d q_inv) {
+    const __m256d h = _mm256_mul_pd(a, b);
+    const __m256d l = _mm256_fmsub_pd(a, b, h);
+    const __m256d t = round_even(_mm256_mul_pd(h, q_inv));
+    return _mm256_add_pd(_mm256_fnmadd_pd(t, q, h), l);
 }
 
 // a b mod q in [0, q) for integers 0 <= a, b < 2q, q < 2^50 odd, q_inv = fl(1/q).
@@ -46,11 +62,7 @@ inline __m256d reduce(__m256d x, __m256d q, __m256d q_inv) {
 // adding l is exact too: a b - t q, below 2.5 q in magnitude. reduce() takes it to
 // [-(q + 1) / 2, (q + 1) / 2] and q is added where it is negative.
 inline __m256d mul_mod(__m256d a, __m256d b, __m256d q, __m256d q_inv) {
-    const __m256d h = _mm256_mul_pd(a, b);
-    const __m256d l = _mm256_fmsub_pd(a, b, h);
-    const __m256d t = round_even(_mm256_mul_pd(h, q_inv));
-    const __m256d r = reduce(_mm256_add_pd(_mm256_fnmadd_pd(t, q, h), l), q, q_inv);
-    return _mm256_add_pd(r, _mm256_and_pd(_mm256_cmp_pd(r, _mm256_setzero_pd(), _CMP_LT_OQ), q));
+    return canonical(mul_mod_lazy(a, b, q, q_inv), q, q_inv);
 }
 
 }  // namespace double_exact

@@ -90,7 +90,8 @@ constexpr EltwiseKernels kTable = simd::Kernels<Avx2Ops>::table("avx2");
 
 constexpr size_t L = Avx2Ops::lanes;
 
-bool fits_double(const math::Modulus& m) { return (m.value >> kDoubleModulusBits) == 0; }
+// between 2^20 (double_exact::reduce) and 2^50: every NTT prime of the 40-bit ciphertext limbs
+bool fits_double(const math::Modulus& m) { return (m.value >> kDoubleModulusBits) == 0 && (m.value >> 20) != 0; }
 
 // a b mod q (double_exact::mul_mod) for residues below 2q, canonical; as doubles or as words.
 struct DoubleProduct {
@@ -146,6 +147,31 @@ void tensor_to(uint64_t* d0, uint64_t* d1, uint64_t* d2, const uint64_t* x0, con
     }
     if (Stream) Avx2Ops::store_fence();
     if (k < n) scalar_kernels().tensor(d0 + k, d1 + k, d2 + k, x0 + k, x1 + k, y0 + k, y1 + k, m, n - k);
+}
+
+// The key-switching inner product on a prime below 2^50: each product a b - t q (below q in
+// magnitude, exact: double_exact::mul_mod_lazy) summed in a double, exactly while the count + 1
+// terms (the old outputs included) stay below 2^52, and reduced once per output.
+void dot2(uint64_t* o0, uint64_t* o1, const DotTerm* terms, size_t count, bool accumulate, const math::Modulus& m,
+          size_t n) {
+    if (!fits_double(m) || (count + 1) * m.value >= (uint64_t(1) << 52))
+        return kTable.dot2(o0, o1, terms, count, accumulate, m, n);
+    using namespace double_exact;
+    const DoubleProduct p(m.value);
+    size_t k = 0;
+    for (; k + L <= n; k += L) {
+        __m256d s0 = accumulate ? to_double(Avx2Ops::load(o0 + k)) : _mm256_setzero_pd();
+        __m256d s1 = accumulate ? to_double(Avx2Ops::load(o1 + k)) : _mm256_setzero_pd();
+        for (size_t j = 0; j < count; ++j) {
+            const DotTerm& t = terms[j];
+            const __m256d x = to_double(Avx2Ops::load(t.x + k));
+            s0 = _mm256_add_pd(s0, mul_mod_lazy(x, to_double(Avx2Ops::load(t.y0 + k)), p.q, p.q_inv));
+            s1 = _mm256_add_pd(s1, mul_mod_lazy(x, to_double(Avx2Ops::load(t.y1 + k)), p.q, p.q_inv));
+        }
+        Avx2Ops::store(o0 + k, to_word(canonical(s0, p.q, p.q_inv)));
+        Avx2Ops::store(o1 + k, to_word(canonical(s1, p.q, p.q_inv)));
+    }
+    simd::Kernels<Avx2Ops>::dot2_tail(o0, o1, terms, count, accumulate, m, n, k);
 }
 
 // Group g of 8 output slots reads the aligned group perm[8g] & ~7 (eltwise.hpp): its two halves
@@ -217,6 +243,7 @@ const EltwiseKernels* avx2_kernels() {
         t.mul_add = mul_add;
         t.tensor = tensor_to<false>;
         t.tensor_stream = tensor_to<true>;
+        t.dot2 = dot2;
         return t;
     }();
     return &table;

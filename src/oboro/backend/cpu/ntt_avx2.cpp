@@ -16,7 +16,8 @@
 //    transform (converted in place before and after), balanced residues in (-2.5q, 2.5q). a * w is
 //    the rounded product h and its exact error l = fma(a, w, -h); with t = round(a * (w / q)),
 //    a * w - t q = fma(-t, q, h) + l exactly (an integer below 2^53), in (-2q, 2q). Six floating
-//    point operations instead of nine vpmuludq and about fifteen integer ones.
+//    point operations instead of nine vpmuludq and about fifteen integer ones. The conversions and
+//    the reduction are double_exact_avx2.hpp's, which the AVX2 table's products share.
 #include "oboro/backend/cpu/ntt_simd.hpp"
 
 #include "oboro/math/modarith.hpp"
