@@ -2,7 +2,7 @@
 // compare and no 64-bit min, so products come from vpmuludq (32x32 -> 64 bits) and conditional
 // subtractions select on the sign bit of the difference. Products of two residues modulo a prime
 // below 2^50 (the 40-bit ciphertext primes of every preset) are computed in double precision with
-// FMA instead (double_exact_avx2.hpp): mul, mul_add and tensor. The table runs where
+// FMA instead (double_exact_avx2.hpp): mul, mul_add, tensor and dot2. The table runs where
 // avx2_available() (AVX2 and FMA).
 #include "oboro/backend/cpu/eltwise.hpp"
 
