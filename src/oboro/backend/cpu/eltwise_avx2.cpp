@@ -228,7 +228,8 @@ OBORO_SIMD_TARGET_END
 
 namespace oboro::backend::cpu {
 // The table runs on CPUs with AVX2 and without AVX-512 (AMD before Zen 4, Intel client cores),
-// its inner product dot2 included: on an AMD EPYC (Zen 3) its 30-bit halves take less than half
+// its inner product dot2 included (in double precision below 2^50, above in 30-bit halves): on an
+// AMD EPYC (Zen 3) the 30-bit halves take less than half
 // the scalar 128-bit sums' time (6.6 against 14.7 ns per element for 3 terms on a 61-bit prime,
 // docs/benchmarks/kernels_avx2.md). On a Xeon, where the AVX-512 table runs, the scalar form had
 // measured slightly ahead of this one (9.5 against 10.9 ns per element and term,
