@@ -12,7 +12,7 @@ bool cpu_has(Isa isa) {
 #if defined(__x86_64__) && defined(__GNUC__)
     switch (isa) {
         case Isa::scalar: return true;
-        case Isa::avx2: return __builtin_cpu_supports("avx2");
+        case Isa::avx2: return avx2_available();  // AVX2 and FMA: the table's double-precision products
         case Isa::avx512: return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
         case Isa::avx512ifma: return cpu_has(Isa::avx512) && __builtin_cpu_supports("avx512ifma");
     }
