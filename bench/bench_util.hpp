@@ -33,26 +33,31 @@ inline void run_plot(const std::string& script, const std::string& args) {
 }
 #endif
 
+// The folder of a results path, created where missing (the error, if it cannot be).
+inline std::error_code create_results_folder(const std::string& path) {
+    std::error_code ec;
+    std::filesystem::create_directories(std::filesystem::absolute(std::filesystem::path(path)).parent_path(), ec);
+    return ec;
+}
+
+[[noreturn]] inline void results_unwritable(const std::string& path, const std::error_code& ec) {
+    std::fprintf(stderr, "cannot write results to %s: %s\n", path.c_str(),
+                 ec ? ec.message().c_str() : "the folder is not writable");
+    std::exit(2);
+}
+
 // A results file's folder, created where missing, and checked writable: called on the command
 // line's paths before any measurement, so that a long run never ends with its results lost.
 // Exits with a message when the folder cannot be made or written.
 inline void prepare_output(const std::string& path) {
-    namespace fs = std::filesystem;
-    const fs::path folder = fs::absolute(fs::path(path)).parent_path();
-    std::error_code ec;
-    fs::create_directories(folder, ec);
-    bool writable = false;
-    if (!ec) {
-        const fs::path probe = folder / ".oboro_bench_write_check";
-        writable = bool(std::ofstream(probe));
-        std::error_code ignored;
-        fs::remove(probe, ignored);
-    }
-    if (!writable) {
-        std::fprintf(stderr, "cannot write results to %s: %s\n", path.c_str(),
-                     ec ? ec.message().c_str() : "the folder is not writable");
-        std::exit(2);
-    }
+    const std::error_code ec = create_results_folder(path);
+    if (ec) results_unwritable(path, ec);
+    const std::filesystem::path probe = std::filesystem::absolute(std::filesystem::path(path)).parent_path() /
+                                        ".oboro_bench_write_check";
+    const bool writable = bool(std::ofstream(probe));
+    std::error_code ignored;
+    std::filesystem::remove(probe, ignored);
+    if (!writable) results_unwritable(path, {});
 }
 
 // prepare_output for each path given (the empty ones are options not given).
@@ -64,12 +69,9 @@ inline void prepare_outputs(std::initializer_list<std::string> paths) {
 // A results file opened for writing (its folder created where missing); exits with a message
 // when it cannot be written, instead of losing the results silently.
 inline std::ofstream output_file(const std::string& path) {
-    prepare_output(path);
+    const std::error_code ec = create_results_folder(path);
     std::ofstream out(path);
-    if (!out) {
-        std::fprintf(stderr, "cannot write results to %s\n", path.c_str());
-        std::exit(2);
-    }
+    if (!out) results_unwritable(path, ec);
     return out;
 }
 

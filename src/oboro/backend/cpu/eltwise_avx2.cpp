@@ -93,12 +93,15 @@ constexpr size_t L = Avx2Ops::lanes;
 // between 2^20 (double_exact::reduce) and 2^50: every NTT prime of the 40-bit ciphertext limbs
 bool fits_double(const math::Modulus& m) { return (m.value >> kDoubleModulusBits) == 0 && (m.value >> 20) != 0; }
 
-// a b mod q (double_exact::mul_mod) for residues below 2q, canonical; as doubles or as words.
+// double_exact's products modulo one prime: a b mod q for residues below 2q, canonical, as doubles
+// or as words; the lazy product a b - t q and the canonical residue of a sum of them (dot2).
 struct DoubleProduct {
     __m256d q, q_inv;
     explicit DoubleProduct(uint64_t modulus)
         : q(_mm256_set1_pd(double(modulus))), q_inv(_mm256_set1_pd(1.0 / double(modulus))) {}
     __m256d mul(__m256d a, __m256d b) const { return double_exact::mul_mod(a, b, q, q_inv); }
+    __m256d mul_lazy(__m256d a, __m256d b) const { return double_exact::mul_mod_lazy(a, b, q, q_inv); }
+    __m256i canonical_word(__m256d x) const { return double_exact::to_word(double_exact::canonical(x, q, q_inv)); }
     __m256i mul(__m256i a, __m256i b) const {
         return double_exact::to_word(mul(double_exact::to_double(a), double_exact::to_double(b)));
     }
@@ -135,28 +138,29 @@ void tensor_to(uint64_t* d0, uint64_t* d1, uint64_t* d2, const uint64_t* x0, con
     const auto aligned = [](const uint64_t* d) { return simd::stream_aligned<Avx2Ops>(d); };
     if (Stream && !(aligned(d0) && aligned(d1) && aligned(d2))) return tensor_to<false>(d0, d1, d2, x0, x1, y0, y1, m, n);
     const DoubleProduct p(m.value);
+    const __m256i vq = Avx2Ops::set1(m.value);
     size_t k = 0;
     for (; k + L <= n; k += L) {
         using double_exact::to_double, double_exact::to_word;
         const __m256d a0 = to_double(Avx2Ops::load(x0 + k)), a1 = to_double(Avx2Ops::load(x1 + k));
         const __m256d b0 = to_double(Avx2Ops::load(y0 + k)), b1 = to_double(Avx2Ops::load(y1 + k));
-        const __m256d cross = _mm256_add_pd(p.mul(a0, b1), p.mul(a1, b0));
+        const __m256i cross = to_word(_mm256_add_pd(p.mul(a0, b1), p.mul(a1, b0)));
         simd::put<Stream, Avx2Ops>(d0 + k, to_word(p.mul(a0, b0)));
-        simd::put<Stream, Avx2Ops>(d1 + k, to_word(_mm256_sub_pd(cross, _mm256_and_pd(_mm256_cmp_pd(cross, p.q, _CMP_GE_OQ), p.q))));
+        simd::put<Stream, Avx2Ops>(d1 + k, Avx2Ops::cond_sub(cross, vq));
         simd::put<Stream, Avx2Ops>(d2 + k, to_word(p.mul(a1, b1)));
     }
     if (Stream) Avx2Ops::store_fence();
     if (k < n) scalar_kernels().tensor(d0 + k, d1 + k, d2 + k, x0 + k, x1 + k, y0 + k, y1 + k, m, n - k);
 }
 
-// The key-switching inner product on a prime below 2^50: each product a b - t q (below q in
+// The key-switching inner product on a prime below 2^50: each product a b - t q (at most q in
 // magnitude, exact: double_exact::mul_mod_lazy) summed in a double, exactly while the count + 1
 // terms (the old outputs included) stay below 2^52, and reduced once per output.
 void dot2(uint64_t* o0, uint64_t* o1, const DotTerm* terms, size_t count, bool accumulate, const math::Modulus& m,
           size_t n) {
     if (!fits_double(m) || (count + 1) * m.value >= (uint64_t(1) << 52))
         return kTable.dot2(o0, o1, terms, count, accumulate, m, n);
-    using namespace double_exact;
+    using double_exact::to_double;
     const DoubleProduct p(m.value);
     size_t k = 0;
     for (; k + L <= n; k += L) {
@@ -165,11 +169,11 @@ void dot2(uint64_t* o0, uint64_t* o1, const DotTerm* terms, size_t count, bool a
         for (size_t j = 0; j < count; ++j) {
             const DotTerm& t = terms[j];
             const __m256d x = to_double(Avx2Ops::load(t.x + k));
-            s0 = _mm256_add_pd(s0, mul_mod_lazy(x, to_double(Avx2Ops::load(t.y0 + k)), p.q, p.q_inv));
-            s1 = _mm256_add_pd(s1, mul_mod_lazy(x, to_double(Avx2Ops::load(t.y1 + k)), p.q, p.q_inv));
+            s0 = _mm256_add_pd(s0, p.mul_lazy(x, to_double(Avx2Ops::load(t.y0 + k))));
+            s1 = _mm256_add_pd(s1, p.mul_lazy(x, to_double(Avx2Ops::load(t.y1 + k))));
         }
-        Avx2Ops::store(o0 + k, to_word(canonical(s0, p.q, p.q_inv)));
-        Avx2Ops::store(o1 + k, to_word(canonical(s1, p.q, p.q_inv)));
+        Avx2Ops::store(o0 + k, p.canonical_word(s0));
+        Avx2Ops::store(o1 + k, p.canonical_word(s1));
     }
     simd::Kernels<Avx2Ops>::dot2_tail(o0, o1, terms, count, accumulate, m, n, k);
 }

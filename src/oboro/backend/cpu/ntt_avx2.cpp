@@ -147,10 +147,7 @@ struct DoubleExact {
     // x - round(x / q) q, in [-q/2, q/2] up to rounding, for |x| < 2^52.
     D reduce(D x) const { return double_exact::reduce(x, q, q_inv); }
     // (-2.5q, 2.5q) -> [0, q): the balanced residue, plus q where negative.
-    V canonical_word(D x) const {
-        const D r = reduce(x);
-        return to_word(_mm256_add_pd(r, _mm256_and_pd(_mm256_cmp_pd(r, _mm256_setzero_pd(), _CMP_LT_OQ), q)));
-    }
+    V canonical_word(D x) const { return to_word(double_exact::canonical(x, q, q_inv)); }
     // x, y in (-2.5q, 2.5q) -> reduce(x) +- w y, in (-2.5q, 2.5q).
     void forward(V& x, V& y, const Twiddle& t) const {
         const D u = reduce(as_double(x)), v = mul(as_double(y), t);

@@ -563,6 +563,30 @@ void for_each_hoisted_rotation_step(const CiphertextKeySwitchArgs& a, const Hois
     }
 }
 
+// out += sigma(c0) for every element of a.in, through `perm`, in one launch: c0 over Q lifted by P
+// (times_p: a.in is count x 2 x nq x n) or, for an operand over Q*P (count x 2 x ne x n), added
+// as it is on all ne limbs. out: count x 2 x ne x n.
+template <typename Ops>
+void add_permuted_c0(const CiphertextKeySwitchArgs& a, uint64_t* out, const uint32_t* perm, bool times_p, Ops& ops) {
+    const KeySwitchLevel& L = a.level;
+    FoldArgs f;
+    f.acc = out;
+    f.prod = a.in;
+    f.perm = perm;
+    if (times_p) {
+        f.w = L.p_mod_q;
+        f.w_shoup = L.p_mod_q_shoup;
+    }
+    f.moduli = L.ext_moduli;
+    f.n = uint32_t(uint64_t(1) << L.plan.log_n);
+    f.nq = times_p ? L.nq : L.ne;
+    f.ne = L.ne;
+    f.count = a.count;
+    f.prod_polys = 2;
+    f.halves = 1;
+    ops.fold(static_cast<const FoldArgs&>(f));
+}
+
 // Hoisted rotations left over Q*P (double hoisting, Evaluator::rotate_many_extended for a batch):
 // outs[r] (count x 2 x ne x n: extended ciphertexts) = (P sigma_r(c0) + <sigma_r(digits), b_r>,
 // <sigma_r(digits), a_r>). ONE ModUp of the c1's; per rotation the inner product writes straight
@@ -571,28 +595,13 @@ void for_each_hoisted_rotation_step(const CiphertextKeySwitchArgs& a, const Hois
 template <typename Ops>
 void for_each_hoisted_extended_rotation_step(const CiphertextKeySwitchArgs& a, const HoistedRotation* rotations,
                                              uint64_t* const* outs, uint32_t count, Ops& ops) {
-    const KeySwitchLevel& L = a.level;
     HoistedC1 h(a, ops);
     for (uint32_t r = 0; r < count; ++r) {
         h.select(rotations[r]);
         KeySwitchBuffers b = h.b;
         b.acc = outs[r];
         inner_product_step(h.ks, b, ops);
-
-        FoldArgs f;
-        f.acc = outs[r];
-        f.prod = a.in;
-        f.perm = rotations[r].perm;
-        f.w = L.p_mod_q;
-        f.w_shoup = L.p_mod_q_shoup;
-        f.moduli = L.ext_moduli;
-        f.n = uint32_t(uint64_t(1) << L.plan.log_n);
-        f.nq = L.nq;
-        f.ne = L.ne;
-        f.count = a.count;
-        f.prod_polys = 2;
-        f.halves = 1;
-        ops.fold(static_cast<const FoldArgs&>(f));
+        add_permuted_c0(a, outs[r], rotations[r].perm, true, ops);
     }
 }
 
@@ -628,19 +637,7 @@ void for_each_hoisted_from_extended_rotation_step(const CiphertextKeySwitchArgs&
         KeySwitchBuffers into = b;
         into.acc = outs[r];
         inner_product_step(ks, into, ops);
-
-        FoldArgs f;
-        f.acc = outs[r];
-        f.prod = a.in;
-        f.perm = rotations[r].perm;
-        f.moduli = L.ext_moduli;
-        f.n = uint32_t(n);
-        f.nq = L.ne;  // every limb of c0, special ones included, and no product
-        f.ne = L.ne;
-        f.count = a.count;
-        f.prod_polys = 2;
-        f.halves = 1;
-        ops.fold(static_cast<const FoldArgs&>(f));
+        add_permuted_c0(a, outs[r], rotations[r].perm, false, ops);  // every limb of c0, special ones included
     }
 }
 
