@@ -335,7 +335,8 @@ TEST(Prng, UniformStaysBelowBound) {
 
 // uniform_fill gives the values of as many uniform() calls and leaves the generator where they
 // would: for every kind of bound (NTT primes just below and just above a power of two: almost no
-// draw rejected, and about half), counts around the groups of 8 words of its SIMD path and that
+// draw rejected, and about half; either side of 2^63, where the AVX2 path's signed compares stop),
+// counts around the groups of 4 and 8 words of its SIMD paths and that
 // cross several refills, and a stream that an odd next_u32 left off a word boundary (a word
 // straddling the refill)
 TEST(Prng, UniformFillEqualsRepeatedUniform) {
@@ -347,6 +348,8 @@ TEST(Prng, UniformFillEqualsRepeatedUniform) {
                                           (uint64_t(1) << 40) - 87,
                                           (uint64_t(1) << 61) - 1 - 123456,
                                           4611686018427387847ull,
+                                          (uint64_t(1) << 63) - 25,
+                                          uint64_t(1) << 63,
                                           (uint64_t(1) << 63) + 1,
                                           ~uint64_t(0)};
     for (uint64_t b : bounds) {

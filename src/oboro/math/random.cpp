@@ -3,6 +3,7 @@
 #include <sys/random.h>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cerrno>
 #include <cstring>
@@ -169,6 +170,40 @@ inline void store_transposed_avx2(const __m256i* r, uint8_t* out, int w0) {
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 64 * b + 4 * w0), _mm256_permute2x128_si256(u[b], u[4 + b], 0x20));
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 64 * (b + 4) + 4 * w0), _mm256_permute2x128_si256(u[b], u[4 + b], 0x31));
     }
+}
+
+// uniform_fill's rejection sampling, 4 candidate words at a time (as accept_below_avx512 does 8):
+// masked, compared with the bound, and the accepted ones moved to the front of the vector by a
+// permutation of its 32-bit halves looked up from the 4-bit mask, then stored whole; the lanes
+// past the accepted ones are overwritten by the next group or by the caller's scalar loop, so at
+// least 4 words must be free at out + written. AVX2 compares signed words only: the bound and
+// the masked words must be below 2^63 (uniform_fill checks it).
+size_t accept_below_avx2(const uint8_t* in, size_t groups, uint64_t mask, uint64_t bound, uint64_t* out,
+                         size_t max_out, size_t* groups_done) {
+    // for each mask of accepted lanes, the 32-bit halves of those lanes first, in order
+    static constexpr auto kCompress = [] {
+        std::array<std::array<int32_t, 8>, 16> table{};
+        for (int keep = 0; keep < 16; ++keep) {
+            int next = 0;
+            for (int lane = 0; lane < 4; ++lane)
+                if (keep >> lane & 1) {
+                    table[keep][next++] = 2 * lane;
+                    table[keep][next++] = 2 * lane + 1;
+                }
+        }
+        return table;
+    }();
+    const __m256i vmask = _mm256_set1_epi64x(int64_t(mask)), vbound = _mm256_set1_epi64x(int64_t(bound));
+    size_t written = 0, g = 0;
+    for (; g < groups && max_out - written >= 4; ++g) {
+        const __m256i v = _mm256_and_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + 32 * g)), vmask);
+        const int keep = _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(vbound, v)));
+        const __m256i order = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kCompress[size_t(keep)].data()));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + written), _mm256_permutevar8x32_epi32(v, order));
+        written += size_t(std::popcount(unsigned(keep)));
+    }
+    *groups_done = g;
+    return written;
 }
 
 void chacha20_blocks_avx2(const uint32_t key[8], uint32_t counter, const uint32_t nonce[3], uint8_t out[64 * kChachaLanes]) {
@@ -438,6 +473,8 @@ void Prng::uniform_fill(uint64_t bound, uint64_t* out, size_t count) {
     const uint64_t mask = draw_mask(bound);
 #if defined(__x86_64__) && defined(__GNUC__)
     static const bool avx512 = cpu_runs(ChachaIsa::avx512);
+    static const bool avx2 = cpu_runs(ChachaIsa::avx2);
+    const bool avx2_compares = avx2 && !avx512 && bound < (uint64_t(1) << 63);
 #endif
     size_t i = 0;
     while (i < count) {
@@ -448,6 +485,10 @@ void Prng::uniform_fill(uint64_t bound, uint64_t* out, size_t count) {
             size_t groups = 0;
             i += accept_below_avx512(buffer_ + pos_, (kBufferBytes - pos_) / 64, mask, bound, out + i, count - i, &groups);
             pos_ += 64 * groups;
+        } else if (avx2_compares) {
+            size_t groups = 0;
+            i += accept_below_avx2(buffer_ + pos_, (kBufferBytes - pos_) / 32, mask, bound, out + i, count - i, &groups);
+            pos_ += 32 * groups;
         }
 #endif
         // Whole words straight from the buffer, then one next_u64 for the refill (or a word that

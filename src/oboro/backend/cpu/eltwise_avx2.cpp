@@ -178,6 +178,37 @@ void dot2(uint64_t* o0, uint64_t* o1, const DotTerm* terms, size_t count, bool a
     simd::Kernels<Avx2Ops>::dot2_tail(o0, o1, terms, count, accumulate, m, n, k);
 }
 
+// The centred overflow counts 4 coefficients at a time, with the same roundings in the same order
+// as math::conversion_overflow (eltwise.hpp: every table gives the same counts). AVX2 has no
+// conversion of 64-bit integers to doubles: a word below 2^62 is its high and low 32 bits as exact
+// doubles, and hi 2^32 + lo is one rounding, the same as the conversion's. The empty asm keeps
+// the compiler from fusing the product and the sum into a fused multiply-add (this file is
+// compiled with FMA, and GCC contracts vector arithmetic by default), which rounds once instead
+// of twice.
+void overflow_counts(uint8_t* v, const uint64_t* y, size_t stride, size_t terms, const double* inv, size_t n) {
+    using double_exact::to_double;
+    const __m256i low32 = Avx2Ops::set1(0xffffffffu);
+    const __m256d two32 = _mm256_set1_pd(0x1p32);
+    size_t c = 0;
+    for (; c + L <= n; c += L) {
+        __m256d sum = _mm256_set1_pd(0.5);
+        for (size_t i = 0; i < terms; ++i) {
+            const __m256i w = Avx2Ops::load(y + i * stride + c);
+            const __m256d yi = _mm256_add_pd(_mm256_mul_pd(to_double(_mm256_srli_epi64(w, 32)), two32),
+                                             to_double(_mm256_and_si256(w, low32)));
+            __m256d product = _mm256_mul_pd(yi, _mm256_set1_pd(inv[i]));
+            asm("" : "+x"(product));
+            sum = _mm256_add_pd(sum, product);
+        }
+        // sum in [0.5, terms + 0.5), terms <= 64: truncated to 32 bits, then packed to bytes
+        const __m128i counts = _mm256_cvttpd_epi32(sum);
+        const __m128i halves = _mm_packus_epi32(counts, counts);
+        const int32_t bytes = _mm_cvtsi128_si32(_mm_packus_epi16(halves, halves));
+        std::memcpy(v + c, &bytes, sizeof bytes);
+    }
+    if (c < n) overflow_counts_portable(v + c, y + c, stride, terms, inv, n - c);
+}
+
 // Group g of 8 output slots reads the aligned group perm[8g] & ~7 (eltwise.hpp): its two halves
 // are loaded once, vpermd picks each output word from both (word i is the 32-bit lanes 2i and
 // 2i + 1) and bit 2 of its index selects the half. About twice the portable loop's speed.
@@ -243,6 +274,7 @@ const EltwiseKernels* avx2_kernels() {
         EltwiseKernels t = kTable;
         t.permute_automorphism = permute_automorphism;
         t.unpack_key_words = unpack_key_words;
+        t.overflow_counts = overflow_counts;
         t.mul = mul_to<false>;
         t.mul_stream = mul_to<true>;
         t.mul_add = mul_add;

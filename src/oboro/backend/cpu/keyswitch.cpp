@@ -19,8 +19,13 @@ namespace {
 // The most limbs an extended polynomial can have: the security bound (3523 bits at logN 17) with
 // primes of at least 20 bits allows 176, so pointer tables of this size live on the stack.
 constexpr size_t kMaxExtLimbs = 256;
-// Coefficients per block of a packed key limb unpacked at once in key_inner_products.
-constexpr size_t kUnpackBlock = 1024;
+// Coefficients per block of key_inner_products' permuted digits and unpacked or drawn key words:
+// in-process A/B against blocks of 1024 and 2048 and against whole permuted limbs (AMD EPYC, one
+// thread, 4 rotations' products at the top level, whole keys): about 0.89 of whole limbs' time at
+// B1 and 0.93 at S4 (0.93 at B1 with seeded keys), the same at S1 and S2, whose limbs fit in cache.
+constexpr size_t kUnpackBlock = 4096;
+// A key limb of 8-byte words (key_switch_key.hpp) read in place.
+const uint64_t* key_words(const uint8_t* limb) { return reinterpret_cast<const uint64_t*>(limb); }
 }  // namespace
 
 void mod_up(const Ring& ring, const LevelConstants& lc, const uint64_t* c, uint64_t* digits_out, Workspace& ws) {
@@ -81,53 +86,52 @@ void key_inner_products(const Ring& ring, const LevelConstants& lc, const uint64
     const EltwiseKernels& kn = eltwise_active();
     parallel_for(ne, [&](size_t i) {
         const math::Modulus& m = i < nq ? ring.moduli()[i] : ring.p_moduli()[i - nq];
-        // beta limbs: from the memory pool's cache, the same block for every limb of a thread
-        AlignedBuffer<uint64_t> permuted(perms ? beta * n : 0);
-        // A block of the key's (b_j, a_j) words of this limb, unpacked (key_switch_key.hpp): small
-        // enough to stay in the first-level caches with the block of digits it multiplies.
+        // A block of coefficients at a time wherever a product needs more than its operands'
+        // words in place: each digit's block permuted for a rotation, and the key's (b_j, a_j)
+        // words unpacked (key_switch_key.hpp) or drawn from its seed, small enough to stay in the
+        // second-level cache with the digits' block they multiply (whole permuted limbs would be
+        // written and read back through the last-level cache: 3 MiB a product at N = 2^16 with 6
+        // digits).
         const size_t block = std::min(n, kUnpackBlock);
-        uint64_t* unpacked = nullptr;  // taken at the first packed limb
+        uint64_t* permuted = nullptr;  // taken at the first rotation
+        uint64_t* unpacked = nullptr;  // taken at the first packed or seeded limb
         // A workspace of its own, leased inside the caller's: the pool lends its largest idle one
         // first (util/workspace.hpp), so the operations keep taking the same large one and this
-        // lease grows its own only to the unpacked block.
+        // lease grows its own only to the blocks.
         std::optional<WorkspacePool::Lease> ws;
         std::optional<Workspace::Scope> scope;
+        auto take = [&](size_t words) {
+            if (!ws) {
+                ws.emplace(scratch_pool().acquire());
+                scope.emplace(**ws);
+            }
+            return (*ws)->take(words);
+        };
         std::vector<math::Prng> a_streams;  // for keys whose a_j are drawn from their seed
-        const uint64_t* x[kMaxDotTerms];  // the digits' limb i, permuted for a rotation
         DotTerm terms[kMaxDotTerms];
         // Every product of this limb before the next limb: its beta digit limbs are read from
-        // memory once and stay in cache for the other products' permutations.
+        // memory once and stay in cache for the other products.
         for (size_t r = 0; r < count; ++r) {
             const KeySwitchKeyView& key = *keys[r];
             // limb i of the extended basis is limb `ki` of the key (which spans Q*P', or Q_l'*P')
             const size_t ki = key.key_limb(i, level);
-            for (size_t j = 0; j < beta; ++j) {
-                x[j] = digits + (j * ne + i) * n;
-                if (perms && perms[r]) {
-                    kn.permute_automorphism(permuted.data() + j * n, x[j], perms[r], n);
-                    x[j] = permuted.data() + j * n;
-                }
-            }
+            const uint32_t* perm = perms ? perms[r] : nullptr;
+            const uint32_t width = key.word_bytes(ki);
+            const bool seeded = !key.a_stored(), in_place = width == 8 && !seeded;
             // beta <= 64 = kMaxDotTerms: the parameters allow at most 64 primes in the chain.
             // Fused multiply-add with a single reduction (paper 004): the beta products are
             // summed in 128 bits and reduced once, in the SIMD table of this CPU.
             const bool acc = accumulate || (r > 0 && acc0s[r] == acc0s[0]);
-            if (key.word_bytes(ki) == 8 && key.a_stored()) {  // words of 8 bytes: read in place
+            if (!perm && in_place) {  // every operand read in place, in one pass
                 for (size_t j = 0; j < beta; ++j)
-                    terms[j] = {x[j], reinterpret_cast<const uint64_t*>(key.limb(j, 0, ki)),
-                                reinterpret_cast<const uint64_t*>(key.limb(j, 1, ki))};
+                    terms[j] = {digits + (j * ne + i) * n, key_words(key.limb(j, 0, ki)), key_words(key.limb(j, 1, ki))};
                 kn.dot2(acc0s[r] + i * n, acc1s[r] + i * n, terms, beta, acc, m, n);
                 continue;
             }
-            if (!unpacked) {
-                ws.emplace(scratch_pool().acquire());
-                scope.emplace(**ws);
-                unpacked = (*ws)->take(2 * beta * block);
-            }
+            if (perm && !permuted) permuted = take(beta * block);
+            if (!in_place && !unpacked) unpacked = take(2 * beta * block);
             // Seeded a_j: each digit's generator at the start of this limb, drawing it a block at
             // a time in order.
-            const uint32_t width = key.word_bytes(ki);
-            const bool seeded = !key.a_stored();
             a_streams.clear();
             if (seeded) {
                 a_streams.reserve(beta);  // no move of a generator (each wipes its state)
@@ -135,13 +139,32 @@ void key_inner_products(const Ring& ring, const LevelConstants& lc, const uint64
             }
             for (size_t c = 0; c < n; c += block) {
                 for (size_t j = 0; j < beta; ++j) {
-                    uint64_t* b = unpacked + 2 * j * block;
-                    const uint64_t* bj = b;
-                    if (width == 8) bj = reinterpret_cast<const uint64_t*>(key.limb(j, 0, ki)) + c;  // in place
-                    else kn.unpack_key_words(b, key.limb(j, 0, ki), n, width, c, block);
-                    if (seeded) a_streams[j].uniform_fill(key.moduli[ki], b + block, block);
-                    else kn.unpack_key_words(b + block, key.limb(j, 1, ki), n, width, c, block);
-                    terms[j] = {x[j] + c, bj, b + block};
+                    const uint64_t* x = digits + (j * ne + i) * n;
+                    if (perm) {
+                        // the automorphism's permutation maps aligned groups of 8 onto aligned
+                        // groups (eltwise.hpp), so a block of it reads whole groups of x
+                        kn.permute_automorphism(permuted + j * block, x, perm + c, block);
+                        x = permuted + j * block;
+                    } else {
+                        x += c;
+                    }
+                    const uint64_t *b, *a;
+                    if (in_place) {
+                        b = key_words(key.limb(j, 0, ki)) + c;
+                        a = key_words(key.limb(j, 1, ki)) + c;
+                    } else {
+                        uint64_t* u = unpacked + 2 * j * block;
+                        if (width == 8) {
+                            b = key_words(key.limb(j, 0, ki)) + c;
+                        } else {
+                            kn.unpack_key_words(u, key.limb(j, 0, ki), n, width, c, block);
+                            b = u;
+                        }
+                        if (seeded) a_streams[j].uniform_fill(key.moduli[ki], u + block, block);
+                        else kn.unpack_key_words(u + block, key.limb(j, 1, ki), n, width, c, block);
+                        a = u + block;
+                    }
+                    terms[j] = {x, b, a};
                 }
                 kn.dot2(acc0s[r] + i * n + c, acc1s[r] + i * n + c, terms, beta, acc, m, block);
             }
