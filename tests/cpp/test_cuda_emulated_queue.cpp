@@ -142,6 +142,47 @@ public:
             same(dc, hc, "mul_scalar_add");
         }
 
+        // sums of products in one launch: 18 terms (past the reduction every 16), plaintexts
+        // per element, one for all, and a mix of both (Queue's default); constants on operands
+        // above the accumulator's level; two sums at once
+        {
+            const size_t terms = 18;
+            std::vector<const CiphertextBatch *> hs, ds;
+            std::vector<const PlaintextBatch *> hps, dps, hp1s, dp1s, mixed_h, mixed_d;
+            const auto dp1 = hp1.to_device(queue_);
+            std::vector<double> constants;
+            for (size_t t = 0; t < terms; ++t) {
+                hs.push_back(t % 2 ? &hb : &ha);
+                ds.push_back(t % 2 ? &db : &da);
+                hps.push_back(&hp);
+                dps.push_back(&dp);
+                hp1s.push_back(&hp1);
+                dp1s.push_back(&dp1);
+                mixed_h.push_back(t % 3 ? &hp : &hp1);
+                mixed_d.push_back(t % 3 ? &dp : &dp1);
+                constants.push_back(0.5 - 0.125 * double(t));
+            }
+            same(emu_.multiply_plain_sum(ds, dps), cpu_.multiply_plain_sum(hs, hps), "mul_plain_sum, 18 terms");
+            same(emu_.multiply_plain_sum(ds, dp1s), cpu_.multiply_plain_sum(hs, hp1s),
+                 "mul_plain_sum, 18 terms, broadcast plaintexts");
+            same(emu_.multiply_plain_sum(ds, mixed_d), cpu_.multiply_plain_sum(hs, mixed_h),
+                 "mul_plain_sum, plaintexts per element and for all");
+            const auto dsums = emu_.multiply_plain_sums<CiphertextBatch, PlaintextBatch>({ds, {ds.begin(), ds.begin() + 3}},
+                                                                                      {dps, {dp1s.begin(), dp1s.begin() + 3}});
+            const auto hsums = cpu_.multiply_plain_sums<CiphertextBatch, PlaintextBatch>({hs, {hs.begin(), hs.begin() + 3}},
+                                                                                      {hps, {hp1s.begin(), hp1s.begin() + 3}});
+            ASSERT_EQ(dsums.size(), hsums.size());
+            for (size_t g = 0; g < dsums.size(); ++g) same(dsums[g], hsums[g], "mul_plain_sums, sum " + std::to_string(g));
+            const int below = std::max(0, da.level() - 1);
+            auto dc = emu_.zero_like(da, 2, below, da.scale() * 0x1p30);
+            auto hc = cpu_.zero_like(ha, 2, below, ha.scale() * 0x1p30);
+            emu_.multiply_accumulate(dc, da, 0.25);
+            cpu_.multiply_accumulate(hc, ha, 0.25);
+            emu_.multiply_accumulate(dc, ds, constants);
+            cpu_.multiply_accumulate(hc, hs, constants);
+            same(dc, hc, "mul_scalar_sum, 18 terms, operands above the accumulator's level");
+        }
+
         // double hoisting: the extended basis Q_level * P
         {
             const auto dx = emu_.extend(da), hx = cpu_.extend(ha);

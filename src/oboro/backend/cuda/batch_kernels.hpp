@@ -80,6 +80,43 @@ template <BatchOp Op> OBORO_HD void batch_elt_thread(const ThreadIndex& t, const
     });
 }
 
+// Sums of products in one launch (Queue::mul_plain_sum and mul_scalar_sum): row (c, j, i) of out
+// (count x polys x limbs rows) = [out +] sum_t a_t's row (c, j, i) times w_t, where w_t is limb i
+// of plaintext t (b[t], one polynomial of `limbs` limbs, element c or, with b_broadcast, element
+// 0) or the scalar scalars[t * limbs + i]. Term t's operand has a_limbs[t] >= limbs limbs per
+// polynomial, of which the first `limbs` are read. Each product is below 2^124: they are summed
+// in 128 bits, reduced every 16 terms and once at the end, as the CPU's sums (canonical: the same
+// words). The tables a, b, a_limbs and scalars are in device memory.
+struct ProductSumArgs {
+    uint64_t* out = nullptr;
+    const uint64_t* const* a = nullptr;   // terms
+    const uint32_t* a_limbs = nullptr;    // terms
+    const uint64_t* const* b = nullptr;   // terms; null: scalars
+    const uint64_t* scalars = nullptr;    // terms x limbs
+    const math::Barrett<uint64_t>* moduli = nullptr;  // limbs
+    uint32_t terms = 0, n = 0, count = 0, polys = 0, limbs = 0;
+    bool b_broadcast = false, accumulate = false;
+};
+
+inline RowLaunch row_launch(const ProductSumArgs& p) { return row_launch(p.n, p.count * p.polys * p.limbs); }
+
+OBORO_HD void product_sum_thread(const ThreadIndex& t, const ProductSumArgs& p) {
+    for_each_row_element(t, p.n, p.count * p.polys * p.limbs, [&](uint64_t o, uint64_t row) {
+        const uint64_t col = o - row * p.n, c = row / (uint64_t(p.polys) * p.limbs), j = (row / p.limbs) % p.polys,
+                       i = row % p.limbs;
+        const math::Barrett<uint64_t>& br = p.moduli[i];
+        math::dword_t<uint64_t> acc = p.accumulate ? p.out[o] : 0;
+        for (uint32_t k = 0; k < p.terms; ++k) {
+            const uint64_t x = p.a[k][((c * p.polys + j) * p.a_limbs[k] + i) * p.n + col];
+            const uint64_t w = p.b ? p.b[k][((p.b_broadcast ? 0 : c) * p.limbs + i) * p.n + col]
+                                   : p.scalars[uint64_t(k) * p.limbs + i];
+            acc += math::mul_wide(x, w);
+            if ((k & 15) == 15) acc = br.reduce(acc);
+        }
+        p.out[o] = br.reduce(acc);
+    });
+}
+
 // The reduction half of batched encoding (ckks/batch_encoder.hpp does the host half): row (c, i) of out (count x
 // limbs rows) = the subring coefficients of element c (2 slots doubles at coefficients + c * 2
 // slots, backend/subring_layout.hpp) modulo prime i, in coefficient form; an NTT of every row follows.

@@ -26,6 +26,9 @@ template <BatchOp Op> __global__ void batch_elt_kernel(const kernels::BatchEltAr
 }
 
 __global__ void encode_kernel(const kernels::EncodeArgs args) { kernels::encode_thread(detail::this_thread(), args); }
+__global__ void product_sum_kernel(const kernels::ProductSumArgs args) {
+    kernels::product_sum_thread(detail::this_thread(), args);
+}
 
 // The device policy of DeviceQueue on CUDA device `device`: its own non-blocking stream, whose
 // stream-ordered pool (cudaMallocAsync / cudaFreeAsync) serves batches and scratch, reused from
@@ -76,6 +79,9 @@ public:
         if (bytes)
             detail::check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, cuda_stream()), "cudaMemcpyAsync (copy)");
     }
+    void zero_on_device(void* dst, size_t bytes) {
+        if (bytes) detail::check(cudaMemsetAsync(dst, 0, bytes, cuda_stream()), "cudaMemsetAsync (zeros)");
+    }
     void copy_to_host(void* host, const void* src, size_t bytes) {
         if (bytes) detail::check(cudaMemcpy(host, src, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy (download)");
     }
@@ -92,6 +98,10 @@ void CudaLaunches::elementwise(BatchOp op, const kernels::BatchEltArgs& a) {
     kernels::dispatch_batch_op(op, [&]<BatchOp Op>() {
         detail::launch_rows(batch_elt_kernel<Op>, a, static_cast<cudaStream_t>(stream), "CudaBatchQueue: element-wise launch");
     });
+}
+
+void CudaLaunches::product_sum(const kernels::ProductSumArgs& a) {
+    detail::launch_rows(product_sum_kernel, a, static_cast<cudaStream_t>(stream), "CudaBatchQueue: sum of products launch");
 }
 
 void CudaLaunches::encode(const kernels::EncodeArgs& a) {

@@ -24,6 +24,7 @@ struct CudaLaunches {
     void* stream = nullptr;  // a cudaStream_t; nullptr: the default stream
 
     void elementwise(kernels::BatchOp op, const kernels::BatchEltArgs& a);
+    void product_sum(const kernels::ProductSumArgs& a);
     void encode(const kernels::EncodeArgs& a);
     void ntt(const kernels::NttArgs& a, bool forward);
     void digit_copy(const kernels::DigitCopyArgs& a);

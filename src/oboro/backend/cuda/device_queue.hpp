@@ -15,8 +15,10 @@
 //                                 object itself (a batch may outlive the queue's last reference)
 //   copy_to_device(dst, host, bytes)   enqueued; the host memory may be reused on return
 //   copy_on_device(dst, src, bytes)    enqueued
+//   zero_on_device(dst, bytes)         enqueued: the bytes set to zero
 //   copy_to_host(host, src, bytes)     synchronous (the queue has been synchronized before)
-//   the launches of every kernel kind: elementwise(BatchOp, BatchEltArgs), encode(EncodeArgs) and
+//   the launches of every kernel kind: elementwise(BatchOp, BatchEltArgs),
+//   product_sum(ProductSumArgs), encode(EncodeArgs) and
 //   the ops of the launch sequences (ntt, digit_copy, base_conversion, inner_product,
 //   divide_drop, permute, strided_add, tensor, fold): CudaLaunches (cuda_launches.hpp) or
 //   EmulatedLaunches (emulated_launches.hpp).
@@ -30,6 +32,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -82,6 +85,12 @@ public:
         const Lock lock(mutex_);
         device_.copy_on_device(dst, src, words * 8);
     }
+    // zeros written by the device in queue order (Queue's default uploads them from the host and
+    // waits for the copy)
+    void fill_zero(BatchSpan out) override {
+        const Lock lock(mutex_);
+        device_.zero_on_device(out.data, out.words() * 8);
+    }
     size_t cached_key_bytes() const override {
         const Lock lock(mutex_);
         size_t bytes = 0;
@@ -130,6 +139,22 @@ public:
     }
     void tensor_add(const backend::Ring& ring, BatchSpan acc, ConstBatchSpan a, ConstBatchSpan b) override {
         tensor_into(ring, acc, a, b, true);
+    }
+    // ---- sums of products: one launch each (Queue's defaults: one launch per term, each reading
+    // and writing the whole sum) ----
+    // Whole plaintexts of out's limbs, all of one count (compact ones and mixed counts take the
+    // default, which refuses compact ones).
+    void mul_plain_sum(const backend::Ring& ring, BatchSpan out, const ConstBatchSpan* a, const ConstBatchSpan* b,
+                       size_t terms) override {
+        for (size_t t = 0; t < terms; ++t)
+            if (b[t].n != out.n || b[t].polys != 1 || b[t].limbs != out.limbs || b[t].count != b[0].count ||
+                a[t].count != out.count || a[t].polys != out.polys || a[t].limbs != out.limbs)
+                return Queue::mul_plain_sum(ring, out, a, b, terms);
+        product_sum(ring, out, a, b, nullptr, terms, false);
+    }
+    void mul_scalar_sum(const backend::Ring& ring, BatchSpan acc, const ConstBatchSpan* a, const uint64_t* const* per_limb,
+                        size_t terms) override {
+        product_sum(ring, acc, a, nullptr, per_limb, terms, true);
     }
 
     // ---- encoding: the coefficients go up (2 slots doubles per element), one launch reduces
@@ -553,6 +578,46 @@ private:
             p.scalar_shoup = p.scalar + a.limbs;
         }
         device_.elementwise(op, p);
+    }
+    // out [+]= sum_t a[t] * (b[t], or the scalars per_limb[t][i] on limb i) in one launch
+    // (kernels::product_sum_thread), its tables of operands uploaded for it.
+    void product_sum(const backend::Ring& ring, BatchSpan out, const ConstBatchSpan* a, const ConstBatchSpan* b,
+                     const uint64_t* const* per_limb, size_t terms, bool accumulate) {
+        if (terms == 0) return;
+        const Lock lock(mutex_);
+        if (per_limb && out.special) raise<Error>("the scalar operations take no operand over Q * P");
+        // one upload: the operands' addresses, then the plaintexts' or the scalars, then the
+        // operands' limbs (32 bits each, two to a word)
+        std::vector<uint64_t> table;
+        for (size_t t = 0; t < terms; ++t) table.push_back(reinterpret_cast<uint64_t>(a[t].data));
+        const size_t second = table.size();
+        for (size_t t = 0; t < terms; ++t) {
+            if (b) table.push_back(reinterpret_cast<uint64_t>(b[t].data));
+            else table.insert(table.end(), per_limb[t], per_limb[t] + out.limbs);
+        }
+        const size_t third = table.size();
+        std::vector<uint32_t> limbs(terms);
+        for (size_t t = 0; t < terms; ++t) limbs[t] = uint32_t(a[t].limbs);
+        table.resize(third + (terms + 1) / 2, 0);
+        std::memcpy(table.data() + third, limbs.data(), terms * sizeof(uint32_t));
+        const Scratch device_table(device_, table.data(), table.size());
+        const uint64_t* base = device_table.template as<const uint64_t>();
+        kernels::ProductSumArgs p;
+        p.out = out.data;
+        p.a = reinterpret_cast<const uint64_t* const*>(base);
+        if (b) p.b = reinterpret_cast<const uint64_t* const*>(base + second);
+        else p.scalars = base + second;
+        p.a_limbs = reinterpret_cast<const uint32_t*>(base + third);
+        p.moduli = out.special ? key_level(ring, int(out.q_limbs()) - 1).ext_moduli
+                               : context(ring).barrett.template as<const math::Barrett<uint64_t>>();
+        p.terms = uint32_t(terms);
+        p.n = uint32_t(out.n);
+        p.count = uint32_t(out.count);
+        p.polys = uint32_t(out.polys);
+        p.limbs = uint32_t(out.limbs);
+        p.b_broadcast = b && b[0].count == 1 && out.count != 1;
+        p.accumulate = accumulate;
+        device_.product_sum(p);
     }
     // The tensor product of a and b into out, or added to it (accumulate).
     void tensor_into(const backend::Ring& ring, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b, bool accumulate) {

@@ -65,6 +65,9 @@ struct EmulatedLaunches {
             emulate_rows(a, [](const ThreadIndex& t, const kernels::BatchEltArgs& p) { kernels::batch_elt_thread<Op>(t, p); });
         });
     }
+    void product_sum(const kernels::ProductSumArgs& a) {
+        emulate_rows(a, [](const ThreadIndex& t, const kernels::ProductSumArgs& p) { kernels::product_sum_thread(t, p); });
+    }
     void encode(const kernels::EncodeArgs& a) {
         emulate_rows(a, [](const ThreadIndex& t, const kernels::EncodeArgs& p) { kernels::encode_thread(t, p); });
     }

@@ -33,6 +33,9 @@ public:
     void copy_on_device(void* dst, const void* src, size_t bytes) {
         if (bytes) std::memcpy(dst, src, bytes);
     }
+    void zero_on_device(void* dst, size_t bytes) {
+        if (bytes) std::memset(dst, 0, bytes);
+    }
     void copy_to_host(void* host, const void* src, size_t bytes) { Memory::download(host, src, bytes); }
 };
 
