@@ -22,7 +22,8 @@ constexpr size_t kMaxExtLimbs = 256;
 // Coefficients per block of key_inner_products' permuted digits and unpacked or drawn key words:
 // in-process A/B against blocks of 1024 and 2048 and against whole permuted limbs (AMD EPYC, one
 // thread, 4 rotations' products at the top level, whole keys): about 0.89 of whole limbs' time at
-// B1 and 0.93 at S4 (0.93 at B1 with seeded keys), the same at S1 and S2, whose limbs fit in cache.
+// B1 and 0.93 at S4 (0.93 at B1 with seeded keys), the same at S1 and S2, whose limbs fit in cache
+// (docs/benchmarks/key_inner_blocks_ab.json).
 constexpr size_t kUnpackBlock = 4096;
 // A key limb of 8-byte words (key_switch_key.hpp) read in place.
 const uint64_t* key_words(const uint8_t* limb) { return reinterpret_cast<const uint64_t*>(limb); }
