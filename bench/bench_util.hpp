@@ -33,10 +33,15 @@ inline void run_plot(const std::string& script, const std::string& args) {
 }
 #endif
 
+// The folder of a results path.
+inline std::filesystem::path results_folder(const std::string& path) {
+    return std::filesystem::absolute(std::filesystem::path(path)).parent_path();
+}
+
 // The folder of a results path, created where missing (the error, if it cannot be).
 inline std::error_code create_results_folder(const std::string& path) {
     std::error_code ec;
-    std::filesystem::create_directories(std::filesystem::absolute(std::filesystem::path(path)).parent_path(), ec);
+    std::filesystem::create_directories(results_folder(path), ec);
     return ec;
 }
 
@@ -52,8 +57,7 @@ inline std::error_code create_results_folder(const std::string& path) {
 inline void prepare_output(const std::string& path) {
     const std::error_code ec = create_results_folder(path);
     if (ec) results_unwritable(path, ec);
-    const std::filesystem::path probe = std::filesystem::absolute(std::filesystem::path(path)).parent_path() /
-                                        ".oboro_bench_write_check";
+    const std::filesystem::path probe = results_folder(path) / ".oboro_bench_write_check";
     const bool writable = bool(std::ofstream(probe));
     std::error_code ignored;
     std::filesystem::remove(probe, ignored);

@@ -149,22 +149,15 @@ void key_inner_products(const Ring& ring, const LevelConstants& lc, const uint64
                     } else {
                         x += c;
                     }
-                    const uint64_t *b, *a;
-                    if (in_place) {
-                        b = key_words(key.limb(j, 0, ki)) + c;
-                        a = key_words(key.limb(j, 1, ki)) + c;
-                    } else {
-                        uint64_t* u = unpacked + 2 * j * block;
-                        if (width == 8) {
-                            b = key_words(key.limb(j, 0, ki)) + c;
-                        } else {
-                            kn.unpack_key_words(u, key.limb(j, 0, ki), n, width, c, block);
-                            b = u;
-                        }
-                        if (seeded) a_streams[j].uniform_fill(key.moduli[ki], u + block, block);
-                        else kn.unpack_key_words(u + block, key.limb(j, 1, ki), n, width, c, block);
-                        a = u + block;
-                    }
+                    // b_j and a_j in place where stored as 8-byte words, else into this digit's
+                    // two unpacked blocks
+                    uint64_t* u = in_place ? nullptr : unpacked + 2 * j * block;
+                    const uint64_t* b = u;
+                    if (width == 8) b = key_words(key.limb(j, 0, ki)) + c;
+                    else kn.unpack_key_words(u, key.limb(j, 0, ki), n, width, c, block);
+                    const uint64_t* a = in_place ? key_words(key.limb(j, 1, ki)) + c : u + block;
+                    if (seeded) a_streams[j].uniform_fill(key.moduli[ki], u + block, block);
+                    else if (!in_place) kn.unpack_key_words(u + block, key.limb(j, 1, ki), n, width, c, block);
                     terms[j] = {x, b, a};
                 }
                 kn.dot2(acc0s[r] + i * n + c, acc1s[r] + i * n + c, terms, beta, acc, m, block);

@@ -555,8 +555,12 @@ private:
         p.out_limbs = uint32_t(out.limbs);
         return p;
     }
-    // Spans over Q_level * P (a.special) take the level's extended moduli; scalars exist for the
-    // ciphertext limbs only (the evaluator refuses constants over Q * P).
+    // The device moduli of a span's limbs: over Q_level * P (a.special) the level's extended ones.
+    const math::Barrett<uint64_t>* moduli_of(const backend::Ring& ring, ConstBatchSpan a) {
+        return a.special ? key_level(ring, int(a.q_limbs()) - 1).ext_moduli
+                         : context(ring).barrett.template as<const math::Barrett<uint64_t>>();
+    }
+    // Scalars exist for the ciphertext limbs only (the evaluator refuses constants over Q * P).
     void elementwise(const backend::Ring& ring, BatchOp op, BatchSpan out, ConstBatchSpan a, ConstBatchSpan b,
                      const uint64_t* per_limb) {
         const Lock lock(mutex_);
@@ -565,8 +569,7 @@ private:
         p.b = b.data;
         p.b_count = uint32_t(b.count);
         p.b_polys = uint32_t(b.polys);
-        p.moduli = a.special ? key_level(ring, int(a.q_limbs()) - 1).ext_moduli
-                             : context(ring).barrett.template as<const math::Barrett<uint64_t>>();
+        p.moduli = moduli_of(ring, a);
         std::vector<uint64_t> scalars;  // per limb, then their Shoup companions
         if (per_limb) {
             scalars.assign(per_limb, per_limb + a.limbs);
@@ -608,8 +611,7 @@ private:
         if (b) p.b = reinterpret_cast<const uint64_t* const*>(base + second);
         else p.scalars = base + second;
         p.a_limbs = reinterpret_cast<const uint32_t*>(base + third);
-        p.moduli = out.special ? key_level(ring, int(out.q_limbs()) - 1).ext_moduli
-                               : context(ring).barrett.template as<const math::Barrett<uint64_t>>();
+        p.moduli = moduli_of(ring, out.as_const());
         p.terms = uint32_t(terms);
         p.n = uint32_t(out.n);
         p.count = uint32_t(out.count);
