@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import os
 import stat
 import sys
@@ -408,6 +409,8 @@ def test_run_circuits_checks_several_encryptions():
     case = {"key": "chebyshev 3", "kind": "chebyshev", "degree": 3, "interval": [-1.0, 1.0], "coeffs": [0.5, 0.25, 0.1, 0.05], "seed": 1}
     r = worker.run_circuits(_NoisyCircuits(), {"cases": [case], "repeat": 1, "min_seconds": 0, "check_encryptions": 3})
     assert abs(r["checks"]["chebyshev 3"] - 1e-5) < 1e-12 and abs(r["check_worst"]["chebyshev 3"] - 1e-3) < 1e-12
+    # every slot is off by the same error: the mean bits are those of the median encryption's
+    assert abs(r["check_mean_bits"]["chebyshev 3"] - (-math.log2(1e-5))) < 1e-9
     assert runner.failed_checks(r) == {"chebyshev 3": r["check_worst"]["chebyshev 3"]}
     assert runner.failed_checks({"checks": {"chebyshev 3": 1e-5}}) == {}
     tasks, settings = command.plan_tasks(_circuit_args())
@@ -461,6 +464,12 @@ def test_circuits_markdown():
     # precision in bits and levels (one thread), what each chose, and why a row is missing
     assert "| Chebyshev series, degree 7 | 4 | 20.0 bits, 3 levels | 20.0 bits, 3 levels | 20.0 bits, 3 levels | 20.0 bits, 3 levels |" in md
     assert "| 1/x on [1, 16] | 11 | 20.0 bits, 3 levels | FAILED: 1.0 bits, 3 levels | skipped | 20.0 bits, 11 levels |" in md
+    # the mean bits over the slots beside the worst slot, where a run reports them
+    outs[0].result["check_mean_bits"] = {"chebyshev 7": 24.26, "inverse": float("nan")}
+    with_mean = report.markdown_circuits(_circuit_report(outs))
+    assert "| Chebyshev series, degree 7 | 4 | 20.0 bits (mean 24.3), 3 levels | 20.0 bits, 3 levels |" in with_mean
+    assert "| 1/x on [1, 16] | 11 | 20.0 bits, 3 levels | FAILED: 1.0 bits, 3 levels |" in with_mean
+    assert "(mean m): m is the mean over the slots of -log2 |error|" in with_mean
     assert "Goldschmidt, 10 iterations" in md and "polynomial.Evaluator" in md
     assert "- desilofhe, inverse: skipped: desilofhe has no inverse" in md
     assert "- oboro, matvec 64: skipped: oboro.linalg.matvec is not in this build" in md

@@ -293,14 +293,16 @@ func runCircuits(t task) {
 	times := map[string]timing{}
 	checks := map[string]float64{}
 	worst := map[string]float64{}
+	meanBits := map[string]float64{}
 	levels := map[string]int{}
 	chosen := map[string]string{}
 	errs := map[string]string{}
 	encryptions := max(t.CheckEncryptions, 1)
 	for _, c := range t.Cases {
-		// the check on `encryptions` fresh encryptions of the input: the median and the worst error
+		// the check on `encryptions` fresh encryptions of the input: the median and the worst error,
+		// and the median of the mean bits over the slots (the worker's check_mean_bits)
 		var r *runCircuit
-		var errors []float64
+		var errors, means []float64
 		var failure error
 		for e := 0; e < encryptions && failure == nil; e++ {
 			if r, failure = env.prepare(c); failure != nil {
@@ -315,6 +317,8 @@ func runCircuits(t task) {
 				break
 			}
 			errors = append(errors, maxErr(got, r.want))
+			_, mean := errorBits(toComplex(got), toComplex(r.want))
+			means = append(means, mean)
 			levels[c.Key] = r.in.Level() - res.Level()
 		}
 		if failure != nil {
@@ -324,8 +328,10 @@ func runCircuits(t task) {
 		}
 		chosen[c.Key] = r.chosen
 		sort.Float64s(errors)
+		sort.Float64s(means)
 		checks[c.Key] = errors[len(errors)/2]
 		worst[c.Key] = errors[len(errors)-1]
+		meanBits[c.Key] = means[len(means)/2]
 		var callErr error
 		times[c.Key] = measureRuns(func() {
 			if _, err := r.call(); err != nil && callErr == nil {
@@ -346,7 +352,7 @@ func runCircuits(t task) {
 			"each circuit runs on one goroutine (Lattigo has no threads inside an op; GOMAXPROCS only helps the runtime)",
 			"polynomials: the runner's Chebyshev coefficients through circuits/ckks/polynomial (the interval mapped onto [-1, 1] by one level)",
 		},
-		"setup_seconds": setup, "times": times, "checks": checks, "check_worst": worst, "levels": levels, "chosen": chosen,
+		"setup_seconds": setup, "times": times, "checks": checks, "check_worst": worst, "check_mean_bits": meanBits, "levels": levels, "chosen": chosen,
 		"skipped_cases": map[string]string{}, "errors": errs, "sizes": map[string]int{}, "peak_rss_bytes": peakRSS(),
 	}
 	fail(json.NewEncoder(os.Stdout).Encode(result))

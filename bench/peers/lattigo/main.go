@@ -85,6 +85,15 @@ func measureRuns(fn func(), repeat int, minSeconds float64) timing {
 	return timing{med * 1e6, times[0] * 1e6, times[n-1] * 1e6, n}
 }
 
+// toComplex is x as complex numbers (errorBits's operands).
+func toComplex(x []float64) []complex128 {
+	c := make([]complex128, len(x))
+	for i, v := range x {
+		c[i] = complex(v, 0)
+	}
+	return c
+}
+
 func maxErr(got []float64, want []float64) float64 {
 	m := 0.0
 	for i := range want {

@@ -31,7 +31,8 @@ def outcome_json(o: Outcome) -> dict:
         d.update({k: o.result.get(k) for k in ("version", "used", "notes", "setup_seconds", "times", "checks", "sizes")})
         # the circuits mode: levels consumed, what the library chose, circuits it skipped or that raised,
         # the worst error of the checked encryptions
-        d.update({k: o.result[k] for k in ("levels", "chosen", "skipped_cases", "errors", "check_worst") if k in o.result})
+        d.update({k: o.result[k] for k in ("levels", "chosen", "skipped_cases", "errors", "check_worst", "check_mean_bits")
+                  if k in o.result})
     return d
 
 
@@ -303,7 +304,9 @@ def markdown_circuits(report: dict) -> str:
               f"{p['dnum']}, scale 2^{p['scale_bits']:g}, inputs encrypted with the public key at the top level. Each "
               f"circuit is checked against NumPy in double precision on {k} fresh encryption{'s' if k > 1 else ''} of its "
               f"input (those calls are also the warm-up), then timed over {s['repeat']} or more runs. Precision = "
-              f"-log2(max abs error over all slots){', the median of the ' + str(k) + ' encryptions (the noise of a fresh encryption, amplified by the circuit, moves the worst slot by up to 2 bits from one encryption to the next)' if k > 1 else ''}; a "
+              f"-log2(max abs error over all slots){', the median of the ' + str(k) + ' encryptions (the noise of a fresh encryption, amplified by the circuit, moves the worst slot by up to 2 bits from one encryption to the next)' if k > 1 else ''}; "
+              f"(mean m): m is the mean over the slots of -log2 |error| (Lattigo's AVG Prec, as in `oboro compare --bootstrap`)"
+              f"{', the median of the encryptions' if k > 1 else ''}, which moves far less; a "
               f"library whose {'worst ' if k > 1 else ''}error exceeds the tolerance (2^-10 for the functions, 10^-2 for the matrix product) is "
               f"FAILED for that row and its time is not compared. The Chebyshev series have c_k = U(-1, 1)/(k + 1) "
               f"(fixed seed, the same for every library, in the JSON settings); inputs are uniform on the interval, "
@@ -342,8 +345,11 @@ def markdown_circuits(report: dict) -> str:
             err = (r or {}).get("checks", {}).get(c["key"]) if r else None
             bits = precision_bits(err)
             lv = ((r or {}).get("levels") or {}).get(c["key"])
+            mean = ((r or {}).get("check_mean_bits") or {}).get(c["key"])
             if state in ("ok", "FAILED") and err is not None:
                 txt = f"{bits:.1f} bits" if bits is not None else "garbage"
+                if bits is not None and mean is not None and mean == mean:
+                    txt += f" (mean {mean:.1f})"
                 cells.append((f"FAILED: {txt}" if state == "FAILED" else txt) + (f", {lv} level{'s' if lv != 1 else ''}" if lv is not None else ""))
             else:
                 cells.append(state)

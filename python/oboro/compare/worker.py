@@ -64,8 +64,10 @@ sys.path.insert(0, os.path.dirname(HERE))  # python/oboro: for timing.py (stdlib
 from timing import measure  # noqa: E402
 
 try:  # run as a script (by the runner): this directory is on sys.path
+    from precision import error_bits  # noqa: E402
     from protocol import KEYGEN_OPS  # noqa: E402
 except ImportError:  # imported as oboro.compare.worker (the tests)
+    from .precision import error_bits  # noqa: E402
     from .protocol import KEYGEN_OPS  # noqa: E402
 
 #: adapter module (in this directory) of each Python library
@@ -223,25 +225,31 @@ def circuit_data(case: dict, slots: int):
 def run_circuits(ad, task: dict) -> dict:
     """Each case: the library's input ciphertext and call, checked on task["check_encryptions"] fresh
     encryptions of the input (the calls are also the warm-up), then the timed runs. A case the library cannot run goes to "skipped" with its reason, one that raises
-    to "errors"; the others still run."""
-    times, checks, worst, levels, chosen, skipped, errors = {}, {}, {}, {}, {}, {}, {}
+    to "errors"; the others still run. Per case: the median and the worst of the encryptions' largest
+    errors (checks, check_worst) and the median of their mean bits over the slots (check_mean_bits,
+    precision.error_bits: far less noisy than the worst slot)."""
+    times, checks, worst, mean_bits, levels, chosen, skipped, errors = {}, {}, {}, {}, {}, {}, {}, {}
     for case in task["cases"]:
         key = case["key"]
         x, m, want = circuit_data(case, ad.slots)
         try:
             # the check on task["check_encryptions"] fresh encryptions of x: the median error (a fresh
             # encryption's noise moves the worst slot by up to 2 bits) and the worst
-            errs = []
+            errs, means = [], []
             for _ in range(max(1, task.get("check_encryptions", 1))):
                 ct, call, chosen[key] = ad.circuit(case, x, m)
                 out = call()
-                errs.append(_err(ad.decrypt(out, len(want)), want))
+                got = np.asarray(ad.decrypt(out, len(want)), dtype=np.float64)
+                errs.append(_err(got, want))
+                means.append(error_bits(got, want)[1])
                 levels[key] = ad.consumed(ct, out)
                 del out
             nan = any(e != e for e in errs)
             errs.sort()
+            means.sort()
             checks[key] = float("nan") if nan else errs[len(errs) // 2]
             worst[key] = float("nan") if nan else errs[-1]
+            mean_bits[key] = float("nan") if nan else means[len(means) // 2]
             t = measure(call, task["repeat"], task["min_seconds"], warm_up=False)
             times[key] = {"median_us": t.median_us, "min_us": t.min_us, "max_us": t.max_us, "repeats": t.repeats}
         except NotImplementedError as e:
@@ -250,8 +258,8 @@ def run_circuits(ad, task: dict) -> dict:
         except Exception as e:  # noqa: BLE001 - one case's failure is reported, the others still run
             errors[key] = f"{type(e).__name__}: {e}"
         ct = call = None  # this case's ciphertexts, keys and encoded matrix go before the next one's
-    return {"times": times, "checks": checks, "check_worst": worst, "levels": levels, "chosen": chosen, "skipped_cases": skipped,
-            "errors": errors, "sizes": {}}
+    return {"times": times, "checks": checks, "check_worst": worst, "check_mean_bits": mean_bits, "levels": levels, "chosen": chosen,
+            "skipped_cases": skipped, "errors": errors, "sizes": {}}
 
 
 def peak_rss_bytes() -> int:
