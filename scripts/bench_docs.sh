@@ -81,7 +81,9 @@ for step in "${steps[@]}"; do
             run polynomial_precision .venv/bin/oboro compare --circuits --circuits-log-n 15 \
                 --circuits-cases chebyshev,sigmoid,inverse,sqrt,scale --circuits-degrees 7,15,63 --check-encryptions 25 \
                 --libraries oboro,lattigo,desilofhe --threads 1 --repeat 1 --min-seconds 0 \
-                --json $OUT/polynomial_precision.json --markdown $OUT/polynomial_precision.md ;;
+                --json $OUT/polynomial_precision.json --markdown $OUT/polynomial_precision.md
+            # what the map of the interval onto [-1, 1] costs the sigmoid's precision (docs/compare.md)
+            run sigmoid_map_precision "$PY" bench/sigmoid_map_precision.py --json $OUT/sigmoid_map_precision.json ;;
         bootstrap)
             # every library in a process of its own, one at a time: about 45 minutes on 2 cores
             run bootstrap .venv/bin/oboro compare --bootstrap --json $OUT/bootstrap.json \
