@@ -5,9 +5,9 @@ usage: sigmoid_map_precision.py [--encryptions K] [--json OUT.json]
 
 On the chain of `oboro compare --circuits --circuits-log-n 15` (N = 2^15, Q = [60] + 11 x [40] bits,
 P = 4 x 60 bits, dnum 3, public-key inputs), oboro's sigmoid of degree 63 on [-8, 8] two ways:
-its default (u = x / 8 by a product with a constant and its rescale, then the series: 7 levels) and
-the same series of sigmoid(8 u) on u = x / 8 encrypted as it is (no map, 6 levels). Each on K fresh
-encryptions of the same inputs: the median over the encryptions of the worst slot's bits and of
+oboro.functions.sigmoid at its defaults (u = x / 8 by a product with a constant and its rescale,
+then the series: 7 levels) and the same series of sigmoid(8 u) on u = x / 8 encrypted as it is (no
+map, 6 levels). Each on K fresh encryptions of the same inputs: the median over the encryptions of the worst slot's bits and of
 the mean bits over the slots (precision.error_bits, the metric of `oboro compare`). Equal figures
 say that the map's rounding is not what sets the precision; the evaluation's roundings are.
 """
@@ -17,14 +17,11 @@ import json
 import math
 import pathlib
 import platform
-import sys
 
 import numpy as np
 
 import oboro
-
-sys.path.insert(0, str(pathlib.Path(oboro.__file__).parent / "compare"))
-from precision import error_bits  # noqa: E402  (oboro compare's one metric)
+from oboro.compare.precision import error_bits  # oboro compare's one metric
 
 
 def _sigmoid(t: float) -> float:
@@ -41,18 +38,17 @@ def main() -> None:
     pub = ctx.public()
     x = np.random.default_rng(10).uniform(-8.0, 8.0, ctx.slots)  # benchmark inputs, not key material
     want = 1.0 / (1.0 + np.exp(-x))
-    mapped = oboro.functions.coefficients(_sigmoid, (-8.0, 8.0), 63)
     direct = oboro.functions.coefficients(lambda u: _sigmoid(8.0 * u), (-1.0, 1.0), 63)
-    ways = {
-        "map by one level": (x, mapped, (-8.0, 8.0)),
-        "no map (u = x / 8 encrypted)": (x / 8.0, direct, (-1.0, 1.0)),
+    ways = {  # (input, its evaluation)
+        "map by one level": (x, oboro.functions.sigmoid),
+        "no map (u = x / 8 encrypted)": (x / 8.0, lambda ct: ct.polyval(direct, basis="chebyshev")),
     }
     rows = []
-    for name, (values, coeffs, interval) in ways.items():
+    for name, (values, evaluate) in ways.items():
         worst, mean, levels = [], [], 0
         for _ in range(args.encryptions):
             ct = pub.encrypt(values)
-            out = ct.polyval(coeffs, basis="chebyshev", interval=interval)
+            out = evaluate(ct)
             w, m = error_bits(ctx.decrypt(out).real, want)
             worst.append(w)
             mean.append(m)
