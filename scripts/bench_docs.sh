@@ -9,7 +9,7 @@
 #   bash scripts/bench_docs.sh trace matmul   # only the named steps
 #
 # Steps: primitives kernels keyswitch trace batch matmul serialization genome distributed compare chain polynomial polynomial_precision
-# bootstrap
+# polynomial_scale50 bootstrap
 # (precision is left out: it does not depend on speed; build/bench/bench_precision regenerates it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."
 PY=.venv/bin/python
 OUT=docs/benchmarks
 steps=("$@")
-[ ${#steps[@]} -eq 0 ] && steps=(primitives kernels keyswitch trace batch matmul serialization genome distributed compare chain polynomial polynomial_precision bootstrap)
+[ ${#steps[@]} -eq 0 ] && steps=(primitives kernels keyswitch trace batch matmul serialization genome distributed compare chain polynomial polynomial_precision polynomial_scale50 bootstrap)
 
 for tool in build/bench/bench_primitives "$PY"; do
     [ -x "$tool" ] || { echo "bench_docs: $tool is missing; run 'bash scripts/setup.sh' first" >&2; exit 1; }
@@ -84,6 +84,13 @@ for step in "${steps[@]}"; do
                 --json $OUT/polynomial_precision.json --markdown $OUT/polynomial_precision.md
             # what the map of the interval onto [-1, 1] costs the sigmoid's precision (docs/compare.md)
             run sigmoid_map_precision "$PY" bench/sigmoid_map_precision.py --json $OUT/sigmoid_map_precision.json ;;
+        polynomial_scale50)
+            # the circuits on the shared chain with 50-bit scaling primes (2^50 scale) instead of 40:
+            # desilofhe keeps its own chain, so its precision is compared at a scale like its own
+            # (docs/compare.md); about 15 minutes
+            run polynomial_scale50 .venv/bin/oboro compare --circuits --circuits-log-n 15 --circuits-scale-bits 50 \
+                --circuits-cases chebyshev,sigmoid,inverse,sqrt,matvec,scale --check-encryptions 5 \
+                --json $OUT/polynomial_scale50.json --markdown $OUT/polynomial_scale50.md ;;
         bootstrap)
             # every library in a process of its own, one at a time: about 45 minutes on 2 cores
             run bootstrap .venv/bin/oboro compare --bootstrap --json $OUT/bootstrap.json \

@@ -264,8 +264,8 @@ def test_circuits_plan_default():
     assert np.allclose(sig["coeffs"], oboro.functions.coefficients(lambda t: 1 / (1 + np.exp(-t)), (-8, 8), 63), atol=1e-15)
     # 1/x and sqrt: the others' degree is that of oboro's own plan at the stated precision
     for kind, which in (("inverse", "inverse"), ("sqrt", "inverse_sqrt")):
-        assert functions[kind]["degree"] == oboro.functions.plan_inverse((1, 16), command.CIRCUIT_BITS, which)["degree"]
-        assert functions[kind]["bits"] == command.CIRCUIT_BITS
+        assert functions[kind]["degree"] == oboro.functions.plan_inverse((1, 16), command.circuit_bits(40), which)["degree"]
+        assert functions[kind]["bits"] == command.circuit_bits(40) == 20
     assert "coeffs" in functions["sqrt"] and "coeffs" not in functions["inverse"]
     # distinct input streams
     assert len({c["seed"] for c in functions.values()}) == len(functions)
@@ -277,6 +277,33 @@ def test_circuits_plan_default():
     assert needed["chebyshev 7"] == 4 and needed["chebyshev 255"] == 9 and needed["sigmoid"] == 8
     assert needed["inverse"] == 11 and needed["sqrt"] == 7 and needed["matvec 64"] == 1
     assert settings["tolerance"]["chebyshev 255"] == 2.0**-10 and settings["tolerance"]["matvec 256"] == 1e-2
+
+
+def test_circuits_scale_bits():
+    """--circuits-scale-bits sets every scaling prime of the shared chain and the scale, and the bits
+    asked of oboro's 1/x and sqrt with them (and so the degree the others are given); the first prime
+    stays 60 bits, so more than 50 bits (the message's room below it) is refused, as is a chain that
+    breaks the 128-bit bound."""
+    import oboro
+
+    tasks, settings = command.plan_tasks(_circuit_args("--circuits-log-n", "15", "--circuits-scale-bits", "50",
+                                                       "--circuits-cases", "chebyshev,inverse,sqrt",
+                                                       "--circuits-degrees", "7"))
+    p = settings["params"]["circuits"]
+    assert p["moduli_bits"] == [60] + [50] * settings["levels"] and p["scale_bits"] == 50
+    assert settings["circuit_bits"] == 30.0
+    cases = {c["key"]: c for c in tasks[0][1]["cases"]}
+    assert cases["inverse"]["bits"] == 30.0
+    assert cases["inverse"]["degree"] == oboro.functions.plan_inverse((1, 16), 30.0, "inverse")["degree"] == 63
+    # Lattigo's Goldschmidt estimate follows the scale: 10 iterations + the map at 2^50 too
+    assert {c["key"]: c["levels_needed"] for c in settings["cases"]}["inverse"] == 11
+    with pytest.raises(command.CompareError, match="from 20 to 50"):
+        command.plan_tasks(_circuit_args("--circuits-scale-bits", "55"))
+    with pytest.raises(command.CompareError, match="128-bit security"):
+        command.plan_tasks(_circuit_args("--circuits-log-n", "14", "--circuits-scale-bits", "50",
+                                         "--circuits-cases", "chebyshev", "--circuits-degrees", "255"))
+    with pytest.raises(command.CompareError, match="--circuits"):
+        command.plan_tasks(cli.build_parser().parse_args(["compare", "--circuits-scale-bits", "50"]))
 
 
 def test_circuits_scale_probe_by_name():
@@ -597,3 +624,17 @@ def test_bootstrap_unknown_configuration_is_refused(capsys):
     with pytest.raises(SystemExit):
         cli.build_parser().parse_args(["compare", "--bootstrap", "--bootstrap-configs", "turbo"])
     assert "unknown bootstrap configuration 'turbo'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["polynomial", "polynomial_precision", "polynomial_scale50", "matvec_full_slot"])
+def test_published_circuits_pages_render_from_their_json(name):
+    """The circuits pages the docs cite are what `oboro compare --circuits` wrote from their JSON (not
+    typed by hand): the report renders each page again, byte for byte."""
+    from pathlib import Path
+
+    from oboro.compare import report
+
+    bench = Path(__file__).resolve().parents[2] / "docs" / "benchmarks"
+    run = json.loads((bench / f"{name}.json").read_text())
+    assert run["mode"] == "circuits"
+    assert report.markdown_circuits(run) == (bench / f"{name}.md").read_text()

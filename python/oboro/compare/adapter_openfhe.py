@@ -194,7 +194,7 @@ def bsgs_split(n: int) -> tuple[int, int]:
 class CircuitAdapter:
     """The circuits mode (worker.run_circuits). FLEXIBLEAUTO scaling (OpenFHE's own choice for its
     function evaluation; it rescales by itself), the task's ring, depth = the task's level count,
-    40-bit scaling primes, HYBRID key switching with the task's dnum."""
+    the task's scaling primes, HYBRID key switching with the task's dnum."""
 
     def __init__(self, params: dict, threads: int):
         n = 2 ** params["log_n"]
@@ -206,7 +206,7 @@ class CircuitAdapter:
         self.used = {"N": self.cc.GetRingDimension(), "logQ": [q[0]] + [q[1]] * (len(q) - 1), "dnum": params.get("dnum"),
                      "logP": "chosen by OpenFHE", "scaling": "FLEXIBLEAUTO", "security": security}
         self.notes += ["FLEXIBLEAUTO scaling: OpenFHE's recommended mode for its polynomial and function evaluation "
-                       "(rescales by itself, corrects the scale drift of the 40-bit primes)",
+                       "(rescales by itself, corrects the scale drift of the scaling primes)",
                        "EvalChebyshevSeries takes c0/2 as its constant term: the series' c0 is passed doubled"]
 
     def _encrypt(self, x, slots: int):

@@ -32,12 +32,19 @@ SINGLE_THREADED = {"seal": "SEAL runs each op on one thread (no threads inside a
 
 
 #: --circuits: the ring (N = 2^16; --circuits-log-n 15 for quicker runs), the Chebyshev degrees, the
-#: matrix sizes ("full": slots x slots), and the precision asked of oboro's inverse/sqrt (CKKS at scale
-#: 2^40 gives about 20-22 bits after such a circuit: asking for more only costs levels)
+#: matrix sizes ("full": slots x slots), the scale (--circuits-scale-bits: the size of the chain's
+#: scaling primes), and the precision asked of oboro's inverse/sqrt: the scale's bits less
+#: CIRCUIT_BITS_BELOW_SCALE (CKKS at scale 2^40 gives about 20-22 bits after such a circuit: asking
+#: for more only costs levels)
 DEFAULT_CIRCUITS_LOG_N = 16
 CIRCUIT_DEGREES = (7, 15, 31, 63, 127, 255)
 MATVEC_SIZES = ("64", "256", "full")
-CIRCUIT_BITS = 20.0
+DEFAULT_CIRCUITS_SCALE_BITS = 40
+CIRCUIT_BITS_BELOW_SCALE = 20.0
+#: the first prime of the circuits' chain: at most 50-bit scaling primes keep the message (|x| <= 16
+#: for 1/x and sqrt) 10 bits below it
+CIRCUIT_FIRST_PRIME_BITS = 60
+MAX_CIRCUITS_SCALE_BITS = 50
 #: --circuits timed runs per circuit (after the checked call), unless --repeat; and at least this many
 #: seconds of them (fast circuits run more often), unless --min-seconds; --quick: 1 run, 0 s
 CIRCUIT_REPEAT = 3
@@ -94,15 +101,23 @@ def integer_chain_params(log_n: int, depth: int) -> dict:
     return {**chain_params(log_n, depth), "plain_modulus": PLAIN_MODULUS}
 
 
-def circuit_params(log_n: int, levels: int) -> dict:
-    """The circuits' chain: Q = [60] + levels x [40], dnum = 3 digits of ceil((levels + 1) / 3)
-    primes each (as the S4 preset), P = that many 60-bit primes (a digit of 40-bit primes and the
-    60-bit one fits under P), checked against oboro's 128-bit bound."""
+def circuit_bits(scale_bits: int) -> float:
+    """The precision asked of oboro's inverse and sqrt at the chain's scale (20 bits at 2^40)."""
+    return scale_bits - CIRCUIT_BITS_BELOW_SCALE
+
+
+def circuit_params(log_n: int, levels: int, scale_bits: int = DEFAULT_CIRCUITS_SCALE_BITS) -> dict:
+    """The circuits' chain: Q = [60] + levels x [scale_bits] (40 by default), dnum = 3 digits of
+    ceil((levels + 1) / 3) primes each (as the S4 preset), P = that many 60-bit primes (a digit of
+    scaling primes and the 60-bit one fits under P), checked against oboro's 128-bit bound."""
     import oboro
 
+    if not 20 <= scale_bits <= MAX_CIRCUITS_SCALE_BITS:
+        raise CompareError(f"--circuits-scale-bits {scale_bits}: from 20 to {MAX_CIRCUITS_SCALE_BITS} (the message "
+                           f"needs 10 bits below the {CIRCUIT_FIRST_PRIME_BITS}-bit first prime)")
     per_digit = -(-(levels + 1) // 3)
-    p = {"log_n": log_n, "moduli_bits": [60] + [40] * levels, "special_bits": [60] * per_digit, "scale_bits": 40,
-         "dnum": -(-(levels + 1) // per_digit)}
+    p = {"log_n": log_n, "moduli_bits": [CIRCUIT_FIRST_PRIME_BITS] + [scale_bits] * levels,
+         "special_bits": [60] * per_digit, "scale_bits": scale_bits, "dnum": -(-(levels + 1) // per_digit)}
     try:
         oboro.Context(log_n=log_n, moduli_bits=p["moduli_bits"], special_bits=p["special_bits"], dnum=p["dnum"])
     except oboro.ParameterError as e:
@@ -157,7 +172,8 @@ def plan_circuits(args: argparse.Namespace, settings: dict) -> list[tuple[str, d
     each task with its cases; fills settings (params, levels, cases, skipped cases)."""
     import oboro
 
-    log_n = args.circuits_log_n
+    log_n, scale_bits = args.circuits_log_n, args.circuits_scale_bits
+    bits = circuit_bits(scale_bits)
     kinds = args.circuits_cases or list(DEFAULT_CIRCUITS)
     for k in kinds:
         if k not in CIRCUITS:
@@ -173,9 +189,9 @@ def plan_circuits(args: argparse.Namespace, settings: dict) -> list[tuple[str, d
                       "coeffs": oboro.functions.coefficients(_sigmoid, lo_hi, SIGMOID_DEGREE)})
     for kind, seed, which, f in (("inverse", 11, "inverse", None), ("sqrt", 12, "sqrt", math.sqrt)):
         if kind in kinds:
-            # the others' degree: the one of oboro's own plan for CIRCUIT_BITS (a comparable polynomial)
-            d = oboro.functions.plan_inverse(ROOT_INTERVAL, CIRCUIT_BITS, which)["degree"]
-            case = {"key": kind, "kind": kind, "degree": d, "interval": list(ROOT_INTERVAL), "bits": CIRCUIT_BITS, "seed": seed}
+            # the others' degree: the one of oboro's own plan for those bits (a comparable polynomial)
+            d = oboro.functions.plan_inverse(ROOT_INTERVAL, bits, which)["degree"]
+            case = {"key": kind, "kind": kind, "degree": d, "interval": list(ROOT_INTERVAL), "bits": bits, "seed": seed}
             if f is not None:
                 case["coeffs"] = oboro.functions.coefficients(f, ROOT_INTERVAL, d)
             cases.append(case)
@@ -183,8 +199,8 @@ def plan_circuits(args: argparse.Namespace, settings: dict) -> list[tuple[str, d
         # the error one level adds to a fresh encryption: where a library keeps a larger scale than the
         # chain's (a fresh input, a product by a constant), its functions gain the difference
         cases.append({"key": "scale", "kind": "scale", "constant": SCALE_CONSTANT, "interval": [-1.0, 1.0], "seed": 13})
-    levels = max((circuit_levels(c, log_n) for c in cases), default=1)
-    params = circuit_params(log_n, levels)
+    levels = max((circuit_levels(c, log_n, scale_bits) for c in cases), default=1)
+    params = circuit_params(log_n, levels, scale_bits)
     slots = 2 ** (log_n - 1)
     matvec = []
     if "matvec" in kinds:
@@ -205,9 +221,9 @@ def plan_circuits(args: argparse.Namespace, settings: dict) -> list[tuple[str, d
     if not tasks:
         raise CompareError("no circuit to run (see --circuits-cases and --matvec-sizes)")
     labels = {c["key"]: _case_label(c) for c in cases + matvec}
-    settings.update(circuits_log_n=log_n, levels=levels, params={"circuits": params}, circuit_bits=CIRCUIT_BITS,
+    settings.update(circuits_log_n=log_n, levels=levels, params={"circuits": params}, circuit_bits=bits,
                     cases=[{k: v for k, v in c.items() if k != "coeffs"} | {"label": labels[c["key"]],
-                            "levels_needed": circuit_levels(c, log_n)} for c in cases + matvec],
+                            "levels_needed": circuit_levels(c, log_n, scale_bits)} for c in cases + matvec],
                     coefficients={c["key"]: c["coeffs"] for c in cases if "coeffs" in c},
                     planned_out=planned_out, tolerance={k: protocol_tolerance(k) for k in labels})
     return tasks
@@ -302,6 +318,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="whole circuits instead of the per-op table: Chebyshev series, sigmoid, 1/x, sqrt, matrix x vector")
     p.add_argument("--circuits-log-n", type=int, default=DEFAULT_CIRCUITS_LOG_N, metavar="LOGN",
                    help=f"--circuits ring dimension log2(N) (default {DEFAULT_CIRCUITS_LOG_N}; 15 is quicker; 14 fits degree <= 15 and matvec only)")
+    p.add_argument("--circuits-scale-bits", type=int, default=DEFAULT_CIRCUITS_SCALE_BITS, metavar="BITS",
+                   help=f"--circuits scale: the chain's scaling primes' size in bits, for every library on the shared "
+                        f"chain (default {DEFAULT_CIRCUITS_SCALE_BITS}, at most {MAX_CIRCUITS_SCALE_BITS}); oboro's 1/x and "
+                        f"sqrt are asked for {CIRCUIT_BITS_BELOW_SCALE:g} bits less")
     p.add_argument("--circuits-cases", type=bench._comma_list, default=None, metavar="LIST",
                    help=f"--circuits circuits to run (default: {','.join(DEFAULT_CIRCUITS)}; known: {','.join(CIRCUITS)})")
     p.add_argument("--circuits-degrees", type=_int_list, default=None, metavar="LIST",
@@ -347,7 +367,8 @@ def plan_tasks(args: argparse.Namespace) -> tuple[list[tuple[str, dict]], dict]:
         raise CompareError("--bootstrap takes --bootstrap-configs, --threads, --repeat and --quick, not "
                            "--chain/--circuits/--presets/--s4/--ops/--depths/--schemes")
     circuit_opts = (args.circuits_cases or args.circuits_degrees or args.matvec_sizes or args.check_encryptions is not None
-                    or args.circuits_log_n != DEFAULT_CIRCUITS_LOG_N)
+                    or args.circuits_log_n != DEFAULT_CIRCUITS_LOG_N
+                    or args.circuits_scale_bits != DEFAULT_CIRCUITS_SCALE_BITS)
     if circuit_opts and not args.circuits:
         raise CompareError("--circuits-log-n, --circuits-cases, --circuits-degrees, --matvec-sizes and --check-encryptions "
                            "need --circuits")

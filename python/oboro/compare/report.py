@@ -299,7 +299,8 @@ def markdown_circuits(report: dict) -> str:
     lines = ["# oboro compare --circuits: polynomial, function and matrix-vector circuits beside other libraries", ""]
     lines += _header(report)
     k = s.get("check_encryptions", 1)
-    lines += [f"Every library runs on N = 2^{p['log_n']} with the same chain: Q = [60] + {s['levels']} x [40] bits "
+    lines += [f"Every library runs on N = 2^{p['log_n']} with the same chain: Q = [{p['moduli_bits'][0]}] + {s['levels']} x "
+              f"[{p['scale_bits']:g}] bits "
               f"(the most levels any library's algorithm needs for these circuits), P = {p['special_bits']} bits, dnum = "
               f"{p['dnum']}, scale 2^{p['scale_bits']:g}, inputs encrypted with the public key at the top level. Each "
               f"circuit is checked against NumPy in double precision on {k} fresh encryption{'s' if k > 1 else ''} of its "
