@@ -126,20 +126,16 @@ PyEncryptedMatrix encrypt_matrix(const PyContext& c, nb::handle values, const st
     const char* op = "encrypt_matrix";
     const StatePtr& st = c.st;
     if (!st->encryptor) raise<MissingKey>(op, ": the context has no keys yet; call keygen() first");
-    HostArray h = to_host(values, op);
-    if (h.shape.size() != 2)
-        raise<oboro::ValueError>(op, ": expected a 2-D matrix, got an array of shape ", shape_str(h.shape));
-    if (h.is_complex) raise<oboro::ValueError>(op, ": the matrix products take real matrices (got complex values)");
-    const auto [m, dd] = method_and_dim(op, method, h.shape, d, st->ctx->max_slots());
+    HostMatrix h = to_host_matrix(values, op, "the matrix products take real matrices (got complex values)");
+    const std::vector<size_t> dims{h.rows, h.cols};
+    const auto [m, dd] = method_and_dim(op, method, dims, d, st->ctx->max_slots());
     const size_t slots = Algorithms::get().for_(st->ctx, m, dd)->slots();  // checks that d fits the method
     const int lvl = level ? *level : st->ctx->max_level();
     if (lvl < 0 || lvl > st->ctx->max_level())
         raise<oboro::ValueError>(op, ": level ", lvl, " is not in 0..", st->ctx->max_level());
-    std::vector<double> real(h.values.size());
-    for (size_t i = 0; i < real.size(); ++i) real[i] = h.values[i].real();
-    const alg::BlockShape shape{h.shape[0], h.shape[1], dd};
-    PyEncryptedMatrix out{st, m, h.shape[0], h.shape[1], dd, {shape.grid_rows(), shape.grid_cols(), {}}};
-    for (const auto& block : alg::split_blocks(real, shape)) {
+    const alg::BlockShape shape{h.rows, h.cols, dd};
+    PyEncryptedMatrix out{st, m, h.rows, h.cols, dd, {shape.grid_rows(), shape.grid_cols(), {}}};
+    for (const auto& block : alg::split_blocks(h.values, shape)) {
         Plaintext pt = st->encoder->encode(alg::flatten(block, dd, slots), lvl, st->ctx->standard_scale(lvl), slots);
         out.grid.blocks.push_back(st->encryptor->encrypt(pt));  // with the GIL: the encryptor's generator is not thread-safe
     }

@@ -64,17 +64,12 @@ PyPlainMatrix plain_matrix(const ContextPtr& ctx, nb::handle matrix, const char*
         if (m.ctx->id() != ctx->id()) raise<ContextMismatch>(op, ": the matrix was made for another parameter set");
         return m;
     }
-    HostArray h = to_host(matrix, op);
-    if (h.shape.size() != 2)
-        raise<oboro::ValueError>(op, ": expected a 2-D matrix, got an array of shape ", shape_str(h.shape));
-    if (h.is_complex) raise<oboro::ValueError>(op, ": the matrix must be real (got complex values)");
-    auto values = std::make_shared<std::vector<double>>(h.values.size());
-    for (size_t i = 0; i < values->size(); ++i) (*values)[i] = h.values[i].real();
+    HostMatrix h = to_host_matrix(matrix, op, "the matrix must be real (got complex values)");
     PyPlainMatrix m;
     m.ctx = ctx;
-    m.rows = h.shape[0];
-    m.cols = h.shape[1];
-    m.values = std::move(values);
+    m.rows = h.rows;
+    m.cols = h.cols;
+    m.values = std::make_shared<const std::vector<double>>(std::move(h.values));
     return m;
 }
 

@@ -236,6 +236,13 @@ std::vector<cplx> flat_complex(nb::handle arr) {
     return std::vector<cplx>(nd.data(), nd.data() + nd.shape(0));
 }
 
+std::vector<double> flat_real(nb::handle arr) {
+    nb::module_ np = numpy();
+    nb::object flat = np.attr("ascontiguousarray")(arr, "dtype"_a = np.attr("float64")).attr("reshape")(-1);
+    auto nd = nb::cast<nb::ndarray<const double, nb::ndim<1>, nb::c_contig, nb::device::cpu>>(flat);
+    return std::vector<double>(nd.data(), nd.data() + nd.shape(0));
+}
+
 }  // namespace
 
 size_t next_pow2(size_t x) {
@@ -266,6 +273,15 @@ HostArray to_host(nb::handle values, const char* op, const std::vector<size_t>* 
     }
     h.values = flat_complex(arr);
     return h;
+}
+
+HostMatrix to_host_matrix(nb::handle matrix, const char* op, const char* complex_message) {
+    nb::object arr = numpy().attr("asarray")(matrix);
+    const bool is_complex = complex_kind(arr, op);
+    const auto shape = nb::cast<std::vector<size_t>>(arr.attr("shape"));
+    if (shape.size() != 2) raise<oboro::ValueError>(op, ": expected a 2-D matrix, got an array of shape ", shape_str(shape));
+    if (is_complex) raise<oboro::ValueError>(op, ": ", complex_message);
+    return HostMatrix{flat_real(arr), shape[0], shape[1]};
 }
 
 nb::object to_numpy(const std::vector<cplx>& v, const std::vector<size_t>& shape, bool is_complex) {

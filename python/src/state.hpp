@@ -183,6 +183,15 @@ struct HostArray {
     bool is_complex = false;
 };
 HostArray to_host(nb::handle values, const char* op, const std::vector<size_t>* target = nullptr);
+// np.asarray(matrix) as a real 2-D matrix, flattened row-major into doubles (8 bytes a value, where
+// to_host keeps 16: a large matrix is converted once, without a complex copy): ValueError "op:
+// expected a 2-D matrix" for another shape, and "op: <complex_message>" for complex values, both
+// before any conversion.
+struct HostMatrix {
+    std::vector<double> values;
+    size_t rows = 0, cols = 0;
+};
+HostMatrix to_host_matrix(nb::handle matrix, const char* op, const char* complex_message);
 nb::object to_numpy(const std::vector<cplx>& v, const std::vector<size_t>& shape, bool is_complex);
 // numpy.dtype("complex128") or numpy.dtype("float64").
 nb::object numpy_dtype(bool is_complex);

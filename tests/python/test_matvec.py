@@ -251,3 +251,23 @@ def test_block_diagonal_copies_apply_one_block_to_packed_vectors(ctx):
         la.PlainMatrix(ctx, B, copies=0)
     with pytest.raises(oboro.InvalidArgument, match="do not fit"):
         la.matvec(la.PlainMatrix(ctx, B, copies=64), [ctx.encrypt(np.zeros(2048)), ctx.encrypt(np.zeros(2048))])
+
+
+def test_a_large_matrix_is_converted_once():
+    """A float64 matrix becomes a PlainMatrix (and an encrypted matrix) with one copy of 8 bytes a
+    value, not through complex numbers (16 bytes a value, twice): in a process of its own, making a
+    PlainMatrix of a 4096 x 4096 matrix (128 MiB) raises the peak resident memory by less than twice
+    the matrix (the conversion through complex numbers took five times it)."""
+    import subprocess
+    import sys
+
+    code = """
+import resource, numpy as np, oboro
+ctx = oboro.Context(log_n=13, moduli_bits=[60, 40], special_bits=[60])
+m = np.ones((4096, 4096)); m[0, 0] = 2.0
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+p = oboro.linalg.PlainMatrix(ctx, m)
+print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) * 1024 / m.nbytes)
+"""
+    grew = float(subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout)
+    assert grew < 2.0, f"the peak memory grew by {grew:.2f} times the matrix's bytes"
