@@ -1122,12 +1122,24 @@ def matmul_rotation_steps(ctx: Context, shape: Sequence[int], method: str = 'aut
 
 class PlainMatrix:
     """
-    A real matrix to multiply encrypted vectors with (oboro.linalg.matvec): its diagonals are computed once per slot count and encoded once per level, so repeated products cost only the homomorphic work. PlainMatrix(ctx, matrix).
+    A real matrix to multiply encrypted vectors with (oboro.linalg.matvec): its diagonals are computed once per slot count and encoded once per level, so repeated products cost only the homomorphic work. PlainMatrix(ctx, matrix). A matrix whose encoded diagonals would take more than half of the machine's memory encodes them at each product instead (keep_diagonals chooses).
 
     PlainMatrix(ctx, B, copies=k) is the block-diagonal matrix diag(B, ..., B) of k copies of B, each padded to d x d (d the next power of two above B's dimensions): it applies B to k vectors packed in one ciphertext at a stride of d (vector t in slots t*d ..), at the cost of one product of B whatever k is. Its shape is (k*d, k*d).
     """
 
-    def __init__(self, ctx: Context, matrix: numpy.typing.ArrayLike, copies: int | None = None) -> None: ...
+    def __init__(self, ctx: Context, matrix: numpy.typing.ArrayLike, copies: int | None = None, keep_diagonals: bool | None = None) -> None: ...
+
+    @property
+    def keep_diagonals(self) -> bool | None:
+        """
+        True: the encoded diagonals are kept once per level (repeated products cost only the homomorphic work); False: encoded again at each product, a giant group at a time (little memory, slower); None (the default): kept unless they would take more than half of the machine's memory at the context's top level.
+        """
+
+    @property
+    def memory_bytes(self) -> int:
+        """
+        The host memory its encoded diagonals hold now (0 before the first product, and with keep_diagonals=False).
+        """
 
     @property
     def shape(self) -> tuple[int, int]: ...

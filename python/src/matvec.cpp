@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include <unistd.h>
+
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/shared_ptr.h>
@@ -38,6 +40,9 @@ struct PyPlainMatrix {
     // copies > 0: the block-diagonal matrix of `copies` copies of the block_rows x block_cols
     // matrix `values`, each padded to d x d (rows = cols = copies * d)
     size_t copies = 0, block_rows = 0, block_cols = 0;
+    // The encoded diagonals kept once per level (true), encoded at each product (false), or kept
+    // when they fit in kept_diagonals_limit() at the top level (nullopt, the default)
+    std::optional<bool> keep_diagonals;
     struct Cache {
         std::mutex mutex;
         std::map<std::tuple<size_t, alg::Hoisting, alg::PlaintextScale>, std::shared_ptr<const alg::PlainMatrix>> by_kind;
@@ -47,12 +52,37 @@ struct PyPlainMatrix {
     std::shared_ptr<const alg::PlainMatrix> for_(size_t slots, alg::Hoisting h, alg::PlaintextScale s) const {
         std::lock_guard<std::mutex> lock(cache->mutex);
         auto& p = cache->by_kind[{slots, h, s}];
-        if (!p && copies)
-            p = std::make_shared<alg::PlainMatrix>(
-                alg::PlainMatrix::block_diagonal(ctx, *values, block_rows, block_cols, copies, slots, h, s));
-        else if (!p)
-            p = std::make_shared<alg::PlainMatrix>(ctx, *values, rows, cols, slots, h, s);
+        if (p) return p;
+        const auto make = [&](bool encode_on_use) {
+            alg::MemoryPolicy memory;
+            memory.encode_on_use = encode_on_use;
+            return copies ? std::make_shared<alg::PlainMatrix>(alg::PlainMatrix::block_diagonal(
+                                ctx, *values, block_rows, block_cols, copies, slots, h, s, memory))
+                          : std::make_shared<alg::PlainMatrix>(ctx, *values, rows, cols, slots, h, s, memory);
+        };
+        if (keep_diagonals) return p = make(!*keep_diagonals);
+        p = make(false);  // its plaintexts are encoded at the first product, not here
+        if (p->plaintext_bytes(ctx->max_level()) > kept_diagonals_limit()) {
+            p.reset();
+            p = make(true);
+        }
         return p;
+    }
+
+    // The host memory the encoded diagonals hold now, over every slot count and kind in use.
+    size_t kept_bytes() const {
+        std::lock_guard<std::mutex> lock(cache->mutex);
+        size_t n = 0;
+        for (const auto& [kind, p] : cache->by_kind)
+            if (p) n += p->kept_plaintext_bytes();
+        return n;
+    }
+
+    // Half of the machine's physical memory: diagonals kept beyond it would leave too little for
+    // the keys and ciphertexts (a dense full-slot matrix at N = 2^15 with 9 levels keeps about 80 GiB).
+    static size_t kept_diagonals_limit() {
+        static const size_t limit = size_t(sysconf(_SC_PHYS_PAGES)) * size_t(sysconf(_SC_PAGESIZE)) / 2;
+        return limit;
     }
 };
 
@@ -272,19 +302,31 @@ void add_matvec(nb::module_& m) {
     nb::class_<PyPlainMatrix>(m, "PlainMatrix",
                               "A real matrix to multiply encrypted vectors with (oboro.linalg.matvec): its diagonals "
                               "are computed once per slot count and encoded once per level, so repeated products "
-                              "cost only the homomorphic work. PlainMatrix(ctx, matrix).\n\n"
+                              "cost only the homomorphic work. PlainMatrix(ctx, matrix). A matrix whose encoded "
+                              "diagonals would take more than half of the machine's memory encodes them at each "
+                              "product instead (keep_diagonals chooses).\n\n"
                               "PlainMatrix(ctx, B, copies=k) is the block-diagonal matrix diag(B, ..., B) of k copies "
                               "of B, each padded to d x d (d the next power of two above B's dimensions): it applies B "
                               "to k vectors packed in one ciphertext at a stride of d (vector t in slots t*d ..), at "
                               "the cost of one product of B whatever k is. Its shape is (k*d, k*d).")
         .def("__init__",
-             [](PyPlainMatrix* self, const PyContext& c, nb::handle matrix, std::optional<size_t> copies) {
+             [](PyPlainMatrix* self, const PyContext& c, nb::handle matrix, std::optional<size_t> copies,
+                std::optional<bool> keep_diagonals) {
                  PyPlainMatrix m = plain_matrix(c.st->ctx, matrix, "PlainMatrix");
+                 m.keep_diagonals = keep_diagonals;
                  new (self) PyPlainMatrix(copies ? block_diagonal(m, *copies) : m);
              },
-             "ctx"_a, "matrix"_a, "copies"_a = nb::none(),
-             nb::sig("def __init__(self, ctx: Context, matrix: numpy.typing.ArrayLike, copies: int | None = None) -> "
-                     "None"))
+             "ctx"_a, "matrix"_a, "copies"_a = nb::none(), "keep_diagonals"_a = nb::none(),
+             nb::sig("def __init__(self, ctx: Context, matrix: numpy.typing.ArrayLike, copies: int | None = None, "
+                     "keep_diagonals: bool | None = None) -> None"))
+        .def_prop_ro("keep_diagonals", [](const PyPlainMatrix& p) { return p.keep_diagonals; },
+                     "True: the encoded diagonals are kept once per level (repeated products cost only the "
+                     "homomorphic work); False: encoded again at each product, a giant group at a time (little "
+                     "memory, slower); None (the default): kept unless they would take more than half of the "
+                     "machine's memory at the context's top level.")
+        .def_prop_ro("memory_bytes", &PyPlainMatrix::kept_bytes,
+                     "The host memory its encoded diagonals hold now (0 before the first product, and with "
+                     "keep_diagonals=False).")
         .def_prop_ro("shape", [](const PyPlainMatrix& p) { return std::make_tuple(p.rows, p.cols); })
         .def_prop_ro("T", &transposed, "The transpose (a new PlainMatrix).")
         .def("__matmul__", [](const PyPlainMatrix& p, nb::handle x) { return matvec(nb::cast(p), x); }, "x"_a,

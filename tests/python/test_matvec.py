@@ -91,6 +91,34 @@ def test_plain_matrix_reuses_its_encoding_and_transposes(ctx):
     assert "64, 64" in repr(W)
 
 
+def test_diagonals_kept_or_encoded_at_each_product():
+    """keep_diagonals=False encodes the dense diagonals at each product (no memory kept), True keeps
+    them once per level, None (the default) keeps them where they fit in half of the machine's memory
+    (these do): the same results within the bound, on a Ciphertext, a Batch and the transpose, at
+    full slots (the dense diagonals; those of fewer slots repeat and are kept compact, small, in
+    every case)."""
+    c = oboro.Context(**SMALL)
+    slots = c.slots
+    M = rng(30).uniform(-1, 1, (64, 64))
+    c.keygen(rotations=sorted(set(la.rotation_steps(c, M.shape, method="matvec", slots=slots))
+                              | set(la.rotation_steps(c, M.T.shape, method="matvec", slots=slots))), relin=True)
+    v = rng(31).uniform(-1, 1, 64)
+    x = c.encrypt(v, slots=slots)
+    kept, on_use, auto = (la.PlainMatrix(c, M, keep_diagonals=k) for k in (True, False, None))
+    assert (kept.keep_diagonals, on_use.keep_diagonals, auto.keep_diagonals) == (True, False, None)
+    assert kept.memory_bytes == on_use.memory_bytes == auto.memory_bytes == 0  # nothing encoded yet
+    for W in (kept, on_use, auto):
+        assert bits(c.decrypt(W @ x)[:64], M @ v) >= bound(64)
+        assert W.T.keep_diagonals == W.keep_diagonals
+        assert bits(c.decrypt(W.T @ x)[:64], M.T @ v) >= bound(64)
+    # the dense diagonals at level 4 over Q_4 * P (5 + 1 primes of N = 2^12)
+    assert kept.memory_bytes == auto.memory_bytes == kept.diagonal_count(slots) * 6 * 4096 * 8 > 0
+    assert on_use.memory_bytes == 0
+    batch = c.encrypt_batch(np.stack([v, -v]), slots=slots)
+    got = c.decrypt(on_use @ batch)[:, :64]
+    assert bits(got, np.stack([M @ v, -(M @ v)])) >= bound(64) and on_use.memory_bytes == 0
+
+
 def test_banded_matrix_needs_its_own_steps():
     c = oboro.Context(**SMALL)
     M = np.diag(np.arange(1.0, 65.0)) + np.diag(np.ones(63), 1) + np.diag(np.ones(63), -1)

@@ -54,7 +54,7 @@ PlainMatrix::PlainMatrix(ckks::ContextPtr ctx, size_t rows, size_t cols, size_t 
     : ctx_(std::move(ctx)), rows_(rows), cols_(cols), slots_(slots), scale_(scale) {}
 
 PlainMatrix::PlainMatrix(ckks::ContextPtr ctx, const std::vector<double>& values, size_t rows, size_t cols,
-                         size_t slots, Hoisting hoisting, PlaintextScale scale)
+                         size_t slots, Hoisting hoisting, PlaintextScale scale, const MemoryPolicy& memory)
     : ctx_(std::move(ctx)), rows_(rows), cols_(cols), slots_(slots), scale_(scale) {
     check_matrix(values, rows, cols, slots, ctx_->max_slots());
     blocks_.resize(output_count() * input_count());
@@ -62,13 +62,14 @@ PlainMatrix::PlainMatrix(ckks::ContextPtr ctx, const std::vector<double>& values
         for (size_t j = 0; j < input_count(); ++j) {
             const Diagonals diags = block_diagonals(values, rows, cols, slots, i, j);
             if (!diags.empty())
-                blocks_[i * input_count() + j] = std::make_unique<LinearTransform>(ctx_, diags, slots, hoisting, scale);
+                blocks_[i * input_count() + j] =
+                    std::make_unique<LinearTransform>(ctx_, diags, slots, hoisting, scale, memory);
         }
 }
 
 PlainMatrix PlainMatrix::block_diagonal(ckks::ContextPtr ctx, const std::vector<double>& block, size_t rows,
                                         size_t cols, size_t copies, size_t slots, Hoisting hoisting,
-                                        PlaintextScale scale) {
+                                        PlaintextScale scale, const MemoryPolicy& memory) {
     check_matrix(block, rows, cols, slots, ctx->max_slots());
     size_t d = 1;
     while (d < rows || d < cols) d *= 2;
@@ -87,7 +88,7 @@ PlainMatrix PlainMatrix::block_diagonal(ckks::ContextPtr ctx, const std::vector<
             for (size_t t = 0; t < copies; ++t) it->second[t * d + i] = v;
         }
     m.blocks_.resize(1);
-    if (!diags.empty()) m.blocks_[0] = std::make_unique<LinearTransform>(ctx, diags, slots, hoisting, scale);
+    if (!diags.empty()) m.blocks_[0] = std::make_unique<LinearTransform>(ctx, diags, slots, hoisting, scale, memory);
     return m;
 }
 
@@ -95,6 +96,20 @@ size_t PlainMatrix::diagonal_count() const {
     size_t n = 0;
     for (const auto& b : blocks_)
         if (b) n += b->diagonal_count();
+    return n;
+}
+
+size_t PlainMatrix::plaintext_bytes(int level) const {
+    size_t n = 0;
+    for (const auto& b : blocks_)
+        if (b) n += b->plaintext_bytes(level);
+    return n;
+}
+
+size_t PlainMatrix::kept_plaintext_bytes() const {
+    size_t n = 0;
+    for (const auto& b : blocks_)
+        if (b) n += b->kept_plaintext_bytes();
     return n;
 }
 

@@ -15,7 +15,8 @@
 // matrix with rows, cols << slots has at most rows + cols - 1 of them).
 //
 // Memory: every non-zero diagonal is a plaintext per level in use (over Q_level * P with double
-// hoisting): a dense slots x slots block holds `slots` plaintexts per level.
+// hoisting): a dense slots x slots block holds `slots` plaintexts per level, unless
+// MemoryPolicy::encode_on_use encodes them at each product, a giant group at a time.
 #pragma once
 
 #include <cstdint>
@@ -30,8 +31,10 @@ class PlainMatrix {
 public:
     // `values`: rows * cols finite values, row-major. ValueError for an empty or inconsistent
     // shape, a non-finite value, or a slot count that is not a power of two in [1, N/2].
+    // `memory`: its encode_on_use for every block (the other fields as LinearTransform's).
     PlainMatrix(ckks::ContextPtr ctx, const std::vector<double>& values, size_t rows, size_t cols, size_t slots,
-                Hoisting hoisting = Hoisting::mod_up, PlaintextScale scale = PlaintextScale::prime);
+                Hoisting hoisting = Hoisting::mod_up, PlaintextScale scale = PlaintextScale::prime,
+                const MemoryPolicy& memory = {});
 
     // The block-diagonal matrix diag(B, B, ..., B) of `copies` copies of the rows x cols matrix B,
     // each zero-padded to d x d (d the least power of two >= rows and cols), so that slot t*d + i
@@ -41,7 +44,7 @@ public:
     // for the constructor, and for copies * d > slots.
     static PlainMatrix block_diagonal(ckks::ContextPtr ctx, const std::vector<double>& block, size_t rows, size_t cols,
                                       size_t copies, size_t slots, Hoisting hoisting = Hoisting::mod_up,
-                                      PlaintextScale scale = PlaintextScale::prime);
+                                      PlaintextScale scale = PlaintextScale::prime, const MemoryPolicy& memory = {});
 
     size_t rows() const { return rows_; }
     size_t cols() const { return cols_; }
@@ -49,6 +52,11 @@ public:
     size_t input_count() const { return (cols_ + slots_ - 1) / slots_; }   // ciphertexts of x
     size_t output_count() const { return (rows_ + slots_ - 1) / slots_; }  // ciphertexts of y
     size_t diagonal_count() const;  // non-zero diagonals over all blocks
+    // The host memory the encoded diagonals keep once applied at `level` (LinearTransform::
+    // plaintext_bytes over the blocks: 0 for dense ones under MemoryPolicy::encode_on_use), and
+    // what they keep now.
+    size_t plaintext_bytes(int level) const;
+    size_t kept_plaintext_bytes() const;
     // Distinct non-zero rotation steps over all blocks (sorted): the Galois keys apply() needs.
     std::vector<int64_t> rotation_steps() const;
     // The rotation_steps() of a rows x cols matrix with no zero entry, from its shape alone: no
