@@ -92,25 +92,23 @@ PlainMatrix PlainMatrix::block_diagonal(ckks::ContextPtr ctx, const std::vector<
     return m;
 }
 
-size_t PlainMatrix::diagonal_count() const {
+template <typename F> size_t PlainMatrix::sum_over_blocks(F of_block) const {
     size_t n = 0;
     for (const auto& b : blocks_)
-        if (b) n += b->diagonal_count();
+        if (b) n += of_block(*b);
     return n;
+}
+
+size_t PlainMatrix::diagonal_count() const {
+    return sum_over_blocks([](const LinearTransform& b) { return b.diagonal_count(); });
 }
 
 size_t PlainMatrix::plaintext_bytes(int level) const {
-    size_t n = 0;
-    for (const auto& b : blocks_)
-        if (b) n += b->plaintext_bytes(level);
-    return n;
+    return sum_over_blocks([level](const LinearTransform& b) { return b.plaintext_bytes(level); });
 }
 
 size_t PlainMatrix::kept_plaintext_bytes() const {
-    size_t n = 0;
-    for (const auto& b : blocks_)
-        if (b) n += b->kept_plaintext_bytes();
-    return n;
+    return sum_over_blocks([](const LinearTransform& b) { return b.kept_plaintext_bytes(); });
 }
 
 std::vector<int64_t> PlainMatrix::dense_rotation_steps(const ckks::Context& ctx, size_t rows, size_t cols,

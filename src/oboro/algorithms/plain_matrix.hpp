@@ -83,6 +83,8 @@ private:
     PlaintextScale scale_;
 
     const LinearTransform* block(size_t i, size_t j) const { return blocks_[i * input_count() + j].get(); }
+    // The sum of of_block(block) over the non-zero blocks.
+    template <typename F> size_t sum_over_blocks(F of_block) const;
 };
 
 }  // namespace oboro::algorithms
