@@ -5,7 +5,7 @@
 # The comparison with the other libraries needs them installed (scripts/install_peers.sh, and
 # `make -C bench/peers/lattigo`); missing ones are reported as skipped.
 #
-#   bash scripts/bench_docs.sh            # everything (about two hours on 2 cores)
+#   bash scripts/bench_docs.sh            # everything (about three hours on 2 cores)
 #   bash scripts/bench_docs.sh trace matmul   # only the named steps
 #
 # Steps: primitives kernels keyswitch trace batch matmul serialization genome distributed compare chain polynomial polynomial_precision
@@ -87,7 +87,7 @@ for step in "${steps[@]}"; do
         polynomial_scale50)
             # the circuits on the shared chain with 50-bit scaling primes (2^50 scale) instead of 40:
             # desilofhe keeps its own chain, so its precision is compared at a scale like its own
-            # (docs/compare.md); about 15 minutes
+            # (docs/compare.md); about 50 minutes on 2 cores, most of it desilofhe's series
             run polynomial_scale50 .venv/bin/oboro compare --circuits --circuits-log-n 15 --circuits-scale-bits 50 \
                 --circuits-cases chebyshev,sigmoid,inverse,sqrt,matvec,scale --check-encryptions 5 \
                 --json $OUT/polynomial_scale50.json --markdown $OUT/polynomial_scale50.md ;;
