@@ -90,7 +90,12 @@ for step in "${steps[@]}"; do
             # (docs/compare.md); about 50 minutes on 2 cores, most of it desilofhe's series
             run polynomial_scale50 .venv/bin/oboro compare --circuits --circuits-log-n 15 --circuits-scale-bits 50 \
                 --circuits-cases chebyshev,sigmoid,inverse,sqrt,matvec,scale --check-encryptions 5 \
-                --json $OUT/polynomial_scale50.json --markdown $OUT/polynomial_scale50.md ;;
+                --json $OUT/polynomial_scale50.json --markdown $OUT/polynomial_scale50.md
+            # oboro beside Lattigo on that chain, 25 encryptions each (their ties): about 13 minutes
+            run polynomial_precision_scale50 .venv/bin/oboro compare --circuits --circuits-log-n 15 --circuits-scale-bits 50 \
+                --circuits-cases chebyshev,sigmoid,inverse,sqrt,matvec,scale --circuits-degrees 7,15,63 --check-encryptions 25 \
+                --libraries oboro,lattigo --threads 1 --repeat 1 --min-seconds 0 \
+                --json $OUT/polynomial_precision_scale50.json --markdown $OUT/polynomial_precision_scale50.md ;;
         bootstrap)
             # every library in a process of its own, one at a time: about 45 minutes on 2 cores
             run bootstrap .venv/bin/oboro compare --bootstrap --json $OUT/bootstrap.json \

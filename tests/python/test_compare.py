@@ -626,7 +626,8 @@ def test_bootstrap_unknown_configuration_is_refused(capsys):
     assert "unknown bootstrap configuration 'turbo'" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("name", ["polynomial", "polynomial_precision", "polynomial_scale50", "matvec_full_slot"])
+@pytest.mark.parametrize("name", ["polynomial", "polynomial_precision", "polynomial_scale50", "polynomial_precision_scale50",
+                                  "matvec_full_slot"])
 def test_published_circuits_pages_render_from_their_json(name):
     """The circuits pages the docs cite are what `oboro compare --circuits` wrote from their JSON (not
     typed by hand): the report renders each page again, byte for byte."""
