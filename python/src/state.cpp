@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 #include <sstream>
+#include <type_traits>
 
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/string.h>
@@ -229,18 +230,14 @@ bool complex_kind(nb::handle arr, const char* op) {
                              .c_str());
 }
 
-std::vector<cplx> flat_complex(nb::handle arr) {
+// The array flattened in C order as T (cplx: complex128, double: float64); NumPy copies only
+// where the array is not already contiguous of that type.
+template <typename T> std::vector<T> flat(nb::handle arr) {
     nb::module_ np = numpy();
-    nb::object flat = np.attr("ascontiguousarray")(arr, "dtype"_a = np.attr("complex128")).attr("reshape")(-1);
-    auto nd = nb::cast<nb::ndarray<const cplx, nb::ndim<1>, nb::c_contig, nb::device::cpu>>(flat);
-    return std::vector<cplx>(nd.data(), nd.data() + nd.shape(0));
-}
-
-std::vector<double> flat_real(nb::handle arr) {
-    nb::module_ np = numpy();
-    nb::object flat = np.attr("ascontiguousarray")(arr, "dtype"_a = np.attr("float64")).attr("reshape")(-1);
-    auto nd = nb::cast<nb::ndarray<const double, nb::ndim<1>, nb::c_contig, nb::device::cpu>>(flat);
-    return std::vector<double>(nd.data(), nd.data() + nd.shape(0));
+    nb::object dtype = np.attr(std::is_same_v<T, cplx> ? "complex128" : "float64");
+    nb::object flat = np.attr("ascontiguousarray")(arr, "dtype"_a = dtype).attr("reshape")(-1);
+    auto nd = nb::cast<nb::ndarray<const T, nb::ndim<1>, nb::c_contig, nb::device::cpu>>(flat);
+    return std::vector<T>(nd.data(), nd.data() + nd.shape(0));
 }
 
 }  // namespace
@@ -271,7 +268,7 @@ HostArray to_host(nb::handle values, const char* op, const std::vector<size_t>* 
         arr = np.attr("broadcast_to")(arr, t);
         h.shape = *target;
     }
-    h.values = flat_complex(arr);
+    h.values = flat<cplx>(arr);
     return h;
 }
 
@@ -281,7 +278,7 @@ HostMatrix to_host_matrix(nb::handle matrix, const char* op, const char* complex
     const auto shape = nb::cast<std::vector<size_t>>(arr.attr("shape"));
     if (shape.size() != 2) raise<oboro::ValueError>(op, ": expected a 2-D matrix, got an array of shape ", shape_str(shape));
     if (is_complex) raise<oboro::ValueError>(op, ": ", complex_message);
-    return HostMatrix{flat_real(arr), shape[0], shape[1]};
+    return HostMatrix{flat<double>(arr), shape[0], shape[1]};
 }
 
 nb::object to_numpy(const std::vector<cplx>& v, const std::vector<size_t>& shape, bool is_complex) {
