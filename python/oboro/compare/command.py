@@ -370,8 +370,8 @@ def plan_tasks(args: argparse.Namespace) -> tuple[list[tuple[str, dict]], dict]:
                     or args.circuits_log_n != DEFAULT_CIRCUITS_LOG_N
                     or args.circuits_scale_bits != DEFAULT_CIRCUITS_SCALE_BITS)
     if circuit_opts and not args.circuits:
-        raise CompareError("--circuits-log-n, --circuits-cases, --circuits-degrees, --matvec-sizes and --check-encryptions "
-                           "need --circuits")
+        raise CompareError("--circuits-log-n, --circuits-scale-bits, --circuits-cases, --circuits-degrees, --matvec-sizes "
+                           "and --check-encryptions need --circuits")
     if args.check_encryptions is not None and args.check_encryptions < 1:
         raise CompareError(f"--check-encryptions must be at least 1, not {args.check_encryptions}")
     if args.circuits:
