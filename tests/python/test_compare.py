@@ -348,7 +348,7 @@ def test_circuits_check_encryptions():
     (["--circuits-degrees", "7"], "need --circuits"),
     (["--matvec-sizes", "64"], "need --circuits"),
     (["--check-encryptions", "25"], "need --circuits"),
-    (["--circuits-scale-bits", "50"], "--circuits-scale-bits, .* need --circuits"),
+    (["--circuits-scale-bits", "50"], "--circuits-log-n, --circuits-scale-bits, --circuits-cases"),
     (["--circuits", "--check-encryptions", "0"], "--check-encryptions must be at least 1"),
     (["--circuits", "--chain"], "--circuits takes"),
     (["--circuits", "--presets", "S1"], "--circuits takes"),
